@@ -1,0 +1,301 @@
+package parser
+
+import (
+	"bytes"
+	"slices"
+	"unicode"
+	"unicode/utf8"
+
+	"github.com/yuin/goldmark/ast"
+	gmparser "github.com/yuin/goldmark/parser"
+	"github.com/yuin/goldmark/text"
+	"github.com/yuin/goldmark/util"
+)
+
+// Body is what the Markdown body yields for indexing and linking.
+type Body struct {
+	// Heading is the text of the first level-1 heading, "" if none.
+	Heading string
+	// Text is the plain text for indexing: no Markdown syntax; paragraphs,
+	// headings, list items and code block lines separated by newlines. Code
+	// spans and code blocks are kept as text (identifiers matter for search),
+	// link and image text is kept, URLs and raw HTML are dropped. Wiki links
+	// contribute their label, or their target when they have none.
+	Text string
+	// Links are the destinations of Markdown links (inline, reference and
+	// autolinks), in order, duplicates kept. Images are not links.
+	Links []string
+	// WikiLinks are the targets of Obsidian [[target]], [[target|label]] and
+	// ![[embed]] links, in order, deduplicated, trimmed and otherwise as
+	// written ("note#heading" keeps its fragment). Code does not count.
+	WikiLinks []string
+	// Tags are Obsidian inline #tags, as written without the '#',
+	// deduplicated. A tag starts at a '#' after whitespace or at the start of
+	// a block, runs over letters, digits, '_', '-' and '/', and needs a letter
+	// or '_'. Code, URLs and escaped "\#" do not count.
+	Tags []string
+}
+
+// markdown is the one goldmark parser, built once: CommonMark plus a wiki
+// link inline parser, no extension that changes text. A built goldmark
+// parser is safe for concurrent use (each Parse call gets its own context;
+// TestParseConcurrent checks this under -race).
+var markdown = gmparser.NewParser(
+	gmparser.WithBlockParsers(gmparser.DefaultBlockParsers()...),
+	gmparser.WithInlineParsers(append(gmparser.DefaultInlineParsers(),
+		// Before the link parser (200), so "[[x]]" is never a link label.
+		util.Prioritized(wikiLinkParser{}, 199))...),
+	gmparser.WithParagraphTransformers(gmparser.DefaultParagraphTransformers()...),
+)
+
+// parseBody walks the goldmark AST of src into a Body.
+func parseBody(src []byte) Body {
+	var b Body
+	if len(bytes.TrimSpace(src)) == 0 {
+		return b
+	}
+	doc := markdown.Parse(text.NewReader(src))
+	w := bodyWalker{src: src, b: &b, text: make([]byte, 0, len(src))}
+	w.blocks(doc)
+	b.Text = string(w.text)
+	return b
+}
+
+type bodyWalker struct {
+	src    []byte
+	b      *Body
+	text   []byte // Body.Text being built
+	scan   []byte // raw text of the current block, code blanked out, for #tags
+	seenH1 bool
+}
+
+// startBlock begins a new line of text and returns a mark for endBlock.
+func (w *bodyWalker) startBlock() int {
+	mark := len(w.text)
+	if mark > 0 {
+		w.text = append(w.text, '\n')
+	}
+	w.scan = w.scan[:0]
+	return mark
+}
+
+// endBlock drops the separator of a block that produced no text, collects
+// the block's #tags and returns the block's text.
+func (w *bodyWalker) endBlock(mark int) []byte {
+	if mark > 0 && len(w.text) == mark+1 {
+		w.text = w.text[:mark]
+	}
+	scanTags(w.scan, w.addTag)
+	start := mark
+	if mark > 0 && len(w.text) > mark {
+		start++
+	}
+	return bytes.TrimSpace(w.text[start:])
+}
+
+func (w *bodyWalker) blocks(n ast.Node) {
+	for c := n.FirstChild(); c != nil; c = c.NextSibling() {
+		switch c := c.(type) {
+		case *ast.Heading:
+			mark := w.startBlock()
+			w.inlines(c)
+			h := w.endBlock(mark)
+			if c.Level == 1 && !w.seenH1 {
+				w.seenH1 = true
+				w.b.Heading = string(h)
+			}
+		case *ast.Paragraph, *ast.TextBlock:
+			mark := w.startBlock()
+			w.inlines(c)
+			w.endBlock(mark)
+		case *ast.FencedCodeBlock, *ast.CodeBlock:
+			mark := w.startBlock()
+			lines := c.Lines()
+			for i := range lines.Len() {
+				if i > 0 {
+					w.text = append(w.text, '\n')
+				}
+				seg := lines.At(i)
+				w.text = append(w.text, trimEOL(seg.Value(w.src))...)
+			}
+			if mark > 0 && len(w.text) == mark+1 {
+				w.text = w.text[:mark]
+			}
+		case *ast.HTMLBlock, *ast.ThematicBreak:
+		default: // document, lists, list items, block quotes
+			w.blocks(c)
+		}
+	}
+}
+
+func (w *bodyWalker) inlines(n ast.Node) {
+	for c := n.FirstChild(); c != nil; c = c.NextSibling() {
+		switch c := c.(type) {
+		case *ast.Text:
+			v := c.Segment.Value(w.src)
+			w.scan = append(w.scan, v...)
+			if c.IsRaw() {
+				w.text = append(w.text, v...)
+			} else {
+				w.appendUnescaped(v)
+			}
+			if c.SoftLineBreak() || c.HardLineBreak() {
+				w.text = append(w.text, ' ')
+				w.scan = append(w.scan, ' ')
+			}
+		case *ast.String:
+			w.text = append(w.text, c.Value...)
+			w.scan = append(w.scan, c.Value...)
+		case *ast.CodeSpan:
+			w.codeSpan(c)
+			w.scan = append(w.scan, ' ')
+		case *ast.Link:
+			if len(c.Destination) > 0 {
+				w.b.Links = append(w.b.Links, string(c.Destination))
+			}
+			w.inlines(c)
+		case *ast.AutoLink:
+			w.b.Links = append(w.b.Links, string(c.URL(w.src)))
+			w.scan = append(w.scan, ' ')
+		case *ast.RawHTML:
+			w.scan = append(w.scan, ' ')
+		case *wikiLink:
+			target := string(c.target)
+			if !slices.Contains(w.b.WikiLinks, target) {
+				w.b.WikiLinks = append(w.b.WikiLinks, target)
+			}
+			if len(c.label) > 0 {
+				w.text = append(w.text, c.label...)
+			} else {
+				w.text = append(w.text, c.target...)
+			}
+			w.scan = append(w.scan, ' ')
+		default: // emphasis, images (alt text), other containers
+			w.inlines(c)
+		}
+	}
+}
+
+// codeSpan appends the text of a code span, line breaks as spaces.
+func (w *bodyWalker) codeSpan(n ast.Node) {
+	for c := n.FirstChild(); c != nil; c = c.NextSibling() {
+		var v []byte
+		switch c := c.(type) {
+		case *ast.Text:
+			v = c.Segment.Value(w.src)
+		case *ast.String:
+			v = c.Value
+		default:
+			continue
+		}
+		for _, b := range v {
+			if b == '\n' || b == '\r' {
+				b = ' '
+			}
+			w.text = append(w.text, b)
+		}
+	}
+}
+
+// appendUnescaped appends Markdown text with backslash escapes and character
+// references resolved.
+func (w *bodyWalker) appendUnescaped(v []byte) {
+	if bytes.IndexByte(v, '\\') >= 0 {
+		v = util.UnescapePunctuations(v)
+	}
+	if bytes.IndexByte(v, '&') >= 0 {
+		v = util.ResolveEntityNames(util.ResolveNumericReferences(v))
+	}
+	w.text = append(w.text, v...)
+}
+
+func (w *bodyWalker) addTag(tag string) {
+	if !slices.Contains(w.b.Tags, tag) {
+		w.b.Tags = append(w.b.Tags, tag)
+	}
+}
+
+// scanTags calls add for each Obsidian #tag in s (see Body.Tags).
+func scanTags(s []byte, add func(string)) {
+	for i := 0; i < len(s); i++ {
+		if s[i] != '#' {
+			continue
+		}
+		if i > 0 {
+			if r, _ := utf8.DecodeLastRune(s[:i]); !unicode.IsSpace(r) {
+				continue
+			}
+		}
+		j, named := i+1, false
+		for j < len(s) {
+			r, n := utf8.DecodeRune(s[j:])
+			switch {
+			case r == '_' || unicode.IsLetter(r) || unicode.IsMark(r):
+				named = true
+			case r == '-' || r == '/' || unicode.IsDigit(r):
+			default:
+				n = 0
+			}
+			if n == 0 {
+				break
+			}
+			j += n
+		}
+		if named {
+			add(string(s[i+1 : j]))
+		}
+		i = j - 1
+	}
+}
+
+// wikiLink is an Obsidian [[target|label]] link (or ![[embed]]).
+type wikiLink struct {
+	ast.BaseInline
+	target, label []byte
+}
+
+var kindWikiLink = ast.NewNodeKind("MemvaultWikiLink")
+
+// Kind implements ast.Node.
+func (n *wikiLink) Kind() ast.NodeKind { return kindWikiLink }
+
+// Dump implements ast.Node.
+func (n *wikiLink) Dump(src []byte, level int) {
+	ast.DumpHelper(n, src, level, map[string]string{"Target": string(n.target), "Label": string(n.label)}, nil)
+}
+
+// wikiLinkParser parses [[target]], [[target|label]] and ![[embed]] on one
+// line. Code spans are parsed first (higher priority), so code never yields
+// a wiki link.
+type wikiLinkParser struct{}
+
+// Trigger implements parser.InlineParser.
+func (wikiLinkParser) Trigger() []byte { return []byte{'[', '!'} }
+
+// Parse implements parser.InlineParser.
+func (wikiLinkParser) Parse(_ ast.Node, block text.Reader, _ gmparser.Context) ast.Node {
+	line, _ := block.PeekLine()
+	i := 0
+	if len(line) > 0 && line[0] == '!' {
+		i = 1
+	}
+	if !bytes.HasPrefix(line[i:], []byte("[[")) {
+		return nil
+	}
+	rest := line[i+2:]
+	end := bytes.Index(rest, []byte("]]"))
+	if end <= 0 {
+		return nil
+	}
+	inner := rest[:end]
+	if bytes.ContainsAny(inner, "[]\r\n") {
+		return nil
+	}
+	target, label, _ := bytes.Cut(inner, []byte("|"))
+	target = bytes.TrimSpace(target)
+	if len(target) == 0 {
+		return nil
+	}
+	block.Advance(i + 2 + end + 2)
+	return &wikiLink{target: target, label: bytes.TrimSpace(label)}
+}

@@ -1,0 +1,80 @@
+package parser
+
+import (
+	"errors"
+	"strconv"
+	"strings"
+)
+
+// Sentinel errors wrapped by the diagnostics. Test with errors.Is.
+var (
+	// ErrTooLarge reports a file over the size limit; Parse returns no Document.
+	ErrTooLarge = errors.New("file too large")
+	// ErrBinary reports a file with NUL bytes or invalid UTF-8; Parse returns no Document.
+	ErrBinary = errors.New("not a text file")
+	// ErrNoFrontMatter reports a file that does not start with a "---" line.
+	ErrNoFrontMatter = errors.New("no front matter")
+	// ErrUnclosed reports a front matter block without its closing "---" line.
+	ErrUnclosed = errors.New("front matter not closed")
+	// ErrSyntax reports front matter that is not valid YAML or not a mapping.
+	ErrSyntax = errors.New("invalid front matter")
+	// ErrType reports a front-matter field whose value has the wrong type.
+	ErrType = errors.New("wrong type")
+	// ErrDuplicateKey reports a front-matter key written more than once.
+	ErrDuplicateKey = errors.New("duplicate key")
+	// ErrValue reports a value that Document.Set cannot write.
+	ErrValue = errors.New("unsupported value")
+)
+
+// Severity tells how much of a document a diagnostic invalidates.
+type Severity int
+
+const (
+	// SeverityError means the front matter as a whole could not be read (or,
+	// when Parse returns no Document, the file as a whole): Meta is empty and
+	// the file is not usable as a memory until fixed. The body is still parsed.
+	SeverityError Severity = iota
+	// SeverityWarning means one field was dropped (wrong type, duplicate key);
+	// the rest of Meta is valid and the memory is usable.
+	SeverityWarning
+)
+
+// String returns "error" or "warning".
+func (s Severity) String() string {
+	if s == SeverityWarning {
+		return "warning"
+	}
+	return "error"
+}
+
+// Error is a diagnostic tied to a place in a file.
+type Error struct {
+	Path     string   // file path as given to Parse
+	Line     int      // 1-based file line, 0 when not tied to a line
+	Field    string   // front-matter key, "" when not tied to a key
+	Err      error    // the problem; wraps one of the package's sentinel errors
+	Severity Severity // see Severity
+}
+
+// Error renders "path:line: field: problem", leaving out ":line" when Line is
+// 0 and "field: " when Field is empty.
+func (e *Error) Error() string {
+	var b strings.Builder
+	b.WriteString(e.Path)
+	if e.Line > 0 {
+		b.WriteByte(':')
+		b.WriteString(strconv.Itoa(e.Line))
+	}
+	b.WriteString(": ")
+	if e.Field != "" {
+		b.WriteString(e.Field)
+		b.WriteString(": ")
+	}
+	if e.Err != nil {
+		b.WriteString(e.Err.Error())
+	}
+	return b.String()
+}
+
+// Unwrap returns the underlying problem.
+func (e *Error) Unwrap() error { return e.Err }
