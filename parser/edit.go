@@ -199,6 +199,7 @@ type value struct {
 	tag    string    // scalar: "!!str" for strings (quoted when needed), else written plain
 	items  []string  // sequence items
 	fields []KV      // mapping entries
+	sorted bool      // fields came from a Go map: order is ours to choose
 }
 
 func newValue(v any) (value, error) {
@@ -241,7 +242,9 @@ func newValue(v any) (value, error) {
 		for _, k := range slices.Sorted(maps.Keys(v)) {
 			fields = append(fields, KV{k, v[k]})
 		}
-		return mapValue(fields)
+		val, err := mapValue(fields)
+		val.sorted = true
+		return val, err
 	case []KV:
 		return mapValue(slices.Clone(v))
 	}
@@ -328,11 +331,18 @@ func (d *Document) setLines(key string, v value) error {
 		if err != nil {
 			return err
 		}
-		d.fm = append(bytes.Clone(d.fm), entry...)
+		at := len(d.fm)
+		if end := docEndLine(lines); end > 0 {
+			at = lines.start(end) // stay in the first YAML document
+		}
+		d.fm = applyEdits(d.fm, []edit{{at, at, entry}})
 		return nil
 	}
 
 	k, old := d.root.Content[idx[0]], resolveAlias(d.root.Content[idx[0]+1])
+	if v.sorted && old.Kind == yaml.MappingNode {
+		v.fields = orderLike(old, v.fields)
+	}
 	start, end := d.span(lines, idx[0])
 	keyLine := trimEOL(lines.line(start))
 	var comment lineComment
@@ -361,6 +371,20 @@ func (d *Document) setLines(key string, v value) error {
 	return nil
 }
 
+// orderLike orders fields as the keys of the mapping old, new keys last
+// (in their given order), so rewriting a mapping from a Go map keeps the
+// file's order.
+func orderLike(old *yaml.Node, fields []KV) []KV {
+	pos := func(key string) int {
+		if i := findKey(old, key); i >= 0 {
+			return i
+		}
+		return len(old.Content)
+	}
+	slices.SortStableFunc(fields, func(a, b KV) int { return pos(a.Key) - pos(b.Key) })
+	return fields
+}
+
 // span returns the first and last front-matter line of the entry whose key
 // is root.Content[i]: from the key line to the line before the next key,
 // without trailing blank lines and outer-level comment lines (those belong
@@ -371,13 +395,8 @@ func (d *Document) span(lines lineIndex, i int) (start, end int) {
 	next := lines.n() + 1
 	if i+2 < len(d.root.Content) {
 		next = d.root.Content[i+2].Line
-	} else {
-		for l := start + 1; l <= lines.n(); l++ {
-			if string(bytes.TrimRight(lines.line(l), " \t\r\n")) == "..." {
-				next = l
-				break
-			}
-		}
+	} else if l := docEndLine(lines); l > start {
+		next = l
 	}
 	end = next - 1
 	for end > start {
@@ -390,6 +409,17 @@ func (d *Document) span(lines lineIndex, i int) (start, end int) {
 		break
 	}
 	return start, end
+}
+
+// docEndLine returns the line of the first "..." document end marker, 0 if
+// none. Lines after it are not part of the front matter's mapping.
+func docEndLine(lines lineIndex) int {
+	for l := 1; l <= lines.n(); l++ {
+		if string(bytes.TrimRight(lines.line(l), " \t\r\n")) == "..." {
+			return l
+		}
+	}
+	return 0
 }
 
 // layout is how an existing value was written, so a new value can follow it.

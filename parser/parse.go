@@ -3,6 +3,7 @@ package parser
 import (
 	"bytes"
 	"fmt"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -311,7 +312,7 @@ func parseYAML(fm []byte) (root *yaml.Node, line int, err error) {
 	}
 	var doc yaml.Node
 	if err := safeUnmarshal(fm, &doc); err != nil {
-		line, msg := splitYAMLError(err)
+		line, msg := yamlErrorLine(err, fm)
 		return nil, line, fmt.Errorf("%w: %s", ErrSyntax, msg)
 	}
 	if doc.Kind == 0 || len(doc.Content) == 0 {
@@ -324,8 +325,8 @@ func parseYAML(fm []byte) (root *yaml.Node, line int, err error) {
 	if n.Kind != yaml.MappingNode {
 		return nil, n.Line, fmt.Errorf("%w: not a mapping of keys to values", ErrSyntax)
 	}
-	if err := checkTree(n); err != nil {
-		return nil, 0, err
+	if line, err := checkTree(n); err != nil {
+		return nil, line, err
 	}
 	return n, 0, nil
 }
@@ -354,23 +355,52 @@ func safeUnmarshal(fm []byte, doc *yaml.Node) (err error) {
 	return yaml.Unmarshal(fm, doc)
 }
 
-// splitYAMLError extracts the line from a "yaml: line N: msg" error.
-func splitYAMLError(err error) (line int, msg string) {
+// yamlParserErrors are the yaml.v3 messages raised by its parser (rather
+// than its scanner). yaml.v3 reports their line 0-based, scanner errors
+// 1-based.
+var yamlParserErrors = []string{
+	"did not find expected ',' or ']'",
+	"did not find expected ',' or '}'",
+	"did not find expected '-' indicator",
+	"did not find expected <document start>",
+	"did not find expected <stream-start>",
+	"did not find expected key",
+	"did not find expected node content",
+	"found duplicate %TAG directive",
+	"found duplicate %YAML directive",
+	"found incompatible YAML document",
+	"found undefined tag handle",
+}
+
+// yamlErrorLine turns a yaml.v3 error into a message and the 1-based
+// front-matter line it is about.
+func yamlErrorLine(err error, fm []byte) (line int, msg string) {
 	msg = strings.TrimPrefix(err.Error(), "yaml: ")
 	if rest, ok := strings.CutPrefix(msg, "line "); ok {
 		if num, text, ok := strings.Cut(rest, ": "); ok {
 			if n, err := strconv.Atoi(num); err == nil {
+				if slices.Contains(yamlParserErrors, text) {
+					n++
+				}
 				return n, text
 			}
 		}
 	}
-	return 0, msg
+	// No line: yaml.v3 leaves it out when the problem is on the first line,
+	// and for decode-time errors such as an unknown anchor, which we find.
+	if name, ok := strings.CutPrefix(msg, "unknown anchor '"); ok {
+		name, _, _ = strings.Cut(name, "'")
+		if i := bytes.Index(fm, []byte("*"+name)); i >= 0 {
+			return lineAt(fm, i), msg
+		}
+	}
+	return 1, msg
 }
 
 // checkTree bounds the alias count and nesting depth of the tree. The
 // decoder here never expands aliases, but the limits keep any later walker
 // (and the cost of this one) bounded.
-func checkTree(root *yaml.Node) error {
+func checkTree(root *yaml.Node) (line int, err error) {
 	type item struct {
 		n     *yaml.Node
 		depth int
@@ -381,11 +411,11 @@ func checkTree(root *yaml.Node) error {
 		it := stack[len(stack)-1]
 		stack = stack[:len(stack)-1]
 		if it.depth > maxDepth {
-			return fmt.Errorf("%w: nested deeper than %d levels", ErrSyntax, maxDepth)
+			return it.n.Line, fmt.Errorf("%w: nested deeper than %d levels", ErrSyntax, maxDepth)
 		}
 		if it.n.Kind == yaml.AliasNode {
 			if aliases++; aliases > maxAliases {
-				return fmt.Errorf("%w: more than %d aliases", ErrSyntax, maxAliases)
+				return it.n.Line, fmt.Errorf("%w: more than %d aliases", ErrSyntax, maxAliases)
 			}
 			continue
 		}
@@ -393,5 +423,5 @@ func checkTree(root *yaml.Node) error {
 			stack = append(stack, item{c, it.depth + 1})
 		}
 	}
-	return nil
+	return 0, nil
 }
