@@ -218,7 +218,7 @@ func TestSetTouchesOnlyItsKey(t *testing.T) {
 					}
 				}
 				// A new key is inserted where the front matter's mapping ends.
-				insertAt := d.fileLine(newLineIndex(d.fm).n() + 1) - 1
+				insertAt := d.fileLine(newLineIndex(d.fm).n()+1) - 1
 				if end := docEndLine(newLineIndex(d.fm)); end > 0 {
 					insertAt = d.fileLine(end) - 1
 				}
