@@ -1,0 +1,244 @@
+package index
+
+import (
+	_ "embed"
+	"fmt"
+	"strings"
+	"unicode/utf8"
+)
+
+// defaultTerms is the curated bilingual dictionary; terms.txt documents
+// its format in its header.
+//
+//go:embed terms.txt
+var defaultTerms string
+
+// unit is one step of a term or query: a Latin word (stemmed, stop words
+// kept) or a whole CJK run. Exactly one field is set.
+type unit struct {
+	word string
+	cjk  string
+}
+
+// dictTerm is one spelling in the dictionary.
+type dictTerm struct {
+	text  string   // as written, for diagnostics
+	units []unit   // what a query must contain
+	toks  []string // index terms a query gains when this term is an expansion target
+}
+
+// dictionary maps query spellings to related index terms.
+type dictionary struct {
+	terms  []dictTerm
+	expand [][]int32 // term -> terms it expands to
+	byText map[string]int32
+
+	latinFirst map[string][]int32 // first word -> all-Latin terms
+	cjkFirst   map[string][]int32 // first two runes (one for one-rune terms) -> all-CJK terms
+	mixed      []int32            // terms mixing Latin and CJK, checked everywhere
+}
+
+// DictError reports a malformed dictionary line.
+type DictError struct {
+	Line int
+	Msg  string
+}
+
+func (e *DictError) Error() string { return fmt.Sprintf("terms line %d: %s", e.Line, e.Msg) }
+
+// parseDictionary reads the terms.txt format:
+//
+//	# comment
+//	部署 | 发布 | 上线 | deploy | release     (a group: every term expands to the others)
+//	为什么 | 为何 -> 原因 | 理由 | reason      (one way: left terms expand to right terms)
+func parseDictionary(src string) (*dictionary, error) {
+	d := &dictionary{
+		byText:     map[string]int32{},
+		latinFirst: map[string][]int32{},
+		cjkFirst:   map[string][]int32{},
+	}
+	var a analyzer
+	a.keepStops = true
+	for n, line := range strings.Split(src, "\n") {
+		line = strings.TrimSpace(line)
+		if line == "" || strings.HasPrefix(line, "#") {
+			continue
+		}
+		lhs, rhs, oneWay := strings.Cut(line, "->")
+		from, err := d.addTerms(&a, lhs, n+1)
+		if err != nil {
+			return nil, err
+		}
+		to := from
+		if oneWay {
+			if to, err = d.addTerms(&a, rhs, n+1); err != nil {
+				return nil, err
+			}
+		}
+		if len(from)+len(to) < 2 {
+			return nil, &DictError{n + 1, "a line needs at least two terms"}
+		}
+		for _, f := range from {
+			for _, t := range to {
+				if f != t && !contains(d.expand[f], t) {
+					d.expand[f] = append(d.expand[f], t)
+				}
+			}
+		}
+	}
+	return d, nil
+}
+
+func contains(xs []int32, x int32) bool {
+	for _, y := range xs {
+		if y == x {
+			return true
+		}
+	}
+	return false
+}
+
+// addTerms registers the '|'-separated terms of one side of a line.
+func (d *dictionary) addTerms(a *analyzer, side string, line int) ([]int32, error) {
+	var ids []int32
+	for _, raw := range strings.Split(side, "|") {
+		text := strings.ToLower(strings.TrimSpace(raw))
+		if text == "" {
+			return nil, &DictError{line, "empty term"}
+		}
+		if id, ok := d.byText[text]; ok {
+			ids = append(ids, id)
+			continue
+		}
+		t := dictTerm{text: text}
+		a.runs = true
+		a.analyze(text, func(tk *token) {
+			switch tk.kind {
+			case kindWord, kindPart:
+				t.units = append(t.units, unit{word: string(tk.text)})
+			case kindCJKRun:
+				t.units = append(t.units, unit{cjk: string(tk.text)})
+				return
+			}
+			if !tk.stop {
+				t.toks = appendUnique(t.toks, string(tk.text))
+			}
+		})
+		if len(t.units) == 0 {
+			return nil, &DictError{line, fmt.Sprintf("term %q has no letters, digits or CJK text", raw)}
+		}
+		id := int32(len(d.terms))
+		d.terms = append(d.terms, t)
+		d.expand = append(d.expand, nil)
+		d.byText[text] = id
+		allLatin := true
+		for _, u := range t.units {
+			allLatin = allLatin && u.cjk == ""
+		}
+		switch {
+		case allLatin:
+			d.latinFirst[t.units[0].word] = append(d.latinFirst[t.units[0].word], id)
+		case len(t.units) == 1:
+			k := cjkKey(t.units[0].cjk)
+			d.cjkFirst[k] = append(d.cjkFirst[k], id)
+		default:
+			d.mixed = append(d.mixed, id)
+		}
+		ids = append(ids, id)
+	}
+	return ids, nil
+}
+
+// cjkKey is the lookup key of a CJK string: its first two runes, or its
+// only rune.
+func cjkKey(s string) string {
+	_, n1 := utf8.DecodeRuneInString(s)
+	if n1 >= len(s) {
+		return s
+	}
+	_, n2 := utf8.DecodeRuneInString(s[n1:])
+	return s[:n1+n2]
+}
+
+func appendUnique(xs []string, x string) []string {
+	for _, y := range xs {
+		if y == x {
+			return xs
+		}
+	}
+	return append(xs, x)
+}
+
+// match calls fn for every dictionary term that occurs in a query given as
+// its unit sequence. A term may be reported more than once.
+func (d *dictionary) match(units []unit, fn func(term int32)) {
+	for p, u := range units {
+		if u.cjk == "" {
+			for _, id := range d.latinFirst[u.word] {
+				if d.matchAt(id, units, p) {
+					fn(id)
+				}
+			}
+		} else {
+			d.matchCJK(u.cjk, fn)
+		}
+		for _, id := range d.mixed {
+			if d.matchAt(id, units, p) {
+				fn(id)
+			}
+		}
+	}
+}
+
+// matchCJK reports the all-CJK terms that occur anywhere in run.
+func (d *dictionary) matchCJK(run string, fn func(term int32)) {
+	for p := 0; p < len(run); {
+		rest := run[p:]
+		_, n1 := utf8.DecodeRuneInString(rest)
+		for _, id := range d.cjkFirst[rest[:n1]] {
+			fn(id)
+		}
+		if n1 < len(rest) {
+			_, n2 := utf8.DecodeRuneInString(rest[n1:])
+			for _, id := range d.cjkFirst[rest[:n1+n2]] {
+				if strings.HasPrefix(rest, d.terms[id].units[0].cjk) {
+					fn(id)
+				}
+			}
+		}
+		p += n1
+	}
+}
+
+// matchAt reports whether term id occurs in units starting at p. Words
+// must be equal; a CJK part must end the query run it meets when it starts
+// the term, begin it when it ends the term, and equal it in between.
+func (d *dictionary) matchAt(id int32, units []unit, p int) bool {
+	tu := d.terms[id].units
+	if len(tu) > len(units)-p {
+		return false
+	}
+	last := len(tu) - 1
+	for i, x := range tu {
+		y := units[p+i]
+		switch {
+		case x.cjk == "":
+			if y.word != x.word {
+				return false
+			}
+		case y.cjk == "":
+			return false
+		case i == 0 && last > 0:
+			if !strings.HasSuffix(y.cjk, x.cjk) {
+				return false
+			}
+		case i == last && last > 0:
+			if !strings.HasPrefix(y.cjk, x.cjk) {
+				return false
+			}
+		case y.cjk != x.cjk:
+			return false
+		}
+	}
+	return true
+}

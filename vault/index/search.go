@@ -1,0 +1,366 @@
+package index
+
+import (
+	"math"
+	"slices"
+)
+
+// params are the ranking knobs. They are tuned on the method (see
+// eval_test.go), not on single queries.
+type params struct {
+	k1     float64
+	weight [numFields]float64 // BM25F field weights
+	b      [numFields]float64 // BM25F length normalisation per field
+
+	wPart     float64 // an identifier part typed inside a larger identifier
+	wUnigram  float64 // a lone CJK character
+	wExpand   float64 // a dictionary expansion
+	expandPow float64 // multi-token expansions share weight: wExpand / n^expandPow
+
+	expandMaxDF float64 // expansions with df above this fraction of docs are skipped...
+	expandMinN  int     // ...once the index holds at least this many docs
+}
+
+func defaultParams() params {
+	return params{
+		k1:          1.2,
+		weight:      [numFields]float64{3, 2.5, 2.5, 1},
+		b:           [numFields]float64{0.5, 0.5, 0.3, 0.75},
+		wPart:       0.5,
+		wUnigram:    0.3,
+		wExpand:     0.5,
+		expandPow:   0.5,
+		expandMaxDF: 0.2,
+		expandMinN:  5000,
+	}
+}
+
+// Query is a free-text search.
+type Query struct {
+	// Text is the user's query in any mix of Chinese and English.
+	Text string
+	// Limit is how many hits to return after Weight; <= 0 means 10.
+	Limit int
+	// Weight turns a document's relevance into its final score. A score
+	// <= 0 excludes the document (filters: expired, future, other layer).
+	// Nil means the score is the relevance.
+	Weight func(id DocID, relevance float64) float64
+}
+
+// Hit is one search result.
+type Hit struct {
+	ID DocID
+	// Score is the final score, after Query.Weight.
+	Score float64
+	// Relevance is the BM25F score including dictionary expansion.
+	Relevance float64
+	// Norm is Relevance divided by the relevance of an ideal match for this
+	// query (every typed term once in the title and once in the body of an
+	// average-length document), capped at 1. It is comparable across
+	// queries and suits thresholds: below about 0.15 a hit shares little
+	// more than a common word with the query.
+	Norm float64
+	// Terms are the index terms of the query that the document matched
+	// (typed and expanded), as produced by Tokenize; pass them to Snippet.
+	Terms []string
+}
+
+// qterm is one weighted term of an analysed query.
+type qterm struct {
+	text  string
+	w     float64
+	typed bool // typed by the user rather than added by expansion
+	kind  tokKind
+}
+
+const maxQueryTerms = 64 // one bit each in the per-document match mask
+
+// analyzeQuery turns query text into weighted terms: the typed terms, then
+// dictionary expansions of the typed words, weighted below them.
+func (ix *Index) analyzeQuery(text string) []qterm {
+	var a analyzer
+	a.keepStops = true
+	a.runs = true
+	var (
+		terms []qterm
+		units []unit
+	)
+	add := func(s string, w float64, typed bool, kind tokKind) {
+		for i := range terms {
+			if terms[i].text == s {
+				if w > terms[i].w {
+					terms[i].w, terms[i].typed, terms[i].kind = w, typed, kind
+				}
+				return
+			}
+		}
+		terms = append(terms, qterm{text: s, w: w, typed: typed, kind: kind})
+	}
+	a.analyze(text, func(t *token) {
+		switch t.kind {
+		case kindCJKRun:
+			units = append(units, unit{cjk: string(t.text)})
+			return
+		case kindWord, kindPart:
+			units = append(units, unit{word: string(t.text)})
+		}
+		if t.stop {
+			return
+		}
+		w := 1.0
+		switch t.kind {
+		case kindPart:
+			w = ix.p.wPart
+		case kindUnigram:
+			w = ix.p.wUnigram
+		}
+		add(string(t.text), w, true, t.kind)
+	})
+	if ix.dict != nil {
+		ix.dict.match(units, func(id int32) {
+			for _, to := range ix.dict.expand[id] {
+				toks := ix.dict.terms[to].toks
+				w := ix.p.wExpand / math.Pow(float64(len(toks)), ix.p.expandPow)
+				for _, tok := range toks {
+					add(tok, w, false, kindWord)
+				}
+			}
+		})
+	}
+	// Keep the heaviest terms if the query is very long.
+	if len(terms) > maxQueryTerms {
+		slices.SortStableFunc(terms, func(x, y qterm) int {
+			switch {
+			case x.w > y.w:
+				return -1
+			case x.w < y.w:
+				return 1
+			}
+			return 0
+		})
+		terms = terms[:maxQueryTerms]
+	}
+	return terms
+}
+
+// searchScratch holds per-search accumulators indexed by slot, pooled so
+// that a search allocates little.
+type searchScratch struct {
+	acc     []float32
+	mask    []uint64
+	touched []uint32
+}
+
+func (ix *Index) getScratch() *searchScratch {
+	sc, _ := ix.pool.Get().(*searchScratch)
+	if sc == nil {
+		sc = &searchScratch{}
+	}
+	if n := len(ix.ids); len(sc.acc) < n {
+		sc.acc = make([]float32, n+n/4)
+		sc.mask = make([]uint64, n+n/4)
+	}
+	return sc
+}
+
+func (ix *Index) putScratch(sc *searchScratch) {
+	for _, s := range sc.touched {
+		sc.acc[s] = 0
+		sc.mask[s] = 0
+	}
+	sc.touched = sc.touched[:0]
+	ix.pool.Put(sc)
+}
+
+// idf is the BM25 inverse document frequency.
+func idf(n, df float64) float64 {
+	return math.Log(1 + (n-df+0.5)/(df+0.5))
+}
+
+// Search returns the best documents for the query, sorted by Score
+// descending and then by ID. An empty query returns nil.
+func (ix *Index) Search(q Query) []Hit {
+	terms := ix.analyzeQuery(q.Text)
+	if len(terms) == 0 || ix.live == 0 {
+		return nil
+	}
+	limit := q.Limit
+	if limit <= 0 {
+		limit = 10
+	}
+	p := &ix.p
+	n := float64(len(ix.ids))
+	var avg, bConst, bLen [numFields]float64
+	for f := range avg {
+		avg[f] = max(ix.lenSum[f]/float64(ix.live), 1)
+		bConst[f] = 1 - p.b[f]
+		bLen[f] = p.b[f] / avg[f]
+	}
+	// ideal is the relevance of a document with every typed term once in
+	// its title and once in its body, both of average length.
+	x := p.weight[fieldTitle] + p.weight[fieldBody]
+	idealSat := x / (p.k1 + x)
+	ideal := 0.0
+
+	sc := ix.getScratch()
+	defer ix.putScratch(sc)
+	acc, mask := sc.acc, sc.mask
+	lensT, lensA, lensG, lensB := ix.lens[fieldTitle], ix.lens[fieldAlias], ix.lens[fieldTags], ix.lens[fieldBody]
+	wT, wA, wG, wB := p.weight[fieldTitle], p.weight[fieldAlias], p.weight[fieldTags], p.weight[fieldBody]
+	k1 := p.k1
+	for qi, t := range terms {
+		id, ok := ix.terms[t.text]
+		var pl *postingList
+		if ok {
+			pl = &ix.posts[id]
+		}
+		df := 0.0
+		if pl != nil {
+			df = float64(pl.df)
+		}
+		w := idf(n, df) * t.w
+		if t.typed && (df > 0 || t.kind != kindBigram) {
+			// Unknown CJK bigrams are mostly artefacts of bigramming
+			// across word boundaries; they do not lower Norm.
+			ideal += w * idealSat
+		}
+		if pl == nil || pl.df == 0 {
+			continue
+		}
+		if !t.typed && len(ix.ids) >= p.expandMinN && df > p.expandMaxDF*n {
+			continue
+		}
+		bit := uint64(1) << uint(qi)
+		b := pl.data
+		slot := uint32(0)
+		for i := 0; i < len(b); {
+			// Inline uvarint decoding of the common one-byte case.
+			v := uint64(b[i])
+			if v < 0x80 {
+				i++
+			} else {
+				v, i = uvarint(b, i)
+			}
+			slot += uint32(v >> 1)
+			var xs float64
+			if v&1 != 0 {
+				if tf := b[i]; tf != 0 {
+					xs += wT * float64(tf) / (bConst[fieldTitle] + bLen[fieldTitle]*float64(lensT[slot]))
+				}
+				if tf := b[i+1]; tf != 0 {
+					xs += wA * float64(tf) / (bConst[fieldAlias] + bLen[fieldAlias]*float64(lensA[slot]))
+				}
+				if tf := b[i+2]; tf != 0 {
+					xs += wG * float64(tf) / (bConst[fieldTags] + bLen[fieldTags]*float64(lensG[slot]))
+				}
+				i += 3
+			}
+			if tf := b[i]; tf != 0 {
+				if tf >= 0x80 {
+					var v2 uint64
+					v2, i = uvarint(b, i)
+					xs += wB * float64(v2) / (bConst[fieldBody] + bLen[fieldBody]*float64(lensB[slot]))
+				} else {
+					i++
+					xs += wB * float64(tf) / (bConst[fieldBody] + bLen[fieldBody]*float64(lensB[slot]))
+				}
+			} else {
+				i++
+			}
+			if mask[slot] == 0 {
+				sc.touched = append(sc.touched, slot)
+			}
+			mask[slot] |= bit
+			acc[slot] += float32(w * xs / (k1 + xs))
+		}
+	}
+	if ideal <= 0 {
+		return nil
+	}
+
+	top := make([]cand, 0, limit)
+	for _, s := range sc.touched {
+		if !ix.alive[s] {
+			continue
+		}
+		rel := float64(acc[s])
+		id := ix.ids[s]
+		score := rel
+		if q.Weight != nil {
+			score = q.Weight(id, rel)
+			if !(score > 0) {
+				continue
+			}
+		}
+		c := cand{score: score, rel: rel, id: id, slot: s}
+		if len(top) < limit {
+			top = append(top, c)
+			siftUp(top, len(top)-1)
+		} else if better(c, top[0]) {
+			top[0] = c
+			siftDown(top, 0)
+		}
+	}
+	slices.SortFunc(top, func(x, y cand) int {
+		if better(x, y) {
+			return -1
+		}
+		return 1
+	})
+	out := make([]Hit, len(top))
+	for i, c := range top {
+		out[i] = Hit{ID: c.id, Score: c.score, Relevance: c.rel, Norm: math.Min(c.rel/ideal, 1)}
+		m := mask[c.slot]
+		for qi, t := range terms {
+			if m&(1<<uint(qi)) != 0 {
+				out[i].Terms = append(out[i].Terms, t.text)
+			}
+		}
+	}
+	return out
+}
+
+// cand is a candidate hit during top-k selection.
+type cand struct {
+	score, rel float64
+	id         DocID
+	slot       uint32
+}
+
+// better orders hits: higher score first, then lower id.
+func better(x, y cand) bool {
+	if x.score != y.score {
+		return x.score > y.score
+	}
+	return x.id < y.id
+}
+
+// siftUp and siftDown maintain a min-heap (worst candidate at the root).
+func siftUp(h []cand, i int) {
+	for i > 0 {
+		p := (i - 1) / 2
+		if !better(h[p], h[i]) {
+			return
+		}
+		h[p], h[i] = h[i], h[p]
+		i = p
+	}
+}
+
+func siftDown(h []cand, i int) {
+	for {
+		l := 2*i + 1
+		if l >= len(h) {
+			return
+		}
+		w := l
+		if r := l + 1; r < len(h) && better(h[l], h[r]) {
+			w = r
+		}
+		if !better(h[i], h[w]) {
+			return
+		}
+		h[i], h[w] = h[w], h[i]
+		i = w
+	}
+}
