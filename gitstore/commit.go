@@ -1,0 +1,566 @@
+package gitstore
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+
+	"github.com/go-git/go-git/v5/plumbing"
+	"github.com/go-git/go-git/v5/plumbing/object"
+)
+
+// Change is one commit to make.
+type Change struct {
+	// Paths are the files to commit, absolute (inside the work tree) or
+	// relative to its root. Each is committed with its current content on
+	// disk; a path that no longer exists is deleted from the tree.
+	Paths []string
+	// Message is the full commit message: subject, blank line, body,
+	// trailers. A final newline is added if missing.
+	Message string
+	// Author is the commit author. Nil means the configured git identity
+	// (see Store.Identity); ErrNoIdentity if there is none.
+	Author *Signature
+}
+
+// CommitResult describes a commit that was made.
+type CommitResult struct {
+	Hash     string // full object id
+	Branch   string // short branch name; "" when Detached
+	Detached bool   // HEAD was detached and was moved to the new commit
+	Unborn   bool   // the branch had no commits before this one
+}
+
+// State describes the repository's HEAD and whether a commit could be made
+// now.
+type State struct {
+	Branch      string // short branch name; "" when detached
+	Head        string // commit id; "" when unborn
+	Detached    bool
+	Unborn      bool
+	Operation   string // "", "merge", "rebase", "am", "cherry-pick", "revert" or "bisect"
+	IndexLocked bool   // .git/index.lock exists
+}
+
+// maxRefRetries bounds how often Commit rebuilds on a branch that moved.
+const maxRefRetries = 20
+
+// State reports HEAD, any operation in progress and whether the index is
+// locked.
+func (s *Store) State(ctx context.Context) (State, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if err := s.begin(ctx); err != nil {
+		return State{}, err
+	}
+	h, err := s.readHead()
+	if err != nil {
+		return State{}, err
+	}
+	st := State{Branch: h.branch(), Detached: h.detached, Unborn: h.unborn, Operation: s.operation()}
+	if !h.unborn {
+		st.Head = h.hash.String()
+	}
+	if _, err := os.Lstat(filepath.Join(s.gitDir, "index.lock")); err == nil {
+		st.IndexLocked = true
+	}
+	return st, nil
+}
+
+// operation names the multi-step git operation in progress, if any, from
+// the marker files git leaves in the worktree's git dir.
+func (s *Store) operation() string {
+	exists := func(name string) bool {
+		_, err := os.Lstat(filepath.Join(s.gitDir, name))
+		return err == nil
+	}
+	switch {
+	case exists("rebase-merge"):
+		return "rebase"
+	case exists("rebase-apply/applying"):
+		return "am"
+	case exists("rebase-apply"):
+		return "rebase"
+	case exists("MERGE_HEAD"):
+		return "merge"
+	case exists("CHERRY_PICK_HEAD"):
+		return "cherry-pick"
+	case exists("REVERT_HEAD"):
+		return "revert"
+	case exists("BISECT_LOG"):
+		return "bisect"
+	}
+	return ""
+}
+
+// Identity returns the author Commit uses when Change.Author is nil.
+func (s *Store) Identity(ctx context.Context) (Signature, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if err := s.begin(ctx); err != nil {
+		return Signature{}, err
+	}
+	h, err := s.readHead()
+	if err != nil {
+		return Signature{}, err
+	}
+	return s.identity(h.ref)
+}
+
+// Commit makes one commit on the current branch (or detached HEAD) that
+// changes exactly c.Paths relative to HEAD, then updates only those paths'
+// entries in .git/index. See the package documentation for how. It returns
+// ErrNoChange (and commits nothing) when every path already matches HEAD,
+// ErrOperationInProgress during a merge, rebase and the like, and
+// ErrIndexLocked when another process holds the index for longer than
+// IndexLockTimeout. On any error the repository is left unchanged.
+func (s *Store) Commit(ctx context.Context, c Change) (CommitResult, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if err := s.begin(ctx); err != nil {
+		return CommitResult{}, err
+	}
+	rels, err := s.changePaths(c.Paths)
+	if err != nil {
+		return CommitResult{}, fmt.Errorf("commit: %w", err)
+	}
+	if op := s.operation(); op != "" {
+		return CommitResult{}, fmt.Errorf("commit: %w: %s", ErrOperationInProgress, op)
+	}
+	timeout := s.IndexLockTimeout
+	if timeout <= 0 {
+		timeout = DefaultIndexLockTimeout
+	}
+	indexPath := filepath.Join(s.gitDir, "index")
+	ilock, err := acquireLockFile(ctx, indexPath, timeout)
+	if err != nil {
+		if errors.Is(err, errTimeout) {
+			return CommitResult{}, fmt.Errorf("commit: %w (%s.lock)", ErrIndexLocked, indexPath)
+		}
+		return CommitResult{}, fmt.Errorf("commit: lock index: %w", err)
+	}
+	defer ilock.rollback()
+	// Checked again under the lock: git starts these operations holding it.
+	if op := s.operation(); op != "" {
+		return CommitResult{}, fmt.Errorf("commit: %w: %s", ErrOperationInProgress, op)
+	}
+
+	files := make([]workFile, len(rels))
+	for i, rel := range rels {
+		if files[i], err = readWorkFile(s.abs(rel), rel, s.fileMode); err != nil {
+			return CommitResult{}, fmt.Errorf("commit: %w", err)
+		}
+	}
+	ix, err := s.loadIndex(indexPath)
+	if err != nil {
+		return CommitResult{}, fmt.Errorf("commit: %w", err)
+	}
+
+	var h head
+	var commitHash plumbing.Hash
+	var blobs []plumbing.Hash
+	var author, committer object.Signature
+	for attempt := 0; ; attempt++ {
+		if attempt == maxRefRetries {
+			return CommitResult{}, fmt.Errorf("commit: %w after %d attempts", ErrRefChanged, attempt)
+		}
+		if err := ctx.Err(); err != nil {
+			return CommitResult{}, err
+		}
+		if h, err = s.readHead(); err != nil {
+			return CommitResult{}, fmt.Errorf("commit: %w", err)
+		}
+		if attempt == 0 {
+			sig, err := s.author(c.Author, h)
+			if err != nil {
+				return CommitResult{}, fmt.Errorf("commit: %w", err)
+			}
+			when := s.now()
+			author = object.Signature{Name: sig.Name, Email: sig.Email, When: when}
+			committer = object.Signature{Name: committerName, Email: sig.Email, When: when}
+		}
+		base := plumbing.ZeroHash
+		var parents []plumbing.Hash
+		if !h.unborn {
+			pc, err := s.getCommit(h.hash)
+			if err != nil {
+				return CommitResult{}, fmt.Errorf("commit: HEAD: %w", err)
+			}
+			base, parents = pc.TreeHash, []plumbing.Hash{h.hash}
+		}
+		var root plumbing.Hash
+		root, blobs, err = s.applyFiles(base, files)
+		if err != nil {
+			return CommitResult{}, fmt.Errorf("commit: %w", err)
+		}
+		if root == base && !h.unborn {
+			return CommitResult{}, ErrNoChange
+		}
+		if h.unborn && root == emptyTreeHash {
+			return CommitResult{}, ErrNoChange
+		}
+		msg := c.Message
+		if !strings.HasSuffix(msg, "\n") {
+			msg += "\n"
+		}
+		co := &object.Commit{Author: author, Committer: committer, Message: msg, TreeHash: root, ParentHashes: parents}
+		if commitHash, err = s.writeCommit(co); err != nil {
+			return CommitResult{}, fmt.Errorf("commit: %w", err)
+		}
+		if attempt == 0 {
+			// Prepare the new index before the branch moves, so that a full
+			// disk fails the commit rather than leaving the index behind.
+			for i, f := range files {
+				if f.exists {
+					ix.set(newIndexEntry(f.rel, f.stat, f.mode, blobs[i]))
+				} else {
+					ix.remove(f.rel)
+				}
+			}
+			data := ix.encode()
+			copy(ix.sum[:], data[len(data)-indexHashLen:])
+			if err := ilock.write(data); err != nil {
+				return CommitResult{}, fmt.Errorf("commit: write index: %w", err)
+			}
+		}
+		reflogMsg := "commit: " + subject(msg)
+		if h.unborn {
+			reflogMsg = "commit (initial): " + subject(msg)
+		}
+		err = s.updateRef(ctx, h, commitHash, Signature{committer.Name, committer.Email}, committer.When, reflogMsg)
+		if errors.Is(err, errRefMoved) {
+			continue
+		}
+		if err != nil {
+			return CommitResult{}, fmt.Errorf("commit: %w", err)
+		}
+		break
+	}
+	res := CommitResult{Hash: commitHash.String(), Branch: h.branch(), Detached: h.detached, Unborn: h.unborn}
+	if err := ilock.publish(); err != nil {
+		s.index = nil
+		return res, fmt.Errorf("commit %s made, but updating the index failed (run `git reset -q -- <paths>`): %w", commitHash, err)
+	}
+	s.index = ix
+	return res, nil
+}
+
+// author picks the commit author.
+func (s *Store) author(a *Signature, h head) (Signature, error) {
+	if a != nil {
+		if strings.TrimSpace(a.Name) == "" || strings.TrimSpace(a.Email) == "" {
+			return Signature{}, fmt.Errorf("%w: author needs a name and an email", ErrNoIdentity)
+		}
+		if strings.ContainsAny(a.Name+a.Email, "<>\n") {
+			return Signature{}, fmt.Errorf("author %q <%s>: name and email must not contain <, > or newlines", a.Name, a.Email)
+		}
+		return *a, nil
+	}
+	return s.identity(h.ref)
+}
+
+func subject(msg string) string {
+	line, _, _ := strings.Cut(strings.TrimSpace(msg), "\n")
+	return line
+}
+
+// changePaths validates and de-duplicates the paths of a change.
+func (s *Store) changePaths(paths []string) ([]string, error) {
+	if len(paths) == 0 {
+		return nil, fmt.Errorf("%w: no paths given", ErrNoChange)
+	}
+	seen := make(map[string]bool, len(paths))
+	rels := make([]string, 0, len(paths))
+	for _, p := range paths {
+		rel, err := s.rel(p)
+		if err != nil {
+			return nil, err
+		}
+		if rel == "" {
+			return nil, fmt.Errorf("%w: %s is the work-tree root, not a file", ErrOutsideWorkTree, p)
+		}
+		if !seen[rel] {
+			seen[rel] = true
+			rels = append(rels, rel)
+		}
+	}
+	sort.Strings(rels)
+	return rels, nil
+}
+
+func (s *Store) writeCommit(c *object.Commit) (plumbing.Hash, error) {
+	obj := &plumbing.MemoryObject{}
+	if err := c.Encode(obj); err != nil {
+		return plumbing.ZeroHash, fmt.Errorf("encode commit: %w", err)
+	}
+	r, _ := obj.Reader()
+	data, err := io.ReadAll(r)
+	if err != nil {
+		return plumbing.ZeroHash, err
+	}
+	return s.writeObject(plumbing.CommitObject, data)
+}
+
+// pathChange is one file to set or delete, relative to the tree it applies
+// to.
+type pathChange struct {
+	rel   string
+	del   bool
+	mode  uint32
+	hash  plumbing.Hash
+	index int // position in the caller's files, to report blob ids back
+}
+
+// applyFiles writes blobs for files that differ from the base tree and
+// returns the new root tree plus each file's blob id.
+func (s *Store) applyFiles(base plumbing.Hash, files []workFile) (plumbing.Hash, []plumbing.Hash, error) {
+	blobs := make([]plumbing.Hash, len(files))
+	changes := make([]pathChange, 0, len(files))
+	for i, f := range files {
+		ch := pathChange{rel: f.rel, del: !f.exists, mode: f.mode, index: i}
+		if f.exists {
+			old, found, err := s.lookupPath(base, f.rel)
+			if err != nil {
+				return plumbing.ZeroHash, nil, err
+			}
+			if found && !s.fileMode && (old.mode == modeFile || old.mode == modeExec) && f.mode != modeSymlink {
+				ch.mode = old.mode // core.fileMode=false: keep the recorded bit
+			}
+			ch.hash = blobHash(f.data)
+			if !found || old.hash != ch.hash {
+				if _, err := s.writeObject(plumbing.BlobObject, f.data); err != nil {
+					return plumbing.ZeroHash, nil, err
+				}
+			}
+			blobs[i] = ch.hash
+		}
+		changes = append(changes, ch)
+	}
+	root, nonEmpty, err := s.editTree(base, changes)
+	if err != nil {
+		return plumbing.ZeroHash, nil, err
+	}
+	if !nonEmpty {
+		if root, err = s.writeObject(plumbing.TreeObject, nil); err != nil {
+			return plumbing.ZeroHash, nil, err
+		}
+	}
+	return root, blobs, nil
+}
+
+func blobHash(data []byte) plumbing.Hash {
+	return plumbing.ComputeHash(plumbing.BlobObject, data)
+}
+
+// editTree applies changes (paths relative to this tree, sorted) to the tree
+// base (zero: none), writing the trees that change. It returns the new
+// tree's id and whether it has any entries; an empty tree is not written.
+func (s *Store) editTree(base plumbing.Hash, changes []pathChange) (plumbing.Hash, bool, error) {
+	var orig []treeEntry
+	if !base.IsZero() {
+		t, err := s.getTree(base)
+		if err != nil {
+			return plumbing.ZeroHash, false, err
+		}
+		orig = t.entries
+	}
+	t := &tree{entries: append(make([]treeEntry, 0, len(orig)+len(changes)), orig...)}
+	modified := false
+	for i := 0; i < len(changes); {
+		dir, _, nested := strings.Cut(changes[i].rel, "/")
+		if !nested {
+			modified = t.applyFile(changes[i]) || modified
+			i++
+			continue
+		}
+		// Gather every change below this directory.
+		j := i
+		var sub []pathChange
+		for ; j < len(changes); j++ {
+			d, rest, ok := strings.Cut(changes[j].rel, "/")
+			if !ok || d != dir {
+				break
+			}
+			c := changes[j]
+			c.rel = rest
+			sub = append(sub, c)
+		}
+		i = j
+		subBase := plumbing.ZeroHash
+		if k, ok := t.search(dir, true); ok {
+			subBase = t.entries[k].hash
+		} else if k, ok := t.search(dir, false); ok {
+			if t.entries[k].mode == modeGitlink {
+				return plumbing.ZeroHash, false, fmt.Errorf("%s is a submodule", dir)
+			}
+			if allDeletes(sub) {
+				continue // deleting below a file: nothing to do
+			}
+			t.entries = append(t.entries[:k], t.entries[k+1:]...) // a file becomes a directory
+			modified = true
+		}
+		h, nonEmpty, err := s.editTree(subBase, sub)
+		if err != nil {
+			return plumbing.ZeroHash, false, err
+		}
+		k, exists := t.search(dir, true)
+		switch {
+		case !nonEmpty && exists:
+			t.entries = append(t.entries[:k], t.entries[k+1:]...)
+			modified = true
+		case !nonEmpty:
+		case exists && t.entries[k].hash == h:
+		case exists:
+			t.entries[k].hash = h
+			modified = true
+		default:
+			t.insert(k, treeEntry{name: dir, mode: modeDir, hash: h})
+			modified = true
+		}
+	}
+	if !modified {
+		return base, len(orig) > 0, nil
+	}
+	if len(t.entries) == 0 {
+		return plumbing.ZeroHash, false, nil
+	}
+	h, err := s.writeObject(plumbing.TreeObject, encodeTree(t.entries))
+	if err != nil {
+		return plumbing.ZeroHash, false, err
+	}
+	s.trees.put(h, t, len(t.entries)+1)
+	return h, true, nil
+}
+
+func allDeletes(cs []pathChange) bool {
+	for _, c := range cs {
+		if !c.del {
+			return false
+		}
+	}
+	return true
+}
+
+// applyFile sets or deletes one file entry; it reports whether the tree
+// changed.
+func (t *tree) applyFile(c pathChange) bool {
+	k, isFile := t.search(c.rel, false)
+	if c.del {
+		if !isFile {
+			return false
+		}
+		t.entries = append(t.entries[:k], t.entries[k+1:]...)
+		return true
+	}
+	if isFile {
+		if t.entries[k].hash == c.hash && t.entries[k].mode == c.mode {
+			return false
+		}
+		t.entries[k].hash, t.entries[k].mode = c.hash, c.mode
+		return true
+	}
+	if d, isDir := t.search(c.rel, true); isDir {
+		t.entries = append(t.entries[:d], t.entries[d+1:]...) // a directory becomes a file
+		k, _ = t.search(c.rel, false)
+	}
+	t.insert(k, treeEntry{name: c.rel, mode: c.mode, hash: c.hash})
+	return true
+}
+
+func (t *tree) insert(k int, e treeEntry) {
+	t.entries = append(t.entries, treeEntry{})
+	copy(t.entries[k+1:], t.entries[k:])
+	t.entries[k] = e
+}
+
+// lookupPath finds the entry at a slash path below a tree.
+func (s *Store) lookupPath(root plumbing.Hash, rel string) (treeEntry, bool, error) {
+	cur := treeEntry{mode: modeDir, hash: root}
+	if root.IsZero() {
+		return treeEntry{}, false, nil
+	}
+	for rel != "" {
+		if cur.mode != modeDir {
+			return treeEntry{}, false, nil
+		}
+		var comp string
+		comp, rel, _ = strings.Cut(rel, "/")
+		t, err := s.getTree(cur.hash)
+		if err != nil {
+			return treeEntry{}, false, err
+		}
+		var ok bool
+		if rel != "" {
+			var k int
+			if k, ok = t.search(comp, true); ok {
+				cur = t.entries[k]
+			}
+		} else {
+			cur, ok = t.find(comp)
+		}
+		if !ok {
+			return treeEntry{}, false, nil
+		}
+	}
+	return cur, true, nil
+}
+
+// loadIndex returns a private copy of the index, decoding the file only if
+// it is not the one this Store last read or wrote (same trailing checksum).
+func (s *Store) loadIndex(path string) (*indexFile, error) {
+	f, err := os.Open(path)
+	if errors.Is(err, fs.ErrNotExist) {
+		return &indexFile{version: 2}, nil
+	}
+	if err != nil {
+		return nil, fmt.Errorf("read index: %w", err)
+	}
+	defer f.Close()
+	fi, err := f.Stat()
+	if err != nil {
+		return nil, fmt.Errorf("read index: %w", err)
+	}
+	if s.index != nil && fi.Size() >= indexHeaderLen+indexHashLen && s.index.sum != ([indexHashLen]byte{}) {
+		var sum [indexHashLen]byte
+		if _, err := f.ReadAt(sum[:], fi.Size()-indexHashLen); err == nil && sum == s.index.sum {
+			return s.index.clone(), nil
+		}
+	}
+	data := make([]byte, fi.Size())
+	if _, err := io.ReadFull(f, data); err != nil {
+		return nil, fmt.Errorf("read index: %w", err)
+	}
+	ix, err := decodeIndex(data)
+	if err != nil {
+		return nil, fmt.Errorf("read index: %w", err)
+	}
+	s.index = ix
+	return ix.clone(), nil
+}
+
+// clone copies what Commit mutates: the entry list and the cache tree.
+// Entry bytes are never modified in place, so they are shared.
+func (ix *indexFile) clone() *indexFile {
+	c := *ix
+	c.entries = append(make([]indexEntry, 0, len(ix.entries)+8), ix.entries...)
+	c.tree = ix.tree.clone()
+	return &c
+}
+
+func (t *cacheTree) clone() *cacheTree {
+	if t == nil {
+		return nil
+	}
+	c := *t
+	c.children = make([]*cacheTree, len(t.children))
+	for i, ch := range t.children {
+		c.children[i] = ch.clone()
+	}
+	return &c
+}

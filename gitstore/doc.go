@@ -1,0 +1,27 @@
+// Package gitstore records memvault's writes in the project's git repository
+// and reads the recorded history back.
+//
+// Every write becomes exactly one commit that contains only the memory files
+// the caller names. The commit is built from git plumbing (go-git object
+// storage plus git's own on-disk formats), never from a work-tree scan, so the
+// user's staged and unstaged work is left exactly as it was:
+//
+//   - blobs are written for the named paths, and only the trees on those paths
+//     are rebuilt (decoded trees are cached by hash between commits);
+//   - the branch is moved with git's lockfile protocol (refs/heads/x.lock,
+//     compare-and-swap, reflog entry), so git itself sees a normal update;
+//   - only the named paths' entries in .git/index are rewritten, under
+//     index.lock, with stat data taken from the files so `git status` stays
+//     clean; the index's other entries and extensions are kept byte for byte,
+//     except the cache-tree (invalidated along the changed paths) and caches
+//     that depend on entry positions (dropped; git rebuilds them).
+//
+// go-git is not safe for concurrent use, so a Store serialises its own calls.
+// Store.Lock adds a cross-process file lock for callers that need a
+// read-check-write sequence to be atomic across memvault processes.
+//
+// Paths: inputs may be absolute (inside the work tree) or repository-relative;
+// outputs that name files in git objects (History, WalkTree, DiffTrees) are
+// repository-relative with forward slashes, while Dirty returns absolute paths
+// because they name files on disk that a caller will pass back to Commit.
+package gitstore

@@ -1,0 +1,32 @@
+package gitstore
+
+import "errors"
+
+// Sentinel errors. Functions wrap them with context; test with errors.Is.
+var (
+	// ErrNotRepository means no git work tree was found at or above a directory.
+	ErrNotRepository = errors.New("not a git repository")
+	// ErrNoChange means a commit would not change anything relative to HEAD,
+	// so none was made.
+	ErrNoChange = errors.New("nothing to commit")
+	// ErrOperationInProgress means a merge, rebase, cherry-pick, revert, am or
+	// bisect is in progress; the wrapping error names which.
+	ErrOperationInProgress = errors.New("git operation in progress")
+	// ErrIndexLocked means another process held .git/index.lock for longer
+	// than Store.IndexLockTimeout.
+	ErrIndexLocked = errors.New("git index is locked by another process")
+	// ErrNoIdentity means no author was given and none is configured.
+	ErrNoIdentity = errors.New("no git identity configured (user.name and user.email)")
+	// ErrNotFound means a revision, a path at a revision, or a commit at a
+	// time does not exist.
+	ErrNotFound = errors.New("not found")
+	// ErrOutsideWorkTree means a path is not inside the repository's work
+	// tree, or is inside its .git directory.
+	ErrOutsideWorkTree = errors.New("path outside the work tree")
+	// ErrRefChanged means the branch kept moving under us and the commit
+	// could not be placed on top of it after several attempts.
+	ErrRefChanged = errors.New("branch changed concurrently")
+	// ErrUnsupported means the repository uses a feature this package cannot
+	// write safely (SHA-256 objects, reftable refs, split or sparse index).
+	ErrUnsupported = errors.New("unsupported repository feature")
+)

@@ -1,0 +1,168 @@
+package gitstore
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"sync"
+	"time"
+
+	"github.com/gofrs/flock"
+)
+
+const (
+	backoffMin = time.Millisecond
+	backoffMax = 50 * time.Millisecond
+	// refLockTimeout matches the order of git's core.filesRefLockTimeout
+	// (100 ms), with room for a slow disk.
+	refLockTimeout = time.Second
+)
+
+// Lock takes the repository's memvault lock: exclusive among goroutines of
+// this process and, through a file lock on <git-common-dir>/memvault.lock,
+// among processes. It waits with backoff until ctx is done. Callers hold it
+// around a whole read-check-write-commit sequence; unlock is idempotent.
+// Commit does not take this lock itself.
+func (s *Store) Lock(ctx context.Context) (unlock func(), err error) {
+	select {
+	case s.lockCh <- struct{}{}:
+	case <-ctx.Done():
+		return nil, fmt.Errorf("lock %s: %w", s.root, ctx.Err())
+	}
+	release := func() { <-s.lockCh }
+	fl := flock.New(filepath.Join(s.commonDir, "memvault.lock"))
+	err = retry(ctx, 0, func() (bool, error) { return fl.TryLock() })
+	if err != nil {
+		fl.Close()
+		release()
+		return nil, fmt.Errorf("lock %s: %w", s.root, err)
+	}
+	var once sync.Once
+	return func() {
+		once.Do(func() {
+			fl.Unlock()
+			fl.Close()
+			release()
+		})
+	}, nil
+}
+
+// retry calls try until it succeeds, fails, ctx is done or (if timeout > 0)
+// timeout has passed, sleeping with exponential backoff in between. It
+// returns errTimeout on timeout.
+func retry(ctx context.Context, timeout time.Duration, try func() (bool, error)) error {
+	var deadline time.Time
+	if timeout > 0 {
+		deadline = time.Now().Add(timeout)
+	}
+	delay := backoffMin
+	for {
+		ok, err := try()
+		if err != nil {
+			return err
+		}
+		if ok {
+			return nil
+		}
+		if !deadline.IsZero() {
+			left := time.Until(deadline)
+			if left <= 0 {
+				return errTimeout
+			}
+			delay = min(delay, left)
+		}
+		t := time.NewTimer(delay)
+		select {
+		case <-t.C:
+		case <-ctx.Done():
+			t.Stop()
+			return ctx.Err()
+		}
+		delay = min(delay*2, backoffMax)
+	}
+}
+
+var errTimeout = errors.New("timed out")
+
+// lockFile is a git-style lock: <path>.lock created exclusively, written,
+// then renamed over <path> to publish or removed to abandon.
+type lockFile struct {
+	target string
+	path   string
+	f      *os.File
+	done   bool // published: the lock file no longer exists
+}
+
+// tryLockFile creates target+".lock"; it reports false if another process
+// holds it.
+func tryLockFile(target string) (*lockFile, bool, error) {
+	p := target + ".lock"
+	f, err := os.OpenFile(p, os.O_RDWR|os.O_CREATE|os.O_EXCL, 0o666)
+	if errors.Is(err, fs.ErrExist) {
+		return nil, false, nil
+	}
+	if errors.Is(err, fs.ErrNotExist) {
+		if err := os.MkdirAll(filepath.Dir(p), 0o777); err != nil {
+			return nil, false, err
+		}
+		f, err = os.OpenFile(p, os.O_RDWR|os.O_CREATE|os.O_EXCL, 0o666)
+		if errors.Is(err, fs.ErrExist) {
+			return nil, false, nil
+		}
+	}
+	if err != nil {
+		return nil, false, err
+	}
+	return &lockFile{target: target, path: p, f: f}, true, nil
+}
+
+// acquireLockFile waits up to timeout for target's lock.
+func acquireLockFile(ctx context.Context, target string, timeout time.Duration) (*lockFile, error) {
+	var l *lockFile
+	err := retry(ctx, timeout, func() (bool, error) {
+		var ok bool
+		var err error
+		l, ok, err = tryLockFile(target)
+		return ok, err
+	})
+	return l, err
+}
+
+// write fills the lock file without publishing it.
+func (l *lockFile) write(data []byte) error {
+	_, err := l.f.Write(data)
+	return err
+}
+
+// publish closes the lock file and renames it over its target.
+func (l *lockFile) publish() error {
+	err := l.f.Close()
+	l.f = nil
+	if err == nil {
+		err = os.Rename(l.path, l.target)
+	}
+	l.done = err == nil
+	return err
+}
+
+// rollback removes the lock file if it is still the one this lockFile
+// created, so a lock someone else took after ours vanished is never deleted.
+func (l *lockFile) rollback() {
+	if l == nil || l.done {
+		return
+	}
+	l.done = true
+	if l.f != nil {
+		mine, err1 := l.f.Stat()
+		cur, err2 := os.Lstat(l.path)
+		l.f.Close()
+		l.f = nil
+		if err1 != nil || err2 != nil || !os.SameFile(mine, cur) {
+			return
+		}
+	}
+	os.Remove(l.path)
+}

@@ -1,0 +1,464 @@
+package gitstore
+
+import (
+	"bytes"
+	"compress/zlib"
+	"context"
+	"crypto/sha1"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/go-git/go-billy/v5"
+	"github.com/go-git/go-billy/v5/osfs"
+	git "github.com/go-git/go-git/v5"
+	"github.com/go-git/go-git/v5/plumbing"
+	"github.com/go-git/go-git/v5/plumbing/cache"
+	"github.com/go-git/go-git/v5/plumbing/object"
+	"github.com/go-git/go-git/v5/storage/filesystem"
+	"github.com/go-git/go-git/v5/storage/filesystem/dotgit"
+)
+
+// DefaultIndexLockTimeout is how long Commit waits for another process's
+// .git/index.lock when Store.IndexLockTimeout is zero.
+const DefaultIndexLockTimeout = 5 * time.Second
+
+// Cache sizes: decoded trees are bounded by their total number of entries,
+// commits by count. A 2,500-entry folder tree costs 2,500.
+const (
+	treeCacheEntries = 1 << 20
+	commitCacheSize  = 1 << 16
+	objectCacheBytes = 16 * cache.MiByte
+)
+
+// Store is one git repository with a work tree. It is safe for concurrent
+// use by multiple goroutines: calls are serialised internally because go-git
+// is not goroutine-safe. Set the exported fields before first use.
+type Store struct {
+	// IndexLockTimeout bounds how long Commit waits, with backoff, for
+	// .git/index.lock held by another process. Zero means
+	// DefaultIndexLockTimeout.
+	IndexLockTimeout time.Duration
+	// Now returns the time recorded in new commits. Nil means time.Now.
+	Now func() time.Time
+
+	root      string // absolute work-tree root, symlinks resolved
+	gitDir    string // per-worktree git dir: HEAD, index, MERGE_HEAD, logs/HEAD
+	commonDir string // shared git dir: objects, refs, packed-refs, config
+
+	fileMode bool // core.fileMode: record the executable bit
+	logRefs  bool // core.logAllRefUpdates: write reflogs for branches
+
+	lockCh chan struct{} // in-process half of Lock
+
+	mu      sync.Mutex // guards everything below
+	storer  *filesystem.Storage
+	repo    *git.Repository
+	trees   *lru[plumbing.Hash, *tree]
+	commits *lru[plumbing.Hash, *object.Commit]
+	index   *indexFile // last index read or written, reused while its checksum matches
+	zw      *zlib.Writer
+	closed  bool
+}
+
+// Open finds the work tree containing dir (dir itself or a parent) and opens
+// its repository. A `.git` file (linked worktree, submodule) is followed. It
+// returns ErrNotRepository if there is none and ErrUnsupported for
+// repositories this package cannot write safely.
+func Open(ctx context.Context, dir string) (*Store, error) {
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
+	abs, err := filepath.Abs(dir)
+	if err != nil {
+		return nil, fmt.Errorf("open %s: %w", dir, err)
+	}
+	if real, err := filepath.EvalSymlinks(abs); err == nil {
+		abs = real
+	}
+	root, gitDir, err := findRepository(abs)
+	if err != nil {
+		return nil, fmt.Errorf("open %s: %w", dir, err)
+	}
+	commonDir := gitDir
+	if b, err := os.ReadFile(filepath.Join(gitDir, "commondir")); err == nil {
+		c := strings.TrimSpace(string(b))
+		if !filepath.IsAbs(c) {
+			c = filepath.Join(gitDir, c)
+		}
+		commonDir = filepath.Clean(c)
+	}
+	s := &Store{
+		root:      root,
+		gitDir:    gitDir,
+		commonDir: commonDir,
+		lockCh:    make(chan struct{}, 1),
+		trees:     newLRU[plumbing.Hash, *tree](treeCacheEntries),
+		commits:   newLRU[plumbing.Hash, *object.Commit](commitCacheSize),
+	}
+	if err := s.readRepoConfig(); err != nil {
+		return nil, fmt.Errorf("open %s: %w", root, err)
+	}
+	var dotFS billy.Filesystem = osfs.New(gitDir, osfs.WithBoundOS())
+	if commonDir != gitDir {
+		dotFS = dotgit.NewRepositoryFilesystem(dotFS, osfs.New(commonDir, osfs.WithBoundOS()))
+	}
+	s.storer = filesystem.NewStorageWithOptions(dotFS, cache.NewObjectLRU(objectCacheBytes),
+		filesystem.Options{AlternatesFS: osfs.New("/", osfs.WithBoundOS())})
+	s.repo, err = git.Open(s.storer, osfs.New(root, osfs.WithBoundOS()))
+	if err != nil {
+		return nil, fmt.Errorf("open %s: %w", root, err)
+	}
+	return s, nil
+}
+
+// Init creates a repository with a work tree at dir, like `git init`, and
+// opens it. The initial branch is init.defaultBranch from the user's git
+// configuration, or "master" as in git. If dir already holds a repository it
+// is opened unchanged.
+func Init(ctx context.Context, dir string) (*Store, error) {
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
+	if _, err := os.Lstat(filepath.Join(dir, ".git")); err == nil {
+		return Open(ctx, dir)
+	}
+	if err := os.MkdirAll(dir, 0o777); err != nil {
+		return nil, fmt.Errorf("init %s: %w", dir, err)
+	}
+	branch := "master"
+	if cfg, err := loadUserConfig(""); err == nil {
+		if b := cfg.get("init", "", "defaultbranch"); b != "" {
+			branch = b
+		}
+	}
+	_, err := git.PlainInitWithOptions(dir, &git.PlainInitOptions{
+		InitOptions: git.InitOptions{DefaultBranch: plumbing.NewBranchReferenceName(branch)},
+	})
+	if err != nil {
+		return nil, fmt.Errorf("init %s: %w", dir, err)
+	}
+	return Open(ctx, dir)
+}
+
+// findRepository walks up from dir to the first directory with a `.git`
+// directory or `gitdir:` file.
+func findRepository(dir string) (root, gitDir string, err error) {
+	for d := dir; ; {
+		dotgit := filepath.Join(d, ".git")
+		fi, err := os.Stat(dotgit)
+		switch {
+		case err == nil && fi.IsDir():
+			if isGitDir(dotgit) {
+				return d, dotgit, nil
+			}
+		case err == nil && fi.Mode().IsRegular():
+			gd, err := readGitFile(dotgit)
+			if err != nil {
+				return "", "", err
+			}
+			if !isGitDir(gd) {
+				return "", "", fmt.Errorf("%w: %s points to %s, which is not a git directory", ErrNotRepository, dotgit, gd)
+			}
+			return d, gd, nil
+		case err != nil && !errors.Is(err, fs.ErrNotExist):
+			return "", "", fmt.Errorf("stat %s: %w", dotgit, err)
+		}
+		parent := filepath.Dir(d)
+		if parent == d {
+			return "", "", ErrNotRepository
+		}
+		d = parent
+	}
+}
+
+// readGitFile follows a `.git` file ("gitdir: <path>").
+func readGitFile(path string) (string, error) {
+	b, err := os.ReadFile(path)
+	if err != nil {
+		return "", fmt.Errorf("read %s: %w", path, err)
+	}
+	line, _, _ := strings.Cut(string(b), "\n")
+	target, ok := strings.CutPrefix(strings.TrimSpace(line), "gitdir:")
+	if !ok {
+		return "", fmt.Errorf("%w: %s has no gitdir line", ErrNotRepository, path)
+	}
+	target = strings.TrimSpace(target)
+	if !filepath.IsAbs(target) {
+		target = filepath.Join(filepath.Dir(path), target)
+	}
+	if real, err := filepath.EvalSymlinks(target); err == nil {
+		target = real
+	}
+	return filepath.Clean(target), nil
+}
+
+func isGitDir(dir string) bool {
+	if _, err := os.Stat(filepath.Join(dir, "HEAD")); err != nil {
+		return false
+	}
+	for _, p := range []string{"objects", "commondir"} {
+		if _, err := os.Stat(filepath.Join(dir, p)); err == nil {
+			return true
+		}
+	}
+	return false
+}
+
+// readRepoConfig reads the repository settings this package honours and
+// refuses formats it cannot write.
+func (s *Store) readRepoConfig() error {
+	cfg, err := loadRepoConfig(s.commonDir, s.gitDir)
+	if err != nil {
+		return err
+	}
+	if f := cfg.get("extensions", "", "objectformat"); f != "" && !strings.EqualFold(f, "sha1") {
+		return fmt.Errorf("%w: object format %s", ErrUnsupported, f)
+	}
+	if f := cfg.get("extensions", "", "refstorage"); f != "" && !strings.EqualFold(f, "files") {
+		return fmt.Errorf("%w: ref storage %s", ErrUnsupported, f)
+	}
+	s.fileMode = cfg.getBool("core", "filemode", true)
+	s.logRefs = cfg.getBool("core", "logallrefupdates", !cfg.getBool("core", "bare", false))
+	return nil
+}
+
+// Root returns the absolute path of the work tree's top directory.
+func (s *Store) Root() string { return s.root }
+
+// GitDir returns the repository's git directory for this work tree (for a
+// linked worktree, its private directory under the main repository).
+func (s *Store) GitDir() string { return s.gitDir }
+
+// Close releases the repository's open files. The Store must not be used
+// afterwards.
+func (s *Store) Close() error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.closed {
+		return nil
+	}
+	s.closed = true
+	s.trees, s.commits, s.index = nil, nil, nil
+	if err := s.storer.Close(); err != nil {
+		return fmt.Errorf("close %s: %w", s.root, err)
+	}
+	return nil
+}
+
+func (s *Store) begin(ctx context.Context) error {
+	if err := ctx.Err(); err != nil {
+		return err
+	}
+	if s.closed {
+		return errors.New("gitstore: store is closed")
+	}
+	return nil
+}
+
+func (s *Store) now() time.Time {
+	if s.Now != nil {
+		return s.Now()
+	}
+	return time.Now()
+}
+
+// rel turns a path (absolute, or relative to the work-tree root) into a
+// clean repository-relative slash path, refusing anything outside the work
+// tree or inside .git. The root itself is "".
+func (s *Store) rel(p string) (string, error) {
+	if !filepath.IsAbs(p) {
+		r := filepath.ToSlash(filepath.Clean(filepath.FromSlash(p)))
+		if r == "." {
+			return "", nil
+		}
+		if r == ".." || strings.HasPrefix(r, "../") {
+			return "", fmt.Errorf("%w: %s", ErrOutsideWorkTree, p)
+		}
+		if hasDotGit(r) {
+			return "", fmt.Errorf("%w: %s is inside .git", ErrOutsideWorkTree, p)
+		}
+		return r, nil
+	}
+	r, ok := relUnder(s.root, filepath.Clean(p))
+	if !ok {
+		// The caller may name the tree through a symlink (/tmp -> /private/tmp):
+		// resolve the longest existing prefix and try again.
+		if real, err := evalExistingPrefix(p); err == nil {
+			r, ok = relUnder(s.root, real)
+		}
+	}
+	if !ok {
+		return "", fmt.Errorf("%w: %s is not under %s", ErrOutsideWorkTree, p, s.root)
+	}
+	if hasDotGit(r) {
+		return "", fmt.Errorf("%w: %s is inside .git", ErrOutsideWorkTree, p)
+	}
+	return r, nil
+}
+
+func relUnder(root, p string) (string, bool) {
+	r, err := filepath.Rel(root, p)
+	if err != nil || r == ".." || strings.HasPrefix(r, ".."+string(filepath.Separator)) || filepath.IsAbs(r) {
+		return "", false
+	}
+	if r == "." {
+		return "", true
+	}
+	return filepath.ToSlash(r), true
+}
+
+// evalExistingPrefix resolves symlinks in the longest existing prefix of p
+// and appends the rest unchanged.
+func evalExistingPrefix(p string) (string, error) {
+	p = filepath.Clean(p)
+	rest := ""
+	for {
+		if real, err := filepath.EvalSymlinks(p); err == nil {
+			return filepath.Join(real, rest), nil
+		}
+		parent := filepath.Dir(p)
+		if parent == p {
+			return "", fs.ErrNotExist
+		}
+		rest = filepath.Join(filepath.Base(p), rest)
+		p = parent
+	}
+}
+
+func (s *Store) abs(rel string) string { return filepath.Join(s.root, filepath.FromSlash(rel)) }
+
+// readObject returns the body of an object. A missing object triggers one
+// re-scan of the pack directory, since `git gc` may have packed it since the
+// packs were first listed.
+func (s *Store) readObject(t plumbing.ObjectType, h plumbing.Hash) (plumbing.EncodedObject, error) {
+	obj, err := s.storer.EncodedObject(t, h)
+	if errors.Is(err, plumbing.ErrObjectNotFound) {
+		s.storer.Reindex()
+		obj, err = s.storer.EncodedObject(t, h)
+	}
+	if err != nil {
+		return nil, fmt.Errorf("read %s %s: %w", t, h, err)
+	}
+	return obj, nil
+}
+
+func objectBytes(obj plumbing.EncodedObject) ([]byte, error) {
+	r, err := obj.Reader()
+	if err != nil {
+		return nil, err
+	}
+	defer r.Close()
+	buf := make([]byte, 0, obj.Size())
+	w := bytes.NewBuffer(buf)
+	_, err = io.Copy(w, r)
+	return w.Bytes(), err
+}
+
+// getTree returns a decoded tree, from the cache when possible.
+func (s *Store) getTree(h plumbing.Hash) (*tree, error) {
+	if t, ok := s.trees.get(h); ok {
+		return t, nil
+	}
+	if h == emptyTreeHash {
+		return &tree{}, nil
+	}
+	obj, err := s.readObject(plumbing.TreeObject, h)
+	if err != nil {
+		return nil, err
+	}
+	data, err := objectBytes(obj)
+	if err != nil {
+		return nil, fmt.Errorf("read tree %s: %w", h, err)
+	}
+	t, err := parseTree(data)
+	if err != nil {
+		return nil, fmt.Errorf("tree %s: %w", h, err)
+	}
+	s.trees.put(h, t, len(t.entries)+1)
+	return t, nil
+}
+
+// getCommit returns a decoded commit, from the cache when possible.
+func (s *Store) getCommit(h plumbing.Hash) (*object.Commit, error) {
+	if c, ok := s.commits.get(h); ok {
+		return c, nil
+	}
+	obj, err := s.readObject(plumbing.CommitObject, h)
+	if err != nil {
+		return nil, err
+	}
+	c := &object.Commit{}
+	if err := c.Decode(obj); err != nil {
+		return nil, fmt.Errorf("decode commit %s: %w", h, err)
+	}
+	s.commits.put(h, c, 1)
+	return c, nil
+}
+
+var emptyTreeHash = plumbing.NewHash("4b825dc642cb6eb9a060e54bf8d69288fbee4904")
+
+// writeObject stores an object as a loose object, the way git does: zlib at
+// core.looseCompression's default level 1, written to a temporary file and
+// renamed into place. go-git's SetEncodedObject would compress at level 6
+// and hash twice with collision-detecting SHA-1, which triples the cost of
+// writing a large folder tree on every commit.
+func (s *Store) writeObject(t plumbing.ObjectType, data []byte) (plumbing.Hash, error) {
+	hdr := make([]byte, 0, 32)
+	hdr = append(hdr, t.String()...)
+	hdr = append(hdr, ' ')
+	hdr = strconv.AppendInt(hdr, int64(len(data)), 10)
+	hdr = append(hdr, 0)
+	hs := sha1.New()
+	hs.Write(hdr)
+	hs.Write(data)
+	var h plumbing.Hash
+	copy(h[:], hs.Sum(nil))
+	hx := hex.EncodeToString(h[:])
+	dir := filepath.Join(s.commonDir, "objects", hx[:2])
+	final := filepath.Join(dir, hx[2:])
+	if _, err := os.Stat(final); err == nil {
+		return h, nil
+	}
+	if err := os.MkdirAll(dir, 0o777); err != nil {
+		return h, fmt.Errorf("write %s: %w", t, err)
+	}
+	f, err := os.CreateTemp(dir, "tmp_obj_")
+	if err != nil {
+		return h, fmt.Errorf("write %s: %w", t, err)
+	}
+	if s.zw == nil {
+		s.zw, _ = zlib.NewWriterLevel(f, zlib.BestSpeed)
+	} else {
+		s.zw.Reset(f)
+	}
+	_, err = s.zw.Write(hdr)
+	if err == nil {
+		_, err = s.zw.Write(data)
+	}
+	if err == nil {
+		err = s.zw.Close()
+	}
+	if cerr := f.Close(); err == nil {
+		err = cerr
+	}
+	if err == nil {
+		err = os.Chmod(f.Name(), 0o444)
+	}
+	if err == nil {
+		err = os.Rename(f.Name(), final)
+	}
+	if err != nil {
+		os.Remove(f.Name())
+		return h, fmt.Errorf("write %s %s: %w", t, h, err)
+	}
+	return h, nil
+}
