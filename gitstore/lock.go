@@ -14,8 +14,10 @@ import (
 )
 
 const (
-	backoffMin = time.Millisecond
-	backoffMax = 50 * time.Millisecond
+	backoffMin = 100 * time.Microsecond
+	// backoffMax is short because lock holders are quick (a commit takes a
+	// few milliseconds); a long sleep would make waiters lose their turn.
+	backoffMax = 5 * time.Millisecond
 	// refLockTimeout matches the order of git's core.filesRefLockTimeout
 	// (100 ms), with room for a slow disk.
 	refLockTimeout = time.Second
