@@ -94,13 +94,25 @@ func (d *Document) Set(key string, value any) error {
 		d.close = []byte("---" + d.eol)
 		d.fm = nil
 	}
-	if d.root != nil && !d.lineEditable() {
-		err = d.rewriteTree(func(root *yaml.Node) error { return setInTree(root, key, v) })
-	} else {
-		err = d.setLines(key, v)
+	inTree := func() error {
+		if err := d.rewriteTree(func(root *yaml.Node) error { return setInTree(root, key, v) }); err != nil {
+			return err
+		}
+		return d.refresh(key)
 	}
-	if err == nil {
+	if d.root != nil && !d.lineEditable() {
+		err = inTree()
+	} else if err = d.setLines(key, v); err == nil {
 		err = d.refresh(key)
+		if errors.Is(err, ErrSyntax) {
+			// The line edit broke the YAML: a layout the spans misjudge
+			// (yaml.v3 is lenient about some indentation). Re-encode instead.
+			fm := d.fm
+			d.fm = saved.fm
+			if err = inTree(); err != nil {
+				d.fm = fm
+			}
+		}
 	}
 	if err != nil {
 		d.restore(saved)
@@ -118,6 +130,18 @@ func (d *Document) Delete(key string) {
 		return
 	}
 	saved := d.save()
+	inTree := func() error {
+		err := d.rewriteTree(func(root *yaml.Node) error {
+			for _, i := range slices.Backward(keyIndices(root, key)) {
+				root.Content = slices.Delete(root.Content, i, i+2)
+			}
+			return nil
+		})
+		if err != nil {
+			return err
+		}
+		return d.refresh("")
+	}
 	var err error
 	if d.lineEditable() {
 		lines := newLineIndex(d.fm)
@@ -127,16 +151,12 @@ func (d *Document) Delete(key string) {
 			edits = append(edits, edit{lines.start(start), lines.start(end + 1), nil})
 		}
 		d.fm = applyEdits(d.fm, edits)
+		if err = d.refresh(""); err != nil {
+			d.fm = saved.fm
+			err = inTree()
+		}
 	} else {
-		err = d.rewriteTree(func(root *yaml.Node) error {
-			for _, i := range slices.Backward(keyIndices(root, key)) {
-				root.Content = slices.Delete(root.Content, i, i+2)
-			}
-			return nil
-		})
-	}
-	if err == nil {
-		err = d.refresh("")
+		err = inTree()
 	}
 	if err != nil {
 		d.restore(saved)
@@ -358,7 +378,7 @@ func (d *Document) setLines(key string, v value) error {
 	if err != nil {
 		return err
 	}
-	entry, err := d.renderEntry(string(keyLine[:k.Column-1])+keyText, v, layoutOf(old, lines), comment)
+	entry, err := d.renderEntry(string(keyLine[:k.Column-1])+keyText, v, layoutOf(d.root.Content[idx[0]+1], lines), comment)
 	if err != nil {
 		return err
 	}
@@ -424,6 +444,7 @@ func docEndLine(lines lineIndex) int {
 
 // layout is how an existing value was written, so a new value can follow it.
 type layout struct {
+	anchor string     // anchor of the old value, kept so aliases still resolve
 	kind   yaml.Kind  // kind of the old value
 	block  bool       // block list or mapping (one entry per line)
 	prefix string     // block: text before each entry ("  - " or "  ")
@@ -431,6 +452,14 @@ type layout struct {
 }
 
 func layoutOf(old *yaml.Node, lines lineIndex) layout {
+	lay := layoutOfValue(resolveAlias(old), lines)
+	if old.Kind != yaml.AliasNode {
+		lay.anchor = old.Anchor
+	}
+	return lay
+}
+
+func layoutOfValue(old *yaml.Node, lines lineIndex) layout {
 	switch old.Kind {
 	case yaml.ScalarNode:
 		if old.ShortTag() == "!!str" {
@@ -487,6 +516,9 @@ func (d *Document) renderEntry(head string, v value, lay layout, comment lineCom
 	var b strings.Builder
 	b.WriteString(head)
 	b.WriteByte(':')
+	if lay.anchor != "" {
+		b.WriteString(" &" + lay.anchor)
+	}
 	first := func(text string) {
 		if text != "" {
 			b.WriteString(" " + text)
@@ -624,21 +656,28 @@ func setInTree(root *yaml.Node, key string, v value) error {
 // matter. It is the fallback for layouts line edits cannot handle; comments
 // survive but formatting may not.
 func (d *Document) rewriteTree(mutate func(*yaml.Node) error) error {
-	if err := mutate(d.root); err != nil {
+	root, _, err := fullYAML(d.fm) // with comments, unlike fastYAML's tree
+	if err != nil {
 		return err
 	}
-	d.root.Style &^= yaml.FlowStyle
+	if root == nil {
+		root = &yaml.Node{Kind: yaml.MappingNode, Tag: "!!map"}
+	}
+	if err := mutate(root); err != nil {
+		return err
+	}
+	root.Style &^= yaml.FlowStyle
 	var buf bytes.Buffer
 	enc := yaml.NewEncoder(&buf)
 	enc.SetIndent(2)
-	if err := enc.Encode(d.root); err != nil {
+	if err := enc.Encode(root); err != nil {
 		return fmt.Errorf("%w: %w", ErrValue, err)
 	}
 	if err := enc.Close(); err != nil {
 		return fmt.Errorf("%w: %w", ErrValue, err)
 	}
 	out := buf.Bytes()
-	if len(d.root.Content) == 0 {
+	if len(root.Content) == 0 {
 		out = nil
 	}
 	if d.eol == "\r\n" {

@@ -94,7 +94,20 @@ func resolveAlias(n *yaml.Node) *yaml.Node {
 }
 
 func isNull(n *yaml.Node) bool {
-	return n == nil || n.Kind == yaml.ScalarNode && n.ShortTag() == "!!null"
+	if n == nil {
+		return true
+	}
+	if n.Kind != yaml.ScalarNode {
+		return false
+	}
+	if n.Tag == "" && n.Style == 0 { // a plain scalar from fastYAML: skip resolving it
+		switch n.Value {
+		case "", "~", "null", "Null", "NULL":
+			return true
+		}
+		return false
+	}
+	return n.ShortTag() == "!!null"
 }
 
 // kindName describes a node for "want X, got Y" messages.

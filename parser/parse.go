@@ -310,6 +310,14 @@ func parseYAML(fm []byte) (root *yaml.Node, line int, err error) {
 	if isBlankYAML(fm) {
 		return nil, 0, nil
 	}
+	if root := fastYAML(fm); root != nil {
+		return root, 0, nil
+	}
+	return fullYAML(fm)
+}
+
+// fullYAML is parseYAML with yaml.v3 only; its nodes carry comments.
+func fullYAML(fm []byte) (root *yaml.Node, line int, err error) {
 	var doc yaml.Node
 	if err := safeUnmarshal(fm, &doc); err != nil {
 		line, msg := yamlErrorLine(err, fm)
