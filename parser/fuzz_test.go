@@ -18,7 +18,8 @@ import (
 func FuzzParse(f *testing.F) {
 	seeds, _ := filepath.Glob("testdata/roundtrip/*.md")
 	goldens, _ := filepath.Glob("testdata/roundtrip/*.golden")
-	for _, path := range append(seeds, goldens...) {
+	samples, _ := filepath.Glob("../sample-vault/*/*.md")
+	for _, path := range append(append(seeds, goldens...), samples...) {
 		data, err := os.ReadFile(path)
 		if err != nil {
 			f.Fatal(err)

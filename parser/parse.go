@@ -31,6 +31,10 @@ type Options struct {
 	// MaxFileSize is the largest file accepted, in bytes. Zero or negative
 	// means the package default, MaxFileSize.
 	MaxFileSize int
+	// SkipBody leaves Document.Body empty, for scans that need only Meta:
+	// walking the Markdown is most of the cost of Parse. BodyBytes, Format
+	// and edits are unaffected; SetBody fills Body as usual.
+	SkipBody bool
 }
 
 // Source says which client wrote a memory and how.
@@ -149,7 +153,9 @@ func (o Options) Parse(path string, data []byte) (*Document, []*Error) {
 		d.hasFM, d.open, d.fm, d.close, d.body = true, open, fm, closing, body
 		diags = d.decodeFrontMatter(diags)
 	}
-	d.Body = parseBody(d.body)
+	if !o.SkipBody {
+		d.Body = parseBody(d.body)
+	}
 	return d, diags
 }
 

@@ -455,3 +455,17 @@ func TestParseConcurrent(t *testing.T) {
 	}
 	wg.Wait()
 }
+
+func TestParseSkipBody(t *testing.T) {
+	in := []byte(canonical + "\n# Heading\n")
+	d, diags := Options{SkipBody: true}.Parse("m.md", in)
+	if len(diags) != 0 {
+		t.Fatalf("diagnostics: %v", diags)
+	}
+	if !cmp.Equal(d.Body, Body{}) {
+		t.Errorf("Body = %+v, want empty", d.Body)
+	}
+	if d.Meta.ID == "" || !bytes.Equal(d.Format(), in) {
+		t.Errorf("SkipBody changed Meta or Format")
+	}
+}
