@@ -1,0 +1,127 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"os"
+	"path/filepath"
+	"time"
+
+	"github.com/spf13/cobra"
+
+	"github.com/memvault/memvault/vault"
+)
+
+// Main holds the process's streams and settings; commands read everything
+// from it so tests can run them in-process.
+type Main struct {
+	Stdin          io.Reader
+	Stdout, Stderr io.Writer
+	// Now is the clock; tests replace it.
+	Now func() time.Time
+	// Getenv reads the environment; tests replace it.
+	Getenv func(string) string
+
+	vaultDir string
+	logger   *slog.Logger
+}
+
+// NewMain returns a Main wired to the given streams and the real clock.
+func NewMain(stdin io.Reader, stdout, stderr io.Writer) *Main {
+	return &Main{Stdin: stdin, Stdout: stdout, Stderr: stderr, Now: time.Now, Getenv: os.Getenv}
+}
+
+// Run executes the command line args and returns the exit status.
+func (m *Main) Run(ctx context.Context, args []string) int {
+	m.logger = slog.New(slog.NewTextHandler(m.Stderr, &slog.HandlerOptions{Level: slog.LevelWarn}))
+	root := m.rootCommand()
+	root.SetArgs(args)
+	root.SetIn(m.Stdin)
+	root.SetOut(m.Stdout)
+	root.SetErr(m.Stderr)
+	err := root.ExecuteContext(ctx)
+	if err != nil {
+		fmt.Fprintf(m.Stderr, "memvault: %v\n", err)
+	}
+	return exitCode(err)
+}
+
+func (m *Main) rootCommand() *cobra.Command {
+	root := &cobra.Command{
+		Use:   "memvault",
+		Short: "Long-term memory for AI coding assistants, kept as Markdown in git",
+		Long: `memvault keeps what AI coding assistants learn about a project (decisions,
+conventions, preferences, work in progress) as Markdown files under .memory/
+in the project's git repository, and recalls them by meaning, in Chinese or
+English, with time and layer awareness.`,
+		SilenceUsage:  true,
+		SilenceErrors: true,
+	}
+	root.PersistentFlags().StringVar(&m.vaultDir, "vault", "", "vault folder (default: .memory at the enclosing git root, else ./.memory)")
+	root.SetFlagErrorFunc(func(_ *cobra.Command, err error) error { return usageError{err} })
+	root.AddCommand(
+		m.initCommand(),
+		m.addCommand(),
+		m.recallCommand(),
+		m.showCommand(),
+		m.lintCommand(),
+		m.statsCommand(),
+		m.evalCommand(),
+	)
+	return root
+}
+
+// resolveVaultDir finds the vault: --vault, else .memory at the git root
+// enclosing the working directory, else ./.memory.
+func (m *Main) resolveVaultDir() (string, error) {
+	if m.vaultDir != "" {
+		return filepath.Abs(m.vaultDir)
+	}
+	wd, err := os.Getwd()
+	if err != nil {
+		return "", fmt.Errorf("working directory: %w", err)
+	}
+	if root, ok := gitRoot(wd); ok {
+		return filepath.Join(root, ".memory"), nil
+	}
+	return filepath.Join(wd, ".memory"), nil
+}
+
+// gitRoot walks up from dir to the folder holding .git (a folder, or a
+// file in linked worktrees and submodules).
+func gitRoot(dir string) (string, bool) {
+	for {
+		if _, err := os.Lstat(filepath.Join(dir, ".git")); err == nil {
+			return dir, true
+		}
+		parent := filepath.Dir(dir)
+		if parent == dir {
+			return "", false
+		}
+		dir = parent
+	}
+}
+
+// openVault loads the vault for a command.
+func (m *Main) openVault(ctx context.Context) (*vault.Vault, error) {
+	dir, err := m.resolveVaultDir()
+	if err != nil {
+		return nil, err
+	}
+	v, err := vault.Open(ctx, dir, vault.Options{Now: m.Now, Client: "cli"})
+	if err != nil {
+		return nil, fmt.Errorf("open vault %s: %w", dir, err)
+	}
+	return v, nil
+}
+
+// errNoArgs is returned by commands that need an argument they did not get.
+var errNoArgs = errors.New("missing argument")
+
+func exists(p string) bool {
+	_, err := os.Lstat(p)
+	return err == nil
+}

@@ -1,0 +1,379 @@
+package main
+
+import (
+	"fmt"
+	"io"
+	"path/filepath"
+	"strings"
+	"time"
+
+	"github.com/spf13/cobra"
+
+	"github.com/memvault/memvault/parser"
+	"github.com/memvault/memvault/vault"
+)
+
+type recallFlags struct {
+	limit           int
+	layers, tags    string
+	asOf, since     string
+	includeInactive bool
+	asJSON          bool
+}
+
+func (m *Main) recallCommand() *cobra.Command {
+	var f recallFlags
+	cmd := &cobra.Command{
+		Use:   "recall QUERY",
+		Short: "Find the memories that answer a question, in Chinese or English",
+		Long: `recall ranks memories by relevance x layer x time decay x importance and
+hides what is not in force: rules whose effective_at has not come, expired
+ones, archived and superseded ones (--include-inactive shows them). Results
+that look like rival rules are marked as possible conflicts. An empty QUERY
+lists the most recent memories.`,
+		Example: `  memvault recall "结算模块怎么设计的"
+  memvault recall "how do we deploy" --layers project,preference --json
+  memvault recall "order status" --as-of 2026-10-01`,
+		Args: cobra.MaximumNArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			q := vault.Query{Limit: f.limit, IncludeInactive: f.includeInactive}
+			if len(args) == 1 {
+				q.Text = args[0]
+			}
+			for _, s := range splitList(f.layers) {
+				l, err := vault.ParseLayer(s)
+				if err != nil {
+					return usagef("--layers: %v", err)
+				}
+				q.Layers = append(q.Layers, l)
+			}
+			q.Tags = splitList(f.tags)
+			var err error
+			if q.AsOf, err = parseTimeFlag("as-of", f.asOf); err != nil {
+				return err
+			}
+			if q.Since, err = parseTimeFlag("since", f.since); err != nil {
+				return err
+			}
+			if f.limit < 0 {
+				return usagef("--limit: %d is negative", f.limit)
+			}
+			v, err := m.openVault(cmd.Context())
+			if err != nil {
+				return err
+			}
+			rs := v.Recall(q)
+			if f.asJSON {
+				return writeJSON(m.Stdout, map[string]any{"results": recallJSON(rs)})
+			}
+			now := q.AsOf
+			if now.IsZero() {
+				now = m.Now()
+			}
+			printResults(m.Stdout, rs, now)
+			return nil
+		},
+	}
+	fl := cmd.Flags()
+	fl.IntVar(&f.limit, "limit", vault.DefaultLimit, "how many results at most")
+	fl.StringVar(&f.layers, "layers", "", "comma-separated layers to search (default: all)")
+	fl.StringVar(&f.tags, "tags", "", "comma-separated tags; a result carries at least one")
+	fl.StringVar(&f.asOf, "as-of", "", "evaluate effective/expiry/decay at this RFC3339 instant or date")
+	fl.StringVar(&f.since, "since", "", "only memories updated at or after this instant or date")
+	fl.BoolVar(&f.includeInactive, "include-inactive", false, "also show archived, superseded, expired and future memories")
+	fl.BoolVar(&f.asJSON, "json", false, "print JSON")
+	return cmd
+}
+
+// resultJSON is the pinned JSON shape of one recall result.
+type resultJSON struct {
+	ID               string      `json:"id"`
+	Title            string      `json:"title"`
+	Layer            string      `json:"layer"`
+	Score            float64     `json:"score"`
+	Status           string      `json:"status"`
+	Snippet          string      `json:"snippet"`
+	PossibleConflict []string    `json:"possible_conflict"`
+	Supersedes       []vault.Ref `json:"supersedes"`
+	SupersededBy     []vault.Ref `json:"superseded_by,omitempty"`
+	Path             string      `json:"path"`
+	Tags             []string    `json:"tags"`
+	Importance       int         `json:"importance"`
+	UpdatedAt        time.Time   `json:"updated_at"`
+	EffectiveAt      *time.Time  `json:"effective_at,omitempty"`
+	ExpiresAt        *time.Time  `json:"expires_at,omitempty"`
+	Version          int         `json:"version"`
+	Stale            bool        `json:"stale,omitempty"`
+}
+
+func recallJSON(rs []vault.Result) []resultJSON {
+	out := make([]resultJSON, 0, len(rs))
+	for _, r := range rs {
+		mem := r.Memory
+		j := resultJSON{
+			ID: mem.ID, Title: mem.Title, Layer: mem.Layer.String(), Score: round3(r.Score), Status: r.State,
+			Snippet: r.Snippet, PossibleConflict: orEmpty(r.PossibleConflict), Supersedes: orEmptyRefs(r.Supersedes),
+			SupersededBy: r.SupersededBy, Path: mem.Path, Tags: orEmpty(mem.Tags), Importance: mem.Importance,
+			UpdatedAt: mem.UpdatedAt, Version: mem.Version, Stale: mem.Stale,
+		}
+		if !mem.EffectiveAt.IsZero() {
+			j.EffectiveAt = &mem.EffectiveAt
+		}
+		if !mem.ExpiresAt.IsZero() {
+			j.ExpiresAt = &mem.ExpiresAt
+		}
+		out = append(out, j)
+	}
+	return out
+}
+
+func round3(f float64) float64 { return float64(int64(f*1000+0.5)) / 1000 }
+
+func orEmpty(s []string) []string {
+	if s == nil {
+		return []string{}
+	}
+	return s
+}
+
+func orEmptyRefs(s []vault.Ref) []vault.Ref {
+	if s == nil {
+		return []vault.Ref{}
+	}
+	return s
+}
+
+// printResults writes recall results as readable blocks.
+func printResults(w io.Writer, rs []vault.Result, now time.Time) {
+	if len(rs) == 0 {
+		fmt.Fprintln(w, "no memories found")
+		return
+	}
+	titles := map[string]string{}
+	for _, r := range rs {
+		titles[r.Memory.ID] = r.Memory.Title
+	}
+	for i, r := range rs {
+		mem := r.Memory
+		fmt.Fprintf(w, "【记忆 #%d】 %s\n", i+1, mem.Title)
+		meta := []string{fmt.Sprintf("L%d %s", int(mem.Layer), mem.Layer)}
+		if len(mem.Tags) > 0 {
+			meta = append(meta, "tags: "+strings.Join(mem.Tags, ", "))
+		}
+		meta = append(meta, "updated "+ago(now, mem.UpdatedAt), fmt.Sprintf("importance %d", mem.Importance), fmt.Sprintf("score %.3f", r.Score))
+		if r.State != string(vault.StatusActive) {
+			meta = append(meta, "status: "+r.State)
+		}
+		if mem.Stale {
+			meta = append(meta, "STALE: the file no longer parses; showing its last good version")
+		}
+		fmt.Fprintf(w, "  %s\n", strings.Join(meta, " · "))
+		if !mem.EffectiveAt.IsZero() {
+			fmt.Fprintf(w, "  effective from %s\n", mem.EffectiveAt.Format(time.RFC3339))
+		}
+		for _, s := range r.Supersedes {
+			fmt.Fprintf(w, "  supersedes: %s (%s)\n", s.Title, s.ID)
+		}
+		for _, s := range r.SupersededBy {
+			fmt.Fprintf(w, "  superseded by: %s (%s)\n", s.Title, s.ID)
+		}
+		for _, c := range r.PossibleConflict {
+			fmt.Fprintf(w, "  ⚠ possible conflict with: %s (%s) — ask which rule holds\n", titles[c], c)
+		}
+		for _, line := range strings.Split(strings.TrimSpace(r.Snippet), "\n") {
+			fmt.Fprintf(w, "  │ %s\n", line)
+		}
+		fmt.Fprintf(w, "  id %s · %s\n\n", mem.ID, mem.Path)
+	}
+}
+
+// ago renders a past instant relative to now for people.
+func ago(now, t time.Time) string {
+	d := now.Sub(t)
+	future := d < 0
+	if future {
+		d = -d
+	}
+	var s string
+	switch {
+	case d < time.Minute:
+		return "just now"
+	case d < time.Hour:
+		s = plural(int(d/time.Minute), "minute")
+	case d < 24*time.Hour:
+		s = plural(int(d/time.Hour), "hour")
+	case d < 60*24*time.Hour:
+		s = plural(int(d/(24*time.Hour)), "day")
+	case d < 365*24*time.Hour:
+		s = plural(int(d/(30*24*time.Hour)), "month")
+	default:
+		s = plural(int(d/(365*24*time.Hour)), "year")
+	}
+	if future {
+		return "in " + s
+	}
+	return s + " ago"
+}
+
+func plural(n int, unit string) string {
+	if n == 1 {
+		return "1 " + unit
+	}
+	return fmt.Sprintf("%d %ss", n, unit)
+}
+
+func (m *Main) showCommand() *cobra.Command {
+	var asJSON bool
+	cmd := &cobra.Command{
+		Use:   "show ID",
+		Short: "Print one memory with its fields and body",
+		Args:  exactArgs(1, "ID"),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			v, err := m.openVault(cmd.Context())
+			if err != nil {
+				return err
+			}
+			mem, err := v.Get(args[0])
+			if err != nil {
+				return err
+			}
+			if asJSON {
+				return writeJSON(m.Stdout, memoryJSON(mem))
+			}
+			printMemory(m.Stdout, mem)
+			return nil
+		},
+	}
+	cmd.Flags().BoolVar(&asJSON, "json", false, "print JSON")
+	return cmd
+}
+
+// memoryJSON is a memory with its layer spelled out.
+func memoryJSON(mem *vault.Memory) map[string]any {
+	out := map[string]any{
+		"id": mem.ID, "title": mem.Title, "layer": mem.Layer.String(), "importance": mem.Importance,
+		"tags": orEmpty(mem.Tags), "created_at": mem.CreatedAt, "updated_at": mem.UpdatedAt, "status": mem.Status,
+		"supersedes": orEmpty(mem.Supersedes), "links": orEmpty(mem.Links), "source": mem.Source,
+		"version": mem.Version, "path": mem.Path, "body": mem.Body,
+	}
+	if !mem.EffectiveAt.IsZero() {
+		out["effective_at"] = mem.EffectiveAt
+	}
+	if !mem.ExpiresAt.IsZero() {
+		out["expires_at"] = mem.ExpiresAt
+	}
+	if len(mem.Aliases) > 0 {
+		out["aliases"] = mem.Aliases
+	}
+	if mem.Stale {
+		out["stale"] = true
+	}
+	return out
+}
+
+func printMemory(w io.Writer, mem *vault.Memory) {
+	fmt.Fprintf(w, "%s\n", mem.Title)
+	fmt.Fprintf(w, "  id:         %s\n  path:       %s\n  layer:      L%d %s\n  importance: %d\n  status:     %s\n  version:    %d\n",
+		mem.ID, mem.Path, int(mem.Layer), mem.Layer, mem.Importance, mem.Status, mem.Version)
+	if len(mem.Tags) > 0 {
+		fmt.Fprintf(w, "  tags:       %s\n", strings.Join(mem.Tags, ", "))
+	}
+	fmt.Fprintf(w, "  created:    %s\n  updated:    %s\n", mem.CreatedAt.Format(time.RFC3339), mem.UpdatedAt.Format(time.RFC3339))
+	if !mem.EffectiveAt.IsZero() {
+		fmt.Fprintf(w, "  effective:  %s\n", mem.EffectiveAt.Format(time.RFC3339))
+	}
+	if !mem.ExpiresAt.IsZero() {
+		fmt.Fprintf(w, "  expires:    %s\n", mem.ExpiresAt.Format(time.RFC3339))
+	}
+	if len(mem.Supersedes) > 0 {
+		fmt.Fprintf(w, "  supersedes: %s\n", strings.Join(mem.Supersedes, ", "))
+	}
+	if links := append(append([]string(nil), mem.Links...), mem.WikiLinks...); len(links) > 0 {
+		fmt.Fprintf(w, "  links:      %s\n", strings.Join(links, ", "))
+	}
+	if mem.Source.Client != "" || mem.Source.Kind != "" {
+		fmt.Fprintf(w, "  source:     %s (%s)\n", mem.Source.Client, mem.Source.Kind)
+	}
+	fmt.Fprintf(w, "\n%s", mem.Body)
+	if !strings.HasSuffix(mem.Body, "\n") {
+		fmt.Fprintln(w)
+	}
+}
+
+func (m *Main) lintCommand() *cobra.Command {
+	return &cobra.Command{
+		Use:   "lint",
+		Short: "Report every problem in the vault's files (exit 1 on errors)",
+		Long: `lint prints one line per problem as path:line: field: problem, errors
+first marked "error", then warnings. Files are never changed. The exit status
+is 1 when there is at least one error.`,
+		Args: cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			v, err := m.openVault(cmd.Context())
+			if err != nil {
+				return err
+			}
+			diags := v.Diagnostics()
+			errs := 0
+			for _, d := range diags {
+				sev := "warning"
+				if d.Severity == parser.SeverityError {
+					sev = "error"
+					errs++
+				}
+				shown := *d
+				shown.Path = displayPath(v.Dir(), d.Path)
+				fmt.Fprintf(m.Stdout, "%s: %s\n", shown.Error(), sev)
+			}
+			fmt.Fprintf(m.Stdout, "%d memories, %d errors, %d warnings\n", len(v.All()), errs, len(diags)-errs)
+			if errs > 0 {
+				return usagef("lint found %d error(s)", errs)
+			}
+			return nil
+		},
+	}
+}
+
+// displayPath shows a vault-relative path relative to the working
+// directory when that is shorter, so editors can jump to it.
+func displayPath(dir, rel string) string {
+	abs := filepath.Join(dir, filepath.FromSlash(rel))
+	if r, err := filepath.Rel(".", abs); err == nil && !strings.HasPrefix(r, "../../") {
+		if wd, err := filepath.Abs("."); err == nil {
+			if r2, err := filepath.Rel(wd, abs); err == nil {
+				return r2
+			}
+		}
+	}
+	return abs
+}
+
+func (m *Main) statsCommand() *cobra.Command {
+	var asJSON bool
+	cmd := &cobra.Command{
+		Use:   "stats",
+		Short: "Count memories by layer and status",
+		Args:  cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			v, err := m.openVault(cmd.Context())
+			if err != nil {
+				return err
+			}
+			s := v.Stats()
+			if asJSON {
+				return writeJSON(m.Stdout, s)
+			}
+			fmt.Fprintf(m.Stdout, "vault     %s\nmemories  %d (in force %d, expired %d, future %d, stale %d)\n", s.Dir, s.Total, s.InForce, s.Expired, s.Future, s.Stale)
+			for _, l := range vault.AllLayers() {
+				fmt.Fprintf(m.Stdout, "  L%d %-11s %d\n", int(l), l, s.ByLayer[l.String()])
+			}
+			for _, st := range []vault.Status{vault.StatusActive, vault.StatusSuperseded, vault.StatusArchived} {
+				fmt.Fprintf(m.Stdout, "  %-14s %d\n", st, s.ByStatus[string(st)])
+			}
+			fmt.Fprintf(m.Stdout, "problems  %d errors, %d warnings (memvault lint)\n", s.Errors, s.Warnings)
+			return nil
+		},
+	}
+	cmd.Flags().BoolVar(&asJSON, "json", false, "print JSON")
+	return cmd
+}

@@ -1,0 +1,202 @@
+package main
+
+import (
+	"encoding/json"
+	"fmt"
+	"io"
+	"os"
+	"strings"
+	"time"
+
+	"github.com/spf13/cobra"
+
+	"github.com/memvault/memvault/vault"
+)
+
+func (m *Main) initCommand() *cobra.Command {
+	return &cobra.Command{
+		Use:   "init",
+		Short: "Create the vault folders, README and .gitignore",
+		Long: `init creates .memory/ (or --vault) with one folder per layer, a README.md
+explaining the format to people, and a .gitignore that keeps transient/ (L1
+session scratch) out of git. Existing files are left as they are.`,
+		Args: cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			dir, err := m.resolveVaultDir()
+			if err != nil {
+				return err
+			}
+			created, err := vault.Init(dir)
+			if err != nil {
+				return err
+			}
+			for _, p := range created {
+				fmt.Fprintf(m.Stdout, "created %s\n", p)
+			}
+			if len(created) == 0 {
+				fmt.Fprintf(m.Stdout, "vault %s already initialised\n", dir)
+			}
+			return nil
+		},
+	}
+}
+
+// writeFlags are the memory fields shared by add and update.
+type writeFlags struct {
+	content, layer, tags, effectiveAt, expiresAt, supersedes, links, reason string
+	importance                                                              int
+	asJSON                                                                  bool
+}
+
+func (m *Main) addCommand() *cobra.Command {
+	var f writeFlags
+	cmd := &cobra.Command{
+		Use:   "add TITLE",
+		Short: "Add a memory (content from --content or stdin)",
+		Long: `add writes a new memory file under its layer's folder and prints its id.
+The content comes from --content, or from standard input when --content is
+absent. Layers: transient (L1), short-term (L2), project (L3, default),
+preference (L4), meta (L5).`,
+		Example: `  memvault add "Checkout uses the strategy pattern" --layer project --tags checkout,architecture \
+      --importance 8 --content "Promotions will multiply; if/else chains were rejected." --reason "agreed in review"
+  echo "Use pytest, not unittest" | memvault add "Tests use pytest" --layer preference`,
+		Args: exactArgs(1, "TITLE"),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			ctx := cmd.Context()
+			content := f.content
+			if !cmd.Flags().Changed("content") {
+				c, err := m.readStdin()
+				if err != nil {
+					return err
+				}
+				content = c
+			}
+			n := vault.NewMemory{Title: args[0], Content: content, Importance: f.importance}
+			var err error
+			if n.Layer, err = parseLayerFlag(f.layer); err != nil {
+				return err
+			}
+			n.Tags = splitList(f.tags)
+			n.Supersedes = splitList(f.supersedes)
+			n.Links = splitList(f.links)
+			if n.EffectiveAt, err = parseTimeFlag("effective-at", f.effectiveAt); err != nil {
+				return err
+			}
+			if n.ExpiresAt, err = parseTimeFlag("expires-at", f.expiresAt); err != nil {
+				return err
+			}
+			v, store, err := m.openWritableVault(ctx, "cli")
+			if err != nil {
+				return err
+			}
+			defer store.Close()
+			res, err := v.Create(ctx, n, vault.Author{Reason: f.reason})
+			if err != nil {
+				return err
+			}
+			return m.printWrite(res, f.asJSON)
+		},
+	}
+	fl := cmd.Flags()
+	fl.StringVar(&f.content, "content", "", "the memory's Markdown body (default: read standard input)")
+	fl.StringVar(&f.layer, "layer", "project", "layer: transient|short-term|project|preference|meta or 1-5")
+	fl.StringVar(&f.tags, "tags", "", "comma-separated tags")
+	fl.IntVar(&f.importance, "importance", 5, "importance 1-10 (8+ never decays)")
+	fl.StringVar(&f.effectiveAt, "effective-at", "", "RFC3339 instant or YYYY-MM-DD from which the rule applies")
+	fl.StringVar(&f.expiresAt, "expires-at", "", "RFC3339 instant or YYYY-MM-DD when it expires (default: the layer's TTL)")
+	fl.StringVar(&f.supersedes, "supersedes", "", "comma-separated ids this memory replaces")
+	fl.StringVar(&f.links, "links", "", "comma-separated ids of related memories")
+	fl.StringVar(&f.reason, "reason", "", "why this is remembered (the commit message body)")
+	fl.BoolVar(&f.asJSON, "json", false, `print {"id", "path", "version"} as JSON`)
+	return cmd
+}
+
+// printWrite reports a write: the id, or JSON with id, path, version and
+// commit.
+func (m *Main) printWrite(res vault.WriteResult, asJSON bool) error {
+	if asJSON {
+		out := map[string]any{"id": res.Memory.ID, "path": res.Memory.Path, "version": res.Memory.Version}
+		if res.Commit != "" {
+			out["commit"] = res.Commit
+		}
+		if len(res.Superseded) > 0 {
+			out["superseded"] = res.Superseded
+		}
+		return writeJSON(m.Stdout, out)
+	}
+	fmt.Fprintln(m.Stdout, res.Memory.ID)
+	return nil
+}
+
+// readStdin reads the content of add/update from standard input, refusing
+// to wait on an interactive terminal.
+func (m *Main) readStdin() (string, error) {
+	if f, ok := m.Stdin.(*os.File); ok {
+		if fi, err := f.Stat(); err == nil && fi.Mode()&os.ModeCharDevice != 0 {
+			return "", usagef("no content: give --content TEXT or pipe the content on standard input")
+		}
+	}
+	b, err := io.ReadAll(io.LimitReader(m.Stdin, vault.MaxContentBytes+1))
+	if err != nil {
+		return "", fmt.Errorf("read standard input: %w", err)
+	}
+	return string(b), nil
+}
+
+func exactArgs(n int, names string) cobra.PositionalArgs {
+	return func(cmd *cobra.Command, args []string) error {
+		if len(args) != n {
+			return usagef("%s: want %s, got %d argument(s); see 'memvault %s --help'", cmd.Name(), names, len(args), cmd.Name())
+		}
+		return nil
+	}
+}
+
+func parseLayerFlag(s string) (vault.Layer, error) {
+	if s == "" {
+		return vault.Project, nil
+	}
+	l, err := vault.ParseLayer(s)
+	if err != nil {
+		return 0, usagef("--layer: %v", err)
+	}
+	return l, nil
+}
+
+func splitList(s string) []string {
+	var out []string
+	for _, p := range strings.Split(s, ",") {
+		if p = strings.TrimSpace(p); p != "" {
+			out = append(out, p)
+		}
+	}
+	return out
+}
+
+// parseTime accepts RFC3339 instants and plain dates (midnight UTC).
+func parseTime(s string) (time.Time, error) {
+	for _, layout := range []string{time.RFC3339Nano, "2006-01-02T15:04:05", "2006-01-02T15:04", "2006-01-02"} {
+		if t, err := time.Parse(layout, s); err == nil {
+			return t.UTC(), nil
+		}
+	}
+	return time.Time{}, fmt.Errorf("%q is not an RFC3339 instant (2026-12-01T09:00:00Z) or a date (2026-12-01)", s)
+}
+
+func parseTimeFlag(name, s string) (time.Time, error) {
+	if s == "" {
+		return time.Time{}, nil
+	}
+	t, err := parseTime(s)
+	if err != nil {
+		return t, usagef("--%s: %v", name, err)
+	}
+	return t, nil
+}
+
+func writeJSON(w io.Writer, v any) error {
+	enc := json.NewEncoder(w)
+	enc.SetIndent("", "  ")
+	enc.SetEscapeHTML(false)
+	return enc.Encode(v)
+}

@@ -1,0 +1,46 @@
+package main
+
+import (
+	"errors"
+	"fmt"
+
+	"github.com/memvault/memvault/vault"
+)
+
+// Exit statuses of the pinned CLI interface.
+const (
+	exitOK       = 0
+	exitUsage    = 1 // usage or input error: the message names the problem
+	exitInternal = 2 // anything else
+)
+
+// usageError marks an error the user can fix by changing the command.
+type usageError struct{ err error }
+
+func (e usageError) Error() string { return e.err.Error() }
+func (e usageError) Unwrap() error { return e.err }
+
+func usagef(format string, args ...any) error {
+	return usageError{fmt.Errorf(format, args...)}
+}
+
+// exitCode maps an error to the CLI's exit status: input problems (bad
+// flags, invalid fields, unknown ids, version conflicts, malformed files)
+// are 1, the rest 2.
+func exitCode(err error) int {
+	var u usageError
+	switch {
+	case err == nil:
+		return exitOK
+	case errors.As(err, &u),
+		errors.Is(err, vault.ErrInvalid),
+		errors.Is(err, vault.ErrInvalidLayer),
+		errors.Is(err, vault.ErrNotFound),
+		errors.Is(err, vault.ErrConflict),
+		errors.Is(err, vault.ErrUnchanged),
+		errors.Is(err, vault.ErrMalformedFile),
+		errors.Is(err, vault.ErrSupersedesSelf):
+		return exitUsage
+	}
+	return exitInternal
+}

@@ -1,0 +1,95 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"net/mail"
+	"path/filepath"
+	"strings"
+
+	"github.com/memvault/memvault/gitstore"
+	"github.com/memvault/memvault/vault"
+)
+
+// gitCommitter adapts gitstore.Store to vault.Committer: the vault hands it
+// absolute paths and a message, it commits them with the configured author.
+type gitCommitter struct {
+	store  *gitstore.Store
+	author *gitstore.Signature // nil: the repository's git identity
+	logger *slog.Logger
+}
+
+var _ vault.Committer = gitCommitter{}
+
+func (g gitCommitter) Lock(ctx context.Context) (func(), error) { return g.store.Lock(ctx) }
+
+func (g gitCommitter) Commit(ctx context.Context, paths []string, message string) (string, error) {
+	res, err := g.store.Commit(ctx, gitstore.Change{Paths: paths, Message: message, Author: g.author})
+	if errors.Is(err, gitstore.ErrNoChange) {
+		return "", nil
+	}
+	if err != nil {
+		return "", err
+	}
+	if res.Detached {
+		g.logger.Warn("committed on a detached HEAD: the commit is on no branch until you create one", "commit", res.Hash)
+	}
+	return res.Hash, nil
+}
+
+// parseAuthor reads MEMVAULT_AUTHOR ("Name <email>").
+func parseAuthor(s string) (*gitstore.Signature, error) {
+	if strings.TrimSpace(s) == "" {
+		return nil, nil
+	}
+	a, err := mail.ParseAddress(s)
+	if err != nil || a.Name == "" {
+		return nil, fmt.Errorf("MEMVAULT_AUTHOR=%q: want \"Name <email>\"", s)
+	}
+	return &gitstore.Signature{Name: a.Name, Email: a.Address}, nil
+}
+
+// openGit opens the repository that holds the vault folder, or would hold
+// it: a vault that does not exist yet is created by its first write.
+func openGit(ctx context.Context, vaultDir string) (*gitstore.Store, error) {
+	dir := vaultDir
+	for !exists(dir) && filepath.Dir(dir) != dir {
+		dir = filepath.Dir(dir)
+	}
+	return gitstore.Open(ctx, dir)
+}
+
+// openWritableVault opens the vault for a write: with its git repository
+// as the committer, after finishing any write a crashed process left.
+func (m *Main) openWritableVault(ctx context.Context, client string) (*vault.Vault, *gitstore.Store, error) {
+	dir, err := m.resolveVaultDir()
+	if err != nil {
+		return nil, nil, err
+	}
+	store, err := openGit(ctx, dir)
+	if errors.Is(err, gitstore.ErrNotRepository) {
+		return nil, nil, usagef("%s is not inside a git repository: every write is a git commit; run `git init` (or `memvault init --git`) first", dir)
+	}
+	if err != nil {
+		return nil, nil, fmt.Errorf("open git repository: %w", err)
+	}
+	author, err := parseAuthor(m.Getenv("MEMVAULT_AUTHOR"))
+	if err != nil {
+		store.Close()
+		return nil, nil, usageError{err}
+	}
+	v, err := vault.Open(ctx, dir, vault.Options{Now: m.Now, Client: client,
+		Committer: gitCommitter{store: store, author: author, logger: m.logger}})
+	if err != nil {
+		store.Close()
+		return nil, nil, fmt.Errorf("open vault %s: %w", dir, err)
+	}
+	if done, err := v.Recover(ctx); err != nil {
+		m.logger.Warn("could not finish an interrupted write; see memvault doctor", "err", err)
+	} else if len(done) > 0 {
+		m.logger.Warn("committed the files of an interrupted write", "paths", done)
+	}
+	return v, store, nil
+}

@@ -1,0 +1,18 @@
+// Command memvault is the long-term memory of AI coding assistants, kept
+// as Markdown in the project's git repository: a CLI for people and an MCP
+// server for assistants.
+package main
+
+import (
+	"context"
+	"os"
+	"os/signal"
+	"syscall"
+)
+
+func main() {
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	code := NewMain(os.Stdin, os.Stdout, os.Stderr).Run(ctx, os.Args[1:])
+	stop()
+	os.Exit(code)
+}

@@ -1,0 +1,8 @@
+// Package vault is memvault's domain: the memory model, layers and their
+// lifetimes, loading a vault folder into an in-memory index, time-aware
+// recall, and the write sequence (validate, atomic write, commit, index).
+//
+// It imports the parser and the standard library only. Git, file watching
+// and MCP are adapters that plug in through the small interfaces declared
+// here (Committer) and are wired together in cmd/memvault.
+package vault

@@ -1,0 +1,57 @@
+package vault
+
+import (
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+)
+
+// readmeText explains the vault to people who open the folder.
+const readmeText = `# Project memory (memvault)
+
+This folder is the long-term memory that AI coding assistants (Claude Code,
+Cursor, any MCP client) share for this project. Each memory is one Markdown
+file with YAML front matter; edit, review and delete them like code.
+
+| folder         | layer | lifetime                                   |
+|----------------|-------|--------------------------------------------|
+| transient/     | L1    | minutes to hours; git-ignored scratch      |
+| short-term/    | L2    | days to weeks (expires after 7 days)       |
+| project/       | L3    | project conventions and decisions          |
+| preferences/   | L4    | the developer's preferences                |
+| meta/          | L5    | index notes and relations                  |
+
+Front matter fields: id, title, layer, importance (1-10), tags, created_at,
+updated_at, effective_at (not applied before), expires_at, status
+(active | archived | superseded), supersedes, links, source, version.
+Only title is needed in a hand-written file; the rest has defaults.
+Writes made through memvault are git commits whose message says why.
+`
+
+// Init creates the vault's folders, its README.md and its .gitignore,
+// leaving files that already exist untouched. It returns the paths it
+// created.
+func Init(dir string) ([]string, error) {
+	var created []string
+	for _, l := range AllLayers() {
+		p := filepath.Join(dir, l.Dir())
+		if _, err := os.Stat(p); errors.Is(err, os.ErrNotExist) {
+			if err := os.MkdirAll(p, 0o755); err != nil {
+				return created, fmt.Errorf("init vault: %w", err)
+			}
+			created = append(created, p)
+		}
+	}
+	for name, text := range map[string]string{"README.md": readmeText, GitignoreName: GitignoreContent} {
+		p := filepath.Join(dir, name)
+		if _, err := os.Lstat(p); err == nil {
+			continue
+		}
+		if err := writeFileAtomic(p, []byte(text), 0o644); err != nil {
+			return created, fmt.Errorf("init vault: %w", err)
+		}
+		created = append(created, p)
+	}
+	return created, nil
+}

@@ -1,0 +1,294 @@
+package vault
+
+import (
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"runtime"
+	"sort"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/memvault/memvault/parser"
+)
+
+// Diagnostic is a problem found in a vault file, with its place.
+type Diagnostic = parser.Error
+
+// loaded is the outcome of reading one file.
+type loaded struct {
+	rel   string
+	mem   *Memory // nil when the file could not be used at all
+	diags []*Diagnostic
+}
+
+// scan lists the memory files of the vault, relative to dir with slashes,
+// sorted. It skips dot-files and dot-folders (.git, editor folders), files
+// that are not Markdown, the root README.md, and symlinks that lead outside
+// the vault.
+func scan(ctx context.Context, dir string) ([]string, error) {
+	var rels []string
+	err := filepath.WalkDir(dir, func(p string, d fs.DirEntry, err error) error {
+		if err != nil {
+			if p == dir && errors.Is(err, fs.ErrNotExist) {
+				return fs.SkipAll
+			}
+			return err
+		}
+		if ctxErr := ctx.Err(); ctxErr != nil {
+			return ctxErr
+		}
+		if p == dir {
+			return nil
+		}
+		rel, _ := filepath.Rel(dir, p)
+		rel = filepath.ToSlash(rel)
+		if !IsMemoryPath(rel) {
+			if d.IsDir() && strings.HasPrefix(d.Name(), ".") {
+				return fs.SkipDir
+			}
+			return nil
+		}
+		if d.Type()&fs.ModeSymlink != 0 && !insideDir(dir, p) {
+			return nil
+		}
+		if d.Type().IsRegular() || d.Type()&fs.ModeSymlink != 0 {
+			rels = append(rels, rel)
+		}
+		return nil
+	})
+	if err != nil {
+		return nil, fmt.Errorf("scan %s: %w", dir, err)
+	}
+	sort.Strings(rels)
+	return rels, nil
+}
+
+// IsMemoryPath reports whether a vault-relative slash path names a memory
+// file: a .md file, no dot-file or dot-folder on the way, not the root
+// README.md. The watcher uses it to ignore everything else.
+func IsMemoryPath(rel string) bool {
+	if !strings.HasSuffix(strings.ToLower(rel), ".md") || strings.EqualFold(rel, "README.md") {
+		return false
+	}
+	for _, part := range strings.Split(rel, "/") {
+		if part == "" || strings.HasPrefix(part, ".") || part == ".." {
+			return false
+		}
+	}
+	return true
+}
+
+// insideDir reports whether p, with symlinks resolved, lies inside dir.
+func insideDir(dir, p string) bool {
+	realDir, err := filepath.EvalSymlinks(dir)
+	if err != nil {
+		return false
+	}
+	real, err := filepath.EvalSymlinks(p)
+	if err != nil {
+		return false
+	}
+	rel, err := filepath.Rel(realDir, real)
+	return err == nil && rel != ".." && !strings.HasPrefix(rel, "../")
+}
+
+// readAll reads and converts files on all cores. Order of the result
+// follows rels.
+func (v *Vault) readAll(ctx context.Context, rels []string) ([]loaded, error) {
+	out := make([]loaded, len(rels))
+	workers := min(runtime.GOMAXPROCS(0), max(1, len(rels)))
+	next := make(chan int)
+	var wg sync.WaitGroup
+	for range workers {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for i := range next {
+				out[i] = v.readFile(rels[i])
+			}
+		}()
+	}
+	var err error
+loop:
+	for i := range rels {
+		select {
+		case next <- i:
+		case <-ctx.Done():
+			err = ctx.Err()
+			break loop
+		}
+	}
+	close(next)
+	wg.Wait()
+	return out, err
+}
+
+// readFile reads one memory file and turns it into a Memory plus the
+// problems found. It never changes the file.
+func (v *Vault) readFile(rel string) loaded {
+	p := filepath.Join(v.dir, filepath.FromSlash(rel))
+	res := loaded{rel: rel}
+	fi, err := os.Stat(p)
+	if err != nil {
+		res.diags = append(res.diags, &Diagnostic{Path: rel, Err: err, Severity: parser.SeverityError})
+		return res
+	}
+	if fi.Size() > v.maxFileSize {
+		res.diags = append(res.diags, &Diagnostic{Path: rel, Err: fmt.Errorf("%w: %d bytes, limit %d", parser.ErrTooLarge, fi.Size(), v.maxFileSize), Severity: parser.SeverityError})
+		return res
+	}
+	data, err := os.ReadFile(p)
+	if err != nil {
+		res.diags = append(res.diags, &Diagnostic{Path: rel, Err: err, Severity: parser.SeverityError})
+		return res
+	}
+	res.mem, res.diags = toMemory(rel, data, fi.ModTime())
+	return res
+}
+
+// toMemory converts parsed bytes into a Memory, filling what a hand-written
+// file leaves out: id from the path, title from the first heading or the
+// file name, layer from the folder, dates from the modification time.
+func toMemory(rel string, data []byte, modTime time.Time) (*Memory, []*Diagnostic) {
+	doc, diags := parser.Parse(rel, data)
+	if doc == nil {
+		return nil, diags
+	}
+	for _, d := range diags {
+		if errors.Is(d.Err, parser.ErrNoFrontMatter) {
+			// Hand-written notes without front matter are first-class.
+			d.Severity = parser.SeverityWarning
+		}
+	}
+	sum := sha256.Sum256(data)
+	meta := doc.Meta
+	warn := func(field string, format string, args ...any) {
+		diags = append(diags, &Diagnostic{Path: rel, Line: doc.FieldLine(field), Field: field, Err: fmt.Errorf(format, args...), Severity: parser.SeverityWarning})
+	}
+	m := &Memory{
+		ID:         strings.TrimSpace(meta.ID),
+		Title:      strings.TrimSpace(meta.Title),
+		Tags:       mergeTags(meta.Tags, doc.Body.Tags),
+		Aliases:    meta.Aliases,
+		Supersedes: meta.Supersedes,
+		Links:      meta.Links,
+		Source:     Source{Client: meta.Source.Client, Kind: meta.Source.Kind},
+		Body:       string(doc.BodyBytes()),
+		Text:       doc.Body.Text,
+		Path:       rel,
+		WikiLinks:  doc.Body.WikiLinks,
+		Hash:       hex.EncodeToString(sum[:]),
+	}
+	if m.ID == "" {
+		m.ID = DerivedID(rel)
+	} else if err := ValidateID(m.ID); err != nil {
+		warn("id", "%v; using %q", err, DerivedID(rel))
+		m.ID = DerivedID(rel)
+	}
+	if m.Title == "" {
+		m.Title = strings.TrimSpace(doc.Body.Heading)
+	}
+	if m.Title == "" {
+		m.Title = strings.TrimSuffix(filepath.Base(rel), filepath.Ext(rel))
+	}
+	if h := strings.TrimSpace(doc.Body.Heading); h != "" && h == m.Title {
+		// The H1 repeats the title: keep it out of snippets.
+		m.Text = strings.TrimLeft(strings.TrimPrefix(m.Text, h), "\n ")
+	}
+	folderLayer, inFolder := layerFromDir(rel)
+	switch {
+	case meta.Layer != "":
+		l, err := ParseLayer(meta.Layer)
+		if err != nil {
+			m.Layer = Project
+			if inFolder {
+				m.Layer = folderLayer
+			}
+			warn("layer", "%v; using %s", err, m.Layer)
+		} else {
+			m.Layer = l
+		}
+	case inFolder:
+		m.Layer = folderLayer
+	default:
+		m.Layer = Project
+	}
+	m.Importance = 5
+	if meta.Importance != nil {
+		m.Importance = *meta.Importance
+		if m.Importance < 1 || m.Importance > 10 {
+			m.Importance = min(10, max(1, m.Importance))
+			warn("importance", "%d is outside 1..10; using %d", *meta.Importance, m.Importance)
+		}
+	}
+	st, err := ParseStatus(meta.Status)
+	if err != nil {
+		warn("status", "%v; using active", err)
+		st = StatusActive
+	}
+	m.Status = st
+	m.Version = 1
+	if meta.Version != nil && *meta.Version > 0 {
+		m.Version = *meta.Version
+	}
+	mod := modTime.UTC().Truncate(time.Second)
+	m.CreatedAt, m.UpdatedAt = mod, mod
+	if meta.CreatedAt != nil {
+		m.CreatedAt = meta.CreatedAt.UTC()
+	}
+	if meta.UpdatedAt != nil {
+		m.UpdatedAt = meta.UpdatedAt.UTC()
+	} else if meta.CreatedAt != nil {
+		m.UpdatedAt = m.CreatedAt
+	}
+	if m.UpdatedAt.Before(m.CreatedAt) {
+		warn("updated_at", "is before created_at")
+	}
+	if meta.EffectiveAt != nil {
+		m.EffectiveAt = meta.EffectiveAt.UTC()
+	}
+	if meta.ExpiresAt != nil {
+		m.ExpiresAt = meta.ExpiresAt.UTC()
+	} else if ttl := m.Layer.TTL(); ttl > 0 {
+		m.ExpiresAt = m.UpdatedAt.Add(ttl)
+	}
+	for _, id := range m.Supersedes {
+		if id == m.ID {
+			warn("supersedes", "%v", ErrSupersedesSelf)
+		}
+	}
+	return m, diags
+}
+
+// mergeTags joins front-matter tags and inline #tags, dropping duplicates
+// (case-insensitively) and keeping first spellings.
+func mergeTags(lists ...[]string) []string {
+	var out []string
+	seen := map[string]bool{}
+	for _, l := range lists {
+		for _, t := range l {
+			t = strings.TrimSpace(strings.TrimPrefix(t, "#"))
+			k := strings.ToLower(t)
+			if t == "" || seen[k] {
+				continue
+			}
+			seen[k] = true
+			out = append(out, t)
+		}
+	}
+	return out
+}
+
+// DerivedID is the id of a hand-written file that has none: its
+// vault-relative path without the .md extension. It is stable as long as
+// the file is not moved.
+func DerivedID(rel string) string {
+	return strings.TrimSuffix(rel, filepath.Ext(rel))
+}

@@ -1,0 +1,107 @@
+package vault
+
+import (
+	"errors"
+	"fmt"
+	"time"
+)
+
+// Sentinel errors. Callers test them with errors.Is; messages carry details.
+var (
+	ErrNotFound       = errors.New("memory not found")
+	ErrConflict       = errors.New("version conflict")
+	ErrInvalid        = errors.New("invalid memory")
+	ErrInvalidLayer   = errors.New("invalid layer")
+	ErrReadOnly       = errors.New("vault is read-only")
+	ErrNoCommitter    = errors.New("vault has no committer")
+	ErrUnchanged      = errors.New("nothing to change")
+	ErrMalformedFile  = errors.New("memory file is malformed")
+	ErrDuplicateID    = errors.New("duplicate memory id")
+	ErrOutsideVault   = errors.New("path outside the vault")
+	ErrSupersedesSelf = errors.New("a memory cannot supersede itself")
+)
+
+// Status is a memory's lifecycle state.
+type Status string
+
+// The statuses a memory can have.
+const (
+	StatusActive     Status = "active"
+	StatusArchived   Status = "archived"
+	StatusSuperseded Status = "superseded"
+)
+
+// ParseStatus validates a status as written in front matter; "" is active.
+func ParseStatus(s string) (Status, error) {
+	switch Status(s) {
+	case "", StatusActive:
+		return StatusActive, nil
+	case StatusArchived, StatusSuperseded:
+		return Status(s), nil
+	}
+	return "", fmt.Errorf("%w: unknown status %q (want active|archived|superseded)", ErrInvalid, s)
+}
+
+// Source records who wrote a memory.
+type Source struct {
+	Client string `json:"client,omitempty"` // claude-code, cursor, cli, ...
+	Kind   string `json:"kind,omitempty"`   // manual, auto, import
+}
+
+// Memory is one memory as loaded from its file. Values are snapshots: the
+// vault never mutates a Memory it has handed out.
+type Memory struct {
+	ID          string    `json:"id"`
+	Title       string    `json:"title"`
+	Layer       Layer     `json:"-"`
+	Importance  int       `json:"importance"`
+	Tags        []string  `json:"tags,omitempty"`
+	Aliases     []string  `json:"aliases,omitempty"`
+	CreatedAt   time.Time `json:"created_at"`
+	UpdatedAt   time.Time `json:"updated_at"`
+	EffectiveAt time.Time `json:"effective_at,omitzero"` // zero: in force since creation
+	ExpiresAt   time.Time `json:"expires_at,omitzero"`   // zero: never (after layer defaults are applied)
+	Status      Status    `json:"status"`
+	Supersedes  []string  `json:"supersedes,omitempty"`
+	Links       []string  `json:"links,omitempty"`
+	Source      Source    `json:"source,omitzero"`
+	Version     int       `json:"version"`
+
+	// Body is the Markdown body exactly as in the file; Text is its plain
+	// text as indexed.
+	Body string `json:"body"`
+	Text string `json:"-"`
+	// Path is the file's path relative to the vault root, with slashes.
+	Path string `json:"path"`
+	// WikiLinks are the [[targets]] found in the body, resolved to ids
+	// where they name a memory (by id, slug or title).
+	WikiLinks []string `json:"wiki_links,omitempty"`
+	// Stale is set when the file on disk no longer parses and this is the
+	// last good version, kept searchable until the file is fixed.
+	Stale bool `json:"stale,omitempty"`
+	// Hash is the SHA-256 of the file bytes this memory was read from.
+	Hash string `json:"-"`
+}
+
+// InForce reports whether the memory's rule applies at t: it has been
+// created, its effective_at has come, and it has not expired.
+func (m *Memory) InForce(t time.Time) bool {
+	if !m.EffectiveAt.IsZero() && t.Before(m.EffectiveAt) {
+		return false
+	}
+	if !m.ExpiresAt.IsZero() && !t.Before(m.ExpiresAt) {
+		return false
+	}
+	return true
+}
+
+// clone returns a deep copy so callers can't alias the vault's slices.
+func (m *Memory) clone() *Memory {
+	c := *m
+	c.Tags = append([]string(nil), m.Tags...)
+	c.Aliases = append([]string(nil), m.Aliases...)
+	c.Supersedes = append([]string(nil), m.Supersedes...)
+	c.Links = append([]string(nil), m.Links...)
+	c.WikiLinks = append([]string(nil), m.WikiLinks...)
+	return &c
+}

@@ -1,0 +1,350 @@
+package vault
+
+import (
+	"math"
+	"slices"
+	"sort"
+	"strings"
+	"time"
+
+	"github.com/memvault/memvault/vault/index"
+)
+
+// Ranking constants; docs/ranking.md explains each one.
+const (
+	// DefaultLimit is the number of results when a query sets none.
+	DefaultLimit = 8
+	// DefaultSnippetRunes is the snippet size around the best match.
+	DefaultSnippetRunes = 150
+	// ProtectionPeriod is how long after creation an L3/L4 memory does not
+	// decay at all.
+	ProtectionPeriod = 45 * 24 * time.Hour
+	// NoDecayImportance is the importance from which L3/L4 memories never
+	// decay.
+	NoDecayImportance = 8
+	// importanceStep is the boost per importance point around 5; the boost
+	// is bounded to [0.9, 1.125] so relevance always dominates.
+	importanceStep = 0.025
+	// conflictTitleOverlap is the title token overlap (Jaccard) that makes
+	// two results rivals on its own; with a shared tag, rivalTagOverlap.
+	conflictTitleOverlap = 0.5
+	rivalTagOverlap      = 0.2
+)
+
+// Query asks the vault for memories.
+type Query struct {
+	Text   string
+	Limit  int      // 0 means DefaultLimit
+	Layers []Layer  // empty means every layer
+	Tags   []string // a memory must carry at least one of them (case-insensitive)
+	// AsOf is the instant at which filters and decay are evaluated; zero
+	// means the vault's clock.
+	AsOf time.Time
+	// Since keeps memories updated at or after it; zero keeps all.
+	Since time.Time
+	// IncludeInactive also returns archived, superseded, expired and
+	// not-yet-effective memories, labelled by State.
+	IncludeInactive bool
+	// SnippetRunes sizes each snippet; 0 means DefaultSnippetRunes.
+	SnippetRunes int
+}
+
+// Ref names another memory.
+type Ref struct {
+	ID    string `json:"id"`
+	Title string `json:"title"`
+}
+
+// Result is one recalled memory with why it ranks where it does.
+type Result struct {
+	Memory    *Memory `json:"memory"`
+	Score     float64 `json:"score"`
+	Relevance float64 `json:"relevance"`
+	Snippet   string  `json:"snippet"`
+	// State is the memory's state at the query instant: active, archived,
+	// superseded, expired or future.
+	State string `json:"state"`
+	// Supersedes names the memories this one replaces.
+	Supersedes []Ref `json:"supersedes,omitempty"`
+	// SupersededBy names the in-force memories that replace this one
+	// (only with IncludeInactive).
+	SupersededBy []Ref `json:"superseded_by,omitempty"`
+	// PossibleConflict lists the ids of other results that look like rival
+	// rules on the same subject, neither superseding the other.
+	PossibleConflict []string `json:"possible_conflict,omitempty"`
+}
+
+// Recall ranks memories for q: relevance x layer weight x time decay x a
+// bounded importance boost, after the time, status, layer and tag filters.
+// An empty query text lists the most recently updated memories.
+func (v *Vault) Recall(q Query) []Result {
+	at := q.AsOf
+	if at.IsZero() {
+		at = v.now()
+	}
+	limit := q.Limit
+	if limit <= 0 {
+		limit = DefaultLimit
+	}
+	snippetRunes := q.SnippetRunes
+	if snippetRunes <= 0 {
+		snippetRunes = DefaultSnippetRunes
+	}
+	tags := make(map[string]bool, len(q.Tags))
+	for _, t := range q.Tags {
+		tags[strings.ToLower(strings.TrimPrefix(strings.TrimSpace(t), "#"))] = true
+	}
+
+	v.mu.RLock()
+	defer v.mu.RUnlock()
+	succ := v.successors()
+	keep := func(m *Memory) (string, bool) {
+		if m == nil || (len(q.Layers) > 0 && !slices.Contains(q.Layers, m.Layer)) {
+			return "", false
+		}
+		if !q.Since.IsZero() && m.UpdatedAt.Before(q.Since) {
+			return "", false
+		}
+		if len(tags) > 0 && !hasAnyTag(m, tags) {
+			return "", false
+		}
+		state := v.stateAt(m, at, succ)
+		if state == "unborn" {
+			return "", false // did not exist yet at the query instant
+		}
+		return state, state == string(StatusActive) || q.IncludeInactive
+	}
+
+	var hits []index.Hit
+	if strings.TrimSpace(q.Text) == "" {
+		hits = v.recentLocked(keep, at, limit)
+	} else {
+		hits = v.ix.Search(index.Query{Text: q.Text, Limit: limit, Weight: func(id index.DocID, rel float64) float64 {
+			m := v.entries[id]
+			if _, ok := keep(m); !ok {
+				return 0
+			}
+			return rel * Weight(m, at)
+		}})
+	}
+
+	out := make([]Result, 0, len(hits))
+	for _, h := range hits {
+		m := v.entries[h.ID]
+		state, _ := keep(m)
+		r := Result{Memory: m.clone(), Score: h.Score, Relevance: h.Relevance, State: state,
+			Snippet: snippet(m.Text, h.Terms, snippetRunes)}
+		for _, id := range m.Supersedes {
+			r.Supersedes = append(r.Supersedes, v.refLocked(id))
+		}
+		if q.IncludeInactive {
+			for _, s := range succ[m.ID] {
+				if sm := v.memLocked(s); sm != nil && sm.Status == StatusActive && sm.InForce(at) {
+					r.SupersededBy = append(r.SupersededBy, Ref{ID: sm.ID, Title: sm.Title})
+				}
+			}
+		}
+		out = append(out, r)
+	}
+	markConflicts(out)
+	return out
+}
+
+// Weight is the non-relevance part of a memory's score at instant at:
+// layer weight x time decay x importance boost. docs/ranking.md has the
+// formula.
+func Weight(m *Memory, at time.Time) float64 {
+	return layerInfo[m.Layer].weight * Decay(m, at) * ImportanceBoost(m.Importance)
+}
+
+// ImportanceBoost maps importance 1..10 to a factor in [0.9, 1.125].
+func ImportanceBoost(importance int) float64 {
+	return 1 + importanceStep*float64(min(10, max(1, importance))-5)
+}
+
+// Decay is the time factor of a memory at instant at: 1 while fresh,
+// halving every layer half-life from its last update, never below the
+// layer's floor. L3/L4 memories do not decay during the protection period
+// after creation, nor ever at importance >= NoDecayImportance; L5 never
+// decays.
+func Decay(m *Memory, at time.Time) float64 {
+	info := layerInfo[m.Layer]
+	if info.halfLife == 0 {
+		return 1
+	}
+	from := m.UpdatedAt
+	if m.Layer == Project || m.Layer == Preference {
+		if m.Importance >= NoDecayImportance {
+			return 1
+		}
+		if p := m.CreatedAt.Add(ProtectionPeriod); p.After(from) {
+			from = p
+		}
+	}
+	age := at.Sub(from)
+	if age <= 0 {
+		return 1
+	}
+	f := math.Exp2(-float64(age) / float64(info.halfLife))
+	return info.floor + (1-info.floor)*f
+}
+
+// stateAt is a memory's state at instant at. A superseded memory whose
+// successors are not in force yet is still active: future rules are not
+// applied early. An active memory replaced by an in-force successor counts
+// as superseded even if its own file was not updated.
+func (v *Vault) stateAt(m *Memory, at time.Time, succ map[string][]string) string {
+	if at.Before(m.CreatedAt) {
+		return "unborn"
+	}
+	if m.Status == StatusArchived {
+		return string(StatusArchived)
+	}
+	if !m.EffectiveAt.IsZero() && at.Before(m.EffectiveAt) {
+		return "future"
+	}
+	if !m.ExpiresAt.IsZero() && !at.Before(m.ExpiresAt) {
+		return "expired"
+	}
+	replaced, pending := false, false
+	for _, s := range succ[m.ID] {
+		sm := v.memLocked(s)
+		if sm == nil || sm.Status != StatusActive || at.Before(sm.CreatedAt) {
+			continue
+		}
+		if sm.InForce(at) {
+			replaced = true
+		} else {
+			pending = true
+		}
+	}
+	switch {
+	case replaced:
+		return string(StatusSuperseded)
+	case m.Status == StatusSuperseded && !pending:
+		return string(StatusSuperseded)
+	}
+	return string(StatusActive)
+}
+
+// successors maps an id to the ids of memories that list it in supersedes.
+// Caller holds v.mu.
+func (v *Vault) successors() map[string][]string { return v.succ }
+
+// rebuildSuccLocked recomputes the successor map after the entries changed;
+// caller holds v.mu for writing. Supersession is rare, so this is a scan of
+// the entries with few map writes.
+func (v *Vault) rebuildSuccLocked() {
+	succ := map[string][]string{}
+	for _, m := range v.entries {
+		if m == nil {
+			continue
+		}
+		for _, old := range m.Supersedes {
+			succ[old] = append(succ[old], m.ID)
+		}
+	}
+	v.succ = succ
+}
+
+func (v *Vault) memLocked(id string) *Memory {
+	if d, ok := v.byID[id]; ok {
+		return v.entries[d]
+	}
+	return nil
+}
+
+func (v *Vault) refLocked(id string) Ref {
+	if m := v.memLocked(id); m != nil {
+		return Ref{ID: id, Title: m.Title}
+	}
+	return Ref{ID: id}
+}
+
+// recentLocked lists the most recently updated kept memories.
+func (v *Vault) recentLocked(keep func(*Memory) (string, bool), at time.Time, limit int) []index.Hit {
+	var hits []index.Hit
+	for i, m := range v.entries {
+		if _, ok := keep(m); ok {
+			hits = append(hits, index.Hit{ID: index.DocID(i), Score: Weight(m, at)})
+		}
+	}
+	sort.Slice(hits, func(i, j int) bool {
+		a, b := v.entries[hits[i].ID], v.entries[hits[j].ID]
+		if !a.UpdatedAt.Equal(b.UpdatedAt) {
+			return a.UpdatedAt.After(b.UpdatedAt)
+		}
+		return a.ID < b.ID
+	})
+	if len(hits) > limit {
+		hits = hits[:limit]
+	}
+	return hits
+}
+
+func hasAnyTag(m *Memory, want map[string]bool) bool {
+	for _, t := range m.Tags {
+		if want[strings.ToLower(t)] {
+			return true
+		}
+	}
+	return false
+}
+
+// markConflicts flags pairs of active results that look like rival rules
+// on one subject: strongly overlapping titles, or a shared tag with some
+// title overlap, and neither superseding the other. L5 notes are indexes,
+// not rules, and never conflict.
+func markConflicts(rs []Result) {
+	toks := make([]map[string]bool, len(rs))
+	for i := range rs {
+		toks[i] = tokenSet(rs[i].Memory.Title)
+	}
+	for i := range rs {
+		for j := i + 1; j < len(rs); j++ {
+			a, b := rs[i].Memory, rs[j].Memory
+			if rs[i].State != string(StatusActive) || rs[j].State != string(StatusActive) ||
+				a.Layer == Meta || b.Layer == Meta ||
+				slices.Contains(a.Supersedes, b.ID) || slices.Contains(b.Supersedes, a.ID) {
+				continue
+			}
+			overlap := jaccard(toks[i], toks[j])
+			if overlap >= conflictTitleOverlap || (overlap >= rivalTagOverlap && sharesTag(a, b)) {
+				rs[i].PossibleConflict = append(rs[i].PossibleConflict, b.ID)
+				rs[j].PossibleConflict = append(rs[j].PossibleConflict, a.ID)
+			}
+		}
+	}
+}
+
+func tokenSet(s string) map[string]bool {
+	set := map[string]bool{}
+	for _, t := range index.Tokenize(s) {
+		set[t] = true
+	}
+	return set
+}
+
+func jaccard(a, b map[string]bool) float64 {
+	if len(a) == 0 || len(b) == 0 {
+		return 0
+	}
+	inter := 0
+	for t := range a {
+		if b[t] {
+			inter++
+		}
+	}
+	return float64(inter) / float64(len(a)+len(b)-inter)
+}
+
+func sharesTag(a, b *Memory) bool {
+	for _, x := range a.Tags {
+		for _, y := range b.Tags {
+			if strings.EqualFold(x, y) {
+				return true
+			}
+		}
+	}
+	return false
+}

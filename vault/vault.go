@@ -1,0 +1,328 @@
+package vault
+
+import (
+	"cmp"
+	"context"
+	"fmt"
+	"path/filepath"
+	"slices"
+	"sort"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/memvault/memvault/parser"
+	"github.com/memvault/memvault/vault/index"
+)
+
+// Committer records changed vault files in version control. gitstore.Store
+// satisfies it through a small adapter in cmd/memvault.
+type Committer interface {
+	// Lock takes the cross-process write lock; the vault holds it around
+	// its whole write sequence so concurrent processes never interleave.
+	Lock(ctx context.Context) (unlock func(), err error)
+	// Commit records the current content of the given absolute paths (a
+	// missing file is a deletion) as one commit and returns its hash.
+	Commit(ctx context.Context, paths []string, message string) (string, error)
+}
+
+// Options configures a Vault. The zero value is usable.
+type Options struct {
+	// Now is the clock; nil means time.Now.
+	Now func() time.Time
+	// Committer commits every write; nil writes files only.
+	Committer Committer
+	// Client names the writer in commit trailers and source.client
+	// ("cli", "claude-code", ...); empty means "cli".
+	Client string
+	// MaxFileSize is the largest file the loader reads; 0 means
+	// parser.MaxFileSize.
+	MaxFileSize int64
+}
+
+// Vault is a folder of memory files with its in-memory index. All methods
+// are safe for concurrent use.
+type Vault struct {
+	dir         string
+	now         func() time.Time
+	committer   Committer
+	client      string
+	maxFileSize int64
+	readOnly    bool // a snapshot of a past revision
+
+	writeMu sync.Mutex // serialises the write sequence in this process
+
+	mu       sync.RWMutex
+	ix       *index.Index
+	entries  []*Memory     // by index.DocID; nil where freed
+	free     []index.DocID // freed DocIDs for reuse
+	byID     map[string]index.DocID
+	byPath   map[string]index.DocID
+	diags    map[string][]*Diagnostic // by vault-relative path
+	succ     map[string][]string      // id -> ids of memories superseding it
+	loadedAt time.Time
+}
+
+// Open loads the vault rooted at dir. A missing folder is an empty vault:
+// reads return nothing and the first write creates it. Files that cannot be
+// read are reported by Diagnostics and left untouched.
+func Open(ctx context.Context, dir string, opts Options) (*Vault, error) {
+	abs, err := filepath.Abs(dir)
+	if err != nil {
+		return nil, fmt.Errorf("vault dir %s: %w", dir, err)
+	}
+	v := &Vault{
+		dir:         abs,
+		now:         opts.Now,
+		committer:   opts.Committer,
+		client:      cmp.Or(opts.Client, "cli"),
+		maxFileSize: cmp.Or(opts.MaxFileSize, parser.MaxFileSize),
+	}
+	if v.now == nil {
+		v.now = time.Now
+	}
+	if err := v.Reload(ctx); err != nil {
+		return nil, err
+	}
+	return v, nil
+}
+
+// Dir is the vault's absolute root folder.
+func (v *Vault) Dir() string { return v.dir }
+
+// Reload reads the whole vault again and swaps the index in one step, so
+// readers see either the old or the new state, never a mix.
+func (v *Vault) Reload(ctx context.Context) error {
+	rels, err := scan(ctx, v.dir)
+	if err != nil {
+		return err
+	}
+	res, err := v.readAll(ctx, rels)
+	if err != nil {
+		return err
+	}
+	v.install(res)
+	return nil
+}
+
+// Refresh re-reads the given vault-relative files (changed, created or
+// deleted on disk) and updates just their entries. A file that no longer
+// parses keeps its last good version, marked stale, with its diagnostic.
+func (v *Vault) Refresh(ctx context.Context, rels []string) error {
+	var keep []string
+	for _, rel := range rels {
+		if IsMemoryPath(rel) {
+			keep = append(keep, rel)
+		}
+	}
+	res, err := v.readAll(ctx, keep)
+	if err != nil {
+		return err
+	}
+	v.mu.Lock()
+	defer v.mu.Unlock()
+	for _, r := range res {
+		v.applyLocked(r)
+	}
+	resolveWikiLinks(v.entries)
+	v.rebuildSuccLocked()
+	return nil
+}
+
+// applyLocked swaps one file's entry in the index. Caller holds v.mu.
+func (v *Vault) applyLocked(r loaded) {
+	delete(v.diags, r.rel)
+	if len(r.diags) > 0 {
+		v.diags[r.rel] = r.diags
+	}
+	oldID, had := v.byPath[r.rel]
+	m := r.mem
+	if m == nil {
+		if !had {
+			return
+		}
+		if isNotExist(r.diags) {
+			delete(v.diags, r.rel)
+			v.removeLocked(oldID)
+			return
+		}
+		stale := v.entries[oldID].clone()
+		stale.Stale = true
+		v.entries[oldID] = stale
+		return
+	}
+	if other, dup := v.byID[m.ID]; dup && (!had || other != oldID) {
+		v.diags[r.rel] = append(v.diags[r.rel], duplicateDiag(r.rel, m.ID, v.entries[other].Path))
+		return
+	}
+	if had {
+		if prev := v.entries[oldID]; prev.Hash == m.Hash && !prev.Stale {
+			return // our own write, or a touch without change
+		}
+		delete(v.byID, v.entries[oldID].ID)
+		v.entries[oldID] = m
+		v.byID[m.ID] = oldID
+		v.ix.Put(oldID, indexDoc(m))
+		return
+	}
+	var id index.DocID
+	if n := len(v.free); n > 0 {
+		id, v.free = v.free[n-1], v.free[:n-1]
+		v.entries[id] = m
+	} else {
+		id = index.DocID(len(v.entries))
+		v.entries = append(v.entries, m)
+	}
+	v.byID[m.ID] = id
+	v.byPath[m.Path] = id
+	v.ix.Put(id, indexDoc(m))
+}
+
+func (v *Vault) removeLocked(id index.DocID) {
+	m := v.entries[id]
+	delete(v.byID, m.ID)
+	delete(v.byPath, m.Path)
+	v.entries[id] = nil
+	v.free = append(v.free, id)
+	v.ix.Delete(id)
+}
+
+func isNotExist(diags []*Diagnostic) bool {
+	for _, d := range diags {
+		if isNotExistErr(d.Err) {
+			return true
+		}
+	}
+	return false
+}
+
+// indexDoc is what the full-text index sees of a memory.
+func indexDoc(m *Memory) index.Doc {
+	return index.Doc{Title: m.Title, Aliases: m.Aliases, Tags: m.Tags, Body: m.Text}
+}
+
+// resolveWikiLinks maps [[target]] names to memory ids: by id, then file
+// name (slug), then title, case-insensitively. Unresolved names are dropped
+// from WikiLinks but stay in the body.
+func resolveWikiLinks(entries []*Memory) {
+	names := map[string]string{}
+	for _, m := range entries {
+		if m == nil {
+			continue
+		}
+		for _, k := range []string{m.Title, strings.TrimSuffix(filepath.Base(m.Path), ".md"), DerivedID(m.Path), m.ID} {
+			names[strings.ToLower(k)] = m.ID
+		}
+	}
+	for i, m := range entries {
+		if m == nil || len(m.WikiLinks) == 0 {
+			continue
+		}
+		var ids []string
+		for _, w := range m.WikiLinks {
+			if id, ok := names[strings.ToLower(strings.TrimSpace(w))]; ok && id != m.ID && !slices.Contains(ids, id) {
+				ids = append(ids, id)
+			}
+		}
+		if !slices.Equal(ids, m.WikiLinks) {
+			c := m.clone()
+			c.WikiLinks = ids
+			entries[i] = c
+		}
+	}
+}
+
+// Get returns a copy of the memory with the given id.
+func (v *Vault) Get(id string) (*Memory, error) {
+	v.mu.RLock()
+	defer v.mu.RUnlock()
+	d, ok := v.byID[id]
+	if !ok {
+		return nil, fmt.Errorf("%w: %s", ErrNotFound, id)
+	}
+	return v.entries[d].clone(), nil
+}
+
+// All returns copies of every loaded memory, sorted by path.
+func (v *Vault) All() []*Memory {
+	v.mu.RLock()
+	defer v.mu.RUnlock()
+	out := make([]*Memory, 0, len(v.byID))
+	for _, m := range v.entries {
+		if m != nil {
+			out = append(out, m.clone())
+		}
+	}
+	sort.Slice(out, func(i, j int) bool { return out[i].Path < out[j].Path })
+	return out
+}
+
+// Diagnostics returns every problem found in vault files, sorted by path
+// and line.
+func (v *Vault) Diagnostics() []*Diagnostic {
+	v.mu.RLock()
+	defer v.mu.RUnlock()
+	var out []*Diagnostic
+	for _, ds := range v.diags {
+		out = append(out, ds...)
+	}
+	sort.SliceStable(out, func(i, j int) bool {
+		if out[i].Path != out[j].Path {
+			return out[i].Path < out[j].Path
+		}
+		return out[i].Line < out[j].Line
+	})
+	return out
+}
+
+// Stats summarises the vault.
+type Stats struct {
+	Dir      string         `json:"dir"`
+	Total    int            `json:"total"`
+	ByLayer  map[string]int `json:"by_layer"`
+	ByStatus map[string]int `json:"by_status"`
+	InForce  int            `json:"in_force"`
+	Expired  int            `json:"expired"`
+	Future   int            `json:"future"`
+	Stale    int            `json:"stale"`
+	Errors   int            `json:"errors"`
+	Warnings int            `json:"warnings"`
+	LoadedAt time.Time      `json:"loaded_at"`
+}
+
+// Stats counts memories by layer and status at the vault's clock.
+func (v *Vault) Stats() Stats {
+	now := v.now()
+	v.mu.RLock()
+	defer v.mu.RUnlock()
+	s := Stats{Dir: v.dir, ByLayer: map[string]int{}, ByStatus: map[string]int{}, LoadedAt: v.loadedAt}
+	for _, m := range v.entries {
+		if m == nil {
+			continue
+		}
+		s.Total++
+		s.ByLayer[m.Layer.String()]++
+		s.ByStatus[string(m.Status)]++
+		if m.Stale {
+			s.Stale++
+		}
+		switch {
+		case !m.EffectiveAt.IsZero() && now.Before(m.EffectiveAt):
+			s.Future++
+		case !m.ExpiresAt.IsZero() && !now.Before(m.ExpiresAt):
+			s.Expired++
+		case m.Status == StatusActive:
+			s.InForce++
+		}
+	}
+	for _, ds := range v.diags {
+		for _, d := range ds {
+			if d.Severity == parser.SeverityError {
+				s.Errors++
+			} else {
+				s.Warnings++
+			}
+		}
+	}
+	return s
+}

@@ -1,0 +1,589 @@
+package vault
+
+import (
+	"cmp"
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"time"
+	"unicode/utf8"
+
+	"github.com/memvault/memvault/parser"
+)
+
+// Limits on what a write may contain. Larger input is refused with a
+// message that says which field and by how much.
+const (
+	MaxTitleRunes   = 200
+	MaxContentBytes = 64 << 10
+	MaxTags         = 32
+	MaxTagRunes     = 64
+	MaxReasonBytes  = 4 << 10
+)
+
+// Author says who asks for a write and why; it ends up in the commit.
+type Author struct {
+	Reason string // why the change is made; the commit body
+	Client string // overrides Options.Client for this write
+}
+
+// NewMemory is what a caller supplies to create a memory.
+type NewMemory struct {
+	Title       string
+	Content     string
+	Layer       Layer // 0 means Project
+	Tags        []string
+	Aliases     []string
+	Importance  int // 0 means 5
+	EffectiveAt time.Time
+	ExpiresAt   time.Time // zero: the layer's TTL from now, if any
+	Supersedes  []string
+	Links       []string
+	Kind        string // source.kind: manual (default), auto, import
+	// ID, when set, is used instead of a fresh ULID (import, tests).
+	ID string
+}
+
+// Patch changes some fields of a memory; nil fields stay as they are.
+type Patch struct {
+	Title       *string
+	Content     *string
+	Layer       *Layer
+	Tags        *[]string
+	Importance  *int
+	EffectiveAt *time.Time
+	ExpiresAt   *time.Time
+	Status      *Status
+	Supersedes  *[]string
+	Links       *[]string
+}
+
+// WriteResult reports a completed write.
+type WriteResult struct {
+	Memory *Memory
+	// Commit is the commit hash; empty when the layer is not committed or
+	// the vault has no committer.
+	Commit string
+	// Superseded lists ids that this write marked superseded.
+	Superseded []string
+}
+
+// Create writes a new memory file and commits it. Memories it supersedes
+// are marked superseded in the same commit.
+func (v *Vault) Create(ctx context.Context, n NewMemory, by Author) (WriteResult, error) {
+	if err := v.validateNew(&n, by); err != nil {
+		return WriteResult{}, err
+	}
+	var res WriteResult
+	err := v.withWriteLock(ctx, func() error {
+		now := v.now().UTC().Truncate(time.Second)
+		id := n.ID
+		if id == "" {
+			var err error
+			if id, err = NewULID(now, nil); err != nil {
+				return err
+			}
+		} else if v.existsLocked(id) {
+			return fmt.Errorf("%w: id %s already exists", ErrInvalid, id)
+		}
+		rel, err := v.freePath(n.Layer, n.Title)
+		if err != nil {
+			return err
+		}
+		expires := n.ExpiresAt
+		if expires.IsZero() && n.Layer.TTL() > 0 {
+			expires = now.Add(n.Layer.TTL())
+		}
+		doc := parser.New([]byte(bodyText(n.Content)))
+		fields := []struct {
+			key string
+			val any
+			set bool
+		}{
+			{"id", id, true},
+			{"title", n.Title, true},
+			{"layer", n.Layer.String(), true},
+			{"importance", n.Importance, true},
+			{"tags", n.Tags, len(n.Tags) > 0},
+			{"aliases", n.Aliases, len(n.Aliases) > 0},
+			{"created_at", now, true},
+			{"updated_at", now, true},
+			{"effective_at", n.EffectiveAt.UTC(), !n.EffectiveAt.IsZero()},
+			{"expires_at", expires.UTC(), !expires.IsZero()},
+			{"status", string(StatusActive), true},
+			{"supersedes", n.Supersedes, len(n.Supersedes) > 0},
+			{"links", n.Links, len(n.Links) > 0},
+			{"source", map[string]string{"client": v.clientOf(by), "kind": cmp.Or(n.Kind, "manual")}, true},
+			{"version", 1, true},
+		}
+		for _, f := range fields {
+			if f.set {
+				if err := doc.Set(f.key, f.val); err != nil {
+					return fmt.Errorf("set %s: %w", f.key, err)
+				}
+			}
+		}
+		w := &writeSet{v: v}
+		w.put(rel, doc.Format())
+		var superseded []string
+		for _, old := range n.Supersedes {
+			ok, err := w.markSuperseded(old, now)
+			if err != nil {
+				return err
+			}
+			if ok {
+				superseded = append(superseded, old)
+			}
+		}
+		verb := "add"
+		if len(n.Supersedes) > 0 {
+			verb = "supersede"
+		}
+		hash, err := w.apply(ctx, commitMessage(verb, n.Layer, n.Title, id, by.Reason, v.clientOf(by), n.Supersedes), n.Layer.Committed())
+		if err != nil {
+			return err
+		}
+		m, err := v.Get(id)
+		if err != nil {
+			return fmt.Errorf("reload after write: %w", err)
+		}
+		res = WriteResult{Memory: m, Commit: hash, Superseded: superseded}
+		return nil
+	})
+	return res, err
+}
+
+// Update applies p to the memory id. With expectedVersion > 0 the write is
+// refused with ErrConflict unless the file on disk still has that version,
+// so an assistant never overwrites a change it has not seen.
+func (v *Vault) Update(ctx context.Context, id string, expectedVersion int, p Patch, by Author) (WriteResult, error) {
+	if err := validatePatch(p, by); err != nil {
+		return WriteResult{}, err
+	}
+	var res WriteResult
+	err := v.withWriteLock(ctx, func() error {
+		cur, doc, err := v.readCurrent(id)
+		if err != nil {
+			return err
+		}
+		if expectedVersion > 0 && cur.Version != expectedVersion {
+			return fmt.Errorf("%w: %s is at version %d, not %d; get it again and reapply your change", ErrConflict, id, cur.Version, expectedVersion)
+		}
+		now := v.now().UTC().Truncate(time.Second)
+		changed, err := applyPatch(doc, cur, p, now)
+		if err != nil {
+			return err
+		}
+		if !changed {
+			return fmt.Errorf("%w: the patch leaves %s as it is", ErrUnchanged, id)
+		}
+		newLayer := cur.Layer
+		if p.Layer != nil {
+			newLayer = *p.Layer
+		}
+		w := &writeSet{v: v}
+		rel := cur.Path
+		if newLayer != cur.Layer {
+			// The file follows its layer's folder so an L1 memory promoted
+			// to L2 leaves the ignored transient/ folder and gets committed.
+			if rel, err = v.freePathKeepSlug(newLayer, cur.Path); err != nil {
+				return err
+			}
+			w.remove(cur.Path)
+		}
+		w.put(rel, doc.Format())
+		verb := "update"
+		if p.Status != nil && *p.Status == StatusArchived {
+			verb = "archive"
+		}
+		var superseded []string
+		if p.Supersedes != nil {
+			verb = "supersede"
+			for _, old := range *p.Supersedes {
+				if slices.Contains(cur.Supersedes, old) {
+					continue
+				}
+				ok, err := w.markSuperseded(old, now)
+				if err != nil {
+					return err
+				}
+				if ok {
+					superseded = append(superseded, old)
+				}
+			}
+		}
+		title := cur.Title
+		if p.Title != nil {
+			title = *p.Title
+		}
+		hash, err := w.apply(ctx, commitMessage(verb, newLayer, title, id, by.Reason, v.clientOf(by), superseded),
+			newLayer.Committed() || cur.Layer.Committed())
+		if err != nil {
+			return err
+		}
+		m, err := v.Get(id)
+		if err != nil {
+			return fmt.Errorf("reload after write: %w", err)
+		}
+		res = WriteResult{Memory: m, Commit: hash, Superseded: superseded}
+		return nil
+	})
+	return res, err
+}
+
+// Forget archives the memory (status: archived), or with remove deletes
+// its file; both are committed.
+func (v *Vault) Forget(ctx context.Context, id string, remove bool, by Author) (WriteResult, error) {
+	if strings.TrimSpace(by.Reason) == "" {
+		return WriteResult{}, fmt.Errorf("%w: reason: say why the memory is forgotten", ErrInvalid)
+	}
+	if !remove {
+		archived := StatusArchived
+		return v.Update(ctx, id, 0, Patch{Status: &archived}, by)
+	}
+	var res WriteResult
+	err := v.withWriteLock(ctx, func() error {
+		cur, _, err := v.readCurrent(id)
+		if err != nil {
+			return err
+		}
+		w := &writeSet{v: v}
+		w.remove(cur.Path)
+		hash, err := w.apply(ctx, commitMessage("delete", cur.Layer, cur.Title, id, by.Reason, v.clientOf(by), nil), cur.Layer.Committed())
+		if err != nil {
+			return err
+		}
+		res = WriteResult{Memory: cur, Commit: hash}
+		return nil
+	})
+	return res, err
+}
+
+// withWriteLock runs fn holding this process's write mutex and, with a
+// committer, the cross-process lock.
+func (v *Vault) withWriteLock(ctx context.Context, fn func() error) error {
+	if v.readOnly {
+		return ErrReadOnly
+	}
+	v.writeMu.Lock()
+	defer v.writeMu.Unlock()
+	if v.committer != nil {
+		unlock, err := v.committer.Lock(ctx)
+		if err != nil {
+			return fmt.Errorf("take the write lock: %w", err)
+		}
+		defer unlock()
+	}
+	return fn()
+}
+
+// readCurrent reads a memory's file from disk, not from the index: another
+// process may have changed it since our watcher last looked.
+func (v *Vault) readCurrent(id string) (*Memory, *parser.Document, error) {
+	v.mu.RLock()
+	d, ok := v.byID[id]
+	var rel string
+	if ok {
+		rel = v.entries[d].Path
+	}
+	v.mu.RUnlock()
+	if !ok {
+		// Maybe another process created it: look once more on disk.
+		if err := v.Refresh(context.Background(), v.pathsForID(id)); err != nil {
+			return nil, nil, err
+		}
+		v.mu.RLock()
+		d, ok = v.byID[id]
+		if ok {
+			rel = v.entries[d].Path
+		}
+		v.mu.RUnlock()
+		if !ok {
+			return nil, nil, fmt.Errorf("%w: %s", ErrNotFound, id)
+		}
+	}
+	abs := filepath.Join(v.dir, filepath.FromSlash(rel))
+	data, err := os.ReadFile(abs)
+	if errors.Is(err, os.ErrNotExist) {
+		_ = v.Refresh(context.Background(), []string{rel})
+		return nil, nil, fmt.Errorf("%w: %s (its file %s was removed)", ErrNotFound, id, rel)
+	}
+	if err != nil {
+		return nil, nil, fmt.Errorf("read %s: %w", rel, err)
+	}
+	fi, err := os.Stat(abs)
+	if err != nil {
+		return nil, nil, fmt.Errorf("stat %s: %w", rel, err)
+	}
+	doc, diags := parser.Parse(rel, data)
+	if doc == nil || hasError(diags) {
+		return nil, nil, fmt.Errorf("%w: %s: fix the file by hand first: %v", ErrMalformedFile, rel, errors.Join(asErrors(diags)...))
+	}
+	m, _ := toMemory(rel, data, fi.ModTime())
+	if m.ID != id {
+		return nil, nil, fmt.Errorf("%w: %s now has id %q on disk", ErrConflict, rel, m.ID)
+	}
+	return m, doc, nil
+}
+
+// pathsForID guesses where a memory with a derived id would live.
+func (v *Vault) pathsForID(id string) []string {
+	if IsMemoryPath(id + ".md") {
+		return []string{id + ".md"}
+	}
+	return nil
+}
+
+func hasError(diags []*Diagnostic) bool {
+	for _, d := range diags {
+		if d.Severity == parser.SeverityError {
+			return true
+		}
+	}
+	return false
+}
+
+func asErrors(diags []*Diagnostic) []error {
+	out := make([]error, len(diags))
+	for i, d := range diags {
+		out[i] = d
+	}
+	return out
+}
+
+func (v *Vault) existsLocked(id string) bool {
+	v.mu.RLock()
+	defer v.mu.RUnlock()
+	_, ok := v.byID[id]
+	return ok
+}
+
+func (v *Vault) clientOf(by Author) string { return cmp.Or(by.Client, v.client) }
+
+// freePath picks <layer-dir>/<slug>.md for a new memory, adding a short
+// suffix when the name is taken on disk or in the index.
+func (v *Vault) freePath(l Layer, title string) (string, error) {
+	return v.freeName(l.Dir(), Slug(title))
+}
+
+// freePathKeepSlug moves a file name to another layer folder, keeping its
+// slug: the slug never changes after creation.
+func (v *Vault) freePathKeepSlug(l Layer, rel string) (string, error) {
+	return v.freeName(l.Dir(), strings.TrimSuffix(filepath.Base(rel), ".md"))
+}
+
+func (v *Vault) freeName(dir, slug string) (string, error) {
+	for i := 0; i < 1000; i++ {
+		name := slug
+		if i > 0 {
+			name = fmt.Sprintf("%s-%d", slug, i+1)
+		}
+		rel := dir + "/" + name + ".md"
+		v.mu.RLock()
+		_, taken := v.byPath[rel]
+		v.mu.RUnlock()
+		if taken {
+			continue
+		}
+		if _, err := os.Lstat(filepath.Join(v.dir, filepath.FromSlash(rel))); err == nil {
+			continue
+		}
+		return rel, nil
+	}
+	return "", fmt.Errorf("no free file name for %q in %s", slug, dir)
+}
+
+// bodyText makes sure a body ends with one newline.
+func bodyText(content string) string {
+	content = strings.TrimRight(content, "\n") + "\n"
+	return content
+}
+
+// validateNew checks and normalises a new memory.
+func (v *Vault) validateNew(n *NewMemory, by Author) error {
+	n.Title = strings.TrimSpace(n.Title)
+	if n.Layer == 0 {
+		n.Layer = Project
+	}
+	if n.Importance == 0 {
+		n.Importance = 5
+	}
+	if err := validateFields(&n.Title, &n.Content, &n.Layer, &n.Tags, &n.Importance, by); err != nil {
+		return err
+	}
+	if n.ID != "" {
+		if err := ValidateID(n.ID); err != nil {
+			return fmt.Errorf("id: %w", err)
+		}
+	}
+	if !n.ExpiresAt.IsZero() && !n.EffectiveAt.IsZero() && !n.ExpiresAt.After(n.EffectiveAt) {
+		return fmt.Errorf("%w: expires_at %s is not after effective_at %s", ErrInvalid, n.ExpiresAt.Format(time.RFC3339), n.EffectiveAt.Format(time.RFC3339))
+	}
+	for _, id := range append(slices.Clone(n.Supersedes), n.Links...) {
+		if err := ValidateID(id); err != nil {
+			return fmt.Errorf("supersedes/links: %w", err)
+		}
+		if id == n.ID && id != "" {
+			return ErrSupersedesSelf
+		}
+	}
+	return nil
+}
+
+func validatePatch(p Patch, by Author) error {
+	return validateFields(p.Title, p.Content, p.Layer, p.Tags, p.Importance, by)
+}
+
+// validateFields checks the fields a create or an update may set; nil
+// pointers are skipped. Tags are normalised in place.
+func validateFields(title, content *string, layer *Layer, tags *[]string, importance *int, by Author) error {
+	if title != nil {
+		*title = strings.TrimSpace(*title)
+		switch {
+		case *title == "":
+			return fmt.Errorf("%w: title: must not be empty", ErrInvalid)
+		case utf8.RuneCountInString(*title) > MaxTitleRunes:
+			return fmt.Errorf("%w: title: %d characters, limit %d", ErrInvalid, utf8.RuneCountInString(*title), MaxTitleRunes)
+		case strings.ContainsAny(*title, "\n\r"):
+			return fmt.Errorf("%w: title: must be one line", ErrInvalid)
+		case !utf8.ValidString(*title):
+			return fmt.Errorf("%w: title: not valid UTF-8", ErrInvalid)
+		}
+	}
+	if content != nil {
+		if len(*content) > MaxContentBytes {
+			return fmt.Errorf("%w: content: %d bytes, limit %d", ErrInvalid, len(*content), MaxContentBytes)
+		}
+		if !utf8.ValidString(*content) || strings.ContainsRune(*content, 0) {
+			return fmt.Errorf("%w: content: not valid UTF-8 text", ErrInvalid)
+		}
+		if strings.HasPrefix(strings.TrimLeft(*content, "\ufeff"), "---") {
+			// A leading --- would be read back as front matter.
+			return fmt.Errorf("%w: content: must not start with a --- line", ErrInvalid)
+		}
+	}
+	if layer != nil && !layer.Valid() {
+		return fmt.Errorf("%w: layer: %d", ErrInvalidLayer, int(*layer))
+	}
+	if importance != nil && (*importance < 1 || *importance > 10) {
+		return fmt.Errorf("%w: importance: %d is outside 1..10", ErrInvalid, *importance)
+	}
+	if tags != nil {
+		norm := mergeTags(*tags)
+		if len(norm) > MaxTags {
+			return fmt.Errorf("%w: tags: %d tags, limit %d", ErrInvalid, len(norm), MaxTags)
+		}
+		for _, t := range norm {
+			if utf8.RuneCountInString(t) > MaxTagRunes || strings.ContainsAny(t, ",\n\r[]") {
+				return fmt.Errorf("%w: tags: %q is longer than %d characters or contains , [ ] or a newline", ErrInvalid, t, MaxTagRunes)
+			}
+		}
+		*tags = norm
+	}
+	if len(by.Reason) > MaxReasonBytes {
+		return fmt.Errorf("%w: reason: %d bytes, limit %d", ErrInvalid, len(by.Reason), MaxReasonBytes)
+	}
+	return nil
+}
+
+// applyPatch sets the changed fields on doc and bumps version and
+// updated_at. It reports whether anything changed.
+func applyPatch(doc *parser.Document, cur *Memory, p Patch, now time.Time) (bool, error) {
+	changed := false
+	set := func(key string, val any) error {
+		changed = true
+		return doc.Set(key, val)
+	}
+	var err error
+	if p.Title != nil && *p.Title != cur.Title {
+		err = errors.Join(err, set("title", *p.Title))
+	}
+	if p.Content != nil && bodyText(*p.Content) != cur.Body {
+		doc.SetBody([]byte(bodyText(*p.Content)))
+		changed = true
+	}
+	if p.Layer != nil && *p.Layer != cur.Layer {
+		err = errors.Join(err, set("layer", p.Layer.String()))
+	}
+	if p.Tags != nil && !slices.Equal(*p.Tags, cur.Tags) {
+		err = errors.Join(err, set("tags", *p.Tags))
+	}
+	if p.Importance != nil && *p.Importance != cur.Importance {
+		err = errors.Join(err, set("importance", *p.Importance))
+	}
+	if p.EffectiveAt != nil && !p.EffectiveAt.Equal(cur.EffectiveAt) {
+		if p.EffectiveAt.IsZero() {
+			doc.Delete("effective_at")
+			changed = true
+		} else {
+			err = errors.Join(err, set("effective_at", p.EffectiveAt.UTC()))
+		}
+	}
+	newLayer := cur.Layer
+	if p.Layer != nil {
+		newLayer = *p.Layer
+	}
+	switch {
+	case p.ExpiresAt != nil && !p.ExpiresAt.Equal(cur.ExpiresAt):
+		if p.ExpiresAt.IsZero() {
+			doc.Delete("expires_at")
+			changed = true
+		} else {
+			err = errors.Join(err, set("expires_at", p.ExpiresAt.UTC()))
+		}
+	case changed && p.ExpiresAt == nil && newLayer.TTL() > 0 &&
+		(cur.ExpiresAt.IsZero() || cur.ExpiresAt.Equal(cur.UpdatedAt.Add(cur.Layer.TTL()))):
+		// A default expiry moves with the update; an explicit one stays.
+		err = errors.Join(err, doc.Set("expires_at", now.Add(newLayer.TTL())))
+	case changed && newLayer.TTL() == 0 && cur.Layer.TTL() > 0 && cur.ExpiresAt.Equal(cur.UpdatedAt.Add(cur.Layer.TTL())):
+		doc.Delete("expires_at") // promoted to a layer without TTL
+	}
+	if p.Status != nil && *p.Status != cur.Status {
+		err = errors.Join(err, set("status", string(*p.Status)))
+	}
+	if p.Supersedes != nil && !slices.Equal(*p.Supersedes, cur.Supersedes) {
+		err = errors.Join(err, set("supersedes", *p.Supersedes))
+	}
+	if p.Links != nil && !slices.Equal(*p.Links, cur.Links) {
+		err = errors.Join(err, set("links", *p.Links))
+	}
+	if err != nil || !changed {
+		return changed, err
+	}
+	if err := doc.Set("updated_at", now); err != nil {
+		return false, err
+	}
+	if err := doc.Set("version", cur.Version+1); err != nil {
+		return false, err
+	}
+	return true, nil
+}
+
+// commitMessage builds the commit message: a subject naming the layer,
+// verb and title, the caller's reason as the body, then trailers that
+// `memvault history` reads back.
+func commitMessage(verb string, l Layer, title, id, reason, client string, superseded []string) string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "memory(%s): %s %q\n", l, verb, truncateRunes(title, 72))
+	if r := strings.TrimSpace(reason); r != "" {
+		b.WriteString("\n" + r + "\n")
+	}
+	b.WriteString("\n")
+	fmt.Fprintf(&b, "Memory-Id: %s\nMemory-Layer: %s\nMemory-Client: %s\n", id, l, client)
+	for _, s := range superseded {
+		fmt.Fprintf(&b, "Memory-Supersedes: %s\n", s)
+	}
+	return b.String()
+}
+
+func truncateRunes(s string, n int) string {
+	if utf8.RuneCountInString(s) <= n {
+		return s
+	}
+	r := []rune(s)
+	return string(r[:n-1]) + "…"
+}

@@ -1,0 +1,142 @@
+package vault
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"time"
+)
+
+// GitignoreName and its content keep L1 scratch out of git.
+const (
+	GitignoreName    = ".gitignore"
+	GitignoreContent = "# L1 transient memories are session scratch: never committed.\ntransient/\n# A write in progress (see memvault doctor).\n" + JournalName + "\n"
+)
+
+// fileOp is one file change of a write, with what was there before so a
+// failed commit can be rolled back.
+type fileOp struct {
+	rel     string
+	data    []byte // nil: remove
+	old     []byte
+	existed bool
+}
+
+// writeSet gathers the file changes of one write so they land together:
+// written atomically one by one, committed as one commit, rolled back if
+// the commit fails, then reflected in the index.
+type writeSet struct {
+	v   *Vault
+	ops []fileOp
+}
+
+func (w *writeSet) put(rel string, data []byte) { w.ops = append(w.ops, fileOp{rel: rel, data: data}) }
+func (w *writeSet) remove(rel string)           { w.ops = append(w.ops, fileOp{rel: rel}) }
+
+// markSuperseded adds the change that marks memory id superseded. It
+// reports false when the memory already is.
+func (w *writeSet) markSuperseded(id string, now time.Time) (bool, error) {
+	cur, doc, err := w.v.readCurrent(id)
+	if err != nil {
+		return false, fmt.Errorf("supersedes %s: %w", id, err)
+	}
+	if cur.Status == StatusSuperseded {
+		return false, nil
+	}
+	st := StatusSuperseded
+	if _, err := applyPatch(doc, cur, Patch{Status: &st}, now); err != nil {
+		return false, fmt.Errorf("supersedes %s: %w", id, err)
+	}
+	w.put(cur.Path, doc.Format())
+	return true, nil
+}
+
+// apply performs the file changes, commits them when commit is true and
+// the vault has a committer, and updates the index. On a failed commit the
+// files are restored and nothing changes.
+func (w *writeSet) apply(ctx context.Context, message string, commit bool) (string, error) {
+	v := w.v
+	gi := filepath.Join(v.dir, GitignoreName)
+	if _, err := os.Lstat(gi); errors.Is(err, os.ErrNotExist) {
+		// The first write creates the vault's scaffolding in the same commit.
+		w.ops = append([]fileOp{{rel: GitignoreName, data: []byte(GitignoreContent)}}, w.ops...)
+	}
+	committing := commit && v.committer != nil
+	var paths []string // absolute paths to commit
+	for _, op := range w.ops {
+		if l, ok := layerFromDir(op.rel); ok && !l.Committed() {
+			continue // L1 scratch is git-ignored
+		}
+		paths = append(paths, filepath.Join(v.dir, filepath.FromSlash(op.rel)))
+	}
+	committing = committing && len(paths) > 0
+	if committing {
+		rels := make([]string, 0, len(paths))
+		for _, p := range paths {
+			r, _ := filepath.Rel(v.dir, p)
+			rels = append(rels, filepath.ToSlash(r))
+		}
+		if err := v.writeJournal(journal{Message: message, Paths: rels, Commit: true}); err != nil {
+			return "", fmt.Errorf("write journal: %w", err)
+		}
+	}
+	done := 0
+	rollback := func() {
+		defer v.clearJournal()
+		for i := done - 1; i >= 0; i-- {
+			op := w.ops[i]
+			p := filepath.Join(v.dir, filepath.FromSlash(op.rel))
+			if op.existed {
+				_ = writeFileAtomic(p, op.old, 0o644)
+			} else {
+				_ = removeFile(p)
+			}
+		}
+	}
+	for i := range w.ops {
+		op := &w.ops[i]
+		p := filepath.Join(v.dir, filepath.FromSlash(op.rel))
+		old, err := os.ReadFile(p)
+		op.existed = err == nil
+		op.old = old
+		if op.data == nil {
+			err = removeFile(p)
+		} else {
+			err = writeFileAtomic(p, op.data, 0o644)
+		}
+		if err != nil {
+			rollback()
+			return "", fmt.Errorf("write %s: %w", op.rel, err)
+		}
+		done++
+	}
+	var hash string
+	if committing {
+		var err error
+		if hash, err = v.committer.Commit(ctx, paths, message); err != nil {
+			rollback()
+			_ = v.Refresh(context.WithoutCancel(ctx), w.rels())
+			return "", fmt.Errorf("commit: %w", err)
+		}
+		if err := v.clearJournal(); err != nil {
+			return hash, err
+		}
+	}
+	if err := v.Refresh(context.WithoutCancel(ctx), w.rels()); err != nil {
+		return hash, fmt.Errorf("index after write: %w", err)
+	}
+	return hash, nil
+}
+
+func (w *writeSet) rels() []string {
+	out := make([]string, 0, len(w.ops))
+	for _, op := range w.ops {
+		if strings.HasSuffix(op.rel, ".md") {
+			out = append(out, op.rel)
+		}
+	}
+	return out
+}
