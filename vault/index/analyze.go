@@ -124,18 +124,37 @@ func isConnector(r rune) bool {
 func isSegmentSep(r rune) bool { return r == '/' || r == '\\' }
 func isChunkSep(r rune) bool   { return r == '-' || r == '_' }
 
+// decode is utf8.DecodeRuneInString(s[i:]) with inline fast paths for
+// ASCII and the three-byte sequences that encode CJK.
+func decode(s string, i int) (rune, int) {
+	c := s[i]
+	if c < utf8.RuneSelf {
+		return rune(c), 1
+	}
+	if c&0xF0 == 0xE0 && i+2 < len(s) {
+		c1, c2 := s[i+1], s[i+2]
+		if c1&0xC0 == 0x80 && c2&0xC0 == 0x80 {
+			r := rune(c&0x0F)<<12 | rune(c1&0x3F)<<6 | rune(c2&0x3F)
+			if r >= 0x800 && (r < 0xD800 || r > 0xDFFF) {
+				return r, 3
+			}
+		}
+	}
+	return utf8.DecodeRuneInString(s[i:])
+}
+
 // analyze tokenizes s and calls fn for every token in order.
 func (a *analyzer) analyze(s string, fn func(*token)) {
 	a.fn = fn
 	i := 0
 	for i < len(s) {
-		r, size := utf8.DecodeRuneInString(s[i:])
+		r, size := decode(s, i)
 		r = fold(r)
 		switch {
 		case isCJK(r):
 			j := i + size
 			for j < len(s) {
-				r2, s2 := utf8.DecodeRuneInString(s[j:])
+				r2, s2 := decode(s, j)
 				if !isCJK(r2) {
 					break
 				}
@@ -149,7 +168,7 @@ func (a *analyzer) analyze(s string, fn func(*token)) {
 			j := i + size
 			prevAlnum := true
 			for j < len(s) {
-				r2, s2 := utf8.DecodeRuneInString(s[j:])
+				r2, s2 := decode(s, j)
 				r2 = fold(r2)
 				if isCJK(r2) {
 					break
@@ -163,7 +182,7 @@ func (a *analyzer) analyze(s string, fn func(*token)) {
 				if !isConnector(r2) || !prevAlnum || j+s2 >= len(s) {
 					break
 				}
-				r3, _ := utf8.DecodeRuneInString(s[j+s2:])
+				r3, _ := decode(s, j+s2)
 				r3 = fold(r3)
 				if !isAlnum(r3) || isCJK(r3) {
 					break
@@ -204,7 +223,7 @@ func (a *analyzer) cjk(s string, i, j int) {
 			subStart = k
 			continue
 		}
-		_, size := utf8.DecodeRuneInString(s[k:])
+		_, size := decode(s, k)
 		k += size
 	}
 	a.cjkSub(s, subStart, j)
@@ -214,14 +233,14 @@ func (a *analyzer) cjkSub(s string, i, j int) {
 	if i >= j {
 		return
 	}
-	_, s1 := utf8.DecodeRuneInString(s[i:])
+	_, s1 := decode(s, i)
 	if i+s1 >= j {
 		a.buf = append(a.buf[:0], s[i:j]...)
 		a.emit(kindUnigram, false, i, j)
 		return
 	}
 	for k := i; k+s1 < j; {
-		_, s2 := utf8.DecodeRuneInString(s[k+s1:])
+		_, s2 := decode(s, k+s1)
 		a.buf = append(a.buf[:0], s[k:k+s1+s2]...)
 		a.emit(kindBigram, false, k, k+s1+s2)
 		k += s1

@@ -1,6 +1,7 @@
 package index
 
 import (
+	"math"
 	"sync"
 )
 
@@ -94,8 +95,7 @@ type Index struct {
 	p    params
 	dict *dictionary
 
-	terms map[string]uint32
-	posts []postingList
+	terms termTable
 
 	ids    []DocID // slot -> id
 	alive  []bool  // slot -> live
@@ -105,10 +105,18 @@ type Index struct {
 	dead   int
 	lenSum [numFields]float64 // over live slots
 
+	// norms[f][slot] is the BM25F factor weight[f] / (1 - b[f] + b[f] *
+	// len / avg[f]) computed against avgRef, which follows the true
+	// average within 1% (exactly in small indexes), so Search needs no
+	// division per posting.
+	norms  [numFields][]float32
+	avgRef [numFields]float64
+
 	// Writer scratch.
-	an      analyzer
-	scratch [][numFields]uint8 // term -> tf of the document being added
-	touched []uint32
+	an    analyzer
+	doc   docTerms
+	posts []*postingList
+	sink  uint32 // keeps insertDoc's prefetching loads alive
 
 	pool sync.Pool // *searchScratch
 }
@@ -128,7 +136,7 @@ func newIndex(p params, d *dictionary) *Index {
 	return &Index{
 		p:      p,
 		dict:   d,
-		terms:  map[string]uint32{},
+		terms:  newTermTable(),
 		slotOf: map[DocID]uint32{},
 	}
 }
@@ -138,6 +146,37 @@ func (ix *Index) Len() int { return ix.live }
 
 // Put adds the document, replacing any document with the same id.
 func (ix *Index) Put(id DocID, d Doc) {
+	lens := ix.analyzeDoc(&ix.an, &ix.doc, d)
+	slot := ix.newSlot(id, lens)
+	ix.insertDoc(slot, ix.doc.ents, ix.doc.buf)
+	ix.maybeCompact()
+}
+
+// analyzeDoc aggregates the terms of d into doc and returns the field
+// lengths. It reads only the term table's hash seed, so PutBatch workers
+// may call it concurrently with their own analyzer and docTerms.
+func (ix *Index) analyzeDoc(an *analyzer, doc *docTerms, d Doc) [numFields]int {
+	doc.reset()
+	var lens [numFields]int
+	field := func(f int, text string) {
+		an.analyze(text, func(t *token) {
+			lens[f]++
+			doc.add(ix.terms.hash(t.text), t.text, f)
+		})
+	}
+	field(fieldTitle, d.Title)
+	for _, a := range d.Aliases {
+		field(fieldAlias, a)
+	}
+	for _, t := range d.Tags {
+		field(fieldTags, t)
+	}
+	field(fieldBody, d.Body)
+	return lens
+}
+
+// newSlot retires any document with this id and takes a fresh slot.
+func (ix *Index) newSlot(id DocID, lens [numFields]int) uint32 {
 	if old, ok := ix.slotOf[id]; ok {
 		ix.retire(old)
 	}
@@ -145,53 +184,81 @@ func (ix *Index) Put(id DocID, d Doc) {
 	ix.ids = append(ix.ids, id)
 	ix.alive = append(ix.alive, true)
 	ix.slotOf[id] = slot
-
-	var lens [numFields]int
-	lens[fieldTitle] = ix.addField(fieldTitle, d.Title)
-	for _, a := range d.Aliases {
-		lens[fieldAlias] += ix.addField(fieldAlias, a)
-	}
-	for _, t := range d.Tags {
-		lens[fieldTags] += ix.addField(fieldTags, t)
-	}
-	lens[fieldBody] = ix.addField(fieldBody, d.Body)
-
-	for _, t := range ix.touched {
-		ix.posts[t].add(slot, ix.scratch[t])
-		ix.scratch[t] = [numFields]uint8{}
-	}
-	ix.touched = ix.touched[:0]
 	for f, n := range lens {
 		n = min(n, 0xffff)
 		ix.lens[f] = append(ix.lens[f], uint16(n))
 		ix.lenSum[f] += float64(n)
+		ix.norms[f] = append(ix.norms[f], 0)
+		ix.norms[f][slot] = ix.norm(f, ix.lens[f][slot])
 	}
 	ix.live++
-	ix.maybeCompact()
+	ix.refreshNorms()
+	return slot
 }
 
-// addField counts the terms of one field of the document being added and
-// returns the field length in terms.
-func (ix *Index) addField(f int, text string) int {
-	n := 0
-	ix.an.analyze(text, func(t *token) {
-		n++
-		id, ok := ix.terms[string(t.text)]
-		if !ok {
-			id = uint32(len(ix.posts))
-			ix.terms[string(t.text)] = id
-			ix.posts = append(ix.posts, postingList{})
-			ix.scratch = append(ix.scratch, [numFields]uint8{})
+func (ix *Index) norm(f int, l uint16) float32 {
+	b := ix.p.b[f]
+	return float32(ix.p.weight[f] / (1 - b + b*float64(l)/ix.avgRef[f]))
+}
+
+// refreshNorms recomputes the norms of a field whose average length has
+// drifted more than 1% from avgRef, or always while the index is small.
+// Each refresh is O(slots) but needs ~1% more documents to recur, so the
+// cost per Put stays constant.
+func (ix *Index) refreshNorms() {
+	if ix.live == 0 {
+		return
+	}
+	for f := range ix.norms {
+		avg := max(ix.lenSum[f]/float64(ix.live), 1)
+		if len(ix.ids) >= 4096 && math.Abs(avg-ix.avgRef[f]) <= 0.01*ix.avgRef[f] {
+			continue
 		}
-		tf := &ix.scratch[id]
-		if *tf == ([numFields]uint8{}) {
-			ix.touched = append(ix.touched, id)
+		ix.avgRef[f] = avg
+		for s, l := range ix.lens[f] {
+			ix.norms[f][s] = ix.norm(f, l)
 		}
-		if tf[f] < maxTF {
-			tf[f]++
+	}
+}
+
+// insertDoc adds the postings of one analysed document (terms ents, text
+// in buf).
+//
+// The term table and the posting lists are far larger than the CPU caches,
+// so each term costs cache misses. Touching all the home slots first, then
+// all the posting tails, in loops of independent loads lets the CPU have
+// many misses in flight at once instead of one at a time.
+func (ix *Index) insertDoc(slot uint32, ents []docEnt, buf []byte) {
+	t := &ix.terms
+	var sink uint32
+	mask := uint64(len(t.slots) - 1)
+	for k := range ents {
+		sink += t.slots[ents[k].hash&mask].meta
+	}
+	ps := ix.posts[:0]
+	for k := range ents {
+		e := &ents[k]
+		n := len(t.slots)
+		p := t.intern(e.hash, buf[e.start:e.end])
+		if len(t.slots) != n {
+			// The table grew: earlier pointers moved.
+			for j := range ps {
+				ps[j] = t.intern(ents[j].hash, buf[ents[j].start:ents[j].end])
+			}
 		}
-	})
-	return n
+		ps = append(ps, p)
+	}
+	for _, p := range ps {
+		if n := len(p.data); n > 0 {
+			sink += uint32(p.data[n-1])
+		}
+	}
+	for k, p := range ps {
+		p.add(slot, ents[k].tf)
+	}
+	clear(ps)
+	ix.posts = ps[:0]
+	ix.sink = sink
 }
 
 // Delete removes the document; deleting an unknown id does nothing.
@@ -212,6 +279,7 @@ func (ix *Index) retire(slot uint32) {
 	}
 	ix.live--
 	ix.dead++
+	ix.refreshNorms()
 }
 
 // maybeCompact drops retired slots from the postings once they make up a
@@ -233,6 +301,7 @@ func (ix *Index) compact() {
 			ix.ids[n] = ix.ids[s]
 			for f := range ix.lens {
 				ix.lens[f][n] = ix.lens[f][s]
+				ix.norms[f][n] = ix.norms[f][s]
 			}
 			ix.slotOf[ix.ids[n]] = n
 			n++
@@ -247,21 +316,32 @@ func (ix *Index) compact() {
 	}
 	for f := range ix.lens {
 		ix.lens[f] = ix.lens[f][:n]
+		ix.norms[f] = ix.norms[f][:n]
 	}
 	var buf []byte
-	for t := range ix.posts {
-		old := ix.posts[t]
+	for k := range ix.terms.slots {
+		ts := &ix.terms.slots[k]
+		if ts.meta == 0 {
+			continue
+		}
 		np := postingList{data: buf[:0]}
-		old.each(func(slot uint32, tf [numFields]uint8) {
+		ts.post.each(func(slot uint32, tf [numFields]uint8) {
 			if s := remap[slot]; s != ^uint32(0) {
 				np.add(s, tf)
 			}
 		})
-		buf = old.data // reuse the old buffer for the next list
-		ix.posts[t] = postingList{data: append([]byte(nil), np.data...), df: np.df, last: np.last}
+		buf = np.data
+		if len(np.data) <= cap(ts.post.data) {
+			// Rewrite in place: the list only shrinks.
+			np.data = append(ts.post.data[:0], np.data...)
+		} else {
+			np.data = append([]byte(nil), np.data...)
+		}
+		ts.post = np
 	}
 	ix.dead = 0
 	recomputeSums(ix)
+	ix.refreshNorms()
 }
 
 func recomputeSums(ix *Index) {

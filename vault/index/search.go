@@ -19,6 +19,7 @@ type params struct {
 
 	expandMaxDF float64 // expansions with df above this fraction of docs are skipped...
 	expandMinN  int     // ...once the index holds at least this many docs
+	maxExpand   int     // at most this many expansion terms per query
 }
 
 func defaultParams() params {
@@ -30,8 +31,9 @@ func defaultParams() params {
 		wUnigram:    0.3,
 		wExpand:     0.5,
 		expandPow:   0.5,
-		expandMaxDF: 0.2,
+		expandMaxDF: 0.05,
 		expandMinN:  5000,
+		maxExpand:   32,
 	}
 }
 
@@ -127,7 +129,30 @@ func (ix *Index) analyzeQuery(text string) []qterm {
 			}
 		})
 	}
-	// Keep the heaviest terms if the query is very long.
+	// Typed terms first, then the heaviest expansions, within the caps.
+	slices.SortStableFunc(terms, func(x, y qterm) int {
+		switch {
+		case x.typed != y.typed:
+			if x.typed {
+				return -1
+			}
+			return 1
+		case x.typed:
+			return 0
+		case x.w > y.w:
+			return -1
+		case x.w < y.w:
+			return 1
+		}
+		return 0
+	})
+	nTyped := 0
+	for nTyped < len(terms) && terms[nTyped].typed {
+		nTyped++
+	}
+	if len(terms)-nTyped > ix.p.maxExpand {
+		terms = terms[:nTyped+ix.p.maxExpand]
+	}
 	if len(terms) > maxQueryTerms {
 		slices.SortStableFunc(terms, func(x, y qterm) int {
 			switch {
@@ -146,9 +171,15 @@ func (ix *Index) analyzeQuery(text string) []qterm {
 // searchScratch holds per-search accumulators indexed by slot, pooled so
 // that a search allocates little.
 type searchScratch struct {
-	acc     []float32
-	mask    []uint64
+	acc     []accum
 	touched []uint32
+}
+
+// accum is one document's running score and the query terms it matched;
+// together in one array so a posting touches one cache line.
+type accum struct {
+	score float32
+	mask  uint64
 }
 
 func (ix *Index) getScratch() *searchScratch {
@@ -157,16 +188,19 @@ func (ix *Index) getScratch() *searchScratch {
 		sc = &searchScratch{}
 	}
 	if n := len(ix.ids); len(sc.acc) < n {
-		sc.acc = make([]float32, n+n/4)
-		sc.mask = make([]uint64, n+n/4)
+		sc.acc = make([]accum, n+n/4)
 	}
 	return sc
 }
 
 func (ix *Index) putScratch(sc *searchScratch) {
-	for _, s := range sc.touched {
-		sc.acc[s] = 0
-		sc.mask[s] = 0
+	if len(sc.touched) > len(sc.acc)/16 {
+		// Clearing everything sequentially beats scattered stores.
+		clear(sc.acc)
+	} else {
+		for _, s := range sc.touched {
+			sc.acc[s] = accum{}
+		}
 	}
 	sc.touched = sc.touched[:0]
 	ix.pool.Put(sc)
@@ -190,12 +224,6 @@ func (ix *Index) Search(q Query) []Hit {
 	}
 	p := &ix.p
 	n := float64(len(ix.ids))
-	var avg, bConst, bLen [numFields]float64
-	for f := range avg {
-		avg[f] = max(ix.lenSum[f]/float64(ix.live), 1)
-		bConst[f] = 1 - p.b[f]
-		bLen[f] = p.b[f] / avg[f]
-	}
 	// ideal is the relevance of a document with every typed term once in
 	// its title and once in its body, both of average length.
 	x := p.weight[fieldTitle] + p.weight[fieldBody]
@@ -204,16 +232,11 @@ func (ix *Index) Search(q Query) []Hit {
 
 	sc := ix.getScratch()
 	defer ix.putScratch(sc)
-	acc, mask := sc.acc, sc.mask
-	lensT, lensA, lensG, lensB := ix.lens[fieldTitle], ix.lens[fieldAlias], ix.lens[fieldTags], ix.lens[fieldBody]
-	wT, wA, wG, wB := p.weight[fieldTitle], p.weight[fieldAlias], p.weight[fieldTags], p.weight[fieldBody]
+	acc := sc.acc
+	normT, normA, normG, normB := ix.norms[fieldTitle], ix.norms[fieldAlias], ix.norms[fieldTags], ix.norms[fieldBody]
 	k1 := p.k1
 	for qi, t := range terms {
-		id, ok := ix.terms[t.text]
-		var pl *postingList
-		if ok {
-			pl = &ix.posts[id]
-		}
+		pl := ix.terms.get(t.text)
 		df := 0.0
 		if pl != nil {
 			df = float64(pl.df)
@@ -242,36 +265,25 @@ func (ix *Index) Search(q Query) []Hit {
 				v, i = uvarint(b, i)
 			}
 			slot += uint32(v >> 1)
-			var xs float64
+			var xs float32
 			if v&1 != 0 {
-				if tf := b[i]; tf != 0 {
-					xs += wT * float64(tf) / (bConst[fieldTitle] + bLen[fieldTitle]*float64(lensT[slot]))
-				}
-				if tf := b[i+1]; tf != 0 {
-					xs += wA * float64(tf) / (bConst[fieldAlias] + bLen[fieldAlias]*float64(lensA[slot]))
-				}
-				if tf := b[i+2]; tf != 0 {
-					xs += wG * float64(tf) / (bConst[fieldTags] + bLen[fieldTags]*float64(lensG[slot]))
-				}
+				xs = float32(b[i])*normT[slot] + float32(b[i+1])*normA[slot] + float32(b[i+2])*normG[slot]
 				i += 3
 			}
-			if tf := b[i]; tf != 0 {
-				if tf >= 0x80 {
-					var v2 uint64
-					v2, i = uvarint(b, i)
-					xs += wB * float64(v2) / (bConst[fieldBody] + bLen[fieldBody]*float64(lensB[slot]))
-				} else {
-					i++
-					xs += wB * float64(tf) / (bConst[fieldBody] + bLen[fieldBody]*float64(lensB[slot]))
-				}
-			} else {
+			if tf := b[i]; tf < 0x80 {
 				i++
+				xs += float32(tf) * normB[slot]
+			} else {
+				var v2 uint64
+				v2, i = uvarint(b, i)
+				xs += float32(v2) * normB[slot]
 			}
-			if mask[slot] == 0 {
+			a := &acc[slot]
+			if a.mask == 0 {
 				sc.touched = append(sc.touched, slot)
 			}
-			mask[slot] |= bit
-			acc[slot] += float32(w * xs / (k1 + xs))
+			a.mask |= bit
+			a.score += float32(w) * xs / (float32(k1) + xs)
 		}
 	}
 	if ideal <= 0 {
@@ -283,7 +295,7 @@ func (ix *Index) Search(q Query) []Hit {
 		if !ix.alive[s] {
 			continue
 		}
-		rel := float64(acc[s])
+		rel := float64(acc[s].score)
 		id := ix.ids[s]
 		score := rel
 		if q.Weight != nil {
@@ -310,7 +322,7 @@ func (ix *Index) Search(q Query) []Hit {
 	out := make([]Hit, len(top))
 	for i, c := range top {
 		out[i] = Hit{ID: c.id, Score: c.score, Relevance: c.rel, Norm: math.Min(c.rel/ideal, 1)}
-		m := mask[c.slot]
+		m := acc[c.slot].mask
 		for qi, t := range terms {
 			if m&(1<<uint(qi)) != 0 {
 				out[i].Terms = append(out[i].Terms, t.text)

@@ -26,7 +26,31 @@ var englishStops = func() map[string]struct{} {
 	return m
 }()
 
+// stopFilter and exceptionFilter say, by length and first byte, whether a
+// word can be in englishStops or stemExceptions; most words skip the map.
+var (
+	stopFilter      = lengthFirstFilter(englishStops)
+	exceptionFilter = lengthFirstFilter(stemExceptions)
+)
+
+type lenFirst [16][256]bool
+
+func lengthFirstFilter(m map[string]struct{}) *lenFirst {
+	var f lenFirst
+	for w := range m {
+		f[len(w)][w[0]] = true
+	}
+	return &f
+}
+
+func (f *lenFirst) mayContain(w []byte) bool {
+	return len(w) > 0 && len(w) < len(f) && f[len(w)][w[0]]
+}
+
 func isStopWord(w []byte) bool {
+	if !stopFilter.mayContain(w) {
+		return false
+	}
 	_, ok := englishStops[string(w)]
 	return ok
 }
@@ -53,9 +77,23 @@ var cjkStops = func() map[string]struct{} {
 // cjkStopMaxRunes is the longest entry of cjkStops.
 const cjkStopMaxRunes = 4
 
+// cjkStopStart is a bitmap over the Basic Multilingual Plane of the runes
+// that start an entry of cjkStops, so most characters cost one bit test.
+var cjkStopStart = func() *[1 << 16 / 64]uint64 {
+	var bits [1 << 16 / 64]uint64
+	for w := range cjkStops {
+		r, _ := utf8.DecodeRuneInString(w)
+		bits[r>>6] |= 1 << (r & 63)
+	}
+	return &bits
+}()
+
 // cjkStopAt returns the byte length of the longest Chinese stop word that
 // s starts with, or 0.
 func cjkStopAt(s string) int {
+	if r, _ := decode(s, 0); r >= 1<<16 || cjkStopStart[r>>6]&(1<<(r&63)) == 0 {
+		return 0
+	}
 	end := 0
 	best := 0
 	for n := 1; n <= cjkStopMaxRunes && end < len(s); n++ {
@@ -99,8 +137,10 @@ func stem(w []byte) []byte {
 			return w
 		}
 	}
-	if _, ok := stemExceptions[string(w)]; ok {
-		return w
+	if exceptionFilter.mayContain(w) {
+		if _, ok := stemExceptions[string(w)]; ok {
+			return w
+		}
 	}
 	// Plurals.
 	switch {
