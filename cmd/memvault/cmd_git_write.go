@@ -1,0 +1,310 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"path"
+	"slices"
+	"time"
+
+	"github.com/spf13/cobra"
+
+	"github.com/memvault/memvault/vault"
+)
+
+// updateFlags are the fields update may change; only flags given on the
+// command line become part of the patch.
+type updateFlags struct {
+	writeFlags
+	title           string
+	expectedVersion int
+}
+
+func (m *Main) updateCommand() *cobra.Command {
+	var f updateFlags
+	cmd := &cobra.Command{
+		Use:   "update ID",
+		Short: "Change some fields of a memory (one commit)",
+		Long: `update changes only the fields given on the command line, bumps the
+memory's version and updated_at, and commits the file with --reason as the
+commit message body. --content - reads the new body from standard input.
+An empty --effective-at or --expires-at removes the field.
+
+With --expected-version N the update is refused (exit 1) unless the memory
+is still at version N, so a change made since you read it is never
+overwritten.`,
+		Example: `  memvault update 01M1JYSK001JFGN6A8F2MM0K3R --importance 9 --reason "bit us twice in review"
+  cat body.md | memvault update 01M1JYSK001JFGN6A8F2MM0K3R --content - --expected-version 2 --reason "partial refunds"`,
+		Args: exactArgs(1, "ID"),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			ctx := cmd.Context()
+			fl := cmd.Flags()
+			var p vault.Patch
+			if fl.Changed("title") {
+				p.Title = &f.title
+			}
+			if fl.Changed("content") {
+				content := f.content
+				if content == "-" {
+					c, err := m.readStdin()
+					if err != nil {
+						return err
+					}
+					content = c
+				}
+				p.Content = &content
+			}
+			if fl.Changed("layer") {
+				l, err := parseLayerFlag(f.layer)
+				if err != nil {
+					return err
+				}
+				p.Layer = &l
+			}
+			if fl.Changed("tags") {
+				tags := splitList(f.tags)
+				p.Tags = &tags
+			}
+			if fl.Changed("importance") {
+				p.Importance = &f.importance
+			}
+			for _, t := range []struct {
+				name, val string
+				dst       **time.Time
+			}{{"effective-at", f.effectiveAt, &p.EffectiveAt}, {"expires-at", f.expiresAt, &p.ExpiresAt}} {
+				if !fl.Changed(t.name) {
+					continue
+				}
+				v, err := parseTimeFlag(t.name, t.val)
+				if err != nil {
+					return err
+				}
+				*t.dst = &v
+			}
+			if fl.Changed("supersedes") {
+				ids := splitList(f.supersedes)
+				p.Supersedes = &ids
+			}
+			if fl.Changed("links") {
+				ids := splitList(f.links)
+				p.Links = &ids
+			}
+			if f.expectedVersion < 0 {
+				return usagef("--expected-version: %d is negative", f.expectedVersion)
+			}
+			if p == (vault.Patch{}) {
+				return usagef("update: nothing to change; give at least one of --title, --content, --tags, --importance, --layer, --effective-at, --expires-at, --supersedes, --links")
+			}
+			v, store, err := m.openGitVault(ctx, true)
+			if err != nil {
+				return err
+			}
+			defer store.Close()
+			res, err := v.Update(ctx, args[0], f.expectedVersion, p, vault.Author{Reason: f.reason, Client: "cli"})
+			if err != nil {
+				return err
+			}
+			return m.printWrite(res, f.asJSON)
+		},
+	}
+	fl := cmd.Flags()
+	fl.StringVar(&f.title, "title", "", "new title (one line)")
+	fl.StringVar(&f.content, "content", "", "new Markdown body; - reads standard input")
+	fl.StringVar(&f.layer, "layer", "", "move to layer: transient|short-term|project|preference|meta or 1-5")
+	fl.StringVar(&f.tags, "tags", "", "comma-separated tags, replacing the current ones")
+	fl.IntVar(&f.importance, "importance", 0, "importance 1-10 (8+ never decays)")
+	fl.StringVar(&f.effectiveAt, "effective-at", "", "RFC3339 instant or YYYY-MM-DD from which the rule applies; empty removes it")
+	fl.StringVar(&f.expiresAt, "expires-at", "", "RFC3339 instant or YYYY-MM-DD when it expires; empty removes it")
+	fl.StringVar(&f.supersedes, "supersedes", "", "comma-separated ids this memory replaces (they are marked superseded)")
+	fl.StringVar(&f.links, "links", "", "comma-separated ids of related memories")
+	fl.IntVar(&f.expectedVersion, "expected-version", 0, "refuse the update unless the memory is at this version")
+	fl.StringVar(&f.reason, "reason", "", "why the memory changes (the commit message body)")
+	fl.BoolVar(&f.asJSON, "json", false, `print {"id", "path", "version", "commit"} as JSON`)
+	return cmd
+}
+
+func (m *Main) forgetCommand() *cobra.Command {
+	var reason string
+	var remove, asJSON bool
+	cmd := &cobra.Command{
+		Use:   "forget ID --reason TEXT",
+		Short: "Archive a memory, or delete its file with --delete (one commit)",
+		Long: `forget marks a memory archived: recall stops returning it, its file and
+history stay. With --delete the file is removed. Either way the change is
+one commit whose body is --reason, which is required.`,
+		Example: `  memvault forget 01KTQNVG84SZE65GGT73J028CM --reason "the MVP order model is history"
+  memvault forget 01KTQNVG84SZE65GGT73J028CM --delete --reason "duplicate of 01M1JYSK..."`,
+		Args: exactArgs(1, "ID"),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			ctx := cmd.Context()
+			v, store, err := m.openGitVault(ctx, true)
+			if err != nil {
+				return err
+			}
+			defer store.Close()
+			res, err := v.Forget(ctx, args[0], remove, vault.Author{Reason: reason, Client: "cli"})
+			if err != nil {
+				return err
+			}
+			if asJSON {
+				out := map[string]any{"id": res.Memory.ID, "path": res.Memory.Path, "deleted": remove}
+				if res.Commit != "" {
+					out["commit"] = res.Commit
+				}
+				return writeJSON(m.Stdout, out)
+			}
+			verb := "archived"
+			if remove {
+				verb = "deleted"
+			}
+			fmt.Fprintf(m.Stdout, "%s %s (%s)\n", verb, res.Memory.ID, res.Memory.Title)
+			return nil
+		},
+	}
+	cmd.Flags().StringVar(&reason, "reason", "", "why the memory is forgotten (required; the commit message body)")
+	cmd.Flags().BoolVar(&remove, "delete", false, "delete the file instead of archiving it")
+	cmd.Flags().BoolVar(&asJSON, "json", false, "print JSON")
+	return cmd
+}
+
+func (m *Main) restoreCommand() *cobra.Command {
+	var to, reason string
+	var asJSON bool
+	cmd := &cobra.Command{
+		Use:   "restore ID --to COMMIT --reason TEXT",
+		Short: "Bring a memory back to its version at a commit (one new commit)",
+		Long: `restore reads the memory as it was at COMMIT and writes that version back
+as a new commit: its version keeps increasing and updated_at moves, so
+history shows the restore as what it is. A memory deleted since is created
+again with its old id.`,
+		Example: `  memvault history 01KTQNVG84SZE65GGT73J028CM
+  memvault restore 01KTQNVG84SZE65GGT73J028CM --to 3f2a9c1 --reason "the refund rollout was reverted"`,
+		Args: exactArgs(1, "ID"),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			ctx := cmd.Context()
+			id := args[0]
+			if to == "" {
+				return usagef("restore: --to COMMIT is required (see memvault history %s)", id)
+			}
+			v, store, err := m.openGitVault(ctx, true)
+			if err != nil {
+				return err
+			}
+			defer store.Close()
+			g, err := m.needGitView(ctx, "restore")
+			if err != nil {
+				return err
+			}
+			defer g.Close()
+			rev, err := g.store.Resolve(ctx, to)
+			if err != nil {
+				return usagef("--to %s: no such commit", to)
+			}
+			old, err := memoryAt(ctx, g, v, id, rev)
+			if err != nil {
+				return err
+			}
+			by := vault.Author{Reason: reason, Client: "cli"}
+			if by.Reason == "" {
+				by.Reason = fmt.Sprintf("restore the version of %s", shortHash(rev))
+			}
+			// An expiry that was the layer's default, not written in the
+			// file, is left to the write path to set from now: restoring it
+			// verbatim would bring the memory back already expired.
+			expires := &old.ExpiresAt
+			if ttl := old.Layer.TTL(); ttl > 0 && old.ExpiresAt.Equal(old.UpdatedAt.Add(ttl)) {
+				expires = nil
+			}
+			var res vault.WriteResult
+			cur, err := v.Get(id)
+			if errors.Is(err, vault.ErrNotFound) {
+				n := vault.NewMemory{
+					ID: id, Title: old.Title, Content: old.Body, Layer: old.Layer, Tags: old.Tags,
+					Aliases: old.Aliases, Importance: old.Importance, EffectiveAt: old.EffectiveAt,
+					Supersedes: old.Supersedes, Links: old.Links, Kind: old.Source.Kind,
+				}
+				if expires != nil {
+					n.ExpiresAt = *expires
+				}
+				if res, err = v.Create(ctx, n, by); err != nil {
+					return err
+				}
+			} else {
+				p := vault.Patch{Title: &old.Title, Content: &old.Body, Layer: &old.Layer, Tags: &old.Tags,
+					Importance: &old.Importance, EffectiveAt: &old.EffectiveAt, ExpiresAt: expires,
+					Status: &old.Status, Links: &old.Links}
+				// Any Supersedes in a patch makes the write a "supersede";
+				// give it only when it changes.
+				if !slices.Equal(old.Supersedes, cur.Supersedes) {
+					p.Supersedes = &old.Supersedes
+				}
+				if res, err = v.Update(ctx, id, 0, p, by); err != nil {
+					if errors.Is(err, vault.ErrUnchanged) {
+						return usagef("restore: %s already matches its version at %s", id, shortHash(rev))
+					}
+					return err
+				}
+			}
+			if asJSON {
+				return m.printWrite(res, true)
+			}
+			fmt.Fprintf(m.Stdout, "restored %s (%s) to its version at %s; now version %d\n",
+				res.Memory.ID, res.Memory.Title, shortHash(rev), res.Memory.Version)
+			return nil
+		},
+	}
+	cmd.Flags().StringVar(&to, "to", "", "the commit whose version to bring back")
+	cmd.Flags().StringVar(&reason, "reason", "", "why (the commit message body)")
+	cmd.Flags().BoolVar(&asJSON, "json", false, "print JSON")
+	return cmd
+}
+
+// memoryAt reads memory id as recorded at commit rev: at its current path,
+// at the same file name in another layer folder (the slug never changes),
+// at the path a hand-written file's id names, or, failing those, by reading
+// the vault at rev.
+func memoryAt(ctx context.Context, g *gitView, v *vault.Vault, id, rev string) (*vault.Memory, error) {
+	var tries []string
+	if cur, err := v.Get(id); err == nil {
+		tries = append(tries, cur.Path)
+		base := path.Base(cur.Path)
+		for _, l := range vault.AllLayers() {
+			tries = append(tries, l.Dir()+"/"+base)
+		}
+	}
+	if vault.IsMemoryPath(id + ".md") {
+		tries = append(tries, id+".md")
+	}
+	for _, rel := range tries {
+		mem, _, err := g.readMemory(ctx, rev, rel, time.Time{})
+		if err != nil {
+			return nil, err
+		}
+		if mem != nil && mem.ID == id {
+			return mem, nil
+		}
+	}
+	var found *vault.Memory
+	errFound := errors.New("found")
+	err := g.store.WalkTree(ctx, rev, g.dir, func(p string, data []byte) error {
+		rel, ok := g.vaultRel(p)
+		// Cheap filter first: the id is in the file, or is its path.
+		if !ok || !vault.IsMemoryPath(rel) || (!bytes.Contains(data, []byte(id)) && vault.DerivedID(rel) != id) {
+			return nil
+		}
+		if mem, _ := vault.ParseMemory(rel, data, time.Time{}); mem != nil && mem.ID == id {
+			found = mem
+			return errFound
+		}
+		return nil
+	})
+	if err != nil && !errors.Is(err, errFound) {
+		return nil, err
+	}
+	if found == nil {
+		return nil, fmt.Errorf("%w: %s is not in the vault at %s", vault.ErrNotFound, id, shortHash(rev))
+	}
+	return found, nil
+}
