@@ -70,6 +70,14 @@ English, with time and layer awareness.`,
 		m.lintCommand(),
 		m.statsCommand(),
 		m.evalCommand(),
+		m.updateCommand(),
+		m.forgetCommand(),
+		m.historyCommand(),
+		m.whyCommand(),
+		m.restoreCommand(),
+		m.diffCommand(),
+		m.doctorCommand(),
+		m.sampleHistoryCommand(),
 	)
 	return root
 }

@@ -17,6 +17,7 @@ type recallFlags struct {
 	limit           int
 	layers, tags    string
 	asOf, since     string
+	at              string
 	includeInactive bool
 	asJSON          bool
 }
@@ -58,7 +59,7 @@ lists the most recent memories.`,
 			if f.limit < 0 {
 				return usagef("--limit: %d is negative", f.limit)
 			}
-			v, err := m.openVault(cmd.Context())
+			v, err := m.recallVault(cmd.Context(), f.at, q.AsOf)
 			if err != nil {
 				return err
 			}
@@ -78,7 +79,8 @@ lists the most recent memories.`,
 	fl.IntVar(&f.limit, "limit", vault.DefaultLimit, "how many results at most")
 	fl.StringVar(&f.layers, "layers", "", "comma-separated layers to search (default: all)")
 	fl.StringVar(&f.tags, "tags", "", "comma-separated tags; a result carries at least one")
-	fl.StringVar(&f.asOf, "as-of", "", "evaluate effective/expiry/decay at this RFC3339 instant or date")
+	fl.StringVar(&f.asOf, "as-of", "", "evaluate effective/expiry/decay at this RFC3339 instant or date; in git, also read the vault as recorded then")
+	fl.StringVar(&f.at, "at", "", "read the vault as recorded at this commit (branch, tag, id, HEAD~3)")
 	fl.StringVar(&f.since, "since", "", "only memories updated at or after this instant or date")
 	fl.BoolVar(&f.includeInactive, "include-inactive", false, "also show archived, superseded, expired and future memories")
 	fl.BoolVar(&f.asJSON, "json", false, "print JSON")
