@@ -77,8 +77,9 @@ func TestLoadHandWrittenDefaults(t *testing.T) {
 	if n := len(v.All()); n != 4 {
 		t.Fatalf("loaded %d memories, want 4 (README, dot-folders and .txt skipped)", n)
 	}
-	if m, _ := v.Get("custom-id"); !slices.Equal(m.WikiLinks, []string{"project/no-front-matter"}) {
-		t.Errorf("WikiLinks = %v, want the linked memory's id", m.WikiLinks)
+	m, _ := v.Get("custom-id")
+	if got, want := v.Related(m), []Ref{{ID: "project/no-front-matter", Title: "Deploys happen on Tuesdays"}}; !slices.Equal(got, want) {
+		t.Errorf("Related = %v, want %v (the [[wiki link]] resolved by title)", got, want)
 	}
 }
 

@@ -73,8 +73,8 @@ type Memory struct {
 	Text string `json:"-"`
 	// Path is the file's path relative to the vault root, with slashes.
 	Path string `json:"path"`
-	// WikiLinks are the [[targets]] found in the body, resolved to ids
-	// where they name a memory (by id, slug or title).
+	// WikiLinks are the [[targets]] named in the body, as written;
+	// Vault.Related resolves them to memories.
 	WikiLinks []string `json:"wiki_links,omitempty"`
 	// Stale is set when the file on disk no longer parses and this is the
 	// last good version, kept searchable until the file is fixed.

@@ -98,7 +98,7 @@ func (v *Vault) Recall(q Query) []Result {
 	v.mu.RLock()
 	defer v.mu.RUnlock()
 	succ := v.successors()
-	keep := func(m *Memory) (string, bool) {
+	keep := func(id index.DocID, m *Memory) (string, bool) {
 		if m == nil || (len(q.Layers) > 0 && !slices.Contains(q.Layers, m.Layer)) {
 			return "", false
 		}
@@ -108,7 +108,12 @@ func (v *Vault) Recall(q Query) []Result {
 		if len(tags) > 0 && !hasAnyTag(m, tags) {
 			return "", false
 		}
-		state := v.stateAt(m, at, succ)
+		var state string
+		if int(id) < len(v.replaced) && v.replaced[id] {
+			state = v.stateAt(m, at, succ)
+		} else {
+			state = plainState(m, at)
+		}
 		if state == "unborn" {
 			return "", false // did not exist yet at the query instant
 		}
@@ -121,7 +126,7 @@ func (v *Vault) Recall(q Query) []Result {
 	} else {
 		hits = v.ix.Search(index.Query{Text: q.Text, Limit: limit, Weight: func(id index.DocID, rel float64) float64 {
 			m := v.entries[id]
-			if _, ok := keep(m); !ok {
+			if _, ok := keep(id, m); !ok {
 				return 0
 			}
 			return rel * Weight(m, at)
@@ -131,7 +136,7 @@ func (v *Vault) Recall(q Query) []Result {
 	out := make([]Result, 0, len(hits))
 	for _, h := range hits {
 		m := v.entries[h.ID]
-		state, _ := keep(m)
+		state, _ := keep(h.ID, m)
 		r := Result{Memory: m.clone(), Score: h.Score, Relevance: h.Relevance, State: state,
 			Snippet: snippet(m.Text, h.Terms, snippetRunes)}
 		for _, id := range m.Supersedes {
@@ -194,17 +199,8 @@ func Decay(m *Memory, at time.Time) float64 {
 // applied early. An active memory replaced by an in-force successor counts
 // as superseded even if its own file was not updated.
 func (v *Vault) stateAt(m *Memory, at time.Time, succ map[string][]string) string {
-	if at.Before(m.CreatedAt) {
-		return "unborn"
-	}
-	if m.Status == StatusArchived {
-		return string(StatusArchived)
-	}
-	if !m.EffectiveAt.IsZero() && at.Before(m.EffectiveAt) {
-		return "future"
-	}
-	if !m.ExpiresAt.IsZero() && !at.Before(m.ExpiresAt) {
-		return "expired"
+	if s := plainState(m, at); s != string(StatusActive) && s != string(StatusSuperseded) {
+		return s
 	}
 	replaced, pending := false, false
 	for _, s := range succ[m.ID] {
@@ -227,6 +223,24 @@ func (v *Vault) stateAt(m *Memory, at time.Time, succ map[string][]string) strin
 	return string(StatusActive)
 }
 
+// plainState is a memory's state at instant at from its own fields, for
+// memories that no other memory supersedes.
+func plainState(m *Memory, at time.Time) string {
+	switch {
+	case at.Before(m.CreatedAt):
+		return "unborn"
+	case m.Status == StatusArchived:
+		return string(StatusArchived)
+	case !m.EffectiveAt.IsZero() && at.Before(m.EffectiveAt):
+		return "future"
+	case !m.ExpiresAt.IsZero() && !at.Before(m.ExpiresAt):
+		return "expired"
+	case m.Status == StatusSuperseded:
+		return string(StatusSuperseded)
+	}
+	return string(StatusActive)
+}
+
 // successors maps an id to the ids of memories that list it in supersedes.
 // Caller holds v.mu.
 func (v *Vault) successors() map[string][]string { return v.succ }
@@ -244,7 +258,13 @@ func (v *Vault) rebuildSuccLocked() {
 			succ[old] = append(succ[old], m.ID)
 		}
 	}
-	v.succ = succ
+	replaced := make([]bool, len(v.entries))
+	for old := range succ {
+		if d, ok := v.byID[old]; ok {
+			replaced[d] = true
+		}
+	}
+	v.succ, v.replaced = succ, replaced
 }
 
 func (v *Vault) memLocked(id string) *Memory {
@@ -262,10 +282,10 @@ func (v *Vault) refLocked(id string) Ref {
 }
 
 // recentLocked lists the most recently updated kept memories.
-func (v *Vault) recentLocked(keep func(*Memory) (string, bool), at time.Time, limit int) []index.Hit {
+func (v *Vault) recentLocked(keep func(index.DocID, *Memory) (string, bool), at time.Time, limit int) []index.Hit {
 	var hits []index.Hit
 	for i, m := range v.entries {
-		if _, ok := keep(m); ok {
+		if _, ok := keep(index.DocID(i), m); ok {
 			hits = append(hits, index.Hit{ID: index.DocID(i), Score: Weight(m, at)})
 		}
 	}

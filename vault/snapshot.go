@@ -88,9 +88,14 @@ func (v *Vault) install(res []loaded) {
 		byPath[m.Path] = id
 		ix.Put(id, indexDoc(m))
 	}
-	resolveWikiLinks(entries)
+	names := make(map[string]string, 4*len(entries))
+	for _, m := range entries {
+		for _, k := range nameKeys(m) {
+			names[k] = m.ID
+		}
+	}
 	v.mu.Lock()
-	v.ix, v.entries, v.free, v.byID, v.byPath, v.diags = ix, entries, nil, byID, byPath, diags
+	v.ix, v.entries, v.free, v.byID, v.byPath, v.diags, v.names = ix, entries, nil, byID, byPath, diags, names
 	v.rebuildSuccLocked()
 	v.loadedAt = v.now()
 	v.mu.Unlock()

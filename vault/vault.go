@@ -5,7 +5,6 @@ import (
 	"context"
 	"fmt"
 	"path/filepath"
-	"slices"
 	"sort"
 	"strings"
 	"sync"
@@ -60,6 +59,8 @@ type Vault struct {
 	byPath   map[string]index.DocID
 	diags    map[string][]*Diagnostic // by vault-relative path
 	succ     map[string][]string      // id -> ids of memories superseding it
+	replaced []bool                   // by DocID: some memory lists it in supersedes
+	names    map[string]string        // wiki-link name -> id (see nameKeys)
 	loadedAt time.Time
 }
 
@@ -124,7 +125,6 @@ func (v *Vault) Refresh(ctx context.Context, rels []string) error {
 	for _, r := range res {
 		v.applyLocked(r)
 	}
-	resolveWikiLinks(v.entries)
 	v.rebuildSuccLocked()
 	return nil
 }
@@ -160,6 +160,8 @@ func (v *Vault) applyLocked(r loaded) {
 			return // our own write, or a touch without change
 		}
 		delete(v.byID, v.entries[oldID].ID)
+		v.dropNamesLocked(v.entries[oldID])
+		v.addNamesLocked(m)
 		v.entries[oldID] = m
 		v.byID[m.ID] = oldID
 		v.ix.Put(oldID, indexDoc(m))
@@ -175,11 +177,13 @@ func (v *Vault) applyLocked(r loaded) {
 	}
 	v.byID[m.ID] = id
 	v.byPath[m.Path] = id
+	v.addNamesLocked(m)
 	v.ix.Put(id, indexDoc(m))
 }
 
 func (v *Vault) removeLocked(id index.DocID) {
 	m := v.entries[id]
+	v.dropNamesLocked(m)
 	delete(v.byID, m.ID)
 	delete(v.byPath, m.Path)
 	v.entries[id] = nil
@@ -201,35 +205,55 @@ func indexDoc(m *Memory) index.Doc {
 	return index.Doc{Title: m.Title, Aliases: m.Aliases, Tags: m.Tags, Body: m.Text}
 }
 
-// resolveWikiLinks maps [[target]] names to memory ids: by id, then file
-// name (slug), then title, case-insensitively. Unresolved names are dropped
-// from WikiLinks but stay in the body.
-func resolveWikiLinks(entries []*Memory) {
-	names := map[string]string{}
-	for _, m := range entries {
-		if m == nil {
-			continue
-		}
-		for _, k := range []string{m.Title, strings.TrimSuffix(filepath.Base(m.Path), ".md"), DerivedID(m.Path), m.ID} {
-			names[strings.ToLower(k)] = m.ID
+// nameKeys are the names a [[wiki link]] may use for m: title, file
+// name, path without extension, id; lower-cased.
+func nameKeys(m *Memory) []string {
+	return []string{strings.ToLower(m.Title), strings.ToLower(strings.TrimSuffix(filepath.Base(m.Path), ".md")),
+		strings.ToLower(DerivedID(m.Path)), strings.ToLower(m.ID)}
+}
+
+// addNamesLocked and dropNamesLocked keep the wiki-link name table in step
+// with the entries, so a write costs a few map operations, not a rescan.
+func (v *Vault) addNamesLocked(m *Memory) {
+	for _, k := range nameKeys(m) {
+		v.names[k] = m.ID
+	}
+}
+
+func (v *Vault) dropNamesLocked(m *Memory) {
+	for _, k := range nameKeys(m) {
+		if v.names[k] == m.ID {
+			delete(v.names, k)
 		}
 	}
-	for i, m := range entries {
-		if m == nil || len(m.WikiLinks) == 0 {
-			continue
+}
+
+// Related resolves a memory's relations: front-matter links, then
+// [[wiki links]] by id, file name, path or title (case-insensitive).
+// Names that match no memory are left out.
+func (v *Vault) Related(m *Memory) []Ref {
+	v.mu.RLock()
+	defer v.mu.RUnlock()
+	var out []Ref
+	seen := map[string]bool{m.ID: true}
+	add := func(id string) {
+		if seen[id] {
+			return
 		}
-		var ids []string
-		for _, w := range m.WikiLinks {
-			if id, ok := names[strings.ToLower(strings.TrimSpace(w))]; ok && id != m.ID && !slices.Contains(ids, id) {
-				ids = append(ids, id)
-			}
-		}
-		if !slices.Equal(ids, m.WikiLinks) {
-			c := m.clone()
-			c.WikiLinks = ids
-			entries[i] = c
+		seen[id] = true
+		if r := v.refLocked(id); r.Title != "" {
+			out = append(out, r)
 		}
 	}
+	for _, id := range m.Links {
+		add(id)
+	}
+	for _, w := range m.WikiLinks {
+		if id, ok := v.names[strings.ToLower(strings.TrimSpace(w))]; ok {
+			add(id)
+		}
+	}
+	return out
 }
 
 // Get returns a copy of the memory with the given id.

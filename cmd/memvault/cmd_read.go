@@ -242,7 +242,7 @@ func (m *Main) showCommand() *cobra.Command {
 			if asJSON {
 				return writeJSON(m.Stdout, memoryJSON(mem))
 			}
-			printMemory(m.Stdout, mem)
+			printMemory(m.Stdout, mem, v.Related(mem))
 			return nil
 		},
 	}
@@ -273,7 +273,7 @@ func memoryJSON(mem *vault.Memory) map[string]any {
 	return out
 }
 
-func printMemory(w io.Writer, mem *vault.Memory) {
+func printMemory(w io.Writer, mem *vault.Memory, related []vault.Ref) {
 	fmt.Fprintf(w, "%s\n", mem.Title)
 	fmt.Fprintf(w, "  id:         %s\n  path:       %s\n  layer:      L%d %s\n  importance: %d\n  status:     %s\n  version:    %d\n",
 		mem.ID, mem.Path, int(mem.Layer), mem.Layer, mem.Importance, mem.Status, mem.Version)
@@ -290,8 +290,8 @@ func printMemory(w io.Writer, mem *vault.Memory) {
 	if len(mem.Supersedes) > 0 {
 		fmt.Fprintf(w, "  supersedes: %s\n", strings.Join(mem.Supersedes, ", "))
 	}
-	if links := append(append([]string(nil), mem.Links...), mem.WikiLinks...); len(links) > 0 {
-		fmt.Fprintf(w, "  links:      %s\n", strings.Join(links, ", "))
+	for _, r := range related {
+		fmt.Fprintf(w, "  related:    %s (%s)\n", r.Title, r.ID)
 	}
 	if mem.Source.Client != "" || mem.Source.Kind != "" {
 		fmt.Fprintf(w, "  source:     %s (%s)\n", mem.Source.Client, mem.Source.Kind)
