@@ -70,3 +70,18 @@ func BenchmarkSetFormat(b *testing.B) {
 		_ = d.Format()
 	}
 }
+
+// BenchmarkParseHostile parses 1 MB bodies on which goldmark alone is
+// quadratic (one took 24 s at 200 KB before markdownSource bounded it).
+func BenchmarkParseHostile(b *testing.B) {
+	for name, body := range hostileBodies(1<<20 - 64) {
+		in := []byte("---\nid: a\n---\n" + body)
+		b.Run(name, func(b *testing.B) {
+			for b.Loop() {
+				if d, _ := Parse("m.md", in); d == nil {
+					b.Fatal("nil document")
+				}
+			}
+		})
+	}
+}

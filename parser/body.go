@@ -48,12 +48,109 @@ var markdown = gmparser.NewParser(
 	gmparser.WithParagraphTransformers(gmparser.DefaultParagraphTransformers()...),
 )
 
+// Bounds on what goldmark is given. goldmark is quadratic on some inputs:
+// 200 KB of "[a](" on one line took 24 s, 100k nested "> " 21 s, 28k
+// link reference definitions in one paragraph 2 s. Memories are a few KB,
+// so these bounds change nothing for real files and keep a hostile one
+// under a second (see TestParseHostileBodies and BenchmarkParseHostile).
+const (
+	maxWalkBytes = 256 << 10 // Body covers the first 256 KiB of the body
+	maxLineBytes = 2048      // longer lines are wrapped
+	maxRunLines  = 256       // a blank line is slipped into longer runs of lines
+	maxRunBytes  = 16 << 10  // or runs of more bytes (a paragraph is parsed as one)
+)
+
+// markdownSource returns what goldmark parses: src itself, unless src is
+// over the bounds above; then a copy cut to maxWalkBytes, with long lines
+// wrapped (at a blank when there is one near the limit) and long runs of
+// non-blank lines (by count or bytes) split by a blank line. Wrapping turns into a space in
+// Body.Text, a blank line into a paragraph break.
+func markdownSource(src []byte) []byte {
+	if len(src) > maxWalkBytes {
+		cut := bytes.LastIndexByte(src[:maxWalkBytes], '\n') + 1
+		if cut == 0 {
+			cut = runeStart(src, maxWalkBytes)
+		}
+		src = src[:cut]
+	}
+	if !overBounds(src) {
+		return src
+	}
+	out := make([]byte, 0, len(src)+len(src)/32)
+	run, runBytes := 0, 0
+	for len(src) > 0 {
+		var line []byte
+		line, src = cutLine(src)
+		if len(bytes.TrimSpace(line)) == 0 {
+			run, runBytes = 0, 0
+			out = append(out, line...)
+			continue
+		}
+		for {
+			run++
+			runBytes += min(len(line), maxLineBytes)
+			if run > maxRunLines || runBytes > maxRunBytes {
+				out = append(out, '\n')
+				run, runBytes = 1, min(len(line), maxLineBytes)
+			}
+			if len(line) <= maxLineBytes {
+				out = append(out, line...)
+				break
+			}
+			cut := bytes.LastIndexAny(line[maxLineBytes*3/4:maxLineBytes], " \t")
+			if cut >= 0 {
+				cut += maxLineBytes*3/4 + 1
+			} else {
+				cut = runeStart(line, maxLineBytes)
+			}
+			out = append(out, line[:cut]...)
+			out = append(out, '\n')
+			line = line[cut:]
+		}
+	}
+	return out
+}
+
+// overBounds reports whether src has a line over maxLineBytes or a run of
+// more than maxRunLines non-blank lines or maxRunBytes.
+func overBounds(src []byte) bool {
+	run, runBytes := 0, 0
+	for len(src) > 0 {
+		var line []byte
+		line, src = cutLine(src)
+		if len(line) > maxLineBytes {
+			return true
+		}
+		if len(bytes.TrimSpace(line)) == 0 {
+			run, runBytes = 0, 0
+			continue
+		}
+		run++
+		runBytes += len(line)
+		if run > maxRunLines || runBytes > maxRunBytes {
+			return true
+		}
+	}
+	return false
+}
+
+// runeStart returns the largest i <= n that starts a rune of b (i > 0).
+func runeStart(b []byte, n int) int {
+	for i := n; i > 0; i-- {
+		if utf8.RuneStart(b[i]) {
+			return i
+		}
+	}
+	return n
+}
+
 // parseBody walks the goldmark AST of src into a Body.
 func parseBody(src []byte) Body {
 	var b Body
 	if len(bytes.TrimSpace(src)) == 0 {
 		return b
 	}
+	src = markdownSource(src)
 	doc := markdown.Parse(text.NewReader(src))
 	w := bodyWalker{src: src, b: &b, text: make([]byte, 0, len(src))}
 	w.blocks(doc)
@@ -67,6 +164,34 @@ type bodyWalker struct {
 	text   []byte // Body.Text being built
 	scan   []byte // raw text of the current block, code blanked out, for #tags
 	seenH1 bool
+	wikis  set
+	tags   set
+}
+
+// set deduplicates strings: a scan of the few usual ones, a map once there
+// are many (a hostile file can hold 100k distinct wiki links).
+type set struct {
+	m map[string]struct{}
+}
+
+// add appends s to *list unless it is there already.
+func (st *set) add(list *[]string, s string) {
+	if st.m == nil {
+		if !slices.Contains(*list, s) {
+			*list = append(*list, s)
+		}
+		if len(*list) > 32 {
+			st.m = make(map[string]struct{}, 2*len(*list))
+			for _, x := range *list {
+				st.m[x] = struct{}{}
+			}
+		}
+		return
+	}
+	if _, ok := st.m[s]; !ok {
+		st.m[s] = struct{}{}
+		*list = append(*list, s)
+	}
 }
 
 // startBlock begins a new line of text and returns a mark for endBlock.
@@ -160,10 +285,7 @@ func (w *bodyWalker) inlines(n ast.Node) {
 		case *ast.RawHTML:
 			w.scan = append(w.scan, ' ')
 		case *wikiLink:
-			target := string(c.target)
-			if !slices.Contains(w.b.WikiLinks, target) {
-				w.b.WikiLinks = append(w.b.WikiLinks, target)
-			}
+			w.wikis.add(&w.b.WikiLinks, string(c.target))
 			if len(c.label) > 0 {
 				w.text = append(w.text, c.label...)
 			} else {
@@ -209,11 +331,7 @@ func (w *bodyWalker) appendUnescaped(v []byte) {
 	w.text = append(w.text, v...)
 }
 
-func (w *bodyWalker) addTag(tag string) {
-	if !slices.Contains(w.b.Tags, tag) {
-		w.b.Tags = append(w.b.Tags, tag)
-	}
-}
+func (w *bodyWalker) addTag(tag string) { w.tags.add(&w.b.Tags, tag) }
 
 // scanTags calls add for each Obsidian #tag in s (see Body.Tags).
 func scanTags(s []byte, add func(string)) {

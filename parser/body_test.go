@@ -1,7 +1,11 @@
 package parser
 
 import (
+	"bytes"
+	"fmt"
+	"strings"
 	"testing"
+	"unicode/utf8"
 
 	"github.com/google/go-cmp/cmp"
 	"github.com/google/go-cmp/cmp/cmpopts"
@@ -104,5 +108,79 @@ func TestBodyFromParse(t *testing.T) {
 	want = Body{Heading: "New", Text: "New\nx", WikiLinks: []string{"x"}}
 	if diff := cmp.Diff(want, d.Body, cmpopts.EquateEmpty()); diff != "" {
 		t.Errorf("Body after SetBody (-want +got):\n%s", diff)
+	}
+}
+
+func TestBodyDedupMany(t *testing.T) {
+	var in []byte
+	for i := range 100 {
+		in = fmt.Appendf(in, "[[n%d]] #t%d [[n%d]] #t%d\n", i%50, i%40, i%50, i%40)
+	}
+	b := parseBody(in)
+	if len(b.WikiLinks) != 50 || len(b.Tags) != 40 {
+		t.Errorf("got %d wiki links and %d tags, want 50 and 40", len(b.WikiLinks), len(b.Tags))
+	}
+	if b.WikiLinks[49] != "n49" || b.Tags[39] != "t39" {
+		t.Errorf("order lost: last wiki link %q, last tag %q", b.WikiLinks[49], b.Tags[39])
+	}
+}
+
+func TestMarkdownSource(t *testing.T) {
+	normal := []byte(strings.Repeat("A normal paragraph line.\n", 100))
+	if got := markdownSource(normal); &got[0] != &normal[0] || len(got) != len(normal) {
+		t.Errorf("a normal body was copied or changed")
+	}
+
+	long := []byte(strings.Repeat("word ", 1000) + "\n") // 5000 bytes, one line
+	got := markdownSource(long)
+	for line := range strings.Lines(string(got)) {
+		if len(line) > maxLineBytes {
+			t.Errorf("line of %d bytes after wrapping, want <= %d", len(line), maxLineBytes)
+		}
+	}
+	if want := strings.Join(strings.Fields(string(long)), " "); strings.Join(strings.Fields(string(got)), " ") != want {
+		t.Errorf("wrapping at blanks changed the words")
+	}
+
+	cjk := []byte(strings.Repeat("结算", 1000) + "\n") // no blanks at all
+	got = markdownSource(cjk)
+	if !utf8.Valid(got) || strings.ReplaceAll(string(got), "\n", "") != strings.TrimSuffix(string(cjk), "\n") {
+		t.Errorf("wrapping CJK text split a character or lost text")
+	}
+
+	run := []byte(strings.Repeat("x\n", maxRunLines+10))
+	got = markdownSource(run)
+	if !bytes.Contains(got, []byte("\n\n")) || bytes.Count(got, []byte("x")) != maxRunLines+10 {
+		t.Errorf("a long run of lines was not split by a blank line, or lost lines")
+	}
+
+	huge := []byte(strings.Repeat("y\n\n", maxWalkBytes))
+	if got := markdownSource(huge); len(got) > maxWalkBytes {
+		t.Errorf("source of %d bytes, want <= %d", len(got), maxWalkBytes)
+	}
+}
+
+// hostileBodies are inputs on which goldmark is quadratic without the
+// bounds of markdownSource.
+func hostileBodies(n int) map[string]string {
+	return map[string]string{
+		"brackets":    strings.Repeat("[", n),
+		"wiki opens":  strings.Repeat("[[a", n/3),
+		"link opens":  strings.Repeat("[a](", n/4),
+		"blockquotes": strings.Repeat("> ", n/2),
+		"emphasis":    strings.Repeat("*_", n/2),
+		"references":  strings.Repeat("[a]: b\n", n/7),
+	}
+}
+
+func TestParseHostileBodies(t *testing.T) {
+	for name, body := range hostileBodies(64 << 10) {
+		t.Run(name, func(t *testing.T) {
+			in := []byte("---\nid: a\n---\n" + body)
+			d, _ := Parse("m.md", in)
+			if d == nil || !bytes.Equal(d.Format(), in) || !bytes.Equal(d.BodyBytes(), []byte(body)) {
+				t.Fatalf("hostile body not kept as is")
+			}
+		})
 	}
 }

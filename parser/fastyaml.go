@@ -56,6 +56,8 @@ type fastParser struct {
 	lines []string    // front matter lines without line endings
 	i     int         // index of the next line to read
 	slab  []yaml.Node // nodes are carved from here: one allocation, not one per node
+
+	colLn, colByte, colRunes int // column cache: line, byte offset, runes before it
 }
 
 // node returns a new zero node.
@@ -133,7 +135,7 @@ func (p *fastParser) entry(line string) (key, val *yaml.Node) {
 	for j < len(line) && isKeyByte(line[j]) {
 		j++
 	}
-	if j >= len(line) || line[j] != ':' || j+1 < len(line) && line[j+1] != ' ' {
+	if j >= len(line) || line[j] != ':' || j+1 < len(line) && line[j+1] != ' ' || j > maxSimpleKey {
 		return nil, nil
 	}
 	key = p.node()
@@ -201,8 +203,18 @@ func restIsComment(line string, end int) bool {
 	return len(t) == 0 || t[0] == '#' && len(t) < len(line[end:])
 }
 
-// column returns the 1-based column (in runes) of byte offset i.
-func column(line string, i int) int { return utf8.RuneCountInString(line[:i]) + 1 }
+// column returns the 1-based column (in runes) of byte offset i of line ln.
+// Scanning moves left to right, so the count resumes from the last call on
+// the same line: counting from the line start each time was quadratic on a
+// long flow list.
+func (p *fastParser) column(line string, i, ln int) int {
+	if ln != p.colLn || i < p.colByte {
+		p.colLn, p.colByte, p.colRunes = ln, 0, 0
+	}
+	p.colRunes += utf8.RuneCountInString(line[p.colByte:i])
+	p.colByte = i
+	return p.colRunes + 1
+}
 
 // scalarOrFlow parses a block-context value at line[j]: a flow list, a flow
 // mapping or a scalar. It returns the node and the offset after it.
@@ -215,6 +227,10 @@ func (p *fastParser) scalarOrFlow(line string, j, ln int) (*yaml.Node, int) {
 	}
 	return p.scalar(line, j, ln, false)
 }
+
+// maxSimpleKey is below YAML's 1024-character limit on implicit keys; the
+// fast path leaves longer keys to yaml.v3 (which rejects them).
+const maxSimpleKey = 1000
 
 // indicators cannot start a plain scalar (in the subset: '-', '?' and ':'
 // followed by a non-blank could, but are left to yaml.v3).
@@ -261,8 +277,8 @@ func (p *fastParser) scalar(line string, j, ln int, flow bool) (*yaml.Node, int)
 		case flow && (c == ',' || c == ']' || c == '}'):
 			n.Value = line[j:end]
 			return n, end
-		case flow && (c == '[' || c == '{'):
-			return nil, 0
+		case flow && (c == '[' || c == '{' || c == '?'):
+			return nil, 0 // yaml.v3 ends a flow plain scalar at '?' too
 		}
 		end = k + 1
 	}
@@ -272,7 +288,7 @@ func (p *fastParser) scalar(line string, j, ln int, flow bool) (*yaml.Node, int)
 
 func (p *fastParser) scalarNode(line string, j, ln int) *yaml.Node {
 	n := p.node()
-	n.Kind, n.Line, n.Column = yaml.ScalarNode, ln, column(line, j)
+	n.Kind, n.Line, n.Column = yaml.ScalarNode, ln, p.column(line, j, ln)
 	return n
 }
 
@@ -299,7 +315,7 @@ func singleQuoted(n *yaml.Node, line string, j int) (*yaml.Node, int) {
 // flowList parses a one-line flow list "[a, 'b', "c"]" at line[j].
 func (p *fastParser) flowList(line string, j, ln int) (*yaml.Node, int) {
 	seq := p.node()
-	seq.Kind, seq.Tag, seq.Style, seq.Line, seq.Column = yaml.SequenceNode, "!!seq", yaml.FlowStyle, ln, column(line, j)
+	seq.Kind, seq.Tag, seq.Style, seq.Line, seq.Column = yaml.SequenceNode, "!!seq", yaml.FlowStyle, ln, p.column(line, j, ln)
 	k := skipSpaces(line, j+1)
 	if k < len(line) && line[k] == ']' {
 		return seq, k + 1
@@ -332,7 +348,7 @@ func (p *fastParser) flowList(line string, j, ln int) (*yaml.Node, int) {
 // are plain key-like words.
 func (p *fastParser) flowMap(line string, j, ln int) (*yaml.Node, int) {
 	m := p.node()
-	m.Kind, m.Tag, m.Style, m.Line, m.Column = yaml.MappingNode, "!!map", yaml.FlowStyle, ln, column(line, j)
+	m.Kind, m.Tag, m.Style, m.Line, m.Column = yaml.MappingNode, "!!map", yaml.FlowStyle, ln, p.column(line, j, ln)
 	k := skipSpaces(line, j+1)
 	if k < len(line) && line[k] == '}' {
 		return m, k + 1
@@ -345,7 +361,7 @@ func (p *fastParser) flowMap(line string, j, ln int) (*yaml.Node, int) {
 		for k < len(line) && isKeyByte(line[k]) {
 			k++
 		}
-		if k+1 >= len(line) || line[k] != ':' || line[k+1] != ' ' {
+		if k+1 >= len(line) || line[k] != ':' || line[k+1] != ' ' || k-start > maxSimpleKey {
 			return nil, 0
 		}
 		key := p.scalarNode(line, start, ln)

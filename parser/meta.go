@@ -9,11 +9,22 @@ import (
 	"go.yaml.in/yaml/v3"
 )
 
+// maxWarnings caps the warnings of one document.
+const maxWarnings = 100
+
 // decodeMeta fills m from the top-level mapping root, appending a warning for
 // each field it had to drop. line maps a front-matter line to a file line.
 func decodeMeta(m *Meta, root *yaml.Node, path string, line func(int) int, diags []*Error) []*Error {
+	warned := 0
 	warn := func(n *yaml.Node, field string, err error) {
-		diags = append(diags, &Error{Path: path, Line: line(n.Line), Field: field, Err: err, Severity: SeverityWarning})
+		// Past maxWarnings, one summary: a hostile file must not turn into
+		// a million diagnostics.
+		switch warned++; {
+		case warned < maxWarnings:
+			diags = append(diags, &Error{Path: path, Line: line(n.Line), Field: field, Err: err, Severity: SeverityWarning})
+		case warned == maxWarnings:
+			diags = append(diags, &Error{Path: path, Line: line(n.Line), Field: field, Err: fmt.Errorf("%w (too many problems: the rest are not reported)", err), Severity: SeverityWarning})
+		}
 	}
 	c := root.Content
 	first := firstKeys(root)
