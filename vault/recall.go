@@ -29,6 +29,11 @@ const (
 	// two results rivals on its own; with a shared tag, rivalTagOverlap.
 	conflictTitleOverlap = 0.5
 	rivalTagOverlap      = 0.2
+	// Rules written in different languages share few title tokens; a
+	// mostly shared tag set (Jaccard >= sameTopicTags, at least two tags)
+	// with a little title overlap marks them as rivals too.
+	sameTopicTags       = 0.5
+	sameTopicTitleFloor = 0.1
 )
 
 // Query asks the vault for memories.
@@ -313,8 +318,9 @@ func hasAnyTag(m *Memory, want map[string]bool) bool {
 
 // markConflicts flags pairs of active results that look like rival rules
 // on one subject: strongly overlapping titles, or a shared tag with some
-// title overlap, and neither superseding the other. L5 notes are indexes,
-// not rules, and never conflict.
+// title overlap, and neither superseding the other. Only L3 decisions and
+// L4 preferences are rules; L1/L2 notes are task state and L5 notes are
+// indexes, so they never conflict.
 func markConflicts(rs []Result) {
 	toks := make([]map[string]bool, len(rs))
 	for i := range rs {
@@ -324,12 +330,14 @@ func markConflicts(rs []Result) {
 		for j := i + 1; j < len(rs); j++ {
 			a, b := rs[i].Memory, rs[j].Memory
 			if rs[i].State != string(StatusActive) || rs[j].State != string(StatusActive) ||
-				a.Layer == Meta || b.Layer == Meta ||
+				!isRuleLayer(a.Layer) || !isRuleLayer(b.Layer) ||
 				slices.Contains(a.Supersedes, b.ID) || slices.Contains(b.Supersedes, a.ID) {
 				continue
 			}
 			overlap := jaccard(toks[i], toks[j])
-			if overlap >= conflictTitleOverlap || (overlap >= rivalTagOverlap && sharesTag(a, b)) {
+			shared, tagJ := tagOverlap(a, b)
+			if overlap >= conflictTitleOverlap || (overlap >= rivalTagOverlap && shared > 0) ||
+				(overlap >= sameTopicTitleFloor && shared >= 2 && tagJ >= sameTopicTags) {
 				rs[i].PossibleConflict = append(rs[i].PossibleConflict, b.ID)
 				rs[j].PossibleConflict = append(rs[j].PossibleConflict, a.ID)
 			}
@@ -358,13 +366,21 @@ func jaccard(a, b map[string]bool) float64 {
 	return float64(inter) / float64(len(a)+len(b)-inter)
 }
 
-func sharesTag(a, b *Memory) bool {
+// tagOverlap counts the tags two memories share (case-insensitively) and
+// the Jaccard index of their tag sets.
+func tagOverlap(a, b *Memory) (shared int, jac float64) {
 	for _, x := range a.Tags {
 		for _, y := range b.Tags {
 			if strings.EqualFold(x, y) {
-				return true
+				shared++
+				break
 			}
 		}
 	}
-	return false
+	if union := len(a.Tags) + len(b.Tags) - shared; union > 0 {
+		jac = float64(shared) / float64(union)
+	}
+	return shared, jac
 }
+
+func isRuleLayer(l Layer) bool { return l == Project || l == Preference }

@@ -298,3 +298,22 @@ func TestRecallEmptyQueryListsRecent(t *testing.T) {
 		t.Fatalf("got %v, want newest first %v", got, want)
 	}
 }
+
+func TestRecallMarksCrossLanguageRivals(t *testing.T) {
+	clock := newClock("2026-11-30T10:00:00Z")
+	v := openTest(t, clock)
+	en := mustCreate(t, v, NewMemory{Title: "API errors: always HTTP 200 with code=0 for success", Content: "Mobile clients read code.", Tags: []string{"api", "errors", "http", "mobile"}})
+	zh := mustCreate(t, v, NewMemory{Title: "API 错误：使用真实 HTTP 状态码，成功响应带 success=true", Content: "用 4xx/5xx 状态码。", Tags: []string{"api", "errors", "http", "gateway"}})
+	other := mustCreate(t, v, NewMemory{Title: "API 分页用 cursor", Content: "列表接口用 cursor 分页，不用 offset。", Tags: []string{"api", "pagination"}})
+	rs := v.Recall(Query{Text: "API 错误 HTTP 状态码 code success 分页"})
+	byID := map[string][]string{}
+	for _, r := range rs {
+		byID[r.Memory.ID] = r.PossibleConflict
+	}
+	if !slices.Equal(byID[en.ID], []string{zh.ID}) || !slices.Equal(byID[zh.ID], []string{en.ID}) {
+		t.Fatalf("rivals not marked: en=%v zh=%v", byID[en.ID], byID[zh.ID])
+	}
+	if len(byID[other.ID]) != 0 {
+		t.Fatalf("pagination rule marked as a rival: %v", byID[other.ID])
+	}
+}
