@@ -75,8 +75,8 @@ func parseDictionary(src string) (*dictionary, error) {
 				return nil, err
 			}
 		}
-		if len(from)+len(to) < 2 {
-			return nil, &DictError{n + 1, "a line needs at least two terms"}
+		if !oneWay && len(from) < 2 {
+			return nil, &DictError{n + 1, "a group needs at least two terms"}
 		}
 		for _, f := range from {
 			for _, t := range to {

@@ -229,6 +229,7 @@ func (ix *Index) Search(q Query) []Hit {
 	x := p.weight[fieldTitle] + p.weight[fieldBody]
 	idealSat := x / (p.k1 + x)
 	ideal := 0.0
+	fallback := 0.0 // when no typed term is in the index, but expansions are
 
 	sc := ix.getScratch()
 	defer ix.putScratch(sc)
@@ -242,10 +243,13 @@ func (ix *Index) Search(q Query) []Hit {
 			df = float64(pl.df)
 		}
 		w := idf(n, df) * t.w
-		if t.typed && (df > 0 || t.kind != kindBigram) {
-			// Unknown CJK bigrams are mostly artefacts of bigramming
-			// across word boundaries; they do not lower Norm.
-			ideal += w * idealSat
+		if t.typed {
+			if df > 0 || t.kind != kindBigram {
+				// Unknown CJK bigrams are mostly artefacts of bigramming
+				// across word boundaries; they do not lower Norm.
+				ideal += w * idealSat
+			}
+			fallback += idf(n, max(df, 1)) * t.w * idealSat
 		}
 		if pl == nil || pl.df == 0 {
 			continue
@@ -287,7 +291,7 @@ func (ix *Index) Search(q Query) []Hit {
 		}
 	}
 	if ideal <= 0 {
-		return nil
+		ideal = fallback
 	}
 
 	top := make([]cand, 0, limit)
