@@ -30,7 +30,8 @@ type dictTerm struct {
 // dictionary maps query spellings to related index terms.
 type dictionary struct {
 	terms  []dictTerm
-	expand [][]int32 // term -> terms it expands to
+	expand [][]int32 // term -> terms of its synonym groups
+	oneWay [][]int32 // term -> terms it expands to one way (paraphrases)
 	byText map[string]int32
 
 	latinFirst map[string][]int32 // first word -> all-Latin terms
@@ -80,7 +81,11 @@ func parseDictionary(src string) (*dictionary, error) {
 		}
 		for _, f := range from {
 			for _, t := range to {
-				if f != t && !contains(d.expand[f], t) {
+				switch {
+				case f == t:
+				case oneWay && !contains(d.oneWay[f], t):
+					d.oneWay[f] = append(d.oneWay[f], t)
+				case !oneWay && !contains(d.expand[f], t):
 					d.expand[f] = append(d.expand[f], t)
 				}
 			}
@@ -130,6 +135,7 @@ func (d *dictionary) addTerms(a *analyzer, side string, line int) ([]int32, erro
 		id := int32(len(d.terms))
 		d.terms = append(d.terms, t)
 		d.expand = append(d.expand, nil)
+		d.oneWay = append(d.oneWay, nil)
 		d.byText[text] = id
 		allLatin := true
 		for _, u := range t.units {

@@ -12,10 +12,11 @@ type params struct {
 	weight [numFields]float64 // BM25F field weights
 	b      [numFields]float64 // BM25F length normalisation per field
 
-	wPart     float64 // an identifier part typed inside a larger identifier
-	wUnigram  float64 // a lone CJK character
-	wExpand   float64 // a dictionary expansion
-	expandPow float64 // multi-token expansions share weight: wExpand / n^expandPow
+	wPart         float64 // an identifier part typed inside a larger identifier
+	wUnigram      float64 // a lone CJK character
+	wExpand       float64 // a dictionary expansion
+	wExpandAbsent float64 // a synonym of a typed word that no document contains
+	expandPow     float64 // multi-token expansions share weight: wExpand / n^expandPow
 
 	expandMaxDF float64 // expansions with df above this fraction of docs are skipped...
 	expandMinN  int     // ...once the index holds at least this many docs
@@ -24,16 +25,17 @@ type params struct {
 
 func defaultParams() params {
 	return params{
-		k1:          1.2,
-		weight:      [numFields]float64{3, 2.5, 2.5, 1},
-		b:           [numFields]float64{0.5, 0.5, 0.3, 0.75},
-		wPart:       0.5,
-		wUnigram:    0.3,
-		wExpand:     0.5,
-		expandPow:   0.5,
-		expandMaxDF: 0.05,
-		expandMinN:  5000,
-		maxExpand:   32,
+		k1:            1.2,
+		weight:        [numFields]float64{3, 2.5, 2.5, 1},
+		b:             [numFields]float64{0.5, 0.5, 0.3, 0.75},
+		wPart:         0.5,
+		wUnigram:      0.3,
+		wExpand:       0.5,
+		wExpandAbsent: 0.8,
+		expandPow:     0.5,
+		expandMaxDF:   0.05,
+		expandMinN:    5000,
+		maxExpand:     32,
 	}
 }
 
@@ -119,14 +121,24 @@ func (ix *Index) analyzeQuery(text string) []qterm {
 		add(string(t.text), w, true, t.kind)
 	})
 	if ix.dict != nil {
-		ix.dict.match(units, func(id int32) {
-			for _, to := range ix.dict.expand[id] {
+		expand := func(targets []int32, w0 float64) {
+			for _, to := range targets {
 				toks := ix.dict.terms[to].toks
-				w := ix.p.wExpand / math.Pow(float64(len(toks)), ix.p.expandPow)
+				w := w0 / math.Pow(float64(len(toks)), ix.p.expandPow)
 				for _, tok := range toks {
 					add(tok, w, false, kindWord)
 				}
 			}
+		}
+		ix.dict.match(units, func(id int32) {
+			// A typed word the index has never seen can only be found
+			// through its synonyms and translations: weigh them more.
+			w := ix.p.wExpand
+			if ix.absent(ix.dict.terms[id].toks) {
+				w = ix.p.wExpandAbsent
+			}
+			expand(ix.dict.expand[id], w)
+			expand(ix.dict.oneWay[id], ix.p.wExpand)
 		})
 	}
 	// Typed terms first, then the heaviest expansions, within the caps.
@@ -166,6 +178,17 @@ func (ix *Index) analyzeQuery(text string) []qterm {
 		terms = terms[:maxQueryTerms]
 	}
 	return terms
+}
+
+// absent reports whether none of toks occurs in the index; an empty list
+// (a term made of stop words) is not absent.
+func (ix *Index) absent(toks []string) bool {
+	for _, t := range toks {
+		if p := ix.terms.get(t); p != nil && p.df > 0 {
+			return false
+		}
+	}
+	return len(toks) > 0
 }
 
 // searchScratch holds per-search accumulators indexed by slot, pooled so
