@@ -185,6 +185,7 @@ func toMemory(rel string, data []byte, modTime time.Time) (*Memory, []*Diagnosti
 		Path:       rel,
 		WikiLinks:  doc.Body.WikiLinks,
 		Hash:       hex.EncodeToString(sum[:]),
+		idLine:     doc.FieldLine("id"),
 	}
 	if m.ID == "" {
 		m.ID = DerivedID(rel)

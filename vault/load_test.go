@@ -124,7 +124,7 @@ func TestLoadBadFilesAreReportedAndLeftAlone(t *testing.T) {
 	want := map[string]string{ // path -> field or fragment expected in a diagnostic
 		"project/broken-yaml.md": "project/broken-yaml.md:3",
 		"project/bad-layer.md":   "project/bad-layer.md:4: layer:",
-		"project/good.md":        "duplicate memory id", // dup.md sorts first and keeps the id
+		"project/good.md":        "project/good.md:2: id: duplicate memory id", // dup.md sorts first and keeps the id
 		"project/binary.md":      "project/binary.md",
 		"project/huge.md":        "project/huge.md",
 	}

@@ -81,6 +81,8 @@ type Memory struct {
 	Stale bool `json:"stale,omitempty"`
 	// Hash is the SHA-256 of the file bytes this memory was read from.
 	Hash string `json:"-"`
+
+	idLine int // file line of the id field, for diagnostics
 }
 
 // InForce reports whether the memory's rule applies at t: it has been

@@ -79,7 +79,7 @@ func (v *Vault) install(res []loaded) {
 			m.Stale = true
 		}
 		if other, dup := byID[m.ID]; dup {
-			diags[r.rel] = append(diags[r.rel], duplicateDiag(r.rel, m.ID, entries[other].Path))
+			diags[r.rel] = append(diags[r.rel], duplicateDiag(m, entries[other].Path))
 			continue
 		}
 		id := index.DocID(len(entries))
@@ -101,7 +101,7 @@ func (v *Vault) install(res []loaded) {
 	v.mu.Unlock()
 }
 
-func duplicateDiag(rel, id, other string) *Diagnostic {
-	return &Diagnostic{Path: rel, Field: "id", Severity: parser.SeverityError,
-		Err: fmt.Errorf("%w %q: already used by %s; this file is skipped", ErrDuplicateID, id, other)}
+func duplicateDiag(m *Memory, other string) *Diagnostic {
+	return &Diagnostic{Path: m.Path, Line: m.idLine, Field: "id", Severity: parser.SeverityError,
+		Err: fmt.Errorf("%w %q: already used by %s; this file is skipped", ErrDuplicateID, m.ID, other)}
 }

@@ -152,7 +152,7 @@ func (v *Vault) applyLocked(r loaded) {
 		return
 	}
 	if other, dup := v.byID[m.ID]; dup && (!had || other != oldID) {
-		v.diags[r.rel] = append(v.diags[r.rel], duplicateDiag(r.rel, m.ID, v.entries[other].Path))
+		v.diags[r.rel] = append(v.diags[r.rel], duplicateDiag(m, v.entries[other].Path))
 		return
 	}
 	if had {

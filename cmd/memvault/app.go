@@ -8,6 +8,7 @@ import (
 	"log/slog"
 	"os"
 	"path/filepath"
+	"strings"
 	"time"
 
 	"github.com/spf13/cobra"
@@ -43,6 +44,9 @@ func (m *Main) Run(ctx context.Context, args []string) int {
 	root.SetOut(m.Stdout)
 	root.SetErr(m.Stderr)
 	err := root.ExecuteContext(ctx)
+	if err != nil && strings.HasPrefix(err.Error(), "unknown command") {
+		err = usageError{err}
+	}
 	if err != nil {
 		fmt.Fprintf(m.Stderr, "memvault: %v\n", err)
 	}
@@ -79,7 +83,28 @@ English, with time and layer awareness.`,
 		m.doctorCommand(),
 		m.sampleHistoryCommand(),
 	)
+	markArgErrorsAsUsage(root)
 	return root
+}
+
+// markArgErrorsAsUsage makes every command's argument check report a usage
+// error (exit 1) rather than an internal one.
+func markArgErrorsAsUsage(c *cobra.Command) {
+	if check := c.Args; check != nil {
+		c.Args = func(cmd *cobra.Command, args []string) error {
+			if err := check(cmd, args); err != nil {
+				var u usageError
+				if errors.As(err, &u) {
+					return err
+				}
+				return usageError{fmt.Errorf("%s: %w; see 'memvault %s --help'", cmd.Name(), err, cmd.Name())}
+			}
+			return nil
+		}
+	}
+	for _, sub := range c.Commands() {
+		markArgErrorsAsUsage(sub)
+	}
 }
 
 // resolveVaultDir finds the vault: --vault, else .memory at the git root

@@ -3,7 +3,9 @@ package main
 import (
 	"fmt"
 	"io"
+	"os"
 	"path/filepath"
+	"sort"
 	"strings"
 	"time"
 
@@ -316,6 +318,10 @@ is 1 when there is at least one error.`,
 				return err
 			}
 			diags := v.Diagnostics()
+			// Errors first, then warnings; each group by path and line.
+			sort.SliceStable(diags, func(i, j int) bool {
+				return diags[i].Severity == parser.SeverityError && diags[j].Severity != parser.SeverityError
+			})
 			errs := 0
 			for _, d := range diags {
 				sev := "warning"
@@ -336,15 +342,13 @@ is 1 when there is at least one error.`,
 	}
 }
 
-// displayPath shows a vault-relative path relative to the working
-// directory when that is shorter, so editors can jump to it.
+// displayPath shows a vault file relative to the working directory when
+// it lies below it, so editors and terminals can jump to it.
 func displayPath(dir, rel string) string {
 	abs := filepath.Join(dir, filepath.FromSlash(rel))
-	if r, err := filepath.Rel(".", abs); err == nil && !strings.HasPrefix(r, "../../") {
-		if wd, err := filepath.Abs("."); err == nil {
-			if r2, err := filepath.Rel(wd, abs); err == nil {
-				return r2
-			}
+	if wd, err := os.Getwd(); err == nil {
+		if r, err := filepath.Rel(wd, abs); err == nil && filepath.IsLocal(r) {
+			return r
 		}
 	}
 	return abs

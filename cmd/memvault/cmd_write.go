@@ -8,13 +8,19 @@ import (
 	"strings"
 	"time"
 
+	"errors"
+	"path/filepath"
+
 	"github.com/spf13/cobra"
+
+	"github.com/memvault/memvault/gitstore"
 
 	"github.com/memvault/memvault/vault"
 )
 
 func (m *Main) initCommand() *cobra.Command {
-	return &cobra.Command{
+	var withGit bool
+	cmd := &cobra.Command{
 		Use:   "init",
 		Short: "Create the vault folders, README and .gitignore",
 		Long: `init creates .memory/ (or --vault) with one folder per layer, a README.md
@@ -25,6 +31,24 @@ session scratch) out of git. Existing files are left as they are.`,
 			dir, err := m.resolveVaultDir()
 			if err != nil {
 				return err
+			}
+			if withGit {
+				if store, err := openGit(cmd.Context(), dir); err == nil {
+					store.Close()
+				} else if errors.Is(err, gitstore.ErrNotRepository) {
+					root := filepath.Dir(dir)
+					if err := os.MkdirAll(root, 0o755); err != nil {
+						return err
+					}
+					store, err := gitstore.Init(cmd.Context(), root)
+					if err != nil {
+						return fmt.Errorf("git init %s: %w", root, err)
+					}
+					store.Close()
+					fmt.Fprintf(m.Stdout, "initialised a git repository in %s\n", root)
+				} else {
+					return err
+				}
 			}
 			created, err := vault.Init(dir)
 			if err != nil {
@@ -39,6 +63,8 @@ session scratch) out of git. Existing files are left as they are.`,
 			return nil
 		},
 	}
+	cmd.Flags().BoolVar(&withGit, "git", false, "also run git init in the vault's parent folder when it is not in a git repository")
+	return cmd
 }
 
 // writeFlags are the memory fields shared by add and update.
@@ -70,6 +96,9 @@ preference (L4), meta (L5).`,
 					return err
 				}
 				content = c
+			}
+			if f.importance < 1 || f.importance > 10 {
+				return usagef("--importance: %d is outside 1..10", f.importance)
 			}
 			n := vault.NewMemory{Title: args[0], Content: content, Importance: f.importance}
 			var err error

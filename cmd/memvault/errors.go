@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 
+	"github.com/memvault/memvault/gitstore"
 	"github.com/memvault/memvault/vault"
 )
 
@@ -39,7 +40,12 @@ func exitCode(err error) int {
 		errors.Is(err, vault.ErrConflict),
 		errors.Is(err, vault.ErrUnchanged),
 		errors.Is(err, vault.ErrMalformedFile),
-		errors.Is(err, vault.ErrSupersedesSelf):
+		errors.Is(err, vault.ErrSupersedesSelf),
+		errors.Is(err, vault.ErrReadOnly),
+		errors.Is(err, gitstore.ErrNoIdentity),
+		errors.Is(err, gitstore.ErrOperationInProgress),
+		errors.Is(err, gitstore.ErrNotRepository),
+		errors.Is(err, gitstore.ErrNotFound):
 		return exitUsage
 	}
 	return exitInternal

@@ -70,7 +70,7 @@ func (m *Main) openWritableVault(ctx context.Context, client string) (*vault.Vau
 	}
 	store, err := openGit(ctx, dir)
 	if errors.Is(err, gitstore.ErrNotRepository) {
-		return nil, nil, usagef("%s is not inside a git repository: every write is a git commit; run `git init` (or `memvault init --git`) first", dir)
+		return nil, nil, usagef("%s is not inside a git repository: every write is a git commit; run `git init` first, or `memvault init --git`", dir)
 	}
 	if err != nil {
 		return nil, nil, fmt.Errorf("open git repository: %w", err)
