@@ -3,6 +3,7 @@ package index
 import (
 	_ "embed"
 	"fmt"
+	"slices"
 	"strings"
 	"unicode/utf8"
 )
@@ -196,23 +197,52 @@ func (d *dictionary) match(units []unit, fn func(term int32)) {
 	}
 }
 
-// matchCJK reports the all-CJK terms that occur anywhere in run.
+// matchCJK reports the all-CJK terms that occur in run. Chinese has no
+// spaces, so a short term can straddle two words ("天天" in "明天天气"): a
+// match that crosses a longer (or, at equal length, earlier) match is
+// dropped; matches nested inside one are kept.
 func (d *dictionary) matchCJK(run string, fn func(term int32)) {
+	type span struct {
+		id         int32
+		start, end int
+	}
+	var found []span
 	for p := 0; p < len(run); {
 		rest := run[p:]
 		_, n1 := utf8.DecodeRuneInString(rest)
 		for _, id := range d.cjkFirst[rest[:n1]] {
-			fn(id)
+			found = append(found, span{id, p, p + n1})
 		}
 		if n1 < len(rest) {
 			_, n2 := utf8.DecodeRuneInString(rest[n1:])
 			for _, id := range d.cjkFirst[rest[:n1+n2]] {
-				if strings.HasPrefix(rest, d.terms[id].units[0].cjk) {
-					fn(id)
+				if t := d.terms[id].units[0].cjk; strings.HasPrefix(rest, t) {
+					found = append(found, span{id, p, p + len(t)})
 				}
 			}
 		}
 		p += n1
+	}
+	slices.SortStableFunc(found, func(x, y span) int {
+		if lx, ly := x.end-x.start, y.end-y.start; lx != ly {
+			return ly - lx
+		}
+		return x.start - y.start
+	})
+	kept := found[:0]
+	for _, c := range found {
+		crosses := false
+		for _, k := range kept {
+			if c.start < k.start && c.end > k.start && c.end < k.end ||
+				c.start > k.start && c.start < k.end && c.end > k.end {
+				crosses = true
+				break
+			}
+		}
+		if !crosses {
+			kept = append(kept, c)
+			fn(c.id)
+		}
 	}
 }
 

@@ -60,9 +60,9 @@ type Hit struct {
 	Relevance float64
 	// Norm is Relevance divided by the relevance of an ideal match for this
 	// query (every typed term once in the title and once in the body of an
-	// average-length document), capped at 1. It is comparable across
-	// queries and suits thresholds: below about 0.15 a hit shares little
-	// more than a common word with the query.
+	// average-length document), capped at 1. Typed terms no document
+	// contains count too, so a hit that matches only part of the query
+	// scores low. It is comparable across queries and suits thresholds.
 	Norm float64
 	// Terms are the index terms of the query that the document matched
 	// (typed and expanded), as produced by Tokenize; pass them to Snippet.
@@ -252,7 +252,6 @@ func (ix *Index) Search(q Query) []Hit {
 	x := p.weight[fieldTitle] + p.weight[fieldBody]
 	idealSat := x / (p.k1 + x)
 	ideal := 0.0
-	fallback := 0.0 // when no typed term is in the index, but expansions are
 
 	sc := ix.getScratch()
 	defer ix.putScratch(sc)
@@ -267,12 +266,14 @@ func (ix *Index) Search(q Query) []Hit {
 		}
 		w := idf(n, df) * t.w
 		if t.typed {
-			if df > 0 || t.kind != kindBigram {
-				// Unknown CJK bigrams are mostly artefacts of bigramming
-				// across word boundaries; they do not lower Norm.
-				ideal += w * idealSat
+			// A typed term no document contains still counts against
+			// Norm, as if it were rare; CJK bigrams count half, since
+			// about half of them straddle two words.
+			c := idf(n, max(df, 1)) * t.w * idealSat
+			if df == 0 && t.kind == kindBigram {
+				c /= 2
 			}
-			fallback += idf(n, max(df, 1)) * t.w * idealSat
+			ideal += c
 		}
 		if pl == nil || pl.df == 0 {
 			continue
@@ -314,7 +315,7 @@ func (ix *Index) Search(q Query) []Hit {
 		}
 	}
 	if ideal <= 0 {
-		ideal = fallback
+		return nil
 	}
 
 	top := make([]cand, 0, limit)
