@@ -56,11 +56,15 @@ func (ix *Index) PutBatch(entries []Entry) {
 			var an analyzer
 			var doc docTerms
 			for {
+				// Take a buffer before claiming a chunk: then the
+				// oldest unfinished chunk always has one, and the
+				// caller can never wait on a chunk that waits on it.
+				r := <-free
 				c := int(next.Add(1) - 1)
 				if c >= nChunks {
+					free <- r
 					return
 				}
-				r := <-free
 				lo, hi := c*batchChunk, min((c+1)*batchChunk, len(entries))
 				ix.analyzeChunk(&an, &doc, entries[lo:hi], r)
 				ready[c] <- r

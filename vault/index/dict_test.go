@@ -131,3 +131,19 @@ func TestParseDictionary(t *testing.T) {
 		})
 	}
 }
+
+func TestNewWithTerms(t *testing.T) {
+	ix, err := NewWithTerms("# project words\n枫叶 | maplemart\n")
+	if err != nil {
+		t.Fatal(err)
+	}
+	ix.Put(1, Doc{Title: "MapleMart storefront", Body: "the shop"})
+	if got := ix.Search(Query{Text: "枫叶"}); len(got) != 1 || got[0].ID != 1 {
+		t.Errorf("custom synonym: got %v, want doc 1", ids(got))
+	}
+	_, err = NewWithTerms("ok | fine\nlonely\n")
+	var de *DictError
+	if !errors.As(err, &de) || de.Line != 2 {
+		t.Errorf("NewWithTerms error = %v, want a *DictError on line 2", err)
+	}
+}

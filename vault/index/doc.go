@@ -6,17 +6,55 @@
 // it with time and layer ranking, filters and files; this package knows
 // nothing about layers, clocks or Markdown.
 //
-// The analyzer (see [Tokenize]) indexes CJK text as overlapping bigrams and
-// Latin text as lightly stemmed lowercase words, and splits identifiers,
-// paths, dotted names and versions into their parts while keeping the whole
-// form, so "OrderCreated", "order created" and "ops/deploy.sh" all find what
-// they should.
+// # Analysis
 //
-// Queries are expanded with a curated bilingual software-engineering
-// dictionary (terms.txt, embedded) so that "部署" finds "deploy" and
-// "how long do login credentials stay valid" finds a note about token
-// lifetimes. Expanded terms count less than the words the user typed.
+// [Tokenize] is the analyzer used for both documents and queries. CJK text
+// becomes overlapping bigrams (a lone character stays a unigram), after
+// Chinese function and question words (的, 了, 什么, 怎么...) split the run.
+// Latin text becomes lowercase words with a light Porter-style stemmer
+// (plurals, -ed, -ing, final y and e). Identifiers keep their whole form and
+// add their parts: "OrderCreated" gives order, creat and ordercreated;
+// "ops/deploy.sh" gives ops, deploy, sh, deploy.sh and ops/deploy.sh;
+// versions such as 3.8.0 stay whole (and also answer to 3.8). Full-width
+// ASCII is folded. A small English stop list is dropped.
 //
-// Concurrency: Put and Delete must be serialised by the caller and must not
-// run while a Search is in flight; any number of Searches may run at once.
+// # Scoring
+//
+// Relevance is BM25F over four fields (title weight 3, aliases 2.5, tags
+// 2.5, body 1; k1 1.2), with per-field length normalisation. Each query term
+// weighs 1, except identifier parts typed inside a larger identifier (0.5),
+// lone CJK characters (0.3) and dictionary expansions.
+//
+// Queries are expanded with terms.txt, an embedded, curated bilingual
+// software-engineering dictionary (about 760 synonym groups and Chinese and
+// English paraphrase families; its header documents the format). An
+// expansion weighs 0.5, shared among its tokens when it has several (divided
+// by the square root of their number), or 0.8 when the typed word it
+// replaces occurs in no document, since then only the translation can find
+// anything. In indexes of 5000 documents or more, expansions that occur in
+// over 5% of them are skipped; at most 32 expansion terms are used.
+//
+// # Results
+//
+// [Index.Search] returns [Hit] values sorted by Score (after Query.Weight)
+// and then by ID. Hit.Relevance is the raw BM25F score; it grows with the
+// number and rarity of matched terms, so it is only comparable within one
+// query. Hit.Norm divides it by the relevance an ideal document would get
+// (every typed term once in its title and once in its body), capped at 1;
+// typed terms that no document contains still count against it. On the
+// shared dev corpus the median correct hit has Norm 0.98 and 90% have more
+// than 0.43, while the best hit for an off-topic query ("how to cook rice",
+// "明天天气怎么样") lies between 0.16 and 0.53: a threshold near 0.25 drops
+// most noise, and near 0.5 keeps mostly confident matches. Hit.Terms lists
+// the index terms the document matched, for [Snippet].
+//
+// # Concurrency and cost
+//
+// Put, PutBatch and Delete must be serialised by the caller and must not run
+// while a Search is in flight; any number of Searches may run at once.
+// Replacing or deleting a document retires its slot; retired slots are
+// dropped from the postings by a compaction once they reach a fifth of all
+// slots, so updates never scan posting lists in the common case. PutBatch
+// gives the same index as Put in order but analyses documents on other CPUs
+// while the caller inserts, for bulk loads.
 package index

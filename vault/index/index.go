@@ -1,7 +1,10 @@
 package index
 
 import (
+	"errors"
+	"fmt"
 	"math"
+	"strings"
 	"sync"
 )
 
@@ -130,6 +133,21 @@ func New() *Index {
 		panic("index: embedded terms.txt: " + err.Error())
 	}
 	return newIndex(defaultParams(), d)
+}
+
+// NewWithTerms returns an empty index whose dictionary is the embedded one
+// plus extra, in the terms.txt format (for example a project's own
+// synonyms). A malformed line yields a *DictError.
+func NewWithTerms(extra string) (*Index, error) {
+	d, err := parseDictionary(defaultTerms + "\n" + extra)
+	if err != nil {
+		var de *DictError
+		if errors.As(err, &de) {
+			de.Line -= strings.Count(defaultTerms, "\n") + 1
+		}
+		return nil, fmt.Errorf("index: extra terms: %w", err)
+	}
+	return newIndex(defaultParams(), d), nil
 }
 
 func newIndex(p params, d *dictionary) *Index {
