@@ -1,6 +1,8 @@
 package parser
 
 import (
+	"os"
+	"path/filepath"
 	"testing"
 )
 
@@ -38,7 +40,8 @@ func BenchmarkParse(b *testing.B) {
 	}
 }
 
-// BenchmarkParseParts splits the cost between the front matter and the body.
+// BenchmarkParseParts splits the cost between the front matter (fast path,
+// and yaml.v3 alone for comparison) and the body.
 func BenchmarkParseParts(b *testing.B) {
 	d, _ := Parse("m.md", typical)
 	b.Run("frontmatter", func(b *testing.B) {
@@ -46,6 +49,17 @@ func BenchmarkParseParts(b *testing.B) {
 		for b.Loop() {
 			var m Meta
 			root, _, err := parseYAML(d.fm)
+			if err != nil {
+				b.Fatal(err)
+			}
+			decodeMeta(&m, root, "m.md", d.fileLine, nil)
+		}
+	})
+	b.Run("frontmatter-yamlv3", func(b *testing.B) {
+		b.ReportAllocs()
+		for b.Loop() {
+			var m Meta
+			root, _, err := fullYAML(d.fm)
 			if err != nil {
 				b.Fatal(err)
 			}
@@ -84,4 +98,30 @@ func BenchmarkParseHostile(b *testing.B) {
 			}
 		})
 	}
+}
+
+// BenchmarkParseSampleVault parses every memory of the sample vault per
+// iteration and reports the mean cost of one file.
+func BenchmarkParseSampleVault(b *testing.B) {
+	paths, _ := filepath.Glob("../sample-vault/*/*.md")
+	var files [][]byte
+	for _, p := range paths {
+		data, err := os.ReadFile(p)
+		if err != nil {
+			b.Fatal(err)
+		}
+		files = append(files, data)
+	}
+	if len(files) == 0 {
+		b.Skip("no sample vault")
+	}
+	b.ReportAllocs()
+	for b.Loop() {
+		for _, f := range files {
+			if d, _ := Parse("m.md", f); d == nil {
+				b.Fatal("nil document")
+			}
+		}
+	}
+	b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N*len(files))/1e3, "µs/file")
 }

@@ -16,12 +16,34 @@
 // tags). It never stops at the first problem: it returns a [Document] plus
 // diagnostics ([*Error]) for everything it survived, and a nil Document only
 // for input that cannot be a memory at all (binary, not UTF-8, too large).
+// [SeverityError] means the front matter as a whole is unusable (absent,
+// not closed, not YAML, not a mapping); [SeverityWarning] means one field was
+// dropped (wrong type, duplicate key: the first occurrence wins). Unknown
+// keys are not diagnostics; the parser does not judge values (an unknown
+// layer or an importance of 42 is the vault's call, with [Document.FieldLine]
+// for the line).
 //
 // Documents keep the original bytes. [Document.Format] of an untouched
-// document returns exactly the input, and [Document.Set] / [Document.Delete]
-// edit only the lines of the key they change, so comments, unknown keys, key
-// order, blank lines, a UTF-8 BOM and CRLF line endings survive a rewrite and
-// the git diff of an update stays minimal.
+// document returns exactly the input. [Document.Set] and [Document.Delete]
+// edit only the lines of the key they change, guided by the node tree:
+// comments, unknown keys, key order, blank lines, a UTF-8 BOM and CRLF line
+// endings survive, the comment at the end of an edited key's line is kept
+// (at its column when it was aligned), lists keep their flow or block style
+// and a quoted string its quotes. New keys are appended at the end of the
+// front matter in the order they are set. Comments inside a replaced value
+// (between block list items) go with it. Front matter that line edits
+// cannot handle (a flow mapping at the top, "? key" syntax) is re-encoded
+// whole by yaml.v3 instead. Every edit is re-parsed before it is accepted.
+//
+// Most front matter is a flat mapping of one-line values; a small scanner
+// parses that subset (about 4x faster than yaml.v3, which dominated Parse)
+// and hands anything else to yaml.v3. A differential test and a fuzz target
+// hold the two to the same node trees.
+//
+// Hostile input is bounded: aliases are never expanded (and more than 100
+// are refused), nesting deeper than 32 levels is refused, warnings are capped
+// at 100, and goldmark, which is quadratic on some inputs, sees at most the
+// first 256 KiB of the body with very long lines wrapped.
 //
 // The package is pure: no file I/O, no clock. It is the only home of the YAML
 // and goldmark libraries in memvault.

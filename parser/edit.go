@@ -107,11 +107,8 @@ func (d *Document) Set(key string, value any) error {
 		if errors.Is(err, ErrSyntax) {
 			// The line edit broke the YAML: a layout the spans misjudge
 			// (yaml.v3 is lenient about some indentation). Re-encode instead.
-			fm := d.fm
 			d.fm = saved.fm
-			if err = inTree(); err != nil {
-				d.fm = fm
-			}
+			err = inTree()
 		}
 	}
 	if err != nil {
