@@ -161,6 +161,14 @@ func (s *Store) Commit(ctx context.Context, c Change) (CommitResult, error) {
 	if err != nil {
 		return CommitResult{}, fmt.Errorf("commit: %w", err)
 	}
+	// ix is the Store's cached copy and is edited in place; if the edit is
+	// not published, the cache must go.
+	edited, published := false, false
+	defer func() {
+		if edited && !published {
+			s.index = nil
+		}
+	}()
 
 	var h head
 	var commitHash plumbing.Hash
@@ -216,6 +224,7 @@ func (s *Store) Commit(ctx context.Context, c Change) (CommitResult, error) {
 		if attempt == 0 {
 			// Prepare the new index before the branch moves, so that a full
 			// disk fails the commit rather than leaving the index behind.
+			edited = true
 			for i, f := range files {
 				if f.exists {
 					ix.set(newIndexEntry(f.rel, f.stat, f.mode, blobs[i]))
@@ -223,7 +232,8 @@ func (s *Store) Commit(ctx context.Context, c Change) (CommitResult, error) {
 					ix.remove(f.rel)
 				}
 			}
-			data := ix.encode()
+			data := ix.encode(s.indexBuf)
+			s.indexBuf = data
 			copy(ix.sum[:], data[len(data)-indexHashLen:])
 			if err := ilock.write(data); err != nil {
 				return CommitResult{}, fmt.Errorf("commit: write index: %w", err)
@@ -244,10 +254,12 @@ func (s *Store) Commit(ctx context.Context, c Change) (CommitResult, error) {
 	}
 	res := CommitResult{Hash: commitHash.String(), Branch: h.branch(), Detached: h.detached, Unborn: h.unborn}
 	if err := ilock.publish(); err != nil {
-		s.index = nil
 		return res, fmt.Errorf("commit %s made, but updating the index failed (run `git reset -q -- <paths>`): %w", commitHash, err)
 	}
-	s.index = ix
+	published = true
+	spare := ix.src
+	ix.adopt(s.indexBuf)
+	s.index, s.indexBuf = ix, spare
 	return res, nil
 }
 
@@ -491,31 +503,23 @@ func (s *Store) lookupPath(root plumbing.Hash, rel string) (treeEntry, bool, err
 		}
 		var comp string
 		comp, rel, _ = strings.Cut(rel, "/")
-		t, err := s.getTree(cur.hash)
-		if err != nil {
+		e, ok, err := s.findEntry(cur.hash, comp)
+		if err != nil || !ok {
 			return treeEntry{}, false, err
 		}
-		var ok bool
-		if rel != "" {
-			var k int
-			if k, ok = t.search(comp, true); ok {
-				cur = t.entries[k]
-			}
-		} else {
-			cur, ok = t.find(comp)
-		}
-		if !ok {
-			return treeEntry{}, false, nil
-		}
+		cur = e
 	}
 	return cur, true, nil
 }
 
-// loadIndex returns a private copy of the index, decoding the file only if
-// it is not the one this Store last read or wrote (same trailing checksum).
+// loadIndex returns the index, decoding the file only if it is not the one
+// this Store last read or wrote (same trailing checksum). The result is the
+// Store's cached copy: a caller that edits it must publish it or drop the
+// cache.
 func (s *Store) loadIndex(path string) (*indexFile, error) {
 	f, err := os.Open(path)
 	if errors.Is(err, fs.ErrNotExist) {
+		s.index = nil
 		return &indexFile{version: 2}, nil
 	}
 	if err != nil {
@@ -529,7 +533,7 @@ func (s *Store) loadIndex(path string) (*indexFile, error) {
 	if s.index != nil && fi.Size() >= indexHeaderLen+indexHashLen && s.index.sum != ([indexHashLen]byte{}) {
 		var sum [indexHashLen]byte
 		if _, err := f.ReadAt(sum[:], fi.Size()-indexHashLen); err == nil && sum == s.index.sum {
-			return s.index.clone(), nil
+			return s.index, nil
 		}
 	}
 	data := make([]byte, fi.Size())
@@ -538,29 +542,9 @@ func (s *Store) loadIndex(path string) (*indexFile, error) {
 	}
 	ix, err := decodeIndex(data)
 	if err != nil {
+		s.index = nil
 		return nil, fmt.Errorf("read index: %w", err)
 	}
 	s.index = ix
-	return ix.clone(), nil
-}
-
-// clone copies what Commit mutates: the entry list and the cache tree.
-// Entry bytes are never modified in place, so they are shared.
-func (ix *indexFile) clone() *indexFile {
-	c := *ix
-	c.entries = append(make([]indexEntry, 0, len(ix.entries)+8), ix.entries...)
-	c.tree = ix.tree.clone()
-	return &c
-}
-
-func (t *cacheTree) clone() *cacheTree {
-	if t == nil {
-		return nil
-	}
-	c := *t
-	c.children = make([]*cacheTree, len(t.children))
-	for i, ch := range t.children {
-		c.children[i] = ch.clone()
-	}
-	return &c
+	return ix, nil
 }

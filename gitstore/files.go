@@ -53,7 +53,7 @@ func newIndexEntry(name string, st statData, mode uint32, h [20]byte) indexEntry
 	be.PutUint32(b[36:], st.size)
 	copy(b[indexHashOffset:], h[:])
 	be.PutUint16(b[indexFlagsOffset:], uint16(min(len(name), indexNameMask)))
-	return indexEntry{name: name, head: b}
+	return indexEntry{name: name, head: b, off: -1}
 }
 
 // statMatches reports whether the entry's stat data still describes fi, the

@@ -6,6 +6,8 @@ import (
 	"encoding/binary"
 	"errors"
 	"fmt"
+	"math"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -42,6 +44,7 @@ var errIndexCorrupt = errors.New("corrupt index")
 // bytes.
 type indexFile struct {
 	version uint32
+	src     []byte       // the file the entries were decoded from
 	entries []indexEntry // sorted by name, then stage
 	tree    *cacheTree   // the TREE extension, nil if absent
 	keep    []indexExt   // other extensions that stay valid when entries change
@@ -49,10 +52,13 @@ type indexFile struct {
 }
 
 // indexEntry is one index entry: its path and its fixed-size header (stat
-// data, object id, flags and, in version 3+, extended flags).
+// data, object id, flags and, in version 3+, extended flags). Entries
+// decoded from indexFile.src remember where their bytes are, so that
+// encoding copies runs of unchanged entries in one go.
 type indexEntry struct {
-	name string
-	head []byte
+	name      string
+	head      []byte
+	off, size int32 // position in src; off is -1 for new entries
 }
 
 type indexExt struct {
@@ -81,7 +87,10 @@ func decodeIndex(data []byte) (*indexFile, error) {
 	if string(data[:4]) != "DIRC" {
 		return nil, fmt.Errorf("%w: bad signature", errIndexCorrupt)
 	}
-	ix := &indexFile{version: binary.BigEndian.Uint32(data[4:])}
+	if len(data) > math.MaxInt32 {
+		return nil, fmt.Errorf("%w: %d bytes", ErrUnsupported, len(data))
+	}
+	ix := &indexFile{version: binary.BigEndian.Uint32(data[4:]), src: data}
 	if ix.version < indexMinVersion || ix.version > indexMaxVersion {
 		return nil, fmt.Errorf("%w: index version %d", ErrUnsupported, ix.version)
 	}
@@ -109,6 +118,7 @@ func decodeIndex(data []byte) (*indexFile, error) {
 				return nil, fmt.Errorf("%w: entries out of order at %q", errIndexCorrupt, e.name)
 			}
 		}
+		e.off, e.size = int32(off), int32(n)
 		ix.entries = append(ix.entries, e)
 		prev = e.name
 		off += n
@@ -136,7 +146,7 @@ func decodeIndex(data []byte) (*indexFile, error) {
 			}
 			ix.tree = t
 		case sig == indexExtResolve:
-			ix.keep = append(ix.keep, indexExt{sig, ext})
+			ix.keep = append(ix.keep, indexExt{sig, bytes.Clone(ext)})
 		case sig == indexExtLink || sig == indexExtSparse:
 			return nil, fmt.Errorf("%w: index extension %q (split or sparse index)", ErrUnsupported, sig)
 		case sig[0] < 'A' || sig[0] > 'Z':
@@ -208,19 +218,37 @@ func decodeIndexEntry(b []byte, version uint32, prev string) (indexEntry, int, e
 	return indexEntry{name: name, head: b[:headLen:headLen]}, n, nil
 }
 
-// encode serialises the index, including its checksum.
-func (ix *indexFile) encode() []byte {
+// encode serialises the index, including its checksum, appending to buf
+// (which may be a reused buffer: a large index is megabytes).
+func (ix *indexFile) encode(buf []byte) []byte {
 	size := indexHeaderLen + indexHashLen
 	for _, e := range ix.entries {
 		size += len(e.head) + len(e.name) + 8
 	}
-	buf := make([]byte, 0, size+1024)
+	buf = slices.Grow(buf[:0], size+1024)
 	buf = append(buf, "DIRC"...)
 	buf = binary.BigEndian.AppendUint32(buf, ix.version)
 	buf = binary.BigEndian.AppendUint32(buf, uint32(len(ix.entries)))
 	prev := ""
 	var zeros [8]byte
+	runStart, runEnd := -1, -1 // a run of entries contiguous in src
+	flush := func() {
+		if runStart >= 0 {
+			buf = append(buf, ix.src[runStart:runEnd]...)
+			runStart = -1
+		}
+	}
 	for _, e := range ix.entries {
+		if ix.version != 4 && e.off >= 0 {
+			if runStart >= 0 && int(e.off) == runEnd {
+				runEnd += int(e.size)
+				continue
+			}
+			flush()
+			runStart, runEnd = int(e.off), int(e.off)+int(e.size)
+			continue
+		}
+		flush()
 		buf = append(buf, e.head...)
 		if ix.version == 4 {
 			common := commonPrefix(prev, e.name)
@@ -234,6 +262,7 @@ func (ix *indexFile) encode() []byte {
 		n := len(e.head) + len(e.name)
 		buf = append(buf, zeros[:((n+8)&^7)-n]...)
 	}
+	flush()
 	if ix.tree != nil {
 		t := ix.tree.encode(nil)
 		buf = append(buf, indexExtTree...)
@@ -247,6 +276,28 @@ func (ix *indexFile) encode() []byte {
 	}
 	sum := sha1.Sum(buf)
 	return append(buf, sum[:]...)
+}
+
+// adopt makes buf, an encoding of ix, the source of its entries, so that
+// the next encode copies unchanged entries in runs and the previous source
+// buffer can be reused.
+func (ix *indexFile) adopt(buf []byte) {
+	ix.src = buf
+	if ix.version == 4 {
+		for i := range ix.entries {
+			ix.entries[i].off = -1
+		}
+		return
+	}
+	off := indexHeaderLen
+	for i := range ix.entries {
+		e := &ix.entries[i]
+		hl := len(e.head)
+		n := (hl + len(e.name) + 8) &^ 7
+		e.head = buf[off : off+hl : off+hl]
+		e.off, e.size = int32(off), int32(n)
+		off += n
+	}
 }
 
 // find returns the position of the first entry named name (any stage) or,

@@ -88,7 +88,7 @@ func TestIndexRoundTrip(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			enc := ix.encode()
+			enc := ix.encode(nil)
 			if strings.Contains(f.Name(), "untracked-cache") {
 				// UNTR is dropped; everything else must survive.
 				if bytes.Equal(enc, data) {
@@ -132,7 +132,7 @@ func TestIndexUpdateKeepsOrderAndStages(t *testing.T) {
 	ix.set(newIndexEntry("dir/b.md/x", statData{}, modeFile, h)) // replaces the file dir/b.md
 	ix.set(newIndexEntry("0first", statData{}, modeFile, h))
 	ix.remove("dir/sub/c.md")
-	got, err := decodeIndex(ix.encode())
+	got, err := decodeIndex(ix.encode(nil))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -157,7 +157,7 @@ func TestIndexRejects(t *testing.T) {
 			t.Fatal(err)
 		}
 		ix.keep = append(ix.keep, indexExt{sig: sig, data: []byte("x")})
-		return ix.encode()
+		return ix.encode(nil)
 	}
 	tests := []struct {
 		name string
@@ -241,7 +241,7 @@ func FuzzDecodeIndex(f *testing.F) {
 		if err != nil {
 			return
 		}
-		again, err := decodeIndex(ix.encode())
+		again, err := decodeIndex(ix.encode(nil))
 		if err != nil {
 			t.Fatalf("re-decoding an encoded index: %v", err)
 		}
@@ -306,6 +306,29 @@ func TestWildmatch(t *testing.T) {
 	for _, tt := range tests {
 		if got := wildmatch(tt.pattern, tt.name, tt.fold); got != tt.want {
 			t.Errorf("wildmatch(%q, %q) = %v, want %v", tt.pattern, tt.name, got, tt.want)
+		}
+	}
+}
+
+func TestTreeCompareBytes(t *testing.T) {
+	names := []string{"a", "a.md", "a0", "ab", "b", "", "a-b", "a\xff"}
+	for _, e := range names {
+		for _, dir := range []bool{false, true} {
+			for _, n := range names {
+				got := treeCompareBytes([]byte(e), dir, n)
+				var want int
+				switch {
+				case e == n:
+					want = 0
+				case treeCompare(e, dir, n, true) > 0:
+					want = 1
+				default:
+					want = -1
+				}
+				if got != want {
+					t.Errorf("treeCompareBytes(%q, dir=%v, %q) = %d, want %d", e, dir, n, got, want)
+				}
+			}
 		}
 	}
 }

@@ -1,6 +1,7 @@
 package gitstore
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"fmt"
@@ -155,15 +156,11 @@ func (s *Store) ReadFile(ctx context.Context, rev, path string) ([]byte, error) 
 }
 
 func (s *Store) readBlob(h plumbing.Hash) ([]byte, error) {
-	obj, err := s.readObject(plumbing.BlobObject, h)
+	data, err := s.readObject(plumbing.BlobObject, h)
 	if err != nil {
 		return nil, err
 	}
-	data, err := objectBytes(obj)
-	if err != nil {
-		return nil, fmt.Errorf("read blob %s: %w", h, err)
-	}
-	return data, nil
+	return bytes.Clone(data), nil // callers own the bytes; cached ones are shared
 }
 
 // fileRef is a file found in a tree.

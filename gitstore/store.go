@@ -1,7 +1,6 @@
 package gitstore
 
 import (
-	"bytes"
 	"compress/zlib"
 	"context"
 	"crypto/sha1"
@@ -10,6 +9,7 @@ import (
 	"fmt"
 	"io"
 	"io/fs"
+	"math/rand/v2"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -36,6 +36,7 @@ const DefaultIndexLockTimeout = 5 * time.Second
 const (
 	treeCacheEntries = 1 << 20
 	commitCacheSize  = 1 << 16
+	lookupCacheSize  = 1 << 16
 	objectCacheBytes = 16 * cache.MiByte
 )
 
@@ -59,14 +60,20 @@ type Store struct {
 
 	lockCh chan struct{} // in-process half of Lock
 
-	mu      sync.Mutex // guards everything below
-	storer  *filesystem.Storage
-	repo    *git.Repository
-	trees   *lru[plumbing.Hash, *tree]
-	commits *lru[plumbing.Hash, *object.Commit]
-	index   *indexFile // last index read or written, reused while its checksum matches
-	zw      *zlib.Writer
-	closed  bool
+	mu          sync.Mutex // guards everything below
+	storer      *filesystem.Storage
+	repo        *git.Repository
+	trees       *lru[plumbing.Hash, *tree]
+	lookups     *lru[lookupKey, lookupResult] // single-name lookups in trees not decoded
+	commits     *lru[plumbing.Hash, *object.Commit]
+	index       *indexFile // last index read or written, reused while its checksum matches
+	indexBuf    []byte     // encoding buffer for the index, reused between commits
+	zw          *zlib.Writer
+	zr          io.ReadCloser
+	packs       []*pack
+	packed      *lru[packKey, packedObject] // inflated packed objects, for delta bases
+	packsLoaded bool
+	closed      bool
 }
 
 // Open finds the work tree containing dir (dir itself or a parent) and opens
@@ -103,6 +110,8 @@ func Open(ctx context.Context, dir string) (*Store, error) {
 		lockCh:    make(chan struct{}, 1),
 		trees:     newLRU[plumbing.Hash, *tree](treeCacheEntries),
 		commits:   newLRU[plumbing.Hash, *object.Commit](commitCacheSize),
+		lookups:   newLRU[lookupKey, lookupResult](lookupCacheSize),
+		packed:    newLRU[packKey, packedObject](packBaseCacheBytes),
 	}
 	if err := s.readRepoConfig(); err != nil {
 		return nil, fmt.Errorf("open %s: %w", root, err)
@@ -247,6 +256,7 @@ func (s *Store) Close() error {
 		return nil
 	}
 	s.closed = true
+	s.closePacks()
 	s.trees, s.commits, s.index = nil, nil, nil
 	if err := s.storer.Close(); err != nil {
 		return fmt.Errorf("close %s: %w", s.root, err)
@@ -336,74 +346,6 @@ func evalExistingPrefix(p string) (string, error) {
 
 func (s *Store) abs(rel string) string { return filepath.Join(s.root, filepath.FromSlash(rel)) }
 
-// readObject returns the body of an object. A missing object triggers one
-// re-scan of the pack directory, since `git gc` may have packed it since the
-// packs were first listed.
-func (s *Store) readObject(t plumbing.ObjectType, h plumbing.Hash) (plumbing.EncodedObject, error) {
-	obj, err := s.storer.EncodedObject(t, h)
-	if errors.Is(err, plumbing.ErrObjectNotFound) {
-		s.storer.Reindex()
-		obj, err = s.storer.EncodedObject(t, h)
-	}
-	if err != nil {
-		return nil, fmt.Errorf("read %s %s: %w", t, h, err)
-	}
-	return obj, nil
-}
-
-func objectBytes(obj plumbing.EncodedObject) ([]byte, error) {
-	r, err := obj.Reader()
-	if err != nil {
-		return nil, err
-	}
-	defer r.Close()
-	buf := make([]byte, 0, obj.Size())
-	w := bytes.NewBuffer(buf)
-	_, err = io.Copy(w, r)
-	return w.Bytes(), err
-}
-
-// getTree returns a decoded tree, from the cache when possible.
-func (s *Store) getTree(h plumbing.Hash) (*tree, error) {
-	if t, ok := s.trees.get(h); ok {
-		return t, nil
-	}
-	if h == emptyTreeHash {
-		return &tree{}, nil
-	}
-	obj, err := s.readObject(plumbing.TreeObject, h)
-	if err != nil {
-		return nil, err
-	}
-	data, err := objectBytes(obj)
-	if err != nil {
-		return nil, fmt.Errorf("read tree %s: %w", h, err)
-	}
-	t, err := parseTree(data)
-	if err != nil {
-		return nil, fmt.Errorf("tree %s: %w", h, err)
-	}
-	s.trees.put(h, t, len(t.entries)+1)
-	return t, nil
-}
-
-// getCommit returns a decoded commit, from the cache when possible.
-func (s *Store) getCommit(h plumbing.Hash) (*object.Commit, error) {
-	if c, ok := s.commits.get(h); ok {
-		return c, nil
-	}
-	obj, err := s.readObject(plumbing.CommitObject, h)
-	if err != nil {
-		return nil, err
-	}
-	c := &object.Commit{}
-	if err := c.Decode(obj); err != nil {
-		return nil, fmt.Errorf("decode commit %s: %w", h, err)
-	}
-	s.commits.put(h, c, 1)
-	return c, nil
-}
-
 var emptyTreeHash = plumbing.NewHash("4b825dc642cb6eb9a060e54bf8d69288fbee4904")
 
 // writeObject stores an object as a loose object, the way git does: zlib at
@@ -428,10 +370,7 @@ func (s *Store) writeObject(t plumbing.ObjectType, data []byte) (plumbing.Hash, 
 	if _, err := os.Stat(final); err == nil {
 		return h, nil
 	}
-	if err := os.MkdirAll(dir, 0o777); err != nil {
-		return h, fmt.Errorf("write %s: %w", t, err)
-	}
-	f, err := os.CreateTemp(dir, "tmp_obj_")
+	f, err := createObjectTemp(dir)
 	if err != nil {
 		return h, fmt.Errorf("write %s: %w", t, err)
 	}
@@ -451,9 +390,6 @@ func (s *Store) writeObject(t plumbing.ObjectType, data []byte) (plumbing.Hash, 
 		err = cerr
 	}
 	if err == nil {
-		err = os.Chmod(f.Name(), 0o444)
-	}
-	if err == nil {
 		err = os.Rename(f.Name(), final)
 	}
 	if err != nil {
@@ -461,4 +397,26 @@ func (s *Store) writeObject(t plumbing.ObjectType, data []byte) (plumbing.Hash, 
 		return h, fmt.Errorf("write %s %s: %w", t, h, err)
 	}
 	return h, nil
+}
+
+// createObjectTemp creates a temporary object file in dir, creating dir if
+// needed. The file is read-only, like git's loose objects; the mode only
+// applies once this descriptor is closed, so it can still be written, and no
+// chmod is needed.
+func createObjectTemp(dir string) (*os.File, error) {
+	for attempt := 0; ; attempt++ {
+		name := filepath.Join(dir, "tmp_obj_"+strconv.FormatUint(rand.Uint64(), 36))
+		f, err := os.OpenFile(name, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o444)
+		switch {
+		case err == nil:
+			return f, nil
+		case errors.Is(err, fs.ErrNotExist) && attempt == 0:
+			if err := os.MkdirAll(dir, 0o777); err != nil {
+				return nil, err
+			}
+		case errors.Is(err, fs.ErrExist) && attempt < 10:
+		default:
+			return nil, err
+		}
+	}
 }
