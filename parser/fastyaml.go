@@ -86,34 +86,45 @@ func splitFM(fm string) []string {
 }
 
 // fastChars reports whether fm has only characters the fast path handles:
-// printable YAML characters, no tabs, no line breaks other than "\n" and
-// "\r\n", no BOM.
+// valid UTF-8, printable YAML characters, no tabs, no line breaks other than
+// "\n" and "\r\n", no BOM. A table sends the few lead bytes that need a
+// closer look (controls, C1 controls, U+2028/2029, U+FEFF, U+FFFE/FFFF) to
+// the slow check.
 func fastChars(fm []byte) bool {
-	for i := 0; i < len(fm); {
-		c := fm[i]
-		if c < utf8.RuneSelf {
-			switch {
-			case c == '\n':
-			case c == '\r':
-				if i+1 >= len(fm) || fm[i+1] != '\n' {
-					return false
-				}
-			case c < 0x20 || c == 0x7F:
-				return false
-			}
-			i++
+	if !utf8.Valid(fm) {
+		return false
+	}
+	for i, c := range fm {
+		if !suspect[c] {
 			continue
 		}
-		r, n := utf8.DecodeRune(fm[i:])
-		switch {
-		case r == utf8.RuneError, r == 0x85, r == 0x2028, r == 0x2029, r == 0xFEFF,
-			r < 0xA0, r >= 0xD800 && r < 0xE000, r > 0xFFFD && r < 0x10000:
+		switch c {
+		case '\n':
+		case '\r':
+			if i+1 >= len(fm) || fm[i+1] != '\n' {
+				return false
+			}
+		case 0xC2, 0xE2, 0xEF:
+			r, _ := utf8.DecodeRune(fm[i:])
+			if r < 0xA0 || r == 0x2028 || r == 0x2029 || r == 0xFEFF || r == 0xFFFE || r == 0xFFFF {
+				return false
+			}
+		default:
 			return false
 		}
-		i += n
 	}
 	return true
 }
+
+// suspect marks the bytes fastChars must look at: ASCII controls and DEL,
+// and the lead bytes of the multi-byte runes YAML does not take as is.
+var suspect = func() (t [256]bool) {
+	for c := range 0x20 {
+		t[c] = true
+	}
+	t[0x7F], t[0xC2], t[0xE2], t[0xEF] = true, true, true, true
+	return t
+}()
 
 func isBlankOrComment(line string) bool {
 	t := strings.TrimLeft(line, " ")
