@@ -489,7 +489,7 @@ func changeSummary(r revision) string {
 	if len(parts) == 0 {
 		return r.Kind
 	}
-	return r.Kind + ": " + strings.Join(parts, ", ")
+	return r.Kind + " (" + strings.Join(parts, ", ") + ")"
 }
 
 func orNone(s string) string {
