@@ -301,9 +301,30 @@ func (s *Store) changePaths(paths []string) ([]string, error) {
 			seen[rel] = true
 			rels = append(rels, rel)
 		}
+		if err := s.checkNoSymlinkParent(rel); err != nil {
+			return nil, err
+		}
 	}
 	sort.Strings(rels)
 	return rels, nil
+}
+
+// checkNoSymlinkParent refuses a path that goes through a symbolic link
+// inside the work tree: git tracks the link itself, not what is behind it.
+func (s *Store) checkNoSymlinkParent(rel string) error {
+	for i := 0; i < len(rel); i++ {
+		if rel[i] != '/' {
+			continue
+		}
+		fi, err := os.Lstat(s.abs(rel[:i]))
+		if err != nil {
+			return nil // missing parents are created by the caller or mean a deletion
+		}
+		if fi.Mode()&fs.ModeSymlink != 0 {
+			return fmt.Errorf("%w: %s is beyond the symbolic link %s", ErrOutsideWorkTree, rel, rel[:i])
+		}
+	}
+	return nil
 }
 
 func (s *Store) writeCommit(c *object.Commit) (plumbing.Hash, error) {

@@ -456,6 +456,13 @@ func TestCommitRepositoryStates(t *testing.T) {
 		if err := os.Mkdir(filepath.Join(dir, "d"), 0o755); err != nil {
 			t.Fatal(err)
 		}
+		writeFile(t, filepath.Join(dir, "d", "x.md"), "x")
+		if err := os.Symlink("d", filepath.Join(dir, "link")); err == nil {
+			_, err := s.Commit(t.Context(), Change{Paths: []string{filepath.Join(dir, "link", "x.md")}, Message: "x", Author: testAuthor})
+			if !errors.Is(err, ErrOutsideWorkTree) {
+				t.Errorf("Commit(link/x.md) err = %v, want ErrOutsideWorkTree", err)
+			}
+		}
 		if _, err := s.Commit(t.Context(), Change{Paths: []string{"d"}, Message: "x", Author: testAuthor}); err == nil {
 			t.Error("committing a directory succeeded")
 		}

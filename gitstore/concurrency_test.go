@@ -1,6 +1,8 @@
 package gitstore
 
 import (
+	"context"
+	"errors"
 	"fmt"
 	"os"
 	"os/exec"
@@ -8,6 +10,7 @@ import (
 	"strconv"
 	"sync"
 	"testing"
+	"time"
 
 	"github.com/go-git/go-git/v5/plumbing"
 )
@@ -139,5 +142,48 @@ func TestCommitWithoutLockRebasesOnMovedBranch(t *testing.T) {
 		if _, err := s.ReadFile(t.Context(), "", p); err != nil {
 			t.Errorf("%s: %v", p, err)
 		}
+	}
+}
+
+func TestLock(t *testing.T) {
+	dir, s := newRepo(t)
+	unlock, err := s.Lock(t.Context())
+	if err != nil {
+		t.Fatal(err)
+	}
+	// Held in this process: a second Lock waits until its context ends.
+	ctx, cancel := context.WithTimeout(t.Context(), 20*time.Millisecond)
+	defer cancel()
+	if _, err := s.Lock(ctx); !errors.Is(err, context.DeadlineExceeded) {
+		t.Errorf("second Lock = %v, want DeadlineExceeded", err)
+	}
+	// Held through the file lock: another Store on the same repository
+	// waits too.
+	other, err := Open(t.Context(), dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer other.Close()
+	ctx2, cancel2 := context.WithTimeout(t.Context(), 20*time.Millisecond)
+	defer cancel2()
+	if _, err := other.Lock(ctx2); !errors.Is(err, context.DeadlineExceeded) {
+		t.Errorf("Lock from another Store = %v, want DeadlineExceeded", err)
+	}
+	unlock()
+	unlock() // idempotent
+	u2, err := other.Lock(t.Context())
+	if err != nil {
+		t.Fatalf("Lock after unlock: %v", err)
+	}
+	u2()
+
+	ctx3, cancel3 := context.WithCancel(t.Context())
+	cancel3()
+	writeFile(t, filepath.Join(dir, "a.md"), "a\n")
+	if _, err := s.Commit(ctx3, Change{Paths: []string{"a.md"}, Message: "x", Author: testAuthor}); !errors.Is(err, context.Canceled) {
+		t.Errorf("Commit with a canceled context = %v", err)
+	}
+	if st, _ := s.State(t.Context()); !st.Unborn {
+		t.Error("a canceled Commit made a commit")
 	}
 }

@@ -22,7 +22,7 @@ import (
 // packBaseCacheBytes bounds the cache of inflated packed objects, which
 // serves delta bases: consecutive versions of a folder tree are usually
 // deltas of one another.
-const packBaseCacheBytes = 64 << 20
+const packBaseCacheBytes = 32 << 20
 
 // maxDeltaDepth guards against delta cycles in a corrupt pack; git's own
 // default maximum depth is 50.

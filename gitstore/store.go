@@ -34,8 +34,8 @@ const DefaultIndexLockTimeout = 5 * time.Second
 // Cache sizes: decoded trees are bounded by their total number of entries,
 // commits by count. A 2,500-entry folder tree costs 2,500.
 const (
-	treeCacheEntries = 1 << 20
-	commitCacheSize  = 1 << 16
+	treeCacheEntries = 1 << 18
+	commitCacheSize  = 1 << 14
 	lookupCacheSize  = 1 << 16
 	objectCacheBytes = 16 * cache.MiByte
 )
