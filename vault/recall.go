@@ -143,7 +143,7 @@ func (v *Vault) Recall(q Query) []Result {
 		m := v.entries[h.ID]
 		state, _ := keep(h.ID, m)
 		r := Result{Memory: m.clone(), Score: h.Score, Relevance: h.Relevance, State: state,
-			Snippet: snippet(m.Text, h.Terms, snippetRunes)}
+			Snippet: index.Snippet(m.Text, h.Terms, snippetRunes)}
 		for _, id := range m.Supersedes {
 			r.Supersedes = append(r.Supersedes, v.refLocked(id))
 		}

@@ -60,6 +60,7 @@ func (v *Vault) install(res []loaded) {
 	entries := make([]*Memory, 0, len(res))
 	byID := make(map[string]index.DocID, len(res))
 	byPath := make(map[string]index.DocID, len(res))
+	batch := make([]index.Entry, 0, len(res))
 	diags := map[string][]*Diagnostic{}
 	v.mu.RLock()
 	old, oldEntries := v.byPath, v.entries
@@ -86,8 +87,9 @@ func (v *Vault) install(res []loaded) {
 		entries = append(entries, m)
 		byID[m.ID] = id
 		byPath[m.Path] = id
-		ix.Put(id, indexDoc(m))
+		batch = append(batch, index.Entry{ID: id, Doc: indexDoc(m)})
 	}
+	ix.PutBatch(batch)
 	names := make(map[string]string, 4*len(entries))
 	for _, m := range entries {
 		for _, k := range nameKeys(m) {
