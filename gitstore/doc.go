@@ -16,9 +16,15 @@
 //     except the cache-tree (invalidated along the changed paths) and caches
 //     that depend on entry positions (dropped; git rebuilds them).
 //
+// Like any plumbing writer, Commit runs no hooks, does not sign commits
+// (commit.gpgSign) and stores file bytes as they are, without clean filters
+// or end-of-line conversion from .gitattributes.
+//
 // go-git is not safe for concurrent use, so a Store serialises its own calls.
 // Store.Lock adds a cross-process file lock for callers that need a
-// read-check-write sequence to be atomic across memvault processes.
+// read-check-write sequence to be atomic across memvault processes. The
+// lock file is <git-common-dir>/memvault.lock, shared by linked worktrees
+// because they share branches and objects.
 //
 // Paths: inputs may be absolute (inside the work tree) or repository-relative;
 // outputs that name files in git objects (History, WalkTree, DiffTrees) are

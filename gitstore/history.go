@@ -204,7 +204,7 @@ func (w *historyWalk) visit(it walkItem) error {
 			path = ds[0].path
 		}
 	}
-	w.add(c, path, oldPath, curOK == false && p.ok)
+	w.add(c, path, oldPath, !curOK && p.ok)
 	next := path
 	if oldPath != "" {
 		next = oldPath
