@@ -116,10 +116,10 @@ type Index struct {
 	avgRef [numFields]float64
 
 	// Writer scratch.
-	an    analyzer
-	doc   docTerms
-	posts []*postingList
-	sink  uint32 // keeps insertDoc's prefetching loads alive
+	an   analyzer
+	doc  docTerms
+	tids []uint32
+	sink uint32 // keeps insertDoc's prefetching loads alive
 
 	pool sync.Pool // *searchScratch
 }
@@ -243,8 +243,9 @@ func (ix *Index) refreshNorms() {
 // in buf).
 //
 // The term table and the posting lists are far larger than the CPU caches,
-// so each term costs cache misses. Touching all the home slots first, then
-// all the posting tails, in loops of independent loads lets the CPU have
+// so each term costs cache misses: its slot, its posting list header and
+// the list's tail. Touching each of them for all the document's terms in a
+// loop of independent loads, before the dependent work, lets the CPU have
 // many misses in flight at once instead of one at a time.
 func (ix *Index) insertDoc(slot uint32, ents []docEnt, buf []byte) {
 	t := &ix.terms
@@ -253,29 +254,23 @@ func (ix *Index) insertDoc(slot uint32, ents []docEnt, buf []byte) {
 	for k := range ents {
 		sink += t.slots[ents[k].hash&mask].meta
 	}
-	ps := ix.posts[:0]
+	tids := ix.tids[:0]
 	for k := range ents {
 		e := &ents[k]
-		n := len(t.slots)
-		p := t.intern(e.hash, buf[e.start:e.end])
-		if len(t.slots) != n {
-			// The table grew: earlier pointers moved.
-			for j := range ps {
-				ps[j] = t.intern(ents[j].hash, buf[ents[j].start:ents[j].end])
-			}
-		}
-		ps = append(ps, p)
+		tids = append(tids, t.intern(e.hash, buf[e.start:e.end]))
 	}
-	for _, p := range ps {
-		if n := len(p.data); n > 0 {
-			sink += uint32(p.data[n-1])
+	for _, id := range tids {
+		sink += t.posts[id].df
+	}
+	for _, id := range tids {
+		if p := &t.posts[id]; len(p.data) > 0 {
+			sink += uint32(p.data[len(p.data)-1])
 		}
 	}
-	for k, p := range ps {
-		p.add(slot, ents[k].tf)
+	for k, id := range tids {
+		t.posts[id].add(slot, ents[k].tf)
 	}
-	clear(ps)
-	ix.posts = ps[:0]
+	ix.tids = tids[:0]
 	ix.sink = sink
 }
 
@@ -337,25 +332,22 @@ func (ix *Index) compact() {
 		ix.norms[f] = ix.norms[f][:n]
 	}
 	var buf []byte
-	for k := range ix.terms.slots {
-		ts := &ix.terms.slots[k]
-		if ts.meta == 0 {
-			continue
-		}
+	for k := range ix.terms.posts {
+		pl := &ix.terms.posts[k]
 		np := postingList{data: buf[:0]}
-		ts.post.each(func(slot uint32, tf [numFields]uint8) {
+		pl.each(func(slot uint32, tf [numFields]uint8) {
 			if s := remap[slot]; s != ^uint32(0) {
 				np.add(s, tf)
 			}
 		})
 		buf = np.data
-		if len(np.data) <= cap(ts.post.data) {
+		if len(np.data) <= cap(pl.data) {
 			// Rewrite in place: the list only shrinks.
-			np.data = append(ts.post.data[:0], np.data...)
+			np.data = append(pl.data[:0], np.data...)
 		} else {
 			np.data = append([]byte(nil), np.data...)
 		}
-		ts.post = np
+		*pl = np
 	}
 	ix.dead = 0
 	recomputeSums(ix)

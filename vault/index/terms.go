@@ -5,33 +5,30 @@ import (
 	"hash/maphash"
 )
 
-// termTable maps index terms to their posting lists. It is an
-// open-addressing hash table whose slots hold the first eight bytes of the
-// term and the posting list itself, so adding a posting for a short term (a
-// CJK bigram, most English words) touches the slot's cache lines and the
-// tail of the list and nothing else. Longer terms are verified against a
-// text arena.
+// termTable maps index terms to dense ids and their posting lists. It is
+// an open-addressing hash table of 16-byte slots that hold the first eight
+// bytes of the term, so finding a short term (a CJK bigram, most English
+// words) touches one slot and never the text arena; longer terms are
+// verified against the arena. Nothing in the slots is a Go pointer, so a
+// vocabulary of millions of terms costs the garbage collector nothing.
 type termTable struct {
 	seed  maphash.Seed
 	slots []termSlot
-	arena []byte // term texts back to back
-	n     int
-	slab  []byte // carved into the first buffer of each new posting list
+	arena []byte        // term texts back to back
+	offs  []uint32      // id -> start of its text in arena
+	posts []postingList // id -> postings
+	slab  []byte        // carved into the first buffer of each new posting list
 }
 
 type termSlot struct {
 	head uint64 // first eight bytes of the term, zero padded
 	meta uint32 // 24-bit hash fingerprint << 8 | len; 0 marks an empty slot
-	off  uint32 // start of the term's text in the arena
-	post postingList
+	id   uint32
 }
 
 func newTermTable() termTable {
 	return termTable{seed: maphash.MakeSeed(), slots: make([]termSlot, 1024)}
 }
-
-// len returns the number of terms.
-func (t *termTable) len() int { return t.n }
 
 func (t *termTable) hash(b []byte) uint64 { return maphash.Bytes(t.seed, b) }
 
@@ -61,7 +58,7 @@ func (t *termTable) find(h uint64, b []byte) (int, bool) {
 			return int(i), false
 		}
 		if s.meta == meta && s.head == head &&
-			(len(b) <= 8 || string(t.arena[s.off:s.off+uint32(len(b))]) == string(b)) {
+			(len(b) <= 8 || string(t.arena[t.offs[s.id]:t.offs[s.id]+uint32(len(b))]) == string(b)) {
 			return int(i), true
 		}
 	}
@@ -79,22 +76,22 @@ func (t *termTable) get(s string) *postingList {
 	if !ok {
 		return nil
 	}
-	return &t.slots[i].post
+	return &t.posts[t.slots[i].id]
 }
 
-// intern returns the posting list of b (hash h), adding the term if
-// needed. The pointer is valid until the next intern.
-func (t *termTable) intern(h uint64, b []byte) *postingList {
-	if (t.n+1)*10 > len(t.slots)*7 {
+// intern returns the id of b (hash h), adding the term if needed.
+func (t *termTable) intern(h uint64, b []byte) uint32 {
+	if (len(t.posts)+1)*5 > len(t.slots)*4 {
 		t.grow()
 	}
 	i, ok := t.find(h, b)
 	s := &t.slots[i]
 	if ok {
-		return &s.post
+		return s.id
 	}
-	t.n++
-	s.head, s.meta, s.off = headOf(b), metaOf(h, len(b)), uint32(len(t.arena))
+	id := uint32(len(t.posts))
+	*s = termSlot{head: headOf(b), meta: metaOf(h, len(b)), id: id}
+	t.offs = append(t.offs, uint32(len(t.arena)))
 	t.arena = append(t.arena, b...)
 	// Most terms occur in one or two documents: give them a small buffer
 	// from a shared slab instead of an allocation each.
@@ -102,12 +99,12 @@ func (t *termTable) intern(h uint64, b []byte) *postingList {
 	if len(t.slab) < first {
 		t.slab = make([]byte, slabSize)
 	}
-	s.post.data = t.slab[:0:first]
+	t.posts = append(t.posts, postingList{data: t.slab[:0:first]})
 	t.slab = t.slab[first:]
-	return &s.post
+	return id
 }
 
-// grow doubles the slot array.
+// grow doubles the slot array, keeping the load factor at most 0.8.
 func (t *termTable) grow() {
 	old := t.slots
 	t.slots = make([]termSlot, 2*len(old))
@@ -117,8 +114,8 @@ func (t *termTable) grow() {
 		if s.meta == 0 {
 			continue
 		}
-		n := s.meta & 0xff
-		i := t.hash(t.arena[s.off:s.off+n]) & mask
+		off := t.offs[s.id]
+		i := t.hash(t.arena[off:off+s.meta&0xff]) & mask
 		for t.slots[i].meta != 0 {
 			i = (i + 1) & mask
 		}
