@@ -233,7 +233,11 @@ func (m *Main) recallVault(ctx context.Context, at string, asOf time.Time) (*vau
 		return nil, err
 	}
 	fmt.Fprintf(m.Stderr, "memvault: reading the vault as recorded at %s (%s)\n", shortHash(rev), when.UTC().Format(time.RFC3339))
-	return g.snapshot(ctx, rev, when, m.Now)
+	v, err := g.snapshot(ctx, rev, when, m.Now)
+	if err == nil && v.Stats().Total == 0 {
+		fmt.Fprintf(m.Stderr, "memvault: %s has no committed memories in %s\n", shortHash(rev), g.dir)
+	}
+	return v, err
 }
 
 // resolveExisting resolves symlinks in the longest existing prefix of p,

@@ -279,6 +279,13 @@ func TestUpdate(t *testing.T) {
 				}
 				return ""
 			}, `memory(project): update "Refunds run asynchronously"`},
+		{"empty effective date removes it", "", []string{"--effective-at", "", "--reason", "in force now"},
+			func(m *vault.Memory) string {
+				if !m.EffectiveAt.IsZero() {
+					return "effective_at not removed"
+				}
+				return ""
+			}, `memory(project): update "Refunds run asynchronously"`},
 	}
 	version := 1
 	for _, tt := range tests {

@@ -78,7 +78,12 @@ func (s *storyTeller) history(ctx context.Context, id string) ([]revision, error
 	if h, ok := s.hists[id]; ok {
 		return h, nil
 	}
-	rel, err := locateMemory(ctx, s.v, s.g, id)
+	rel, err := locateMemory(ctx, s.g, id, func(id string) (string, error) {
+		if mem, err := s.v.Get(id); err == nil {
+			return mem.Path, nil
+		}
+		return "", nil
+	})
 	if errors.Is(err, vault.ErrNotFound) {
 		s.hists[id] = nil
 		return nil, nil

@@ -1,10 +1,14 @@
 package main
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"fmt"
 	"io"
+	"io/fs"
+	"os"
+	"path/filepath"
 	"slices"
 	"strconv"
 	"strings"
@@ -311,12 +315,13 @@ func firstOf(l []string) string {
 	return l[0]
 }
 
-// locateMemory finds where memory id lives: its current file, or for a
-// memory deleted from the work tree, the file named in the newest commit
-// carrying its Memory-Id trailer. The returned path is vault-relative.
-func locateMemory(ctx context.Context, v *vault.Vault, g *gitView, id string) (string, error) {
-	if mem, err := v.Get(id); err == nil {
-		return mem.Path, nil
+// locateMemory finds where memory id lives: its current file (found by
+// current, which returns "" when the work tree has none), or for a memory
+// deleted from the work tree, the file named in the newest commit carrying
+// its Memory-Id trailer. The returned path is vault-relative.
+func locateMemory(ctx context.Context, g *gitView, id string, current func(id string) (string, error)) (string, error) {
+	if rel, err := current(id); err != nil || rel != "" {
+		return rel, err
 	}
 	if vault.IsMemoryPath(id + ".md") {
 		// A hand-written file's id is its path.
@@ -357,6 +362,67 @@ func locateMemory(ctx context.Context, v *vault.Vault, g *gitView, id string) (s
 	return "", fmt.Errorf("%w: %s (commit %s names it but changed no file with that id)", vault.ErrNotFound, id, shortHash(cs[0].Hash))
 }
 
+// findMemoryFile finds memory id's file in the work tree without loading
+// the vault: a hand-written file's id is its path; otherwise only files
+// that contain the id are parsed. It returns nil when there is none.
+func findMemoryFile(ctx context.Context, dir, id string) (*vault.Memory, error) {
+	parse := func(rel string) (*vault.Memory, bool) {
+		p := filepath.Join(dir, filepath.FromSlash(rel))
+		data, err := os.ReadFile(p)
+		if err != nil {
+			return nil, false
+		}
+		fi, err := os.Stat(p)
+		if err != nil {
+			return nil, false
+		}
+		m, _ := vault.ParseMemory(rel, data, fi.ModTime())
+		return m, m != nil && m.ID == id
+	}
+	if rel := id + ".md"; vault.IsMemoryPath(rel) {
+		if m, ok := parse(rel); ok {
+			return m, nil
+		}
+	}
+	var found *vault.Memory
+	needle := []byte(id)
+	err := filepath.WalkDir(dir, func(p string, d fs.DirEntry, err error) error {
+		if err != nil {
+			if p == dir && errors.Is(err, fs.ErrNotExist) {
+				return fs.SkipAll
+			}
+			return err
+		}
+		if err := ctx.Err(); err != nil {
+			return err
+		}
+		rel, _ := filepath.Rel(dir, p)
+		rel = filepath.ToSlash(rel)
+		if d.IsDir() {
+			if p != dir && strings.HasPrefix(d.Name(), ".") {
+				return fs.SkipDir
+			}
+			return nil
+		}
+		if !vault.IsMemoryPath(rel) || !d.Type().IsRegular() {
+			return nil
+		}
+		data, err := os.ReadFile(p)
+		if err != nil || !bytes.Contains(data, needle) {
+			return nil
+		}
+		if m, ok := parse(rel); ok {
+			found = m
+			return fs.SkipAll
+		}
+		return nil
+	})
+	if err != nil {
+		return nil, fmt.Errorf("look for %s in %s: %w", id, dir, err)
+	}
+	return found, nil
+}
+
 func (m *Main) historyCommand() *cobra.Command {
 	var asJSON bool
 	cmd := &cobra.Command{
@@ -378,11 +444,16 @@ the Memory-Id trailer of memvault's commits.`,
 				return err
 			}
 			defer g.Close()
-			v, err := m.openVault(ctx)
-			if err != nil {
-				return err
-			}
-			rel, err := locateMemory(ctx, v, g, id)
+			// One memory's story does not need the whole vault loaded.
+			var cur *vault.Memory
+			rel, err := locateMemory(ctx, g, id, func(id string) (string, error) {
+				var err error
+				cur, err = findMemoryFile(ctx, g.dir, id)
+				if cur == nil {
+					return "", err
+				}
+				return cur.Path, err
+			})
 			if err != nil {
 				return err
 			}
@@ -390,7 +461,7 @@ the Memory-Id trailer of memvault's commits.`,
 			if err != nil {
 				return err
 			}
-			title := historyTitle(v, id, revs)
+			title := historyTitle(cur, id, revs)
 			if asJSON {
 				return writeJSON(m.Stdout, map[string]any{"id": id, "title": title, "path": rel, "revisions": orEmptyRevs(revs)})
 			}
@@ -404,9 +475,9 @@ the Memory-Id trailer of memvault's commits.`,
 
 // historyTitle names the memory: its current title, else the last one
 // recorded.
-func historyTitle(v *vault.Vault, id string, revs []revision) string {
-	if mem, err := v.Get(id); err == nil {
-		return mem.Title
+func historyTitle(cur *vault.Memory, id string, revs []revision) string {
+	if cur != nil {
+		return cur.Title
 	}
 	for _, r := range revs {
 		for _, m := range []*vault.Memory{r.after, r.before} {
