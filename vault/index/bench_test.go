@@ -187,33 +187,39 @@ func BenchmarkSearch(b *testing.B) {
 			entries, queries := synthCorpusFrom(c.gen(), c.n)
 			base := heapMB()
 			ix := New()
-			t0 := time.Now()
+			t0, c0 := time.Now(), processCPU()
 			for _, e := range entries {
 				ix.Put(e.ID, e.Doc)
 			}
-			build := time.Since(t0)
+			build, buildCPU := time.Since(t0), processCPU()-c0
 			heap := heapMB() - base
 			t0 = time.Now()
 			New().PutBatch(entries)
 			buildBatch := time.Since(t0)
 
 			weight := func(id DocID, rel float64) float64 { return rel * (0.9 + float64(id%3)*0.05) }
-			var lat []time.Duration
+			var lat, cpu []time.Duration
 			i := 0
+			runtime.LockOSThread()
+			defer runtime.UnlockOSThread()
 			for b.Loop() {
-				t0 := time.Now()
+				t0, c0 := time.Now(), threadCPU()
 				ix.Search(Query{Text: queries[i%len(queries)], Limit: 10, Weight: weight})
+				cpu = append(cpu, threadCPU()-c0)
 				lat = append(lat, time.Since(t0))
 				i++
 			}
-			slices.Sort(lat)
-			pct := func(p float64) float64 {
-				return float64(lat[min(len(lat)-1, int(p*float64(len(lat))))]) / 1e6
+			pct := func(xs []time.Duration, p float64) float64 {
+				slices.Sort(xs)
+				return float64(xs[min(len(xs)-1, int(p*float64(len(xs))))]) / 1e6
 			}
-			b.ReportMetric(pct(0.50), "p50-ms")
-			b.ReportMetric(pct(0.99), "p99-ms")
+			b.ReportMetric(pct(lat, 0.50), "p50-ms")
+			b.ReportMetric(pct(lat, 0.99), "p99-ms")
+			b.ReportMetric(pct(cpu, 0.50), "p50-cpu-ms")
+			b.ReportMetric(pct(cpu, 0.99), "p99-cpu-ms")
 			b.ReportMetric(heap, "heap-MB")
 			b.ReportMetric(float64(build)/1e6, "put-build-ms")
+			b.ReportMetric(float64(buildCPU)/1e6, "put-build-cpu-ms")
 			b.ReportMetric(float64(buildBatch)/1e6, "batch-build-ms")
 		})
 	}

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"slices"
 	"strings"
 	"sync"
 )
@@ -102,18 +103,12 @@ type Index struct {
 
 	ids    []DocID // slot -> id
 	alive  []bool  // slot -> live
-	lens   [numFields][]uint16
+	lens   [numFields][]uint8 // slot -> length code (see lengthCode)
 	slotOf map[DocID]uint32
 	live   int
 	dead   int
 	lenSum [numFields]float64 // over live slots
 
-	// norms[f][slot] is the BM25F factor weight[f] / (1 - b[f] + b[f] *
-	// len / avg[f]) computed against avgRef, which follows the true
-	// average within 1% (exactly in small indexes), so Search needs no
-	// division per posting.
-	norms  [numFields][]float32
-	avgRef [numFields]float64
 
 	// Writer scratch.
 	an   analyzer
@@ -203,40 +198,12 @@ func (ix *Index) newSlot(id DocID, lens [numFields]int) uint32 {
 	ix.alive = append(ix.alive, true)
 	ix.slotOf[id] = slot
 	for f, n := range lens {
-		n = min(n, 0xffff)
-		ix.lens[f] = append(ix.lens[f], uint16(n))
-		ix.lenSum[f] += float64(n)
-		ix.norms[f] = append(ix.norms[f], 0)
-		ix.norms[f][slot] = ix.norm(f, ix.lens[f][slot])
+		c := lengthCode(n)
+		ix.lens[f] = append(ix.lens[f], c)
+		ix.lenSum[f] += float64(codeLength[c])
 	}
 	ix.live++
-	ix.refreshNorms()
 	return slot
-}
-
-func (ix *Index) norm(f int, l uint16) float32 {
-	b := ix.p.b[f]
-	return float32(ix.p.weight[f] / (1 - b + b*float64(l)/ix.avgRef[f]))
-}
-
-// refreshNorms recomputes the norms of a field whose average length has
-// drifted more than 1% from avgRef, or always while the index is small.
-// Each refresh is O(slots) but needs ~1% more documents to recur, so the
-// cost per Put stays constant.
-func (ix *Index) refreshNorms() {
-	if ix.live == 0 {
-		return
-	}
-	for f := range ix.norms {
-		avg := max(ix.lenSum[f]/float64(ix.live), 1)
-		if len(ix.ids) >= 4096 && math.Abs(avg-ix.avgRef[f]) <= 0.01*ix.avgRef[f] {
-			continue
-		}
-		ix.avgRef[f] = avg
-		for s, l := range ix.lens[f] {
-			ix.norms[f][s] = ix.norm(f, l)
-		}
-	}
 }
 
 // insertDoc adds the postings of one analysed document (terms ents, text
@@ -252,7 +219,7 @@ func (ix *Index) insertDoc(slot uint32, ents []docEnt, buf []byte) {
 	var sink uint32
 	mask := uint64(len(t.slots) - 1)
 	for k := range ents {
-		sink += t.slots[ents[k].hash&mask].meta
+		sink += t.slots[ents[k].hash&mask].id
 	}
 	tids := ix.tids[:0]
 	for k := range ents {
@@ -260,15 +227,15 @@ func (ix *Index) insertDoc(slot uint32, ents []docEnt, buf []byte) {
 		tids = append(tids, t.intern(e.hash, buf[e.start:e.end]))
 	}
 	for _, id := range tids {
-		sink += t.posts[id].df
+		sink += t.post(id).df
 	}
 	for _, id := range tids {
-		if p := &t.posts[id]; len(p.data) > 0 {
+		if p := t.post(id); len(p.data) > 0 {
 			sink += uint32(p.data[len(p.data)-1])
 		}
 	}
 	for k, id := range tids {
-		t.posts[id].add(slot, ents[k].tf)
+		t.post(id).add(slot, ents[k].tf)
 	}
 	ix.tids = tids[:0]
 	ix.sink = sink
@@ -288,11 +255,10 @@ func (ix *Index) Delete(id DocID) {
 func (ix *Index) retire(slot uint32) {
 	ix.alive[slot] = false
 	for f := range ix.lenSum {
-		ix.lenSum[f] -= float64(ix.lens[f][slot])
+		ix.lenSum[f] -= float64(codeLength[ix.lens[f][slot]])
 	}
 	ix.live--
 	ix.dead++
-	ix.refreshNorms()
 }
 
 // maybeCompact drops retired slots from the postings once they make up a
@@ -314,7 +280,6 @@ func (ix *Index) compact() {
 			ix.ids[n] = ix.ids[s]
 			for f := range ix.lens {
 				ix.lens[f][n] = ix.lens[f][s]
-				ix.norms[f][n] = ix.norms[f][s]
 			}
 			ix.slotOf[ix.ids[n]] = n
 			n++
@@ -329,11 +294,9 @@ func (ix *Index) compact() {
 	}
 	for f := range ix.lens {
 		ix.lens[f] = ix.lens[f][:n]
-		ix.norms[f] = ix.norms[f][:n]
 	}
 	var buf []byte
-	for k := range ix.terms.posts {
-		pl := &ix.terms.posts[k]
+	ix.terms.each(func(pl *postingList) {
 		np := postingList{data: buf[:0]}
 		pl.each(func(slot uint32, tf [numFields]uint8) {
 			if s := remap[slot]; s != ^uint32(0) {
@@ -348,17 +311,16 @@ func (ix *Index) compact() {
 			np.data = append([]byte(nil), np.data...)
 		}
 		*pl = np
-	}
+	})
 	ix.dead = 0
 	recomputeSums(ix)
-	ix.refreshNorms()
 }
 
 func recomputeSums(ix *Index) {
 	ix.lenSum = [numFields]float64{}
 	for f := range ix.lens {
-		for _, l := range ix.lens[f] {
-			ix.lenSum[f] += float64(l)
+		for _, c := range ix.lens[f] {
+			ix.lenSum[f] += float64(codeLength[c])
 		}
 	}
 }
@@ -380,4 +342,27 @@ func (p *postingList) each(fn func(slot uint32, tf [numFields]uint8)) {
 		tf[fieldBody] = uint8(body)
 		fn(slot, tf)
 	}
+}
+
+// Field lengths are stored as one-byte codes, as Lucene does with norms:
+// exact up to 31 terms, then in steps of about 3.5% up to 65535 and beyond.
+// BM25 barely notices the rounding, and a byte per field keeps the lengths
+// of 100k documents in the CPU cache while Search scores postings.
+var codeLength = func() (t [256]uint32) {
+	for c := range 32 {
+		t[c] = uint32(c)
+	}
+	for c := 32; c < 256; c++ {
+		t[c] = uint32(math.Round(32 * math.Pow(1.0348, float64(c-31))))
+	}
+	return t
+}()
+
+// lengthCode returns the largest code whose length does not exceed n.
+func lengthCode(n int) uint8 {
+	if n < 32 {
+		return uint8(n)
+	}
+	c, _ := slices.BinarySearch(codeLength[:], uint32(n)+1)
+	return uint8(c - 1)
 }

@@ -366,3 +366,21 @@ func TestRankMetrics(t *testing.T) {
 		t.Errorf("Tally = %+v: R@1 %v R@5 %v MRR %v", tl, tl.Recall1(), tl.Recall5(), tl.MRR10())
 	}
 }
+
+func TestLengthCode(t *testing.T) {
+	prev := uint8(0)
+	for n := 0; n < 200000; n += 1 + n/50 {
+		c := lengthCode(n)
+		if c < prev {
+			t.Fatalf("lengthCode(%d) = %d, below the code of a shorter length (%d)", n, c, prev)
+		}
+		prev = c
+		got := int(codeLength[c])
+		switch {
+		case n < 32 && got != n:
+			t.Errorf("length %d decodes to %d, want exact", n, got)
+		case n <= int(codeLength[255]) && (got > n || float64(got) < float64(n)/1.04):
+			t.Errorf("length %d decodes to %d, want within 4%% below", n, got)
+		}
+	}
+}

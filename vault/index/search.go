@@ -198,11 +198,11 @@ type searchScratch struct {
 	touched []uint32
 }
 
-// accum is one document's running score and the query terms it matched;
-// together in one array so a posting touches one cache line.
+// accum is one document's running score and a mask of the query terms it
+// matched; eight bytes together, so a posting touches one small cache slot.
 type accum struct {
 	score float32
-	mask  uint64
+	mask  uint32
 }
 
 func (ix *Index) getScratch() *searchScratch {
@@ -256,7 +256,17 @@ func (ix *Index) Search(q Query) []Hit {
 	sc := ix.getScratch()
 	defer ix.putScratch(sc)
 	acc := sc.acc
-	normT, normA, normG, normB := ix.norms[fieldTitle], ix.norms[fieldAlias], ix.norms[fieldTags], ix.norms[fieldBody]
+	// norm[f][code] is the BM25F factor weight / (1 - b + b*len/avg) of a
+	// field whose length has that code.
+	var norm [numFields][256]float32
+	for f := range norm {
+		avg := max(ix.lenSum[f]/float64(ix.live), 1)
+		for c, l := range codeLength {
+			norm[f][c] = float32(p.weight[f] / (1 - p.b[f] + p.b[f]*float64(l)/avg))
+		}
+	}
+	lenT, lenA, lenG, lenB := ix.lens[fieldTitle], ix.lens[fieldAlias], ix.lens[fieldTags], ix.lens[fieldBody]
+	normT, normA, normG, normB := &norm[fieldTitle], &norm[fieldAlias], &norm[fieldTags], &norm[fieldBody]
 	k1 := p.k1
 	for qi, t := range terms {
 		pl := ix.terms.get(t.text)
@@ -281,7 +291,12 @@ func (ix *Index) Search(q Query) []Hit {
 		if !t.typed && len(ix.ids) >= p.expandMinN && df > p.expandMaxDF*n {
 			continue
 		}
-		bit := uint64(1) << uint(qi)
+		// Bit 31 marks the document as touched; bits 0-30 say which of
+		// the first 31 terms it matched, for Hit.Terms.
+		bit := uint32(1) << 31
+		if qi < 31 {
+			bit |= 1 << uint(qi)
+		}
 		b := pl.data
 		slot := uint32(0)
 		for i := 0; i < len(b); {
@@ -295,16 +310,16 @@ func (ix *Index) Search(q Query) []Hit {
 			slot += uint32(v >> 1)
 			var xs float32
 			if v&1 != 0 {
-				xs = float32(b[i])*normT[slot] + float32(b[i+1])*normA[slot] + float32(b[i+2])*normG[slot]
+				xs = float32(b[i])*normT[lenT[slot]] + float32(b[i+1])*normA[lenA[slot]] + float32(b[i+2])*normG[lenG[slot]]
 				i += 3
 			}
 			if tf := b[i]; tf < 0x80 {
 				i++
-				xs += float32(tf) * normB[slot]
+				xs += float32(tf) * normB[lenB[slot]]
 			} else {
 				var v2 uint64
 				v2, i = uvarint(b, i)
-				xs += float32(v2) * normB[slot]
+				xs += float32(v2) * normB[lenB[slot]]
 			}
 			a := &acc[slot]
 			if a.mask == 0 {
@@ -351,7 +366,7 @@ func (ix *Index) Search(q Query) []Hit {
 	for i, c := range top {
 		out[i] = Hit{ID: c.id, Score: c.score, Relevance: c.rel, Norm: math.Min(c.rel/ideal, 1)}
 		m := acc[c.slot].mask
-		for qi, t := range terms {
+		for qi, t := range terms[:min(len(terms), 31)] {
 			if m&(1<<uint(qi)) != 0 {
 				out[i].Terms = append(out[i].Terms, t.text)
 			}

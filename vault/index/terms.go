@@ -7,30 +7,40 @@ import (
 
 // termTable maps index terms to dense ids and their posting lists. It is
 // an open-addressing hash table of 16-byte slots that hold the first eight
-// bytes of the term, so finding a short term (a CJK bigram, most English
-// words) touches one slot and never the text arena; longer terms are
-// verified against the arena. Nothing in the slots is a Go pointer, so a
-// vocabulary of millions of terms costs the garbage collector nothing.
+// bytes of the term and the low half of its hash, so finding a short term
+// (a CJK bigram, most English words) touches one slot and never the text
+// arena, and growing the table never re-hashes. Nothing in the slots is a
+// Go pointer, so a vocabulary of millions of terms costs the garbage
+// collector nothing. Posting list headers live in fixed-size pages, so the
+// vocabulary grows without copying them.
 type termTable struct {
 	seed  maphash.Seed
 	slots []termSlot
-	arena []byte        // term texts back to back
-	offs  []uint32      // id -> start of its text in arena
-	posts []postingList // id -> postings
-	slab  []byte        // carved into the first buffer of each new posting list
+	arena []byte   // term texts back to back
+	offs  []uint32 // id -> start of its text in arena; offs[n] is the end
+	pages [][]postingList
+	n     uint32
+	slab  []byte // carved into the first buffer of each new posting list
 }
 
 type termSlot struct {
 	head uint64 // first eight bytes of the term, zero padded
-	meta uint32 // 24-bit hash fingerprint << 8 | len; 0 marks an empty slot
-	id   uint32
+	hash uint32 // low 32 bits of the term's hash
+	id   uint32 // id + 1; 0 marks an empty slot
 }
 
+const pageBits = 14 // posting list headers per page: 16384
+
 func newTermTable() termTable {
-	return termTable{seed: maphash.MakeSeed(), slots: make([]termSlot, 1024)}
+	return termTable{seed: maphash.MakeSeed(), slots: make([]termSlot, 1024), offs: []uint32{0}}
 }
 
 func (t *termTable) hash(b []byte) uint64 { return maphash.Bytes(t.seed, b) }
+
+// post returns the posting list of term id.
+func (t *termTable) post(id uint32) *postingList {
+	return &t.pages[id>>pageBits][id&(1<<pageBits-1)]
+}
 
 func headOf(b []byte) uint64 {
 	if len(b) >= 8 {
@@ -43,22 +53,19 @@ func headOf(b []byte) uint64 {
 	return h
 }
 
-// metaOf packs the fingerprint and length; terms are at most
-// maxCompoundBytes long, so the length fits in a byte and meta is never 0.
-func metaOf(h uint64, n int) uint32 { return uint32(h>>40)<<8 | uint32(n) }
-
 // find returns the slot of b (hash h) and true, or the empty slot where it
-// would go and false.
+// would go and false. Two different terms share head and hash only if they
+// are longer than eight bytes; those are compared in full.
 func (t *termTable) find(h uint64, b []byte) (int, bool) {
-	head, meta := headOf(b), metaOf(h, len(b))
-	mask := uint64(len(t.slots) - 1)
-	for i := h & mask; ; i = (i + 1) & mask {
+	head, h32 := headOf(b), uint32(h)
+	mask := uint32(len(t.slots) - 1)
+	for i := h32 & mask; ; i = (i + 1) & mask {
 		s := &t.slots[i]
-		if s.meta == 0 {
+		if s.id == 0 {
 			return int(i), false
 		}
-		if s.meta == meta && s.head == head &&
-			(len(b) <= 8 || string(t.arena[t.offs[s.id]:t.offs[s.id]+uint32(len(b))]) == string(b)) {
+		if s.hash == h32 && s.head == head &&
+			(len(b) <= 8 || string(t.arena[t.offs[s.id-1]:t.offs[s.id]]) == string(b)) {
 			return int(i), true
 		}
 	}
@@ -76,50 +83,62 @@ func (t *termTable) get(s string) *postingList {
 	if !ok {
 		return nil
 	}
-	return &t.posts[t.slots[i].id]
+	return t.post(t.slots[i].id - 1)
 }
 
 // intern returns the id of b (hash h), adding the term if needed.
 func (t *termTable) intern(h uint64, b []byte) uint32 {
-	if (len(t.posts)+1)*5 > len(t.slots)*4 {
+	if (t.n+1)*5 > uint32(len(t.slots))*4 {
 		t.grow()
 	}
 	i, ok := t.find(h, b)
 	s := &t.slots[i]
 	if ok {
-		return s.id
+		return s.id - 1
 	}
-	id := uint32(len(t.posts))
-	*s = termSlot{head: headOf(b), meta: metaOf(h, len(b)), id: id}
-	t.offs = append(t.offs, uint32(len(t.arena)))
+	id := t.n
+	t.n++
+	*s = termSlot{head: headOf(b), hash: uint32(h), id: id + 1}
 	t.arena = append(t.arena, b...)
+	t.offs = append(t.offs, uint32(len(t.arena)))
+	if id>>pageBits >= uint32(len(t.pages)) {
+		t.pages = append(t.pages, make([]postingList, 1<<pageBits))
+	}
 	// Most terms occur in one or two documents: give them a small buffer
 	// from a shared slab instead of an allocation each.
 	const first, slabSize = 8, 64 << 10
 	if len(t.slab) < first {
 		t.slab = make([]byte, slabSize)
 	}
-	t.posts = append(t.posts, postingList{data: t.slab[:0:first]})
+	*t.post(id) = postingList{data: t.slab[:0:first]}
 	t.slab = t.slab[first:]
 	return id
 }
 
-// grow doubles the slot array, keeping the load factor at most 0.8.
+// grow doubles the slot array, keeping the load factor at most 0.8. The
+// slots keep 32 bits of hash, enough to place them without re-hashing in
+// tables of up to 2^32 slots.
 func (t *termTable) grow() {
 	old := t.slots
 	t.slots = make([]termSlot, 2*len(old))
-	mask := uint64(len(t.slots) - 1)
+	mask := uint32(len(t.slots) - 1)
 	for k := range old {
 		s := &old[k]
-		if s.meta == 0 {
+		if s.id == 0 {
 			continue
 		}
-		off := t.offs[s.id]
-		i := t.hash(t.arena[off:off+s.meta&0xff]) & mask
-		for t.slots[i].meta != 0 {
+		i := s.hash & mask
+		for t.slots[i].id != 0 {
 			i = (i + 1) & mask
 		}
 		t.slots[i] = *s
+	}
+}
+
+// each calls fn for every term's posting list.
+func (t *termTable) each(fn func(*postingList)) {
+	for id := range t.n {
+		fn(t.post(id))
 	}
 }
 
