@@ -101,14 +101,13 @@ type Index struct {
 
 	terms termTable
 
-	ids    []DocID // slot -> id
-	alive  []bool  // slot -> live
+	ids    []DocID            // slot -> id
+	alive  []bool             // slot -> live
 	lens   [numFields][]uint8 // slot -> length code (see lengthCode)
 	slotOf map[DocID]uint32
 	live   int
 	dead   int
 	lenSum [numFields]float64 // over live slots
-
 
 	// Writer scratch.
 	an   analyzer
