@@ -114,7 +114,7 @@ preference (L4), meta (L5).`,
 			if n.ExpiresAt, err = parseTimeFlag("expires-at", f.expiresAt); err != nil {
 				return err
 			}
-			v, store, err := m.openWritableVault(ctx, "cli")
+			v, store, err := m.openGitVault(ctx, true)
 			if err != nil {
 				return err
 			}

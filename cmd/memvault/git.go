@@ -60,36 +60,3 @@ func openGit(ctx context.Context, vaultDir string) (*gitstore.Store, error) {
 	}
 	return gitstore.Open(ctx, dir)
 }
-
-// openWritableVault opens the vault for a write: with its git repository
-// as the committer, after finishing any write a crashed process left.
-func (m *Main) openWritableVault(ctx context.Context, client string) (*vault.Vault, *gitstore.Store, error) {
-	dir, err := m.resolveVaultDir()
-	if err != nil {
-		return nil, nil, err
-	}
-	store, err := openGit(ctx, dir)
-	if errors.Is(err, gitstore.ErrNotRepository) {
-		return nil, nil, usagef("%s is not inside a git repository: every write is a git commit; run `git init` first, or `memvault init --git`", dir)
-	}
-	if err != nil {
-		return nil, nil, fmt.Errorf("open git repository: %w", err)
-	}
-	author, err := parseAuthor(m.Getenv("MEMVAULT_AUTHOR"))
-	if err != nil {
-		store.Close()
-		return nil, nil, usageError{err}
-	}
-	v, err := vault.Open(ctx, dir, vault.Options{Now: m.Now, Client: client,
-		Committer: gitCommitter{store: store, author: author, logger: m.logger}})
-	if err != nil {
-		store.Close()
-		return nil, nil, fmt.Errorf("open vault %s: %w", dir, err)
-	}
-	if done, err := v.Recover(ctx); err != nil {
-		m.logger.Warn("could not finish an interrupted write; see memvault doctor", "err", err)
-	} else if len(done) > 0 {
-		m.logger.Warn("committed the files of an interrupted write", "paths", done)
-	}
-	return v, store, nil
-}
