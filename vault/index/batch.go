@@ -71,13 +71,31 @@ func (ix *Index) PutBatch(entries []Entry) {
 			}
 		})
 	}
+	// Insert chunk by chunk: slots first, in order, then one inserter per
+	// group of shards, in parallel.
+	ni := min(runtime.GOMAXPROCS(0), numShards)
+	ins := make([]inserter, ni)
+	var slots []uint32
 	for c := range nChunks {
 		r := <-ready[c]
+		slots = slots[:0]
 		for i, d := range r.docs {
 			e := &entries[c*batchChunk+i]
-			slot := ix.newSlot(e.ID, d.lens)
-			ix.insertDoc(slot, r.ents[d.from:d.to], r.buf)
+			slots = append(slots, ix.newSlot(e.ID, d.lens))
 		}
+		var iw sync.WaitGroup
+		for w := range ni {
+			var mask uint
+			for sh := w; sh < numShards; sh += ni {
+				mask |= 1 << sh
+			}
+			iw.Go(func() {
+				for i, d := range r.docs {
+					ins[w].insertDoc(ix.terms, mask, slots[i], r.ents[d.from:d.to], r.buf)
+				}
+			})
+		}
+		iw.Wait()
 		free <- r
 	}
 	wg.Wait()

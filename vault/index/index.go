@@ -29,6 +29,9 @@ const (
 	numFields
 )
 
+// allShards selects every shard of the vocabulary.
+const allShards = 1<<numShards - 1
+
 // maxTF caps per-field term frequencies; BM25 saturates long before.
 const maxTF = 255
 
@@ -99,7 +102,7 @@ type Index struct {
 	p    params
 	dict *dictionary
 
-	terms termTable
+	terms *vocabulary
 
 	ids    []DocID            // slot -> id
 	alive  []bool             // slot -> live
@@ -112,8 +115,7 @@ type Index struct {
 	// Writer scratch.
 	an   analyzer
 	doc  docTerms
-	tids []uint32
-	sink uint32 // keeps insertDoc's prefetching loads alive
+	ins inserter
 
 	pool sync.Pool // *searchScratch
 }
@@ -148,7 +150,7 @@ func newIndex(p params, d *dictionary) *Index {
 	return &Index{
 		p:      p,
 		dict:   d,
-		terms:  newTermTable(),
+		terms:  newVocabulary(),
 		slotOf: map[DocID]uint32{},
 	}
 }
@@ -160,7 +162,7 @@ func (ix *Index) Len() int { return ix.live }
 func (ix *Index) Put(id DocID, d Doc) {
 	lens := ix.analyzeDoc(&ix.an, &ix.doc, d)
 	slot := ix.newSlot(id, lens)
-	ix.insertDoc(slot, ix.doc.ents, ix.doc.buf)
+	ix.ins.insertDoc(ix.terms, allShards, slot, ix.doc.ents, ix.doc.buf)
 	ix.maybeCompact()
 }
 
@@ -205,39 +207,62 @@ func (ix *Index) newSlot(id DocID, lens [numFields]int) uint32 {
 	return slot
 }
 
+// inserter adds analysed documents' postings to some shards of the
+// vocabulary. PutBatch runs one per CPU on disjoint shards.
+type inserter struct {
+	tids []uint32
+	sink uint32 // keeps the prefetching loads alive
+}
+
 // insertDoc adds the postings of one analysed document (terms ents, text
-// in buf).
+// in buf) to the shards whose bit is set in shards.
 //
-// The term table and the posting lists are far larger than the CPU caches,
-// so each term costs cache misses: its slot, its posting list header and
-// the list's tail. Touching each of them for all the document's terms in a
-// loop of independent loads, before the dependent work, lets the CPU have
-// many misses in flight at once instead of one at a time.
-func (ix *Index) insertDoc(slot uint32, ents []docEnt, buf []byte) {
-	t := &ix.terms
+// The term tables and the posting lists are far larger than the CPU
+// caches, so each term costs cache misses: its slot, its posting list
+// header and the list's tail. Touching each of them for all the document's
+// terms in a loop of independent loads, before the dependent work, lets
+// the CPU have many misses in flight at once instead of one at a time.
+func (in *inserter) insertDoc(v *vocabulary, shards uint, slot uint32, ents []docEnt, buf []byte) {
 	var sink uint32
-	mask := uint64(len(t.slots) - 1)
 	for k := range ents {
-		sink += t.slots[ents[k].hash&mask].id
-	}
-	tids := ix.tids[:0]
-	for k := range ents {
-		e := &ents[k]
-		tids = append(tids, t.intern(e.hash, buf[e.start:e.end]))
-	}
-	for _, id := range tids {
-		sink += t.post(id).df
-	}
-	for _, id := range tids {
-		if p := t.post(id); len(p.data) > 0 {
-			sink += uint32(p.data[len(p.data)-1])
+		h := ents[k].hash
+		if shards&(1<<shardOf(h)) != 0 {
+			t := &v.shards[shardOf(h)]
+			sink += t.slots[h&uint64(len(t.slots)-1)].id
 		}
 	}
-	for k, id := range tids {
-		t.post(id).add(slot, ents[k].tf)
+	tids := in.tids[:0]
+	for k := range ents {
+		e := &ents[k]
+		if shards&(1<<shardOf(e.hash)) != 0 {
+			tids = append(tids, v.shards[shardOf(e.hash)].intern(e.hash, buf[e.start:e.end]))
+		}
 	}
-	ix.tids = tids[:0]
-	ix.sink = sink
+	j := 0
+	for k := range ents {
+		if sh := shardOf(ents[k].hash); shards&(1<<sh) != 0 {
+			sink += v.shards[sh].post(tids[j]).df
+			j++
+		}
+	}
+	j = 0
+	for k := range ents {
+		if sh := shardOf(ents[k].hash); shards&(1<<sh) != 0 {
+			if p := v.shards[sh].post(tids[j]); len(p.data) > 0 {
+				sink += uint32(p.data[len(p.data)-1])
+			}
+			j++
+		}
+	}
+	j = 0
+	for k := range ents {
+		if sh := shardOf(ents[k].hash); shards&(1<<sh) != 0 {
+			v.shards[sh].post(tids[j]).add(slot, ents[k].tf)
+			j++
+		}
+	}
+	in.tids = tids[:0]
+	in.sink = sink
 }
 
 // Delete removes the document; deleting an unknown id does nothing.

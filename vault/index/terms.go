@@ -31,8 +31,8 @@ type termSlot struct {
 
 const pageBits = 14 // posting list headers per page: 16384
 
-func newTermTable() termTable {
-	return termTable{seed: maphash.MakeSeed(), slots: make([]termSlot, 1024), offs: []uint32{0}}
+func newTermTable(seed maphash.Seed) termTable {
+	return termTable{seed: seed, slots: make([]termSlot, 1024), offs: []uint32{0}}
 }
 
 func (t *termTable) hash(b []byte) uint64 { return maphash.Bytes(t.seed, b) }
@@ -71,19 +71,60 @@ func (t *termTable) find(h uint64, b []byte) (int, bool) {
 	}
 }
 
-// get returns the posting list of term s, or nil. It does not modify the
-// table, so concurrent readers may call it.
-func (t *termTable) get(s string) *postingList {
+// lookup returns the posting list of b (hash h), or nil. It does not
+// modify the table, so concurrent readers may call it.
+func (t *termTable) lookup(h uint64, b []byte) *postingList {
+	i, ok := t.find(h, b)
+	if !ok {
+		return nil
+	}
+	return t.post(t.slots[i].id - 1)
+}
+
+// numShards splits the vocabulary by hash so that PutBatch can insert
+// into several term tables at once; each sees documents in slot order.
+const (
+	shardBits = 2
+	numShards = 1 << shardBits
+)
+
+// shardOf picks a term's table from the top bits of its hash (the low
+// bits place it within the table).
+func shardOf(h uint64) int { return int(h >> (64 - shardBits)) }
+
+// vocabulary is the sharded term dictionary of an index.
+type vocabulary struct {
+	seed   maphash.Seed
+	shards [numShards]termTable
+}
+
+func newVocabulary() *vocabulary {
+	v := &vocabulary{seed: maphash.MakeSeed()}
+	for i := range v.shards {
+		v.shards[i] = newTermTable(v.seed)
+	}
+	return v
+}
+
+func (v *vocabulary) hash(b []byte) uint64 { return maphash.Bytes(v.seed, b) }
+
+// get returns the posting list of term s, or nil; safe for concurrent
+// readers.
+func (v *vocabulary) get(s string) *postingList {
 	if len(s) == 0 || len(s) > maxCompoundBytes {
 		return nil
 	}
 	var buf [maxCompoundBytes]byte
 	b := append(buf[:0], s...)
-	i, ok := t.find(t.hash(b), b)
-	if !ok {
-		return nil
+	h := v.hash(b)
+	return v.shards[shardOf(h)].lookup(h, b)
+}
+
+// each calls fn for every posting list.
+func (v *vocabulary) each(fn func(*postingList)) {
+	for i := range v.shards {
+		v.shards[i].each(fn)
 	}
-	return t.post(t.slots[i].id - 1)
 }
 
 // intern returns the id of b (hash h), adding the term if needed.
