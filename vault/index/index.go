@@ -113,8 +113,8 @@ type Index struct {
 	lenSum [numFields]float64 // over live slots
 
 	// Writer scratch.
-	an   analyzer
-	doc  docTerms
+	an  analyzer
+	doc docTerms
 	ins inserter
 
 	pool sync.Pool // *searchScratch
