@@ -28,9 +28,9 @@ type batchDoc struct {
 }
 
 // PutBatch adds or replaces the documents, with the same result as calling
-// Put for each in order, but faster for bulk loads: other CPUs analyse
-// documents ahead while the calling goroutine inserts them. Like Put, it
-// needs external exclusion.
+// Put for each in order, but faster for bulk loads: documents are analysed
+// ahead on other CPUs, and each chunk is inserted into the vocabulary's
+// hash shards in parallel. Like Put, it needs external exclusion.
 func (ix *Index) PutBatch(entries []Entry) {
 	nChunks := (len(entries) + batchChunk - 1) / batchChunk
 	nw := min(max(runtime.GOMAXPROCS(0)-1, 1), 7, nChunks)

@@ -55,6 +55,7 @@
 // Replacing or deleting a document retires its slot; retired slots are
 // dropped from the postings by a compaction once they reach a fifth of all
 // slots, so updates never scan posting lists in the common case. PutBatch
-// gives the same index as Put in order but analyses documents on other CPUs
-// while the caller inserts, for bulk loads.
+// gives the same index as Put in order, for bulk loads: it analyses chunks
+// of documents ahead on other CPUs and inserts each chunk into the four
+// hash shards of the vocabulary in parallel.
 package index
