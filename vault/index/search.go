@@ -16,6 +16,7 @@ type params struct {
 	wUnigram      float64 // a lone CJK character
 	wExpand       float64 // a dictionary expansion
 	wExpandAbsent float64 // a synonym of a typed word that no document contains
+	wOneWay       float64 // a one-way paraphrase (question words -> answer words)
 	expandPow     float64 // multi-token expansions share weight: wExpand / n^expandPow
 
 	expandMaxDF float64 // expansions with df above this fraction of docs are skipped...
@@ -32,6 +33,7 @@ func defaultParams() params {
 		wUnigram:      0.3,
 		wExpand:       0.5,
 		wExpandAbsent: 0.8,
+		wOneWay:       0.3,
 		expandPow:     0.5,
 		expandMaxDF:   0.05,
 		expandMinN:    5000,
@@ -138,7 +140,7 @@ func (ix *Index) analyzeQuery(text string) []qterm {
 				w = ix.p.wExpandAbsent
 			}
 			expand(ix.dict.expand[id], w)
-			expand(ix.dict.oneWay[id], ix.p.wExpand)
+			expand(ix.dict.oneWay[id], ix.p.wOneWay)
 		})
 	}
 	// Typed terms first, then the heaviest expansions, within the caps.

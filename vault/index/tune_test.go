@@ -49,6 +49,7 @@ func TestTune(t *testing.T) {
 		{"b.body", []float64{0.3, 0.5, 0.75, 0.9, 1}, func(p *params, v float64) { p.b[fieldBody] = v }},
 		{"wExpand", []float64{0.2, 0.3, 0.4, 0.5, 0.6, 0.8}, func(p *params, v float64) { p.wExpand = v }},
 		{"wExpandAbsent", []float64{0.5, 0.65, 0.8, 0.9, 1}, func(p *params, v float64) { p.wExpandAbsent = v }},
+		{"wOneWay", []float64{0.2, 0.3, 0.4, 0.5, 0.6}, func(p *params, v float64) { p.wOneWay = v }},
 		{"expandPow", []float64{0, 0.3, 0.5, 0.75, 1}, func(p *params, v float64) { p.expandPow = v }},
 		{"wPart", []float64{0.2, 0.35, 0.5, 0.7, 1}, func(p *params, v float64) { p.wPart = v }},
 		{"maxExpand", []float64{8, 16, 32, 64}, func(p *params, v float64) { p.maxExpand = int(v) }},
