@@ -125,3 +125,13 @@ func BenchmarkParseSampleVault(b *testing.B) {
 	}
 	b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N*len(files))/1e3, "µs/file")
 }
+
+func BenchmarkParseSkipBody(b *testing.B) {
+	b.ReportAllocs()
+	opts := Options{SkipBody: true}
+	for b.Loop() {
+		if d, _ := opts.Parse("m.md", typical); d == nil {
+			b.Fatal("nil document")
+		}
+	}
+}

@@ -12,9 +12,9 @@ import (
 )
 
 // FuzzParse checks that Parse never panics, that an untouched document
-// formats to its input, and that Set("title", x) yields a file whose
-// re-parse has Meta.Title == x, the same body bytes and the same other
-// fields.
+// formats to its input, that Set("title", x) yields a file whose re-parse
+// has Meta.Title == x, the same body bytes and the same other fields, and
+// that Delete("title") then leaves no title and the rest unchanged.
 func FuzzParse(f *testing.F) {
 	seeds, _ := filepath.Glob("testdata/roundtrip/*.md")
 	goldens, _ := filepath.Glob("testdata/roundtrip/*.golden")
@@ -79,6 +79,23 @@ func FuzzParse(f *testing.F) {
 		want.Title = title
 		if diff := cmp.Diff(want, re.Meta); diff != "" {
 			t.Fatalf("other fields changed (-want +got):\n%s\n%q", diff, out)
+		}
+
+		// Delete undoes it: no title, the rest as before, the body intact.
+		// Delete refuses (leaves the document as is) only when the title's
+		// anchor is used elsewhere.
+		re.Delete("title")
+		if bytes.Equal(re.Format(), out) && bytes.Contains(out, []byte("*")) {
+			return
+		}
+		out = re.Format()
+		del, _ := Options{MaxFileSize: len(out) + 1}.Parse("f.md", out)
+		want.Title = ""
+		if del == nil || !bytes.Equal(del.BodyBytes(), body) {
+			t.Fatalf("Delete broke the document:\n%q", out)
+		}
+		if diff := cmp.Diff(want, del.Meta); diff != "" {
+			t.Fatalf("Delete changed other fields (-want +got):\n%s\n%q", diff, out)
 		}
 	})
 }
