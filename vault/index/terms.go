@@ -14,7 +14,6 @@ import (
 // collector nothing. Posting list headers live in fixed-size pages, so the
 // vocabulary grows without copying them.
 type termTable struct {
-	seed  maphash.Seed
 	slots []termSlot
 	arena []byte   // term texts back to back
 	offs  []uint32 // id -> start of its text in arena; offs[n] is the end
@@ -31,11 +30,9 @@ type termSlot struct {
 
 const pageBits = 14 // posting list headers per page: 16384
 
-func newTermTable(seed maphash.Seed) termTable {
-	return termTable{seed: seed, slots: make([]termSlot, 1024), offs: []uint32{0}}
+func newTermTable() termTable {
+	return termTable{slots: make([]termSlot, 1024), offs: []uint32{0}}
 }
-
-func (t *termTable) hash(b []byte) uint64 { return maphash.Bytes(t.seed, b) }
 
 // post returns the posting list of term id.
 func (t *termTable) post(id uint32) *postingList {
@@ -101,7 +98,7 @@ type vocabulary struct {
 func newVocabulary() *vocabulary {
 	v := &vocabulary{seed: maphash.MakeSeed()}
 	for i := range v.shards {
-		v.shards[i] = newTermTable(v.seed)
+		v.shards[i] = newTermTable()
 	}
 	return v
 }
