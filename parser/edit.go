@@ -100,14 +100,20 @@ func (d *Document) Set(key string, value any) error {
 		}
 		return d.refresh(key)
 	}
+	wantKeys := d.Keys()
+	if !slices.Contains(wantKeys, key) {
+		wantKeys = append(wantKeys, key)
+	}
 	if d.root != nil && !d.lineEditable() {
 		err = inTree()
 	} else if err = d.setLines(key, v); err == nil {
 		err = d.refresh(key)
-		if errors.Is(err, ErrSyntax) {
-			// The line edit broke the YAML: a layout the spans misjudge
-			// (yaml.v3 is lenient about some indentation). Re-encode instead.
+		if errors.Is(err, ErrSyntax) || (err == nil && !slices.Equal(uniqueKeys(d.Keys()), uniqueKeys(wantKeys))) {
+			// The line edit broke the YAML, or moved keys in or out of the
+			// top-level mapping: a layout the spans misjudge (yaml.v3 is
+			// lenient about some indentation). Re-encode instead.
 			d.fm = saved.fm
+			d.root = saved.root
 			err = inTree()
 		}
 	}
@@ -767,4 +773,16 @@ func applyEdits(b []byte, edits []edit) []byte {
 		at = e.to
 	}
 	return append(out, b[at:]...)
+}
+
+// uniqueKeys drops repeated keys, keeping first occurrences: Set removes
+// duplicates of the key it writes.
+func uniqueKeys(keys []string) []string {
+	out := make([]string, 0, len(keys))
+	for _, k := range keys {
+		if !slices.Contains(out, k) {
+			out = append(out, k)
+		}
+	}
+	return out
 }
