@@ -343,7 +343,10 @@ func (ix *Index) compact() {
 func recomputeSums(ix *Index) {
 	ix.lenSum = [numFields]float64{}
 	for f := range ix.lens {
-		for _, c := range ix.lens[f] {
+		for s, c := range ix.lens[f] {
+			if !ix.alive[s] {
+				continue
+			}
 			ix.lenSum[f] += float64(codeLength[c])
 		}
 	}

@@ -1,0 +1,138 @@
+package index
+
+import (
+	"bytes"
+	"errors"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+)
+
+// snapshotCorpus is an index with replacements and deletions, so that the
+// snapshot carries retired slots too.
+func snapshotCorpus(t testing.TB) (*Index, []string) {
+	t.Helper()
+	entries, queries := synthCorpus(1500)
+	ix := New()
+	ix.PutBatch(entries)
+	for i := DocID(0); i < 200; i += 3 {
+		ix.Put(i, Doc{Title: "replaced 替换", Body: "kiwi 猕猴桃 OrderCreated"})
+		ix.Delete(i + 1)
+	}
+	return ix, append(queries, "kiwi", "猕猴桃", "OrderCreated", "替换")
+}
+
+func TestSnapshotRoundTrip(t *testing.T) {
+	ix, queries := snapshotCorpus(t)
+	var buf bytes.Buffer
+	n, err := ix.WriteTo(&buf)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if n != int64(buf.Len()) {
+		t.Errorf("WriteTo returned %d, wrote %d bytes", n, buf.Len())
+	}
+	loaded := New()
+	m, err := loaded.ReadFrom(bytes.NewReader(buf.Bytes()))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if m != n {
+		t.Errorf("ReadFrom read %d bytes, want %d", m, n)
+	}
+	if loaded.Len() != ix.Len() {
+		t.Fatalf("Len = %d, want %d", loaded.Len(), ix.Len())
+	}
+	for _, q := range queries {
+		want, got := ix.Search(Query{Text: q, Limit: 10}), loaded.Search(Query{Text: q, Limit: 10})
+		if diff := cmp.Diff(want, got); diff != "" {
+			t.Fatalf("Search(%q) after reload (-built +loaded):\n%s", q, diff)
+		}
+	}
+	// The loaded index keeps working: updates, compaction, search.
+	loaded.Put(5000, Doc{Title: "after reload", Body: "pomegranate"})
+	loaded.Put(0, Doc{Title: "replaced again", Body: "pomegranate"})
+	if got := ids(loaded.Search(Query{Text: "pomegranate"})); !cmp.Equal(got, []DocID{0, 5000}) {
+		t.Errorf("after updates: got %v, want [0 5000]", got)
+	}
+	loaded.compact()
+	if got := ids(loaded.Search(Query{Text: "kiwi", Limit: 100})); len(got) != 66 {
+		t.Errorf("kiwi after compaction: %d hits, want 66", len(got))
+	}
+}
+
+func TestSnapshotRejectsDamage(t *testing.T) {
+	ix, _ := snapshotCorpus(t)
+	var buf bytes.Buffer
+	if _, err := ix.WriteTo(&buf); err != nil {
+		t.Fatal(err)
+	}
+	good := buf.Bytes()
+	tests := []struct {
+		name string
+		data []byte
+	}{
+		{"empty", nil},
+		{"wrong magic", append([]byte("XXXX"), good[4:]...)},
+		{"truncated", good[:len(good)/2]},
+		{"missing checksum", good[:len(good)-4]},
+		{"flipped byte", func() []byte {
+			b := bytes.Clone(good)
+			b[len(b)/3] ^= 0x40
+			return b
+		}()},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			loaded := New()
+			_, err := loaded.ReadFrom(bytes.NewReader(tt.data))
+			if !errors.Is(err, ErrSnapshot) {
+				t.Fatalf("ReadFrom error = %v, want ErrSnapshot", err)
+			}
+			if loaded.Len() != 0 || len(loaded.ids) != 0 {
+				t.Errorf("failed ReadFrom left %d docs behind", loaded.Len())
+			}
+			if got := loaded.Search(Query{Text: "kiwi"}); got != nil {
+				t.Errorf("failed ReadFrom left searchable docs: %v", ids(got))
+			}
+		})
+	}
+	t.Run("not empty", func(t *testing.T) {
+		if _, err := ix.ReadFrom(bytes.NewReader(good)); !errors.Is(err, ErrNotEmpty) {
+			t.Errorf("ReadFrom into a full index: %v, want ErrNotEmpty", err)
+		}
+	})
+}
+
+func FuzzReadFrom(f *testing.F) {
+	ix := New()
+	for i, s := range fuzzSeeds(f) {
+		ix.Put(DocID(i), Doc{Title: s, Body: s})
+	}
+	ix.Delete(1)
+	var buf bytes.Buffer
+	if _, err := ix.WriteTo(&buf); err != nil {
+		f.Fatal(err)
+	}
+	f.Add(buf.Bytes())
+	f.Add([]byte(snapshotMagic))
+	d, err := parseDictionary(defaultTerms)
+	if err != nil {
+		f.Fatal(err)
+	}
+	f.Fuzz(func(t *testing.T, data []byte) {
+		loaded := newIndex(defaultParams(), d)
+		if _, err := loaded.ReadFrom(bytes.NewReader(data)); err != nil {
+			if !errors.Is(err, ErrSnapshot) {
+				t.Fatalf("ReadFrom error %v does not wrap ErrSnapshot", err)
+			}
+			return
+		}
+		// Whatever loaded must be safe to search and update.
+		for _, q := range []string{"订单", "deploy", "OrderCreated", "3.8"} {
+			loaded.Search(Query{Text: q})
+		}
+		loaded.Put(1<<20, Doc{Title: "订单 deploy", Body: "OrderCreated 3.8"})
+		loaded.Search(Query{Text: "订单 deploy"})
+	})
+}
