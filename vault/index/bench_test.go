@@ -1,6 +1,7 @@
 package index
 
 import (
+	"bytes"
 	"math/rand/v2"
 	"runtime"
 	"slices"
@@ -248,4 +249,32 @@ func BenchmarkTokenize(b *testing.B) {
 	for b.Loop() {
 		Tokenize(d.Body)
 	}
+}
+
+// BenchmarkSnapshot reports the size of a 100k-memory snapshot and the
+// time to write it and to load it back (the alternative to rebuilding).
+func BenchmarkSnapshot(b *testing.B) {
+	entries, _ := synthCorpus(100_000)
+	ix := New()
+	ix.PutBatch(entries)
+	var buf bytes.Buffer
+	t0 := time.Now()
+	if _, err := ix.WriteTo(&buf); err != nil {
+		b.Fatal(err)
+	}
+	write := time.Since(t0)
+	var read time.Duration
+	n := 0
+	for b.Loop() {
+		loaded := New()
+		t0 := time.Now()
+		if _, err := loaded.ReadFrom(bytes.NewReader(buf.Bytes())); err != nil {
+			b.Fatal(err)
+		}
+		read += time.Since(t0)
+		n++
+	}
+	b.ReportMetric(float64(buf.Len())/(1<<20), "size-MB")
+	b.ReportMetric(float64(write)/1e6, "write-ms")
+	b.ReportMetric(float64(read)/float64(n)/1e6, "read-ms")
 }

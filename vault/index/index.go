@@ -257,7 +257,12 @@ func (in *inserter) insertDoc(v *vocabulary, shards uint, slot uint32, ents []do
 	j = 0
 	for k := range ents {
 		if sh := shardOf(ents[k].hash); shards&(1<<sh) != 0 {
-			v.shards[sh].post(tids[j]).add(slot, ents[k].tf)
+			t := &v.shards[sh]
+			p := t.post(tids[j])
+			if cap(p.data) == 0 {
+				p.data = t.newList()
+			}
+			p.add(slot, ents[k].tf)
 			j++
 		}
 	}

@@ -5,7 +5,6 @@ import (
 	"encoding/binary"
 	"errors"
 	"fmt"
-	"hash"
 	"hash/crc32"
 	"io"
 )
@@ -109,189 +108,161 @@ func (c *countWriter) Write(b []byte) (int, error) {
 	return n, err
 }
 
-// snapReader reads a snapshot, hashing what it reads for the final check.
+// snapReader parses a snapshot held in memory.
 type snapReader struct {
-	r   *bufio.Reader
-	crc hash.Hash32
-	n   int64
+	b   []byte
+	i   int
 	err error
-	one [1]byte
 }
 
-func (s *snapReader) ReadByte() (byte, error) {
-	if s.err != nil {
-		return 0, s.err
-	}
-	b, err := s.r.ReadByte()
-	if err != nil {
+func (s *snapReader) fail(err error) {
+	if s.err == nil {
 		s.err = err
-		return 0, err
 	}
-	s.n++
-	s.one[0] = b
-	s.crc.Write(s.one[:])
-	return b, nil
 }
 
-func (s *snapReader) full(b []byte) {
+// next returns the next n bytes, aliasing the buffer.
+func (s *snapReader) next(n int) []byte {
 	if s.err != nil {
-		return
+		return nil
 	}
-	n, err := io.ReadFull(s.r, b)
-	s.n += int64(n)
-	s.crc.Write(b[:n])
-	s.err = err
+	if n < 0 || n > len(s.b)-s.i {
+		s.fail(io.ErrUnexpectedEOF)
+		return nil
+	}
+	s.i += n
+	return s.b[s.i-n : s.i : s.i]
 }
 
 func (s *snapReader) uv(max uint64) uint64 {
 	if s.err != nil {
 		return 0
 	}
-	v, err := binary.ReadUvarint(s)
-	if err != nil {
-		s.err = err
+	v, n := binary.Uvarint(s.b[s.i:])
+	if n <= 0 {
+		s.fail(io.ErrUnexpectedEOF)
 		return 0
 	}
+	s.i += n
 	if v > max {
-		s.err = fmt.Errorf("%w: value %d exceeds %d", ErrSnapshot, v, max)
+		s.fail(fmt.Errorf("%w: value %d exceeds %d", ErrSnapshot, v, max))
 		return 0
 	}
 	return v
 }
 
 // ReadFrom loads a snapshot written by WriteTo into ix, which must be
-// empty. Everything is validated before use, so a damaged or hostile
-// snapshot yields an error wrapping ErrSnapshot, never a corrupt index;
-// on error ix is left empty.
+// empty. It reads r to the end. Everything is validated before use, so a
+// damaged or hostile snapshot yields an error wrapping ErrSnapshot, never a
+// corrupt index; on error ix is left empty. The posting lists share the
+// memory read, so loading copies little.
 func (ix *Index) ReadFrom(r io.Reader) (int64, error) {
 	if len(ix.ids) != 0 {
 		return 0, ErrNotEmpty
 	}
-	sr := &snapReader{r: bufio.NewReaderSize(r, 1<<16), crc: crc32.NewIEEE()}
-	n, err := ix.readSnapshot(sr)
+	data, err := io.ReadAll(r)
 	if err != nil {
+		return int64(len(data)), fmt.Errorf("read index snapshot: %w", err)
+	}
+	if err := ix.readSnapshot(data); err != nil {
 		ix.clear()
 		if !errors.Is(err, ErrSnapshot) {
 			err = fmt.Errorf("%w: %w", ErrSnapshot, err)
 		}
-		return n, fmt.Errorf("read index snapshot: %w", err)
+		return int64(len(data)), fmt.Errorf("read index snapshot: %w", err)
 	}
-	return n, nil
+	return int64(len(data)), nil
 }
 
-func (ix *Index) readSnapshot(sr *snapReader) (int64, error) {
-	var magic [len(snapshotMagic)]byte
-	sr.full(magic[:])
-	if sr.err == nil && string(magic[:]) != snapshotMagic {
-		return sr.n, fmt.Errorf("%w: not an index snapshot", ErrSnapshot)
+func (ix *Index) readSnapshot(data []byte) error {
+	if len(data) < len(snapshotMagic)+4 || string(data[:len(snapshotMagic)]) != snapshotMagic {
+		return fmt.Errorf("%w: not an index snapshot", ErrSnapshot)
 	}
+	body := data[:len(data)-4]
+	if binary.LittleEndian.Uint32(data[len(data)-4:]) != crc32.ChecksumIEEE(body) {
+		return fmt.Errorf("%w: checksum mismatch", ErrSnapshot)
+	}
+	sr := &snapReader{b: body, i: len(snapshotMagic)}
 	if v := sr.uv(1 << 20); sr.err == nil && v != snapshotVersion {
-		return sr.n, fmt.Errorf("%w: version %d, want %d", ErrSnapshot, v, snapshotVersion)
+		return fmt.Errorf("%w: version %d, want %d", ErrSnapshot, v, snapshotVersion)
 	}
 	nSlots := int(sr.uv(maxSnapshotDocs))
 	live := int(sr.uv(maxSnapshotDocs))
 	dead := int(sr.uv(maxSnapshotDocs))
-	total := int(sr.uv(1 << 40))
+	sr.uv(1 << 40) // total posting bytes, kept for readers that copy
 	if sr.err != nil {
-		return sr.n, sr.err
+		return sr.err
 	}
 	if live+dead != nSlots {
-		return sr.n, fmt.Errorf("%w: %d live + %d dead != %d slots", ErrSnapshot, live, dead, nSlots)
+		return fmt.Errorf("%w: %d live + %d dead != %d slots", ErrSnapshot, live, dead, nSlots)
 	}
-
-	// Slots. Allocate as data arrives, so a lying header cannot make us
-	// reserve gigabytes up front.
-	row := make([]byte, 4+1+numFields)
+	const rowLen = 4 + 1 + numFields
+	rows := sr.next(nSlots * rowLen)
+	if sr.err != nil {
+		return sr.err
+	}
+	ix.ids = make([]DocID, nSlots)
+	ix.alive = make([]bool, nSlots)
+	for f := range ix.lens {
+		ix.lens[f] = make([]uint8, nSlots)
+	}
 	nLive := 0
-	for s := 0; s < nSlots; s++ {
-		sr.full(row)
-		if sr.err != nil {
-			return sr.n, sr.err
-		}
+	for s := range nSlots {
+		row := rows[s*rowLen : (s+1)*rowLen]
 		id := DocID(binary.LittleEndian.Uint32(row))
-		alive := row[4] == 1
 		if row[4] > 1 {
-			return sr.n, fmt.Errorf("%w: slot %d has live flag %d", ErrSnapshot, s, row[4])
+			return fmt.Errorf("%w: slot %d has live flag %d", ErrSnapshot, s, row[4])
 		}
-		ix.ids = append(ix.ids, id)
-		ix.alive = append(ix.alive, alive)
+		ix.ids[s] = id
+		ix.alive[s] = row[4] == 1
 		for f := range ix.lens {
-			ix.lens[f] = append(ix.lens[f], row[5+f])
+			ix.lens[f][s] = row[5+f]
 		}
-		if alive {
+		if ix.alive[s] {
 			if _, dup := ix.slotOf[id]; dup {
-				return sr.n, fmt.Errorf("%w: document %d is live twice", ErrSnapshot, id)
+				return fmt.Errorf("%w: document %d is live twice", ErrSnapshot, id)
 			}
 			ix.slotOf[id] = uint32(s)
 			nLive++
 		}
 	}
 	if nLive != live {
-		return sr.n, fmt.Errorf("%w: %d live slots, header says %d", ErrSnapshot, nLive, live)
+		return fmt.Errorf("%w: %d live slots, header says %d", ErrSnapshot, nLive, live)
 	}
 	ix.live, ix.dead = live, dead
 	recomputeSums(ix)
 
 	// Terms and their postings, each validated against the slots.
-	nTerms := int(sr.uv(1 << 40))
-	// A posting takes at most 10 bytes, so no list can be longer than
-	// maxList; the slots were all read, so this bounds every allocation
-	// by data actually present.
-	maxList := 10*nSlots + 16
-	var slab []byte
-	var text []byte
+	nTerms := int(sr.uv(uint64(len(body))))
 	for k := 0; k < nTerms && sr.err == nil; k++ {
 		tl := int(sr.uv(maxCompoundBytes))
-		if sr.err == nil && tl == 0 {
-			return sr.n, fmt.Errorf("%w: empty term", ErrSnapshot)
-		}
-		if cap(text) < tl {
-			text = make([]byte, tl)
-		}
-		text = text[:tl]
-		sr.full(text)
+		text := sr.next(tl)
 		df := uint32(sr.uv(uint64(nSlots)))
 		last := uint32(sr.uv(uint64(nSlots)))
-		dl := int(sr.uv(uint64(min(total, maxList))))
+		p := postingList{df: df, last: last}
+		p.data = sr.next(int(sr.uv(uint64(len(body)))))
 		if sr.err != nil {
 			break
 		}
-		if len(slab)+dl > cap(slab) {
-			slab = make([]byte, 0, max(dl, min(total, 1<<20)))
+		if tl == 0 {
+			return fmt.Errorf("%w: empty term", ErrSnapshot)
 		}
-		start := len(slab)
-		slab = slab[:start+dl]
-		data := slab[start : start+dl : start+dl]
-		sr.full(data)
-		if sr.err != nil {
-			break
-		}
-		p := postingList{data: data, df: df, last: last}
 		if err := p.validate(nSlots); err != nil {
-			return sr.n, fmt.Errorf("%w: term %q: %w", ErrSnapshot, text, err)
+			return fmt.Errorf("%w: term %q: %w", ErrSnapshot, text, err)
 		}
 		h := ix.terms.hash(text)
 		t := &ix.terms.shards[shardOf(h)]
 		before := t.n
 		id := t.intern(h, text)
 		if t.n == before {
-			return sr.n, fmt.Errorf("%w: term %q twice", ErrSnapshot, text)
+			return fmt.Errorf("%w: term %q twice", ErrSnapshot, text)
 		}
 		*t.post(id) = p
 	}
-	if sr.err != nil {
-		return sr.n, sr.err
+	if sr.err == nil && sr.i != len(body) {
+		sr.fail(fmt.Errorf("%w: %d trailing bytes", ErrSnapshot, len(body)-sr.i))
 	}
-	want := sr.crc.Sum32()
-	var sum [4]byte
-	if _, err := io.ReadFull(sr.r, sum[:]); err != nil {
-		return sr.n, err
-	}
-	sr.n += 4
-	if binary.LittleEndian.Uint32(sum[:]) != want {
-		return sr.n, fmt.Errorf("%w: checksum mismatch", ErrSnapshot)
-	}
-	return sr.n, nil
+	return sr.err
 }
 
 // validate checks that the list decodes into df postings with increasing

@@ -142,15 +142,20 @@ func (t *termTable) intern(h uint64, b []byte) uint32 {
 	if id>>pageBits >= uint32(len(t.pages)) {
 		t.pages = append(t.pages, make([]postingList, 1<<pageBits))
 	}
-	// Most terms occur in one or two documents: give them a small buffer
-	// from a shared slab instead of an allocation each.
+	return id
+}
+
+// newList returns the first buffer of a posting list. Most terms occur in
+// one or two documents: they get a small piece of a shared slab instead of
+// an allocation each.
+func (t *termTable) newList() []byte {
 	const first, slabSize = 8, 64 << 10
 	if len(t.slab) < first {
 		t.slab = make([]byte, slabSize)
 	}
-	*t.post(id) = postingList{data: t.slab[:0:first]}
+	b := t.slab[:0:first]
 	t.slab = t.slab[first:]
-	return id
+	return b
 }
 
 // grow doubles the slot array, keeping the load factor at most 0.8. The
