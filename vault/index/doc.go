@@ -58,5 +58,7 @@
 // slots, so updates never scan posting lists in the common case. PutBatch
 // gives the same index as Put in order, for bulk loads: it analyses chunks
 // of documents ahead on other CPUs and inserts each chunk into the four
-// hash shards of the vocabulary in parallel.
+// hash shards of the vocabulary in parallel. [Index.WriteTo] and
+// [Index.ReadFrom] save and load a validated, checksummed snapshot, so a
+// large vault can reload its index instead of rebuilding it.
 package index

@@ -48,8 +48,9 @@ type Query struct {
 	// Limit is how many hits to return after Weight; <= 0 means 10.
 	Limit int
 	// Weight turns a document's relevance into its final score. A score
-	// <= 0 excludes the document (filters: expired, future, other layer).
-	// Nil means the score is the relevance.
+	// <= 0 (or NaN) excludes the document (filters: expired, future, other
+	// layer). It is called once per matching document, on the goroutine
+	// that called Search. Nil means the score is the relevance.
 	Weight func(id DocID, relevance float64) float64
 }
 
@@ -68,6 +69,8 @@ type Hit struct {
 	Norm float64
 	// Terms are the index terms of the query that the document matched
 	// (typed and expanded), as produced by Tokenize; pass them to Snippet.
+	// Only the first 31 query terms are tracked: every typed term, then
+	// the heaviest expansions.
 	Terms []string
 }
 
