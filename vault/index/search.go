@@ -69,8 +69,8 @@ type Hit struct {
 	Norm float64
 	// Terms are the index terms of the query that the document matched
 	// (typed and expanded), as produced by Tokenize; pass them to Snippet.
-	// Only the first 31 query terms are tracked: every typed term, then
-	// the heaviest expansions.
+	// Only the first 31 query terms are tracked (typed terms first, then
+	// the heaviest expansions).
 	Terms []string
 }
 
