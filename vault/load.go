@@ -6,16 +6,19 @@ import (
 	"encoding/hex"
 	"errors"
 	"fmt"
+	"io"
 	"io/fs"
 	"os"
 	"path/filepath"
 	"runtime"
+	"slices"
 	"sort"
 	"strings"
 	"sync"
 	"time"
 
 	"github.com/memvault/memvault/parser"
+	"github.com/memvault/memvault/vault/index"
 )
 
 // Diagnostic is a problem found in a vault file, with its place.
@@ -26,6 +29,7 @@ type loaded struct {
 	rel   string
 	mem   *Memory // nil when the file could not be used at all
 	diags []*Diagnostic
+	prep  *index.Prepared // mem analysed for the index being built, or nil
 }
 
 // scan lists the memory files of the vault, relative to dir with slashes,
@@ -102,55 +106,143 @@ func insideDir(dir, p string) bool {
 // readAll reads and converts files on all cores. Order of the result
 // follows rels.
 func (v *Vault) readAll(ctx context.Context, rels []string) ([]loaded, error) {
-	out := make([]loaded, len(rels))
-	workers := min(runtime.GOMAXPROCS(0), max(1, len(rels)))
-	next := make(chan int)
-	var wg sync.WaitGroup
-	for range workers {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			for i := range next {
-				out[i] = v.readFile(rels[i])
-			}
-		}()
-	}
-	var err error
-loop:
-	for i := range rels {
-		select {
-		case next <- i:
-		case <-ctx.Done():
-			err = ctx.Err()
-			break loop
-		}
-	}
-	close(next)
-	wg.Wait()
+	out := make([]loaded, 0, len(rels))
+	err := v.readEach(ctx, rels, nil, func(r loaded) { out = append(out, r) })
 	return out, err
 }
 
+// readEach reads and converts files on all cores and hands each result to
+// fn on the calling goroutine, in the order of rels, while later files are
+// still being read: a bulk load overlaps parsing with indexing. With ix
+// set, the readers also analyse each memory for ix (loaded.prep), so fn
+// only has to insert it; fn must not keep the Prepared, which is reused.
+func (v *Vault) readEach(ctx context.Context, rels []string, ix *index.Index, fn func(loaded)) error {
+	if len(rels) == 0 {
+		return ctx.Err()
+	}
+	workers := min(runtime.GOMAXPROCS(0), len(rels))
+	// window bounds the files read but not yet consumed, and so the
+	// memory they hold. Result i travels in ring[i%window]: at most
+	// window results are outstanding, so no two share a slot and no
+	// reader ever blocks on one.
+	window := min(len(rels), 64*workers)
+	ring := make([]chan loaded, window)
+	for i := range ring {
+		ring[i] = make(chan loaded, 1)
+	}
+	tokens := make(chan struct{}, window)
+	freePrep := make(chan *index.Prepared, window)
+	next := make(chan int)
+	var wg sync.WaitGroup
+	wg.Go(func() {
+		defer close(next)
+		for i := range rels {
+			select {
+			case tokens <- struct{}{}:
+			case <-ctx.Done():
+				return
+			}
+			select {
+			case next <- i:
+			case <-ctx.Done():
+				return
+			}
+		}
+	})
+	for range workers {
+		wg.Go(func() {
+			var buf []byte
+			var pr *index.Preparer
+			if ix != nil {
+				pr = ix.NewPreparer()
+			}
+			for i := range next {
+				r := v.readFile(rels[i], &buf)
+				if pr != nil && r.mem != nil {
+					select {
+					case r.prep = <-freePrep:
+					default:
+						r.prep = new(index.Prepared)
+					}
+					pr.Prepare(indexDoc(r.mem), r.prep)
+				}
+				ring[i%window] <- r
+			}
+		})
+	}
+	var err error
+	for i := range rels {
+		var r loaded
+		select {
+		case r = <-ring[i%window]:
+		case <-ctx.Done():
+			err = ctx.Err()
+		}
+		if err != nil {
+			break
+		}
+		fn(r)
+		if r.prep != nil {
+			select {
+			case freePrep <- r.prep:
+			default:
+			}
+		}
+		<-tokens
+	}
+	wg.Wait()
+	return err
+}
+
 // readFile reads one memory file and turns it into a Memory plus the
-// problems found. It never changes the file.
-func (v *Vault) readFile(rel string) loaded {
+// problems found. It never changes the file. buf is the caller's read
+// buffer, reused from file to file: the Memory copies what it keeps.
+func (v *Vault) readFile(rel string, buf *[]byte) loaded {
 	p := filepath.Join(v.dir, filepath.FromSlash(rel))
 	res := loaded{rel: rel}
-	fi, err := os.Stat(p)
-	if err != nil {
+	fail := func(err error) loaded {
 		res.diags = append(res.diags, &Diagnostic{Path: rel, Err: err, Severity: parser.SeverityError})
 		return res
+	}
+	// Open, then stat the open file: one path lookup instead of two.
+	f, err := os.Open(p)
+	if err != nil {
+		return fail(err)
+	}
+	defer f.Close()
+	fi, err := f.Stat()
+	if err != nil {
+		return fail(err)
 	}
 	if fi.Size() > v.maxFileSize {
-		res.diags = append(res.diags, &Diagnostic{Path: rel, Err: fmt.Errorf("%w: %d bytes, limit %d", parser.ErrTooLarge, fi.Size(), v.maxFileSize), Severity: parser.SeverityError})
-		return res
+		return fail(fmt.Errorf("%w: %d bytes, limit %d", parser.ErrTooLarge, fi.Size(), v.maxFileSize))
 	}
-	data, err := os.ReadFile(p)
+	data, err := readAllInto((*buf)[:0], f, fi.Size())
+	*buf = data[:0]
 	if err != nil {
-		res.diags = append(res.diags, &Diagnostic{Path: rel, Err: err, Severity: parser.SeverityError})
-		return res
+		return fail(err)
 	}
 	res.mem, res.diags = toMemory(rel, data, fi.ModTime())
 	return res
+}
+
+// readAllInto appends the rest of f to b, as os.ReadFile does, with room
+// for size bytes (the file may still grow while it is read).
+func readAllInto(b []byte, f *os.File, size int64) ([]byte, error) {
+	b = slices.Grow(b, int(size)+512)
+	for {
+		n, err := f.Read(b[len(b):cap(b)])
+		b = b[:len(b)+n]
+		if err != nil {
+			if errors.Is(err, io.EOF) {
+				err = nil
+			}
+			return b, err
+		}
+		if len(b) == cap(b) {
+			b = slices.Grow(b, 4096)
+		}
+	}
 }
 
 // toMemory converts parsed bytes into a Memory, filling what a hand-written

@@ -56,48 +56,86 @@ func OpenSnapshot(ctx context.Context, name string, files []File, opts Options) 
 
 // install replaces the vault's whole state with the loaded files.
 func (v *Vault) install(res []loaded) {
-	ix := index.New()
-	entries := make([]*Memory, 0, len(res))
-	byID := make(map[string]index.DocID, len(res))
-	byPath := make(map[string]index.DocID, len(res))
-	batch := make([]index.Entry, 0, len(res))
-	diags := map[string][]*Diagnostic{}
+	b := v.newBuilder(len(res), index.New())
+	for _, r := range res {
+		b.add(r)
+	}
+	v.installBuilt(b)
+}
+
+// builder assembles a vault's new state from loaded files, in path order,
+// inserting each memory into the new index as it arrives.
+type builder struct {
+	ix         *index.Index
+	entries    []*Memory
+	byID       map[string]index.DocID
+	byPath     map[string]index.DocID
+	diags      map[string][]*Diagnostic
+	old        map[string]index.DocID // the state being replaced
+	oldEntries []*Memory
+	pending    []index.Entry // memories without a Prepared, for PutBatch
+}
+
+// newBuilder starts a new state for about n files, indexed in ix.
+func (v *Vault) newBuilder(n int, ix *index.Index) *builder {
 	v.mu.RLock()
 	old, oldEntries := v.byPath, v.entries
 	v.mu.RUnlock()
-	for _, r := range res {
-		if len(r.diags) > 0 {
-			diags[r.rel] = r.diags
-		}
-		m := r.mem
-		if m == nil {
-			// Keep the last good version searchable, marked stale.
-			id, ok := old[r.rel]
-			if !ok || oldEntries[id] == nil {
-				continue
-			}
-			m = oldEntries[id].clone()
-			m.Stale = true
-		}
-		if other, dup := byID[m.ID]; dup {
-			diags[r.rel] = append(diags[r.rel], duplicateDiag(m, entries[other].Path))
-			continue
-		}
-		id := index.DocID(len(entries))
-		entries = append(entries, m)
-		byID[m.ID] = id
-		byPath[m.Path] = id
-		batch = append(batch, index.Entry{ID: id, Doc: indexDoc(m)})
+	return &builder{
+		ix:         ix,
+		entries:    make([]*Memory, 0, n),
+		byID:       make(map[string]index.DocID, n),
+		byPath:     make(map[string]index.DocID, n),
+		diags:      map[string][]*Diagnostic{},
+		old:        old,
+		oldEntries: oldEntries,
 	}
-	ix.PutBatch(batch)
-	names := make(map[string]string, 4*len(entries))
-	for _, m := range entries {
+}
+
+// add takes one loaded file. r.prep is inserted at once; it is not kept.
+func (b *builder) add(r loaded) {
+	if len(r.diags) > 0 {
+		b.diags[r.rel] = r.diags
+	}
+	m := r.mem
+	prep := r.prep
+	if m == nil {
+		// Keep the last good version searchable, marked stale.
+		id, ok := b.old[r.rel]
+		if !ok || b.oldEntries[id] == nil {
+			return
+		}
+		m = b.oldEntries[id].clone()
+		m.Stale = true
+		prep = nil
+	}
+	if other, dup := b.byID[m.ID]; dup {
+		b.diags[r.rel] = append(b.diags[r.rel], duplicateDiag(m, b.entries[other].Path))
+		return
+	}
+	id := index.DocID(len(b.entries))
+	b.entries = append(b.entries, m)
+	b.byID[m.ID] = id
+	b.byPath[m.Path] = id
+	if prep != nil {
+		b.ix.PutPrepared(id, prep)
+	} else {
+		b.pending = append(b.pending, index.Entry{ID: id, Doc: indexDoc(m)})
+	}
+}
+
+// installBuilt finishes b and swaps it in as the vault's state.
+func (v *Vault) installBuilt(b *builder) {
+	// Ids are distinct, so the order of insertion does not matter.
+	b.ix.PutBatch(b.pending)
+	names := make(map[string]string, 4*len(b.entries))
+	for _, m := range b.entries {
 		for _, k := range nameKeys(m) {
 			names[k] = m.ID
 		}
 	}
 	v.mu.Lock()
-	v.ix, v.entries, v.free, v.byID, v.byPath, v.diags, v.names = ix, entries, nil, byID, byPath, diags, names
+	v.ix, v.entries, v.free, v.byID, v.byPath, v.diags, v.names = b.ix, b.entries, nil, b.byID, b.byPath, b.diags, names
 	v.rebuildSuccLocked()
 	v.loadedAt = v.now()
 	v.mu.Unlock()

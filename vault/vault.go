@@ -98,11 +98,11 @@ func (v *Vault) Reload(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
-	res, err := v.readAll(ctx, rels)
-	if err != nil {
+	b := v.newBuilder(len(rels), index.New())
+	if err := v.readEach(ctx, rels, b.ix, b.add); err != nil {
 		return err
 	}
-	v.install(res)
+	v.installBuilt(b)
 	return nil
 }
 

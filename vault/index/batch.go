@@ -118,3 +118,39 @@ func (ix *Index) analyzeChunk(an *analyzer, doc *docTerms, entries []Entry, r *c
 		r.docs = append(r.docs, batchDoc{from: from, to: len(r.ents), lens: lens})
 	}
 }
+
+// Prepared is a document analysed by a Preparer, waiting for PutPrepared.
+// Its zero value is ready for use, and it can be reused once PutPrepared
+// returns.
+type Prepared struct {
+	doc  docTerms
+	lens [numFields]int
+}
+
+// Preparer analyses documents for one index ahead of their insertion, so
+// a bulk loader can analyse on its reading goroutines while another
+// goroutine inserts. A Preparer is for one goroutine at a time; any number
+// of them may run alongside Put, PutPrepared and Search on their index.
+type Preparer struct {
+	ix *Index
+	an analyzer
+}
+
+// NewPreparer returns a Preparer for ix.
+func (ix *Index) NewPreparer() *Preparer { return &Preparer{ix: ix} }
+
+// Prepare analyses d into p, reusing p's buffers.
+func (pr *Preparer) Prepare(d Doc, p *Prepared) {
+	// analyzeDoc reads only the term table's hash seed, never the
+	// postings, so it is safe next to a writer.
+	p.lens = pr.ix.analyzeDoc(&pr.an, &p.doc, d)
+}
+
+// PutPrepared adds or replaces the document p was prepared from, with the
+// same result as Put(id, d). Like Put, it needs external exclusion; p must
+// come from a Preparer of this index.
+func (ix *Index) PutPrepared(id DocID, p *Prepared) {
+	slot := ix.newSlot(id, p.lens)
+	ix.ins.insertDoc(ix.terms, allShards, slot, p.doc.ents, p.doc.buf)
+	ix.maybeCompact()
+}

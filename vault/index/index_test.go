@@ -318,6 +318,43 @@ func TestPutBatchMatchesPut(t *testing.T) {
 	}
 }
 
+func TestPutPreparedMatchesPut(t *testing.T) {
+	entries, queries := synthCorpus(1300)
+	entries = append(entries, Entry{ID: 5, Doc: Doc{Title: "replaced", Body: "kiwi"}})
+	one := New()
+	for _, e := range entries {
+		one.Put(e.ID, e.Doc)
+	}
+	// Prepare on another goroutine while inserting, as the vault loader
+	// does; the race detector checks that the two do not collide.
+	prep := New()
+	ch := make(chan *Prepared, 8)
+	go func() {
+		pr := prep.NewPreparer()
+		for _, e := range entries {
+			p := new(Prepared)
+			pr.Prepare(e.Doc, p)
+			ch <- p
+		}
+		close(ch)
+	}()
+	i := 0
+	for p := range ch {
+		prep.PutPrepared(entries[i].ID, p)
+		i++
+	}
+	if one.Len() != prep.Len() {
+		t.Fatalf("Len: Put %d, PutPrepared %d", one.Len(), prep.Len())
+	}
+	queries = append(queries, "kiwi", "replaced")
+	for _, q := range queries {
+		a, b := one.Search(Query{Text: q, Limit: 10}), prep.Search(Query{Text: q, Limit: 10})
+		if diff := cmp.Diff(a, b); diff != "" {
+			t.Fatalf("Search(%q): Put vs PutPrepared (-put +prepared):\n%s", q, diff)
+		}
+	}
+}
+
 func TestConcurrentSearch(t *testing.T) {
 	entries, queries := synthCorpus(800)
 	ix := New()
