@@ -135,7 +135,7 @@ func (v *Vault) Recall(q Query) []Result {
 				return 0
 			}
 			return rel * Weight(m, at)
-		}})
+		}, MaxWeight: maxWeight()})
 	}
 
 	out := make([]Result, 0, len(hits))
@@ -165,6 +165,17 @@ func (v *Vault) Recall(q Query) []Result {
 // formula.
 func Weight(m *Memory, at time.Time) float64 {
 	return layerInfo[m.Layer].weight * Decay(m, at) * ImportanceBoost(m.Importance)
+}
+
+// maxWeight bounds Weight for every memory at any instant: the largest
+// layer weight, no decay, the largest importance boost. The small margin
+// covers rounding in the product, so the index can prune with it safely.
+func maxWeight() float64 {
+	w := 0.0
+	for _, l := range layerInfo {
+		w = max(w, l.weight)
+	}
+	return w * ImportanceBoost(10) * (1 + 1e-9)
 }
 
 // ImportanceBoost maps importance 1..10 to a factor in [0.9, 1.125].

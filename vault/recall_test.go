@@ -317,3 +317,21 @@ func TestRecallMarksCrossLanguageRivals(t *testing.T) {
 		t.Fatalf("pagination rule marked as a rival: %v", byID[other.ID])
 	}
 }
+
+// TestMaxWeightBoundsWeight checks the bound the index prunes with: no
+// layer, importance or age may give a larger weight.
+func TestMaxWeightBoundsWeight(t *testing.T) {
+	created := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
+	for _, l := range AllLayers() {
+		t.Run(l.String(), func(t *testing.T) {
+			for imp := 0; imp <= 11; imp++ {
+				for _, age := range []time.Duration{-time.Hour, 0, time.Minute, 50 * 24 * time.Hour, 5000 * 24 * time.Hour} {
+					m := &Memory{Layer: l, Importance: imp, CreatedAt: created, UpdatedAt: created}
+					if got, bound := Weight(m, created.Add(age)), maxWeight(); got > bound {
+						t.Errorf("Weight(importance %d, age %v) = %v, above maxWeight %v", imp, age, got, bound)
+					}
+				}
+			}
+		})
+	}
+}

@@ -355,6 +355,29 @@ func TestPutPreparedMatchesPut(t *testing.T) {
 	}
 }
 
+func TestMaxWeightKeepsHits(t *testing.T) {
+	entries, queries := synthCorpus(1300)
+	ix := New()
+	ix.PutBatch(entries)
+	// A weight in (0, 1.35] that varies by document, with some documents
+	// filtered out, as the vault's layer, decay and importance factors do.
+	weight := func(id DocID, rel float64) float64 {
+		if id%7 == 3 {
+			return 0
+		}
+		return rel * (0.05 + 1.3*float64(id*2654435761%1000)/999)
+	}
+	for _, q := range queries {
+		for _, limit := range []int{1, 5, 20} {
+			want := ix.Search(Query{Text: q, Limit: limit, Weight: weight})
+			got := ix.Search(Query{Text: q, Limit: limit, Weight: weight, MaxWeight: 1.35})
+			if diff := cmp.Diff(want, got); diff != "" {
+				t.Fatalf("Search(%q, limit %d): without vs with MaxWeight (-want +got):\n%s", q, limit, diff)
+			}
+		}
+	}
+}
+
 func TestConcurrentSearch(t *testing.T) {
 	entries, queries := synthCorpus(800)
 	ix := New()

@@ -52,6 +52,11 @@ type Query struct {
 	// layer). It is called once per matching document, on the goroutine
 	// that called Search. Nil means the score is the relevance.
 	Weight func(id DocID, relevance float64) float64
+	// MaxWeight, when > 0, promises that Weight never returns more than
+	// relevance x MaxWeight. Search then skips calling Weight for
+	// documents whose relevance cannot reach the current top Limit, which
+	// leaves the hits unchanged and saves most calls on broad queries.
+	MaxWeight float64
 }
 
 // Hit is one search result.
@@ -346,6 +351,10 @@ func (ix *Index) Search(q Query) []Hit {
 		rel := float64(acc[s].score)
 		id := ix.ids[s]
 		score := rel
+		if q.Weight != nil && q.MaxWeight > 0 && len(top) == limit && rel*q.MaxWeight < top[0].score {
+			// Even the largest weight cannot beat the worst kept hit.
+			continue
+		}
 		if q.Weight != nil {
 			score = q.Weight(id, rel)
 			if !(score > 0) {
