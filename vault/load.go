@@ -264,14 +264,16 @@ func toMemory(rel string, data []byte, modTime time.Time) (*Memory, []*Diagnosti
 	warn := func(field string, format string, args ...any) {
 		diags = append(diags, &Diagnostic{Path: rel, Line: doc.FieldLine(field), Field: field, Err: fmt.Errorf(format, args...), Severity: parser.SeverityWarning})
 	}
+	// Front-matter strings can be pieces of one string holding the whole
+	// front matter; copy the ones kept so that it can be freed.
 	m := &Memory{
-		ID:         strings.TrimSpace(meta.ID),
-		Title:      strings.TrimSpace(meta.Title),
+		ID:         strings.Clone(strings.TrimSpace(meta.ID)),
+		Title:      strings.Clone(strings.TrimSpace(meta.Title)),
 		Tags:       mergeTags(meta.Tags, doc.Body.Tags),
-		Aliases:    meta.Aliases,
-		Supersedes: meta.Supersedes,
-		Links:      meta.Links,
-		Source:     Source{Client: meta.Source.Client, Kind: meta.Source.Kind},
+		Aliases:    cloneStrings(meta.Aliases),
+		Supersedes: cloneStrings(meta.Supersedes),
+		Links:      cloneStrings(meta.Links),
+		Source:     Source{Client: strings.Clone(meta.Source.Client), Kind: strings.Clone(meta.Source.Kind)},
 		Body:       string(doc.BodyBytes()),
 		Text:       doc.Body.Text,
 		Path:       rel,
@@ -373,10 +375,19 @@ func mergeTags(lists ...[]string) []string {
 				continue
 			}
 			seen[k] = true
-			out = append(out, t)
+			out = append(out, strings.Clone(t))
 		}
 	}
 	return out
+}
+
+// cloneStrings copies the strings of l into fresh memory, in place; see
+// toMemory.
+func cloneStrings(l []string) []string {
+	for i, s := range l {
+		l[i] = strings.Clone(s)
+	}
+	return l
 }
 
 // DerivedID is the id of a hand-written file that has none: its

@@ -74,6 +74,18 @@ type builder struct {
 	old        map[string]index.DocID // the state being replaced
 	oldEntries []*Memory
 	pending    []index.Entry // memories without a Prepared, for PutBatch
+	// strs holds one copy of each tag and source string: they repeat
+	// across thousands of memories.
+	strs map[string]string
+}
+
+// intern returns the builder's copy of s.
+func (b *builder) intern(s string) string {
+	if c, ok := b.strs[s]; ok {
+		return c
+	}
+	b.strs[s] = s
+	return s
 }
 
 // newBuilder starts a new state for about n files, indexed in ix.
@@ -89,6 +101,7 @@ func (v *Vault) newBuilder(n int, ix *index.Index) *builder {
 		diags:      map[string][]*Diagnostic{},
 		old:        old,
 		oldEntries: oldEntries,
+		strs:       map[string]string{},
 	}
 }
 
@@ -108,6 +121,11 @@ func (b *builder) add(r loaded) {
 		m = b.oldEntries[id].clone()
 		m.Stale = true
 		prep = nil
+	} else {
+		for i, t := range m.Tags {
+			m.Tags[i] = b.intern(t)
+		}
+		m.Source.Client, m.Source.Kind = b.intern(m.Source.Client), b.intern(m.Source.Kind)
 	}
 	if other, dup := b.byID[m.ID]; dup {
 		b.diags[r.rel] = append(b.diags[r.rel], duplicateDiag(m, b.entries[other].Path))
