@@ -146,6 +146,7 @@ func (b *builder) add(r loaded) {
 func (v *Vault) installBuilt(b *builder) {
 	// Ids are distinct, so the order of insertion does not matter.
 	b.ix.PutBatch(b.pending)
+	b.ix.Trim()
 	names := make(map[string]string, 4*len(b.entries))
 	for _, m := range b.entries {
 		for _, k := range nameKeys(m) {

@@ -398,3 +398,25 @@ func lengthCode(n int) uint8 {
 	c, _ := slices.BinarySearch(codeLength[:], uint32(n)+1)
 	return uint8(c - 1)
 }
+
+// Trim gives back the spare capacity that appending left in the posting
+// lists (up to half of each), by copying them back to back into one
+// buffer. Call it after a bulk load. Later Puts still work: a trimmed list
+// moves out on its next growth. Like Put, it needs external exclusion.
+func (ix *Index) Trim() {
+	total := 0
+	ix.terms.each(func(pl *postingList) { total += len(pl.data) })
+	arena := make([]byte, 0, total)
+	ix.terms.each(func(pl *postingList) {
+		if len(pl.data) == 0 {
+			pl.data = nil
+			return
+		}
+		off := len(arena)
+		arena = append(arena, pl.data...)
+		pl.data = arena[off:len(arena):len(arena)]
+	})
+	for i := range ix.terms.shards {
+		ix.terms.shards[i].slab = nil
+	}
+}

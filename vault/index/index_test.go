@@ -378,6 +378,38 @@ func TestMaxWeightKeepsHits(t *testing.T) {
 	}
 }
 
+func TestTrimKeepsResults(t *testing.T) {
+	entries, queries := synthCorpus(1300)
+	ix := New()
+	ix.PutBatch(entries)
+	want := make([][]Hit, len(queries))
+	for i, q := range queries {
+		want[i] = ix.Search(Query{Text: q, Limit: 10})
+	}
+	ix.Trim()
+	for i, q := range queries {
+		if diff := cmp.Diff(want[i], ix.Search(Query{Text: q, Limit: 10})); diff != "" {
+			t.Fatalf("Search(%q) after Trim (-before +after):\n%s", q, diff)
+		}
+	}
+	// Writes after Trim must not spill into neighbouring lists.
+	ref := New()
+	ref.PutBatch(entries)
+	more, _ := synthCorpus(300)
+	for _, e := range more {
+		e.ID += 5000
+		ix.Put(e.ID, e.Doc)
+		ref.Put(e.ID, e.Doc)
+	}
+	ix.Delete(3)
+	ref.Delete(3)
+	for _, q := range queries {
+		if diff := cmp.Diff(ref.Search(Query{Text: q, Limit: 10}), ix.Search(Query{Text: q, Limit: 10})); diff != "" {
+			t.Fatalf("Search(%q) after Trim and Puts (-untrimmed +trimmed):\n%s", q, diff)
+		}
+	}
+}
+
 func TestConcurrentSearch(t *testing.T) {
 	entries, queries := synthCorpus(800)
 	ix := New()
