@@ -147,10 +147,10 @@ func (v *Vault) installBuilt(b *builder) {
 	// Ids are distinct, so the order of insertion does not matter.
 	b.ix.PutBatch(b.pending)
 	b.ix.Trim()
-	names := make(map[string]string, 4*len(b.entries))
-	for _, m := range b.entries {
+	names := make(map[string]index.DocID, 4*len(b.entries))
+	for d, m := range b.entries {
 		for _, k := range nameKeys(m) {
-			names[k] = m.ID
+			names[k] = index.DocID(d)
 		}
 	}
 	v.mu.Lock()

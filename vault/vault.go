@@ -60,7 +60,7 @@ type Vault struct {
 	diags    map[string][]*Diagnostic // by vault-relative path
 	succ     map[string][]string      // id -> ids of memories superseding it
 	replaced []bool                   // by DocID: some memory lists it in supersedes
-	names    map[string]string        // wiki-link name -> id (see nameKeys)
+	names    map[string]index.DocID   // wiki-link name -> entry (see nameKeys)
 	loadedAt time.Time
 }
 
@@ -160,8 +160,8 @@ func (v *Vault) applyLocked(r loaded) {
 			return // our own write, or a touch without change
 		}
 		delete(v.byID, v.entries[oldID].ID)
-		v.dropNamesLocked(v.entries[oldID])
-		v.addNamesLocked(m)
+		v.dropNamesLocked(v.entries[oldID], oldID)
+		v.addNamesLocked(m, oldID)
 		v.entries[oldID] = m
 		v.byID[m.ID] = oldID
 		v.ix.Put(oldID, indexDoc(m))
@@ -177,13 +177,13 @@ func (v *Vault) applyLocked(r loaded) {
 	}
 	v.byID[m.ID] = id
 	v.byPath[m.Path] = id
-	v.addNamesLocked(m)
+	v.addNamesLocked(m, id)
 	v.ix.Put(id, indexDoc(m))
 }
 
 func (v *Vault) removeLocked(id index.DocID) {
 	m := v.entries[id]
-	v.dropNamesLocked(m)
+	v.dropNamesLocked(m, id)
 	delete(v.byID, m.ID)
 	delete(v.byPath, m.Path)
 	v.entries[id] = nil
@@ -214,15 +214,15 @@ func nameKeys(m *Memory) []string {
 
 // addNamesLocked and dropNamesLocked keep the wiki-link name table in step
 // with the entries, so a write costs a few map operations, not a rescan.
-func (v *Vault) addNamesLocked(m *Memory) {
+func (v *Vault) addNamesLocked(m *Memory, id index.DocID) {
 	for _, k := range nameKeys(m) {
-		v.names[k] = m.ID
+		v.names[k] = id
 	}
 }
 
-func (v *Vault) dropNamesLocked(m *Memory) {
+func (v *Vault) dropNamesLocked(m *Memory, id index.DocID) {
 	for _, k := range nameKeys(m) {
-		if v.names[k] == m.ID {
+		if d, ok := v.names[k]; ok && d == id {
 			delete(v.names, k)
 		}
 	}
@@ -249,8 +249,8 @@ func (v *Vault) Related(m *Memory) []Ref {
 		add(id)
 	}
 	for _, w := range m.WikiLinks {
-		if id, ok := v.names[strings.ToLower(strings.TrimSpace(w))]; ok {
-			add(id)
+		if d, ok := v.names[strings.ToLower(strings.TrimSpace(w))]; ok {
+			add(v.entries[d].ID)
 		}
 	}
 	return out
