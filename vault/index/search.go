@@ -344,21 +344,19 @@ func (ix *Index) Search(q Query) []Hit {
 	}
 
 	top := make([]cand, 0, limit)
-	for _, s := range sc.touched {
-		if !ix.alive[s] {
-			continue
-		}
+	prune := q.Weight != nil && q.MaxWeight > 0
+	offer := func(s uint32) {
 		rel := float64(acc[s].score)
 		id := ix.ids[s]
 		score := rel
-		if q.Weight != nil && q.MaxWeight > 0 && len(top) == limit && rel*q.MaxWeight < top[0].score {
+		if prune && len(top) == limit && rel*q.MaxWeight < top[0].score {
 			// Even the largest weight cannot beat the worst kept hit.
-			continue
+			return
 		}
 		if q.Weight != nil {
 			score = q.Weight(id, rel)
 			if !(score > 0) {
-				continue
+				return
 			}
 		}
 		c := cand{score: score, rel: rel, id: id, slot: s}
@@ -368,6 +366,33 @@ func (ix *Index) Search(q Query) []Hit {
 		} else if better(c, top[0]) {
 			top[0] = c
 			siftDown(top, 0)
+		}
+	}
+	if !prune {
+		for _, s := range sc.touched {
+			if ix.alive[s] {
+				offer(s)
+			}
+		}
+	} else {
+		// The kept hits do not depend on the order candidates are offered
+		// in (better is a total order), but pruning does: offering the
+		// most relevant half first raises the bar early, so that most of
+		// the rest never reach Weight.
+		var maxRel float32
+		for _, s := range sc.touched {
+			maxRel = max(maxRel, acc[s].score)
+		}
+		cut := maxRel / 2
+		for _, s := range sc.touched {
+			if acc[s].score >= cut && ix.alive[s] {
+				offer(s)
+			}
+		}
+		for _, s := range sc.touched {
+			if acc[s].score < cut && ix.alive[s] {
+				offer(s)
+			}
 		}
 	}
 	slices.SortFunc(top, func(x, y cand) int {
