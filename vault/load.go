@@ -365,16 +365,32 @@ func toMemory(rel string, data []byte, modTime time.Time) (*Memory, []*Diagnosti
 // mergeTags joins front-matter tags and inline #tags, dropping duplicates
 // (case-insensitively) and keeping first spellings.
 func mergeTags(lists ...[]string) []string {
-	var out []string
-	seen := map[string]bool{}
+	var out, keys []string
+	var seen map[string]bool // only once there are many: most files have a few tags
 	for _, l := range lists {
 		for _, t := range l {
 			t = strings.TrimSpace(strings.TrimPrefix(t, "#"))
-			k := strings.ToLower(t)
-			if t == "" || seen[k] {
+			if t == "" {
 				continue
 			}
-			seen[k] = true
+			k := strings.ToLower(t)
+			switch {
+			case seen != nil:
+				if seen[k] {
+					continue
+				}
+				seen[k] = true
+			case slices.Contains(keys, k):
+				continue
+			default:
+				keys = append(keys, k)
+				if len(keys) > 16 {
+					seen = make(map[string]bool, 2*len(keys))
+					for _, x := range keys {
+						seen[x] = true
+					}
+				}
+			}
 			out = append(out, strings.Clone(t))
 		}
 	}
