@@ -81,7 +81,7 @@ func IsMemoryPath(rel string) bool {
 	if !strings.HasSuffix(strings.ToLower(rel), ".md") || strings.EqualFold(rel, "README.md") {
 		return false
 	}
-	for _, part := range strings.Split(rel, "/") {
+	for part := range strings.SplitSeq(rel, "/") {
 		if part == "" || strings.HasPrefix(part, ".") || part == ".." {
 			return false
 		}

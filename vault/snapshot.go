@@ -73,7 +73,8 @@ type builder struct {
 	diags      map[string][]*Diagnostic
 	old        map[string]index.DocID // the state being replaced
 	oldEntries []*Memory
-	pending    []index.Entry // memories without a Prepared, for PutBatch
+	pending    []index.Entry          // memories without a Prepared, for PutBatch
+	names      map[string]index.DocID // see nameKeys
 	// strs holds one copy of each tag and source string: they repeat
 	// across thousands of memories.
 	strs map[string]string
@@ -102,6 +103,7 @@ func (v *Vault) newBuilder(n int, ix *index.Index) *builder {
 		old:        old,
 		oldEntries: oldEntries,
 		strs:       map[string]string{},
+		names:      make(map[string]index.DocID, 4*n),
 	}
 }
 
@@ -135,6 +137,9 @@ func (b *builder) add(r loaded) {
 	b.entries = append(b.entries, m)
 	b.byID[m.ID] = id
 	b.byPath[m.Path] = id
+	for _, k := range nameKeys(m) {
+		b.names[k] = id
+	}
 	if prep != nil {
 		b.ix.PutPrepared(id, prep)
 	} else {
@@ -147,14 +152,8 @@ func (v *Vault) installBuilt(b *builder) {
 	// Ids are distinct, so the order of insertion does not matter.
 	b.ix.PutBatch(b.pending)
 	b.ix.Trim()
-	names := make(map[string]index.DocID, 4*len(b.entries))
-	for d, m := range b.entries {
-		for _, k := range nameKeys(m) {
-			names[k] = index.DocID(d)
-		}
-	}
 	v.mu.Lock()
-	v.ix, v.entries, v.free, v.byID, v.byPath, v.diags, v.names = b.ix, b.entries, nil, b.byID, b.byPath, b.diags, names
+	v.ix, v.entries, v.free, v.byID, v.byPath, v.diags, v.names = b.ix, b.entries, nil, b.byID, b.byPath, b.diags, b.names
 	v.rebuildSuccLocked()
 	v.loadedAt = v.now()
 	v.mu.Unlock()
