@@ -50,8 +50,8 @@ type Query struct {
 	// Weight turns a document's relevance into its final score. A score
 	// <= 0 (or NaN) excludes the document (filters: expired, future, other
 	// layer). It is called at most once per matching document (see
-	// MaxWeight), on the goroutine
-	// that called Search. Nil means the score is the relevance.
+	// MaxWeight), on the goroutine that called Search. Nil means the
+	// score is the relevance.
 	Weight func(id DocID, relevance float64) float64
 	// MaxWeight, when > 0, promises that Weight never returns more than
 	// relevance x MaxWeight. Search then skips calling Weight for
