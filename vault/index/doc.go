@@ -51,14 +51,17 @@
 //
 // # Concurrency and cost
 //
-// Put, PutBatch and Delete must be serialised by the caller and must not run
+// Put, PutBatch, PutPrepared, Trim and Delete must be serialised by the caller and must not run
 // while a Search is in flight; any number of Searches may run at once.
 // Replacing or deleting a document retires its slot; retired slots are
 // dropped from the postings by a compaction once they reach a fifth of all
 // slots, so updates never scan posting lists in the common case. PutBatch
 // gives the same index as Put in order, for bulk loads: it analyses chunks
 // of documents ahead on other CPUs and inserts each chunk into the four
-// hash shards of the vocabulary in parallel. [Index.WriteTo] and
+// hash shards of the vocabulary in parallel. A loader that reads documents
+// on several goroutines can instead analyse them there with a [Preparer]
+// and insert each with [Index.PutPrepared], then call [Index.Trim] to give
+// back the posting lists' spare capacity. [Index.WriteTo] and
 // [Index.ReadFrom] save and load a validated, checksummed snapshot, so a
 // large vault can reload its index instead of rebuilding it.
 package index
