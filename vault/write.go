@@ -143,16 +143,8 @@ func (v *Vault) Create(ctx context.Context, n NewMemory, by Author) (WriteResult
 		if len(n.Supersedes) > 0 {
 			verb = "supersede"
 		}
-		hash, err := w.apply(ctx, commitMessage(verb, n.Layer, n.Title, id, by.Reason, v.clientOf(by), n.Supersedes), n.Layer.Committed())
-		if err != nil {
-			return err
-		}
-		m, err := v.Get(id)
-		if err != nil {
-			return fmt.Errorf("reload after write: %w", err)
-		}
-		res = WriteResult{Memory: m, Commit: hash, Superseded: superseded}
-		return nil
+		res, err = w.finish(ctx, commitMessage(verb, n.Layer, n.Title, id, by.Reason, v.clientOf(by), n.Supersedes), n.Layer.Committed(), id, superseded)
+		return err
 	})
 	return res, err
 }
@@ -220,17 +212,9 @@ func (v *Vault) Update(ctx context.Context, id string, expectedVersion int, p Pa
 		if p.Title != nil {
 			title = *p.Title
 		}
-		hash, err := w.apply(ctx, commitMessage(verb, newLayer, title, id, by.Reason, v.clientOf(by), superseded),
-			newLayer.Committed() || cur.Layer.Committed())
-		if err != nil {
-			return err
-		}
-		m, err := v.Get(id)
-		if err != nil {
-			return fmt.Errorf("reload after write: %w", err)
-		}
-		res = WriteResult{Memory: m, Commit: hash, Superseded: superseded}
-		return nil
+		res, err = w.finish(ctx, commitMessage(verb, newLayer, title, id, by.Reason, v.clientOf(by), superseded),
+			newLayer.Committed() || cur.Layer.Committed(), id, superseded)
+		return err
 	})
 	return res, err
 }

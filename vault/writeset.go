@@ -131,6 +131,20 @@ func (w *writeSet) apply(ctx context.Context, message string, commit bool) (stri
 	return hash, nil
 }
 
+// finish applies the write set and returns the result with the memory id
+// as now indexed.
+func (w *writeSet) finish(ctx context.Context, message string, commit bool, id string, superseded []string) (WriteResult, error) {
+	hash, err := w.apply(ctx, message, commit)
+	if err != nil {
+		return WriteResult{}, err
+	}
+	m, err := w.v.Get(id)
+	if err != nil {
+		return WriteResult{}, fmt.Errorf("reload after write: %w", err)
+	}
+	return WriteResult{Memory: m, Commit: hash, Superseded: superseded}, nil
+}
+
 func (w *writeSet) rels() []string {
 	out := make([]string, 0, len(w.ops))
 	for _, op := range w.ops {
