@@ -131,7 +131,7 @@ func (v *Vault) Create(ctx context.Context, n NewMemory, by Author) (WriteResult
 		w.put(rel, doc.Format())
 		var superseded []string
 		for _, old := range n.Supersedes {
-			ok, err := w.markSuperseded(old, now)
+			ok, err := w.markSuperseded(ctx, old, now)
 			if err != nil {
 				return err
 			}
@@ -158,7 +158,7 @@ func (v *Vault) Update(ctx context.Context, id string, expectedVersion int, p Pa
 	}
 	var res WriteResult
 	err := v.withWriteLock(ctx, func() error {
-		cur, doc, err := v.readCurrent(id)
+		cur, doc, err := v.readCurrent(ctx, id)
 		if err != nil {
 			return err
 		}
@@ -199,7 +199,7 @@ func (v *Vault) Update(ctx context.Context, id string, expectedVersion int, p Pa
 				if slices.Contains(cur.Supersedes, old) {
 					continue
 				}
-				ok, err := w.markSuperseded(old, now)
+				ok, err := w.markSuperseded(ctx, old, now)
 				if err != nil {
 					return err
 				}
@@ -231,7 +231,7 @@ func (v *Vault) Forget(ctx context.Context, id string, remove bool, by Author) (
 	}
 	var res WriteResult
 	err := v.withWriteLock(ctx, func() error {
-		cur, _, err := v.readCurrent(id)
+		cur, _, err := v.readCurrent(ctx, id)
 		if err != nil {
 			return err
 		}
@@ -267,7 +267,7 @@ func (v *Vault) withWriteLock(ctx context.Context, fn func() error) error {
 
 // readCurrent reads a memory's file from disk, not from the index: another
 // process may have changed it since our watcher last looked.
-func (v *Vault) readCurrent(id string) (*Memory, *parser.Document, error) {
+func (v *Vault) readCurrent(ctx context.Context, id string) (*Memory, *parser.Document, error) {
 	v.mu.RLock()
 	d, ok := v.byID[id]
 	var rel string
@@ -277,7 +277,7 @@ func (v *Vault) readCurrent(id string) (*Memory, *parser.Document, error) {
 	v.mu.RUnlock()
 	if !ok {
 		// Maybe another process created it: look once more on disk.
-		if err := v.Refresh(context.Background(), v.pathsForID(id)); err != nil {
+		if err := v.Refresh(ctx, v.pathsForID(id)); err != nil {
 			return nil, nil, err
 		}
 		v.mu.RLock()
@@ -293,7 +293,7 @@ func (v *Vault) readCurrent(id string) (*Memory, *parser.Document, error) {
 	abs := filepath.Join(v.dir, filepath.FromSlash(rel))
 	data, err := os.ReadFile(abs)
 	if errors.Is(err, os.ErrNotExist) {
-		_ = v.Refresh(context.Background(), []string{rel})
+		_ = v.Refresh(ctx, []string{rel})
 		return nil, nil, fmt.Errorf("%w: %s (its file %s was removed)", ErrNotFound, id, rel)
 	}
 	if err != nil {

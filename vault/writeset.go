@@ -38,8 +38,8 @@ func (w *writeSet) remove(rel string)           { w.ops = append(w.ops, fileOp{r
 
 // markSuperseded adds the change that marks memory id superseded. It
 // reports false when the memory already is.
-func (w *writeSet) markSuperseded(id string, now time.Time) (bool, error) {
-	cur, doc, err := w.v.readCurrent(id)
+func (w *writeSet) markSuperseded(ctx context.Context, id string, now time.Time) (bool, error) {
+	cur, doc, err := w.v.readCurrent(ctx, id)
 	if err != nil {
 		return false, fmt.Errorf("supersedes %s: %w", id, err)
 	}
