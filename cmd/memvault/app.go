@@ -82,6 +82,7 @@ English, with time and layer awareness.`,
 		m.diffCommand(),
 		m.doctorCommand(),
 		m.sampleHistoryCommand(),
+		m.serveCommand(),
 	)
 	markArgErrorsAsUsage(root)
 	return root
