@@ -1,0 +1,384 @@
+package main
+
+import (
+	"bufio"
+	"context"
+	"encoding/json"
+	"io"
+	"os/exec"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/mark3labs/mcp-go/client"
+	"github.com/mark3labs/mcp-go/mcp"
+
+	"github.com/memvault/memvault/gitstore"
+)
+
+// e2eClientName is the clientInfo.name the end-to-end client reports; the
+// server must record it in each commit's Memory-Client trailer.
+const e2eClientName = "e2e-client"
+
+// buildMemvault compiles the real binary once for the test.
+func buildMemvault(t *testing.T) string {
+	t.Helper()
+	bin := filepath.Join(t.TempDir(), "memvault")
+	cmd := exec.Command("go", "build", "-o", bin, ".")
+	if out, err := cmd.CombinedOutput(); err != nil {
+		t.Fatalf("go build: %v\n%s", err, out)
+	}
+	return bin
+}
+
+// mcpSession is a running `memvault serve` driven by mcp-go's stdio client.
+type mcpSession struct {
+	t    *testing.T
+	c    *client.Client
+	root string // repository root
+}
+
+func startServe(t *testing.T) *mcpSession {
+	t.Helper()
+	bin := buildMemvault(t)
+	isolateGit(t)
+	root := t.TempDir()
+	s, err := gitstore.Init(context.Background(), root)
+	if err != nil {
+		t.Fatal(err)
+	}
+	s.Close()
+	c, err := client.NewStdioMCPClient(bin, nil, "serve", "--vault", filepath.Join(root, ".memory"))
+	if err != nil {
+		t.Fatalf("start memvault serve: %v", err)
+	}
+	t.Cleanup(func() { c.Close() })
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	init := mcp.InitializeRequest{}
+	init.Params.ProtocolVersion = mcp.LATEST_PROTOCOL_VERSION
+	init.Params.ClientInfo = mcp.Implementation{Name: e2eClientName, Version: "1.0"}
+	res, err := c.Initialize(ctx, init)
+	if err != nil {
+		t.Fatalf("initialize: %v", err)
+	}
+	if res.ServerInfo.Name != "memvault" {
+		t.Errorf("serverInfo.name = %q, want memvault", res.ServerInfo.Name)
+	}
+	return &mcpSession{t: t, c: c, root: root}
+}
+
+// call invokes a tool and returns the result; protocol errors fail the test.
+func (s *mcpSession) call(name string, args map[string]any) *mcp.CallToolResult {
+	s.t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	req := mcp.CallToolRequest{}
+	req.Params.Name = name
+	req.Params.Arguments = args
+	res, err := s.c.CallTool(ctx, req)
+	if err != nil {
+		s.t.Fatalf("%s: protocol error %v", name, err)
+	}
+	return res
+}
+
+// ok calls a tool that must succeed and decodes its structuredContent
+// into out.
+func (s *mcpSession) ok(name string, args map[string]any, out any) string {
+	s.t.Helper()
+	res := s.call(name, args)
+	text := resultText(res)
+	if res.IsError {
+		s.t.Fatalf("%s(%v): isError: %s", name, args, text)
+	}
+	if res.StructuredContent == nil {
+		s.t.Fatalf("%s: no structuredContent", name)
+	}
+	b, err := json.Marshal(res.StructuredContent)
+	if err != nil {
+		s.t.Fatal(err)
+	}
+	if out != nil {
+		if err := json.Unmarshal(b, out); err != nil {
+			s.t.Fatalf("%s: structuredContent %s: %v", name, b, err)
+		}
+	}
+	if strings.TrimSpace(text) == "" {
+		s.t.Errorf("%s: no readable text block", name)
+	}
+	return text
+}
+
+// fails calls a tool that must return a tool error and returns its text.
+func (s *mcpSession) fails(name string, args map[string]any) string {
+	s.t.Helper()
+	res := s.call(name, args)
+	if !res.IsError {
+		s.t.Fatalf("%s(%v): got success %q, want isError", name, args, resultText(res))
+	}
+	return resultText(res)
+}
+
+func resultText(r *mcp.CallToolResult) string {
+	var b strings.Builder
+	for _, c := range r.Content {
+		if tc, ok := mcp.AsTextContent(c); ok {
+			b.WriteString(tc.Text)
+		}
+	}
+	return b.String()
+}
+
+// commits lists the repository's commits, newest first.
+func (s *mcpSession) commits() []gitstore.CommitInfo {
+	s.t.Helper()
+	st, err := gitstore.Open(context.Background(), s.root)
+	if err != nil {
+		s.t.Fatal(err)
+	}
+	defer st.Close()
+	if _, err := st.Resolve(context.Background(), "HEAD"); err != nil {
+		return nil
+	}
+	cs, err := st.History(context.Background(), s.root, gitstore.HistoryOptions{})
+	if err != nil {
+		s.t.Fatal(err)
+	}
+	return cs
+}
+
+func TestServeEndToEnd(t *testing.T) {
+	s := startServe(t)
+
+	t.Run("tools/list", func(t *testing.T) {
+		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+		defer cancel()
+		res, err := s.c.ListTools(ctx, mcp.ListToolsRequest{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		byName := map[string]mcp.Tool{}
+		for _, tool := range res.Tools {
+			byName[tool.Name] = tool
+		}
+		readOnly := map[string]bool{"recall": true, "get_memory": true, "memory_stats": true}
+		for _, name := range []string{"recall", "remember", "get_memory", "update_memory", "forget", "memory_stats"} {
+			tool, ok := byName[name]
+			if !ok {
+				t.Errorf("tool %s missing; got %v", name, slices.Collect(func(yield func(string) bool) {
+					for n := range byName {
+						if !yield(n) {
+							return
+						}
+					}
+				}))
+				continue
+			}
+			if tool.Description == "" {
+				t.Errorf("%s: no description", name)
+			}
+			if len(tool.RawOutputSchema) == 0 && tool.OutputSchema.Type == "" {
+				t.Errorf("%s: no output schema", name)
+			}
+			if got := tool.Annotations.ReadOnlyHint != nil && *tool.Annotations.ReadOnlyHint; got != readOnly[name] {
+				t.Errorf("%s: readOnlyHint = %v, want %v", name, got, readOnly[name])
+			}
+			wantDestructive := name == "forget"
+			if got := tool.Annotations.DestructiveHint != nil && *tool.Annotations.DestructiveHint; got != wantDestructive {
+				t.Errorf("%s: destructiveHint = %v, want %v", name, got, wantDestructive)
+			}
+		}
+	})
+
+	var w writeOutput
+	t.Run("remember commits once with the client trailer", func(t *testing.T) {
+		before := len(s.commits())
+		s.ok("remember", map[string]any{
+			"title":   "部署脚本 deploy script",
+			"content": "部署用 ops/deploy.sh 脚本，先跑测试。Deploy with ops/deploy.sh after the tests pass.",
+			"tags":    "ops, deploy", "importance": 7, "reason": "agreed in review",
+		}, &w)
+		if w.ID == "" || w.Version != 1 || w.Commit == "" || !strings.HasPrefix(w.Path, "project/") {
+			t.Fatalf("remember = %+v, want an id, version 1, a commit and a project/ path", w)
+		}
+		cs := s.commits()
+		if len(cs) != before+1 {
+			t.Fatalf("commits: got %d, want %d", len(cs), before+1)
+		}
+		if cs[0].Hash != w.Commit {
+			t.Errorf("HEAD = %s, want the reported commit %s", cs[0].Hash, w.Commit)
+		}
+		if !strings.Contains(cs[0].Message, "Memory-Client: "+e2eClientName) {
+			t.Errorf("commit message lacks Memory-Client: %s:\n%s", e2eClientName, cs[0].Message)
+		}
+	})
+
+	for _, q := range []map[string]any{
+		{"query": "部署脚本在哪里"},
+		{"query": "where is the deploy script", "limit": 3},
+		{"q": "deploy", "k": 2},
+	} {
+		t.Run("recall "+asString(q["query"])+asString(q["q"]), func(t *testing.T) {
+			var got recallOutput
+			s.ok("recall", q, &got)
+			if len(got.Results) == 0 || got.Results[0].ID != w.ID {
+				t.Fatalf("recall %v: got %+v, want %s first", q, got.Results, w.ID)
+			}
+			r := got.Results[0]
+			if r.Layer != "project" || r.Status != "active" || r.Snippet == "" || r.Path != w.Path || !slices.Contains(r.Tags, "deploy") {
+				t.Errorf("result = %+v, want project, active, a snippet, path %s, tag deploy", r, w.Path)
+			}
+		})
+	}
+
+	t.Run("update with a stale version changes nothing", func(t *testing.T) {
+		file := filepath.Join(s.root, ".memory", filepath.FromSlash(w.Path))
+		before := readFile(t, file)
+		commits := len(s.commits())
+		msg := s.fails("update_memory", map[string]any{"id": w.ID, "expected_version": 5, "content": "overwritten", "reason": "test"})
+		if !strings.Contains(msg, "version 1") || !strings.Contains(msg, "expected_version") {
+			t.Errorf("error %q should name expected_version and the current version 1", msg)
+		}
+		if after := readFile(t, file); after != before {
+			t.Errorf("file changed by a refused update:\n%s", after)
+		}
+		if got := len(s.commits()); got != commits {
+			t.Errorf("commits: got %d, want %d", got, commits)
+		}
+	})
+
+	t.Run("update with the current version", func(t *testing.T) {
+		var u writeOutput
+		s.ok("update_memory", map[string]any{"id": w.ID, "expected_version": 1, "importance": 8, "reason": "it matters"}, &u)
+		if u.Version != 2 || u.Commit == "" {
+			t.Errorf("update = %+v, want version 2 and a commit", u)
+		}
+	})
+
+	t.Run("get_memory", func(t *testing.T) {
+		var m memoryOutput
+		s.ok("get_memory", map[string]any{"id": w.ID}, &m)
+		if m.ID != w.ID || m.Version != 2 || m.Importance != 8 || !strings.Contains(m.Body, "ops/deploy.sh") || m.Client != e2eClientName {
+			t.Errorf("get_memory = %+v, want version 2, importance 8, the body, client %s", m, e2eClientName)
+		}
+	})
+
+	t.Run("invalid arguments are tool errors and write nothing", func(t *testing.T) {
+		commits := len(s.commits())
+		for _, tc := range []struct {
+			tool string
+			args map[string]any
+			want string
+		}{
+			{"remember", map[string]any{"title": "x", "content": "y", "importance": 11}, "importance"},
+			{"remember", map[string]any{"title": "x", "content": "y", "colour": "red"}, "colour"},
+			{"remember", map[string]any{"content": "y"}, "title"},
+			{"remember", map[string]any{"title": "x", "content": "y", "layer": "L9"}, "layer"},
+			{"recall", map[string]any{"query": "x", "limit": "many"}, "limit"},
+			{"recall", map[string]any{"query": "x", "as_of": "yesterday"}, "as_of"},
+			{"get_memory", map[string]any{"id": "01NOSUCHMEMORY0000000000000"}, "not found"},
+			{"forget", map[string]any{"id": w.ID}, "reason"},
+		} {
+			msg := s.fails(tc.tool, tc.args)
+			if !strings.Contains(msg, tc.want) {
+				t.Errorf("%s(%v): error %q does not name %q", tc.tool, tc.args, msg, tc.want)
+			}
+		}
+		if got := len(s.commits()); got != commits {
+			t.Errorf("commits: got %d, want %d (invalid calls must not write)", got, commits)
+		}
+	})
+
+	t.Run("forget archives with a commit", func(t *testing.T) {
+		before := len(s.commits())
+		var f forgetOutput
+		s.ok("forget", map[string]any{"id": w.ID, "reason": "script moved"}, &f)
+		if f.Action != "archived" || f.Commit == "" {
+			t.Errorf("forget = %+v, want archived with a commit", f)
+		}
+		if got := len(s.commits()); got != before+1 {
+			t.Errorf("commits: got %d, want %d", got, before+1)
+		}
+		var got recallOutput
+		s.ok("recall", map[string]any{"query": "deploy"}, &got)
+		if len(got.Results) != 0 {
+			t.Errorf("recall after forget: got %+v, want nothing active", got.Results)
+		}
+	})
+
+	t.Run("memory_stats", func(t *testing.T) {
+		var st statsOutput
+		s.ok("memory_stats", map[string]any{}, &st)
+		if st.Total != 1 || st.ByStatus["archived"] != 1 || st.Vault != filepath.Join(s.root, ".memory") {
+			t.Errorf("stats = %+v, want 1 archived memory in %s", st, filepath.Join(s.root, ".memory"))
+		}
+	})
+}
+
+func asString(v any) string {
+	s, _ := v.(string)
+	return s
+}
+
+// TestServeStdoutIsProtocolOnly checks that nothing but JSON-RPC reaches
+// standard output: logs go to standard error.
+func TestServeStdoutIsProtocolOnly(t *testing.T) {
+	bin := buildMemvault(t)
+	isolateGit(t)
+	root := t.TempDir()
+	st, err := gitstore.Init(context.Background(), root)
+	if err != nil {
+		t.Fatal(err)
+	}
+	st.Close()
+	in := `{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"raw","version":"1"}}}
+{"jsonrpc":"2.0","method":"notifications/initialized"}
+{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"memory_stats","arguments":{}}}
+`
+	cmd := exec.Command(bin, "serve", "--vault", filepath.Join(root, ".memory"))
+	stdin, err := cmd.StdinPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	stdout, err := cmd.StdoutPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	var stderr strings.Builder
+	cmd.Stderr = &stderr
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := io.WriteString(stdin, in); err != nil {
+		t.Fatal(err)
+	}
+	// Read both answers before closing stdin: the server drops calls
+	// still queued when its input ends.
+	sc := bufio.NewScanner(stdout)
+	var lines []string
+	for len(lines) < 2 && sc.Scan() {
+		lines = append(lines, sc.Text())
+	}
+	stdin.Close()
+	for sc.Scan() {
+		lines = append(lines, sc.Text())
+	}
+	if err := cmd.Wait(); err != nil {
+		t.Fatalf("serve: %v\n%s", err, stderr.String())
+	}
+	for _, l := range lines {
+		var msg map[string]any
+		if err := json.Unmarshal([]byte(l), &msg); err != nil || msg["jsonrpc"] != "2.0" {
+			t.Errorf("stdout line is not JSON-RPC: %q", l)
+		}
+	}
+	if len(lines) != 2 {
+		t.Errorf("stdout: got %d lines, want 2 answers:\n%s", len(lines), strings.Join(lines, "\n"))
+	}
+	if !strings.Contains(stderr.String(), "tool=memory_stats") {
+		t.Errorf("stderr lacks the tool call log line:\n%s", stderr.String())
+	}
+}
