@@ -118,6 +118,11 @@ func fmtInstant(t time.Time) string {
 
 // recall
 
+// recallBudgetBytes bounds the readable text of one recall answer: about
+// 2,000 tokens, whatever the size of the memories (snippets are already
+// short; the budget caps how many of them come back).
+const recallBudgetBytes = 8000
+
 // recallResult is one recall hit as the model sees it.
 type recallResult struct {
 	ID               string   `json:"id"`
@@ -155,6 +160,7 @@ func recallTool() mcp.Tool {
 		mcp.WithArray("layers", mcp.Description("Only these layers (transient, short-term, project, preference, meta). Default: all."), mcp.WithStringItems()),
 		mcp.WithArray("tags", mcp.Description("Only memories carrying at least one of these tags. A comma-separated string is accepted too."), mcp.WithStringItems()),
 		mcp.WithString("as_of", mcp.Description("Evaluate validity and decay at this instant (RFC3339 or YYYY-MM-DD) instead of now.")),
+		mcp.WithString("since", mcp.Description("Only memories updated at or after this instant (RFC3339 or YYYY-MM-DD).")),
 		mcp.WithBoolean("include_inactive", mcp.Description("Also return archived, superseded, expired and not-yet-effective memories, labelled by status.")),
 		mcp.WithSchemaAdditionalProperties(false),
 		mcp.WithOutputSchema[recallOutput](),
@@ -173,6 +179,7 @@ func (t *mcpTools) recall(_ context.Context, a *toolArgs) (string, any, error) {
 	q.Layers = a.layers("layers")
 	q.Tags, _ = a.list("tags")
 	q.AsOf, _ = a.instant("as_of")
+	q.Since, _ = a.instant("since")
 	q.IncludeInactive = a.boolean("include_inactive")
 	if err := a.done(); err != nil {
 		return "", nil, err
@@ -183,6 +190,7 @@ func (t *mcpTools) recall(_ context.Context, a *toolArgs) (string, any, error) {
 	if len(rs) == 0 {
 		b.WriteString("No memories found.")
 	}
+	budget := recallBudgetBytes
 	for i, r := range rs {
 		m := r.Memory
 		res := recallResult{
@@ -194,8 +202,15 @@ func (t *mcpTools) recall(_ context.Context, a *toolArgs) (string, any, error) {
 		if len(r.SupersededBy) > 0 {
 			res.SupersededBy = refIDs(r.SupersededBy)
 		}
+		entry := fmt.Sprintf("%d. %s [%s, %s, v%d] id=%s\n   %s\n", i+1, m.Title, res.Layer, res.Status, m.Version, m.ID, oneLine(r.Snippet))
+		// The first result always goes in; later ones stop at the budget
+		// so a recall never floods the model's context.
+		if i > 0 && b.Len()+len(entry) > budget {
+			fmt.Fprintf(&b, "(%d more results left out to stay within the size budget; narrow the query, or call get_memory for a whole memory)\n", len(rs)-i)
+			break
+		}
 		out.Results = append(out.Results, res)
-		fmt.Fprintf(&b, "%d. %s [%s, %s, v%d] id=%s\n   %s\n", i+1, m.Title, res.Layer, res.Status, m.Version, m.ID, oneLine(r.Snippet))
+		b.WriteString(entry)
 		if len(res.Supersedes) > 0 {
 			fmt.Fprintf(&b, "   supersedes: %s\n", strings.Join(res.Supersedes, ", "))
 		}

@@ -1,0 +1,157 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"log/slog"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/mark3labs/mcp-go/client"
+	"github.com/mark3labs/mcp-go/mcp"
+	"github.com/mark3labs/mcp-go/server"
+
+	"github.com/memvault/memvault/vault"
+)
+
+// inProcessTools serves the tools over a vault without git, through
+// mcp-go's in-process client, at a fixed clock.
+func inProcessTools(t *testing.T, now time.Time) (*vault.Vault, *client.Client) {
+	t.Helper()
+	clock := func() time.Time { return now }
+	v, err := vault.Open(context.Background(), t.TempDir(), vault.Options{Now: clock})
+	if err != nil {
+		t.Fatal(err)
+	}
+	s := server.NewMCPServer("memvault", serverVersion, server.WithToolCapabilities(false))
+	(&mcpTools{v: v, logger: slog.New(slog.NewTextHandler(io.Discard, nil)), now: clock}).register(s)
+	c, err := client.NewInProcessClient(s)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { c.Close() })
+	ctx := context.Background()
+	if err := c.Start(ctx); err != nil {
+		t.Fatal(err)
+	}
+	init := mcp.InitializeRequest{}
+	init.Params.ProtocolVersion = mcp.LATEST_PROTOCOL_VERSION
+	init.Params.ClientInfo = mcp.Implementation{Name: "unit", Version: "1"}
+	if _, err := c.Initialize(ctx, init); err != nil {
+		t.Fatal(err)
+	}
+	return v, c
+}
+
+func callTool(t *testing.T, c *client.Client, name string, args map[string]any) (*mcp.CallToolResult, string) {
+	t.Helper()
+	req := mcp.CallToolRequest{}
+	req.Params.Name = name
+	req.Params.Arguments = args
+	res, err := c.CallTool(context.Background(), req)
+	if err != nil {
+		t.Fatalf("%s: %v", name, err)
+	}
+	return res, resultText(res)
+}
+
+func TestRecallStaysWithinItsBudget(t *testing.T) {
+	now := time.Date(2026, 11, 30, 12, 0, 0, 0, time.UTC)
+	v, c := inProcessTools(t, now)
+	long := strings.Repeat("部署流程需要先运行全部测试然后再发布。", 200)
+	for i := range 40 {
+		if _, err := v.Create(context.Background(), vault.NewMemory{Title: fmt.Sprintf("部署规则 %d", i), Content: long}, vault.Author{}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	res, text := callTool(t, c, "recall", map[string]any{"query": "部署", "limit": 40})
+	if res.IsError {
+		t.Fatalf("recall: %s", text)
+	}
+	var out recallOutput
+	b, _ := json.Marshal(res.StructuredContent)
+	if err := json.Unmarshal(b, &out); err != nil {
+		t.Fatal(err)
+	}
+	if n := len(out.Results); n == 0 || n >= 40 {
+		t.Errorf("results: got %d, want some but fewer than 40 under the budget", n)
+	}
+	if len(text) > recallBudgetBytes+1000 {
+		t.Errorf("text: %d bytes, want at most about %d", len(text), recallBudgetBytes)
+	}
+	if !strings.Contains(text, "more results left out") {
+		t.Errorf("text does not say results were left out:\n%s", text[max(0, len(text)-300):])
+	}
+}
+
+func TestRecallFilters(t *testing.T) {
+	now := time.Date(2026, 11, 30, 12, 0, 0, 0, time.UTC)
+	v, c := inProcessTools(t, now)
+	ctx := context.Background()
+	a, err := v.Create(ctx, vault.NewMemory{Title: "Tests use pytest", Content: "Run pytest -q.", Tags: []string{"testing"}}, vault.Author{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, err := v.Create(ctx, vault.NewMemory{Title: "Prefer tabs", Content: "Indent with tabs.", Layer: vault.Preference, Tags: []string{"style"}}, vault.Author{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	tests := []struct {
+		name string
+		args map[string]any
+		want []string
+	}{
+		{"empty query lists recent", map[string]any{}, []string{a.Memory.ID, b.Memory.ID}},
+		{"tags as string", map[string]any{"tags": "style, nothing"}, []string{b.Memory.ID}},
+		{"layers", map[string]any{"layers": []any{"project"}}, []string{a.Memory.ID}},
+		{"since after both", map[string]any{"since": "2026-12-01"}, nil},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			res, text := callTool(t, c, "recall", tc.args)
+			if res.IsError {
+				t.Fatalf("recall: %s", text)
+			}
+			var out recallOutput
+			raw, _ := json.Marshal(res.StructuredContent)
+			if err := json.Unmarshal(raw, &out); err != nil {
+				t.Fatal(err)
+			}
+			got := map[string]bool{}
+			for _, r := range out.Results {
+				got[r.ID] = true
+			}
+			if len(got) != len(tc.want) {
+				t.Errorf("got %d results %v, want %v", len(got), got, tc.want)
+			}
+			for _, id := range tc.want {
+				if !got[id] {
+					t.Errorf("missing %s in %v", id, got)
+				}
+			}
+		})
+	}
+}
+
+func TestWritesRecordTheClientName(t *testing.T) {
+	v, c := inProcessTools(t, time.Date(2026, 11, 30, 12, 0, 0, 0, time.UTC))
+	res, text := callTool(t, c, "remember", map[string]any{"title": "t", "content": "c", "layer": "short-term"})
+	if res.IsError {
+		t.Fatalf("remember: %s", text)
+	}
+	var w writeOutput
+	raw, _ := json.Marshal(res.StructuredContent)
+	if err := json.Unmarshal(raw, &w); err != nil {
+		t.Fatal(err)
+	}
+	m, err := v.Get(w.ID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if m.Source.Client != "unit" || m.Layer != vault.ShortTerm {
+		t.Errorf("source.client = %q, layer = %s; want unit, short-term", m.Source.Client, m.Layer)
+	}
+}
