@@ -24,9 +24,48 @@ const layerHelp = `Layers: transient (L1, scratch for this session, expires in 1
 
 // mcpTools serves the memory tools over one vault.
 type mcpTools struct {
-	v      *vault.Vault
+	vault  *vaultLoader
 	logger *slog.Logger
 	now    func() time.Time
+}
+
+// vaultLoader hands out the vault once it is loaded, so the server can
+// answer initialize at once while a large vault is still being indexed:
+// the first tool call waits for it.
+type vaultLoader struct {
+	ready chan struct{}
+	v     *vault.Vault
+	err   error
+}
+
+// loadVault runs open in the background.
+func loadVault(open func() (*vault.Vault, error)) *vaultLoader {
+	l := &vaultLoader{ready: make(chan struct{})}
+	go func() {
+		defer close(l.ready)
+		l.v, l.err = open()
+	}()
+	return l
+}
+
+// loadedVault wraps a vault that is already open.
+func loadedVault(v *vault.Vault) *vaultLoader {
+	l := &vaultLoader{ready: make(chan struct{}), v: v}
+	close(l.ready)
+	return l
+}
+
+// get waits for the vault.
+func (l *vaultLoader) get(ctx context.Context) (*vault.Vault, error) {
+	select {
+	case <-l.ready:
+		if l.err != nil {
+			return nil, fmt.Errorf("the vault could not be opened: %w", l.err)
+		}
+		return l.v, nil
+	case <-ctx.Done():
+		return nil, fmt.Errorf("waiting for the vault to load: %w", ctx.Err())
+	}
 }
 
 // register adds every tool to s.
@@ -41,7 +80,7 @@ func (t *mcpTools) register(s *server.MCPServer) {
 
 // toolFunc is a tool body: it returns the readable text and the
 // structured result, or an error that becomes an isError result.
-type toolFunc func(ctx context.Context, args *toolArgs) (text string, structured any, err error)
+type toolFunc func(ctx context.Context, v *vault.Vault, args *toolArgs) (text string, structured any, err error)
 
 // logged adapts fn to mcp-go: it turns errors into tool errors (never
 // protocol errors, so the model can read and fix them) and logs one line
@@ -53,8 +92,10 @@ func (t *mcpTools) logged(name string, fn toolFunc) server.ToolHandlerFunc {
 		raw, ok := req.Params.Arguments.(map[string]any)
 		if !ok && req.Params.Arguments != nil {
 			res = mcp.NewToolResultError("arguments: want a JSON object")
+		} else if v, err := t.vault.get(ctx); err != nil {
+			res = mcp.NewToolResultError(err.Error())
 		} else {
-			text, structured, err := fn(ctx, newToolArgs(raw))
+			text, structured, err := fn(ctx, v, newToolArgs(raw))
 			if err != nil {
 				res = mcp.NewToolResultError(err.Error())
 			} else {
@@ -172,7 +213,7 @@ func recallTool() mcp.Tool {
 	)
 }
 
-func (t *mcpTools) recall(_ context.Context, a *toolArgs) (string, any, error) {
+func (t *mcpTools) recall(_ context.Context, v *vault.Vault, a *toolArgs) (string, any, error) {
 	var q vault.Query
 	q.Text, _ = a.str("query", false, "q")
 	q.Limit, _ = a.integer("limit", 1, 50, false, "k", "top_k")
@@ -184,7 +225,7 @@ func (t *mcpTools) recall(_ context.Context, a *toolArgs) (string, any, error) {
 	if err := a.done(); err != nil {
 		return "", nil, err
 	}
-	rs := t.v.Recall(q)
+	rs := v.Recall(q)
 	out := recallOutput{Results: make([]recallResult, 0, len(rs))}
 	var b strings.Builder
 	if len(rs) == 0 {
@@ -285,7 +326,7 @@ func rememberTool() mcp.Tool {
 	)
 }
 
-func (t *mcpTools) remember(ctx context.Context, a *toolArgs) (string, any, error) {
+func (t *mcpTools) remember(ctx context.Context, v *vault.Vault, a *toolArgs) (string, any, error) {
 	var n vault.NewMemory
 	n.Title, _ = a.str("title", true)
 	n.Content, _ = a.str("content", true)
@@ -300,7 +341,7 @@ func (t *mcpTools) remember(ctx context.Context, a *toolArgs) (string, any, erro
 	if err := a.done(); err != nil {
 		return "", nil, err
 	}
-	res, err := t.v.Create(ctx, n, vault.Author{Reason: reason, Client: clientName(ctx)})
+	res, err := v.Create(ctx, n, vault.Author{Reason: reason, Client: clientName(ctx)})
 	if err != nil {
 		return "", nil, toolError(err)
 	}
@@ -345,12 +386,12 @@ func getMemoryTool() mcp.Tool {
 	)
 }
 
-func (t *mcpTools) getMemory(_ context.Context, a *toolArgs) (string, any, error) {
+func (t *mcpTools) getMemory(_ context.Context, v *vault.Vault, a *toolArgs) (string, any, error) {
 	id, _ := a.str("id", true)
 	if err := a.done(); err != nil {
 		return "", nil, err
 	}
-	m, err := t.v.Get(strings.TrimSpace(id))
+	m, err := v.Get(strings.TrimSpace(id))
 	if err != nil {
 		return "", nil, toolError(err)
 	}
@@ -358,7 +399,7 @@ func (t *mcpTools) getMemory(_ context.Context, a *toolArgs) (string, any, error
 		ID: m.ID, Title: m.Title, Layer: m.Layer.String(), Importance: m.Importance, Tags: orEmpty(m.Tags),
 		Status: string(m.Status), Version: m.Version, CreatedAt: fmtInstant(m.CreatedAt), UpdatedAt: fmtInstant(m.UpdatedAt),
 		EffectiveAt: fmtInstant(m.EffectiveAt), ExpiresAt: fmtInstant(m.ExpiresAt), Supersedes: orEmpty(m.Supersedes),
-		Links: orEmpty(m.Links), Related: refIDs(t.v.Related(m)), Client: m.Source.Client, Path: m.Path, Body: m.Body,
+		Links: orEmpty(m.Links), Related: refIDs(v.Related(m)), Client: m.Source.Client, Path: m.Path, Body: m.Body,
 	}
 	var b strings.Builder
 	fmt.Fprintf(&b, "%s\nid: %s\nlayer: %s  importance: %d  status: %s  version: %d\npath: %s\n", m.Title, m.ID, out.Layer, m.Importance, m.Status, m.Version, m.Path)
@@ -397,7 +438,7 @@ func updateMemoryTool() mcp.Tool {
 	)
 }
 
-func (t *mcpTools) updateMemory(ctx context.Context, a *toolArgs) (string, any, error) {
+func (t *mcpTools) updateMemory(ctx context.Context, v *vault.Vault, a *toolArgs) (string, any, error) {
 	id, _ := a.str("id", true)
 	expected, _ := a.integer("expected_version", 1, 1<<30, true)
 	var p vault.Patch
@@ -423,7 +464,7 @@ func (t *mcpTools) updateMemory(ctx context.Context, a *toolArgs) (string, any, 
 	if err := a.done(); err != nil {
 		return "", nil, err
 	}
-	res, err := t.v.Update(ctx, strings.TrimSpace(id), expected, p, vault.Author{Reason: reason, Client: clientName(ctx)})
+	res, err := v.Update(ctx, strings.TrimSpace(id), expected, p, vault.Author{Reason: reason, Client: clientName(ctx)})
 	if err != nil {
 		return "", nil, toolError(err)
 	}
@@ -459,14 +500,14 @@ func forgetTool() mcp.Tool {
 	)
 }
 
-func (t *mcpTools) forget(ctx context.Context, a *toolArgs) (string, any, error) {
+func (t *mcpTools) forget(ctx context.Context, v *vault.Vault, a *toolArgs) (string, any, error) {
 	id, _ := a.str("id", true)
 	reason, _ := a.str("reason", true)
 	remove := a.boolean("delete")
 	if err := a.done(); err != nil {
 		return "", nil, err
 	}
-	res, err := t.v.Forget(ctx, strings.TrimSpace(id), remove, vault.Author{Reason: reason, Client: clientName(ctx)})
+	res, err := v.Forget(ctx, strings.TrimSpace(id), remove, vault.Author{Reason: reason, Client: clientName(ctx)})
 	if err != nil {
 		return "", nil, toolError(err)
 	}
@@ -513,11 +554,11 @@ func memoryStatsTool() mcp.Tool {
 	)
 }
 
-func (t *mcpTools) memoryStats(_ context.Context, a *toolArgs) (string, any, error) {
+func (t *mcpTools) memoryStats(_ context.Context, v *vault.Vault, a *toolArgs) (string, any, error) {
 	if err := a.done(); err != nil {
 		return "", nil, err
 	}
-	s := t.v.Stats()
+	s := v.Stats()
 	out := statsOutput{Vault: s.Dir, Total: s.Total, ByLayer: s.ByLayer, ByStatus: s.ByStatus, InForce: s.InForce,
 		Expired: s.Expired, Future: s.Future, Errors: s.Errors, Warnings: s.Warnings, LoadedAt: fmtInstant(s.LoadedAt)}
 	b, err := json.Marshal(out)

@@ -27,7 +27,7 @@ func inProcessTools(t *testing.T, now time.Time) (*vault.Vault, *client.Client) 
 		t.Fatal(err)
 	}
 	s := server.NewMCPServer("memvault", serverVersion, server.WithToolCapabilities(false))
-	(&mcpTools{v: v, logger: slog.New(slog.NewTextHandler(io.Discard, nil)), now: clock}).register(s)
+	(&mcpTools{vault: loadedVault(v), logger: slog.New(slog.NewTextHandler(io.Discard, nil)), now: clock}).register(s)
 	c, err := client.NewInProcessClient(s)
 	if err != nil {
 		t.Fatal(err)
@@ -153,5 +153,22 @@ func TestWritesRecordTheClientName(t *testing.T) {
 	}
 	if m.Source.Client != "unit" || m.Layer != vault.ShortTerm {
 		t.Errorf("source.client = %q, layer = %s; want unit, short-term", m.Source.Client, m.Layer)
+	}
+}
+
+func TestServeOutsideGitFailsAtOnce(t *testing.T) {
+	isolateGit(t)
+	dir := t.TempDir()
+	var out, errb strings.Builder
+	m := NewMain(strings.NewReader(""), &out, &errb)
+	code := m.Run(context.Background(), []string{"serve", "--vault", dir + "/.memory"})
+	if code == 0 {
+		t.Fatalf("exit 0, want a failure outside git")
+	}
+	if out.Len() != 0 {
+		t.Errorf("stdout = %q, want nothing (it carries only protocol)", out.String())
+	}
+	if !strings.Contains(errb.String(), "not inside a git repository") {
+		t.Errorf("stderr = %q, want it to say the folder is not in a git repository", errb.String())
 	}
 }

@@ -1,11 +1,17 @@
 package main
 
 import (
+	"errors"
 	"fmt"
+	"io"
 	"log/slog"
+	"os"
 
 	"github.com/mark3labs/mcp-go/server"
 	"github.com/spf13/cobra"
+
+	"github.com/memvault/memvault/gitstore"
+	"github.com/memvault/memvault/vault"
 )
 
 // serverVersion is reported in the MCP initialize answer.
@@ -18,35 +24,77 @@ const serverInstructions = `memvault is this project's shared long-term memory, 
 	`preference is worth keeping for later sessions. Chinese and English both work.`
 
 func (m *Main) serveCommand() *cobra.Command {
-	return &cobra.Command{
+	var logFile string
+	cmd := &cobra.Command{
 		Use:   "serve",
 		Short: "Serve the vault to AI assistants over MCP (stdio)",
 		Long: `serve runs an MCP server on standard input and output for Claude Code, Cursor
 and other MCP clients. Standard output carries only the protocol; one log
-line per tool call goes to standard error. Every write is a git commit
-whose Memory-Client trailer names the client.`,
+line per tool call goes to standard error (or --log-file). Every write is a
+git commit whose Memory-Client trailer names the client (its
+clientInfo.name, else "mcp"). The vault is indexed in the background:
+initialize is answered at once and the first tool call waits for the index.`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			ctx := cmd.Context()
-			v, store, err := m.openGitVault(ctx, true)
+			var logOut io.Writer = m.Stderr
+			if logFile != "" {
+				f, err := os.OpenFile(logFile, os.O_CREATE|os.O_APPEND|os.O_WRONLY, 0o644)
+				if err != nil {
+					return usagef("--log-file: %v", err)
+				}
+				defer f.Close()
+				logOut = f
+			}
+			logger := slog.New(slog.NewTextHandler(logOut, &slog.HandlerOptions{Level: slog.LevelInfo}))
+
+			// Fail at once, with the usual message, when there is no
+			// repository: a server that starts and then refuses every
+			// call is harder to diagnose.
+			dir, err := m.resolveVaultDir()
 			if err != nil {
 				return err
 			}
-			defer store.Close()
-			logger := slog.New(slog.NewTextHandler(m.Stderr, &slog.HandlerOptions{Level: slog.LevelInfo}))
+			probe, err := openGit(ctx, dir)
+			if errors.Is(err, gitstore.ErrNotRepository) {
+				return usagef("%s is not inside a git repository: every write is a git commit; run `git init` or `memvault init --git` first", dir)
+			}
+			if err != nil {
+				return fmt.Errorf("open git repository: %w", err)
+			}
+			probe.Close()
+
+			var store *gitstore.Store
+			loader := loadVault(func() (*vault.Vault, error) {
+				v, s, err := m.openGitVault(ctx, true)
+				if err != nil {
+					logger.Error("open vault", "vault", dir, "err", err)
+					return nil, err
+				}
+				store = s
+				logger.Info("vault loaded", "vault", v.Dir(), "memories", v.Stats().Total)
+				return v, nil
+			})
+			defer func() {
+				<-loader.ready
+				if store != nil {
+					store.Close()
+				}
+			}()
+
 			s := server.NewMCPServer("memvault", serverVersion,
 				server.WithToolCapabilities(false),
 				server.WithInstructions(serverInstructions),
 				server.WithRecovery(),
 			)
-			tools := &mcpTools{v: v, logger: logger, now: m.Now}
-			tools.register(s)
-			logger.Info("serving", "vault", v.Dir(), "transport", "stdio")
-			stdio := server.NewStdioServer(s)
-			if err := stdio.Listen(ctx, m.Stdin, m.Stdout); err != nil && ctx.Err() == nil {
+			(&mcpTools{vault: loader, logger: logger, now: m.Now}).register(s)
+			logger.Info("serving", "vault", dir, "transport", "stdio")
+			if err := server.NewStdioServer(s).Listen(ctx, m.Stdin, m.Stdout); err != nil && ctx.Err() == nil {
 				return fmt.Errorf("serve: %w", err)
 			}
 			return nil
 		},
 	}
+	cmd.Flags().StringVar(&logFile, "log-file", "", "append logs to this file instead of standard error")
+	return cmd
 }
