@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"log/slog"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/mark3labs/mcp-go/mcp"
@@ -27,6 +28,61 @@ type mcpTools struct {
 	vault  *vaultLoader
 	logger *slog.Logger
 	now    func() time.Time
+	// head reads the repository's HEAD; nil never reloads. Another
+	// process (the CLI, a second server) that writes the vault commits,
+	// so a moved HEAD means the in-memory index may be out of date.
+	head func(ctx context.Context) (string, error)
+
+	mu   sync.Mutex
+	seen string // HEAD when the index was last known current
+	own  string // the last commit this server made
+}
+
+// noteHead records h as a HEAD the index is current with.
+func (t *mcpTools) noteHead(h string) {
+	t.mu.Lock()
+	t.seen = h
+	t.mu.Unlock()
+}
+
+// noteOwnCommit records a commit this server made: its HEAD needs no
+// reload.
+func (t *mcpTools) noteOwnCommit(h string) {
+	if h == "" {
+		return
+	}
+	t.mu.Lock()
+	t.own = h
+	t.mu.Unlock()
+}
+
+// refresh reloads the vault when HEAD moved because of someone else's
+// commit. Changes that are not committed (hand edits, transient
+// memories written by another process) are not seen until then.
+func (t *mcpTools) refresh(ctx context.Context, v *vault.Vault) {
+	if t.head == nil {
+		return
+	}
+	h, err := t.head(ctx)
+	if err != nil {
+		t.logger.Warn("read HEAD", "err", err)
+		return
+	}
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	if h == t.seen {
+		return
+	}
+	t.seen = h
+	if h == t.own {
+		return
+	}
+	start := time.Now()
+	if err := v.Reload(ctx); err != nil {
+		t.logger.Warn("reload the vault after HEAD moved", "head", h, "err", err)
+		return
+	}
+	t.logger.Info("reloaded the vault: HEAD moved", "head", shortHash(h), "duration", time.Since(start).Round(time.Microsecond))
 }
 
 // vaultLoader hands out the vault once it is loaded, so the server can
@@ -95,10 +151,17 @@ func (t *mcpTools) logged(name string, fn toolFunc) server.ToolHandlerFunc {
 		} else if v, err := t.vault.get(ctx); err != nil {
 			res = mcp.NewToolResultError(err.Error())
 		} else {
+			t.refresh(ctx, v)
 			text, structured, err := fn(ctx, v, newToolArgs(raw))
 			if err != nil {
 				res = mcp.NewToolResultError(err.Error())
 			} else {
+				switch o := structured.(type) {
+				case writeOutput:
+					t.noteOwnCommit(o.Commit)
+				case forgetOutput:
+					t.noteOwnCommit(o.Commit)
+				}
 				res = mcp.NewToolResultStructured(structured, text)
 			}
 		}

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"io"
@@ -62,10 +63,21 @@ initialize is answered at once and the first tool call waits for the index.`,
 			if err != nil {
 				return fmt.Errorf("open git repository: %w", err)
 			}
+			// HEAD before the load: a commit that lands while the vault
+			// loads moves it, and the first tool call reloads.
+			st, err := probe.State(ctx)
 			probe.Close()
+			if err != nil {
+				return fmt.Errorf("read HEAD: %w", err)
+			}
 
 			var store *gitstore.Store
-			loader := loadVault(func() (*vault.Vault, error) {
+			tools := &mcpTools{logger: logger, now: m.Now, seen: st.Head}
+			tools.head = func(ctx context.Context) (string, error) {
+				st, err := store.State(ctx)
+				return st.Head, err
+			}
+			tools.vault = loadVault(func() (*vault.Vault, error) {
 				v, s, err := m.openGitVault(ctx, true)
 				if err != nil {
 					logger.Error("open vault", "vault", dir, "err", err)
@@ -76,7 +88,7 @@ initialize is answered at once and the first tool call waits for the index.`,
 				return v, nil
 			})
 			defer func() {
-				<-loader.ready
+				<-tools.vault.ready
 				if store != nil {
 					store.Close()
 				}
@@ -87,7 +99,7 @@ initialize is answered at once and the first tool call waits for the index.`,
 				server.WithInstructions(serverInstructions),
 				server.WithRecovery(),
 			)
-			(&mcpTools{vault: loader, logger: logger, now: m.Now}).register(s)
+			tools.register(s)
 			logger.Info("serving", "vault", dir, "transport", "stdio")
 			if err := server.NewStdioServer(s).Listen(ctx, m.Stdin, m.Stdout); err != nil && ctx.Err() == nil {
 				return fmt.Errorf("serve: %w", err)

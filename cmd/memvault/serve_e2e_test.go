@@ -37,6 +37,7 @@ func buildMemvault(t *testing.T) string {
 type mcpSession struct {
 	t    *testing.T
 	c    *client.Client
+	bin  string // the memvault binary
 	root string // repository root
 }
 
@@ -67,7 +68,7 @@ func startServe(t *testing.T) *mcpSession {
 	if res.ServerInfo.Name != "memvault" {
 		t.Errorf("serverInfo.name = %q, want memvault", res.ServerInfo.Name)
 	}
-	return &mcpSession{t: t, c: c, root: root}
+	return &mcpSession{t: t, c: c, bin: bin, root: root}
 }
 
 // call invokes a tool and returns the result; protocol errors fail the test.
@@ -314,6 +315,18 @@ func TestServeEndToEnd(t *testing.T) {
 		s.ok("memory_stats", map[string]any{}, &st)
 		if st.Total != 1 || st.ByStatus["archived"] != 1 || st.Vault != filepath.Join(s.root, ".memory") {
 			t.Errorf("stats = %+v, want 1 archived memory in %s", st, filepath.Join(s.root, ".memory"))
+		}
+	})
+
+	t.Run("a commit by another process is seen by the next recall", func(t *testing.T) {
+		cmd := exec.Command(s.bin, "add", "Releases are tagged vX.Y.Z", "--content", "发布时打 vX.Y.Z 标签。Tag releases as vX.Y.Z.", "--vault", filepath.Join(s.root, ".memory"))
+		if out, err := cmd.CombinedOutput(); err != nil {
+			t.Fatalf("memvault add: %v\n%s", err, out)
+		}
+		var got recallOutput
+		s.ok("recall", map[string]any{"query": "发布 标签"}, &got)
+		if len(got.Results) == 0 || got.Results[0].Title != "Releases are tagged vX.Y.Z" {
+			t.Errorf("recall after a CLI add: got %+v, want the new memory first", got.Results)
 		}
 	})
 }
