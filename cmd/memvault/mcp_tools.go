@@ -134,6 +134,56 @@ func (t *mcpTools) register(s *server.MCPServer) {
 	s.AddTool(memoryStatsTool(), t.logged("memory_stats", t.memoryStats))
 }
 
+// strictOutputSchema declares T's JSON schema as the tool's output
+// schema, with the nullable slices ("type": ["null", "array"]) the
+// generator writes for Go slices narrowed to their one type: the tools
+// never return null there, and strict clients reject type unions.
+func strictOutputSchema[T any]() mcp.ToolOption {
+	return func(t *mcp.Tool) {
+		mcp.WithOutputSchema[T]()(t)
+		b, err := json.Marshal(t.OutputSchema)
+		if err != nil {
+			return
+		}
+		var schema any
+		if err := json.Unmarshal(b, &schema); err != nil {
+			return
+		}
+		dropNullTypes(schema)
+		if b, err = json.Marshal(schema); err != nil {
+			return
+		}
+		t.OutputSchema = mcp.ToolOutputSchema{}
+		t.RawOutputSchema = b
+	}
+}
+
+// dropNullTypes rewrites "type": ["null", X] to "type": X throughout a
+// decoded JSON schema.
+func dropNullTypes(node any) {
+	switch n := node.(type) {
+	case map[string]any:
+		if types, ok := n["type"].([]any); ok {
+			var keep []any
+			for _, ty := range types {
+				if ty != "null" {
+					keep = append(keep, ty)
+				}
+			}
+			if len(keep) == 1 {
+				n["type"] = keep[0]
+			}
+		}
+		for _, v := range n {
+			dropNullTypes(v)
+		}
+	case []any:
+		for _, v := range n {
+			dropNullTypes(v)
+		}
+	}
+}
+
 // toolFunc is a tool body: it returns the readable text and the
 // structured result, or an error that becomes an isError result.
 type toolFunc func(ctx context.Context, v *vault.Vault, args *toolArgs) (text string, structured any, err error)
@@ -267,7 +317,7 @@ func recallTool() mcp.Tool {
 		mcp.WithString("since", mcp.Description("Only memories updated at or after this instant (RFC3339 or YYYY-MM-DD).")),
 		mcp.WithBoolean("include_inactive", mcp.Description("Also return archived, superseded, expired and not-yet-effective memories, labelled by status.")),
 		mcp.WithSchemaAdditionalProperties(false),
-		mcp.WithOutputSchema[recallOutput](),
+		strictOutputSchema[recallOutput](),
 		mcp.WithTitleAnnotation("Recall memories"),
 		mcp.WithReadOnlyHintAnnotation(true),
 		mcp.WithDestructiveHintAnnotation(false),
@@ -380,7 +430,7 @@ func rememberTool() mcp.Tool {
 		mcp.WithArray("links", mcp.Description("Ids of related memories."), mcp.WithStringItems()),
 		mcp.WithString("reason", mcp.Description("Why this is recorded; goes into the commit message.")),
 		mcp.WithSchemaAdditionalProperties(false),
-		mcp.WithOutputSchema[writeOutput](),
+		strictOutputSchema[writeOutput](),
 		mcp.WithTitleAnnotation("Remember"),
 		mcp.WithReadOnlyHintAnnotation(false),
 		mcp.WithDestructiveHintAnnotation(false),
@@ -440,7 +490,7 @@ func getMemoryTool() mcp.Tool {
 			`Call it when a recall snippet is not enough, and before update_memory to learn the current version. Example: {"id": "01JD0Q7M4X8V2T5R9K3N6B1C0A"}`),
 		mcp.WithString("id", mcp.Required(), mcp.Description("The memory's id.")),
 		mcp.WithSchemaAdditionalProperties(false),
-		mcp.WithOutputSchema[memoryOutput](),
+		strictOutputSchema[memoryOutput](),
 		mcp.WithTitleAnnotation("Get memory"),
 		mcp.WithReadOnlyHintAnnotation(true),
 		mcp.WithDestructiveHintAnnotation(false),
@@ -492,7 +542,7 @@ func updateMemoryTool() mcp.Tool {
 		mcp.WithString("effective_at", mcp.Description("New start of validity (RFC3339 or YYYY-MM-DD).")),
 		mcp.WithString("reason", mcp.Required(), mcp.Description("Why the memory changes; goes into the commit message.")),
 		mcp.WithSchemaAdditionalProperties(false),
-		mcp.WithOutputSchema[writeOutput](),
+		strictOutputSchema[writeOutput](),
 		mcp.WithTitleAnnotation("Update memory"),
 		mcp.WithReadOnlyHintAnnotation(false),
 		mcp.WithDestructiveHintAnnotation(false),
@@ -554,7 +604,7 @@ func forgetTool() mcp.Tool {
 		mcp.WithString("reason", mcp.Required(), mcp.Description("Why it is forgotten; goes into the commit message.")),
 		mcp.WithBoolean("delete", mcp.Description("Remove the file instead of archiving it (default false).")),
 		mcp.WithSchemaAdditionalProperties(false),
-		mcp.WithOutputSchema[forgetOutput](),
+		strictOutputSchema[forgetOutput](),
 		mcp.WithTitleAnnotation("Forget memory"),
 		mcp.WithReadOnlyHintAnnotation(false),
 		mcp.WithDestructiveHintAnnotation(true),
@@ -608,7 +658,7 @@ func memoryStatsTool() mcp.Tool {
 		mcp.WithDescription(`Summarise the memory vault: where it is, how many memories per layer and status, and how many files fail to parse. `+
 			`Call it to check the vault is reachable or when recall returns surprisingly little. Example: {}`),
 		mcp.WithSchemaAdditionalProperties(false),
-		mcp.WithOutputSchema[statsOutput](),
+		strictOutputSchema[statsOutput](),
 		mcp.WithTitleAnnotation("Memory statistics"),
 		mcp.WithReadOnlyHintAnnotation(true),
 		mcp.WithDestructiveHintAnnotation(false),

@@ -26,7 +26,7 @@ func inProcessTools(t *testing.T, now time.Time) (*vault.Vault, *client.Client) 
 	if err != nil {
 		t.Fatal(err)
 	}
-	s := server.NewMCPServer("memvault", serverVersion, server.WithToolCapabilities(false))
+	s := server.NewMCPServer("memvault", serverVersion, server.WithToolCapabilities(false), server.WithOutputSchemaValidation())
 	(&mcpTools{vault: loadedVault(v), logger: slog.New(slog.NewTextHandler(io.Discard, nil)), now: clock}).register(s)
 	c, err := client.NewInProcessClient(s)
 	if err != nil {
@@ -170,5 +170,84 @@ func TestServeOutsideGitFailsAtOnce(t *testing.T) {
 	}
 	if !strings.Contains(errb.String(), "not inside a git repository") {
 		t.Errorf("stderr = %q, want it to say the folder is not in a git repository", errb.String())
+	}
+}
+
+// TestToolSchemasAreStrict checks every declared schema has no type unions
+// or anyOf/oneOf, which OpenAI-compatible strict clients refuse.
+func TestToolSchemasAreStrict(t *testing.T) {
+	_, c := inProcessTools(t, time.Date(2026, 11, 30, 12, 0, 0, 0, time.UTC))
+	res, err := c.ListTools(context.Background(), mcp.ListToolsRequest{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(res.Tools) != 6 {
+		t.Errorf("got %d tools, want 6", len(res.Tools))
+	}
+	for _, tool := range res.Tools {
+		b, err := json.Marshal(tool)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var decoded map[string]any
+		if err := json.Unmarshal(b, &decoded); err != nil {
+			t.Fatal(err)
+		}
+		if decoded["outputSchema"] == nil {
+			t.Errorf("%s: no outputSchema", tool.Name)
+		}
+		var walk func(path string, n any)
+		walk = func(path string, n any) {
+			switch x := n.(type) {
+			case map[string]any:
+				if _, ok := x["type"].([]any); ok {
+					t.Errorf("%s: %s has a type union %v", tool.Name, path, x["type"])
+				}
+				for _, k := range []string{"anyOf", "oneOf"} {
+					if _, ok := x[k]; ok {
+						t.Errorf("%s: %s uses %s", tool.Name, path, k)
+					}
+				}
+				for k, v := range x {
+					walk(path+"."+k, v)
+				}
+			case []any:
+				for i, v := range x {
+					walk(fmt.Sprintf("%s[%d]", path, i), v)
+				}
+			}
+		}
+		walk("", decoded)
+	}
+}
+
+// TestEveryToolAnswersWithinItsOutputSchema drives each tool through a
+// server that validates structured results against the declared schema.
+func TestEveryToolAnswersWithinItsOutputSchema(t *testing.T) {
+	_, c := inProcessTools(t, time.Date(2026, 11, 30, 12, 0, 0, 0, time.UTC))
+	res, text := callTool(t, c, "remember", map[string]any{"title": "Prefer tabs", "content": "Indent with tabs.", "layer": "preference", "tags": []any{"style"}})
+	if res.IsError {
+		t.Fatalf("remember: %s", text)
+	}
+	var w writeOutput
+	raw, _ := json.Marshal(res.StructuredContent)
+	if err := json.Unmarshal(raw, &w); err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range []struct {
+		tool string
+		args map[string]any
+	}{
+		{"recall", map[string]any{"query": "tabs"}},
+		{"recall", map[string]any{}},
+		{"get_memory", map[string]any{"id": w.ID}},
+		{"update_memory", map[string]any{"id": w.ID, "expected_version": 1, "importance": 9, "reason": "r"}},
+		{"memory_stats", map[string]any{}},
+		{"forget", map[string]any{"id": w.ID, "reason": "r", "delete": true}},
+	} {
+		res, text := callTool(t, c, tc.tool, tc.args)
+		if res.IsError {
+			t.Errorf("%s(%v): %s", tc.tool, tc.args, text)
+		}
 	}
 }
