@@ -23,7 +23,7 @@ import (
 const e2eClientName = "e2e-client"
 
 // buildMemvault compiles the real binary once for the test.
-func buildMemvault(t *testing.T) string {
+func buildMemvault(t testing.TB) string {
 	t.Helper()
 	bin := filepath.Join(t.TempDir(), "memvault")
 	cmd := exec.Command("go", "build", "-o", bin, ".")
