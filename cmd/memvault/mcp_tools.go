@@ -6,9 +6,11 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"slices"
 	"strings"
 	"sync"
 	"time"
+	"unicode"
 
 	"github.com/mark3labs/mcp-go/mcp"
 	"github.com/mark3labs/mcp-go/server"
@@ -393,6 +395,9 @@ type writeOutput struct {
 	Version    int      `json:"version"`
 	Commit     string   `json:"commit"`
 	Superseded []string `json:"superseded,omitempty"`
+	// MergedInto is set when remember found an active memory with the
+	// same title in the same layer and updated it instead.
+	MergedInto string `json:"merged_into,omitempty"`
 }
 
 func writeOut(res vault.WriteResult) writeOutput {
@@ -416,7 +421,8 @@ func rememberTool() mcp.Tool {
 	return mcp.NewTool("remember",
 		mcp.WithDescription(`Save something worth knowing in later sessions: a decision and its reason, a convention, a command that works, `+
 			`a preference the developer stated, the state of an unfinished task. Each call is one git commit. Write the content so it `+
-			`stands alone (what, why, where). When the new memory replaces an old rule, pass the old id in supersedes so the old one stops `+
+			`stands alone (what, why, where). If an active memory with the same title exists in the layer, it is updated instead `+
+			`(merged_into names it). When the new memory replaces an old rule, pass the old id in supersedes so the old one stops `+
 			`being returned as current. `+layerHelp+
 			` Example: {"title": "Tests use pytest", "content": "Run tests with pytest -q; unittest is not used.", "layer": "project", "tags": ["testing"], "reason": "user said so"}`),
 		mcp.WithString("title", mcp.Required(), mcp.Description("One line naming the memory (at most 200 characters).")),
@@ -454,12 +460,79 @@ func (t *mcpTools) remember(ctx context.Context, v *vault.Vault, a *toolArgs) (s
 	if err := a.done(); err != nil {
 		return "", nil, err
 	}
-	res, err := v.Create(ctx, n, vault.Author{Reason: reason, Client: clientName(ctx)})
+	by := vault.Author{Reason: reason, Client: clientName(ctx)}
+	if len(n.Supersedes) == 0 && strings.TrimSpace(n.Title) != "" {
+		if dup := sameTitle(v, n); dup != nil {
+			return t.mergeInto(ctx, v, dup, n, by)
+		}
+	}
+	res, err := v.Create(ctx, n, by)
 	if err != nil {
 		return "", nil, toolError(err)
 	}
 	out := writeOut(res)
 	return out.text("remembered"), out, nil
+}
+
+// sameTitle finds an active memory in n's layer whose title is the same
+// as n's once case, spacing and punctuation are ignored: models often
+// remember the same thing twice, and one memory that evolves is better
+// than two that drift apart.
+func sameTitle(v *vault.Vault, n vault.NewMemory) *vault.Memory {
+	layer := n.Layer
+	if layer == 0 {
+		layer = vault.Project
+	}
+	want := titleKey(n.Title)
+	for _, r := range v.Recall(vault.Query{Text: n.Title, Limit: 5, Layers: []vault.Layer{layer}}) {
+		if r.State == string(vault.StatusActive) && titleKey(r.Memory.Title) == want {
+			return r.Memory
+		}
+	}
+	return nil
+}
+
+// titleKey normalises a title for duplicate detection.
+func titleKey(s string) string {
+	var b strings.Builder
+	for _, r := range strings.ToLower(s) {
+		if unicode.IsLetter(r) || unicode.IsDigit(r) {
+			b.WriteRune(r)
+		}
+	}
+	return b.String()
+}
+
+// mergeInto updates dup with what remember was given instead of adding a
+// near-duplicate; the previous text stays in git history.
+func (t *mcpTools) mergeInto(ctx context.Context, v *vault.Vault, dup *vault.Memory, n vault.NewMemory, by vault.Author) (string, any, error) {
+	p := vault.Patch{Content: &n.Content}
+	tags := append(slices.Clone(dup.Tags), n.Tags...)
+	p.Tags = &tags
+	if n.Importance != 0 {
+		p.Importance = &n.Importance
+	}
+	if !n.EffectiveAt.IsZero() {
+		p.EffectiveAt = &n.EffectiveAt
+	}
+	if !n.ExpiresAt.IsZero() {
+		p.ExpiresAt = &n.ExpiresAt
+	}
+	if len(n.Links) > 0 {
+		links := append(slices.Clone(dup.Links), n.Links...)
+		p.Links = &links
+	}
+	res, err := v.Update(ctx, dup.ID, dup.Version, p, by)
+	if errors.Is(err, vault.ErrUnchanged) {
+		out := writeOutput{ID: dup.ID, Path: dup.Path, Version: dup.Version, MergedInto: dup.ID}
+		return fmt.Sprintf("already remembered as %s (version %d); nothing changed", dup.ID, dup.Version), out, nil
+	}
+	if err != nil {
+		return "", nil, toolError(err)
+	}
+	out := writeOut(res)
+	out.MergedInto = dup.ID
+	return out.text("merged into existing memory; updated"), out, nil
 }
 
 // get_memory

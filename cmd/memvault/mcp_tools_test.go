@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -249,5 +250,55 @@ func TestEveryToolAnswersWithinItsOutputSchema(t *testing.T) {
 		if res.IsError {
 			t.Errorf("%s(%v): %s", tc.tool, tc.args, text)
 		}
+	}
+}
+
+func TestRememberMergesASameTitleMemory(t *testing.T) {
+	v, c := inProcessTools(t, time.Date(2026, 11, 30, 12, 0, 0, 0, time.UTC))
+	remember := func(args map[string]any) writeOutput {
+		t.Helper()
+		res, text := callTool(t, c, "remember", args)
+		if res.IsError {
+			t.Fatalf("remember(%v): %s", args, text)
+		}
+		var w writeOutput
+		raw, _ := json.Marshal(res.StructuredContent)
+		if err := json.Unmarshal(raw, &w); err != nil {
+			t.Fatal(err)
+		}
+		return w
+	}
+	first := remember(map[string]any{"title": "Tests use pytest", "content": "Run pytest.", "tags": "testing"})
+	tests := []struct {
+		name        string
+		args        map[string]any
+		wantMerged  bool
+		wantVersion int
+	}{
+		{"same title, other case and punctuation", map[string]any{"title": "tests use pytest!", "content": "Run pytest -q.", "tags": "python"}, true, 2},
+		{"same again changes nothing", map[string]any{"title": "Tests use pytest", "content": "Run pytest -q.", "tags": "python"}, true, 2},
+		{"other layer is a new memory", map[string]any{"title": "Tests use pytest", "content": "I like pytest.", "layer": "preference"}, false, 1},
+		{"supersedes is a new memory", map[string]any{"title": "Tests use pytest", "content": "Run pytest -x.", "supersedes": []any{first.ID}}, false, 1},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			w := remember(tc.args)
+			if merged := w.MergedInto == first.ID; merged != tc.wantMerged {
+				t.Errorf("merged_into = %q, want merged %v into %s", w.MergedInto, tc.wantMerged, first.ID)
+			}
+			if w.Version != tc.wantVersion {
+				t.Errorf("version = %d, want %d", w.Version, tc.wantVersion)
+			}
+		})
+	}
+	m, err := v.Get(first.ID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !slices.Equal(m.Tags, []string{"python", "testing"}) && !slices.Equal(m.Tags, []string{"testing", "python"}) {
+		t.Errorf("merged tags = %v, want testing and python", m.Tags)
+	}
+	if got := v.Stats().Total; got != 3 {
+		t.Errorf("memories: got %d, want 3 (merged, preference, successor)", got)
 	}
 }
