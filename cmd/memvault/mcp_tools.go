@@ -34,6 +34,8 @@ type mcpTools struct {
 	// process (the CLI, a second server) that writes the vault commits,
 	// so a moved HEAD means the in-memory index may be out of date.
 	head func(ctx context.Context) (string, error)
+	// history reads a memory's commits; nil when there is no git.
+	history historyFunc
 
 	mu   sync.Mutex
 	seen string // HEAD when the index was last known current
@@ -134,6 +136,7 @@ func (t *mcpTools) register(s *server.MCPServer) {
 	s.AddTool(updateMemoryTool(), t.logged("update_memory", t.updateMemory))
 	s.AddTool(forgetTool(), t.logged("forget", t.forget))
 	s.AddTool(memoryStatsTool(), t.logged("memory_stats", t.memoryStats))
+	s.AddTool(memoryHistoryTool(), t.logged("memory_history", t.memoryHistory))
 }
 
 // strictOutputSchema declares T's JSON schema as the tool's output

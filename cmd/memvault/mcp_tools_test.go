@@ -182,8 +182,8 @@ func TestToolSchemasAreStrict(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(res.Tools) != 6 {
-		t.Errorf("got %d tools, want 6", len(res.Tools))
+	if len(res.Tools) != 7 {
+		t.Errorf("got %d tools, want 7", len(res.Tools))
 	}
 	for _, tool := range res.Tools {
 		b, err := json.Marshal(tool)

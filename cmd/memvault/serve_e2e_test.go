@@ -165,8 +165,8 @@ func TestServeEndToEnd(t *testing.T) {
 		for _, tool := range res.Tools {
 			byName[tool.Name] = tool
 		}
-		readOnly := map[string]bool{"recall": true, "get_memory": true, "memory_stats": true}
-		for _, name := range []string{"recall", "remember", "get_memory", "update_memory", "forget", "memory_stats"} {
+		readOnly := map[string]bool{"recall": true, "get_memory": true, "memory_stats": true, "memory_history": true}
+		for _, name := range []string{"recall", "remember", "get_memory", "update_memory", "forget", "memory_stats", "memory_history"} {
 			tool, ok := byName[name]
 			if !ok {
 				t.Errorf("tool %s missing; got %v", name, slices.Collect(func(yield func(string) bool) {
@@ -264,6 +264,20 @@ func TestServeEndToEnd(t *testing.T) {
 		s.ok("get_memory", map[string]any{"id": w.ID}, &m)
 		if m.ID != w.ID || m.Version != 2 || m.Importance != 8 || !strings.Contains(m.Body, "ops/deploy.sh") || m.Client != e2eClientName {
 			t.Errorf("get_memory = %+v, want version 2, importance 8, the body, client %s", m, e2eClientName)
+		}
+	})
+
+	t.Run("memory_history", func(t *testing.T) {
+		var h historyOutput
+		s.ok("memory_history", map[string]any{"id": w.ID}, &h)
+		if len(h.Revisions) != 2 {
+			t.Fatalf("revisions: got %+v, want 2 (update, add)", h.Revisions)
+		}
+		for i, want := range []string{"it matters", "agreed in review"} {
+			r := h.Revisions[i]
+			if r.Reason != want || r.Client != e2eClientName || r.Commit == "" {
+				t.Errorf("revision %d = %+v, want reason %q by client %s", i, r, want, e2eClientName)
+			}
 		}
 	})
 
