@@ -137,6 +137,7 @@ func (t *mcpTools) register(s *server.MCPServer) {
 	s.AddTool(forgetTool(), t.logged("forget", t.forget))
 	s.AddTool(memoryStatsTool(), t.logged("memory_stats", t.memoryStats))
 	s.AddTool(memoryHistoryTool(), t.logged("memory_history", t.memoryHistory))
+	t.registerResources(s)
 }
 
 // strictOutputSchema declares T's JSON schema as the tool's output

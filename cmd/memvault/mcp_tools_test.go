@@ -27,7 +27,7 @@ func inProcessTools(t *testing.T, now time.Time) (*vault.Vault, *client.Client) 
 	if err != nil {
 		t.Fatal(err)
 	}
-	s := server.NewMCPServer("memvault", serverVersion, server.WithToolCapabilities(false), server.WithOutputSchemaValidation())
+	s := server.NewMCPServer("memvault", serverVersion, server.WithToolCapabilities(false), server.WithResourceCapabilities(false, false), server.WithPromptCapabilities(false), server.WithOutputSchemaValidation())
 	(&mcpTools{vault: loadedVault(v), logger: slog.New(slog.NewTextHandler(io.Discard, nil)), now: clock}).register(s)
 	c, err := client.NewInProcessClient(s)
 	if err != nil {
@@ -300,5 +300,75 @@ func TestRememberMergesASameTitleMemory(t *testing.T) {
 	}
 	if got := v.Stats().Total; got != 3 {
 		t.Errorf("memories: got %d, want 3 (merged, preference, successor)", got)
+	}
+}
+
+func TestResourcesAndPrompts(t *testing.T) {
+	v, c := inProcessTools(t, time.Date(2026, 11, 30, 12, 0, 0, 0, time.UTC))
+	ctx := context.Background()
+	add := func(n vault.NewMemory) string {
+		t.Helper()
+		res, err := v.Create(ctx, n, vault.Author{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return res.Memory.ID
+	}
+	pref := add(vault.NewMemory{Title: "Answer in Chinese", Content: "用中文回答。", Layer: vault.Preference})
+	rule := add(vault.NewMemory{Title: "Never force-push main", Content: "Protected branch.", Importance: 9})
+	add(vault.NewMemory{Title: "Minor naming habit", Content: "Prefer short names.", Importance: 5})
+	add(vault.NewMemory{Title: "Migrating auth to OIDC", Content: "Half done: login works, logout pending.", Layer: vault.ShortTerm})
+
+	read := func(uri string) string {
+		t.Helper()
+		req := mcp.ReadResourceRequest{}
+		req.Params.URI = uri
+		res, err := c.ReadResource(ctx, req)
+		if err != nil {
+			t.Fatalf("read %s: %v", uri, err)
+		}
+		var b strings.Builder
+		for _, rc := range res.Contents {
+			if tc, ok := rc.(mcp.TextResourceContents); ok {
+				b.WriteString(tc.Text)
+			}
+		}
+		return b.String()
+	}
+	digest := read(contextURI)
+	for _, want := range []string{"Answer in Chinese", "Never force-push main", "Migrating auth to OIDC"} {
+		if !strings.Contains(digest, want) {
+			t.Errorf("context digest lacks %q:\n%s", want, digest)
+		}
+	}
+	if strings.Contains(digest, "Minor naming habit") {
+		t.Errorf("context digest has an importance-5 rule:\n%s", digest)
+	}
+	if got := read(memoryURIPrefix + pref); !strings.Contains(got, "用中文回答。") {
+		t.Errorf("memory resource lacks the body:\n%s", got)
+	}
+
+	prompt := func(name string, args map[string]string) string {
+		t.Helper()
+		req := mcp.GetPromptRequest{}
+		req.Params.Name = name
+		req.Params.Arguments = args
+		res, err := c.GetPrompt(ctx, req)
+		if err != nil {
+			t.Fatalf("prompt %s: %v", name, err)
+		}
+		var b strings.Builder
+		for _, m := range res.Messages {
+			if tc, ok := mcp.AsTextContent(m.Content); ok {
+				b.WriteString(tc.Text)
+			}
+		}
+		return b.String()
+	}
+	if got := prompt("recall", map[string]string{"query": "force-push"}); !strings.Contains(got, rule) {
+		t.Errorf("recall prompt lacks %s:\n%s", rule, got)
+	}
+	if got := prompt("remember-decision", map[string]string{"topic": "the database"}); !strings.Contains(got, "the database") || !strings.Contains(got, "supersedes") {
+		t.Errorf("remember-decision prompt = %q, want the topic and supersedes guidance", got)
 	}
 }

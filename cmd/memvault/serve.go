@@ -96,6 +96,8 @@ initialize is answered at once and the first tool call waits for the index.`,
 
 			s := server.NewMCPServer("memvault", serverVersion,
 				server.WithToolCapabilities(false),
+				server.WithResourceCapabilities(false, false),
+				server.WithPromptCapabilities(false),
 				server.WithInstructions(serverInstructions),
 				server.WithRecovery(),
 			)

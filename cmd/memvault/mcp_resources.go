@@ -1,0 +1,160 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"strings"
+
+	"github.com/mark3labs/mcp-go/mcp"
+	"github.com/mark3labs/mcp-go/server"
+
+	"github.com/memvault/memvault/vault"
+)
+
+// contextURI is the session-start digest a client can pull in.
+const contextURI = "memory://context"
+
+// memoryURIPrefix starts the URI of one memory: memory://memories/{id}.
+const memoryURIPrefix = "memory://memories/"
+
+// registerResources adds the context digest, the per-memory template and
+// the prompts to s.
+func (t *mcpTools) registerResources(s *server.MCPServer) {
+	s.AddResource(mcp.NewResource(contextURI, "Memory context",
+		mcp.WithResourceDescription("What an assistant should know at session start: the developer's preferences, "+
+			"high-importance project rules, recent task state and open conflicts, within about 2,000 tokens."),
+		mcp.WithMIMEType("text/markdown")), t.readContext)
+	s.AddResourceTemplate(mcp.NewResourceTemplate(memoryURIPrefix+"{id}", "Memory",
+		mcp.WithTemplateDescription("One memory, whole, as Markdown."),
+		mcp.WithTemplateMIMEType("text/markdown")), t.readMemory)
+	s.AddPrompt(mcp.NewPrompt("recall",
+		mcp.WithPromptDescription("Pull the project's memories about a subject into the conversation."),
+		mcp.WithArgument("query", mcp.ArgumentDescription("What to recall, in any language."), mcp.RequiredArgument())), t.recallPrompt)
+	s.AddPrompt(mcp.NewPrompt("remember-decision",
+		mcp.WithPromptDescription("Record a decision just made, with its reason and the alternatives rejected."),
+		mcp.WithArgument("topic", mcp.ArgumentDescription("What the decision is about (optional)."))), t.rememberDecisionPrompt)
+}
+
+// readyVault waits for the vault and brings it up to date.
+func (t *mcpTools) readyVault(ctx context.Context) (*vault.Vault, error) {
+	v, err := t.vault.get(ctx)
+	if err != nil {
+		return nil, err
+	}
+	t.refresh(ctx, v)
+	return v, nil
+}
+
+// contextDigest renders the session-start digest within budget bytes.
+func contextDigest(v *vault.Vault, budget int) string {
+	var b strings.Builder
+	b.WriteString("# Project memory\n")
+	full := false
+	add := func(line string) {
+		if full {
+			return
+		}
+		if b.Len()+len(line) > budget {
+			full = true
+			b.WriteString("\n(more left out; use the recall tool)\n")
+			return
+		}
+		b.WriteString(line)
+	}
+	section := func(title string, rs []vault.Result, keep func(vault.Result) bool) []vault.Result {
+		var kept []vault.Result
+		for _, r := range rs {
+			if keep == nil || keep(r) {
+				kept = append(kept, r)
+			}
+		}
+		if len(kept) == 0 {
+			return nil
+		}
+		add("\n## " + title + "\n")
+		for _, r := range kept {
+			add(fmt.Sprintf("- %s (%s): %s\n", r.Memory.Title, r.Memory.ID, oneLine(r.Snippet)))
+		}
+		return kept
+	}
+	var all []vault.Result
+	all = append(all, section("Preferences", v.Recall(vault.Query{Layers: []vault.Layer{vault.Preference}, Limit: 50}), nil)...)
+	all = append(all, section("Project rules (importance 8+)", v.Recall(vault.Query{Layers: []vault.Layer{vault.Project}, Limit: 200}),
+		func(r vault.Result) bool { return r.Memory.Importance >= vault.NoDecayImportance })...)
+	all = append(all, section("Recent task state", v.Recall(vault.Query{Layers: []vault.Layer{vault.ShortTerm}, Limit: 10}), nil)...)
+	var conflicts []string
+	for _, r := range all {
+		for _, other := range r.PossibleConflict {
+			if r.Memory.ID < other {
+				conflicts = append(conflicts, fmt.Sprintf("- %s may conflict with %s\n", r.Memory.ID, other))
+			}
+		}
+	}
+	if len(conflicts) > 0 {
+		add("\n## Open conflicts\n")
+		for _, c := range conflicts {
+			add(c)
+		}
+	}
+	if len(all) == 0 {
+		add("\nNo preferences, key rules or task state recorded yet.\n")
+	}
+	return b.String()
+}
+
+func (t *mcpTools) readContext(ctx context.Context, req mcp.ReadResourceRequest) ([]mcp.ResourceContents, error) {
+	v, err := t.readyVault(ctx)
+	if err != nil {
+		return nil, err
+	}
+	return []mcp.ResourceContents{mcp.TextResourceContents{URI: contextURI, MIMEType: "text/markdown", Text: contextDigest(v, recallBudgetBytes)}}, nil
+}
+
+func (t *mcpTools) readMemory(ctx context.Context, req mcp.ReadResourceRequest) ([]mcp.ResourceContents, error) {
+	id, ok := strings.CutPrefix(req.Params.URI, memoryURIPrefix)
+	if !ok || id == "" {
+		return nil, fmt.Errorf("%s: want %s{id}", req.Params.URI, memoryURIPrefix)
+	}
+	v, err := t.readyVault(ctx)
+	if err != nil {
+		return nil, err
+	}
+	m, err := v.Get(id)
+	if err != nil {
+		return nil, err
+	}
+	text := fmt.Sprintf("# %s\n\nid: %s  \nlayer: %s  \nimportance: %d  \nstatus: %s  \nversion: %d  \nupdated: %s\n\n%s",
+		m.Title, m.ID, m.Layer, m.Importance, m.Status, m.Version, fmtInstant(m.UpdatedAt), m.Body)
+	return []mcp.ResourceContents{mcp.TextResourceContents{URI: req.Params.URI, MIMEType: "text/markdown", Text: text}}, nil
+}
+
+func (t *mcpTools) recallPrompt(ctx context.Context, req mcp.GetPromptRequest) (*mcp.GetPromptResult, error) {
+	query := strings.TrimSpace(req.Params.Arguments["query"])
+	if query == "" {
+		return nil, fmt.Errorf("query: required")
+	}
+	v, err := t.readyVault(ctx)
+	if err != nil {
+		return nil, err
+	}
+	text, _, err := t.recall(ctx, v, newToolArgs(map[string]any{"query": query}))
+	if err != nil {
+		return nil, err
+	}
+	msg := fmt.Sprintf("Project memories about %q (from memvault; use get_memory for the whole text):\n\n%s", query, text)
+	return mcp.NewGetPromptResult("Memories about "+query,
+		[]mcp.PromptMessage{mcp.NewPromptMessage(mcp.RoleUser, mcp.NewTextContent(msg))}), nil
+}
+
+func (t *mcpTools) rememberDecisionPrompt(_ context.Context, req mcp.GetPromptRequest) (*mcp.GetPromptResult, error) {
+	about := "the decision we just made"
+	if topic := strings.TrimSpace(req.Params.Arguments["topic"]); topic != "" {
+		about = "the decision about " + topic
+	}
+	msg := "Record " + about + " with the remember tool, in layer project. Title: the decision in one line. " +
+		"Content: what was decided, why, the alternatives considered and why each was rejected, and where it applies " +
+		"(paths, commands). Add topic tags. If it replaces an earlier rule, call recall first and pass the old id in supersedes. " +
+		"Give the reason argument in one sentence."
+	return mcp.NewGetPromptResult("Remember a decision",
+		[]mcp.PromptMessage{mcp.NewPromptMessage(mcp.RoleUser, mcp.NewTextContent(msg))}), nil
+}
