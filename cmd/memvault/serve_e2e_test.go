@@ -51,7 +51,17 @@ func startServe(t *testing.T) *mcpSession {
 		t.Fatal(err)
 	}
 	s.Close()
-	c, err := client.NewStdioMCPClient(bin, nil, "serve", "--vault", filepath.Join(root, ".memory"))
+	sess := &mcpSession{t: t, bin: bin, root: root}
+	sess.connect()
+	return sess
+}
+
+// connect spawns a new server process on the repository and initializes
+// it; restart closes the current one first.
+func (s *mcpSession) connect() {
+	t := s.t
+	t.Helper()
+	c, err := client.NewStdioMCPClient(s.bin, nil, "serve", "--vault", filepath.Join(s.root, ".memory"))
 	if err != nil {
 		t.Fatalf("start memvault serve: %v", err)
 	}
@@ -68,7 +78,15 @@ func startServe(t *testing.T) *mcpSession {
 	if res.ServerInfo.Name != "memvault" {
 		t.Errorf("serverInfo.name = %q, want memvault", res.ServerInfo.Name)
 	}
-	return &mcpSession{t: t, c: c, bin: bin, root: root}
+	s.c = c
+}
+
+// restart ends the server process and starts a fresh one: nothing but
+// the repository carries over.
+func (s *mcpSession) restart() {
+	s.t.Helper()
+	s.c.Close()
+	s.connect()
 }
 
 // call invokes a tool and returns the result; protocol errors fail the test.
@@ -408,4 +426,74 @@ func TestServeStdoutIsProtocolOnly(t *testing.T) {
 	if !strings.Contains(stderr.String(), "tool=memory_stats") {
 		t.Errorf("stderr lacks the tool call log line:\n%s", stderr.String())
 	}
+}
+
+// TestServeScenario reproduces the three checks of a memory tool, in both
+// languages, each across a server restart: a stated preference is
+// recalled in a new session; a path is recalled by a reworded question;
+// a superseded rule is not returned as current and its successor names it.
+func TestServeScenario(t *testing.T) {
+	s := startServe(t)
+	var old, pref, deploy writeOutput
+	s.ok("remember", map[string]any{"title": "Tests use unittest", "content": "Run python -m unittest.", "tags": "testing"}, &old)
+	s.ok("remember", map[string]any{"title": "测试用 pytest / tests use pytest", "content": "The developer prefers pytest for tests; 测试一律用 pytest。",
+		"layer": "preference", "tags": "testing, pytest"}, &pref)
+	s.ok("remember", map[string]any{"title": "部署脚本 / deploy script", "content": "Deploy a release with ops/deploy.sh; 上线部署用 ops/deploy.sh。",
+		"tags": "ops"}, &deploy)
+	var successor writeOutput
+	s.ok("remember", map[string]any{"title": "Tests use pytest", "content": "Run pytest -q; unittest is no longer used.", "supersedes": []any{old.ID},
+		"tags": "testing", "reason": "switched to pytest"}, &successor)
+	s.restart()
+
+	recall := func(query string) []recallResult {
+		t.Helper()
+		var out recallOutput
+		s.ok("recall", map[string]any{"query": query}, &out)
+		return out.Results
+	}
+	ids := func(rs []recallResult) []string {
+		var out []string
+		for _, r := range rs {
+			out = append(out, r.ID)
+		}
+		return out
+	}
+	for _, tc := range []struct {
+		name, query, want string
+	}{
+		{"preference, English", "which test framework should I use", pref.ID},
+		{"preference, Chinese", "用什么测试框架", pref.ID},
+		{"path, English", "how do we deploy a release", deploy.ID},
+		{"path, Chinese", "怎么上线部署", deploy.ID},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			rs := recall(tc.query)
+			if !slices.Contains(ids(rs[:min(3, len(rs))]), tc.want) {
+				t.Errorf("recall %q: top 3 %v, want %s among them", tc.query, ids(rs), tc.want)
+			}
+			if tc.want == deploy.ID {
+				for _, r := range rs {
+					if r.ID == deploy.ID && !strings.Contains(r.Snippet+r.Path, "ops/deploy.sh") {
+						t.Errorf("deploy result snippet %q does not show the path", r.Snippet)
+					}
+				}
+			}
+		})
+	}
+	t.Run("superseded rule", func(t *testing.T) {
+		for _, q := range []string{"unittest", "测试 unittest"} {
+			rs := recall(q)
+			if slices.Contains(ids(rs), old.ID) {
+				t.Errorf("recall %q returned the superseded rule %s as current: %v", q, old.ID, ids(rs))
+			}
+			for _, r := range rs {
+				if r.ID == successor.ID && !slices.Contains(r.Supersedes, old.ID) {
+					t.Errorf("successor %s does not name %s in supersedes: %+v", r.ID, old.ID, r)
+				}
+			}
+			if !slices.Contains(ids(rs), successor.ID) {
+				t.Errorf("recall %q: %v, want the successor %s", q, ids(rs), successor.ID)
+			}
+		}
+	})
 }
