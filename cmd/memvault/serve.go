@@ -25,10 +25,10 @@ const serverInstructions = `memvault is this project's shared long-term memory, 
 	`preference is worth keeping for later sessions. Chinese and English both work.`
 
 func (m *Main) serveCommand() *cobra.Command {
-	var logFile string
+	var logFile, httpAddr, token string
 	cmd := &cobra.Command{
 		Use:   "serve",
-		Short: "Serve the vault to AI assistants over MCP (stdio)",
+		Short: "Serve the vault to AI assistants over MCP (stdio, or HTTP with --http)",
 		Long: `serve runs an MCP server on standard input and output for Claude Code, Cursor
 and other MCP clients. Standard output carries only the protocol; one log
 line per tool call goes to standard error (or --log-file). Every write is a
@@ -38,6 +38,14 @@ initialize is answered at once and the first tool call waits for the index.`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			ctx := cmd.Context()
+			if token == "" {
+				token = m.Getenv("MEMVAULT_TOKEN")
+			}
+			if httpAddr != "" {
+				if err := checkHTTPAddr(httpAddr, token); err != nil {
+					return err
+				}
+			}
 			var logOut io.Writer = m.Stderr
 			if logFile != "" {
 				f, err := os.OpenFile(logFile, os.O_CREATE|os.O_APPEND|os.O_WRONLY, 0o644)
@@ -102,6 +110,9 @@ initialize is answered at once and the first tool call waits for the index.`,
 				server.WithRecovery(),
 			)
 			tools.register(s)
+			if httpAddr != "" {
+				return m.serveHTTP(ctx, s, tools, httpAddr, token, logger)
+			}
 			logger.Info("serving", "vault", dir, "transport", "stdio")
 			if err := server.NewStdioServer(s).Listen(ctx, m.Stdin, m.Stdout); err != nil && ctx.Err() == nil {
 				return fmt.Errorf("serve: %w", err)
@@ -110,5 +121,7 @@ initialize is answered at once and the first tool call waits for the index.`,
 		},
 	}
 	cmd.Flags().StringVar(&logFile, "log-file", "", "append logs to this file instead of standard error")
+	cmd.Flags().StringVar(&httpAddr, "http", "", "serve streamable HTTP at this address (e.g. 127.0.0.1:7391) instead of stdio")
+	cmd.Flags().StringVar(&token, "token", "", "bearer token every HTTP request must carry (default $MEMVAULT_TOKEN); required beyond loopback")
 	return cmd
 }

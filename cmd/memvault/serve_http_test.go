@@ -1,0 +1,147 @@
+package main
+
+import (
+	"bufio"
+	"context"
+	"encoding/json"
+	"net/http"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/mark3labs/mcp-go/client"
+	"github.com/mark3labs/mcp-go/client/transport"
+	"github.com/mark3labs/mcp-go/mcp"
+
+	"github.com/memvault/memvault/gitstore"
+)
+
+// startHTTPServe runs `memvault serve --http 127.0.0.1:0` with extra args
+// and returns the server's base URL and repository root.
+func startHTTPServe(t *testing.T, bin string, extra ...string) (base, root string) {
+	t.Helper()
+	root = t.TempDir()
+	s, err := gitstore.Init(context.Background(), root)
+	if err != nil {
+		t.Fatal(err)
+	}
+	s.Close()
+	args := append([]string{"serve", "--vault", filepath.Join(root, ".memory"), "--http", "127.0.0.1:0"}, extra...)
+	cmd := exec.Command(bin, args...)
+	stderr, err := cmd.StderrPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { cmd.Process.Kill(); cmd.Wait() })
+	sc := bufio.NewScanner(stderr)
+	for sc.Scan() {
+		if rest, ok := strings.CutPrefix(sc.Text(), "memvault: serving MCP at "); ok {
+			go func() {
+				for sc.Scan() {
+				}
+			}()
+			return strings.TrimSuffix(rest, "/mcp"), root
+		}
+	}
+	t.Fatalf("server exited before listening: %v", sc.Err())
+	return "", ""
+}
+
+func TestServeHTTP(t *testing.T) {
+	bin := buildMemvault(t)
+	isolateGit(t)
+
+	t.Run("beyond loopback needs a token", func(t *testing.T) {
+		out, err := exec.Command(bin, "serve", "--vault", filepath.Join(t.TempDir(), ".memory"), "--http", "0.0.0.0:0").CombinedOutput()
+		if err == nil || !strings.Contains(string(out), "--token") {
+			t.Errorf("serve --http 0.0.0.0:0 without a token: err %v, output %q; want a refusal naming --token", err, out)
+		}
+	})
+
+	base, root := startHTTPServe(t, bin, "--token", "s3cret")
+	get := func(path string, header map[string]string) *http.Response {
+		t.Helper()
+		req, _ := http.NewRequest(http.MethodGet, base+path, nil)
+		for k, v := range header {
+			req.Header.Set(k, v)
+		}
+		res, err := http.DefaultClient.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { res.Body.Close() })
+		return res
+	}
+	auth := map[string]string{"Authorization": "Bearer s3cret"}
+
+	t.Run("token required", func(t *testing.T) {
+		if got := get("/healthz", nil).StatusCode; got != http.StatusUnauthorized {
+			t.Errorf("no token: status %d, want 401", got)
+		}
+		if got := get("/healthz", map[string]string{"Authorization": "Bearer wrong"}).StatusCode; got != http.StatusUnauthorized {
+			t.Errorf("wrong token: status %d, want 401", got)
+		}
+	})
+
+	t.Run("foreign origin refused", func(t *testing.T) {
+		h := map[string]string{"Authorization": "Bearer s3cret", "Origin": "https://evil.example"}
+		if got := get("/healthz", h).StatusCode; got != http.StatusForbidden {
+			t.Errorf("evil origin: status %d, want 403", got)
+		}
+	})
+
+	t.Run("mcp session", func(t *testing.T) {
+		c, err := client.NewStreamableHttpClient(base+"/mcp", transport.WithHTTPHeaders(auth))
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer c.Close()
+		ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+		defer cancel()
+		if err := c.Start(ctx); err != nil {
+			t.Fatal(err)
+		}
+		init := mcp.InitializeRequest{}
+		init.Params.ProtocolVersion = mcp.LATEST_PROTOCOL_VERSION
+		init.Params.ClientInfo = mcp.Implementation{Name: "http-client", Version: "1"}
+		if _, err := c.Initialize(ctx, init); err != nil {
+			t.Fatalf("initialize: %v", err)
+		}
+		req := mcp.CallToolRequest{}
+		req.Params.Name = "remember"
+		req.Params.Arguments = map[string]any{"title": "HTTP works", "content": "Served over streamable HTTP."}
+		res, err := c.CallTool(ctx, req)
+		if err != nil || res.IsError {
+			t.Fatalf("remember: %v %s", err, resultText(res))
+		}
+		st, err := gitstore.Open(ctx, root)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer st.Close()
+		cs, err := st.History(ctx, root, gitstore.HistoryOptions{Limit: 1})
+		if err != nil || len(cs) != 1 {
+			t.Fatalf("history: %v %v", cs, err)
+		}
+		if !strings.Contains(cs[0].Message, "Memory-Client: http-client") {
+			t.Errorf("commit lacks Memory-Client: http-client:\n%s", cs[0].Message)
+		}
+	})
+
+	t.Run("healthz", func(t *testing.T) {
+		res := get("/healthz", auth)
+		var h map[string]any
+		if err := json.NewDecoder(res.Body).Decode(&h); err != nil {
+			t.Fatal(err)
+		}
+		head, _ := h["git_head"].(string)
+		if res.StatusCode != http.StatusOK || h["status"] != "ok" || h["memories"] != float64(1) || len(head) != 40 || h["vault"] != filepath.Join(root, ".memory") {
+			t.Errorf("healthz = %d %v, want ok with 1 memory, the vault and git_head", res.StatusCode, h)
+		}
+	})
+}
