@@ -29,7 +29,6 @@ const layerHelp = `Layers: transient (L1, scratch for this session, expires in 1
 type mcpTools struct {
 	vault  *vaultLoader
 	logger *slog.Logger
-	now    func() time.Time
 	// head reads the repository's HEAD; nil never reloads. Another
 	// process (the CLI, a second server) that writes the vault commits,
 	// so a moved HEAD means the in-memory index may be out of date.

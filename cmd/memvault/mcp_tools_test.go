@@ -28,7 +28,7 @@ func inProcessTools(t *testing.T, now time.Time) (*vault.Vault, *client.Client) 
 		t.Fatal(err)
 	}
 	s := server.NewMCPServer("memvault", serverVersion, server.WithToolCapabilities(false), server.WithResourceCapabilities(false, false), server.WithPromptCapabilities(false), server.WithOutputSchemaValidation())
-	(&mcpTools{vault: loadedVault(v), logger: slog.New(slog.NewTextHandler(io.Discard, nil)), now: clock}).register(s)
+	(&mcpTools{vault: loadedVault(v), logger: slog.New(slog.NewTextHandler(io.Discard, nil))}).register(s)
 	c, err := client.NewInProcessClient(s)
 	if err != nil {
 		t.Fatal(err)

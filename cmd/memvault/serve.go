@@ -80,7 +80,7 @@ initialize is answered at once and the first tool call waits for the index.`,
 			}
 
 			var store *gitstore.Store
-			tools := &mcpTools{logger: logger, now: m.Now, seen: st.Head, history: m.history}
+			tools := &mcpTools{logger: logger, seen: st.Head, history: m.history}
 			tools.head = func(ctx context.Context) (string, error) {
 				st, err := store.State(ctx)
 				return st.Head, err
