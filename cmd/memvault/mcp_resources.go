@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"strings"
+	"time"
 
 	"github.com/mark3labs/mcp-go/mcp"
 	"github.com/mark3labs/mcp-go/server"
@@ -23,16 +24,52 @@ func (t *mcpTools) registerResources(s *server.MCPServer) {
 	s.AddResource(mcp.NewResource(contextURI, "Memory context",
 		mcp.WithResourceDescription("What an assistant should know at session start: the developer's preferences, "+
 			"high-importance project rules, recent task state and open conflicts, within about 2,000 tokens."),
-		mcp.WithMIMEType("text/markdown")), t.readContext)
+		mcp.WithMIMEType("text/markdown")), t.loggedResource(t.readContext))
 	s.AddResourceTemplate(mcp.NewResourceTemplate(memoryURIPrefix+"{id}", "Memory",
 		mcp.WithTemplateDescription("One memory, whole, as Markdown."),
-		mcp.WithTemplateMIMEType("text/markdown")), t.readMemory)
+		mcp.WithTemplateMIMEType("text/markdown")), server.ResourceTemplateHandlerFunc(t.loggedResource(t.readMemory)))
 	s.AddPrompt(mcp.NewPrompt("recall",
 		mcp.WithPromptDescription("Pull the project's memories about a subject into the conversation."),
-		mcp.WithArgument("query", mcp.ArgumentDescription("What to recall, in any language."), mcp.RequiredArgument())), t.recallPrompt)
+		mcp.WithArgument("query", mcp.ArgumentDescription("What to recall, in any language."), mcp.RequiredArgument())), t.loggedPrompt(t.recallPrompt))
 	s.AddPrompt(mcp.NewPrompt("remember-decision",
 		mcp.WithPromptDescription("Record a decision just made, with its reason and the alternatives rejected."),
-		mcp.WithArgument("topic", mcp.ArgumentDescription("What the decision is about (optional)."))), t.rememberDecisionPrompt)
+		mcp.WithArgument("topic", mcp.ArgumentDescription("What the decision is about (optional)."))), t.loggedPrompt(t.rememberDecisionPrompt))
+}
+
+// loggedResource logs one line per resource read, like tool calls.
+func (t *mcpTools) loggedResource(h server.ResourceHandlerFunc) server.ResourceHandlerFunc {
+	return func(ctx context.Context, req mcp.ReadResourceRequest) ([]mcp.ResourceContents, error) {
+		start := time.Now()
+		out, err := h(ctx, req)
+		size := 0
+		for _, c := range out {
+			if tc, ok := c.(mcp.TextResourceContents); ok {
+				size += len(tc.Text)
+			}
+		}
+		attrs := []any{"uri", req.Params.URI, "client", clientName(ctx), "duration", time.Since(start).Round(time.Microsecond), "result_bytes", size}
+		if err != nil {
+			t.logger.Warn("resource read", append(attrs, "error", err.Error())...)
+		} else {
+			t.logger.Info("resource read", attrs...)
+		}
+		return out, err
+	}
+}
+
+// loggedPrompt logs one line per prompt request.
+func (t *mcpTools) loggedPrompt(h server.PromptHandlerFunc) server.PromptHandlerFunc {
+	return func(ctx context.Context, req mcp.GetPromptRequest) (*mcp.GetPromptResult, error) {
+		start := time.Now()
+		out, err := h(ctx, req)
+		attrs := []any{"prompt", req.Params.Name, "client", clientName(ctx), "duration", time.Since(start).Round(time.Microsecond)}
+		if err != nil {
+			t.logger.Warn("prompt", append(attrs, "error", err.Error())...)
+		} else {
+			t.logger.Info("prompt", attrs...)
+		}
+		return out, err
+	}
 }
 
 // readyVault waits for the vault and brings it up to date.
