@@ -134,18 +134,7 @@ func (s *Store) ResolveTime(ctx context.Context, t time.Time) (string, error) {
 func (s *Store) ReadFile(ctx context.Context, rev, path string) ([]byte, error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	if err := s.begin(ctx); err != nil {
-		return nil, err
-	}
-	rel, err := s.rel(path)
-	if err != nil {
-		return nil, err
-	}
-	root, err := s.resolveTree(rev)
-	if err != nil {
-		return nil, err
-	}
-	e, ok, err := s.lookupPath(root, rel)
+	rel, e, ok, err := s.entryAt(ctx, rev, path)
 	if err != nil {
 		return nil, err
 	}
@@ -153,6 +142,23 @@ func (s *Store) ReadFile(ctx context.Context, rev, path string) ([]byte, error) 
 		return nil, fmt.Errorf("read %s at %q: %w", rel, rev, ErrNotFound)
 	}
 	return s.readBlob(e.hash)
+}
+
+// entryAt resolves path (absolute or repository-relative) to its
+// repository-relative form and its tree entry at rev. Caller holds s.mu.
+func (s *Store) entryAt(ctx context.Context, rev, path string) (rel string, e treeEntry, ok bool, err error) {
+	if err := s.begin(ctx); err != nil {
+		return "", e, false, err
+	}
+	if rel, err = s.rel(path); err != nil {
+		return "", e, false, err
+	}
+	root, err := s.resolveTree(rev)
+	if err != nil {
+		return "", e, false, err
+	}
+	e, ok, err = s.lookupPath(root, rel)
+	return rel, e, ok, err
 }
 
 func (s *Store) readBlob(h plumbing.Hash) ([]byte, error) {
@@ -234,18 +240,7 @@ func (s *Store) WalkTree(ctx context.Context, rev, dir string, fn func(path stri
 }
 
 func (s *Store) walkList(ctx context.Context, rev, dir string) ([]fileRef, error) {
-	if err := s.begin(ctx); err != nil {
-		return nil, err
-	}
-	rel, err := s.rel(dir)
-	if err != nil {
-		return nil, err
-	}
-	root, err := s.resolveTree(rev)
-	if err != nil {
-		return nil, err
-	}
-	e, ok, err := s.lookupPath(root, rel)
+	rel, e, ok, err := s.entryAt(ctx, rev, dir)
 	if err != nil || !ok {
 		return nil, err
 	}
