@@ -30,7 +30,7 @@ func (m *Main) openGitVault(ctx context.Context, recover bool) (*vault.Vault, *g
 	}
 	store, err := openGit(ctx, dir)
 	if errors.Is(err, gitstore.ErrNotRepository) {
-		return nil, nil, usagef("%s is not inside a git repository: every write is a git commit; run `git init` or `memvault init --git` first", dir)
+		return nil, nil, notRepository(dir)
 	}
 	if err != nil {
 		return nil, nil, fmt.Errorf("open git repository: %w", err)

@@ -60,3 +60,8 @@ func openGit(ctx context.Context, vaultDir string) (*gitstore.Store, error) {
 	}
 	return gitstore.Open(ctx, dir)
 }
+
+// notRepository is the usage error for a vault outside any git repository.
+func notRepository(dir string) error {
+	return usagef("%s is not inside a git repository: every write is a git commit; run `git init` or `memvault init --git` first", dir)
+}

@@ -66,7 +66,7 @@ initialize is answered at once and the first tool call waits for the index.`,
 			}
 			probe, err := openGit(ctx, dir)
 			if errors.Is(err, gitstore.ErrNotRepository) {
-				return usagef("%s is not inside a git repository: every write is a git commit; run `git init` or `memvault init --git` first", dir)
+				return notRepository(dir)
 			}
 			if err != nil {
 				return fmt.Errorf("open git repository: %w", err)
