@@ -62,6 +62,10 @@ type Vault struct {
 	replaced []bool                   // by DocID: some memory lists it in supersedes
 	names    map[string]index.DocID   // wiki-link name -> entry (see nameKeys)
 	loadedAt time.Time
+
+	subMu   sync.Mutex
+	subs    map[int]func(Change)
+	nextSub int
 }
 
 // Open loads the vault rooted at dir. A missing folder is an empty vault:
@@ -103,6 +107,7 @@ func (v *Vault) Reload(ctx context.Context) error {
 		return err
 	}
 	v.installBuilt(b)
+	v.publish(Change{Full: true})
 	return nil
 }
 
@@ -120,17 +125,22 @@ func (v *Vault) Refresh(ctx context.Context, rels []string) error {
 	if err != nil {
 		return err
 	}
+	var changed []string
 	v.mu.Lock()
-	defer v.mu.Unlock()
 	for _, r := range res {
-		v.applyLocked(r)
+		changed = append(changed, v.applyLocked(r)...)
 	}
 	v.rebuildSuccLocked()
+	v.mu.Unlock()
+	if len(changed) > 0 {
+		v.publish(Change{IDs: dedupe(changed)})
+	}
 	return nil
 }
 
-// applyLocked swaps one file's entry in the index. Caller holds v.mu.
-func (v *Vault) applyLocked(r loaded) {
+// applyLocked swaps one file's entry in the index and returns the ids of
+// the memories whose indexed state changed. Caller holds v.mu.
+func (v *Vault) applyLocked(r loaded) []string {
 	delete(v.diags, r.rel)
 	if len(r.diags) > 0 {
 		v.diags[r.rel] = r.diags
@@ -139,33 +149,41 @@ func (v *Vault) applyLocked(r loaded) {
 	m := r.mem
 	if m == nil {
 		if !had {
-			return
+			return nil
 		}
+		old := v.entries[oldID].ID
 		if isNotExist(r.diags) {
 			delete(v.diags, r.rel)
 			v.removeLocked(oldID)
-			return
+			return []string{old}
+		}
+		if v.entries[oldID].Stale {
+			return nil
 		}
 		stale := v.entries[oldID].clone()
 		stale.Stale = true
 		v.entries[oldID] = stale
-		return
+		return []string{old}
 	}
 	if other, dup := v.byID[m.ID]; dup && (!had || other != oldID) {
 		v.diags[r.rel] = append(v.diags[r.rel], duplicateDiag(m, v.entries[other].Path))
-		return
+		return nil
 	}
 	if had {
 		if prev := v.entries[oldID]; prev.Hash == m.Hash && !prev.Stale {
-			return // our own write, or a touch without change
+			return nil // our own write, or a touch without change
 		}
-		delete(v.byID, v.entries[oldID].ID)
+		old := v.entries[oldID].ID
+		delete(v.byID, old)
 		v.dropNamesLocked(v.entries[oldID], oldID)
 		v.addNamesLocked(m, oldID)
 		v.entries[oldID] = m
 		v.byID[m.ID] = oldID
 		v.ix.Put(oldID, indexDoc(m))
-		return
+		if old != m.ID {
+			return []string{old, m.ID}
+		}
+		return []string{m.ID}
 	}
 	var id index.DocID
 	if n := len(v.free); n > 0 {
@@ -179,6 +197,7 @@ func (v *Vault) applyLocked(r loaded) {
 	v.byPath[m.Path] = id
 	v.addNamesLocked(m, id)
 	v.ix.Put(id, indexDoc(m))
+	return []string{m.ID}
 }
 
 func (v *Vault) removeLocked(id index.DocID) {

@@ -1,0 +1,50 @@
+package vault
+
+import "slices"
+
+// Change tells subscribers what an index update touched, so a server can
+// notify its clients without diffing the vault itself.
+type Change struct {
+	// IDs are the memories added, changed, marked stale or removed, each
+	// once. Empty when Full is set.
+	IDs []string
+	// Full is set after a whole-vault reload: anything may have changed.
+	Full bool
+}
+
+// Subscribe calls fn after every index update that changed something: a
+// write through this vault, a Refresh of edited files, a Reload. fn runs on
+// the updating goroutine after the vault's locks are released, so it may
+// read the vault but should return quickly. cancel stops the calls.
+func (v *Vault) Subscribe(fn func(Change)) (cancel func()) {
+	v.subMu.Lock()
+	defer v.subMu.Unlock()
+	if v.subs == nil {
+		v.subs = make(map[int]func(Change))
+	}
+	n := v.nextSub
+	v.nextSub++
+	v.subs[n] = fn
+	return func() {
+		v.subMu.Lock()
+		delete(v.subs, n)
+		v.subMu.Unlock()
+	}
+}
+
+func (v *Vault) publish(c Change) {
+	v.subMu.Lock()
+	fns := make([]func(Change), 0, len(v.subs))
+	for _, fn := range v.subs {
+		fns = append(fns, fn)
+	}
+	v.subMu.Unlock()
+	for _, fn := range fns {
+		fn(c)
+	}
+}
+
+func dedupe(ids []string) []string {
+	slices.Sort(ids)
+	return slices.Compact(ids)
+}

@@ -1,0 +1,82 @@
+package vault
+
+import (
+	"os"
+	"path/filepath"
+	"slices"
+	"sync"
+	"testing"
+)
+
+func TestSubscribeReportsWhatChanged(t *testing.T) {
+	dir := t.TempDir()
+	writeFiles(t, dir, map[string]string{
+		"project/a.md": "---\nid: a\ntitle: Retry policy\n---\nRetry three times.\n",
+		"project/b.md": "---\nid: b\ntitle: Logging\n---\nUse slog.\n",
+	})
+	v, err := Open(t.Context(), dir, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var mu sync.Mutex
+	var got []Change
+	cancel := v.Subscribe(func(c Change) { mu.Lock(); got = append(got, c); mu.Unlock() })
+	last := func() (Change, int) {
+		mu.Lock()
+		defer mu.Unlock()
+		if len(got) == 0 {
+			return Change{}, 0
+		}
+		return got[len(got)-1], len(got)
+	}
+
+	steps := []struct {
+		name  string
+		edit  map[string]string
+		rm    string
+		rels  []string
+		want  []string
+		calls int
+	}{
+		{name: "unchanged file is no change", rels: []string{"project/a.md"}, calls: 0},
+		{name: "edit", edit: map[string]string{"project/a.md": "---\nid: a\ntitle: Retry policy\n---\nRetry five times.\n"}, rels: []string{"project/a.md"}, want: []string{"a"}, calls: 1},
+		{name: "new file", edit: map[string]string{"short-term/c.md": "---\nid: c\ntitle: Today\n---\nFix the flaky test.\n"}, rels: []string{"short-term/c.md"}, want: []string{"c"}, calls: 2},
+		{name: "id changed by hand", edit: map[string]string{"project/b.md": "---\nid: b2\ntitle: Logging\n---\nUse slog.\n"}, rels: []string{"project/b.md"}, want: []string{"b", "b2"}, calls: 3},
+		{name: "broken edit marks stale", edit: map[string]string{"project/a.md": "\x00broken"}, rels: []string{"project/a.md"}, want: []string{"a"}, calls: 4},
+		{name: "still broken is no change", edit: map[string]string{"project/a.md": "\x00broken again"}, rels: []string{"project/a.md"}, calls: 4},
+		{name: "delete", rm: "short-term/c.md", rels: []string{"short-term/c.md"}, want: []string{"c"}, calls: 5},
+	}
+	for _, s := range steps {
+		t.Run(s.name, func(t *testing.T) {
+			writeFiles(t, dir, s.edit)
+			if s.rm != "" {
+				if err := os.Remove(filepath.Join(dir, s.rm)); err != nil {
+					t.Fatal(err)
+				}
+			}
+			if err := v.Refresh(t.Context(), s.rels); err != nil {
+				t.Fatal(err)
+			}
+			c, n := last()
+			if n != s.calls {
+				t.Fatalf("got %d calls, want %d (last %+v)", n, s.calls, c)
+			}
+			if s.want != nil && (!slices.Equal(c.IDs, s.want) || c.Full) {
+				t.Fatalf("got %+v, want ids %v", c, s.want)
+			}
+		})
+	}
+	if err := v.Reload(t.Context()); err != nil {
+		t.Fatal(err)
+	}
+	if c, _ := last(); !c.Full {
+		t.Fatalf("reload: got %+v, want Full", c)
+	}
+	cancel()
+	if err := v.Reload(t.Context()); err != nil {
+		t.Fatal(err)
+	}
+	if _, n := last(); n != 6 {
+		t.Fatalf("called %d times after cancel, want 6", n)
+	}
+}
