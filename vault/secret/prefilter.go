@@ -1,0 +1,73 @@
+package secret
+
+import "math/bits"
+
+// keywordTable locates the rules' keywords in one pass over the input: a
+// byte pair (a, b) can start keyword k only if bit k is set in both
+// first[a] and second[b], which rules out almost every position before any
+// comparison.
+type keywordTable struct {
+	words         []string
+	first, second [256]uint64
+}
+
+func newKeywordTable(words []string) *keywordTable {
+	if len(words) > 64 {
+		panic("secret: more than 64 keywords")
+	}
+	t := &keywordTable{words: words}
+	for k, w := range words {
+		if len(w) < 2 {
+			panic("secret: keyword shorter than 2 bytes: " + w)
+		}
+		for _, c := range []byte{w[0], upper(w[0])} {
+			t.first[c] |= 1 << k
+		}
+		for _, c := range []byte{w[1], upper(w[1])} {
+			t.second[c] |= 1 << k
+		}
+	}
+	return t
+}
+
+// present returns the set of keywords occurring in data, as a bit set
+// indexed like words.
+func (t *keywordTable) present(data []byte) uint64 {
+	var found uint64
+	for i := 0; i+1 < len(data); i++ {
+		cand := t.first[data[i]] & t.second[data[i+1]] &^ found
+		for cand != 0 {
+			k := bits.TrailingZeros64(cand)
+			cand &^= 1 << k
+			if hasPrefixFold(data[i:], t.words[k]) {
+				found |= 1 << k
+			}
+		}
+	}
+	return found
+}
+
+// hasPrefixFold reports whether s starts with the lower-case word, ignoring
+// ASCII case.
+func hasPrefixFold(s []byte, word string) bool {
+	if len(s) < len(word) {
+		return false
+	}
+	for i := 0; i < len(word); i++ {
+		c := s[i]
+		if 'A' <= c && c <= 'Z' {
+			c += 'a' - 'A'
+		}
+		if c != word[i] {
+			return false
+		}
+	}
+	return true
+}
+
+func upper(c byte) byte {
+	if 'a' <= c && c <= 'z' {
+		return c - ('a' - 'A')
+	}
+	return c
+}

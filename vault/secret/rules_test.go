@@ -1,0 +1,61 @@
+package secret
+
+import (
+	"strings"
+	"testing"
+)
+
+// TestRuleExamples runs every rule's own examples: positives are found by
+// that rule, negatives by no rule.
+func TestRuleExamples(t *testing.T) {
+	for _, r := range rules {
+		t.Run(r.id, func(t *testing.T) {
+			if len(r.positives) == 0 || len(r.negatives) == 0 {
+				t.Errorf("rule %s needs positive and negative examples", r.id)
+			}
+			for _, p := range r.positives {
+				if !hasRule(Scan([]byte(p)), r.id) {
+					t.Errorf("positive not found by %s: %q\n got %v", r.id, p, Scan([]byte(p)))
+				}
+			}
+			for _, n := range r.negatives {
+				if got := Scan([]byte(n)); len(got) != 0 {
+					t.Errorf("negative flagged: %q\n got %v", n, got)
+				}
+			}
+		})
+	}
+}
+
+func TestRuleTable(t *testing.T) {
+	seen := map[string]bool{}
+	for _, r := range rules {
+		if seen[r.id] {
+			t.Errorf("duplicate rule id %s", r.id)
+		}
+		seen[r.id] = true
+		if r.description == "" || len(r.keywords) == 0 {
+			t.Errorf("rule %s needs a description and keywords", r.id)
+		}
+		for _, k := range r.keywords {
+			if k != strings.ToLower(k) {
+				t.Errorf("rule %s: keyword %q must be lower case", r.id, k)
+			}
+		}
+		if r.group > r.re.NumSubexp() {
+			t.Errorf("rule %s: group %d of %d", r.id, r.group, r.re.NumSubexp())
+		}
+	}
+	if got := len(Rules()); got != len(rules) {
+		t.Errorf("Rules() = %d rules, want %d", got, len(rules))
+	}
+}
+
+func hasRule(fs []Finding, id string) bool {
+	for _, f := range fs {
+		if f.Rule == id {
+			return true
+		}
+	}
+	return false
+}

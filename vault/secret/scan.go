@@ -1,0 +1,229 @@
+package secret
+
+import (
+	"bytes"
+	"fmt"
+	"math"
+	"regexp"
+	"slices"
+	"unicode/utf8"
+)
+
+// AllowMarker on a line suppresses the findings on that line and on the
+// line after it (so that it can sit in an HTML comment above a key block).
+const AllowMarker = "memvault:allow-secret"
+
+// Finding is one secret found by [Scan]. It carries the place and the rule,
+// never the secret: it is safe to print, log and send to a client.
+type Finding struct {
+	// Rule is the id of the rule that matched, such as "aws-access-key-id".
+	Rule string
+	// Line is the 1-based line of the secret's first byte.
+	Line int
+	// Column is the 1-based column of the secret's first byte, counted in
+	// characters (Unicode code points), not bytes: "密码：AKIA..." reports
+	// the key at column 4, as an editor shows it.
+	Column int
+	// Start and End are the byte offsets of the matched secret in the
+	// scanned data (data[Start:End] is what [Redact] replaces).
+	Start, End int
+}
+
+// String returns "rule at line L, column C".
+func (f Finding) String() string {
+	return fmt.Sprintf("%s at line %d, column %d", f.Rule, f.Line, f.Column)
+}
+
+// Rule describes one detection rule, for documentation and listings.
+type Rule struct {
+	ID          string
+	Description string
+}
+
+// Rules lists the detection rules in table order.
+func Rules() []Rule {
+	out := make([]Rule, len(rules))
+	for i, r := range rules {
+		out[i] = Rule{ID: r.id, Description: r.description}
+	}
+	return out
+}
+
+// rule is one row of the rule table in rules.go.
+type rule struct {
+	id          string
+	description string
+	// keywords gate the regexp: it runs only when one of them occurs in the
+	// input, compared ASCII-case-insensitively. Each is at least 2 bytes and
+	// written in lower case.
+	keywords []string
+	re       *regexp.Regexp
+	// group is the submatch holding the secret; 0 means the whole match.
+	group int
+	// minEntropy, when > 0, is the Shannon entropy in bits per byte the
+	// secret must reach.
+	minEntropy float64
+	// valid, when set, vets a match: data is the whole input and
+	// data[start:end] the secret. It rejects placeholders and examples.
+	valid func(data []byte, start, end int) bool
+	// extend, when set, returns the end of the span to redact.
+	extend func(data []byte, end int) int
+	// generic rules give way to a specific rule matching the same bytes.
+	generic bool
+	// positives must be found by this rule, negatives by no rule; a test
+	// runs them.
+	positives, negatives []string
+}
+
+// Scan returns the secrets in data, ordered by position. It never returns
+// the secret bytes themselves; see [Finding].
+func Scan(data []byte) []Finding {
+	present := keywordsIn(data)
+	if present == 0 {
+		return nil
+	}
+	var found []Finding
+	for i := range rules {
+		r := &rules[i]
+		if r.keywordMask&present == 0 {
+			continue
+		}
+		for _, loc := range r.re.FindAllSubmatchIndex(data, -1) {
+			start, end := loc[2*r.group], loc[2*r.group+1]
+			if start < 0 || !r.accept(data, start, end) {
+				continue
+			}
+			if r.extend != nil {
+				end = r.extend(data, end)
+			}
+			found = append(found, Finding{Rule: r.id, Start: start, End: end})
+		}
+	}
+	if len(found) == 0 {
+		return nil
+	}
+	found = dropOverlaps(found)
+	return place(data, found)
+}
+
+// accept applies the rule's entropy threshold and validator and the checks
+// common to every rule.
+func (r *rule) accept(data []byte, start, end int) bool {
+	s := data[start:end]
+	if isDocumentedExample(s) {
+		return false
+	}
+	if r.minEntropy > 0 && entropy(s) < r.minEntropy {
+		return false
+	}
+	return r.valid == nil || r.valid(data, start, end)
+}
+
+// dropOverlaps removes a generic finding whose span overlaps a specific
+// one, and repeated findings of one rule over the same bytes.
+func dropOverlaps(found []Finding) []Finding {
+	slices.SortStableFunc(found, func(a, b Finding) int { return a.Start - b.Start })
+	out := found[:0]
+	for i, f := range found {
+		drop := false
+		for j, g := range found {
+			if i == j || g.Start >= f.End || f.Start >= g.End {
+				continue
+			}
+			gGeneric, fGeneric := ruleByID(g.Rule).generic, ruleByID(f.Rule).generic
+			switch {
+			case fGeneric && !gGeneric:
+				drop = true
+			case f.Rule == g.Rule && j < i:
+				drop = true
+			}
+		}
+		if !drop {
+			out = append(out, f)
+		}
+	}
+	return out
+}
+
+func ruleByID(id string) *rule {
+	for i := range rules {
+		if rules[i].id == id {
+			return &rules[i].rule
+		}
+	}
+	return nil
+}
+
+// place fills Line and Column and drops findings the allow marker covers.
+func place(data []byte, found []Finding) []Finding {
+	var allowed map[int]bool
+	if bytes.Contains(data, []byte(AllowMarker)) {
+		allowed = map[int]bool{}
+		line := 1
+		for rest := data; len(rest) > 0; line++ {
+			l, after, _ := bytes.Cut(rest, []byte{'\n'})
+			if bytes.Contains(l, []byte(AllowMarker)) {
+				allowed[line], allowed[line+1] = true, true
+			}
+			rest = after
+		}
+	}
+	out := found[:0]
+	line, lineStart, pos := 1, 0, 0
+	for _, f := range found { // sorted by Start
+		for pos < f.Start {
+			if data[pos] == '\n' {
+				line++
+				lineStart = pos + 1
+			}
+			pos++
+		}
+		if allowed[line] {
+			continue
+		}
+		f.Line = line
+		f.Column = utf8.RuneCount(data[lineStart:f.Start]) + 1
+		out = append(out, f)
+	}
+	if len(out) == 0 {
+		return nil
+	}
+	return out
+}
+
+// Redact returns a copy of data with every finding's bytes replaced by
+// "[REDACTED:rule]". Text the allow marker covers is kept.
+func Redact(data []byte) []byte {
+	found := Scan(data)
+	out := make([]byte, 0, len(data))
+	last := 0
+	for _, f := range found {
+		if f.Start < last {
+			continue // overlaps a span already replaced
+		}
+		out = append(out, data[last:f.Start]...)
+		out = append(out, "[REDACTED:"+f.Rule+"]"...)
+		last = f.End
+	}
+	return append(out, data[last:]...)
+}
+
+// entropy returns the Shannon entropy of s in bits per byte.
+func entropy(s []byte) float64 {
+	if len(s) == 0 {
+		return 0
+	}
+	var counts [256]int
+	for _, c := range s {
+		counts[c]++
+	}
+	var h float64
+	n := float64(len(s))
+	for _, c := range counts {
+		if c > 0 {
+			p := float64(c) / n
+			h -= p * math.Log2(p)
+		}
+	}
+	return h
+}
