@@ -60,10 +60,11 @@ func (v *Vault) Recover(ctx context.Context) ([]string, error) {
 		if j.Commit && v.committer != nil && len(j.Paths) > 0 {
 			abs := make([]string, len(j.Paths))
 			for i, rel := range j.Paths {
-				if !filepath.IsLocal(filepath.FromSlash(rel)) {
-					return fmt.Errorf("%w: %s lists %q", ErrOutsideVault, JournalName, rel)
+				p, err := v.safePath(rel)
+				if err != nil {
+					return fmt.Errorf("%s lists %q: %w", JournalName, rel, err)
 				}
-				abs[i] = filepath.Join(v.dir, filepath.FromSlash(rel))
+				abs[i] = p
 			}
 			msg := strings.TrimRight(j.Message, "\n") + "\nMemory-Recovered: the previous process stopped before committing\n"
 			if _, err := v.committer.Commit(ctx, abs, msg); err != nil {

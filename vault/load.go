@@ -34,13 +34,19 @@ type loaded struct {
 
 // scan lists the memory files of the vault, relative to dir with slashes,
 // sorted. It skips dot-files and dot-folders (.git, editor folders), files
-// that are not Markdown, the root README.md, and symlinks that lead outside
-// the vault.
+// that are not Markdown, the root README.md, anything that is not a regular
+// file (a FIFO would block the reader), and symbolic links unless they lead
+// to a regular file inside the vault. Linked folders are not entered. When
+// dir itself is a symbolic link, the folder it names is scanned.
 func scan(ctx context.Context, dir string) ([]string, error) {
+	root := dir
+	if real, err := filepath.EvalSymlinks(dir); err == nil {
+		root = real
+	}
 	var rels []string
-	err := filepath.WalkDir(dir, func(p string, d fs.DirEntry, err error) error {
+	err := filepath.WalkDir(root, func(p string, d fs.DirEntry, err error) error {
 		if err != nil {
-			if p == dir && errors.Is(err, fs.ErrNotExist) {
+			if p == root && errors.Is(err, fs.ErrNotExist) {
 				return fs.SkipAll
 			}
 			return err
@@ -48,10 +54,10 @@ func scan(ctx context.Context, dir string) ([]string, error) {
 		if ctxErr := ctx.Err(); ctxErr != nil {
 			return ctxErr
 		}
-		if p == dir {
+		if p == root {
 			return nil
 		}
-		rel, _ := filepath.Rel(dir, p)
+		rel, _ := filepath.Rel(root, p)
 		rel = filepath.ToSlash(rel)
 		if !IsMemoryPath(rel) {
 			if d.IsDir() && strings.HasPrefix(d.Name(), ".") {
@@ -59,10 +65,10 @@ func scan(ctx context.Context, dir string) ([]string, error) {
 			}
 			return nil
 		}
-		if d.Type()&fs.ModeSymlink != 0 && !insideDir(dir, p) {
-			return nil
-		}
-		if d.Type().IsRegular() || d.Type()&fs.ModeSymlink != 0 {
+		switch {
+		case d.Type().IsRegular():
+			rels = append(rels, rel)
+		case d.Type()&fs.ModeSymlink != 0 && linkToFileWithin(root, p):
 			rels = append(rels, rel)
 		}
 		return nil
@@ -87,20 +93,6 @@ func IsMemoryPath(rel string) bool {
 		}
 	}
 	return true
-}
-
-// insideDir reports whether p, with symlinks resolved, lies inside dir.
-func insideDir(dir, p string) bool {
-	realDir, err := filepath.EvalSymlinks(dir)
-	if err != nil {
-		return false
-	}
-	real, err := filepath.EvalSymlinks(p)
-	if err != nil {
-		return false
-	}
-	rel, err := filepath.Rel(realDir, real)
-	return err == nil && rel != ".." && !strings.HasPrefix(rel, "../")
 }
 
 // readAll reads and converts files on all cores. Order of the result

@@ -404,8 +404,8 @@ func (v *Vault) validateNew(n *NewMemory, by Author) error {
 			return fmt.Errorf("id: %w", err)
 		}
 	}
-	if !n.ExpiresAt.IsZero() && !n.EffectiveAt.IsZero() && !n.ExpiresAt.After(n.EffectiveAt) {
-		return fmt.Errorf("%w: expires_at %s is not after effective_at %s", ErrInvalid, n.ExpiresAt.Format(time.RFC3339), n.EffectiveAt.Format(time.RFC3339))
+	if err := validateDates(n.EffectiveAt, n.ExpiresAt); err != nil {
+		return err
 	}
 	for _, id := range append(slices.Clone(n.Supersedes), n.Links...) {
 		if err := ValidateID(id); err != nil {
@@ -419,6 +419,9 @@ func (v *Vault) validateNew(n *NewMemory, by Author) error {
 }
 
 func validatePatch(p Patch, by Author) error {
+	if err := validatePatchRefs(p); err != nil {
+		return err
+	}
 	return validateFields(p.Title, p.Content, p.Layer, p.Tags, p.Importance, by)
 }
 
@@ -462,8 +465,8 @@ func validateFields(title, content *string, layer *Layer, tags *[]string, import
 			return fmt.Errorf("%w: tags: %d tags, limit %d", ErrInvalid, len(norm), MaxTags)
 		}
 		for _, t := range norm {
-			if utf8.RuneCountInString(t) > MaxTagRunes || strings.ContainsAny(t, ",\n\r[]") {
-				return fmt.Errorf("%w: tags: %q is longer than %d characters or contains , [ ] or a newline", ErrInvalid, t, MaxTagRunes)
+			if err := validateTag(t); err != nil {
+				return err
 			}
 		}
 		*tags = norm

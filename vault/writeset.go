@@ -64,6 +64,13 @@ func (w *writeSet) apply(ctx context.Context, message string, commit bool) (stri
 		// The first write creates the vault's scaffolding in the same commit.
 		w.ops = append([]fileOp{{rel: GitignoreName, data: []byte(GitignoreContent)}}, w.ops...)
 	}
+	for _, op := range w.ops {
+		// Before anything is written: a symbolic link on the way is refused,
+		// never followed.
+		if _, err := v.safePath(op.rel); err != nil {
+			return "", err
+		}
+	}
 	committing := commit && v.committer != nil
 	var paths []string // absolute paths to commit
 	for _, op := range w.ops {

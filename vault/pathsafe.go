@@ -1,0 +1,196 @@
+package vault
+
+import (
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"strings"
+	"time"
+	"unicode"
+	"unicode/utf8"
+)
+
+// MaxPathBytes bounds a vault-relative path. Slugs are at most 60 runes
+// (180 bytes) plus a layer folder, so real paths stay far below it.
+const MaxPathBytes = 1024
+
+// The range of dates a memory may carry. Before 1970 is almost certainly
+// a parse mistake (a zero Unix time, a two-digit year), and YAML time
+// stamps stop at year 9999.
+var (
+	minDate = time.Date(1970, 1, 1, 0, 0, 0, 0, time.UTC)
+	maxDate = time.Date(9999, 12, 31, 23, 59, 59, 0, time.UTC)
+)
+
+// ValidateRel checks a vault-relative slash path that comes from a caller
+// or a file (the journal, an import): not empty, valid UTF-8 without NUL,
+// no backslash, not absolute, no empty, "." or ".." segment. It does not
+// look at the disk; (*Vault).safePath does.
+func ValidateRel(rel string) error {
+	switch {
+	case rel == "":
+		return fmt.Errorf("%w: empty path", ErrInvalid)
+	case len(rel) > MaxPathBytes:
+		return fmt.Errorf("%w: path longer than %d bytes", ErrInvalid, MaxPathBytes)
+	case !utf8.ValidString(rel) || strings.ContainsRune(rel, 0):
+		return fmt.Errorf("%w: path %q is not valid UTF-8 text", ErrInvalid, rel)
+	case strings.HasPrefix(rel, "/") || filepath.IsAbs(rel) || filepath.VolumeName(rel) != "":
+		return fmt.Errorf("%w: %q is absolute; paths are relative to the vault", ErrOutsideVault, rel)
+	case strings.Contains(rel, `\`):
+		return fmt.Errorf("%w: path %q contains a backslash; use / between folders", ErrInvalid, rel)
+	}
+	for seg := range strings.SplitSeq(rel, "/") {
+		switch seg {
+		case "..":
+			return fmt.Errorf("%w: %q climbs out with ..", ErrOutsideVault, rel)
+		case "", ".":
+			return fmt.Errorf("%w: path %q has an empty or . segment", ErrInvalid, rel)
+		}
+	}
+	if !filepath.IsLocal(filepath.FromSlash(rel)) {
+		// Reserved names such as NUL on Windows.
+		return fmt.Errorf("%w: %q is not a plain local path", ErrOutsideVault, rel)
+	}
+	return nil
+}
+
+// safePath turns a vault-relative path into an absolute one a write may
+// touch. Besides ValidateRel it walks the parts that exist on disk and
+// refuses any symbolic link among them: a link leading outside the vault
+// would make a write land elsewhere, and even a link inside it would be
+// replaced by a plain file (the file) or refused by git (a folder). Parts
+// that do not exist yet are fine: the write creates them.
+//
+// The check and the write are not one atomic step; someone who can plant
+// a symbolic link in the vault between them can already write there.
+func (v *Vault) safePath(rel string) (string, error) {
+	if err := ValidateRel(rel); err != nil {
+		return "", err
+	}
+	cur := v.dir
+	segs := strings.Split(rel, "/")
+	for i, seg := range segs {
+		cur = filepath.Join(cur, seg)
+		fi, err := os.Lstat(cur)
+		if errors.Is(err, fs.ErrNotExist) {
+			break
+		}
+		if err != nil {
+			return "", fmt.Errorf("check %s: %w", rel, err)
+		}
+		part := strings.Join(segs[:i+1], "/")
+		if fi.Mode()&fs.ModeSymlink != 0 {
+			return "", symlinkError(v.dir, cur, part)
+		}
+		if i < len(segs)-1 && !fi.IsDir() {
+			return "", fmt.Errorf("%w: %s: %s is a file, not a folder", ErrInvalid, rel, part)
+		}
+		if i == len(segs)-1 && !fi.Mode().IsRegular() {
+			return "", fmt.Errorf("%w: %s is not a regular file (%s)", ErrInvalid, rel, fi.Mode().Type())
+		}
+	}
+	return filepath.Join(v.dir, filepath.FromSlash(rel)), nil
+}
+
+// symlinkError explains why a write will not go through the symbolic link
+// at abs (part, relative to the vault).
+func symlinkError(dir, abs, part string) error {
+	target, err := filepath.EvalSymlinks(abs)
+	if err != nil {
+		return fmt.Errorf("%w: %s is a symbolic link that does not resolve (%v); memvault does not follow links when writing", ErrOutsideVault, part, err)
+	}
+	realDir, err := filepath.EvalSymlinks(dir)
+	if err != nil || !within(realDir, target) {
+		return fmt.Errorf("%w: %s is a symbolic link to %s, outside the vault; memvault does not follow it", ErrOutsideVault, part, target)
+	}
+	return fmt.Errorf("%w: %s is a symbolic link (to %s inside the vault); memvault writes only plain files and folders, so replace the link with its target", ErrInvalid, part, target)
+}
+
+// within reports whether the clean absolute path p is root or lies below
+// it. Both must already have their symbolic links resolved.
+func within(root, p string) bool {
+	rel, err := filepath.Rel(root, p)
+	return err == nil && (rel == "." || filepath.IsLocal(rel))
+}
+
+// validateTag checks one normalised tag: short, printable, one line, and
+// without the characters that would make it ambiguous in front matter,
+// inline #tags or filters.
+func validateTag(t string) error {
+	if n := utf8.RuneCountInString(t); n > MaxTagRunes {
+		return fmt.Errorf("%w: tags: %q is %d characters, limit %d", ErrInvalid, truncateRunes(t, 20), n, MaxTagRunes)
+	}
+	for _, r := range t {
+		switch {
+		case r == ',' || r == '[' || r == ']' || r == '#':
+			return fmt.Errorf("%w: tags: %q contains %q; tags may not contain , [ ] or #", ErrInvalid, t, r)
+		case unicode.IsControl(r) || unicode.Is(unicode.Cf, r) || r == utf8.RuneError || !unicode.IsPrint(r) && r != ' ':
+			// Cf holds the invisible bidi overrides used to disguise text.
+			return fmt.Errorf("%w: tags: %q contains the control or invisible character %U", ErrInvalid, t, r)
+		}
+	}
+	return nil
+}
+
+// validateDate checks that a date a caller sets is within minDate..maxDate;
+// the zero time means "not set" and passes.
+func validateDate(field string, t time.Time) error {
+	if t.IsZero() {
+		return nil
+	}
+	if t.Before(minDate) || t.After(maxDate) {
+		return fmt.Errorf("%w: %s: %s is outside %d..%d", ErrInvalid, field, t.UTC().Format(time.RFC3339), minDate.Year(), maxDate.Year())
+	}
+	return nil
+}
+
+// validateDates checks effective_at and expires_at of a new memory: each in
+// range, and a memory cannot expire before (or when) it takes effect.
+func validateDates(effective, expires time.Time) error {
+	if err := errors.Join(validateDate("effective_at", effective), validateDate("expires_at", expires)); err != nil {
+		return err
+	}
+	if !expires.IsZero() && !effective.IsZero() && !expires.After(effective) {
+		return fmt.Errorf("%w: expires_at %s is not after effective_at %s", ErrInvalid, expires.UTC().Format(time.RFC3339), effective.UTC().Format(time.RFC3339))
+	}
+	return nil
+}
+
+// validatePatchRefs checks what a patch sets beyond validateFields: dates
+// in range, and ids in supersedes and links.
+func validatePatchRefs(p Patch) error {
+	var errs []error
+	if p.EffectiveAt != nil {
+		errs = append(errs, validateDate("effective_at", *p.EffectiveAt))
+	}
+	if p.ExpiresAt != nil {
+		errs = append(errs, validateDate("expires_at", *p.ExpiresAt))
+	}
+	if p.EffectiveAt != nil && p.ExpiresAt != nil && !p.ExpiresAt.IsZero() && !p.EffectiveAt.IsZero() && !p.ExpiresAt.After(*p.EffectiveAt) {
+		errs = append(errs, fmt.Errorf("%w: expires_at %s is not after effective_at %s", ErrInvalid, p.ExpiresAt.UTC().Format(time.RFC3339), p.EffectiveAt.UTC().Format(time.RFC3339)))
+	}
+	for _, list := range []*[]string{p.Supersedes, p.Links} {
+		if list == nil {
+			continue
+		}
+		for _, id := range *list {
+			if err := ValidateID(id); err != nil {
+				errs = append(errs, fmt.Errorf("supersedes/links: %w", err))
+			}
+		}
+	}
+	return errors.Join(errs...)
+}
+
+// linkToFileWithin reports whether the symbolic link p resolves to a
+// regular file inside root (root has its links resolved already).
+func linkToFileWithin(root, p string) bool {
+	target, err := filepath.EvalSymlinks(p)
+	if err != nil || !within(root, target) {
+		return false
+	}
+	fi, err := os.Stat(target)
+	return err == nil && fi.Mode().IsRegular()
+}
