@@ -30,21 +30,26 @@ func newKeywordTable(words []string) *keywordTable {
 	return t
 }
 
-// present returns the set of keywords occurring in data, as a bit set
-// indexed like words.
-func (t *keywordTable) present(data []byte) uint64 {
+// hit is one keyword occurrence: keyword index k at byte offset pos.
+type hit struct{ pos, k int }
+
+// find returns every keyword occurrence in data, in order, and the set of
+// keywords seen as a bit set indexed like words.
+func (t *keywordTable) find(data []byte) ([]hit, uint64) {
+	var hits []hit
 	var found uint64
 	for i := 0; i+1 < len(data); i++ {
-		cand := t.first[data[i]] & t.second[data[i+1]] &^ found
+		cand := t.first[data[i]] & t.second[data[i+1]]
 		for cand != 0 {
 			k := bits.TrailingZeros64(cand)
 			cand &^= 1 << k
 			if hasPrefixFold(data[i:], t.words[k]) {
+				hits = append(hits, hit{i, k})
 				found |= 1 << k
 			}
 		}
 	}
-	return found
+	return hits, found
 }
 
 // hasPrefixFold reports whether s starts with the lower-case word, ignoring

@@ -12,9 +12,6 @@ import (
 // keywords for the prefilter. Both are read-only after initialisation.
 var rules, keywords = compile(table())
 
-// keywordsIn returns the keyword bit set found in data.
-func keywordsIn(data []byte) uint64 { return keywords.present(data) }
-
 // compiledRule pairs a rule with the bit set of its keywords.
 type compiledRule struct {
 	rule
@@ -67,7 +64,9 @@ func table() []rule {
 			id:          "aws-access-key-id",
 			description: "AWS access key id (AKIA/ASIA/ABIA/ACCA + 16 base32 characters)",
 			keywords:    []string{"akia", "asia", "abia", "acca", "a3t"},
-			re:          regexp.MustCompile(`\b((?:AKIA|ASIA|ABIA|ACCA|A3T[A-Z0-9])[A-Z2-7]{16})\b`),
+			re:          regexp.MustCompile(`^((?:AKIA|ASIA|ABIA|ACCA|A3T[A-Z0-9])[A-Z2-7]{16})\b`),
+			anchored:    true,
+			boundary:    true,
 			group:       1,
 			positives: []string{
 				"aws_access_key_id = AKIAUJZDEGXDNCF32EPF",
@@ -146,7 +145,9 @@ func table() []rule {
 			id:          "github-token",
 			description: "GitHub token (ghp_, gho_, ghu_, ghs_, ghr_, github_pat_)",
 			keywords:    []string{"ghp_", "gho_", "ghu_", "ghs_", "ghr_", "github_pat_"},
-			re:          regexp.MustCompile(`\b(?:gh[pousr]_[A-Za-z0-9]{36,251}|github_pat_[A-Za-z0-9_]{50,251})\b`),
+			re:          regexp.MustCompile(`^(?:gh[pousr]_[A-Za-z0-9]{36,}|github_pat_[A-Za-z0-9_]{50,})\b`),
+			anchored:    true,
+			boundary:    true,
 			minEntropy:  3.5,
 			positives: []string{
 				"GITHUB_TOKEN=ghp_hGAkWvj7FAc9QeWJKY40uvSwMFLZDe1f8rES",
@@ -161,7 +162,9 @@ func table() []rule {
 			id:          "gitlab-token",
 			description: "GitLab personal, project or group access token (glpat-)",
 			keywords:    []string{"glpat-"},
-			re:          regexp.MustCompile(`\bglpat-[A-Za-z0-9_\-.]{20,}`),
+			re:          regexp.MustCompile(`^glpat-[A-Za-z0-9_\-.]{20,}`),
+			anchored:    true,
+			boundary:    true,
 			minEntropy:  3.5,
 			positives:   []string{"CI_TOKEN: glpat-qg6YYZYn9ZhyiA4uoRgn"},
 			negatives:   []string{"glpat-xxxxxxxxxxxxxxxxxxxx", "a glpat- prefix"},
@@ -170,7 +173,9 @@ func table() []rule {
 			id:          "slack-token",
 			description: "Slack token (xoxb-, xoxp-, xoxa-, xoxo-, xoxs-, xoxr-)",
 			keywords:    []string{"xox"},
-			re:          regexp.MustCompile(`\bxox[abposr]-[0-9]{6,}-[A-Za-z0-9-]{10,}`),
+			re:          regexp.MustCompile(`^xox[abposr]-[0-9]{6,}-[A-Za-z0-9-]{10,}`),
+			anchored:    true,
+			boundary:    true,
 			minEntropy:  3.0,
 			positives:   []string{"slack: xoxb-092815901396-2459571177774-fjgVvVqE1SkHbn88HxjSI6bW"},
 			negatives:   []string{"xoxb-tokens are bot tokens", "xoxo-hugs"},
@@ -178,16 +183,19 @@ func table() []rule {
 		{
 			id:          "slack-webhook",
 			description: "Slack incoming-webhook URL",
-			keywords:    []string{"hooks.slack.com"},
-			re:          regexp.MustCompile(`https://hooks\.slack\.com/(?:services|workflows)/[A-Za-z0-9+/]{30,}`),
+			keywords:    []string{"https://hooks.slack.com"},
+			re:          regexp.MustCompile(`^https://hooks\.slack\.com/(?:services|workflows)/[A-Za-z0-9+/]{30,}`),
+			anchored:    true,
 			positives:   []string{"notify: https://hooks.slack.com/services/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"},
 			negatives:   []string{"see https://hooks.slack.com/services/ docs"},
 		},
 		{
 			id:          "stripe-live-key",
 			description: "Stripe live secret or restricted key (sk_live_, rk_live_)",
-			keywords:    []string{"_live_"},
-			re:          regexp.MustCompile(`\b[sr]k_live_[A-Za-z0-9]{20,247}\b`),
+			keywords:    []string{"sk_live_", "rk_live_"},
+			re:          regexp.MustCompile(`^[sr]k_live_[A-Za-z0-9]{20,}\b`),
+			anchored:    true,
+			boundary:    true,
 			minEntropy:  3.5,
 			positives:   []string{"STRIPE_KEY=sk_live_HtP3fS2qHx6kwXoIIXGvOoNZ"},
 			negatives:   []string{"sk_live_ keys go in the vault", "pk_live_HtP3fS2qHx6kwXoIIXGvOoNZ"},
@@ -196,7 +204,9 @@ func table() []rule {
 			id:          "anthropic-api-key",
 			description: "Anthropic API key (sk-ant-...)",
 			keywords:    []string{"sk-ant-"},
-			re:          regexp.MustCompile(`\bsk-ant-[a-z]{2,10}[0-9]{2}-[A-Za-z0-9_\-]{32,}`),
+			re:          regexp.MustCompile(`^sk-ant-[a-z]{2,10}[0-9]{2}-[A-Za-z0-9_\-]{32,}`),
+			anchored:    true,
+			boundary:    true,
 			minEntropy:  3.5,
 			positives: []string{
 				"ANTHROPIC_API_KEY=sk-ant-api03-1qhT61qtc4xatws8phP9nhFyJfm5di4PzJ59FHz5r1pY4OjE2jBMptUsGr7CmY-uCu3ZR1zTOlUcR64cXQLioDnkHIfxIAA",
@@ -207,7 +217,9 @@ func table() []rule {
 			id:          "openai-api-key",
 			description: "OpenAI API key (sk-..., sk-proj-..., sk-svcacct-..., sk-admin-...)",
 			keywords:    []string{"sk-"},
-			re:          regexp.MustCompile(`\bsk-(?:(?:proj|svcacct|admin)-)?[A-Za-z0-9_\-]{32,}`),
+			re:          regexp.MustCompile(`^sk-(?:(?:proj|svcacct|admin)-)?[A-Za-z0-9_\-]{32,}`),
+			anchored:    true,
+			boundary:    true,
 			minEntropy:  3.5,
 			valid:       openAIKey,
 			positives: []string{
@@ -223,7 +235,9 @@ func table() []rule {
 			id:          "npm-token",
 			description: "npm access token (npm_ + 36 characters)",
 			keywords:    []string{"npm_"},
-			re:          regexp.MustCompile(`\bnpm_[A-Za-z0-9]{36}\b`),
+			re:          regexp.MustCompile(`^npm_[A-Za-z0-9]{36}\b`),
+			anchored:    true,
+			boundary:    true,
 			minEntropy:  3.5,
 			positives:   []string{"//registry.npmjs.org/:_authToken=npm_Wi0B26R08qzjI6GKFSufrdZSlB5er8bOfZqf"},
 			negatives:   []string{"npm_config_cache=/tmp/npm", "npm_xxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxx"},
@@ -232,7 +246,9 @@ func table() []rule {
 			id:          "jwt",
 			description: "JSON Web Token (three base64url parts; the header decodes to JSON with alg)",
 			keywords:    []string{"eyj"},
-			re:          regexp.MustCompile(`\beyJ[A-Za-z0-9_\-]{10,}\.[A-Za-z0-9_\-]{10,}\.[A-Za-z0-9_\-]{16,}`),
+			re:          regexp.MustCompile(`^eyJ[A-Za-z0-9_\-]{10,}\.[A-Za-z0-9_\-]{10,}\.[A-Za-z0-9_\-]{16,}`),
+			anchored:    true,
+			boundary:    true,
 			valid:       jwtHeader,
 			positives: []string{
 				"Authorization: Bearer eyJhbGciOiJIUzI1NiIsInR5cCI6IkpXVCJ9.eyJzdWIiOiJ1LTQyIiwiaWF0IjoxNzY0NTAwMDAwfQ.Qm9n8sVt2LxWc4kP7rYzH1dF6aJ0uE3iTn5oBqXy9gM",
@@ -245,7 +261,7 @@ func table() []rule {
 			id:          "url-password",
 			description: "password in a URL or DSN (scheme://user:password@host)",
 			keywords:    []string{"://"},
-			re:          regexp.MustCompile(`\b[A-Za-z][A-Za-z0-9+.\-]{1,30}://([^\s:/?#@"'<>\x60]{1,64}):([^\s/?#@"'<>\x60]{1,256})@[^\s/?#@"'<>\x60]`),
+			re:          regexp.MustCompile(`\b[A-Za-z][A-Za-z0-9+.\-]{1,30}://([^\s:/?#@"'<>\x60]+):([^\s/?#@"'<>\x60]+)@[^\s/?#@"'<>\x60]`),
 			group:       2,
 			valid:       urlPassword,
 			positives: []string{
@@ -264,7 +280,7 @@ func table() []rule {
 			id:          "connection-string-password",
 			description: "Password=... in a semicolon-separated connection string (ADO.NET, ODBC, JDBC properties)",
 			keywords:    []string{"password=", "pwd="},
-			re:          regexp.MustCompile(`(?i)(?:^|[;"'\s])(?:password|pwd)\s*=\s*([^;"'\s]{4,128})\s*(?:;|$)`),
+			re:          regexp.MustCompile(`(?i)(?:^|[;"'\s])(?:password|pwd)\s*=\s*([^;"'\s]{4,})\s*(?:;|$)`),
 			group:       1,
 			valid:       connStringPassword,
 			positives: []string{
@@ -280,10 +296,11 @@ func table() []rule {
 			description: "password, secret, token or API key assigned a high-entropy value (English or Chinese key)",
 			keywords: []string{"password", "passwd", "pwd", "secret", "token", "api_key", "api-key", "apikey",
 				"access_key", "access-key", "accesskey", "private_key", "auth_key", "密码", "密钥", "秘钥", "口令", "令牌"},
-			re: regexp.MustCompile(`(?i)(?:\b[a-z0-9_.\-]*?(?:password|passwd|pwd|secret|token|api[_\-]?key|access[_\-]?key|private[_\-]?key|auth[_\-]?key)(?:[_\-](?:key|value|string|str))?|密码|密钥|秘钥|口令|令牌)["']?\s*(?::=|=>|=|:|：|是|为)\s*["'\x60]?([^\s"'\x60,;，。；）)]{8,200})`),
-			group:   1,
-			valid:   genericValue,
-			generic: true,
+			re:       regexp.MustCompile(`(?i)^(?:password|passwd|pwd|secret|token|api[_\-]?key|access[_\-]?key|private[_\-]?key|auth[_\-]?key|密码|密钥|秘钥|口令|令牌)(?:[_\-](?:key|value|string|str))?["']?\s*(?::=|=>|=|:|：|是|为)\s*["'\x60]?([^\s"'\x60,;，。；）)]{8,})`),
+			anchored: true,
+			group:    1,
+			valid:    genericValue,
+			generic:  true,
 			positives: []string{
 				"db_password: gcF!Ha6i%li8Gj",
 				`"api_key": "2824c1c099724caf4941d4072014b3ce"`,
@@ -393,7 +410,7 @@ func jwtHeader(data []byte, start, end int) bool {
 	return ok
 }
 
-var urlUser = regexp.MustCompile(`://([^\s:/?#@"'<>\x60]{1,64}):$`)
+var urlUser = regexp.MustCompile(`://([^\s:/?#@"'<>\x60]+):$`)
 
 // urlPassword rejects placeholders and a password equal to the user name
 // (guest:guest, postgres:postgres: well-known local defaults).

@@ -42,6 +42,9 @@ func TestRuleTable(t *testing.T) {
 				t.Errorf("rule %s: keyword %q must be lower case", r.id, k)
 			}
 		}
+		if anchored := strings.HasPrefix(strings.TrimPrefix(r.re.String(), "(?i)"), "^"); anchored != r.anchored {
+			t.Errorf("rule %s: anchored = %v but regexp %q", r.id, r.anchored, r.re)
+		}
 		if r.group > r.re.NumSubexp() {
 			t.Errorf("rule %s: group %d of %d", r.id, r.group, r.re.NumSubexp())
 		}

@@ -68,6 +68,12 @@ type rule struct {
 	valid func(data []byte, start, end int) bool
 	// extend, when set, returns the end of the span to redact.
 	extend func(data []byte, end int) int
+	// anchored rules have a regexp starting with ^ that is tried at each
+	// keyword occurrence; the others are searched on each line holding a
+	// keyword. Either way no regexp runs over text without its keywords.
+	anchored bool
+	// boundary requires a non-word byte (or the start) before the keyword.
+	boundary bool
 	// generic rules give way to a specific rule matching the same bytes.
 	generic bool
 	// positives must be found by this rule, negatives by no rule; a test
@@ -78,25 +84,62 @@ type rule struct {
 // Scan returns the secrets in data, ordered by position. It never returns
 // the secret bytes themselves; see [Finding].
 func Scan(data []byte) []Finding {
-	present := keywordsIn(data)
+	hits, present := keywords.find(data)
 	if present == 0 {
 		return nil
 	}
 	var found []Finding
+	add := func(r *compiledRule, base int, loc []int) {
+		if loc == nil {
+			return
+		}
+		start, end := loc[2*r.group], loc[2*r.group+1]
+		if start < 0 {
+			return
+		}
+		start, end = base+start, base+end
+		if !r.accept(data, start, end) {
+			return
+		}
+		if r.extend != nil {
+			end = r.extend(data, end)
+		}
+		found = append(found, Finding{Rule: r.id, Start: start, End: end})
+	}
 	for i := range rules {
 		r := &rules[i]
 		if r.keywordMask&present == 0 {
 			continue
 		}
-		for _, loc := range r.re.FindAllSubmatchIndex(data, -1) {
-			start, end := loc[2*r.group], loc[2*r.group+1]
-			if start < 0 || !r.accept(data, start, end) {
+		lineEnd := -1 // end of the last line searched, in line mode
+		for _, h := range hits {
+			if r.keywordMask&(1<<h.k) == 0 {
 				continue
 			}
-			if r.extend != nil {
-				end = r.extend(data, end)
+			if r.anchored {
+				// The regexp starts at the keyword: try it there only.
+				if r.boundary && h.pos > 0 && isWordByte(data[h.pos-1]) {
+					continue
+				}
+				end := min(len(data), h.pos+anchoredWindow)
+				if j := bytes.IndexByte(data[h.pos:end], '\n'); j >= 0 {
+					end = h.pos + j
+				}
+				add(r, h.pos, r.re.FindSubmatchIndex(data[h.pos:end]))
+				continue
 			}
-			found = append(found, Finding{Rule: r.id, Start: start, End: end})
+			// Line mode: search each line holding a keyword once.
+			if h.pos < lineEnd {
+				continue
+			}
+			ls := bytes.LastIndexByte(data[:h.pos], '\n') + 1
+			lineEnd = len(data)
+			if j := bytes.IndexByte(data[h.pos:], '\n'); j >= 0 {
+				lineEnd = h.pos + j
+			}
+			for _, loc := range r.re.FindAllSubmatchIndex(data[ls:lineEnd], -1) {
+				add(r, ls, loc)
+			}
 		}
 	}
 	if len(found) == 0 {
@@ -117,6 +160,14 @@ func (r *rule) accept(data []byte, start, end int) bool {
 		return false
 	}
 	return r.valid == nil || r.valid(data, start, end)
+}
+
+// anchoredWindow bounds the text an anchored regexp sees (besides the end
+// of the line); no secret rule matches more than this.
+const anchoredWindow = 1024
+
+func isWordByte(c byte) bool {
+	return c == '_' || c >= '0' && c <= '9' || c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z'
 }
 
 // dropOverlaps removes a generic finding whose span overlaps a specific

@@ -1,0 +1,41 @@
+package secret
+
+import (
+	"strings"
+	"testing"
+)
+
+// typicalMemory is a 500-byte bilingual memory without any keyword.
+var typicalMemory = []byte(strings.Repeat("The build uses Go 1.26 and runs the linter before merging. "+
+	"构建使用 Go 1.26，合并前运行检查。 ", 6)[:500])
+
+// BenchmarkScanTypical measures the prefilter alone: no keyword, no regexp.
+func BenchmarkScanTypical(b *testing.B) {
+	b.SetBytes(int64(len(typicalMemory)))
+	for b.Loop() {
+		if Scan(typicalMemory) != nil {
+			b.Fatal("unexpected finding")
+		}
+	}
+}
+
+// BenchmarkScanKeyword measures a memory that names a password without
+// holding one, so the generic rule's regexp runs.
+func BenchmarkScanKeyword(b *testing.B) {
+	data := append([]byte("Rotate the database password every 90 days; see the runbook.\n"), typicalMemory...)
+	b.SetBytes(int64(len(data)))
+	for b.Loop() {
+		Scan(data)
+	}
+}
+
+// BenchmarkScanSecret measures a memory holding a token.
+func BenchmarkScanSecret(b *testing.B) {
+	data := append([]byte("GITHUB_TOKEN="+ghToken+"\n"), typicalMemory...)
+	b.SetBytes(int64(len(data)))
+	for b.Loop() {
+		if len(Scan(data)) != 1 {
+			b.Fatal("want one finding")
+		}
+	}
+}
