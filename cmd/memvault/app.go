@@ -83,6 +83,7 @@ English, with time and layer awareness.`,
 		m.doctorCommand(),
 		m.sampleHistoryCommand(),
 		m.serveCommand(),
+		m.demoCommand(),
 	)
 	markArgErrorsAsUsage(root)
 	return root
