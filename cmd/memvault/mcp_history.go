@@ -2,12 +2,14 @@ package main
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"slices"
 	"strings"
 
 	"github.com/mark3labs/mcp-go/mcp"
 
+	"github.com/memvault/memvault/gitstore"
 	"github.com/memvault/memvault/vault"
 )
 
@@ -31,6 +33,8 @@ type historyOutput struct {
 	Revisions    []historyEntry `json:"revisions"`
 	Supersedes   []string       `json:"supersedes"`
 	SupersededBy []string       `json:"superseded_by"`
+	// Vault says where the memory lives: project or user.
+	Vault string `json:"vault"`
 }
 
 func memoryHistoryTool() mcp.Tool {
@@ -68,34 +72,56 @@ func (m *Main) history(ctx context.Context, id string, current func(id string) (
 	return rel, revs, err
 }
 
-func (t *mcpTools) memoryHistory(ctx context.Context, v *vault.Vault, a *toolArgs) (string, any, error) {
+func (t *mcpTools) memoryHistory(ctx context.Context, vs *openVaults, a *toolArgs) (string, any, error) {
 	id, _ := a.str("id", true)
 	if err := a.done(); err != nil {
 		return "", nil, err
 	}
 	id = strings.TrimSpace(id)
-	if t.history == nil {
-		return "", nil, fmt.Errorf("memory_history: this vault has no git history")
+	// The vault that holds the memory answers; a deleted memory is
+	// looked for in each vault's history, project first.
+	pairs := vs.each()
+	if p, _, err := vs.find(id); err == nil {
+		pairs = []vaultPair{p}
 	}
-	cur, _ := v.Get(id)
-	rel, revs, err := t.history(ctx, id, func(id string) (string, error) {
-		if cur == nil {
-			return "", nil
+	var (
+		cur  *vault.Memory
+		rel  string
+		revs []revision
+		in   vaultPair
+		err  error
+	)
+	for _, p := range pairs {
+		if p.slot.history == nil {
+			continue
 		}
-		return cur.Path, nil
-	})
-	if err != nil {
-		return "", nil, toolError(err)
+		cur, _ = p.v.Get(id)
+		rel, revs, err = p.slot.history(ctx, id, func(id string) (string, error) {
+			if cur == nil {
+				return "", nil
+			}
+			return cur.Path, nil
+		})
+		if err != nil && !errors.Is(err, vault.ErrNotFound) && !errors.Is(err, gitstore.ErrNotFound) {
+			return "", nil, toolError(err)
+		}
+		if cur != nil || len(revs) > 0 {
+			in = p
+			break
+		}
 	}
-	if cur == nil && len(revs) == 0 {
+	if in.v == nil {
+		if pairs[0].slot.history == nil {
+			return "", nil, fmt.Errorf("memory_history: this vault has no git history")
+		}
 		return "", nil, toolError(fmt.Errorf("%w: %s", vault.ErrNotFound, id))
 	}
 	out := historyOutput{ID: id, Title: historyTitle(cur, id, revs), Path: rel, Revisions: []historyEntry{},
-		Supersedes: []string{}, SupersededBy: []string{}}
+		Supersedes: []string{}, SupersededBy: []string{}, Vault: in.slot.name}
 	if cur != nil {
 		out.Supersedes = orEmpty(cur.Supersedes)
 	}
-	for _, m := range v.All() {
+	for _, m := range in.v.All() {
 		if slices.Contains(m.Supersedes, id) {
 			out.SupersededBy = append(out.SupersededBy, m.ID)
 		}

@@ -72,18 +72,25 @@ func (t *mcpTools) loggedPrompt(h server.PromptHandlerFunc) server.PromptHandler
 	}
 }
 
-// readyVault waits for the vault and brings it up to date.
-func (t *mcpTools) readyVault(ctx context.Context) (*vault.Vault, error) {
-	v, err := t.vault.get(ctx)
+// readyVaults waits for the vaults and brings them up to date. Resource
+// reads cannot ask the client for its roots; until a tool call or the
+// roots/list request after initialize has found the project vault they
+// fail, saying what was tried.
+func (t *mcpTools) readyVaults(ctx context.Context) (*openVaults, error) {
+	t.project.wait(ctx)
+	vs, ask, err := t.vaults(ctx, nil)
 	if err != nil {
 		return nil, err
 	}
-	t.refresh(ctx, v)
-	return v, nil
+	if ask {
+		return nil, fmt.Errorf("the project vault is not known yet: the client's roots have not been read; call a tool first")
+	}
+	return vs, nil
 }
 
-// contextDigest renders the session-start digest within budget bytes.
-func contextDigest(v *vault.Vault, budget int) string {
+// contextDigest renders the session-start digest within budget bytes,
+// from every served vault.
+func contextDigest(vs *openVaults, budget int) string {
 	var b strings.Builder
 	b.WriteString("# Project memory\n")
 	full := false
@@ -98,11 +105,13 @@ func contextDigest(v *vault.Vault, budget int) string {
 		}
 		b.WriteString(line)
 	}
-	section := func(title string, rs []vault.Result, keep func(vault.Result) bool) []vault.Result {
+	section := func(title string, q vault.Query, keep func(vault.Result) bool) []vault.Result {
 		var kept []vault.Result
-		for _, r := range rs {
-			if keep == nil || keep(r) {
-				kept = append(kept, r)
+		for _, p := range vs.each() {
+			for _, r := range p.v.Recall(q) {
+				if keep == nil || keep(r) {
+					kept = append(kept, r)
+				}
 			}
 		}
 		if len(kept) == 0 {
@@ -115,10 +124,10 @@ func contextDigest(v *vault.Vault, budget int) string {
 		return kept
 	}
 	var all []vault.Result
-	all = append(all, section("Preferences", v.Recall(vault.Query{Layers: []vault.Layer{vault.Preference}, Limit: 50}), nil)...)
-	all = append(all, section("Project rules (importance 8+)", v.Recall(vault.Query{Layers: []vault.Layer{vault.Project}, Limit: 200}),
+	all = append(all, section("Preferences", vault.Query{Layers: []vault.Layer{vault.Preference}, Limit: 50}, nil)...)
+	all = append(all, section("Project rules (importance 8+)", vault.Query{Layers: []vault.Layer{vault.Project}, Limit: 200},
 		func(r vault.Result) bool { return r.Memory.Importance >= vault.NoDecayImportance })...)
-	all = append(all, section("Recent task state", v.Recall(vault.Query{Layers: []vault.Layer{vault.ShortTerm}, Limit: 10}), nil)...)
+	all = append(all, section("Recent task state", vault.Query{Layers: []vault.Layer{vault.ShortTerm}, Limit: 10}, nil)...)
 	var conflicts []string
 	for _, r := range all {
 		for _, other := range r.PossibleConflict {
@@ -140,11 +149,11 @@ func contextDigest(v *vault.Vault, budget int) string {
 }
 
 func (t *mcpTools) readContext(ctx context.Context, req mcp.ReadResourceRequest) ([]mcp.ResourceContents, error) {
-	v, err := t.readyVault(ctx)
+	vs, err := t.readyVaults(ctx)
 	if err != nil {
 		return nil, err
 	}
-	return []mcp.ResourceContents{mcp.TextResourceContents{URI: contextURI, MIMEType: "text/markdown", Text: contextDigest(v, recallBudgetBytes)}}, nil
+	return []mcp.ResourceContents{mcp.TextResourceContents{URI: contextURI, MIMEType: "text/markdown", Text: contextDigest(vs, recallBudgetBytes)}}, nil
 }
 
 func (t *mcpTools) readMemory(ctx context.Context, req mcp.ReadResourceRequest) ([]mcp.ResourceContents, error) {
@@ -152,16 +161,16 @@ func (t *mcpTools) readMemory(ctx context.Context, req mcp.ReadResourceRequest) 
 	if !ok || id == "" {
 		return nil, fmt.Errorf("%s: want %s{id}", req.Params.URI, memoryURIPrefix)
 	}
-	v, err := t.readyVault(ctx)
+	vs, err := t.readyVaults(ctx)
 	if err != nil {
 		return nil, err
 	}
-	m, err := v.Get(id)
+	p, m, err := vs.find(id)
 	if err != nil {
 		return nil, err
 	}
-	text := fmt.Sprintf("# %s\n\nid: %s  \nlayer: %s  \nimportance: %d  \nstatus: %s  \nversion: %d  \nupdated: %s\n\n%s",
-		m.Title, m.ID, m.Layer, m.Importance, m.Status, m.Version, fmtInstant(m.UpdatedAt), m.Body)
+	text := fmt.Sprintf("# %s\n\nid: %s  \nlayer: %s  \nvault: %s  \nimportance: %d  \nstatus: %s  \nversion: %d  \nupdated: %s\n\n%s",
+		m.Title, m.ID, m.Layer, p.slot.name, m.Importance, m.Status, m.Version, fmtInstant(m.UpdatedAt), m.Body)
 	return []mcp.ResourceContents{mcp.TextResourceContents{URI: req.Params.URI, MIMEType: "text/markdown", Text: text}}, nil
 }
 
@@ -170,11 +179,11 @@ func (t *mcpTools) recallPrompt(ctx context.Context, req mcp.GetPromptRequest) (
 	if query == "" {
 		return nil, fmt.Errorf("query: required")
 	}
-	v, err := t.readyVault(ctx)
+	vs, err := t.readyVaults(ctx)
 	if err != nil {
 		return nil, err
 	}
-	text, _, err := t.recall(ctx, v, newToolArgs(map[string]any{"query": query}))
+	text, _, err := t.recall(ctx, vs, newToolArgs(map[string]any{"query": query}))
 	if err != nil {
 		return nil, err
 	}

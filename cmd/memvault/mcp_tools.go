@@ -1,6 +1,7 @@
 package main
 
 import (
+	"cmp"
 	"context"
 	"encoding/json"
 	"errors"
@@ -8,9 +9,7 @@ import (
 	"log/slog"
 	"slices"
 	"strings"
-	"sync"
 	"time"
-	"unicode"
 
 	"github.com/mark3labs/mcp-go/mcp"
 	"github.com/mark3labs/mcp-go/server"
@@ -25,106 +24,43 @@ const layerHelp = `Layers: transient (L1, scratch for this session, expires in 1
 	`architecture, commands that work); preference (L4, how the developer likes to work, follows them ` +
 	`across sessions); meta (L5, notes about the memory itself).`
 
-// mcpTools serves the memory tools over one vault.
+// mcpTools serves the memory tools over the project vault and, when
+// configured, the user vault.
 type mcpTools struct {
-	vault  *vaultLoader
+	// project finds the project vault; it may stay unknown until the
+	// client reports its roots.
+	project *discovery
+	// user is the user vault's slot; nil without one.
+	user   *vaultSlot
 	logger *slog.Logger
-	// head reads the repository's HEAD; nil never reloads. Another
-	// process (the CLI, a second server) that writes the vault commits,
-	// so a moved HEAD means the in-memory index may be out of date.
-	head func(ctx context.Context) (string, error)
-	// history reads a memory's commits; nil when there is no git.
-	history historyFunc
-
-	mu   sync.Mutex
-	seen string // HEAD when the index was last known current
-	own  string // the last commit this server made
+	notify *notifier
 }
 
-// noteHead records h as a HEAD the index is current with.
-func (t *mcpTools) noteHead(h string) {
-	t.mu.Lock()
-	t.seen = h
-	t.mu.Unlock()
-}
-
-// noteOwnCommit records a commit this server made: its HEAD needs no
-// reload.
-func (t *mcpTools) noteOwnCommit(h string) {
-	if h == "" {
-		return
+// vaults waits for the served vaults and brings them up to date. ask is
+// set, with no error, while the project vault is unknown and the client
+// can be asked for its roots; responses are the client's answers from a
+// multi round-trip retry.
+func (t *mcpTools) vaults(ctx context.Context, responses mcp.InputResponses) (vs *openVaults, ask bool, err error) {
+	slot, ask, err := t.projectSlot(ctx, responses)
+	if err != nil || ask {
+		return nil, ask, err
 	}
-	t.mu.Lock()
-	t.own = h
-	t.mu.Unlock()
-}
-
-// refresh reloads the vault when HEAD moved because of someone else's
-// commit. Changes that are not committed (hand edits, transient
-// memories written by another process) are not seen until then.
-func (t *mcpTools) refresh(ctx context.Context, v *vault.Vault) {
-	if t.head == nil {
-		return
-	}
-	h, err := t.head(ctx)
+	v, err := slot.ready(ctx)
 	if err != nil {
-		t.logger.Warn("read HEAD", "err", err)
-		return
+		return nil, false, err
 	}
-	t.mu.Lock()
-	defer t.mu.Unlock()
-	if h == t.seen {
-		return
-	}
-	t.seen = h
-	if h == t.own {
-		return
-	}
-	start := time.Now()
-	if err := v.Reload(ctx); err != nil {
-		t.logger.Warn("reload the vault after HEAD moved", "head", h, "err", err)
-		return
-	}
-	t.logger.Info("reloaded the vault: HEAD moved", "head", shortHash(h), "duration", time.Since(start).Round(time.Microsecond))
-}
-
-// vaultLoader hands out the vault once it is loaded, so the server can
-// answer initialize at once while a large vault is still being indexed:
-// the first tool call waits for it.
-type vaultLoader struct {
-	ready chan struct{}
-	v     *vault.Vault
-	err   error
-}
-
-// loadVault runs open in the background.
-func loadVault(open func() (*vault.Vault, error)) *vaultLoader {
-	l := &vaultLoader{ready: make(chan struct{})}
-	go func() {
-		defer close(l.ready)
-		l.v, l.err = open()
-	}()
-	return l
-}
-
-// loadedVault wraps a vault that is already open.
-func loadedVault(v *vault.Vault) *vaultLoader {
-	l := &vaultLoader{ready: make(chan struct{}), v: v}
-	close(l.ready)
-	return l
-}
-
-// get waits for the vault.
-func (l *vaultLoader) get(ctx context.Context) (*vault.Vault, error) {
-	select {
-	case <-l.ready:
-		if l.err != nil {
-			return nil, fmt.Errorf("the vault could not be opened: %w", l.err)
+	vs = &openVaults{project: v, pslot: slot}
+	if t.user != nil {
+		uv, err := t.user.ready(ctx)
+		if err != nil {
+			// The project vault still answers; the log says why the
+			// user vault does not.
+			t.logger.Warn("user vault unavailable", "vault", t.user.dir, "err", err)
+		} else {
+			vs.user, vs.uslot = uv, t.user
 		}
-		return l.v, nil
-	case <-ctx.Done():
-		return nil, fmt.Errorf("waiting for the vault to load: %w", ctx.Err())
 	}
+	return vs, false, nil
 }
 
 // register adds every tool to s.
@@ -137,6 +73,7 @@ func (t *mcpTools) register(s *server.MCPServer) {
 	s.AddTool(memoryStatsTool(), t.logged("memory_stats", t.memoryStats))
 	s.AddTool(memoryHistoryTool(), t.logged("memory_history", t.memoryHistory))
 	t.registerResources(s)
+	t.registerRoots(s)
 }
 
 // strictOutputSchema declares T's JSON schema as the tool's output
@@ -191,11 +128,13 @@ func dropNullTypes(node any) {
 
 // toolFunc is a tool body: it returns the readable text and the
 // structured result, or an error that becomes an isError result.
-type toolFunc func(ctx context.Context, v *vault.Vault, args *toolArgs) (text string, structured any, err error)
+type toolFunc func(ctx context.Context, vs *openVaults, args *toolArgs) (text string, structured any, err error)
 
 // logged adapts fn to mcp-go: it turns errors into tool errors (never
 // protocol errors, so the model can read and fix them) and logs one line
-// per call.
+// per call. While the project vault is unknown it asks the client for its
+// roots (a multi round-trip input request, which mcp-go turns into a
+// roots/list request for clients that predate it).
 func (t *mcpTools) logged(name string, fn toolFunc) server.ToolHandlerFunc {
 	return func(ctx context.Context, req mcp.CallToolRequest) (*mcp.CallToolResult, error) {
 		start := time.Now()
@@ -203,20 +142,16 @@ func (t *mcpTools) logged(name string, fn toolFunc) server.ToolHandlerFunc {
 		raw, ok := req.Params.Arguments.(map[string]any)
 		if !ok && req.Params.Arguments != nil {
 			res = mcp.NewToolResultError("arguments: want a JSON object")
-		} else if v, err := t.vault.get(ctx); err != nil {
+		} else if vs, ask, err := t.vaults(ctx, req.Params.InputResponses); err != nil {
 			res = mcp.NewToolResultError(err.Error())
+		} else if ask {
+			t.logger.Info("tool call", "tool", name, "client", clientName(ctx), "waiting_for", "roots")
+			return server.NewInputRequestBuilder("").Roots(rootsInputID).ToolResult(), nil
 		} else {
-			t.refresh(ctx, v)
-			text, structured, err := fn(ctx, v, newToolArgs(raw))
+			text, structured, err := fn(ctx, vs, newToolArgs(raw))
 			if err != nil {
 				res = mcp.NewToolResultError(err.Error())
 			} else {
-				switch o := structured.(type) {
-				case writeOutput:
-					t.noteOwnCommit(o.Commit)
-				case forgetOutput:
-					t.noteOwnCommit(o.Commit)
-				}
 				res = mcp.NewToolResultStructured(structured, text)
 			}
 		}
@@ -298,6 +233,8 @@ type recallResult struct {
 	PossibleConflict []string `json:"possible_conflict"`
 	Path             string   `json:"path"`
 	Version          int      `json:"version"`
+	// Vault says where the memory lives: project or user.
+	Vault string `json:"vault"`
 }
 
 type recallOutput struct {
@@ -308,7 +245,8 @@ func recallTool() mcp.Tool {
 	return mcp.NewTool("recall",
 		mcp.WithDescription(`Search the project's long-term memory (decisions, conventions, preferences, task state) by meaning, in Chinese or English. `+
 			`Call it before answering questions about how this project does things, before making a choice that may already have been decided, `+
-			`and at the start of a task. An empty query lists the most recently updated memories. Results are compact snippets; `+
+			`and at the start of a task. It searches the project vault and the user vault (preferences that follow the developer), `+
+			`each result saying which (vault). An empty query lists the most recently updated memories. Results are compact snippets; `+
 			`call get_memory with an id for the whole text. Superseded and expired memories are hidden unless include_inactive is true. `+
 			layerHelp+` Example: {"query": "how do we run the tests", "limit": 5}`),
 		mcp.WithString("query", mcp.Description(`What to look for, in any language ("部署脚本在哪", "test runner"). Empty: recent memories. Alias: q.`)),
@@ -318,7 +256,7 @@ func recallTool() mcp.Tool {
 		mcp.WithInteger("top_k", mcp.Description("Alias of limit."), mcp.Min(1), mcp.Max(50)),
 		mcp.WithArray("layers", mcp.Description("Only these layers (transient, short-term, project, preference, meta). Default: all."), mcp.WithStringItems()),
 		mcp.WithArray("tags", mcp.Description("Only memories carrying at least one of these tags. A comma-separated string is accepted too."), mcp.WithStringItems()),
-		mcp.WithString("as_of", mcp.Description("Evaluate validity and decay at this instant (RFC3339 or YYYY-MM-DD) instead of now.")),
+		mcp.WithString("as_of", mcp.Description("Answer as of this instant (RFC3339 or YYYY-MM-DD): the vaults as git recorded them then, with validity and decay evaluated then.")),
 		mcp.WithString("since", mcp.Description("Only memories updated at or after this instant (RFC3339 or YYYY-MM-DD).")),
 		mcp.WithBoolean("include_inactive", mcp.Description("Also return archived, superseded, expired and not-yet-effective memories, labelled by status.")),
 		mcp.WithSchemaAdditionalProperties(false),
@@ -331,7 +269,7 @@ func recallTool() mcp.Tool {
 	)
 }
 
-func (t *mcpTools) recall(_ context.Context, v *vault.Vault, a *toolArgs) (string, any, error) {
+func (t *mcpTools) recall(ctx context.Context, vs *openVaults, a *toolArgs) (string, any, error) {
 	var q vault.Query
 	q.Text, _ = a.str("query", false, "q")
 	q.Limit, _ = a.integer("limit", 1, 50, false, "k", "top_k")
@@ -343,7 +281,10 @@ func (t *mcpTools) recall(_ context.Context, v *vault.Vault, a *toolArgs) (strin
 	if err := a.done(); err != nil {
 		return "", nil, err
 	}
-	rs := v.Recall(q)
+	rs, err := recallVaults(ctx, vs, q)
+	if err != nil {
+		return "", nil, err
+	}
 	out := recallOutput{Results: make([]recallResult, 0, len(rs))}
 	var b strings.Builder
 	if len(rs) == 0 {
@@ -356,12 +297,16 @@ func (t *mcpTools) recall(_ context.Context, v *vault.Vault, a *toolArgs) (strin
 			ID: m.ID, Title: m.Title, Layer: m.Layer.String(), Score: round3(r.Score), Snippet: r.Snippet,
 			Tags: orEmpty(m.Tags), UpdatedAt: fmtInstant(m.UpdatedAt), EffectiveAt: fmtInstant(m.EffectiveAt),
 			Status: r.State, Supersedes: refIDs(r.Supersedes), PossibleConflict: orEmpty(r.PossibleConflict),
-			Path: m.Path, Version: m.Version,
+			Path: m.Path, Version: m.Version, Vault: r.scope,
 		}
 		if len(r.SupersededBy) > 0 {
 			res.SupersededBy = refIDs(r.SupersededBy)
 		}
-		entry := fmt.Sprintf("%d. %s [%s, %s, v%d] id=%s\n   %s\n", i+1, m.Title, res.Layer, res.Status, m.Version, m.ID, oneLine(r.Snippet))
+		where := res.Layer
+		if r.scope != projectScope {
+			where += ", " + r.scope + " vault"
+		}
+		entry := fmt.Sprintf("%d. %s [%s, %s, v%d] id=%s\n   %s\n", i+1, m.Title, where, res.Status, m.Version, m.ID, oneLine(r.Snippet))
 		// The first result always goes in; later ones stop at the budget
 		// so a recall never floods the model's context.
 		if i > 0 && b.Len()+len(entry) > budget {
@@ -378,6 +323,47 @@ func (t *mcpTools) recall(_ context.Context, v *vault.Vault, a *toolArgs) (strin
 		}
 	}
 	return strings.TrimRight(b.String(), "\n"), out, nil
+}
+
+// scopedResult is a recall result with the vault it came from.
+type scopedResult struct {
+	vault.Result
+	scope string
+}
+
+// recallVaults runs q on every served vault and merges the results: by
+// score, or by update time for an empty query (which lists recent
+// memories). With q.AsOf each vault is read as git recorded it then, as
+// the CLI's recall --as-of does, so the answer is what was believed at
+// that instant and not only what was valid.
+func recallVaults(ctx context.Context, vs *openVaults, q vault.Query) ([]scopedResult, error) {
+	limit := q.Limit
+	if limit <= 0 {
+		limit = vault.DefaultLimit
+	}
+	var out []scopedResult
+	for _, p := range vs.each() {
+		v := p.v
+		if !q.AsOf.IsZero() && p.slot.asOf != nil {
+			past, err := p.slot.asOf(ctx, q.AsOf)
+			if err != nil {
+				return nil, fmt.Errorf("as_of: read the %s vault at %s: %w", p.slot.name, fmtInstant(q.AsOf), err)
+			}
+			v = past
+		}
+		for _, r := range v.Recall(q) {
+			out = append(out, scopedResult{Result: r, scope: p.slot.name})
+		}
+	}
+	if strings.TrimSpace(q.Text) == "" {
+		slices.SortStableFunc(out, func(a, b scopedResult) int { return b.Memory.UpdatedAt.Compare(a.Memory.UpdatedAt) })
+	} else {
+		slices.SortStableFunc(out, func(a, b scopedResult) int { return cmp.Compare(b.Score, a.Score) })
+	}
+	if len(out) > limit {
+		out = out[:limit]
+	}
+	return out, nil
 }
 
 func refIDs(rs []vault.Ref) []string {
@@ -398,13 +384,16 @@ type writeOutput struct {
 	Version    int      `json:"version"`
 	Commit     string   `json:"commit"`
 	Superseded []string `json:"superseded,omitempty"`
-	// MergedInto is set when remember found an active memory with the
-	// same title in the same layer and updated it instead.
+	// MergedInto is set when remember found an active memory with a
+	// near-identical title in the same layer and updated it instead.
 	MergedInto string `json:"merged_into,omitempty"`
+	// Vault says which vault was written: project or user.
+	Vault string `json:"vault"`
 }
 
-func writeOut(res vault.WriteResult) writeOutput {
-	return writeOutput{ID: res.Memory.ID, Path: res.Memory.Path, Version: res.Memory.Version, Commit: res.Commit, Superseded: res.Superseded}
+func writeOut(res vault.WriteResult, scope string) writeOutput {
+	return writeOutput{ID: res.Memory.ID, Path: res.Memory.Path, Version: res.Memory.Version, Commit: res.Commit,
+		Superseded: res.Superseded, Vault: scope}
 }
 
 func (w writeOutput) text(verb string) string {
@@ -417,6 +406,9 @@ func (w writeOutput) text(verb string) string {
 	if len(w.Superseded) > 0 {
 		s += "; superseded " + strings.Join(w.Superseded, ", ")
 	}
+	if w.Vault != "" && w.Vault != projectScope {
+		s += " (in the " + w.Vault + " vault)"
+	}
 	return s
 }
 
@@ -424,8 +416,9 @@ func rememberTool() mcp.Tool {
 	return mcp.NewTool("remember",
 		mcp.WithDescription(`Save something worth knowing in later sessions: a decision and its reason, a convention, a command that works, `+
 			`a preference the developer stated, the state of an unfinished task. Each call is one git commit. Write the content so it `+
-			`stands alone (what, why, where). If an active memory with the same title exists in the layer, it is updated instead `+
-			`(merged_into names it). When the new memory replaces an old rule, pass the old id in supersedes so the old one stops `+
+			`stands alone (what, why, where). If an active memory with a near-identical title (same words, ignoring case, `+
+			`punctuation and spacing) exists in the layer, it is updated instead (merged_into names it). Preferences go to `+
+			`the user vault, which follows the developer across projects, unless scope is project. When the new memory replaces an old rule, pass the old id in supersedes so the old one stops `+
 			`being returned as current. `+layerHelp+
 			` Example: {"title": "Tests use pytest", "content": "Run tests with pytest -q; unittest is not used.", "layer": "project", "tags": ["testing"], "reason": "user said so"}`),
 		mcp.WithString("title", mcp.Required(), mcp.Description("One line naming the memory (at most 200 characters).")),
@@ -438,6 +431,7 @@ func rememberTool() mcp.Tool {
 		mcp.WithArray("supersedes", mcp.Description("Ids of memories this one replaces; they are marked superseded in the same commit."), mcp.WithStringItems()),
 		mcp.WithArray("links", mcp.Description("Ids of related memories."), mcp.WithStringItems()),
 		mcp.WithString("reason", mcp.Description("Why this is recorded; goes into the commit message.")),
+		mcp.WithString("scope", mcp.Description("Which vault: project (this repository) or user (follows the developer across projects). Default: user for the preference layer when a user vault is served, else project."), mcp.Enum(projectScope, userScope)),
 		mcp.WithSchemaAdditionalProperties(false),
 		strictOutputSchema[writeOutput](),
 		mcp.WithTitleAnnotation("Remember"),
@@ -448,7 +442,7 @@ func rememberTool() mcp.Tool {
 	)
 }
 
-func (t *mcpTools) remember(ctx context.Context, v *vault.Vault, a *toolArgs) (string, any, error) {
+func (t *mcpTools) remember(ctx context.Context, vs *openVaults, a *toolArgs) (string, any, error) {
 	var n vault.NewMemory
 	n.Title, _ = a.str("title", true)
 	n.Content, _ = a.str("content", true)
@@ -459,56 +453,55 @@ func (t *mcpTools) remember(ctx context.Context, v *vault.Vault, a *toolArgs) (s
 	n.ExpiresAt, _ = a.instant("expires_at")
 	n.Supersedes, _ = a.list("supersedes")
 	n.Links, _ = a.list("links")
+	scope, _ := a.str("scope", false)
 	reason, _ := a.str("reason", false)
 	if err := a.done(); err != nil {
 		return "", nil, err
 	}
+	target, err := rememberTarget(vs, n.Layer, scope)
+	if err != nil {
+		return "", nil, err
+	}
 	by := vault.Author{Reason: reason, Client: clientName(ctx)}
 	if len(n.Supersedes) == 0 && strings.TrimSpace(n.Title) != "" {
-		if dup := sameTitle(v, n); dup != nil {
-			return t.mergeInto(ctx, v, dup, n, by)
+		if dup := nearDuplicate(target.v, n); dup != nil {
+			return t.mergeInto(ctx, target, dup, n, by)
 		}
 	}
-	res, err := v.Create(ctx, n, by)
+	res, err := target.v.Create(ctx, n, by)
 	if err != nil {
 		return "", nil, toolError(err)
 	}
-	out := writeOut(res)
+	target.slot.noteOwnCommit(res.Commit)
+	out := writeOut(res, target.slot.name)
 	return out.text("remembered"), out, nil
 }
 
-// sameTitle finds an active memory in n's layer whose title is the same
-// as n's once case, spacing and punctuation are ignored: models often
-// remember the same thing twice, and one memory that evolves is better
-// than two that drift apart.
-func sameTitle(v *vault.Vault, n vault.NewMemory) *vault.Memory {
-	layer := n.Layer
-	if layer == 0 {
-		layer = vault.Project
-	}
-	want := titleKey(n.Title)
-	for _, r := range v.Recall(vault.Query{Text: n.Title, Limit: 5, Layers: []vault.Layer{layer}}) {
-		if r.State == string(vault.StatusActive) && titleKey(r.Memory.Title) == want {
-			return r.Memory
+// rememberTarget picks the vault a new memory goes to: the one scope
+// names, else the user vault for preferences (they follow the developer
+// across projects), else the project vault.
+func rememberTarget(vs *openVaults, layer vault.Layer, scope string) (vaultPair, error) {
+	switch s := strings.ToLower(strings.TrimSpace(scope)); s {
+	case "":
+		if layer == vault.Preference && vs.user != nil {
+			return vaultPair{vs.uslot, vs.user}, nil
 		}
-	}
-	return nil
-}
-
-// titleKey normalises a title for duplicate detection.
-func titleKey(s string) string {
-	var b strings.Builder
-	for _, r := range strings.ToLower(s) {
-		if unicode.IsLetter(r) || unicode.IsDigit(r) {
-			b.WriteRune(r)
+		return vaultPair{vs.pslot, vs.project}, nil
+	case projectScope:
+		return vaultPair{vs.pslot, vs.project}, nil
+	case userScope:
+		if vs.user == nil {
+			return vaultPair{}, fmt.Errorf("scope: no user vault is served; start memvault serve with --user-vault DIR (a git repository) or create %s", "~/"+userVaultName)
 		}
+		return vaultPair{vs.uslot, vs.user}, nil
+	default:
+		return vaultPair{}, fmt.Errorf("scope: want project or user, got %q", scope)
 	}
-	return b.String()
 }
 
 // mergeInto updates dup with what remember was given instead of adding a
 // near-duplicate; the previous text stays in git history.
-func (t *mcpTools) mergeInto(ctx context.Context, v *vault.Vault, dup *vault.Memory, n vault.NewMemory, by vault.Author) (string, any, error) {
+func (t *mcpTools) mergeInto(ctx context.Context, target vaultPair, dup *vault.Memory, n vault.NewMemory, by vault.Author) (string, any, error) {
 	p := vault.Patch{Content: &n.Content}
 	tags := append(slices.Clone(dup.Tags), n.Tags...)
 	p.Tags = &tags
@@ -525,17 +518,18 @@ func (t *mcpTools) mergeInto(ctx context.Context, v *vault.Vault, dup *vault.Mem
 		links := append(slices.Clone(dup.Links), n.Links...)
 		p.Links = &links
 	}
-	res, err := v.Update(ctx, dup.ID, dup.Version, p, by)
+	res, err := target.v.Update(ctx, dup.ID, dup.Version, p, by)
 	if errors.Is(err, vault.ErrUnchanged) {
-		out := writeOutput{ID: dup.ID, Path: dup.Path, Version: dup.Version, MergedInto: dup.ID}
+		out := writeOutput{ID: dup.ID, Path: dup.Path, Version: dup.Version, MergedInto: dup.ID, Vault: target.slot.name}
 		return fmt.Sprintf("already remembered as %s (version %d); nothing changed", dup.ID, dup.Version), out, nil
 	}
 	if err != nil {
 		return "", nil, toolError(err)
 	}
-	out := writeOut(res)
+	target.slot.noteOwnCommit(res.Commit)
+	out := writeOut(res, target.slot.name)
 	out.MergedInto = dup.ID
-	return out.text("merged into existing memory; updated"), out, nil
+	return out.text(fmt.Sprintf("merged into existing memory %q; updated", dup.Title)), out, nil
 }
 
 // get_memory
@@ -558,6 +552,8 @@ type memoryOutput struct {
 	Client      string   `json:"client,omitempty"`
 	Path        string   `json:"path"`
 	Body        string   `json:"body"`
+	// Vault says where the memory lives: project or user.
+	Vault string `json:"vault"`
 }
 
 func getMemoryTool() mcp.Tool {
@@ -575,23 +571,25 @@ func getMemoryTool() mcp.Tool {
 	)
 }
 
-func (t *mcpTools) getMemory(_ context.Context, v *vault.Vault, a *toolArgs) (string, any, error) {
+func (t *mcpTools) getMemory(_ context.Context, vs *openVaults, a *toolArgs) (string, any, error) {
 	id, _ := a.str("id", true)
 	if err := a.done(); err != nil {
 		return "", nil, err
 	}
-	m, err := v.Get(strings.TrimSpace(id))
+	p, m, err := vs.find(strings.TrimSpace(id))
 	if err != nil {
 		return "", nil, toolError(err)
 	}
+	v := p.v
 	out := memoryOutput{
 		ID: m.ID, Title: m.Title, Layer: m.Layer.String(), Importance: m.Importance, Tags: orEmpty(m.Tags),
 		Status: string(m.Status), Version: m.Version, CreatedAt: fmtInstant(m.CreatedAt), UpdatedAt: fmtInstant(m.UpdatedAt),
 		EffectiveAt: fmtInstant(m.EffectiveAt), ExpiresAt: fmtInstant(m.ExpiresAt), Supersedes: orEmpty(m.Supersedes),
 		Links: orEmpty(m.Links), Related: refIDs(v.Related(m)), Client: m.Source.Client, Path: m.Path, Body: m.Body,
+		Vault: p.slot.name,
 	}
 	var b strings.Builder
-	fmt.Fprintf(&b, "%s\nid: %s\nlayer: %s  importance: %d  status: %s  version: %d\npath: %s\n", m.Title, m.ID, out.Layer, m.Importance, m.Status, m.Version, m.Path)
+	fmt.Fprintf(&b, "%s\nid: %s\nlayer: %s  importance: %d  status: %s  version: %d\npath: %s (%s vault)\n", m.Title, m.ID, out.Layer, m.Importance, m.Status, m.Version, m.Path, p.slot.name)
 	if len(m.Tags) > 0 {
 		fmt.Fprintf(&b, "tags: %s\n", strings.Join(m.Tags, ", "))
 	}
@@ -627,7 +625,7 @@ func updateMemoryTool() mcp.Tool {
 	)
 }
 
-func (t *mcpTools) updateMemory(ctx context.Context, v *vault.Vault, a *toolArgs) (string, any, error) {
+func (t *mcpTools) updateMemory(ctx context.Context, vs *openVaults, a *toolArgs) (string, any, error) {
 	id, _ := a.str("id", true)
 	expected, _ := a.integer("expected_version", 1, 1<<30, true)
 	var p vault.Patch
@@ -653,11 +651,16 @@ func (t *mcpTools) updateMemory(ctx context.Context, v *vault.Vault, a *toolArgs
 	if err := a.done(); err != nil {
 		return "", nil, err
 	}
-	res, err := v.Update(ctx, strings.TrimSpace(id), expected, p, vault.Author{Reason: reason, Client: clientName(ctx)})
+	target, _, err := vs.find(strings.TrimSpace(id))
 	if err != nil {
 		return "", nil, toolError(err)
 	}
-	out := writeOut(res)
+	res, err := target.v.Update(ctx, strings.TrimSpace(id), expected, p, vault.Author{Reason: reason, Client: clientName(ctx)})
+	if err != nil {
+		return "", nil, toolError(err)
+	}
+	target.slot.noteOwnCommit(res.Commit)
+	out := writeOut(res, target.slot.name)
 	return out.text("updated"), out, nil
 }
 
@@ -669,6 +672,7 @@ type forgetOutput struct {
 	Path    string `json:"path"`
 	Version int    `json:"version,omitempty"`
 	Commit  string `json:"commit"`
+	Vault   string `json:"vault"`
 }
 
 func forgetTool() mcp.Tool {
@@ -689,18 +693,23 @@ func forgetTool() mcp.Tool {
 	)
 }
 
-func (t *mcpTools) forget(ctx context.Context, v *vault.Vault, a *toolArgs) (string, any, error) {
+func (t *mcpTools) forget(ctx context.Context, vs *openVaults, a *toolArgs) (string, any, error) {
 	id, _ := a.str("id", true)
 	reason, _ := a.str("reason", true)
 	remove := a.boolean("delete")
 	if err := a.done(); err != nil {
 		return "", nil, err
 	}
-	res, err := v.Forget(ctx, strings.TrimSpace(id), remove, vault.Author{Reason: reason, Client: clientName(ctx)})
+	target, _, err := vs.find(strings.TrimSpace(id))
 	if err != nil {
 		return "", nil, toolError(err)
 	}
-	out := forgetOutput{ID: strings.TrimSpace(id), Action: "archived", Commit: res.Commit}
+	res, err := target.v.Forget(ctx, strings.TrimSpace(id), remove, vault.Author{Reason: reason, Client: clientName(ctx)})
+	if err != nil {
+		return "", nil, toolError(err)
+	}
+	target.slot.noteOwnCommit(res.Commit)
+	out := forgetOutput{ID: strings.TrimSpace(id), Action: "archived", Commit: res.Commit, Vault: target.slot.name}
 	if remove {
 		out.Action = "deleted"
 	}
@@ -716,7 +725,8 @@ func (t *mcpTools) forget(ctx context.Context, v *vault.Vault, a *toolArgs) (str
 
 // memory_stats
 
-type statsOutput struct {
+// vaultStats summarises one vault.
+type vaultStats struct {
 	Vault    string         `json:"vault"`
 	Total    int            `json:"total"`
 	ByLayer  map[string]int `json:"by_layer"`
@@ -729,9 +739,22 @@ type statsOutput struct {
 	LoadedAt string         `json:"loaded_at"`
 }
 
+// statsOutput is the project vault's summary, with the user vault's when
+// one is served.
+type statsOutput struct {
+	vaultStats
+	UserVault *vaultStats `json:"user_vault,omitempty"`
+}
+
+func statsOf(v *vault.Vault) vaultStats {
+	s := v.Stats()
+	return vaultStats{Vault: s.Dir, Total: s.Total, ByLayer: s.ByLayer, ByStatus: s.ByStatus, InForce: s.InForce,
+		Expired: s.Expired, Future: s.Future, Errors: s.Errors, Warnings: s.Warnings, LoadedAt: fmtInstant(s.LoadedAt)}
+}
+
 func memoryStatsTool() mcp.Tool {
 	return mcp.NewTool("memory_stats",
-		mcp.WithDescription(`Summarise the memory vault: where it is, how many memories per layer and status, and how many files fail to parse. `+
+		mcp.WithDescription(`Summarise the memory vaults (the project's, and the user's when one is served): where they are, how many memories per layer and status, and how many files fail to parse. `+
 			`Call it to check the vault is reachable or when recall returns surprisingly little. Example: {}`),
 		mcp.WithSchemaAdditionalProperties(false),
 		strictOutputSchema[statsOutput](),
@@ -743,16 +766,24 @@ func memoryStatsTool() mcp.Tool {
 	)
 }
 
-func (t *mcpTools) memoryStats(_ context.Context, v *vault.Vault, a *toolArgs) (string, any, error) {
+func (t *mcpTools) memoryStats(_ context.Context, vs *openVaults, a *toolArgs) (string, any, error) {
 	if err := a.done(); err != nil {
 		return "", nil, err
 	}
-	s := v.Stats()
-	out := statsOutput{Vault: s.Dir, Total: s.Total, ByLayer: s.ByLayer, ByStatus: s.ByStatus, InForce: s.InForce,
-		Expired: s.Expired, Future: s.Future, Errors: s.Errors, Warnings: s.Warnings, LoadedAt: fmtInstant(s.LoadedAt)}
-	b, err := json.Marshal(out)
+	out := statsOutput{vaultStats: statsOf(vs.project)}
+	b, err := json.Marshal(out.vaultStats)
 	if err != nil {
 		return "", nil, err
 	}
-	return fmt.Sprintf("%d memories in %s: %s", s.Total, s.Dir, b), out, nil
+	text := fmt.Sprintf("%d memories in %s: %s", out.Total, out.Vault, b)
+	if vs.user != nil {
+		u := statsOf(vs.user)
+		out.UserVault = &u
+		ub, err := json.Marshal(u)
+		if err != nil {
+			return "", nil, err
+		}
+		text += fmt.Sprintf("\nuser vault: %d memories in %s: %s", u.Total, u.Vault, ub)
+	}
+	return text, out, nil
 }

@@ -28,7 +28,7 @@ func inProcessTools(t *testing.T, now time.Time) (*vault.Vault, *client.Client) 
 		t.Fatal(err)
 	}
 	s := server.NewMCPServer("memvault", serverVersion, server.WithToolCapabilities(false), server.WithResourceCapabilities(false, false), server.WithPromptCapabilities(false), server.WithOutputSchemaValidation())
-	(&mcpTools{vault: loadedVault(v), logger: slog.New(slog.NewTextHandler(io.Discard, nil))}).register(s)
+	testTools(v, nil).register(s)
 	c, err := client.NewInProcessClient(s)
 	if err != nil {
 		t.Fatal(err)
@@ -45,6 +45,16 @@ func inProcessTools(t *testing.T, now time.Time) (*vault.Vault, *client.Client) 
 		t.Fatal(err)
 	}
 	return v, c
+}
+
+// testTools serves project (and user, when not nil) without git.
+func testTools(project, user *vault.Vault) *mcpTools {
+	logger := slog.New(slog.NewTextHandler(io.Discard, nil))
+	t := &mcpTools{logger: logger, project: fixedDiscovery(&vaultSlot{name: projectScope, dir: project.Dir(), loader: loadedVault(project), logger: logger})}
+	if user != nil {
+		t.user = &vaultSlot{name: userScope, dir: user.Dir(), loader: loadedVault(user), logger: logger}
+	}
+	return t
 }
 
 func callTool(t *testing.T, c *client.Client, name string, args map[string]any) (*mcp.CallToolResult, string) {

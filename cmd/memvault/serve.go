@@ -7,6 +7,7 @@ import (
 	"io"
 	"log/slog"
 	"os"
+	"path/filepath"
 
 	"github.com/mark3labs/mcp-go/server"
 	"github.com/spf13/cobra"
@@ -25,7 +26,8 @@ const serverInstructions = `memvault is this project's shared long-term memory, 
 	`preference is worth keeping for later sessions. Chinese and English both work.`
 
 func (m *Main) serveCommand() *cobra.Command {
-	var logFile, httpAddr, token string
+	var logFile, httpAddr, token, userVault string
+	var noUserVault bool
 	cmd := &cobra.Command{
 		Use:   "serve",
 		Short: "Serve the vault to AI assistants over MCP (stdio, or HTTP with --http)",
@@ -34,7 +36,13 @@ and other MCP clients. Standard output carries only the protocol; one log
 line per tool call goes to standard error (or --log-file). Every write is a
 git commit whose Memory-Client trailer names the client (its
 clientInfo.name, else "mcp"). The vault is indexed in the background:
-initialize is answered at once and the first tool call waits for the index.`,
+initialize is answered at once and the first tool call waits for the index.
+
+Without --vault the project vault is .memory at the git root of the
+working directory, else at the git root of the first root the client
+reports (MCP roots). The user vault (--user-vault, default ~/.memvault when
+it exists) holds preferences that follow the developer across projects;
+recall searches both. See docs/mcp.md.`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			ctx := cmd.Context()
@@ -57,63 +65,58 @@ initialize is answered at once and the first tool call waits for the index.`,
 			}
 			logger := slog.New(slog.NewTextHandler(logOut, &slog.HandlerOptions{Level: slog.LevelInfo}))
 
-			// Fail at once, with the usual message, when there is no
-			// repository: a server that starts and then refuses every
-			// call is harder to diagnose.
-			dir, err := m.resolveVaultDir()
+			// An explicit --vault outside git fails at once, with the
+			// usual message: a server that starts and then refuses every
+			// call is harder to diagnose. Without --vault the server
+			// starts anyway and waits for the client's roots.
+			projectDir, cwd, err := m.serveProjectDir(ctx)
 			if err != nil {
 				return err
 			}
-			probe, err := openGit(ctx, dir)
-			if errors.Is(err, gitstore.ErrNotRepository) {
-				return notRepository(dir)
-			}
-			if err != nil {
-				return fmt.Errorf("open git repository: %w", err)
-			}
-			// HEAD before the load: a commit that lands while the vault
-			// loads moves it, and the first tool call reloads.
-			st, err := probe.State(ctx)
-			probe.Close()
-			if err != nil {
-				return fmt.Errorf("read HEAD: %w", err)
+			userDir := ""
+			if !noUserVault {
+				if userDir, err = m.userVaultDir(ctx, userVault, logger); err != nil {
+					return err
+				}
 			}
 
-			var store *gitstore.Store
-			tools := &mcpTools{logger: logger, seen: st.Head, history: m.history}
-			tools.head = func(ctx context.Context) (string, error) {
-				st, err := store.State(ctx)
-				return st.Head, err
-			}
-			tools.vault = loadVault(func() (*vault.Vault, error) {
-				v, s, err := m.openGitVault(ctx, true)
-				if err != nil {
-					logger.Error("open vault", "vault", dir, "err", err)
-					return nil, err
-				}
-				store = s
-				logger.Info("vault loaded", "vault", v.Dir(), "memories", v.Stats().Total)
-				return v, nil
-			})
+			notify := newNotifier(logger)
+			var opened []*servedVault
 			defer func() {
-				<-tools.vault.ready
-				if store != nil {
-					store.Close()
+				for _, o := range opened {
+					o.close()
 				}
 			}()
+			open := func(name, dir string) *vaultSlot {
+				o := m.openServedVault(ctx, name, dir, logger, notify)
+				opened = append(opened, o)
+				return o.slot
+			}
+			tools := &mcpTools{logger: logger, notify: notify,
+				project: &discovery{logger: logger, cwd: cwd, open: func(dir string) *vaultSlot { return open(projectScope, dir) }}}
+			if projectDir != "" {
+				tools.project.found(projectDir)
+			}
+			if userDir != "" && userDir != projectDir {
+				tools.user = open(userScope, userDir)
+			}
 
+			hooks := &server.Hooks{}
+			notify.hook(hooks)
 			s := server.NewMCPServer("memvault", serverVersion,
 				server.WithToolCapabilities(false),
-				server.WithResourceCapabilities(false, false),
+				server.WithResourceCapabilities(true, true),
 				server.WithPromptCapabilities(false),
 				server.WithInstructions(serverInstructions),
+				server.WithHooks(hooks),
 				server.WithRecovery(),
 			)
+			notify.srv = s
 			tools.register(s)
 			if httpAddr != "" {
 				return m.serveHTTP(ctx, s, tools, httpAddr, token, logger)
 			}
-			logger.Info("serving", "vault", dir, "transport", "stdio")
+			logger.Info("serving", "vault", projectDir, "user_vault", userDir, "transport", "stdio")
 			if err := server.NewStdioServer(s).Listen(ctx, m.Stdin, m.Stdout); err != nil && ctx.Err() == nil {
 				return fmt.Errorf("serve: %w", err)
 			}
@@ -123,5 +126,89 @@ initialize is answered at once and the first tool call waits for the index.`,
 	cmd.Flags().StringVar(&logFile, "log-file", "", "append logs to this file instead of standard error")
 	cmd.Flags().StringVar(&httpAddr, "http", "", "serve streamable HTTP at this address (e.g. 127.0.0.1:7391) instead of stdio")
 	cmd.Flags().StringVar(&token, "token", "", "bearer token every HTTP request must carry (default $MEMVAULT_TOKEN); required beyond loopback")
+	cmd.Flags().StringVar(&userVault, "user-vault", "", "vault of preferences that follow you across projects, in a git repository (default ~/.memvault when it exists)")
+	cmd.Flags().BoolVar(&noUserVault, "no-user-vault", false, "serve the project vault only")
 	return cmd
+}
+
+// serveProjectDir finds the project vault at startup: --vault (which must
+// be in a git repository), else .memory at the git root of the working
+// directory. It returns "" and the working directory when neither
+// decides, and the client's roots are to be asked.
+func (m *Main) serveProjectDir(ctx context.Context) (dir, cwd string, err error) {
+	if m.vaultDir == "" {
+		wd, err := os.Getwd()
+		if err != nil {
+			return "", "", fmt.Errorf("working directory: %w", err)
+		}
+		root, ok := gitRoot(wd)
+		if !ok {
+			return "", wd, nil
+		}
+		return filepath.Join(root, ".memory"), "", nil
+	}
+	dir, err = m.resolveVaultDir()
+	if err != nil {
+		return "", "", err
+	}
+	probe, err := openGit(ctx, dir)
+	if errors.Is(err, gitstore.ErrNotRepository) {
+		return "", "", notRepository(dir)
+	}
+	if err != nil {
+		return "", "", fmt.Errorf("open git repository: %w", err)
+	}
+	probe.Close()
+	return dir, "", nil
+}
+
+// servedVault is a vault the server opened, with what closes it.
+type servedVault struct {
+	slot  *vaultSlot
+	store *gitstore.Store
+	stop  func() // ends change notifications
+}
+
+// close waits for the load and releases the repository.
+func (o *servedVault) close() {
+	<-o.slot.loader.ready
+	if o.stop != nil {
+		o.stop()
+	}
+	if o.store != nil {
+		o.store.Close()
+	}
+}
+
+// openServedVault starts loading the vault at dir in the background and
+// returns at once; tool calls wait for the load.
+func (m *Main) openServedVault(ctx context.Context, name, dir string, logger *slog.Logger, notify *notifier) *servedVault {
+	mm := m.forVault(dir, logger, name)
+	o := &servedVault{slot: &vaultSlot{name: name, dir: dir, logger: logger, history: mm.history, asOf: mm.asOfVault}}
+	o.slot.head = func(ctx context.Context) (string, error) {
+		st, err := o.store.State(ctx)
+		return st.Head, err
+	}
+	o.slot.loader = loadVault(func() (*vault.Vault, error) {
+		// HEAD before the load: a commit that lands while the vault
+		// loads moves it, and the first tool call reloads.
+		if probe, err := openGit(ctx, dir); err == nil {
+			if st, err := probe.State(ctx); err == nil {
+				o.slot.noteHead(st.Head)
+			}
+			probe.Close()
+		}
+		v, s, err := mm.openGitVault(ctx, true)
+		if err != nil {
+			logger.Error("open vault", "vault", dir, "err", err)
+			return nil, err
+		}
+		o.store = s
+		o.stop = notify.watch(v)
+		logger.Info("vault loaded", "vault", v.Dir(), "scope", name, "memories", v.Stats().Total)
+		// Helper W's file watcher: startLive(ctx, v, logger) belongs
+		// here, so it runs for the project and the user vault alike.
+		return v, nil
+	})
+	return o
 }

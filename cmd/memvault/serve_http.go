@@ -68,24 +68,9 @@ func guard(h http.Handler, token string) http.Handler {
 
 // healthz reports whether the server can answer, as JSON.
 func (t *mcpTools) healthz(w http.ResponseWriter, r *http.Request) {
-	out := map[string]any{"status": "loading"}
-	select {
-	case <-t.vault.ready:
-		if t.vault.err != nil {
-			out["status"], out["error"] = "error", t.vault.err.Error()
-			break
-		}
-		st := t.vault.v.Stats()
-		out["status"], out["vault"], out["memories"], out["loaded_at"] = "ok", st.Dir, st.Total, fmtInstant(st.LoadedAt)
-		if t.head != nil {
-			if h, err := t.head(r.Context()); err == nil {
-				out["git_head"] = h
-			}
-		}
-	default:
-	}
+	out, failed := t.health(r.Context())
 	w.Header().Set("Content-Type", "application/json")
-	if out["status"] == "error" {
+	if failed {
 		w.WriteHeader(http.StatusServiceUnavailable)
 	}
 	json.NewEncoder(w).Encode(out)

@@ -1,0 +1,132 @@
+package main
+
+import (
+	"context"
+	"log/slog"
+	"strings"
+	"sync"
+
+	"github.com/mark3labs/mcp-go/mcp"
+	"github.com/mark3labs/mcp-go/server"
+
+	"github.com/memvault/memvault/vault"
+)
+
+// notifier tells clients when the vaults change: every client gets
+// notifications/resources/list_changed when memories appear or disappear,
+// and a client subscribed to memory://memories/{id} or memory://context
+// gets notifications/resources/updated for it. It learns of changes from
+// vault.Subscribe, so writes through the tools, reloads after another
+// process committed and the file watcher's refreshes all count.
+type notifier struct {
+	srv    *server.MCPServer
+	logger *slog.Logger
+
+	mu   sync.Mutex
+	subs map[string]map[string]bool // session id -> subscribed URIs
+}
+
+func newNotifier(logger *slog.Logger) *notifier {
+	return &notifier{logger: logger, subs: map[string]map[string]bool{}}
+}
+
+// hook records resources/subscribe and resources/unsubscribe per session;
+// mcp-go acknowledges them but leaves the bookkeeping to the server.
+func (n *notifier) hook(h *server.Hooks) {
+	h.AddAfterSubscribe(func(ctx context.Context, _ any, req *mcp.SubscribeRequest, _ *mcp.EmptyResult) {
+		if s := server.ClientSessionFromContext(ctx); s != nil {
+			n.subscribe(s.SessionID(), req.Params.URI)
+		}
+	})
+	h.AddAfterUnsubscribe(func(ctx context.Context, _ any, req *mcp.UnsubscribeRequest, _ *mcp.EmptyResult) {
+		if s := server.ClientSessionFromContext(ctx); s != nil {
+			n.unsubscribe(s.SessionID(), req.Params.URI)
+		}
+	})
+	h.AddOnUnregisterSession(func(_ context.Context, s server.ClientSession) {
+		n.mu.Lock()
+		delete(n.subs, s.SessionID())
+		n.mu.Unlock()
+	})
+}
+
+func (n *notifier) subscribe(session, uri string) {
+	n.mu.Lock()
+	defer n.mu.Unlock()
+	if n.subs[session] == nil {
+		n.subs[session] = map[string]bool{}
+	}
+	n.subs[session][uri] = true
+}
+
+func (n *notifier) unsubscribe(session, uri string) {
+	n.mu.Lock()
+	defer n.mu.Unlock()
+	delete(n.subs[session], uri)
+}
+
+// watch subscribes to v's changes until cancel is called.
+func (n *notifier) watch(v *vault.Vault) (cancel func()) {
+	var mu sync.Mutex
+	known := map[string]bool{}
+	for _, m := range v.All() {
+		known[m.ID] = true
+	}
+	return v.Subscribe(func(c vault.Change) {
+		mu.Lock()
+		listChanged := c.Full
+		if c.Full {
+			known = map[string]bool{}
+			for _, m := range v.All() {
+				known[m.ID] = true
+			}
+		}
+		for _, id := range c.IDs {
+			_, err := v.Get(id)
+			if now := err == nil; now != known[id] {
+				listChanged = true
+				if now {
+					known[id] = true
+				} else {
+					delete(known, id)
+				}
+			}
+		}
+		mu.Unlock()
+		n.changed(c, listChanged)
+	})
+}
+
+// changed sends the notifications one vault change calls for.
+func (n *notifier) changed(c vault.Change, listChanged bool) {
+	if n.srv == nil {
+		return
+	}
+	if listChanged {
+		n.srv.SendNotificationToAllClients(mcp.MethodNotificationResourcesListChanged, nil)
+	}
+	ids := make(map[string]bool, len(c.IDs))
+	for _, id := range c.IDs {
+		ids[id] = true
+	}
+	type send struct{ session, uri string }
+	var out []send
+	n.mu.Lock()
+	for session, uris := range n.subs {
+		for uri := range uris {
+			id, isMemory := strings.CutPrefix(uri, memoryURIPrefix)
+			// The digest may change with any memory; a memory's own
+			// resource only when it is among the changed ones.
+			if uri == contextURI || (isMemory && (c.Full || ids[id])) {
+				out = append(out, send{session, uri})
+			}
+		}
+	}
+	n.mu.Unlock()
+	for _, s := range out {
+		err := n.srv.SendNotificationToSpecificClient(s.session, mcp.MethodNotificationResourceUpdated, map[string]any{"uri": s.uri})
+		if err != nil {
+			n.logger.Warn("notify", "uri", s.uri, "session", s.session, "err", err)
+		}
+	}
+}

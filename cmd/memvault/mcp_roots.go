@@ -1,0 +1,229 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"log/slog"
+	"net/url"
+	"path/filepath"
+	"runtime"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/mark3labs/mcp-go/mcp"
+	"github.com/mark3labs/mcp-go/server"
+)
+
+// rootsInputID keys the roots request in a multi round-trip tool result.
+const rootsInputID = "roots"
+
+// rootsTimeout bounds one roots/list request to the client.
+const rootsTimeout = 30 * time.Second
+
+// discovery finds the project vault when --vault is not given: .memory at
+// the git root of the working directory, else at the git root of the
+// first root the client reports (MCP roots) that lies in a repository.
+// Until one is found every tool call asks the client for its roots again,
+// so a client that reports them late, or changes them, still gets served.
+type discovery struct {
+	open   func(dir string) *vaultSlot
+	logger *slog.Logger
+	// cwd is the working directory the server looked at first, for the
+	// error message; "" when --vault or the working directory decided.
+	cwd string
+
+	mu       sync.Mutex
+	slot     *vaultSlot
+	inflight chan struct{} // closed when the pending roots/list answer is in
+	tried    []string      // roots looked at, each with why it did not do
+}
+
+// fixedDiscovery is a discovery that already knows its vault.
+func fixedDiscovery(slot *vaultSlot) *discovery {
+	return &discovery{slot: slot}
+}
+
+// get returns the project vault's slot, nil while it is unknown.
+func (d *discovery) get() *vaultSlot {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	return d.slot
+}
+
+// found settles the project vault at dir; the first answer wins.
+func (d *discovery) found(dir string) *vaultSlot {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	if d.slot == nil {
+		d.slot = d.open(dir)
+		d.logger.Info("project vault found", "vault", dir)
+	}
+	return d.slot
+}
+
+// wait blocks while a roots/list request is out.
+func (d *discovery) wait(ctx context.Context) {
+	d.mu.Lock()
+	ch := d.inflight
+	d.mu.Unlock()
+	if ch == nil {
+		return
+	}
+	select {
+	case <-ch:
+	case <-ctx.Done():
+	}
+}
+
+// fromRoots settles the vault from the client's roots: the first one
+// inside a git repository decides.
+func (d *discovery) fromRoots(roots []mcp.Root) (*vaultSlot, error) {
+	if s := d.get(); s != nil {
+		return s, nil
+	}
+	var tried []string
+	for _, r := range roots {
+		dir, why := rootDir(r.URI)
+		if why != "" {
+			tried = append(tried, fmt.Sprintf("%s (%s)", r.URI, why))
+			continue
+		}
+		if top, ok := gitRoot(dir); ok {
+			return d.found(filepath.Join(top, ".memory")), nil
+		}
+		tried = append(tried, fmt.Sprintf("%s (not in a git repository)", r.URI))
+	}
+	if len(roots) == 0 {
+		tried = append(tried, "the client reported no roots")
+	}
+	d.mu.Lock()
+	d.tried = tried
+	d.mu.Unlock()
+	return nil, d.errNoVault()
+}
+
+// rootDir turns a root's file:// URI into a local folder; why says what
+// is wrong with it otherwise.
+func rootDir(uri string) (dir, why string) {
+	u, err := url.Parse(uri)
+	if err != nil {
+		return "", "not a URI"
+	}
+	if u.Scheme != "file" {
+		return "", "not a file:// URI"
+	}
+	p := u.Path
+	if runtime.GOOS == "windows" {
+		p = strings.TrimPrefix(p, "/")
+	}
+	if p == "" || !filepath.IsAbs(filepath.FromSlash(p)) {
+		return "", "not an absolute path"
+	}
+	return filepath.Clean(filepath.FromSlash(p)), ""
+}
+
+// errNoVault says what was tried to find the project vault.
+func (d *discovery) errNoVault() error {
+	d.mu.Lock()
+	tried := d.tried
+	d.mu.Unlock()
+	var b strings.Builder
+	b.WriteString("no project vault: --vault was not given")
+	if d.cwd != "" {
+		fmt.Fprintf(&b, "; the working directory %s is not in a git repository", d.cwd)
+	}
+	if len(tried) > 0 {
+		fmt.Fprintf(&b, "; client roots tried: %s", strings.Join(tried, ", "))
+	} else {
+		b.WriteString("; the client reports no roots")
+	}
+	b.WriteString(". Start the server inside the project's repository, pass --vault DIR, or open the project in the client so it reports it as a root")
+	return fmt.Errorf("%s", b.String())
+}
+
+// request asks the client for its roots in the background, once at a
+// time, and settles the vault from the answer. It is how clients of the
+// protocol versions before 2026-07-28 are served: they are asked right
+// after initialize, so the vault loads before the first tool call.
+func (d *discovery) request(ctx context.Context, ask func(context.Context) (*mcp.ListRootsResult, error)) {
+	d.mu.Lock()
+	if d.slot != nil || d.inflight != nil {
+		d.mu.Unlock()
+		return
+	}
+	ch := make(chan struct{})
+	d.inflight = ch
+	d.mu.Unlock()
+	go func() {
+		defer func() {
+			d.mu.Lock()
+			d.inflight = nil
+			d.mu.Unlock()
+			close(ch)
+		}()
+		ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), rootsTimeout)
+		defer cancel()
+		res, err := ask(ctx)
+		if err != nil {
+			d.logger.Warn("roots/list", "err", err)
+			d.mu.Lock()
+			d.tried = []string{"roots/list failed: " + err.Error()}
+			d.mu.Unlock()
+			return
+		}
+		if _, err := d.fromRoots(res.Roots); err != nil {
+			d.logger.Warn("no vault among the client's roots", "err", err)
+		}
+	}()
+}
+
+// clientHasRoots reports whether the client declared the roots
+// capability, per request (protocol 2026-07-28) or at initialize.
+func clientHasRoots(ctx context.Context) bool {
+	if info := server.RequestProtocolInfoFromContext(ctx); info != nil && info.ClientCapabilities != nil {
+		return info.ClientCapabilities.Roots != nil
+	}
+	if s, ok := server.ClientSessionFromContext(ctx).(server.SessionWithClientInfo); ok {
+		return s.GetClientCapabilities().Roots != nil
+	}
+	return false
+}
+
+// registerRoots asks clients for their roots once they are initialized,
+// and again when they say their roots changed, while the project vault
+// is unknown.
+func (t *mcpTools) registerRoots(s *server.MCPServer) {
+	ask := func(ctx context.Context, _ mcp.JSONRPCNotification) {
+		if t.project.get() != nil || !clientHasRoots(ctx) {
+			return
+		}
+		t.project.request(ctx, func(ctx context.Context) (*mcp.ListRootsResult, error) {
+			return s.RequestRoots(ctx, mcp.ListRootsRequest{Request: mcp.Request{Method: string(mcp.MethodListRoots)}})
+		})
+	}
+	s.AddNotificationHandler(string(mcp.MethodNotificationInitialized), ask)
+	s.AddNotificationHandler(mcp.MethodNotificationRootsListChanged, ask)
+}
+
+// projectSlot returns the project vault's slot. While it is unknown it
+// uses the roots in responses (a multi round-trip retry), else reports
+// ask: the caller returns a roots input request, which mcp-go turns into
+// a roots/list request for older clients.
+func (t *mcpTools) projectSlot(ctx context.Context, responses mcp.InputResponses) (slot *vaultSlot, ask bool, err error) {
+	if s := t.project.get(); s != nil {
+		return s, false, nil
+	}
+	t.project.wait(ctx)
+	if s := t.project.get(); s != nil {
+		return s, false, nil
+	}
+	if roots := server.RootsResponse(responses, rootsInputID); roots != nil {
+		s, err := t.project.fromRoots(roots.Roots)
+		return s, false, err
+	}
+	if responses == nil && clientHasRoots(ctx) {
+		return nil, true, nil
+	}
+	return nil, false, t.project.errNoVault()
+}

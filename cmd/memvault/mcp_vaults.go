@@ -1,0 +1,239 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"sync"
+	"time"
+
+	"github.com/memvault/memvault/vault"
+)
+
+// Names of the vaults one server serves, as tool results report them in
+// their vault field.
+const (
+	projectScope = "project"
+	userScope    = "user"
+)
+
+// vaultSlot is one vault the server serves, the project's or the user's,
+// with what the tools need around it: the background load, the git HEAD
+// it is current with, its history and its past states.
+type vaultSlot struct {
+	name   string // projectScope or userScope
+	dir    string // the vault folder
+	loader *vaultLoader
+	logger *slog.Logger
+	// head reads the repository's HEAD; nil never reloads. Another
+	// process (the CLI, a second server) that writes the vault commits,
+	// so a moved HEAD means the in-memory index may be out of date.
+	head func(ctx context.Context) (string, error)
+	// history reads a memory's commits; nil when there is no git.
+	history historyFunc
+	// asOf returns the vault as recorded at an instant (git-aware, like
+	// the CLI's recall --as-of); nil means valid time only.
+	asOf func(ctx context.Context, at time.Time) (*vault.Vault, error)
+
+	mu   sync.Mutex
+	seen string // HEAD when the index was last known current
+	own  string // the last commit this server made
+}
+
+// noteHead records h as a HEAD the index is current with.
+func (s *vaultSlot) noteHead(h string) {
+	s.mu.Lock()
+	s.seen = h
+	s.mu.Unlock()
+}
+
+// noteOwnCommit records a commit this server made: its HEAD needs no
+// reload.
+func (s *vaultSlot) noteOwnCommit(h string) {
+	if h == "" {
+		return
+	}
+	s.mu.Lock()
+	s.own = h
+	s.mu.Unlock()
+}
+
+// ready waits for the vault and brings it up to date.
+func (s *vaultSlot) ready(ctx context.Context) (*vault.Vault, error) {
+	v, err := s.loader.get(ctx)
+	if err != nil {
+		return nil, fmt.Errorf("%s vault %s: %w", s.name, s.dir, err)
+	}
+	s.refresh(ctx, v)
+	return v, nil
+}
+
+// refresh reloads the vault when HEAD moved because of someone else's
+// commit. Changes that are not committed (hand edits, transient
+// memories written by another process) are not seen until then, or
+// until the file watcher reports them.
+func (s *vaultSlot) refresh(ctx context.Context, v *vault.Vault) {
+	if s.head == nil {
+		return
+	}
+	h, err := s.head(ctx)
+	if err != nil {
+		s.logger.Warn("read HEAD", "vault", s.name, "err", err)
+		return
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if h == s.seen {
+		return
+	}
+	s.seen = h
+	if h == s.own {
+		return
+	}
+	start := time.Now()
+	if err := v.Reload(ctx); err != nil {
+		s.logger.Warn("reload the vault after HEAD moved", "vault", s.name, "head", h, "err", err)
+		return
+	}
+	s.logger.Info("reloaded the vault: HEAD moved", "vault", s.name, "head", shortHash(h), "duration", time.Since(start).Round(time.Microsecond))
+}
+
+// vaultLoader hands out the vault once it is loaded, so the server can
+// answer initialize at once while a large vault is still being indexed:
+// the first tool call waits for it.
+type vaultLoader struct {
+	ready chan struct{}
+	v     *vault.Vault
+	err   error
+}
+
+// loadVault runs open in the background.
+func loadVault(open func() (*vault.Vault, error)) *vaultLoader {
+	l := &vaultLoader{ready: make(chan struct{})}
+	go func() {
+		defer close(l.ready)
+		l.v, l.err = open()
+	}()
+	return l
+}
+
+// loadedVault wraps a vault that is already open.
+func loadedVault(v *vault.Vault) *vaultLoader {
+	l := &vaultLoader{ready: make(chan struct{}), v: v}
+	close(l.ready)
+	return l
+}
+
+// get waits for the vault.
+func (l *vaultLoader) get(ctx context.Context) (*vault.Vault, error) {
+	select {
+	case <-l.ready:
+		if l.err != nil {
+			return nil, fmt.Errorf("the vault could not be opened: %w", l.err)
+		}
+		return l.v, nil
+	case <-ctx.Done():
+		return nil, fmt.Errorf("waiting for the vault to load: %w", ctx.Err())
+	}
+}
+
+// loaded returns the vault if it finished loading, without waiting.
+func (l *vaultLoader) loaded() *vault.Vault {
+	select {
+	case <-l.ready:
+		return l.v
+	default:
+		return nil
+	}
+}
+
+// openVaults is what one tool call works on: the project vault and, when
+// configured, the user vault, both loaded and current.
+type openVaults struct {
+	project *vault.Vault
+	user    *vault.Vault // nil without a user vault
+	pslot   *vaultSlot
+	uslot   *vaultSlot
+}
+
+// each lists the open vaults with their slots, project first.
+func (o *openVaults) each() []vaultPair {
+	out := []vaultPair{{o.pslot, o.project}}
+	if o.user != nil {
+		out = append(out, vaultPair{o.uslot, o.user})
+	}
+	return out
+}
+
+// vaultPair is one open vault with its slot.
+type vaultPair struct {
+	slot *vaultSlot
+	v    *vault.Vault
+}
+
+// find returns the vault holding id, project first.
+func (o *openVaults) find(id string) (vaultPair, *vault.Memory, error) {
+	var firstErr error
+	for _, p := range o.each() {
+		m, err := p.v.Get(id)
+		if err == nil {
+			return p, m, nil
+		}
+		if firstErr == nil || !errors.Is(err, vault.ErrNotFound) {
+			firstErr = err
+		}
+	}
+	return vaultPair{}, nil, firstErr
+}
+
+// slotFor returns the pair for a slot name; ok is false when that vault
+// is not served.
+func (o *openVaults) slotFor(name string) (vaultPair, bool) {
+	for _, p := range o.each() {
+		if p.slot.name == name {
+			return p, true
+		}
+	}
+	return vaultPair{}, false
+}
+
+// health describes the served vaults for GET /healthz: status is ok,
+// loading (or waiting for the client's roots) or error, with the project
+// vault's folder, memory count, load time and git HEAD, and the user
+// vault's under user_vault. failed is set when a vault could not open.
+func (t *mcpTools) health(ctx context.Context) (out map[string]any, failed bool) {
+	out = map[string]any{"status": "loading"}
+	slot := t.project.get()
+	if slot == nil {
+		out["waiting_for"] = "roots"
+		return out, false
+	}
+	describe := func(s *vaultSlot, into map[string]any) bool {
+		select {
+		case <-s.loader.ready:
+		default:
+			into["status"] = "loading"
+			return false
+		}
+		if s.loader.err != nil {
+			into["status"], into["error"] = "error", s.loader.err.Error()
+			return true
+		}
+		st := s.loader.v.Stats()
+		into["status"], into["vault"], into["memories"], into["loaded_at"] = "ok", st.Dir, st.Total, fmtInstant(st.LoadedAt)
+		if s.head != nil {
+			if h, err := s.head(ctx); err == nil {
+				into["git_head"] = h
+			}
+		}
+		return false
+	}
+	failed = describe(slot, out)
+	if t.user != nil {
+		u := map[string]any{}
+		describe(t.user, u)
+		out["user_vault"] = u
+	}
+	return out, failed
+}
