@@ -144,13 +144,26 @@ func runeStart(b []byte, n int) int {
 	return n
 }
 
-// parseBody walks the goldmark AST of src into a Body.
+// parseBody walks the Markdown of src into a Body: with fastBody when it
+// can, else with goldmark.
 func parseBody(src []byte) Body {
 	var b Body
 	if len(bytes.TrimSpace(src)) == 0 {
 		return b
 	}
 	src = markdownSource(src)
+	w := bodyWalker{src: src, b: &b, text: make([]byte, 0, len(src))}
+	if !fastBody(src, &w) {
+		return goldmarkBody(src)
+	}
+	b.Text = string(w.text)
+	return b
+}
+
+// goldmarkBody walks the goldmark AST of src (already bounded by
+// markdownSource) into a Body. It is the reference for fastBody.
+func goldmarkBody(src []byte) Body {
+	var b Body
 	doc := markdown.Parse(text.NewReader(src))
 	w := bodyWalker{src: src, b: &b, text: make([]byte, 0, len(src))}
 	w.blocks(doc)
