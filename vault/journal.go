@@ -1,29 +1,65 @@
 package vault
 
 import (
+	"bytes"
 	"context"
+	"crypto/sha256"
+	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"os"
-	"path/filepath"
+	"slices"
 	"strings"
 )
 
 // JournalName is the write-ahead note of a write in progress. It sits in
 // the vault folder (a dot-file: never loaded, never watched, git-ignored)
-// and lists the files a write is about to change and the commit message,
-// so a process that dies between writing files and committing them can be
-// finished by the next one.
+// and holds every file change a write is about to make and its commit
+// message, so a process that dies anywhere between starting the write and
+// committing it can be finished by the next one.
 const JournalName = ".memvault-journal.json"
 
+// journal is the content of JournalName.
 type journal struct {
 	Message string   `json:"message"`
-	Paths   []string `json:"paths"` // vault-relative
+	Paths   []string `json:"paths"` // vault-relative, to commit
 	Commit  bool     `json:"commit"`
+	// Ops are the file changes with their new content. A journal written
+	// before Ops existed only lists Paths; Recover then commits the files
+	// as they are.
+	Ops []journalOp `json:"ops,omitempty"`
 }
 
-func (v *Vault) journalPath() string { return filepath.Join(v.dir, JournalName) }
+// journalOp is one file change of a journaled write.
+type journalOp struct {
+	Path   string `json:"path"` // vault-relative
+	Data   []byte `json:"data,omitempty"`
+	Remove bool   `json:"remove,omitempty"`
+	// Before is the SHA-256 of the file before the write, "" when it did
+	// not exist. Recover redoes a change only while the file still holds
+	// that content (or already the new one): anything else is an edit made
+	// after the crash, and it is kept.
+	Before string `json:"before"`
+}
+
+func journalOps(ops []fileOp) []journalOp {
+	out := make([]journalOp, len(ops))
+	for i, op := range ops {
+		out[i] = journalOp{Path: op.rel, Data: op.data, Remove: op.data == nil}
+		if op.existed {
+			out[i].Before = hashHex(op.old)
+		}
+	}
+	return out
+}
+
+func hashHex(b []byte) string {
+	sum := sha256.Sum256(b)
+	return hex.EncodeToString(sum[:])
+}
+
+func (v *Vault) journalPath() string { return v.dir + string(os.PathSeparator) + JournalName }
 
 func (v *Vault) writeJournal(j journal) error {
 	data, err := json.Marshal(j)
@@ -35,11 +71,11 @@ func (v *Vault) writeJournal(j journal) error {
 
 func (v *Vault) clearJournal() error { return removeFile(v.journalPath()) }
 
-// Recover finishes a write that a previous process left half done: the
-// files were written but not committed. It commits them as they are now,
-// with the original message and a Memory-Recovered trailer, and reports the
-// vault-relative paths it committed. Without a pending journal it does
-// nothing.
+// Recover finishes a write that a previous process left half done. It
+// redoes the journaled file changes that did not happen yet (skipping files
+// changed since), commits the files with the original message and a
+// Memory-Recovered trailer, and reports the vault-relative paths it
+// committed. Without a pending journal it does nothing.
 func (v *Vault) Recover(ctx context.Context) ([]string, error) {
 	if v.readOnly {
 		return nil, nil
@@ -57,6 +93,17 @@ func (v *Vault) Recover(ctx context.Context) ([]string, error) {
 		if err := json.Unmarshal(data, &j); err != nil {
 			return fmt.Errorf("%s is not valid JSON (%v): remove it after checking `git status`", JournalName, err)
 		}
+		var removed, touched []string
+		for _, op := range j.Ops {
+			if err := v.redo(op); err != nil {
+				return fmt.Errorf("finish the interrupted write: %w", err)
+			}
+			if op.Remove {
+				removed = append(removed, op.Path)
+			} else {
+				touched = append(touched, op.Path)
+			}
+		}
 		if j.Commit && v.committer != nil && len(j.Paths) > 0 {
 			abs := make([]string, len(j.Paths))
 			for i, rel := range j.Paths {
@@ -72,10 +119,50 @@ func (v *Vault) Recover(ctx context.Context) ([]string, error) {
 			}
 			done = j.Paths
 		}
-		if err := v.Refresh(ctx, j.Paths); err != nil {
+		// Removed files first, as in writeSet.rels.
+		if err := v.Refresh(ctx, mdPaths(slices.Concat(removed, touched, j.Paths))); err != nil {
 			return err
 		}
 		return v.clearJournal()
 	})
 	return done, err
+}
+
+// redo applies one journaled change if the file still holds what it held
+// before the write.
+func (v *Vault) redo(op journalOp) error {
+	p, err := v.safePath(op.Path)
+	if err != nil {
+		return fmt.Errorf("%s lists %q: %w", JournalName, op.Path, err)
+	}
+	cur, err := os.ReadFile(p)
+	exists := err == nil
+	if err != nil && !isNotExistErr(err) {
+		return fmt.Errorf("read %s: %w", op.Path, err)
+	}
+	switch {
+	case op.Remove && !exists:
+		return nil // already gone
+	case !op.Remove && exists && bytes.Equal(cur, op.Data):
+		return nil // already written
+	case exists && hashHex(cur) != op.Before, !exists && op.Before != "":
+		return nil // changed since the crash: keep it, commit it as it is
+	case op.Remove:
+		return removeFile(p)
+	default:
+		return writeFileAtomic(p, op.Data, 0o644)
+	}
+}
+
+// mdPaths keeps the memory files of rels, without duplicates.
+func mdPaths(rels []string) []string {
+	seen := make(map[string]bool, len(rels))
+	out := rels[:0:0]
+	for _, r := range rels {
+		if strings.HasSuffix(r, ".md") && !seen[r] {
+			seen[r] = true
+			out = append(out, r)
+		}
+	}
+	return out
 }

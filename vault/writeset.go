@@ -1,11 +1,14 @@
 package vault
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
+	"io/fs"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"time"
 )
@@ -64,12 +67,23 @@ func (w *writeSet) apply(ctx context.Context, message string, commit bool) (stri
 		// The first write creates the vault's scaffolding in the same commit.
 		w.ops = append([]fileOp{{rel: GitignoreName, data: []byte(GitignoreContent)}}, w.ops...)
 	}
-	for _, op := range w.ops {
+	// Removals go last: a process that dies between moving a memory's
+	// file and removing the old one leaves two copies, never none.
+	slices.SortStableFunc(w.ops, func(a, b fileOp) int { return cmp.Compare(boolInt(a.data == nil), boolInt(b.data == nil)) })
+	for i := range w.ops {
+		op := &w.ops[i]
 		// Before anything is written: a symbolic link on the way is refused,
 		// never followed.
-		if _, err := v.safePath(op.rel); err != nil {
+		p, err := v.safePath(op.rel)
+		if err != nil {
 			return "", err
 		}
+		// What was there before, for a rollback and for the journal.
+		old, err := os.ReadFile(p)
+		if err != nil && !errors.Is(err, fs.ErrNotExist) {
+			return "", fmt.Errorf("read %s: %w", op.rel, err)
+		}
+		op.existed, op.old = err == nil, old
 	}
 	committing := commit && v.committer != nil
 	var paths []string // absolute paths to commit
@@ -86,7 +100,7 @@ func (w *writeSet) apply(ctx context.Context, message string, commit bool) (stri
 			r, _ := filepath.Rel(v.dir, p)
 			rels = append(rels, filepath.ToSlash(r))
 		}
-		if err := v.writeJournal(journal{Message: message, Paths: rels, Commit: true}); err != nil {
+		if err := v.writeJournal(journal{Message: message, Paths: rels, Commit: true, Ops: journalOps(w.ops)}); err != nil {
 			return "", fmt.Errorf("write journal: %w", err)
 		}
 	}
@@ -106,9 +120,7 @@ func (w *writeSet) apply(ctx context.Context, message string, commit bool) (stri
 	for i := range w.ops {
 		op := &w.ops[i]
 		p := filepath.Join(v.dir, filepath.FromSlash(op.rel))
-		old, err := os.ReadFile(p)
-		op.existed = err == nil
-		op.old = old
+		var err error
 		if op.data == nil {
 			err = removeFile(p)
 		} else {
@@ -152,12 +164,24 @@ func (w *writeSet) finish(ctx context.Context, message string, commit bool, id s
 	return WriteResult{Memory: m, Commit: hash, Superseded: superseded}, nil
 }
 
+// rels lists the memory files of the write for Refresh, removals first:
+// Refresh skips a file whose id another indexed file still holds, so a
+// moved memory's old file must leave the index before the new one enters.
 func (w *writeSet) rels() []string {
 	out := make([]string, 0, len(w.ops))
-	for _, op := range w.ops {
-		if strings.HasSuffix(op.rel, ".md") {
-			out = append(out, op.rel)
+	for _, removed := range []bool{true, false} {
+		for _, op := range w.ops {
+			if (op.data == nil) == removed && strings.HasSuffix(op.rel, ".md") {
+				out = append(out, op.rel)
+			}
 		}
 	}
 	return out
+}
+
+func boolInt(b bool) int {
+	if b {
+		return 1
+	}
+	return 0
 }

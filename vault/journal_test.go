@@ -1,0 +1,135 @@
+package vault
+
+import (
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+)
+
+// TestRecoverRedoesTheJournal leaves a journaled write at each point a
+// crash can stop it and checks that Recover completes it, keeps a file
+// edited after the crash, and commits the listed paths.
+func TestRecoverRedoesTheJournal(t *testing.T) {
+	const (
+		oldA   = "---\nid: a\ntitle: A\n---\nold A\n"
+		newA   = "---\nid: a\ntitle: A\nversion: 2\n---\nnew A\n"
+		newB   = "---\nid: b\ntitle: B\n---\nnew B\n"
+		oldC   = "---\nid: c\ntitle: C\n---\nC\n"
+		edited = "---\nid: a\ntitle: A\n---\nedited by hand after the crash\n"
+	)
+	ops := []fileOp{
+		{rel: "project/b.md", data: []byte(newB)},
+		{rel: "project/a.md", data: []byte(newA), old: []byte(oldA), existed: true},
+		{rel: "short-term/c.md", old: []byte(oldC), existed: true},
+	}
+	tests := []struct {
+		name   string
+		done   int               // ops applied before the crash
+		after  map[string]string // files changed after the crash
+		want   map[string]string // rel -> content; "" means absent
+		wantMd []string
+	}{
+		{name: "before any file", done: 0,
+			want: map[string]string{"project/a.md": newA, "project/b.md": newB, "short-term/c.md": ""}},
+		{name: "after the first file", done: 1,
+			want: map[string]string{"project/a.md": newA, "project/b.md": newB, "short-term/c.md": ""}},
+		{name: "after every file", done: 3,
+			want: map[string]string{"project/a.md": newA, "project/b.md": newB, "short-term/c.md": ""}},
+		{name: "hand edit after the crash is kept", done: 0, after: map[string]string{"project/a.md": edited},
+			want: map[string]string{"project/a.md": edited, "project/b.md": newB, "short-term/c.md": ""}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			dir := t.TempDir()
+			put := func(rel, s string) {
+				t.Helper()
+				p := filepath.Join(dir, filepath.FromSlash(rel))
+				mustMkdir(t, filepath.Dir(p))
+				if err := os.WriteFile(p, []byte(s), 0o644); err != nil {
+					t.Fatal(err)
+				}
+			}
+			put(GitignoreName, GitignoreContent)
+			put("project/a.md", oldA)
+			put("short-term/c.md", oldC)
+			c := &recordingCommitter{}
+			v, err := Open(t.Context(), dir, Options{Committer: c})
+			if err != nil {
+				t.Fatal(err)
+			}
+			rels := []string{"project/a.md", "project/b.md", "short-term/c.md"}
+			if err := v.writeJournal(journal{Message: "memory(project): update \"A\"\n", Paths: rels, Commit: true, Ops: journalOps(ops)}); err != nil {
+				t.Fatal(err)
+			}
+			for _, op := range ops[:tt.done] {
+				p := filepath.Join(dir, filepath.FromSlash(op.rel))
+				if op.data == nil {
+					os.Remove(p)
+				} else {
+					os.WriteFile(p, op.data, 0o644)
+				}
+			}
+			for rel, s := range tt.after {
+				put(rel, s)
+			}
+			got, err := v.Recover(t.Context())
+			if err != nil {
+				t.Fatalf("Recover: %v", err)
+			}
+			if !slices.Equal(got, rels) {
+				t.Errorf("Recover committed %v, want %v", got, rels)
+			}
+			for rel, want := range tt.want {
+				data, err := os.ReadFile(filepath.Join(dir, filepath.FromSlash(rel)))
+				if want == "" {
+					if err == nil {
+						t.Errorf("%s still exists:\n%s", rel, data)
+					}
+					continue
+				}
+				if string(data) != want {
+					t.Errorf("%s = %q, want %q", rel, data, want)
+				}
+			}
+			if len(c.commits) != 1 || !strings.Contains(c.commits[0].message, "Memory-Recovered:") {
+				t.Errorf("commits = %+v, want one with a Memory-Recovered trailer", c.commits)
+			}
+			if _, err := os.Stat(filepath.Join(dir, JournalName)); err == nil {
+				t.Error("journal left after Recover")
+			}
+			if _, err := v.Get("b"); err != nil {
+				t.Errorf("the redone memory is not indexed: %v", err)
+			}
+			// A second Recover has nothing to do.
+			if got, err := v.Recover(t.Context()); err != nil || got != nil {
+				t.Errorf("second Recover = %v, %v; want nothing", got, err)
+			}
+		})
+	}
+}
+
+// TestUpdateMovesBeforeRemoving checks the order of a layer move's file
+// changes: the new file is written before the old one goes, so a crash in
+// between leaves two copies and never none.
+func TestUpdateMovesBeforeRemoving(t *testing.T) {
+	dir := t.TempDir()
+	v, err := Open(t.Context(), dir, Options{Committer: &recordingCommitter{}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	res, err := v.Create(t.Context(), NewMemory{Title: "Moving", Layer: ShortTerm}, Author{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	w := &writeSet{v: v}
+	w.remove(res.Memory.Path)
+	w.put("project/moving.md", []byte("---\nid: x\n---\n"))
+	if _, err := w.apply(t.Context(), "move", false); err != nil {
+		t.Fatal(err)
+	}
+	if w.ops[0].data == nil || w.ops[len(w.ops)-1].data != nil {
+		t.Errorf("ops applied as %v, want the removal last", w.ops)
+	}
+}
