@@ -112,7 +112,8 @@ func (b *builder) add(r loaded) {
 	if len(r.diags) > 0 {
 		b.diags[r.rel] = r.diags
 	}
-	m := r.mem
+	_, had := b.old[r.rel]
+	m := keepLastGood(r, had)
 	prep := r.prep
 	if m == nil {
 		// Keep the last good version searchable, marked stale.

@@ -146,7 +146,7 @@ func (v *Vault) applyLocked(r loaded) []string {
 		v.diags[r.rel] = r.diags
 	}
 	oldID, had := v.byPath[r.rel]
-	m := r.mem
+	m := keepLastGood(r, had)
 	if m == nil {
 		if !had {
 			return nil

@@ -1,0 +1,22 @@
+// Package watcher follows a vault folder on disk and reports what changed,
+// in batches, to whatever keeps the index.
+//
+// It watches the folder and every subfolder with fsnotify (adding folders
+// created later), ignores dot-files, dot-folders such as .git, and files
+// that are not Markdown, and waits until a burst of events has settled
+// before it hands the changed paths over. Events are only hints: at the end
+// of a burst the consumer re-reads each named file, so it does not matter
+// how an editor saved it (in place, through a temp file and a rename, with
+// swap and backup files around it). A burst larger than a threshold, or one
+// that renamed or removed a folder, becomes one full reload instead, and a
+// burst is held back while a Busy check (git's index.lock) says a checkout
+// is still writing, so a branch switch lands as one consistent update.
+//
+// When the system cannot watch (the inotify watch limit is reached, or the
+// file system sends no events) the watcher falls back to rescanning the
+// folder periodically, comparing sizes and modification times, and logs a
+// warning that says how to raise the limit.
+//
+// The watcher knows nothing of memories: it talks to a Sink, declared here
+// and implemented over the vault in cmd/memvault.
+package watcher

@@ -1,0 +1,94 @@
+package watcher
+
+import (
+	"slices"
+	"testing"
+	"time"
+)
+
+func TestPendingDecide(t *testing.T) {
+	t0 := time.Date(2026, 11, 30, 12, 0, 0, 0, time.UTC)
+	ms := func(n int) time.Time { return t0.Add(time.Duration(n) * time.Millisecond) }
+	const quiet, maxWait = 50 * time.Millisecond, time.Second
+	tests := []struct {
+		name   string
+		events []int // ms after t0
+		full   bool
+		now    int
+		busy   bool
+		want   decision
+	}{
+		{name: "empty", now: 100, want: decision{}},
+		{name: "still settling", events: []int{0, 30}, now: 60, want: decision{wait: ms(80)}},
+		{name: "settled", events: []int{0, 30}, now: 80, want: decision{flush: true}},
+		{name: "settled but busy", events: []int{0}, now: 60, busy: true, want: decision{wait: ms(110)}},
+		{name: "busy past max wait", events: []int{0}, now: 1000, busy: true, want: decision{flush: true}},
+		{name: "endless burst hits max wait", events: []int{0, 400, 800, 990}, now: 1000, want: decision{flush: true}},
+		{name: "wait capped by max wait", events: []int{0, 980}, now: 990, want: decision{wait: ms(1000)}},
+		{name: "full only", full: true, now: 10, want: decision{wait: ms(50)}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			var p pending
+			for _, e := range tt.events {
+				p.add("a.md", ms(e))
+			}
+			if tt.full {
+				p.addFull(t0)
+			}
+			got := p.decide(ms(tt.now), quiet, maxWait, tt.busy)
+			if got != tt.want {
+				t.Errorf("decide = %+v, want %+v", got, tt.want)
+			}
+		})
+	}
+}
+
+func TestPendingTake(t *testing.T) {
+	var p pending
+	now := time.Now()
+	for _, r := range []string{"b.md", "a.md", "b.md", "c/d.md"} {
+		p.add(r, now)
+	}
+	paths, full := p.take()
+	if want := []string{"a.md", "b.md", "c/d.md"}; !slices.Equal(paths, want) || full {
+		t.Errorf("take = %v, %v; want %v, false", paths, full, want)
+	}
+	if !p.empty() {
+		t.Errorf("after take: not empty: %+v", p)
+	}
+	p.addFull(now)
+	if paths, full = p.take(); len(paths) != 0 || !full {
+		t.Errorf("take after addFull = %v, %v; want [], true", paths, full)
+	}
+}
+
+func TestHasDotPartAndWanted(t *testing.T) {
+	w := newWatcher("/v", nil, Options{})
+	tests := []struct {
+		rel  string
+		want bool
+	}{
+		{"project/a.md", true},
+		{"project/A.MD", true},
+		{".git/HEAD", false},
+		{"project/.a.md.swp", false},
+		{"project/.a.md.tmp-123", false},
+		{".obsidian/x.md", false},
+		{"project/a.md~", false},
+		{"project/4913", false},
+		{"project/a.md___jb_tmp___", false},
+		{"project/a.md___jb_old___", false},
+		{"project/#a.md#", false},
+		{"project/a.txt", false},
+		{".", false},
+		{"../x.md", false},
+	}
+	for _, tt := range tests {
+		t.Run(tt.rel, func(t *testing.T) {
+			if got := w.wanted(tt.rel); got != tt.want {
+				t.Errorf("wanted(%q) = %v, want %v", tt.rel, got, tt.want)
+			}
+		})
+	}
+}
