@@ -242,6 +242,7 @@ func readAllInto(b []byte, f *os.File, size int64) ([]byte, error) {
 // file name, layer from the folder, dates from the modification time.
 func toMemory(rel string, data []byte, modTime time.Time) (*Memory, []*Diagnostic) {
 	doc, diags := parser.Parse(rel, data)
+	diags = append(diags, secretDiagnostics(rel, data)...)
 	if doc == nil {
 		return nil, diags
 	}

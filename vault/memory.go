@@ -19,6 +19,7 @@ var (
 	ErrDuplicateID    = errors.New("duplicate memory id")
 	ErrOutsideVault   = errors.New("path outside the vault")
 	ErrSupersedesSelf = errors.New("a memory cannot supersede itself")
+	ErrSecret         = errors.New("secret detected")
 )
 
 // Status is a memory's lifecycle state.

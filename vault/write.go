@@ -474,7 +474,7 @@ func validateFields(title, content *string, layer *Layer, tags *[]string, import
 	if len(by.Reason) > MaxReasonBytes {
 		return fmt.Errorf("%w: reason: %d bytes, limit %d", ErrInvalid, len(by.Reason), MaxReasonBytes)
 	}
-	return nil
+	return refuseSecrets(title, content, tags) // secretdiag.go
 }
 
 // applyPatch sets the changed fields on doc and bumps version and
