@@ -1,0 +1,40 @@
+package gitstore
+
+import (
+	"path/filepath"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+)
+
+func TestWalkStagedReadsTheIndexNotTheWorkTree(t *testing.T) {
+	dir, s := newRepo(t)
+	writeFile(t, filepath.Join(dir, ".memory", "project", "a.md"), "staged a\n")
+	writeFile(t, filepath.Join(dir, ".memory", "project", "b.md"), "staged b\n")
+	writeFile(t, filepath.Join(dir, "README.md"), "outside\n")
+	stage(t, dir, ".memory/project/a.md", ".memory/project/b.md", "README.md")
+	// Work-tree edits after staging are not what a commit would record.
+	writeFile(t, filepath.Join(dir, ".memory", "project", "a.md"), "edited, not staged\n")
+	writeFile(t, filepath.Join(dir, ".memory", "project", "c.md"), "untracked\n")
+
+	got := map[string]string{}
+	err := s.WalkStaged(t.Context(), "", filepath.Join(dir, ".memory"), func(path string, data []byte) error {
+		got[path] = string(data)
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := map[string]string{".memory/project/a.md": "staged a\n", ".memory/project/b.md": "staged b\n"}
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("staged files (-want +got):\n%s", diff)
+	}
+}
+
+func TestWalkStagedWithoutIndex(t *testing.T) {
+	dir, s := newRepo(t)
+	n := 0
+	if err := s.WalkStaged(t.Context(), "", dir, func(string, []byte) error { n++; return nil }); err != nil || n != 0 {
+		t.Errorf("WalkStaged on an empty repository = %d calls, %v; want 0, nil", n, err)
+	}
+}
