@@ -8,6 +8,9 @@ import (
 	"path/filepath"
 )
 
+// tempInfix marks writeFileAtomic's temp files: ".<name>.tmp-<random>".
+const tempInfix = ".tmp-"
+
 // writeFileAtomic replaces path with data so that readers (and a crash)
 // see either the old or the new content: a temp file in the same folder,
 // fsync, rename, fsync of the folder. The temp file is removed on error.
@@ -17,7 +20,7 @@ func writeFileAtomic(path string, data []byte, perm fs.FileMode) (err error) {
 		return fmt.Errorf("create folder: %w", err)
 	}
 	// A dot-prefixed temp name is ignored by the loader and the watcher.
-	f, err := os.CreateTemp(dir, "."+filepath.Base(path)+".tmp-*")
+	f, err := os.CreateTemp(dir, "."+filepath.Base(path)+tempInfix+"*")
 	if err != nil {
 		return fmt.Errorf("create temp file: %w", err)
 	}

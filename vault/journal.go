@@ -9,6 +9,7 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"path/filepath"
 	"slices"
 	"strings"
 )
@@ -82,6 +83,11 @@ func (v *Vault) Recover(ctx context.Context) ([]string, error) {
 	}
 	var done []string
 	err := v.withWriteLock(ctx, func() error {
+		if v.committer != nil {
+			// Only with the cross-process lock held is no other writer in
+			// the middle of a write whose temp file this would delete.
+			v.removeTempFiles()
+		}
 		data, err := os.ReadFile(v.journalPath())
 		if errors.Is(err, os.ErrNotExist) {
 			return nil
@@ -151,6 +157,25 @@ func (v *Vault) redo(op journalOp) error {
 		return removeFile(p)
 	default:
 		return writeFileAtomic(p, op.Data, 0o644)
+	}
+}
+
+// removeTempFiles deletes the temp files writeFileAtomic leaves behind when
+// its process is killed between creating and renaming them: in the vault
+// folder (the journal's) and in the layer folders. They are dot-files, so
+// nothing loads them, but git status would list them.
+func (v *Vault) removeTempFiles() {
+	dirs := []string{v.dir}
+	for _, l := range AllLayers() {
+		dirs = append(dirs, filepath.Join(v.dir, l.Dir()))
+	}
+	for _, d := range dirs {
+		matches, _ := filepath.Glob(filepath.Join(d, ".*"+tempInfix+"*"))
+		for _, m := range matches {
+			if fi, err := os.Lstat(m); err == nil && fi.Mode().IsRegular() {
+				_ = os.Remove(m)
+			}
+		}
 	}
 }
 

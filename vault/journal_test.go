@@ -52,6 +52,8 @@ func TestRecoverRedoesTheJournal(t *testing.T) {
 				}
 			}
 			put(GitignoreName, GitignoreContent)
+			put("project/.b.md.tmp-4242", "half a file")
+			put("."+JournalName+".tmp-17", "{")
 			put("project/a.md", oldA)
 			put("short-term/c.md", oldC)
 			c := &recordingCommitter{}
@@ -101,6 +103,11 @@ func TestRecoverRedoesTheJournal(t *testing.T) {
 			}
 			if _, err := v.Get("b"); err != nil {
 				t.Errorf("the redone memory is not indexed: %v", err)
+			}
+			for _, tmp := range []string{"project/.b.md.tmp-4242", "." + JournalName + ".tmp-17"} {
+				if _, err := os.Stat(filepath.Join(dir, filepath.FromSlash(tmp))); err == nil {
+					t.Errorf("temp file %s left after Recover", tmp)
+				}
 			}
 			// A second Recover has nothing to do.
 			if got, err := v.Recover(t.Context()); err != nil || got != nil {
