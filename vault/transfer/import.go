@@ -1,0 +1,59 @@
+package transfer
+
+import (
+	"context"
+
+	"github.com/memvault/memvault/vault"
+)
+
+// Importer writes a batch of memories as one commit. *vault.Vault
+// satisfies it.
+type Importer interface {
+	CreateBatch(ctx context.Context, b vault.Batch, by vault.Author) (vault.BatchResult, error)
+}
+
+// ImportOptions tunes Import.
+type ImportOptions struct {
+	DryRun bool
+	// Progress, when set, is called as memories are prepared.
+	Progress func(done, total int)
+}
+
+// Imported is one memory an import wrote (or would write, in a dry run).
+type Imported struct {
+	Pos    string
+	Memory *vault.Memory
+}
+
+// Report is the outcome of an import.
+type Report struct {
+	Imported []Imported
+	// Skipped joins the problems found reading the source and the items
+	// the vault refused (already there, invalid), in source order of
+	// discovery.
+	Skipped []Problem
+	Commit  string
+	DryRun  bool
+}
+
+// Import writes the memories of s into v as one commit (none in a dry
+// run) and reports, item by item, what was imported and what was skipped.
+func Import(ctx context.Context, v Importer, s *Source, by vault.Author, opts ImportOptions) (Report, error) {
+	rep := Report{DryRun: opts.DryRun, Skipped: append([]Problem(nil), s.Problems...)}
+	items := make([]vault.BatchItem, len(s.Items))
+	for i, it := range s.Items {
+		items[i] = it.Batch
+	}
+	res, err := v.CreateBatch(ctx, vault.Batch{Items: items, Source: s.Name, DryRun: opts.DryRun, Progress: opts.Progress}, by)
+	for _, sk := range res.Skipped {
+		rep.Skipped = append(rep.Skipped, Problem{s.Items[sk.Index].Pos, "skipped: " + sk.Err.Error()})
+	}
+	if err != nil {
+		return rep, err
+	}
+	for i, m := range res.Created {
+		rep.Imported = append(rep.Imported, Imported{Pos: s.Items[res.Index[i]].Pos, Memory: m})
+	}
+	rep.Commit = res.Commit
+	return rep, nil
+}
