@@ -206,8 +206,12 @@ func (m *Main) openServedVault(ctx context.Context, name, dir string, logger *sl
 		o.store = s
 		o.stop = notify.watch(v)
 		logger.Info("vault loaded", "vault", v.Dir(), "scope", name, "memories", v.Stats().Total)
-		// Helper W's file watcher: startLive(ctx, v, logger) belongs
-		// here, so it runs for the project and the user vault alike.
+		if stopLive, err := startLive(ctx, v, logger.With("scope", name)); err != nil {
+			logger.Warn("cannot follow changes on disk", "vault", v.Dir(), "err", err)
+		} else {
+			stopNotify := o.stop
+			o.stop = func() { stopLive(); stopNotify() }
+		}
 		return v, nil
 	})
 	return o

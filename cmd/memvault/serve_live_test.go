@@ -1,0 +1,98 @@
+package main
+
+import (
+	"log/slog"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/memvault/memvault/vault"
+	"github.com/memvault/memvault/watcher"
+)
+
+// TestStartLiveLogs edits files under a live vault and checks what the
+// server log says: each batch, a broken file served stale, a secret
+// named by rule and place but never by value.
+func TestStartLiveLogs(t *testing.T) {
+	const awsKey = "AKIAUJZDEGXDNCF32EPF"
+	tests := []struct {
+		name    string
+		content string
+		want    []string
+		wantNot []string
+	}{
+		{"edit", "---\nid: a-1\ntitle: A\n---\n\nUse make release.\n",
+			[]string{"applied file changes", "files=1", "memories=1", "duration="}, nil},
+		{"broken front matter", "---\nid: a-1\ntitle: [oops\n---\n\nUse make release.\n",
+			[]string{"no longer parses; serving its last good version", "file=project/a.md"}, nil},
+		{"secret", "---\nid: a-1\ntitle: A\n---\n\naws_access_key_id = " + awsKey + "\n",
+			[]string{"possible secret in a memory file", "aws-access-key-id", "line=6"}, []string{awsKey}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			dir := t.TempDir()
+			p := filepath.Join(dir, "project", "a.md")
+			if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+				t.Fatal(err)
+			}
+			if err := os.WriteFile(p, []byte("---\nid: a-1\ntitle: A\n---\n\nUse make build.\n"), 0o644); err != nil {
+				t.Fatal(err)
+			}
+			v, err := vault.Open(t.Context(), dir, vault.Options{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			var log lockedBuffer
+			stop, err := startLiveWith(t.Context(), v, slog.New(slog.NewTextHandler(&log, nil)), watcher.Options{Debounce: 10 * time.Millisecond})
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer stop()
+			if err := os.WriteFile(p, []byte(tt.content), 0o644); err != nil {
+				t.Fatal(err)
+			}
+			deadline := time.Now().Add(10 * time.Second)
+			for !strings.Contains(log.String(), tt.want[0]) {
+				if time.Now().After(deadline) {
+					t.Fatalf("log lacks %q:\n%s", tt.want[0], log.String())
+				}
+				time.Sleep(5 * time.Millisecond)
+			}
+			got := log.String()
+			for _, w := range tt.want {
+				if !strings.Contains(got, w) {
+					t.Errorf("log lacks %q:\n%s", w, got)
+				}
+			}
+			for _, w := range tt.wantNot {
+				if strings.Contains(got, w) {
+					t.Errorf("log contains %q:\n%s", w, got)
+				}
+			}
+		})
+	}
+}
+
+func TestGitDirOf(t *testing.T) {
+	root := t.TempDir()
+	wt := t.TempDir()
+	for _, d := range []string{filepath.Join(root, ".git"), filepath.Join(root, "sub", ".memory")} {
+		if err := os.MkdirAll(d, 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := os.WriteFile(filepath.Join(wt, ".git"), []byte("gitdir: ../elsewhere/.git/worktrees/x\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	tests := []struct{ dir, want string }{
+		{filepath.Join(root, "sub", ".memory"), filepath.Join(root, ".git")},
+		{wt, filepath.Join(filepath.Dir(wt), "elsewhere", ".git", "worktrees", "x")},
+	}
+	for _, tt := range tests {
+		if got := gitDirOf(tt.dir); got != tt.want {
+			t.Errorf("gitDirOf(%s) = %q, want %q", tt.dir, got, tt.want)
+		}
+	}
+}
