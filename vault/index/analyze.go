@@ -48,6 +48,7 @@ type span struct {
 type analyzer struct {
 	keepStops bool // report English stop words flagged instead of dropping them
 	runs      bool // report kindCJKRun tokens
+	slow      bool // never take the plainWord shortcut (tests compare both)
 
 	rs    []runeAt
 	words []span
@@ -148,6 +149,13 @@ func (a *analyzer) analyze(s string, fn func(*token)) {
 	a.fn = fn
 	i := 0
 	for i < len(s) {
+		if !a.slow && isASCIIAlnum(s[i]) {
+			if j := plainWordEnd(s, i); j > 0 {
+				a.plainWord(s, i, j)
+				i = j
+				continue
+			}
+		}
 		r, size := decode(s, i)
 		r = fold(r)
 		switch {
@@ -198,6 +206,61 @@ func (a *analyzer) analyze(s string, fn func(*token)) {
 		}
 	}
 	a.fn = nil
+}
+
+// plainWordEnd returns the end of the Latin run starting at s[i] if the
+// run is one plain ASCII word (letters and digits, only the first letter
+// may be upper case: no camelCase, no connector inside, no other letter
+// after it), else -1. Most words are plain; latin would turn them into
+// exactly one kindWord token, which plainWord emits without building the
+// rune slice.
+func plainWordEnd(s string, i int) int {
+	j := i + 1
+	for j < len(s) && ('a' <= s[j] && s[j] <= 'z' || '0' <= s[j] && s[j] <= '9') {
+		j++
+	}
+	if j == len(s) {
+		return j
+	}
+	c := s[j]
+	switch {
+	case 'A' <= c && c <= 'Z':
+		return -1
+	case c < utf8.RuneSelf:
+		// A connector continues the run only if a letter or digit
+		// follows it.
+		if isConnector(rune(c)) && j+1 < len(s) {
+			return -1
+		}
+		return j
+	}
+	r, _ := decode(s, j)
+	r = fold(r)
+	if !isCJK(r) && (isAlnum(r) || isConnector(r)) {
+		return -1
+	}
+	return j
+}
+
+// plainWord emits the plain word s[i:j] (see plainWordEnd) as latin would.
+func (a *analyzer) plainWord(s string, i, j int) {
+	a.buf = append(a.buf[:0], s[i:j]...)
+	if c := a.buf[0]; 'A' <= c && c <= 'Z' {
+		a.buf[0] = c + 'a' - 'A'
+	}
+	if len(a.buf) > maxWordBytes {
+		return
+	}
+	stop := isStopWord(a.buf)
+	if stop && !a.keepStops {
+		return
+	}
+	a.buf = stem(a.buf)
+	a.emit(kindWord, stop, i, j)
+}
+
+func isASCIIAlnum(c byte) bool {
+	return 'a' <= c && c <= 'z' || 'A' <= c && c <= 'Z' || '0' <= c && c <= '9'
 }
 
 // emit reports a token whose text is in a.buf.

@@ -1,6 +1,7 @@
 package index
 
 import (
+	"strings"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
@@ -87,4 +88,42 @@ func TestTokenOffsets(t *testing.T) {
 			}
 		}
 	})
+}
+
+// analyzeAll returns every token of s, with the plainWord shortcut or not.
+func analyzeAll(s string, slow, keepStops bool) []token {
+	a := analyzer{slow: slow, keepStops: keepStops, runs: keepStops}
+	var out []token
+	a.analyze(s, func(t *token) {
+		c := *t
+		c.text = append([]byte(nil), t.text...)
+		out = append(out, c)
+	})
+	return out
+}
+
+// checkPlainWords fails t if the plainWord shortcut changes any token of s.
+func checkPlainWords(t *testing.T, s string) {
+	t.Helper()
+	for _, keep := range []bool{false, true} {
+		want, got := analyzeAll(s, true, keep), analyzeAll(s, false, keep)
+		if d := cmp.Diff(want, got, cmp.AllowUnexported(token{})); d != "" {
+			t.Fatalf("analyze(%q, keepStops=%v) with the shortcut differs (-without +with):\n%s", s, keep, d)
+		}
+	}
+}
+
+func TestPlainWordShortcut(t *testing.T) {
+	for _, s := range []string{
+		"plain words only", "Capitalized Words and MiXed", "HTTPServer OrderCreated iOS",
+		"gen_order_no state-machine ops/deploy.sh order.events.v1 a\\b", "trailing. dot, comma; x-",
+		"x_", "a.", "3.8.0 8.11 v2 2026 10x", "v2订单 订单v2 abc订单", "ＯｒｄｅｒＩＤ ab１２ abＡ ab／c",
+		"café naïve Ärger über", "ab\u0301c", "the and of a an", strings.Repeat("x", 70) + " " + strings.Repeat("y", 64),
+		"ab\xffcd", "end", "a", "Z",
+	} {
+		t.Run(s, func(t *testing.T) { checkPlainWords(t, s) })
+	}
+	for _, s := range fuzzSeeds(t) {
+		checkPlainWords(t, s)
+	}
 }

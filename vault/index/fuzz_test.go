@@ -47,6 +47,7 @@ func FuzzTokenize(f *testing.F) {
 				t.Fatalf("Tokenize(%q) produced a %d-byte token", s, len(tok))
 			}
 		}
+		checkPlainWords(t, s)
 		var a analyzer
 		a.keepStops, a.runs = true, true
 		a.analyze(s, func(tk *token) {
