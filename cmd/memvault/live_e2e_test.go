@@ -1,0 +1,215 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"slices"
+	"strconv"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/mark3labs/mcp-go/client"
+	"github.com/mark3labs/mcp-go/mcp"
+
+	"github.com/memvault/memvault/gitstore"
+)
+
+// liveWord is a made-up word unique to memory i: no vowels and no s, so
+// the analyser keeps it whole and no two share a stem.
+func liveWord(i int) string {
+	const letters = "bcdfghjklmnpqrtvwxz"
+	n := len(letters)
+	return "v" + string(letters[i/(n*n)%n]) + string(letters[i/n%n]) + string(letters[i%n])
+}
+
+// liveCall is a tool call safe to make from any goroutine: failures come
+// back as errors, not t.Fatal.
+func liveCall(c *client.Client, name string, args map[string]any, out any) error {
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	req := mcp.CallToolRequest{}
+	req.Params.Name = name
+	req.Params.Arguments = args
+	res, err := c.CallTool(ctx, req)
+	if err != nil {
+		return fmt.Errorf("%s: %w", name, err)
+	}
+	if res.IsError {
+		return fmt.Errorf("%s(%v): %s", name, args, resultText(res))
+	}
+	if out == nil {
+		return nil
+	}
+	b, err := json.Marshal(res.StructuredContent)
+	if err != nil {
+		return err
+	}
+	return json.Unmarshal(b, out)
+}
+
+// liveRecallFinds reports whether recall in s returns id for query.
+func liveRecallFinds(s *mcpSession, query, id string) bool {
+	var got recallOutput
+	s.ok("recall", map[string]any{"query": query, "limit": 5}, &got)
+	return slices.ContainsFunc(got.Results, func(r recallResult) bool { return r.ID == id })
+}
+
+func liveGitOut(t *testing.T, root string, args ...string) string {
+	t.Helper()
+	cmd := exec.Command("git", args...)
+	cmd.Dir = root
+	out, err := cmd.CombinedOutput()
+	if err != nil {
+		t.Fatalf("git %s: %v\n%s", strings.Join(args, " "), err, out)
+	}
+	return strings.TrimSpace(string(out))
+}
+
+// liveWaitUntil polls cond until it holds; the deadline is for a broken
+// server, not a timing assumption.
+func liveWaitUntil(t *testing.T, what string, cond func() bool) {
+	t.Helper()
+	deadline := time.Now().Add(30 * time.Second)
+	for !cond() {
+		if time.Now().After(deadline) {
+			t.Fatalf("timed out waiting for %s", what)
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+}
+
+// TestLiveTwoServersOneVault runs two `memvault serve` processes on one
+// repository, as Cursor and Claude Code would, and writes through both
+// at once: nothing is lost, every memory shows up in both, history stays
+// linear and clean, and a stale update is refused across processes.
+func TestLiveTwoServersOneVault(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds the binary and runs two servers")
+	}
+	if _, err := exec.LookPath("git"); err != nil {
+		t.Skip("git not installed")
+	}
+	bin := buildMemvault(t)
+	isolateGit(t)
+	root := t.TempDir()
+	st, err := gitstore.Init(context.Background(), root)
+	if err != nil {
+		t.Fatal(err)
+	}
+	st.Close()
+	a := &mcpSession{t: t, bin: bin, root: root}
+	a.connect()
+	b := &mcpSession{t: t, bin: bin, root: root}
+	b.connect()
+	servers := []*mcpSession{a, b}
+	commitsBefore := len(a.commits())
+
+	const n = 200
+	ids := make([]string, n)
+	start := time.Now()
+	var wg sync.WaitGroup
+	errs := make(chan error, n)
+	for k, s := range servers {
+		wg.Go(func() {
+			for i := k; i < n; i += 2 {
+				var w writeOutput
+				err := liveCall(s.c, "remember", map[string]any{
+					"title":   "Rule " + liveWord(i),
+					"content": fmt.Sprintf("Remember %s: written through server %d as write %d.", liveWord(i), k, i),
+					"reason":  "two-server test",
+				}, &w)
+				if err == nil && (w.ID == "" || w.Commit == "" || w.MergedInto != "") {
+					err = fmt.Errorf("remember %d: got %+v, want a new memory with a commit", i, w)
+				}
+				if err != nil {
+					errs <- err
+					return
+				}
+				ids[i] = w.ID
+			}
+		})
+	}
+	wg.Wait()
+	close(errs)
+	for err := range errs {
+		t.Fatal(err)
+	}
+	writes := time.Since(start)
+
+	start = time.Now()
+	for i, id := range ids {
+		for k, s := range servers {
+			liveWaitUntil(t, fmt.Sprintf("memory %d in server %d's recall", i, k), func() bool { return liveRecallFinds(s, liveWord(i), id) })
+		}
+	}
+	visible := time.Since(start)
+	t.Logf("%d interleaved writes through 2 servers: %s (%.1f ms/write); all visible in both recalls %s later",
+		n, writes.Round(time.Millisecond), float64(writes.Milliseconds())/n, visible.Round(time.Millisecond))
+
+	t.Run("history", func(t *testing.T) {
+		if got := len(a.commits()) - commitsBefore; got != n {
+			t.Errorf("new commits: got %d, want %d", got, n)
+		}
+		if merges := liveGitOut(t, root, "rev-list", "--min-parents=2", "--count", "HEAD"); merges != "0" {
+			t.Errorf("merge commits: %s, want a linear history", merges)
+		}
+		total, _ := strconv.Atoi(liveGitOut(t, root, "rev-list", "--count", "HEAD"))
+		firstParent, _ := strconv.Atoi(liveGitOut(t, root, "rev-list", "--first-parent", "--count", "HEAD"))
+		if total != firstParent {
+			t.Errorf("rev-list: %d commits, %d on the first-parent chain; want one chain", total, firstParent)
+		}
+		liveGitOut(t, root, "fsck", "--strict")
+		if status := liveGitOut(t, root, "status", "--porcelain"); status != "" {
+			t.Errorf("git status --porcelain:\n%s\nwant clean", status)
+		}
+	})
+
+	t.Run("stale update refused across processes", func(t *testing.T) {
+		id := ids[0] // written through a
+		var m memoryOutput
+		b.ok("get_memory", map[string]any{"id": id}, &m)
+		if m.Version != 1 {
+			t.Fatalf("b sees version %d, want 1", m.Version)
+		}
+		var u writeOutput
+		a.ok("update_memory", map[string]any{"id": id, "expected_version": 1, "content": "Updated through a.", "reason": "newer"}, &u)
+		if u.Version != 2 {
+			t.Fatalf("a's update: version %d, want 2", u.Version)
+		}
+		commits := len(a.commits())
+		msg := b.fails("update_memory", map[string]any{"id": id, "expected_version": 1, "content": "Stale write through b.", "reason": "stale"})
+		if !strings.Contains(msg, "version 2") {
+			t.Errorf("refusal %q does not name the current version 2", msg)
+		}
+		if got := len(a.commits()); got != commits {
+			t.Errorf("commits after the refused update: %d, want %d", got, commits)
+		}
+		liveWaitUntil(t, "b to see version 2", func() bool {
+			b.ok("get_memory", map[string]any{"id": id}, &m)
+			return m.Version == 2 && strings.Contains(m.Body, "Updated through a.")
+		})
+	})
+
+	t.Run("uncommitted hand edit reaches both", func(t *testing.T) {
+		// HEAD does not move: only the watchers can tell the servers.
+		p := filepath.Join(root, ".memory", "project", "hand-edit.md")
+		if err := os.WriteFile(p, []byte("---\nid: hand-edit-1\ntitle: Hand edit\n---\n\nThe vqqq rule was written by hand.\n"), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		for k, s := range servers {
+			liveWaitUntil(t, fmt.Sprintf("server %d to see the hand edit", k), func() bool { return liveRecallFinds(s, "vqqq", "hand-edit-1") })
+		}
+		if err := os.Remove(p); err != nil {
+			t.Fatal(err)
+		}
+		for k, s := range servers {
+			liveWaitUntil(t, fmt.Sprintf("server %d to drop the removed file", k), func() bool { return !liveRecallFinds(s, "vqqq", "hand-edit-1") })
+		}
+	})
+}
