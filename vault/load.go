@@ -6,9 +6,7 @@ import (
 	"encoding/hex"
 	"errors"
 	"fmt"
-	"io"
 	"io/fs"
-	"os"
 	"path/filepath"
 	"runtime"
 	"slices"
@@ -196,45 +194,13 @@ func (v *Vault) readFile(rel string, buf *[]byte) loaded {
 		res.diags = append(res.diags, &Diagnostic{Path: rel, Err: err, Severity: parser.SeverityError})
 		return res
 	}
-	// Open, then stat the open file: one path lookup instead of two.
-	f, err := os.Open(p)
-	if err != nil {
-		return fail(err)
-	}
-	defer f.Close()
-	fi, err := f.Stat()
-	if err != nil {
-		return fail(err)
-	}
-	if fi.Size() > v.maxFileSize {
-		return fail(fmt.Errorf("%w: %d bytes, limit %d", parser.ErrTooLarge, fi.Size(), v.maxFileSize))
-	}
-	data, err := readAllInto((*buf)[:0], f, fi.Size())
+	data, modTime, err := readFileInto(p, *buf, v.maxFileSize)
 	*buf = data[:0]
 	if err != nil {
 		return fail(err)
 	}
-	res.mem, res.diags = toMemory(rel, data, fi.ModTime())
+	res.mem, res.diags = toMemory(rel, data, modTime)
 	return res
-}
-
-// readAllInto appends the rest of f to b, as os.ReadFile does, with room
-// for size bytes (the file may still grow while it is read).
-func readAllInto(b []byte, f *os.File, size int64) ([]byte, error) {
-	b = slices.Grow(b, int(size)+512)
-	for {
-		n, err := f.Read(b[len(b):cap(b)])
-		b = b[:len(b)+n]
-		if err != nil {
-			if errors.Is(err, io.EOF) {
-				err = nil
-			}
-			return b, err
-		}
-		if len(b) == cap(b) {
-			b = slices.Grow(b, 4096)
-		}
-	}
 }
 
 // toMemory converts parsed bytes into a Memory, filling what a hand-written
