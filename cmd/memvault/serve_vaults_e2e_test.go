@@ -1,0 +1,398 @@
+package main
+
+import (
+	"context"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/mark3labs/mcp-go/client"
+	"github.com/mark3labs/mcp-go/client/transport"
+	"github.com/mark3labs/mcp-go/mcp"
+
+	"github.com/memvault/memvault/gitstore"
+)
+
+// legacyProtocol is a protocol version before 2026-07-28: the client
+// answers roots/list requests and sends resources/subscribe, as Claude
+// Code and Cursor do today.
+const legacyProtocol = "2025-06-18"
+
+// spawnOptions says how to start one `memvault serve` for a test.
+type spawnOptions struct {
+	dir      string   // working directory of the server process
+	args     []string // after "serve"
+	roots    []string // folders the client reports as roots; nil: no roots capability
+	protocol string   // "" is the newest
+}
+
+// rootsList answers roots/list with fixed folders.
+type rootsList []string
+
+func (r rootsList) ListRoots(context.Context, mcp.ListRootsRequest) (*mcp.ListRootsResult, error) {
+	out := &mcp.ListRootsResult{Roots: []mcp.Root{}}
+	for _, d := range r {
+		out.Roots = append(out.Roots, mcp.Root{URI: "file://" + filepath.ToSlash(d), Name: filepath.Base(d)})
+	}
+	return out, nil
+}
+
+// notifications collects what the server pushes.
+type notifications struct {
+	mu  sync.Mutex
+	got []mcp.JSONRPCNotification
+}
+
+func (n *notifications) add(x mcp.JSONRPCNotification) {
+	n.mu.Lock()
+	n.got = append(n.got, x)
+	n.mu.Unlock()
+}
+
+// waitFor waits until a notification matches, or fails after a while:
+// notifications arrive on their own goroutine.
+func (n *notifications) waitFor(t *testing.T, what string, match func(mcp.JSONRPCNotification) bool) {
+	t.Helper()
+	deadline := time.Now().Add(10 * time.Second)
+	for {
+		n.mu.Lock()
+		var methods []string
+		for _, x := range n.got {
+			if match(x) {
+				n.mu.Unlock()
+				return
+			}
+			methods = append(methods, x.Method+" "+asString(x.Params.AdditionalFields["uri"]))
+		}
+		n.mu.Unlock()
+		if time.Now().After(deadline) {
+			t.Fatalf("no %s notification; got %v", what, methods)
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+}
+
+func (n *notifications) reset() {
+	n.mu.Lock()
+	n.got = nil
+	n.mu.Unlock()
+}
+
+// spawn starts the binary as opts say and initializes a client on it.
+func spawn(t *testing.T, bin string, opts spawnOptions) (*mcpSession, *notifications) {
+	t.Helper()
+	tr := transport.NewStdioWithOptions(bin, nil, append([]string{"serve"}, opts.args...),
+		transport.WithCommandFunc(func(_ context.Context, command string, env, args []string) (*exec.Cmd, error) {
+			// Not bound to the start context: the server outlives it.
+			cmd := exec.Command(command, args...)
+			cmd.Env = append(os.Environ(), env...)
+			cmd.Dir = opts.dir
+			return cmd, nil
+		}))
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	// The transport answers server requests (roots/list) under the
+	// context it starts with, so it must outlive this function.
+	if err := tr.Start(context.Background()); err != nil {
+		t.Fatalf("start memvault serve: %v", err)
+	}
+	var copts []client.ClientOption
+	if opts.roots != nil {
+		copts = append(copts, client.WithRootsHandler(rootsList(opts.roots)))
+	}
+	c := client.NewClient(tr, copts...)
+	t.Cleanup(func() { c.Close() })
+	n := &notifications{}
+	c.OnNotification(n.add)
+	if err := c.Start(ctx); err != nil {
+		t.Fatal(err)
+	}
+	init := mcp.InitializeRequest{}
+	init.Params.ProtocolVersion = opts.protocol
+	if init.Params.ProtocolVersion == "" {
+		init.Params.ProtocolVersion = mcp.LATEST_PROTOCOL_VERSION
+	}
+	init.Params.ClientInfo = mcp.Implementation{Name: e2eClientName, Version: "1.0"}
+	if opts.roots != nil {
+		init.Params.Capabilities.Roots = &struct {
+			ListChanged bool `json:"listChanged,omitempty"`
+		}{}
+	}
+	if _, err := c.Initialize(ctx, init); err != nil {
+		t.Fatalf("initialize: %v", err)
+	}
+	return &mcpSession{t: t, c: c, bin: bin}, n
+}
+
+// newRepo makes an empty git repository.
+func newRepo(t *testing.T) string {
+	t.Helper()
+	root := t.TempDir()
+	s, err := gitstore.Init(context.Background(), root)
+	if err != nil {
+		t.Fatal(err)
+	}
+	s.Close()
+	return root
+}
+
+// repoCommits lists a repository's commits, newest first.
+func repoCommits(t *testing.T, root string) []gitstore.CommitInfo {
+	t.Helper()
+	return (&mcpSession{t: t, root: root}).commits()
+}
+
+func TestServeFindsTheVaultFromTheClientsRoots(t *testing.T) {
+	bin := buildMemvault(t)
+	isolateGit(t)
+	for _, protocol := range []string{legacyProtocol, ""} {
+		name := protocol
+		if name == "" {
+			name = "newest"
+		}
+		t.Run(name, func(t *testing.T) {
+			repo := newRepo(t)
+			notRepo := t.TempDir()
+			s, _ := spawn(t, bin, spawnOptions{dir: notRepo, roots: []string{notRepo, filepath.Join(repo, "src")}, protocol: protocol})
+			if protocol == legacyProtocol {
+				// Older clients are asked for their roots right after
+				// initialize, so even a resource read (which cannot ask)
+				// finds the vault without a tool call first.
+				readEventually(t, s, contextURI)
+			}
+			var w writeOutput
+			s.ok("remember", map[string]any{"title": "Releases are cut on Mondays", "content": "每周一发版。Cut releases on Mondays."}, &w)
+			cs := repoCommits(t, repo)
+			if len(cs) != 1 || cs[0].Hash != w.Commit {
+				t.Fatalf("commits in the root's repository: %+v, want the remember commit %s", cs, w.Commit)
+			}
+			if _, err := os.Stat(filepath.Join(repo, ".memory", filepath.FromSlash(w.Path))); err != nil {
+				t.Errorf("memory file not in %s/.memory: %v", repo, err)
+			}
+			var st statsOutput
+			s.ok("memory_stats", map[string]any{}, &st)
+			if want := filepath.Join(repo, ".memory"); st.Vault != want {
+				t.Errorf("vault = %s, want %s", st.Vault, want)
+			}
+		})
+	}
+}
+
+// readEventually reads a resource, retrying while the server is still
+// settling its vault: the roots/list exchange runs in the background.
+func readEventually(t *testing.T, s *mcpSession, uri string) string {
+	t.Helper()
+	req := mcp.ReadResourceRequest{}
+	req.Params.URI = uri
+	deadline := time.Now().Add(10 * time.Second)
+	for {
+		res, err := s.c.ReadResource(context.Background(), req)
+		if err == nil {
+			if tc, ok := res.Contents[0].(mcp.TextResourceContents); ok {
+				return tc.Text
+			}
+			t.Fatalf("read %s: %+v", uri, res.Contents)
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("read %s: %v", uri, err)
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+}
+
+func TestServeWithoutRepositoryOrRootsSaysWhatItTried(t *testing.T) {
+	bin := buildMemvault(t)
+	isolateGit(t)
+	notRepo := t.TempDir()
+	other := t.TempDir()
+	for _, tc := range []struct {
+		name  string
+		roots []string
+		want  []string
+	}{
+		{"no roots capability", nil, []string{"--vault was not given", notRepo, "reports no roots"}},
+		{"roots outside git", []string{other}, []string{notRepo, other, "not in a git repository"}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			s, _ := spawn(t, bin, spawnOptions{dir: notRepo, roots: tc.roots, protocol: legacyProtocol})
+			msg := s.fails("recall", map[string]any{"query": "x"})
+			for _, w := range tc.want {
+				if !strings.Contains(msg, w) {
+					t.Errorf("error %q does not name %q", msg, w)
+				}
+			}
+		})
+	}
+}
+
+func TestServeNotifiesOfChanges(t *testing.T) {
+	bin := buildMemvault(t)
+	isolateGit(t)
+	repo := newRepo(t)
+	vaultDir := filepath.Join(repo, ".memory")
+	s, n := spawn(t, bin, spawnOptions{dir: repo, protocol: legacyProtocol})
+	ctx := context.Background()
+	subscribe := func(uri string) {
+		t.Helper()
+		req := mcp.SubscribeRequest{}
+		req.Params.URI = uri
+		if err := s.c.Subscribe(ctx, req); err != nil {
+			t.Fatalf("subscribe %s: %v", uri, err)
+		}
+	}
+	isMethod := func(m string) func(mcp.JSONRPCNotification) bool {
+		return func(x mcp.JSONRPCNotification) bool { return x.Method == m }
+	}
+	updated := func(uri string) func(mcp.JSONRPCNotification) bool {
+		return func(x mcp.JSONRPCNotification) bool {
+			return x.Method == mcp.MethodNotificationResourceUpdated && x.Params.AdditionalFields["uri"] == uri
+		}
+	}
+	subscribe(contextURI)
+
+	var w writeOutput
+	s.ok("remember", map[string]any{"title": "Prefer small commits", "content": "One change per commit.", "importance": 9}, &w)
+	n.waitFor(t, "list_changed after remember", isMethod(mcp.MethodNotificationResourcesListChanged))
+	n.waitFor(t, "context updated after remember", updated(contextURI))
+
+	memURI := memoryURIPrefix + w.ID
+	subscribe(memURI)
+	n.reset()
+	s.ok("update_memory", map[string]any{"id": w.ID, "expected_version": 1, "content": "One logical change per commit.", "reason": "clearer"}, nil)
+	n.waitFor(t, "memory updated after update_memory", updated(memURI))
+	n.mu.Lock()
+	for _, x := range n.got {
+		if x.Method == mcp.MethodNotificationResourcesListChanged {
+			t.Errorf("list_changed after an update of an existing memory: the list did not change")
+		}
+	}
+	n.mu.Unlock()
+
+	// Another process commits: the next call reloads the vault, and that
+	// reload (a full change) is announced too.
+	n.reset()
+	cmd := exec.Command(bin, "add", "Tag releases vX.Y.Z", "--content", "Tag releases as vX.Y.Z.", "--vault", vaultDir)
+	if out, err := cmd.CombinedOutput(); err != nil {
+		t.Fatalf("memvault add: %v\n%s", err, out)
+	}
+	s.ok("recall", map[string]any{"query": "release tag"}, nil)
+	n.waitFor(t, "list_changed after another process committed", isMethod(mcp.MethodNotificationResourcesListChanged))
+	n.waitFor(t, "memory updated after a reload", updated(memURI))
+
+	// Unsubscribed resources are not announced.
+	req := mcp.UnsubscribeRequest{}
+	req.Params.URI = memURI
+	if err := s.c.Unsubscribe(ctx, req); err != nil {
+		t.Fatal(err)
+	}
+	n.reset()
+	s.ok("forget", map[string]any{"id": w.ID, "reason": "done"}, nil)
+	n.waitFor(t, "context updated after forget", updated(contextURI))
+	n.mu.Lock()
+	for _, x := range n.got {
+		if updated(memURI)(x) {
+			t.Errorf("resources/updated for %s after unsubscribe", memURI)
+		}
+	}
+	n.mu.Unlock()
+}
+
+func TestServeUserVault(t *testing.T) {
+	bin := buildMemvault(t)
+	isolateGit(t)
+	repo := newRepo(t)
+	home := os.Getenv("HOME") // isolateGit's temporary home
+	userRepo := filepath.Join(home, userVaultName)
+	if err := os.MkdirAll(userRepo, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	st, err := gitstore.Init(context.Background(), userRepo)
+	if err != nil {
+		t.Fatal(err)
+	}
+	st.Close()
+	// No --user-vault: ~/.memvault exists, so it is served.
+	s, _ := spawn(t, bin, spawnOptions{dir: repo})
+
+	var pref, projPref, rule writeOutput
+	s.ok("remember", map[string]any{"title": "Answer in Chinese", "content": "The developer wants answers in Chinese. 用中文回答。", "layer": "preference"}, &pref)
+	s.ok("remember", map[string]any{"title": "This repo uses tabs", "content": "Indent with tabs in this repository only.", "layer": "preference", "scope": "project"}, &projPref)
+	s.ok("remember", map[string]any{"title": "Answers cite file paths", "content": "When answering, cite file paths. 回答时给出文件路径。"}, &rule)
+	if pref.Vault != userScope || projPref.Vault != projectScope || rule.Vault != projectScope {
+		t.Fatalf("vaults: preference %q, scoped preference %q, rule %q; want user, project, project", pref.Vault, projPref.Vault, rule.Vault)
+	}
+	if cs := repoCommits(t, userRepo); len(cs) != 1 || cs[0].Hash != pref.Commit {
+		t.Errorf("user vault commits %+v, want the preference's %s", cs, pref.Commit)
+	}
+	if cs := repoCommits(t, repo); len(cs) != 2 {
+		t.Errorf("project commits: %d, want 2", len(cs))
+	}
+
+	var got recallOutput
+	s.ok("recall", map[string]any{"query": "回答 answers"}, &got)
+	vaults := map[string]string{}
+	for _, r := range got.Results {
+		vaults[r.ID] = r.Vault
+	}
+	if vaults[pref.ID] != userScope || vaults[rule.ID] != projectScope {
+		t.Errorf("recall: %+v, want %s from the user vault and %s from the project", got.Results, pref.ID, rule.ID)
+	}
+
+	var m memoryOutput
+	s.ok("get_memory", map[string]any{"id": pref.ID}, &m)
+	if m.Vault != userScope || !strings.Contains(m.Body, "用中文回答") {
+		t.Errorf("get_memory = %+v, want the user vault's memory", m)
+	}
+	var u writeOutput
+	s.ok("update_memory", map[string]any{"id": pref.ID, "expected_version": 1, "importance": 8, "reason": "firm"}, &u)
+	if u.Vault != userScope || u.Version != 2 {
+		t.Errorf("update_memory = %+v, want version 2 in the user vault", u)
+	}
+	var h historyOutput
+	s.ok("memory_history", map[string]any{"id": pref.ID}, &h)
+	if h.Vault != userScope || len(h.Revisions) != 2 {
+		t.Errorf("memory_history = %+v, want 2 revisions in the user vault", h)
+	}
+	var stats statsOutput
+	s.ok("memory_stats", map[string]any{}, &stats)
+	if stats.UserVault == nil || stats.UserVault.Total != 1 || stats.UserVault.Vault != userRepo || stats.Total != 2 {
+		t.Errorf("memory_stats = %+v (user %+v), want 2 project and 1 user memory", stats, stats.UserVault)
+	}
+	req := mcp.ReadResourceRequest{}
+	req.Params.URI = contextURI
+	res, err := s.c.ReadResource(context.Background(), req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if tc, ok := res.Contents[0].(mcp.TextResourceContents); !ok || !strings.Contains(tc.Text, "Answer in Chinese") {
+		t.Errorf("memory://context lacks the user vault's preference: %+v", res.Contents)
+	}
+	var f forgetOutput
+	s.ok("forget", map[string]any{"id": pref.ID, "reason": "changed my mind"}, &f)
+	if f.Vault != userScope || f.Commit == "" {
+		t.Errorf("forget = %+v, want a commit in the user vault", f)
+	}
+	if cs := repoCommits(t, userRepo); len(cs) != 3 {
+		t.Errorf("user vault commits: %d, want 3", len(cs))
+	}
+
+	t.Run("--no-user-vault", func(t *testing.T) {
+		s, _ := spawn(t, bin, spawnOptions{dir: repo, args: []string{"--no-user-vault"}})
+		msg := s.fails("remember", map[string]any{"title": "x", "content": "y", "scope": "user"})
+		if !strings.Contains(msg, "scope") || !strings.Contains(msg, "user vault") {
+			t.Errorf("error %q should say scope user needs a user vault", msg)
+		}
+	})
+	t.Run("--user-vault outside git fails at once", func(t *testing.T) {
+		cmd := exec.Command(bin, "serve", "--user-vault", t.TempDir())
+		cmd.Dir = repo
+		out, err := cmd.CombinedOutput()
+		if err == nil || !strings.Contains(string(out), "not inside a git repository") {
+			t.Errorf("serve --user-vault outside git: err %v, output %q; want a usage error", err, out)
+		}
+	})
+}
