@@ -207,10 +207,18 @@ func (s *Store) Commit(ctx context.Context, c Change) (CommitResult, error) {
 		if err != nil {
 			return CommitResult{}, fmt.Errorf("commit: %w", err)
 		}
-		if root == base && !h.unborn {
-			return CommitResult{}, ErrNoChange
-		}
-		if h.unborn && root == emptyTreeHash {
+		if root == base && !h.unborn || h.unborn && root == emptyTreeHash {
+			// Nothing to commit, but the index may lag HEAD for these
+			// paths: a process killed after moving the branch and before
+			// publishing the index leaves it so, and git status would then
+			// show the commit's files as deleted and untracked. Recovery
+			// commits the same paths again; bring their entries in step.
+			synced, err := s.syncIndex(ix, files, blobs, ilock)
+			if err != nil {
+				edited = true
+				return CommitResult{}, fmt.Errorf("commit: %w", err)
+			}
+			published = published || synced
 			return CommitResult{}, ErrNoChange
 		}
 		msg := c.Message
@@ -261,6 +269,40 @@ func (s *Store) Commit(ctx context.Context, c Change) (CommitResult, error) {
 	ix.adopt(s.indexBuf)
 	s.index, s.indexBuf = ix, spare
 	return res, nil
+}
+
+// syncIndex sets the index entries of files to what the work tree and
+// HEAD hold (blobs) and publishes the index if any entry changed; with
+// none changed it leaves the index alone. It reports whether it published.
+func (s *Store) syncIndex(ix *indexFile, files []workFile, blobs []plumbing.Hash, ilock *lockFile) (bool, error) {
+	stale := false
+	for i, f := range files {
+		e, ok := ix.lookup(f.rel)
+		switch {
+		case f.exists && (!ok || e.hash() != blobs[i] || e.mode() != f.mode):
+			ix.set(newIndexEntry(f.rel, f.stat, f.mode, blobs[i]))
+			stale = true
+		case !f.exists && ok:
+			ix.remove(f.rel)
+			stale = true
+		}
+	}
+	if !stale {
+		return false, nil
+	}
+	data := ix.encode(s.indexBuf)
+	s.indexBuf = data
+	copy(ix.sum[:], data[len(data)-indexHashLen:])
+	if err := ilock.write(data); err != nil {
+		return false, fmt.Errorf("write index: %w", err)
+	}
+	if err := ilock.publish(); err != nil {
+		return false, fmt.Errorf("write index: %w", err)
+	}
+	spare := ix.src
+	ix.adopt(s.indexBuf)
+	s.index, s.indexBuf = ix, spare
+	return true, nil
 }
 
 // author picks the commit author.
