@@ -84,6 +84,7 @@ English, with time and layer awareness.`,
 		m.sampleHistoryCommand(),
 		m.serveCommand(),
 		m.demoCommand(),
+		m.hookCommand(),
 	)
 	markArgErrorsAsUsage(root)
 	return root
