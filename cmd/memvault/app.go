@@ -83,6 +83,8 @@ English, with time and layer awareness.`,
 		m.doctorCommand(),
 		m.sampleHistoryCommand(),
 		m.serveCommand(),
+		m.exportCommand(),
+		m.importCommand(),
 		m.demoCommand(),
 		m.hookCommand(),
 	)

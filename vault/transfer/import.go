@@ -2,6 +2,8 @@ package transfer
 
 import (
 	"context"
+	"errors"
+	"strings"
 
 	"github.com/memvault/memvault/vault"
 )
@@ -46,7 +48,11 @@ func Import(ctx context.Context, v Importer, s *Source, by vault.Author, opts Im
 	}
 	res, err := v.CreateBatch(ctx, vault.Batch{Items: items, Source: s.Name, DryRun: opts.DryRun, Progress: opts.Progress}, by)
 	for _, sk := range res.Skipped {
-		rep.Skipped = append(rep.Skipped, Problem{s.Items[sk.Index].Pos, "skipped: " + sk.Err.Error()})
+		reason := sk.Err.Error()
+		if errors.Is(sk.Err, vault.ErrDuplicateID) {
+			reason = strings.TrimPrefix(reason, vault.ErrDuplicateID.Error()+": ")
+		}
+		rep.Skipped = append(rep.Skipped, Problem{s.Items[sk.Index].Pos, reason})
 	}
 	if err != nil {
 		return rep, err

@@ -52,8 +52,8 @@ type Item struct {
 // Problem is a piece of a source that is not imported, and why. Reasons
 // never quote the content: a secret is named by rule and position only.
 type Problem struct {
-	Pos    string
-	Reason string
+	Pos    string `json:"pos"`
+	Reason string `json:"reason"`
 }
 
 func (p Problem) String() string { return p.Pos + ": " + p.Reason }
@@ -75,13 +75,13 @@ func stableID(prefix, slugOf, key string) string {
 func guard(it Item) *Problem {
 	n := it.Batch.Memory
 	where := func(f secret.Finding, field string) *Problem {
-		return &Problem{Pos: it.Pos, Reason: fmt.Sprintf("skipped: secret %s at line %d, column %d of the %s", f.Rule, f.Line, f.Column, field)}
+		return &Problem{Pos: it.Pos, Reason: fmt.Sprintf("secret %s at line %d, column %d of the %s", f.Rule, f.Line, f.Column, field)}
 	}
 	if fs := secret.Scan([]byte(n.Content)); len(fs) > 0 {
 		f := fs[0]
 		if it.BodyLine > 0 {
 			return &Problem{Pos: fmt.Sprintf("%s:%d:%d", filePart(it.Pos), it.BodyLine+f.Line-1, f.Column),
-				Reason: "skipped: secret " + f.Rule}
+				Reason: "secret " + f.Rule}
 		}
 		return where(f, "body")
 	}

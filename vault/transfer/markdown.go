@@ -127,7 +127,7 @@ func ParseMarkdown(rel string, data []byte, opts MarkdownOptions) ([]Item, []Pro
 	fileTitle := firstNonEmpty(doc.Meta.Title, doc.Body.Heading, titleFromName(rel))
 	if !role.Sections {
 		if len(bytes.TrimSpace(body)) == 0 {
-			return nil, []Problem{{rel, "empty file skipped"}}
+			return nil, []Problem{{rel, "empty file"}}
 		}
 		return []Item{newItem(rel, bodyLine, "", fileTitle, string(body))}, nil
 	}
@@ -149,13 +149,13 @@ func ParseMarkdown(rel string, data []byte, opts MarkdownOptions) ([]Item, []Pro
 		}
 		line := bodyLine + s.line - 1
 		if len(bytes.TrimSpace(s.text[len(s.headingLine):])) == 0 {
-			probs = append(probs, Problem{posLine(rel, line), "empty section skipped"})
+			probs = append(probs, Problem{posLine(rel, line), "empty section"})
 			continue
 		}
 		items = append(items, newItem(posLine(rel, line), line, s.heading, s.heading, text))
 	}
 	if len(items) == 0 && len(probs) == 0 {
-		probs = append(probs, Problem{rel, "empty file skipped"})
+		probs = append(probs, Problem{rel, "empty file"})
 	}
 	return items, probs
 }

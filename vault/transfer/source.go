@@ -212,13 +212,13 @@ func (s *Source) readDir(ctx context.Context, root string, skip []string, opts R
 				return fs.SkipDir
 			}
 			if pat := skipped(rel, true, skip); pat != "" {
-				s.Problems = append(s.Problems, Problem{rel + "/", fmt.Sprintf("skipped unread: matches the secret-file pattern %q", pat)})
+				s.Problems = append(s.Problems, Problem{rel + "/", fmt.Sprintf("not read: matches the secret-file pattern %q", pat)})
 				return fs.SkipDir
 			}
 			return nil
 		}
 		if pat := skipped(rel, false, skip); pat != "" {
-			s.Problems = append(s.Problems, Problem{rel, fmt.Sprintf("skipped unread: matches the secret-file pattern %q", pat)})
+			s.Problems = append(s.Problems, Problem{rel, fmt.Sprintf("not read: matches the secret-file pattern %q", pat)})
 			return nil
 		}
 		if !isMarkdownName(d.Name()) {

@@ -248,13 +248,13 @@ func TestReadFolderGolden(t *testing.T) {
 		t.Errorf("the report quotes a secret or an unreadable file:\n%s", got)
 	}
 	for _, want := range []string{
-		`!! .env.local: skipped unread: matches the secret-file pattern ".env*"`,
-		`!! id_rsa.md: skipped unread: matches the secret-file pattern "id_rsa*"`,
-		`!! secrets/: skipped unread: matches the secret-file pattern "secrets/"`,
+		`!! .env.local: not read: matches the secret-file pattern ".env*"`,
+		`!! id_rsa.md: not read: matches the secret-file pattern "id_rsa*"`,
+		`!! secrets/: not read: matches the secret-file pattern "secrets/"`,
 		`!! docs/outside-link.md: symbolic link to outside the source folder, not followed`,
 		`!! docs/progress-link.md: symbolic link to a file inside the folder: imported from the file itself`,
-		`!! docs/deploy.md:4:26: skipped: secret aws-access-key-id`,
-		`!! CLAUDE.md:21: empty section skipped`,
+		`!! docs/deploy.md:4:26: secret aws-access-key-id`,
+		`!! CLAUDE.md:21: empty section`,
 	} {
 		if !strings.Contains(got, want) {
 			t.Errorf("report lacks %q", want)
@@ -553,7 +553,7 @@ func TestImportSkipsSecretMemory(t *testing.T) {
 	if len(rep.Imported) != 1 || len(rep.Skipped) != 1 {
 		t.Fatalf("imported %d, skipped %v", len(rep.Imported), rep.Skipped)
 	}
-	want := "in.jsonl:2: skipped: secret aws-access-key-id at line 2, column 26 of the body"
+	want := "in.jsonl:2: secret aws-access-key-id at line 2, column 26 of the body"
 	if got := rep.Skipped[0].String(); got != want {
 		t.Errorf("skip = %q, want %q", got, want)
 	}

@@ -1,0 +1,105 @@
+package main
+
+import (
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+
+	"github.com/spf13/cobra"
+
+	"github.com/memvault/memvault/vault/transfer"
+)
+
+func (m *Main) exportCommand() *cobra.Command {
+	var format, out string
+	var redact bool
+	cmd := &cobra.Command{
+		Use:   "export",
+		Short: "Export every memory as JSON Lines or as a folder of Markdown files",
+		Long: `export writes the vault's memories, ordered by file path.
+
+--format jsonl (default) writes one JSON object per memory: every
+front-matter field, unknown keys under "extra", the file path and the body
+exactly as in the file; to standard output, or to --out FILE.
+
+--format markdown copies the memory files, byte for byte and with their
+modification times, into --out DIR (which must be empty or absent), keeping
+the layer folders.
+
+--redact replaces everything the secret guard finds with [REDACTED:rule].
+Either output can be read back with memvault import. See
+docs/import-export.md.`,
+		Example: `  memvault export > memories.jsonl
+  memvault export --redact --out shared.jsonl
+  memvault export --format markdown --out /tmp/memories`,
+		Args: cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			ctx := cmd.Context()
+			v, err := m.openVault(ctx)
+			if err != nil {
+				return err
+			}
+			opts := transfer.ExportOptions{Redact: redact}
+			var st transfer.ExportStats
+			switch format {
+			case "jsonl", "":
+				if out == "" || out == "-" {
+					st, err = transfer.ExportJSONL(ctx, m.Stdout, v, opts)
+					out = "standard output"
+				} else {
+					st, err = exportToFile(out, func(w io.Writer) (transfer.ExportStats, error) {
+						return transfer.ExportJSONL(ctx, w, v, opts)
+					})
+				}
+			case "markdown", "md":
+				if out == "" {
+					return usagef("export --format markdown needs --out DIR")
+				}
+				st, err = transfer.ExportMarkdown(ctx, out, v, opts)
+			default:
+				return usagef("--format: %q (want jsonl|markdown)", format)
+			}
+			if err != nil {
+				return err
+			}
+			msg := fmt.Sprintf("exported %s to %s", countMemories(st.Memories), out)
+			if redact {
+				msg += fmt.Sprintf(" (secrets redacted in %s)", countMemories(st.Redacted))
+			}
+			fmt.Fprintln(m.Stderr, msg)
+			return nil
+		},
+	}
+	cmd.Flags().StringVar(&format, "format", "jsonl", "jsonl or markdown")
+	cmd.Flags().StringVarP(&out, "out", "o", "", "output file (jsonl; default standard output) or folder (markdown)")
+	cmd.Flags().BoolVar(&redact, "redact", false, "replace secrets with [REDACTED:rule]")
+	return cmd
+}
+
+// exportToFile writes through a temporary file renamed into place, so a
+// failed export never leaves half a file under the requested name.
+func exportToFile(path string, write func(io.Writer) (transfer.ExportStats, error)) (transfer.ExportStats, error) {
+	f, err := os.CreateTemp(filepath.Dir(path), ".memvault-export-*")
+	if err != nil {
+		return transfer.ExportStats{}, fmt.Errorf("export to %s: %w", path, err)
+	}
+	defer os.Remove(f.Name())
+	st, err := write(f)
+	if err == nil {
+		err = f.Sync()
+	}
+	if cerr := f.Close(); err == nil {
+		err = cerr
+	}
+	if err == nil {
+		err = os.Chmod(f.Name(), 0o644)
+	}
+	if err == nil {
+		err = os.Rename(f.Name(), path)
+	}
+	if err != nil {
+		return st, fmt.Errorf("export to %s: %w", path, err)
+	}
+	return st, nil
+}
