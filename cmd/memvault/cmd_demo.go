@@ -35,7 +35,7 @@ const (
 	demoChineseQuery  = "结算模块怎么设计的"
 	demoClientName    = "memvault-demo"
 	demoAuthor        = "Demo Developer <demo@shopflow.example>"
-	demoReason        = "API review: one error convention for /v1 and /v2, ending the rivalry between the HTTP-200 rule and the real-status rule."
+	demoReason        = "API review: one error convention for /v1 and /v2, ending the HTTP-200 vs real-status rivalry."
 	demoStepTimeout   = 30 * time.Second
 	demoTextMaxLines  = 12
 	demoTextMaxWidth  = 110 // terminal columns; CJK characters take two
@@ -466,16 +466,32 @@ func (d *demo) recallAgain(ctx context.Context) (demoStep, error) {
 func (d *demo) history(ctx context.Context) (demoStep, error) {
 	st := demoStep{Check: "the old rule's history names its successor and the commit with the reason"}
 	var out struct {
+		Title     string `json:"title"`
 		Revisions []struct {
-			Commit string `json:"commit"`
-			Reason string `json:"reason"`
-			Client string `json:"client"`
+			Commit  string `json:"commit"`
+			Date    string `json:"date"`
+			Author  string `json:"author"`
+			Reason  string `json:"reason"`
+			Client  string `json:"client"`
+			Summary string `json:"summary"`
 		} `json:"revisions"`
 		SupersededBy []string `json:"superseded_by"`
 	}
 	if err := d.callTool(ctx, "memory_history", map[string]any{"id": d.rival200}, &st, &out); err != nil {
 		return st, err
 	}
+	// The text block puts each revision on one line; the transcript gives
+	// the reason a line of its own, since the why is the point.
+	var b strings.Builder
+	fmt.Fprintf(&b, "%s (%s)\n", out.Title, d.rival200)
+	for _, r := range out.Revisions {
+		fmt.Fprintf(&b, "- %s %s by %s via %s: %s\n", r.Date, shortHash(r.Commit), r.Author, r.Client, r.Summary)
+		if r.Reason != "" {
+			fmt.Fprintf(&b, "    why: %s\n", oneLine(r.Reason))
+		}
+	}
+	fmt.Fprintf(&b, "replaced by: %s", strings.Join(out.SupersededBy, ", "))
+	st.Shown = b.String()
 	if !slices.Contains(out.SupersededBy, d.newID) {
 		return st, fmt.Errorf("want superseded_by to contain %s; got %v", d.newID, out.SupersededBy)
 	}
