@@ -48,7 +48,7 @@ func BenchmarkParseParts(b *testing.B) {
 		b.ReportAllocs()
 		for b.Loop() {
 			var m Meta
-			root, _, err := parseYAML(d.fm)
+			root, _, err := parseYAML(d.fm, nil)
 			if err != nil {
 				b.Fatal(err)
 			}
@@ -69,7 +69,7 @@ func BenchmarkParseParts(b *testing.B) {
 	b.Run("body", func(b *testing.B) {
 		b.ReportAllocs()
 		for b.Loop() {
-			parseBody(d.body)
+			parseBody(d.body, nil)
 		}
 	})
 }

@@ -146,13 +146,19 @@ func runeStart(b []byte, n int) int {
 
 // parseBody walks the Markdown of src into a Body: with fastBody when it
 // can, else with goldmark.
-func parseBody(src []byte) Body {
+func parseBody(src []byte, s *Scratch) Body {
 	var b Body
 	if len(bytes.TrimSpace(src)) == 0 {
 		return b
 	}
 	src = markdownSource(src)
-	w := bodyWalker{src: src, b: &b, text: make([]byte, 0, len(src))}
+	w := bodyWalker{src: src, b: &b}
+	if s != nil {
+		w.text, w.scan = s.text[:0], s.scan[:0]
+		defer func() { s.text, s.scan = w.text, w.scan }()
+	} else {
+		w.text = make([]byte, 0, len(src))
+	}
 	if !fastBody(src, &w) {
 		return goldmarkBody(src)
 	}

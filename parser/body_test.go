@@ -90,7 +90,7 @@ func TestBody(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			got := parseBody([]byte(tt.in))
+			got := parseBody([]byte(tt.in), nil)
 			if diff := cmp.Diff(tt.want, got, cmpopts.EquateEmpty()); diff != "" {
 				t.Errorf("Body (-want +got):\n%s", diff)
 			}
@@ -116,7 +116,7 @@ func TestBodyDedupMany(t *testing.T) {
 	for i := range 100 {
 		in = fmt.Appendf(in, "[[n%d]] #t%d [[n%d]] #t%d\n", i%50, i%40, i%50, i%40)
 	}
-	b := parseBody(in)
+	b := parseBody(in, nil)
 	if len(b.WikiLinks) != 50 || len(b.Tags) != 40 {
 		t.Errorf("got %d wiki links and %d tags, want 50 and 40", len(b.WikiLinks), len(b.Tags))
 	}

@@ -26,7 +26,7 @@ type KV struct {
 func New(body []byte) *Document {
 	b := bytes.Clone(body)
 	d := &Document{eol: detectEOL(b), body: b}
-	d.Body = parseBody(b)
+	d.Body = parseBody(b, nil)
 	return d
 }
 
@@ -38,7 +38,7 @@ func (d *Document) SetBody(body []byte) {
 	if d.hasFM && len(d.body) > 0 && !bytes.HasSuffix(d.close, []byte{'\n'}) {
 		d.close = append(bytes.Clone(d.close), d.eol...)
 	}
-	d.Body = parseBody(d.body)
+	d.Body = parseBody(d.body, nil)
 }
 
 // Format renders the document. An untouched document formats to exactly the
@@ -186,7 +186,7 @@ func (d *Document) restore(s savedState) {
 // the YAML (a safety net: an edit must never produce a file that no longer
 // parses) or when the key just set does not decode.
 func (d *Document) refresh(key string) error {
-	diags := d.decodeFrontMatter(nil)
+	diags := d.decodeFrontMatter(nil, nil)
 	if d.fmErr != nil {
 		return d.fmErr
 	}

@@ -20,11 +20,17 @@ import (
 // reported by ShortTag, Value, Line, Column), except that comments are not
 // attached and plain scalars leave Tag empty for ShortTag to resolve.
 // TestFastYAMLMatchesYAML and FuzzFrontMatter hold it to that.
-func fastYAML(fm []byte) *yaml.Node {
+func fastYAML(fm []byte, s *Scratch) *yaml.Node {
 	if !fastChars(fm) {
 		return nil
 	}
 	p := fastParser{lines: splitFM(string(fm))}
+	if s != nil {
+		// Reuse the last document's nodes: it is dead by now (see
+		// Options.Scratch). node zeroes each one it hands out.
+		p.slab, p.reuse = s.nodes[:0], true
+		defer func() { s.nodes = p.slab }()
+	}
 	root := p.node()
 	root.Kind, root.Tag = yaml.MappingNode, "!!map"
 	root.Content = make([]*yaml.Node, 0, 2*len(p.lines))
@@ -56,6 +62,7 @@ type fastParser struct {
 	lines []string    // front matter lines without line endings
 	i     int         // index of the next line to read
 	slab  []yaml.Node // nodes are carved from here: one allocation, not one per node
+	reuse bool        // slab held an earlier document's nodes: clear before use
 
 	colLn, colByte, colRunes int // column cache: line, byte offset, runes before it
 }
@@ -63,10 +70,15 @@ type fastParser struct {
 // node returns a new zero node.
 func (p *fastParser) node() *yaml.Node {
 	if len(p.slab) == cap(p.slab) {
-		p.slab = make([]yaml.Node, 0, 2*len(p.lines)+8)
+		// A new slab; nodes already handed out stay in the old one.
+		p.slab, p.reuse = make([]yaml.Node, 0, 2*len(p.lines)+8), false
 	}
 	p.slab = p.slab[:len(p.slab)+1]
-	return &p.slab[len(p.slab)-1]
+	n := &p.slab[len(p.slab)-1]
+	if p.reuse {
+		*n = yaml.Node{}
+	}
+	return n
 }
 
 // splitFM splits fm into lines without their "\n" or "\r\n". The lines,

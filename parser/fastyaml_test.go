@@ -39,7 +39,7 @@ func sameTree(fast, full *yaml.Node, path string) string {
 // fast path took fm.
 func checkFastYAML(t *testing.T, fm []byte) bool {
 	t.Helper()
-	fast := fastYAML(fm)
+	fast := fastYAML(fm, nil)
 	if fast == nil {
 		return false
 	}

@@ -36,6 +36,7 @@ func FuzzParse(f *testing.F) {
 		f.Add([]byte(s), "a: b # c\n'd'")
 	}
 	f.Fuzz(func(t *testing.T, data []byte, title string) {
+		checkScratch(t, dirtyScratch(t), data)
 		d, diags := Parse("f.md", data)
 		if d == nil {
 			if len(diags) != 1 {

@@ -35,6 +35,19 @@ type Options struct {
 	// walking the Markdown is most of the cost of Parse. BodyBytes, Format
 	// and edits are unaffected; SetBody fills Body as usual.
 	SkipBody bool
+	// Scratch, when set, is working memory Parse reuses from call to
+	// call, and data is not copied: the Document is valid only until the
+	// next Parse with the same Scratch, and only while data is unchanged.
+	// Meta and Body are values of their own and stay valid. For bulk
+	// loads that keep only Meta and Body; one Scratch per goroutine.
+	Scratch *Scratch
+}
+
+// Scratch is working memory for Parse; see Options.Scratch. The zero value
+// is ready to use.
+type Scratch struct {
+	nodes      []yaml.Node // front matter nodes (fastYAML)
+	text, scan []byte      // body walk buffers
 }
 
 // Source says which client wrote a memory and how.
@@ -133,7 +146,10 @@ func (o Options) Parse(path string, data []byte) (*Document, []*Error) {
 	}
 
 	d := &Document{path: path}
-	src := bytes.Clone(data)
+	src := data
+	if o.Scratch == nil {
+		src = bytes.Clone(data)
+	}
 	if bytes.HasPrefix(src, utf8BOM) {
 		d.bom = true
 		src = src[len(utf8BOM):]
@@ -151,18 +167,19 @@ func (o Options) Parse(path string, data []byte) (*Document, []*Error) {
 		diags = append(diags, &Error{Path: path, Line: 1, Err: fmt.Errorf("%w: no closing \"---\" line", ErrUnclosed)})
 	default:
 		d.hasFM, d.open, d.fm, d.close, d.body = true, open, fm, closing, body
-		diags = d.decodeFrontMatter(diags)
+		diags = d.decodeFrontMatter(diags, o.Scratch)
 	}
 	if !o.SkipBody {
-		d.Body = parseBody(d.body)
+		d.Body = parseBody(d.body, o.Scratch)
 	}
 	return d, diags
 }
 
-// decodeFrontMatter parses d.fm into d.root and d.Meta, appending diagnostics.
-func (d *Document) decodeFrontMatter(diags []*Error) []*Error {
+// decodeFrontMatter parses d.fm into d.root and d.Meta, appending
+// diagnostics. s may be nil.
+func (d *Document) decodeFrontMatter(diags []*Error, s *Scratch) []*Error {
 	d.root, d.fmErr, d.Meta = nil, nil, Meta{}
-	root, line, err := parseYAML(d.fm)
+	root, line, err := parseYAML(d.fm, s)
 	if err != nil {
 		d.fmErr = err
 		return append(diags, &Error{Path: d.path, Line: d.fileLine(line), Err: err})
@@ -312,11 +329,11 @@ func invalidUTF8At(b []byte) int {
 // mapping and nil error for empty front matter (or only comments), and an
 // error wrapping ErrSyntax, with the front-matter line when known, for
 // anything that is not a well-formed mapping within the tree limits.
-func parseYAML(fm []byte) (root *yaml.Node, line int, err error) {
+func parseYAML(fm []byte, s *Scratch) (root *yaml.Node, line int, err error) {
 	if isBlankYAML(fm) {
 		return nil, 0, nil
 	}
-	if root := fastYAML(fm); root != nil {
+	if root := fastYAML(fm, s); root != nil {
 		return root, 0, nil
 	}
 	return fullYAML(fm)

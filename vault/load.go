@@ -142,12 +142,13 @@ func (v *Vault) readEach(ctx context.Context, rels []string, ix *index.Index, fn
 	for range workers {
 		wg.Go(func() {
 			var buf []byte
+			var ps parser.Scratch
 			var pr *index.Preparer
 			if ix != nil {
 				pr = ix.NewPreparer()
 			}
 			for i := range next {
-				r := v.readFile(rels[i], &buf)
+				r := v.readFile(rels[i], &buf, &ps)
 				if pr != nil && r.mem != nil {
 					select {
 					case r.prep = <-freePrep:
@@ -185,9 +186,10 @@ func (v *Vault) readEach(ctx context.Context, rels []string, ix *index.Index, fn
 }
 
 // readFile reads one memory file and turns it into a Memory plus the
-// problems found. It never changes the file. buf is the caller's read
-// buffer, reused from file to file: the Memory copies what it keeps.
-func (v *Vault) readFile(rel string, buf *[]byte) loaded {
+// problems found. It never changes the file. buf and ps are the caller's
+// read buffer and parser memory, reused from file to file: the Memory
+// copies what it keeps.
+func (v *Vault) readFile(rel string, buf *[]byte, ps *parser.Scratch) loaded {
 	p := filepath.Join(v.dir, filepath.FromSlash(rel))
 	res := loaded{rel: rel}
 	fail := func(err error) loaded {
@@ -199,7 +201,7 @@ func (v *Vault) readFile(rel string, buf *[]byte) loaded {
 	if err != nil {
 		return fail(err)
 	}
-	res.mem, res.diags = toMemory(rel, data, modTime)
+	res.mem, res.diags = toMemoryScratch(rel, data, modTime, ps)
 	return res
 }
 
@@ -207,7 +209,13 @@ func (v *Vault) readFile(rel string, buf *[]byte) loaded {
 // file leaves out: id from the path, title from the first heading or the
 // file name, layer from the folder, dates from the modification time.
 func toMemory(rel string, data []byte, modTime time.Time) (*Memory, []*Diagnostic) {
-	doc, diags := parser.Parse(rel, data)
+	return toMemoryScratch(rel, data, modTime, nil)
+}
+
+// toMemoryScratch is toMemory with parser memory reused from an earlier
+// call (ps may be nil): nothing the Memory keeps points into ps or data.
+func toMemoryScratch(rel string, data []byte, modTime time.Time, ps *parser.Scratch) (*Memory, []*Diagnostic) {
+	doc, diags := parser.Options{Scratch: ps}.Parse(rel, data)
 	diags = append(diags, secretDiagnostics(rel, data)...)
 	if doc == nil {
 		return nil, diags
