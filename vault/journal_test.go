@@ -140,3 +140,44 @@ func TestUpdateMovesBeforeRemoving(t *testing.T) {
 		t.Errorf("ops applied as %v, want the removal last", w.ops)
 	}
 }
+
+// TestRefreshForgetsRemovedDuplicate removes the copy of a memory that the
+// index skipped as a duplicate id, as recovering an interrupted move does:
+// no problem about the gone file may remain.
+func TestRefreshForgetsRemovedDuplicate(t *testing.T) {
+	dir := t.TempDir()
+	for _, rel := range []string{"project/a.md", "short-term/a.md"} {
+		p := filepath.Join(dir, filepath.FromSlash(rel))
+		mustMkdir(t, filepath.Dir(p))
+		if err := os.WriteFile(p, []byte("---\nid: a\ntitle: A\n---\nA\n"), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	v, err := Open(t.Context(), dir, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	m, err := v.Get("a")
+	if err != nil {
+		t.Fatal(err)
+	}
+	dup := "project/a.md"
+	if m.Path == dup {
+		dup = "short-term/a.md"
+	}
+	if len(v.Diagnostics()) != 1 {
+		t.Fatalf("diagnostics = %v, want the duplicate id", v.Diagnostics())
+	}
+	if err := os.Remove(filepath.Join(dir, filepath.FromSlash(dup))); err != nil {
+		t.Fatal(err)
+	}
+	if err := v.Refresh(t.Context(), []string{dup, m.Path}); err != nil {
+		t.Fatal(err)
+	}
+	if d := v.Diagnostics(); len(d) != 0 {
+		t.Errorf("diagnostics after removing the duplicate = %v, want none", d)
+	}
+	if _, err := v.Get("a"); err != nil {
+		t.Errorf("memory lost: %v", err)
+	}
+}

@@ -149,6 +149,11 @@ func (v *Vault) applyLocked(r loaded) []string {
 	m := keepLastGood(r, had)
 	if m == nil {
 		if !had {
+			if isNotExist(r.diags) {
+				// A file never indexed (a duplicate id) is gone: so is its
+				// problem.
+				delete(v.diags, r.rel)
+			}
 			return nil
 		}
 		old := v.entries[oldID].ID
