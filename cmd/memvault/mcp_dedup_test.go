@@ -1,0 +1,96 @@
+package main
+
+import (
+	"encoding/json"
+	"testing"
+	"time"
+)
+
+func TestSameTitle(t *testing.T) {
+	tests := []struct {
+		a, b string
+		want bool
+	}{
+		// Near-identical: the same memory, said again.
+		{"Tests use pytest", "tests use pytest!", true},
+		{"Tests use pytest", "Tests  use   pytest.", true},
+		{"Tests use pytest", "Ｔｅｓｔｓ ｕｓｅ ｐｙｔｅｓｔ", true}, // full-width
+		{"Tests use pytest", "The tests use pytest", true},     // a stop word more
+		{"Run the tests before pushing", "Run tests before pushing", true},
+		{"测试用 pytest", "测试用pytest。", true},
+		{"Deploy with ops/deploy.sh", "deploy with ops/deploy.sh", true},
+		{"Deploy through ops/deploy.sh after CI passes on main", "Deploy through ops/deploy.sh after CI passes on the main branch", true}, // one term more in twelve
+		// Similar but different: kept apart.
+		{"Use pytest for tests", "Use pytest for integration tests", false}, // narrower rule
+		{"Use tabs", "Do not use tabs", false},                              // opposite
+		{"Use tabs", "Don't use tabs", false},
+		{"用 tabs 缩进", "不用 tabs 缩进", false},
+		{"Run lint before tests", "Run tests before lint", false}, // order matters
+		{"Deploy to staging", "Deploy to production", false},
+		{"Tests use pytest", "Tests use unittest", false},
+		{"测试用 pytest", "测试用 unittest", false},
+		{"!!!", "???", false}, // nothing to compare
+	}
+	for _, tc := range tests {
+		t.Run(tc.a+" | "+tc.b, func(t *testing.T) {
+			if got := sameTitle(tc.a, tc.b); got != tc.want {
+				t.Errorf("sameTitle(%q, %q) = %v, want %v", tc.a, tc.b, got, tc.want)
+			}
+			if got := sameTitle(tc.b, tc.a); got != tc.want {
+				t.Errorf("sameTitle(%q, %q) = %v, want %v (not symmetric)", tc.b, tc.a, got, tc.want)
+			}
+		})
+	}
+}
+
+func TestSeqJaccard(t *testing.T) {
+	tests := []struct {
+		a, b []string
+		want float64
+	}{
+		{[]string{"a", "b", "c"}, []string{"a", "b", "c"}, 1},
+		{[]string{"a", "b", "c"}, []string{"a", "b", "x", "c"}, 0.75},
+		{[]string{"a", "b"}, []string{"b", "a"}, 1.0 / 3},
+		{nil, []string{"a"}, 0},
+	}
+	for _, tc := range tests {
+		if got := seqJaccard(tc.a, tc.b); got != tc.want {
+			t.Errorf("seqJaccard(%v, %v) = %v, want %v", tc.a, tc.b, got, tc.want)
+		}
+	}
+}
+
+func TestRememberMergesNearDuplicatesOnly(t *testing.T) {
+	_, c := inProcessTools(t, time.Date(2026, 11, 30, 12, 0, 0, 0, time.UTC))
+	remember := func(args map[string]any) writeOutput {
+		t.Helper()
+		res, text := callTool(t, c, "remember", args)
+		if res.IsError {
+			t.Fatalf("remember(%v): %s", args, text)
+		}
+		var w writeOutput
+		raw, _ := json.Marshal(res.StructuredContent)
+		if err := json.Unmarshal(raw, &w); err != nil {
+			t.Fatal(err)
+		}
+		return w
+	}
+	first := remember(map[string]any{"title": "Tests use pytest", "content": "Run pytest."})
+	tests := []struct {
+		title      string
+		wantMerged bool
+	}{
+		{"The tests use pytest.", true},
+		{"Ｔｅｓｔｓ ｕｓｅ ｐｙｔｅｓｔ", true},
+		{"Use pytest for integration tests", false},
+		{"Tests do not use pytest", false},
+	}
+	for _, tc := range tests {
+		t.Run(tc.title, func(t *testing.T) {
+			w := remember(map[string]any{"title": tc.title, "content": "Content for " + tc.title})
+			if merged := w.MergedInto == first.ID; merged != tc.wantMerged {
+				t.Errorf("merged_into = %q (id %s), want merged %v into %s", w.MergedInto, w.ID, tc.wantMerged, first.ID)
+			}
+		})
+	}
+}

@@ -1,0 +1,272 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"io"
+	"log/slog"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/mark3labs/mcp-go/client"
+	"github.com/mark3labs/mcp-go/mcp"
+	"github.com/mark3labs/mcp-go/server"
+)
+
+// testClock is a clock the test moves; tool calls read it concurrently.
+type testClock struct {
+	mu  sync.Mutex
+	now time.Time
+}
+
+func (c *testClock) Now() time.Time {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.now
+}
+
+func (c *testClock) set(t time.Time) {
+	c.mu.Lock()
+	c.now = t
+	c.mu.Unlock()
+}
+
+// gitServer serves git-backed project (and, with user, user) vaults
+// through the same wiring as memvault serve, in process, at clock's time.
+type gitServer struct {
+	c            *client.Client
+	project      string // repository root of the project vault
+	user         string // the user vault's folder (a repository root); "" without one
+	callT        *testing.T
+	clock        *testClock
+	projectSlot  *vaultSlot
+	userSlotSeen *vaultSlot
+}
+
+func newGitServer(t *testing.T, clock *testClock, withUser bool) *gitServer {
+	t.Helper()
+	isolateGit(t)
+	ctx := context.Background()
+	logger := slog.New(slog.NewTextHandler(io.Discard, nil))
+	m := NewMain(strings.NewReader(""), io.Discard, io.Discard)
+	m.Now = clock.Now
+	m.logger = logger
+	g := &gitServer{project: newRepo(t), callT: t, clock: clock}
+	notify := newNotifier(logger)
+	open := func(name, dir string) *vaultSlot {
+		o := m.openServedVault(ctx, name, dir, logger, notify)
+		t.Cleanup(o.close)
+		return o.slot
+	}
+	tools := &mcpTools{logger: logger, notify: notify, project: fixedDiscovery(open(projectScope, filepath.Join(g.project, ".memory")))}
+	if withUser {
+		g.user = newRepo(t)
+		tools.user = open(userScope, g.user)
+	}
+	hooks := &server.Hooks{}
+	notify.hook(hooks)
+	s := server.NewMCPServer("memvault", serverVersion, server.WithToolCapabilities(false), server.WithResourceCapabilities(true, true),
+		server.WithPromptCapabilities(false), server.WithHooks(hooks), server.WithOutputSchemaValidation())
+	notify.srv = s
+	tools.register(s)
+	c, err := client.NewInProcessClient(s)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { c.Close() })
+	if err := c.Start(ctx); err != nil {
+		t.Fatal(err)
+	}
+	init := mcp.InitializeRequest{}
+	init.Params.ProtocolVersion = legacyProtocol
+	init.Params.ClientInfo = mcp.Implementation{Name: "unit", Version: "1"}
+	if _, err := c.Initialize(ctx, init); err != nil {
+		t.Fatal(err)
+	}
+	g.c = c
+	return g
+}
+
+// ok calls a tool that must succeed and decodes its structured result.
+func (g *gitServer) ok(name string, args map[string]any, out any) string {
+	t := g.callT
+	t.Helper()
+	res, text := callTool(t, g.c, name, args)
+	if res.IsError {
+		t.Fatalf("%s(%v): %s", name, args, text)
+	}
+	if out != nil {
+		raw, _ := json.Marshal(res.StructuredContent)
+		if err := json.Unmarshal(raw, out); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return text
+}
+
+func TestRecallAsOfReadsTheVaultFromGit(t *testing.T) {
+	t0 := time.Date(2026, 3, 1, 12, 0, 0, 0, time.UTC)
+	clock := &testClock{now: t0}
+	g := newGitServer(t, clock, false)
+
+	var w writeOutput
+	g.ok("remember", map[string]any{"title": "Deploy script", "content": "Deploy with ops/old-deploy.sh."}, &w)
+	clock.set(t0.Add(30 * 24 * time.Hour))
+	g.ok("update_memory", map[string]any{"id": w.ID, "expected_version": 1, "content": "Deploy with ops/deploy.sh.", "reason": "script renamed"}, nil)
+	clock.set(t0.Add(60 * 24 * time.Hour))
+
+	tests := []struct {
+		name, asOf  string
+		wantSnippet string // "" means no result
+	}{
+		{"now", "", "ops/deploy.sh"},
+		{"between the commits: the text then", "2026-03-15", "ops/old-deploy.sh"},
+		{"after the update", "2026-04-15", "ops/deploy.sh"},
+		{"before the first commit: nothing yet", "2026-02-01", ""},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			args := map[string]any{"query": "deploy script"}
+			if tc.asOf != "" {
+				args["as_of"] = tc.asOf
+			}
+			var out recallOutput
+			g.callT = t
+			g.ok("recall", args, &out)
+			if tc.wantSnippet == "" {
+				if len(out.Results) != 0 {
+					t.Errorf("as_of %s: got %+v, want nothing", tc.asOf, out.Results)
+				}
+				return
+			}
+			if len(out.Results) != 1 || !strings.Contains(out.Results[0].Snippet, tc.wantSnippet) {
+				t.Fatalf("as_of %s: got %+v, want one result with %q", tc.asOf, out.Results, tc.wantSnippet)
+			}
+			if tc.wantSnippet == "ops/deploy.sh" && strings.Contains(out.Results[0].Snippet, "old-deploy") {
+				t.Errorf("as_of %s: snippet %q is the old text", tc.asOf, out.Results[0].Snippet)
+			}
+		})
+	}
+}
+
+func TestRememberScope(t *testing.T) {
+	clock := &testClock{now: time.Date(2026, 11, 30, 12, 0, 0, 0, time.UTC)}
+	g := newGitServer(t, clock, true)
+	tests := []struct {
+		name      string
+		args      map[string]any
+		wantVault string
+	}{
+		{"preference goes to the user vault", map[string]any{"layer": "preference"}, userScope},
+		{"preference with scope project", map[string]any{"layer": "preference", "scope": "project"}, projectScope},
+		{"project rule", map[string]any{}, projectScope},
+		{"project rule with scope user", map[string]any{"scope": "USER"}, userScope},
+	}
+	for i, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			g.callT = t
+			args := map[string]any{"title": "Rule " + string(rune('A'+i)), "content": "Body " + tc.name}
+			for k, v := range tc.args {
+				args[k] = v
+			}
+			var w writeOutput
+			g.ok("remember", args, &w)
+			if w.Vault != tc.wantVault {
+				t.Errorf("vault = %q, want %q", w.Vault, tc.wantVault)
+			}
+			root := g.project
+			if tc.wantVault == userScope {
+				root = g.user
+			}
+			if cs := repoCommits(t, root); len(cs) == 0 || cs[0].Hash != w.Commit {
+				t.Errorf("commit %s is not HEAD of the %s repository", w.Commit, tc.wantVault)
+			}
+		})
+	}
+	t.Run("near-duplicates merge within the target vault only", func(t *testing.T) {
+		g.callT = t
+		var a, b writeOutput
+		g.ok("remember", map[string]any{"title": "Prefer short answers", "content": "Keep answers short.", "layer": "preference"}, &a)
+		g.ok("remember", map[string]any{"title": "Prefer short answers!", "content": "Keep answers short here.", "layer": "preference", "scope": "project"}, &b)
+		if b.MergedInto != "" || b.Vault != projectScope {
+			t.Errorf("remember in the project vault = %+v, want a new project memory, not a merge into the user vault", b)
+		}
+	})
+}
+
+// TestToolErrorPaths checks each tool's refusals: an isError result whose
+// text names the argument or the problem, never a protocol error.
+func TestToolErrorPaths(t *testing.T) {
+	clock := &testClock{now: time.Date(2026, 11, 30, 12, 0, 0, 0, time.UTC)}
+	g := newGitServer(t, clock, false)
+	var w writeOutput
+	g.ok("remember", map[string]any{"title": "Use tabs", "content": "Indent with tabs."}, &w)
+	missing := "01NOSUCHMEMORY0000000000000"
+	tests := []struct {
+		tool string
+		args map[string]any
+		want string
+	}{
+		{"recall", map[string]any{"bogus": 1}, "bogus: unknown argument"},
+		{"recall", map[string]any{"query": 5}, "query: want a string"},
+		{"recall", map[string]any{"query": "a", "q": "b"}, "given twice"},
+		{"recall", map[string]any{"top_k": 0}, "top_k: 0 is outside 1..50"},
+		{"recall", map[string]any{"layers": "L9"}, "layers:"},
+		{"recall", map[string]any{"since": "soon"}, "since:"},
+		{"recall", map[string]any{"include_inactive": "perhaps"}, "include_inactive"},
+		{"remember", map[string]any{"title": "t", "content": "c", "bogus": true}, "bogus: unknown argument"},
+		{"remember", map[string]any{"title": "t"}, "content: required"},
+		{"remember", map[string]any{"title": " ", "content": "c"}, "title: must not be empty"},
+		{"remember", map[string]any{"title": "t", "content": "c", "scope": "team"}, "scope: want project or user"},
+		{"remember", map[string]any{"title": "t", "content": "c", "scope": "user"}, "scope: no user vault"},
+		{"remember", map[string]any{"title": "t", "content": "c", "effective_at": "later"}, "effective_at:"},
+		{"remember", map[string]any{"title": "t", "content": "c", "tags": []any{1}}, "tags[0]"},
+		{"remember", map[string]any{"title": "AWS key", "content": "aws_access_key_id = AKIAUJZDEGXDNCF32EPF"}, "secret"},
+		{"get_memory", map[string]any{}, "id: required"},
+		{"get_memory", map[string]any{"id": missing}, "not found"},
+		{"get_memory", map[string]any{"id": w.ID, "version": 1}, "version: unknown argument"},
+		{"update_memory", map[string]any{"id": w.ID, "expected_version": 1}, "reason: required"},
+		{"update_memory", map[string]any{"id": w.ID, "reason": "r"}, "expected_version: required"},
+		{"update_memory", map[string]any{"id": w.ID, "expected_version": 3, "content": "x", "reason": "r"}, "expected_version"},
+		{"update_memory", map[string]any{"id": missing, "expected_version": 1, "content": "x", "reason": "r"}, "not found"},
+		{"update_memory", map[string]any{"id": w.ID, "expected_version": 1, "colour": "red", "reason": "r"}, "colour: unknown argument"},
+		{"update_memory", map[string]any{"id": w.ID, "expected_version": 1, "importance": 0, "reason": "r"}, "importance"},
+		{"forget", map[string]any{"id": w.ID}, "reason: required"},
+		{"forget", map[string]any{"id": missing, "reason": "r"}, "not found"},
+		{"forget", map[string]any{"id": w.ID, "reason": "r", "delete": "yes please"}, "delete: want true or false"},
+		{"forget", map[string]any{"id": w.ID, "reason": "r", "purge": true}, "purge: unknown argument"},
+		{"memory_history", map[string]any{}, "id: required"},
+		{"memory_history", map[string]any{"id": missing}, "not found"},
+		{"memory_history", map[string]any{"id": w.ID, "limit": 3}, "limit: unknown argument"},
+		{"memory_stats", map[string]any{"verbose": true}, "verbose: unknown argument"},
+	}
+	before := len(repoCommits(t, g.project))
+	for _, tc := range tests {
+		t.Run(tc.tool+" "+tc.want, func(t *testing.T) {
+			res, text := callTool(t, g.c, tc.tool, tc.args)
+			if !res.IsError {
+				t.Fatalf("%s(%v) = %q, want isError", tc.tool, tc.args, text)
+			}
+			if !strings.Contains(text, tc.want) {
+				t.Errorf("%s(%v): error %q does not say %q", tc.tool, tc.args, text, tc.want)
+			}
+			if strings.Contains(text, "AKIAUJZDEGXDNCF32EPF") {
+				t.Errorf("error %q repeats the secret", text)
+			}
+		})
+	}
+	if got := len(repoCommits(t, g.project)); got != before {
+		t.Errorf("commits: %d after refused calls, want %d", got, before)
+	}
+	t.Run("accepted aliases", func(t *testing.T) {
+		g.callT = t
+		var out recallOutput
+		g.ok("recall", map[string]any{"q": "tabs", "k": "2", "tags": "", "since": "2026-01-01"}, &out)
+		if len(out.Results) != 1 || out.Results[0].ID != w.ID {
+			t.Errorf("recall with aliases: %+v, want %s", out.Results, w.ID)
+		}
+	})
+}
