@@ -14,8 +14,8 @@ func TestSameTitle(t *testing.T) {
 		// Near-identical: the same memory, said again.
 		{"Tests use pytest", "tests use pytest!", true},
 		{"Tests use pytest", "Tests  use   pytest.", true},
-		{"Tests use pytest", "Ｔｅｓｔｓ ｕｓｅ ｐｙｔｅｓｔ", true}, // full-width
-		{"Tests use pytest", "The tests use pytest", true},     // a stop word more
+		{"Tests use pytest", "Ｔｅｓｔｓ ｕｓｅ ｐｙｔｅｓｔ", true},     // full-width
+		{"Tests use pytest", "The tests use pytest", true}, // a stop word more
 		{"Run the tests before pushing", "Run tests before pushing", true},
 		{"测试用 pytest", "测试用pytest。", true},
 		{"Deploy with ops/deploy.sh", "deploy with ops/deploy.sh", true},
