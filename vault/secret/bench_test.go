@@ -39,3 +39,17 @@ func BenchmarkScanSecret(b *testing.B) {
 		}
 	}
 }
+
+// BenchmarkScanAdversarial measures 64 KB (the content limit) of repeated
+// keywords and secrets, which must stay linear in the input.
+func BenchmarkScanAdversarial(b *testing.B) {
+	for _, unit := range []string{"sk-", "密码：", "password=Xk9#mP2$vLq7 ", ghToken + " "} {
+		data := []byte(strings.Repeat(unit, 65536/len(unit)))
+		b.Run(strings.TrimRight(unit[:3], "-="), func(b *testing.B) {
+			b.SetBytes(int64(len(data)))
+			for b.Loop() {
+				Scan(data)
+			}
+		})
+	}
+}

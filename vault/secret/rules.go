@@ -368,9 +368,14 @@ func hasKeyBody(data []byte, _, end int) bool {
 
 var endMarker = regexp.MustCompile(`-----END[A-Z0-9 ]{0,40}PRIVATE KEY(?: BLOCK)?-----`)
 
+// maxKeyBlock bounds the search for a key block's END line (a 4096-bit
+// RSA key is about 3.3 KB; PGP blocks with subkeys run larger), so that
+// many BEGIN lines cost linear time.
+const maxKeyBlock = 16 << 10
+
 // toEndMarker extends a key block's span to its END line when there is one.
 func toEndMarker(data []byte, end int) int {
-	if loc := endMarker.FindIndex(data[end:]); loc != nil {
+	if loc := endMarker.FindIndex(data[end:min(len(data), end+maxKeyBlock)]); loc != nil {
 		return end + loc[1]
 	}
 	return end
@@ -378,7 +383,11 @@ func toEndMarker(data []byte, end int) int {
 
 var gcpPrivateKey = regexp.MustCompile(`"private_key"\s*:\s*"-----BEGIN`)
 
-func hasGCPPrivateKey(data []byte, _, _ int) bool { return gcpPrivateKey.Match(data) }
+// hasGCPPrivateKey looks for the key near the "type" field (a service
+// account file is a few KB), not in the whole input.
+func hasGCPPrivateKey(data []byte, start, end int) bool {
+	return gcpPrivateKey.Match(data[max(0, start-maxKeyBlock):min(len(data), end+maxKeyBlock)])
+}
 
 // mixedCase requires upper and lower case letters, which hex digests lack.
 func mixedCase(data []byte, start, end int) bool {
@@ -438,7 +447,7 @@ func genericValue(data []byte, start, end int) bool {
 	if isPlaceholder(s) || bytes.ContainsAny(v, "()[]{}<>") {
 		return false
 	}
-	if identifier.Match(v) || strings.HasPrefix(s, "/") || strings.HasPrefix(s, "./") || strings.HasPrefix(s, "~/") || strings.Contains(s, "://") {
+	if isIdentifier(v) || strings.HasPrefix(s, "/") || strings.HasPrefix(s, "./") || strings.HasPrefix(s, "~/") || strings.Contains(s, "://") {
 		return false
 	}
 	c := classes(v)
@@ -453,8 +462,18 @@ func genericValue(data []byte, start, end int) bool {
 }
 
 // identifier matches dotted or plain identifiers (config.auth.tokenValue,
-// SOME_SETTING), which name a secret rather than hold one.
+// SOME_SETTING, tokenvalue), which name a secret rather than hold one.
 var identifier = regexp.MustCompile(`^(?:[A-Za-z_][A-Za-z_]*\.)+[A-Za-z_][A-Za-z0-9_]*$|^[A-Z_][A-Z0-9_]*$|^[a-z][a-z_\-]*$`)
+
+// isIdentifier reports identifiers; an upper-case run with digits and no
+// underscore (MINIO keys, AWS-like ids) is a value, not a constant name.
+func isIdentifier(v []byte) bool {
+	if !identifier.Match(v) {
+		return false
+	}
+	upperOnly := classes(v)&classLower == 0 && !bytes.Contains(v, []byte("."))
+	return !upperOnly || bytes.ContainsRune(v, '_') || !bytes.ContainsAny(v, "0123456789")
+}
 
 // placeholderWords mark a value as a stand-in, not a secret.
 var placeholderWords = []string{

@@ -111,21 +111,28 @@ func Scan(data []byte) []Finding {
 		if r.keywordMask&present == 0 {
 			continue
 		}
-		lineEnd := -1 // end of the last line searched, in line mode
+		lineEnd := -1   // end of the last line searched, in line mode
+		skipUntil := -1 // end of the last anchored match: hits inside it are done
 		for _, h := range hits {
 			if r.keywordMask&(1<<h.k) == 0 {
 				continue
 			}
 			if r.anchored {
 				// The regexp starts at the keyword: try it there only.
-				if r.boundary && h.pos > 0 && isWordByte(data[h.pos-1]) {
+				if h.pos < skipUntil || r.boundary && h.pos > 0 && isWordByte(data[h.pos-1]) {
 					continue
 				}
 				end := min(len(data), h.pos+anchoredWindow)
 				if j := bytes.IndexByte(data[h.pos:end], '\n'); j >= 0 {
 					end = h.pos + j
 				}
-				add(r, h.pos, r.re.FindSubmatchIndex(data[h.pos:end]))
+				loc := r.re.FindSubmatchIndex(data[h.pos:end])
+				if loc != nil {
+					// A keyword inside a match (accepted or not) starts
+					// no new one: this keeps repeated keywords linear.
+					skipUntil = h.pos + loc[1]
+				}
+				add(r, h.pos, loc)
 				continue
 			}
 			// Line mode: search each line holding a keyword once.
@@ -171,29 +178,48 @@ func isWordByte(c byte) bool {
 }
 
 // dropOverlaps removes a generic finding whose span overlaps a specific
-// one, and repeated findings of one rule over the same bytes.
+// one, and a finding overlapping an earlier one of the same rule. It runs
+// in O(n log n): adversarial input can yield thousands of findings.
 func dropOverlaps(found []Finding) []Finding {
 	slices.SortStableFunc(found, func(a, b Finding) int { return a.Start - b.Start })
-	out := found[:0]
-	for i, f := range found {
-		drop := false
-		for j, g := range found {
-			if i == j || g.Start >= f.End || f.Start >= g.End {
-				continue
-			}
-			gGeneric, fGeneric := ruleByID(g.Rule).generic, ruleByID(f.Rule).generic
-			switch {
-			case fGeneric && !gGeneric:
-				drop = true
-			case f.Rule == g.Rule && j < i:
-				drop = true
-			}
+	// The union of the specific findings' spans, sorted and disjoint.
+	var spans [][2]int
+	for _, f := range found {
+		if isGeneric(f.Rule) {
+			continue
 		}
-		if !drop {
-			out = append(out, f)
+		if n := len(spans); n > 0 && f.Start < spans[n-1][1] {
+			spans[n-1][1] = max(spans[n-1][1], f.End)
+		} else {
+			spans = append(spans, [2]int{f.Start, f.End})
 		}
 	}
+	lastEnd := map[string]int{}
+	out := found[:0]
+	for _, f := range found {
+		if end, ok := lastEnd[f.Rule]; ok && f.Start < end {
+			continue
+		}
+		if isGeneric(f.Rule) {
+			k, _ := slices.BinarySearchFunc(spans, f.Start, func(s [2]int, start int) int {
+				if s[1] <= start {
+					return -1
+				}
+				return 1
+			})
+			if k < len(spans) && spans[k][0] < f.End {
+				continue
+			}
+		}
+		lastEnd[f.Rule] = f.End
+		out = append(out, f)
+	}
 	return out
+}
+
+func isGeneric(id string) bool {
+	r := ruleByID(id)
+	return r != nil && r.generic
 }
 
 func ruleByID(id string) *rule {
@@ -220,20 +246,24 @@ func place(data []byte, found []Finding) []Finding {
 		}
 	}
 	out := found[:0]
-	line, lineStart, pos := 1, 0, 0
+	// col is the column at colPos; both advance with the findings, so
+	// many findings on one long line cost one pass, not one each.
+	line, pos, col, colPos := 1, 0, 1, 0
 	for _, f := range found { // sorted by Start
 		for pos < f.Start {
 			if data[pos] == '\n' {
 				line++
-				lineStart = pos + 1
+				col, colPos = 1, pos+1
 			}
 			pos++
 		}
+		col += utf8.RuneCount(data[colPos:f.Start])
+		colPos = f.Start
 		if allowed[line] {
 			continue
 		}
 		f.Line = line
-		f.Column = utf8.RuneCount(data[lineStart:f.Start]) + 1
+		f.Column = col
 		out = append(out, f)
 	}
 	if len(out) == 0 {
