@@ -279,7 +279,7 @@ func table() []rule {
 		{
 			id:          "connection-string-password",
 			description: "Password=... in a semicolon-separated connection string (ADO.NET, ODBC, JDBC properties)",
-			keywords:    []string{"password=", "pwd="},
+			keywords:    []string{"password", "pwd"},
 			re:          regexp.MustCompile(`(?i)(?:^|[;"'\s])(?:password|pwd)\s*=\s*([^;"'\s]{4,})\s*(?:;|$)`),
 			group:       1,
 			valid:       connStringPassword,

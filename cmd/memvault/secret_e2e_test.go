@@ -1,0 +1,98 @@
+package main
+
+import (
+	"context"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/memvault/memvault/gitstore"
+)
+
+// TestServeRefusesSecrets drives the real binary through mcp-go's client:
+// remember and update_memory with a secret return isError naming the rule
+// and position, and the repository is unchanged (same HEAD, no new file).
+func TestServeRefusesSecrets(t *testing.T) {
+	s := startServe(t)
+	var w struct {
+		ID      string `json:"id"`
+		Version int    `json:"version"`
+	}
+	s.ok("remember", map[string]any{"title": "CI setup", "content": "CI runs on every push.", "reason": "baseline"}, &w)
+	head := s.head()
+	files := s.memoryFiles()
+
+	// Fake values of the right shape; not real credentials.
+	const token = "ghp_hGAkWvj7FAc9QeWJKY40uvSwMFLZDe1f8rES"
+	tests := []struct {
+		name string
+		tool string
+		args map[string]any
+		want string
+	}{
+		{"remember content", "remember", map[string]any{
+			"title": "CI token", "content": "The CI bot uses\n\n    GITHUB_TOKEN=" + token + "\n", "reason": "test"},
+			"content: github-token at line 3, column 18"},
+		{"remember chinese", "remember", map[string]any{
+			"title": "报表库", "content": "报表库连接：mysql://report:Zq8v2Lr7mN0p!x@10.0.3.7:3306/bi，只读。", "reason": "test"},
+			"content: url-password at line 1, column 22"},
+		{"remember title", "remember", map[string]any{
+			"title": "key AKIAUJZDEGXDNCF32EPF", "content": "x", "reason": "test"},
+			"title: aws-access-key-id at line 1, column 5"},
+		{"update_memory", "update_memory", map[string]any{
+			"id": w.ID, "expected_version": w.Version, "content": "CI runs on every push.\nnpm_Wi0B26R08qzjI6GKFSufrdZSlB5er8bOfZqf", "reason": "test"},
+			"content: npm-token at line 2, column 1"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			msg := s.fails(tt.tool, tt.args)
+			if !strings.Contains(msg, tt.want) || !strings.Contains(msg, "secret detected") {
+				t.Errorf("error %q, want it to contain %q", msg, tt.want)
+			}
+			for _, leak := range []string{"hGAkWvj7", "Zq8v2Lr7", "UJZDEGXD", "Wi0B26R0"} {
+				if strings.Contains(msg, leak) {
+					t.Errorf("error %q echoes the secret", msg)
+				}
+			}
+			if got := s.head(); got != head {
+				t.Errorf("HEAD moved from %s to %s", head, got)
+			}
+			if got := s.memoryFiles(); strings.Join(got, ",") != strings.Join(files, ",") {
+				t.Errorf("memory files %v, want %v", got, files)
+			}
+		})
+	}
+}
+
+// head returns the repository's HEAD commit.
+func (s *mcpSession) head() string {
+	s.t.Helper()
+	st, err := gitstore.Open(context.Background(), s.root)
+	if err != nil {
+		s.t.Fatal(err)
+	}
+	defer st.Close()
+	h, err := st.Resolve(context.Background(), "HEAD")
+	if err != nil {
+		s.t.Fatal(err)
+	}
+	return h
+}
+
+// memoryFiles lists the files under .memory, sorted.
+func (s *mcpSession) memoryFiles() []string {
+	s.t.Helper()
+	var out []string
+	root := filepath.Join(s.root, ".memory")
+	err := filepath.WalkDir(root, func(p string, d os.DirEntry, err error) error {
+		if err == nil && !d.IsDir() {
+			out = append(out, p)
+		}
+		return err
+	})
+	if err != nil {
+		s.t.Fatal(err)
+	}
+	return out
+}
