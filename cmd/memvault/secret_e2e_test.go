@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -95,4 +96,57 @@ func (s *mcpSession) memoryFiles() []string {
 		s.t.Fatal(err)
 	}
 	return out
+}
+
+// TestHandEditedSecretIsReported checks each place a secret written by
+// hand shows up: memory_stats counts it, lint lists it and exits 1, doctor
+// reports it; none prints the value.
+func TestHandEditedSecretIsReported(t *testing.T) {
+	s := startServe(t)
+	rel := filepath.Join(".memory", "project", "ci.md")
+	p := filepath.Join(s.root, rel)
+	if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	file := "---\ntitle: CI\n---\n\nThe CI token is\n\n    ghp_hGAkWvj7FAc9QeWJKY40uvSwMFLZDe1f8rES\n"
+	if err := os.WriteFile(p, []byte(file), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	s.restart()
+
+	var st struct {
+		Total       int `json:"total"`
+		ParseErrors int `json:"parse_errors"`
+	}
+	s.ok("memory_stats", map[string]any{}, &st)
+	if st.Total != 1 || st.ParseErrors != 1 {
+		t.Errorf("memory_stats = %+v, want the memory loaded and 1 error", st)
+	}
+
+	run := func(args ...string) (string, int) {
+		cmd := exec.Command(s.bin, append([]string{"--vault", filepath.Join(s.root, ".memory")}, args...)...)
+		cmd.Dir = s.root
+		out, err := cmd.CombinedOutput()
+		code := 0
+		if ee, ok := err.(*exec.ExitError); ok {
+			code = ee.ExitCode()
+		} else if err != nil {
+			t.Fatalf("%v: %v", args, err)
+		}
+		return string(out), code
+	}
+	want := "ci.md:7: secret: secret detected: github-token at line 7, column 5"
+	lint, code := run("lint")
+	if code != 1 || !strings.Contains(lint, want) {
+		t.Errorf("lint exit %d, output:\n%s\nwant exit 1 and %q", code, lint, want)
+	}
+	doctor, _ := run("doctor")
+	if !strings.Contains(doctor, "github-token at line 7") {
+		t.Errorf("doctor output does not report the secret:\n%s", doctor)
+	}
+	for _, leak := range []string{lint, doctor} {
+		if strings.Contains(leak, "hGAkWvj7") {
+			t.Errorf("output echoes the secret:\n%s", leak)
+		}
+	}
 }
