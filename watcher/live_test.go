@@ -516,3 +516,32 @@ func summarize(bs []watcher.Batch) string {
 	}
 	return strings.Join(parts, " ")
 }
+
+// TestSinceCatchesUpEditsDuringLoad edits a file after the vault was
+// loaded but before the watcher started: with Since, the first batch
+// picks it up without any further event.
+func TestSinceCatchesUpEditsDuringLoad(t *testing.T) {
+	for _, poll := range []bool{false, true} {
+		t.Run(fmt.Sprintf("poll=%v", poll), func(t *testing.T) {
+			dir := t.TempDir()
+			write(t, dir, "project/a.md", memFile("a-1", "A", "old text"))
+			write(t, dir, "project/b.md", memFile("b-1", "B", "untouched"))
+			old := time.Now().Add(-time.Hour)
+			for _, f := range []string{"project/a.md", "project/b.md"} {
+				must(t, os.Chtimes(filepath.Join(dir, f), old, old))
+			}
+			v, err := vault.Open(t.Context(), dir, vault.Options{})
+			must(t, err)
+			since := time.Now().Add(-time.Minute)
+			write(t, dir, "project/a.md", memFile("a-1", "A", "edited while loading"))
+			b := &batches{}
+			w, err := watcher.Open(t.Context(), dir, vaultSink{v}, watcher.Options{Since: since, Poll: poll, PollInterval: time.Hour, Debounce: 10 * time.Millisecond, OnBatch: b.add})
+			must(t, err)
+			defer w.Close()
+			waitFor(t, "the edit made during the load", func() bool { return strings.Contains(text(v, "a-1"), "edited while loading") })
+			if got := b.get(); len(got) != 1 || !slices.Equal(got[0].Paths, []string{"project/a.md"}) {
+				t.Errorf("batches = %s, want one with project/a.md only", summarize(got))
+			}
+		})
+	}
+}

@@ -1,7 +1,11 @@
 package watcher
 
 import (
+	"errors"
+	"fmt"
 	"slices"
+	"strings"
+	"syscall"
 	"testing"
 	"time"
 )
@@ -88,6 +92,24 @@ func TestHasDotPartAndWanted(t *testing.T) {
 		t.Run(tt.rel, func(t *testing.T) {
 			if got := w.wanted(tt.rel); got != tt.want {
 				t.Errorf("wanted(%q) = %v, want %v", tt.rel, got, tt.want)
+			}
+		})
+	}
+}
+
+func TestFallbackHint(t *testing.T) {
+	tests := []struct {
+		err  error
+		want string
+	}{
+		{fmt.Errorf("watch /v/project: %w", syscall.ENOSPC), "sysctl fs.inotify.max_user_watches="},
+		{fmt.Errorf("inotify_init1: %w", syscall.EMFILE), "sysctl fs.inotify.max_user_instances="},
+		{errors.New("operation not supported"), "max_user_watches"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.err.Error(), func(t *testing.T) {
+			if got := fallbackHint(tt.err); !strings.Contains(got, tt.want) {
+				t.Errorf("fallbackHint(%v) = %q, want it to contain %q", tt.err, got, tt.want)
 			}
 		})
 	}

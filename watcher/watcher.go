@@ -56,6 +56,10 @@ type Options struct {
 	// means Markdown files outside dot-folders. Dot-files and dot-folders
 	// are always ignored.
 	Filter func(rel string) bool
+	// Since, when set, makes the first batch hold the files modified at
+	// or after it: changes made while the consumer was still building the
+	// index it now keeps current. Zero reports nothing until an event.
+	Since time.Time
 	// Poll forces the rescanning fallback even where fsnotify works.
 	Poll bool
 	// PollInterval is the rescanning period of the fallback; 0 means
@@ -179,7 +183,7 @@ func (w *Watcher) startNotify() error {
 		return err
 	}
 	w.fsw, w.events, w.errs = fsw, fsw.Events, fsw.Errors
-	if err := w.addTree(".", time.Time{}); err != nil {
+	if err := w.addTree(".", time.Time{}, w.opts.Since); err != nil {
 		w.stopNotify()
 		return err
 	}
@@ -199,6 +203,13 @@ func (w *Watcher) stopNotify() {
 func (w *Watcher) startPolling(why error) {
 	w.stopNotify()
 	w.snap = w.rescan()
+	if since := w.opts.Since; !since.IsZero() {
+		for r, st := range w.snap {
+			if !st.mod.Before(since) {
+				w.pend.add(r, time.Now())
+			}
+		}
+	}
 	w.poll = time.NewTicker(w.opts.PollInterval)
 	w.mode.Store(ModePoll)
 	w.log.Warn("cannot watch the vault for changes; rescanning it periodically instead",
@@ -220,10 +231,11 @@ func fallbackHint(err error) string {
 	}
 }
 
-// addTree watches the folder rel and every folder below it, and records
+// addTree watches the folder rel and every folder below it. It records
 // the files found there as changed when now is set (a folder that appeared
-// after the start: its files were never seen).
-func (w *Watcher) addTree(rel string, now time.Time) error {
+// after the start: its files were never seen), else those modified at or
+// after since, when set.
+func (w *Watcher) addTree(rel string, now, since time.Time) error {
 	root := filepath.Join(w.dir, filepath.FromSlash(rel))
 	return filepath.WalkDir(root, func(p string, d fs.DirEntry, err error) error {
 		if err != nil {
@@ -249,8 +261,14 @@ func (w *Watcher) addTree(rel string, now time.Time) error {
 			w.dirs[r] = true
 			return nil
 		}
-		if !now.IsZero() && w.wanted(r) {
+		switch {
+		case !w.wanted(r):
+		case !now.IsZero():
 			w.pend.add(r, now)
+		case !since.IsZero():
+			if fi, err := d.Info(); err == nil && !fi.ModTime().Before(since) {
+				w.pend.add(r, time.Now())
+			}
 		}
 		return nil
 	})
@@ -336,6 +354,7 @@ func (w *Watcher) run(ctx context.Context) {
 		}
 		w.stopNotify()
 	}()
+	decide() // Options.Since may have left files pending
 	for {
 		var pollC <-chan time.Time
 		if w.poll != nil {
@@ -401,7 +420,7 @@ func (w *Watcher) handle(ev fsnotify.Event, now time.Time) {
 	}
 	if ev.Has(fsnotify.Create) {
 		if fi, err := os.Lstat(ev.Name); err == nil && fi.IsDir() {
-			if err := w.addTree(rel, now); err != nil {
+			if err := w.addTree(rel, now, time.Time{}); err != nil {
 				w.startPolling(err)
 				w.pend.addFull(now)
 			}

@@ -60,7 +60,7 @@ func BenchmarkLiveHandEditLatency(b *testing.B) {
 	if err != nil {
 		b.Fatal(err)
 	}
-	stop, err := startLive(b.Context(), v, liveQuietLogger())
+	stop, err := startLiveWith(b.Context(), v, liveQuietLogger(), watcher.Options{})
 	if err != nil {
 		b.Fatal(err)
 	}
