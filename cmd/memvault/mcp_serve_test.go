@@ -14,6 +14,8 @@ import (
 	"github.com/mark3labs/mcp-go/client"
 	"github.com/mark3labs/mcp-go/mcp"
 	"github.com/mark3labs/mcp-go/server"
+
+	"github.com/memvault/memvault/vault"
 )
 
 // testClock is a clock the test moves; tool calls read it concurrently.
@@ -269,4 +271,69 @@ func TestToolErrorPaths(t *testing.T) {
 			t.Errorf("recall with aliases: %+v, want %s", out.Results, w.ID)
 		}
 	})
+}
+
+// TestRecallRanksTheVaultsTogether checks that a small user vault is not
+// outranked because its own statistics make every term look common: the
+// preference that answers the question comes first.
+func TestRecallRanksTheVaultsTogether(t *testing.T) {
+	ctx := context.Background()
+	now := time.Date(2026, 11, 30, 12, 0, 0, 0, time.UTC)
+	open := func() *vault.Vault {
+		v, err := vault.Open(ctx, t.TempDir(), vault.Options{Now: func() time.Time { return now }})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return v
+	}
+	project, user := open(), open()
+	add := func(v *vault.Vault, n vault.NewMemory) string {
+		t.Helper()
+		res, err := v.Create(ctx, n, vault.Author{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return res.Memory.ID
+	}
+	pref := add(user, vault.NewMemory{Title: "测试用 pytest", Layer: vault.Preference, Content: "开发者要求测试一律用 pytest 编写和运行，不要用 unittest。"})
+	for _, n := range []vault.NewMemory{
+		{Title: "上线流程", Content: "上线部署：CI 通过后在仓库根目录运行 ops/deploy.sh。"},
+		{Title: "代码格式用 black", Content: "提交前用 black 格式化 Python 代码。"},
+		{Title: "数据库迁移", Content: "用 alembic 写迁移脚本，已执行的迁移不要修改。"},
+		{Title: "分支命名", Content: "分支命名为 feature/<单号> 或 fix/<单号>。"},
+		{Title: "预发环境", Content: "预发环境在 staging.internal，用 make reset-staging 重置。"},
+	} {
+		add(project, n)
+	}
+	tools := testTools(project, user)
+	tools.now = func() time.Time { return now }
+	s := server.NewMCPServer("memvault", serverVersion, server.WithToolCapabilities(false))
+	tools.register(s)
+	c, err := client.NewInProcessClient(s)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { c.Close() })
+	if err := c.Start(ctx); err != nil {
+		t.Fatal(err)
+	}
+	init := mcp.InitializeRequest{}
+	init.Params.ProtocolVersion = legacyProtocol
+	if _, err := c.Initialize(ctx, init); err != nil {
+		t.Fatal(err)
+	}
+	for _, q := range []string{"单元测试怎么写", "测试用什么框架"} {
+		res, text := callTool(t, c, "recall", map[string]any{"query": q})
+		if res.IsError {
+			t.Fatalf("recall: %s", text)
+		}
+		var out recallOutput
+		raw, _ := json.Marshal(res.StructuredContent)
+		if err := json.Unmarshal(raw, &out); err != nil {
+			t.Fatal(err)
+		}
+		if len(out.Results) == 0 || out.Results[0].ID != pref || out.Results[0].Vault != userScope {
+			t.Errorf("recall %q = %+v, want the user vault's %s first", q, out.Results, pref)
+		}
+	}
 }

@@ -34,6 +34,8 @@ type mcpTools struct {
 	user   *vaultSlot
 	logger *slog.Logger
 	notify *notifier
+	// now is the clock recall ranks at; nil means the wall clock.
+	now func() time.Time
 }
 
 // vaults waits for the served vaults and brings them up to date. ask is
@@ -49,7 +51,7 @@ func (t *mcpTools) vaults(ctx context.Context, responses mcp.InputResponses) (vs
 	if err != nil {
 		return nil, false, err
 	}
-	vs = &openVaults{project: v, pslot: slot}
+	vs = &openVaults{project: v, pslot: slot, clock: t.now}
 	if t.user != nil {
 		uv, err := t.user.ready(ctx)
 		if err != nil {
@@ -342,6 +344,7 @@ func recallVaults(ctx context.Context, vs *openVaults, q vault.Query) ([]scopedR
 		limit = vault.DefaultLimit
 	}
 	var out []scopedResult
+	from := 0 // how many vaults had results
 	for _, p := range vs.each() {
 		v := p.v
 		if !q.AsOf.IsZero() && p.slot.asOf != nil {
@@ -351,9 +354,24 @@ func recallVaults(ctx context.Context, vs *openVaults, q vault.Query) ([]scopedR
 			}
 			v = past
 		}
-		for _, r := range v.Recall(q) {
+		rs := v.Recall(q)
+		if len(rs) > 0 {
+			from++
+		}
+		for _, r := range rs {
 			out = append(out, scopedResult{Result: r, scope: p.slot.name})
 		}
+	}
+	if from > 1 && strings.TrimSpace(q.Text) != "" {
+		now := q.AsOf
+		if now.IsZero() {
+			now = vs.now()
+		}
+		rescored, err := rescore(ctx, q, out, now)
+		if err != nil {
+			return nil, err
+		}
+		out = rescored
 	}
 	if strings.TrimSpace(q.Text) == "" {
 		slices.SortStableFunc(out, func(a, b scopedResult) int { return b.Memory.UpdatedAt.Compare(a.Memory.UpdatedAt) })

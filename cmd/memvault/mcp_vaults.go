@@ -155,6 +155,15 @@ type openVaults struct {
 	user    *vault.Vault // nil without a user vault
 	pslot   *vaultSlot
 	uslot   *vaultSlot
+	clock   func() time.Time // nil: the wall clock
+}
+
+// now is the instant tool calls evaluate time at.
+func (o *openVaults) now() time.Time {
+	if o.clock == nil {
+		return time.Now()
+	}
+	return o.clock()
 }
 
 // each lists the open vaults with their slots, project first.

@@ -92,7 +92,7 @@ recall searches both. See docs/mcp.md.`,
 				opened = append(opened, o)
 				return o.slot
 			}
-			tools := &mcpTools{logger: logger, notify: notify,
+			tools := &mcpTools{logger: logger, notify: notify, now: m.Now,
 				project: &discovery{logger: logger, cwd: cwd, open: func(dir string) *vaultSlot { return open(projectScope, dir) }}}
 			if projectDir != "" {
 				tools.project.found(projectDir)
