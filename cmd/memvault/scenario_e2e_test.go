@@ -26,14 +26,14 @@ func TestScenarioAcrossSessions(t *testing.T) {
 	isolateGit(t)
 
 	type lang struct {
-		name                   string
-		pref                   map[string]any
-		prefQueries            []string
-		deploy                 map[string]any
-		deployQueries          []string
-		oldRule, newRule       map[string]any
-		ruleQueries            []string
-		distractors            []map[string]any
+		name             string
+		pref             map[string]any
+		prefQueries      []string
+		deploy           map[string]any
+		deployQueries    []string
+		oldRule, newRule map[string]any
+		ruleQueries      []string
+		distractors      []map[string]any
 	}
 	langs := []lang{
 		{
