@@ -142,7 +142,9 @@ func mergeClientConfig(data []byte, c mcpClient, e serverEntry) ([]byte, configR
 	before := entry.clone()
 	if c.typed {
 		if _, ok := entry.get("type"); !ok {
+			// First, where the client's own CLI puts it.
 			entry.set("type", mustJSON("stdio"))
+			entry.keys = append([]string{"type"}, entry.keys[:len(entry.keys)-1]...)
 		}
 	}
 	entry.set("command", mustJSON(e.Command))
