@@ -27,27 +27,47 @@ func (e *secretError) Unwrap() []error { return []error{ErrSecret, ErrInvalid} }
 // write when any holds a secret, naming the field, rule, line and column
 // (of the field's text as given). Nil fields are not set and not scanned.
 func refuseSecrets(title, content *string, tags *[]string) error {
-	var parts []string
-	scan := func(field, text string) {
-		if f := secret.Scan([]byte(text)); len(f) > 0 {
-			parts = append(parts, field+": "+listFindings(f))
-		}
-	}
+	var sc secretScan
 	if title != nil {
-		scan("title", *title)
+		sc.text("title", *title)
 	}
 	if content != nil {
-		scan("content", *content)
+		sc.text("content", *content)
 	}
 	if tags != nil {
-		for i, t := range *tags {
-			scan(fmt.Sprintf("tags[%d]", i), t)
-		}
+		sc.list("tags", *tags)
 	}
-	if len(parts) == 0 {
+	return sc.err()
+}
+
+// refuseSecretList refuses a write whose list field (aliases) holds a
+// secret.
+func refuseSecretList(field string, items []string) error {
+	var sc secretScan
+	sc.list(field, items)
+	return sc.err()
+}
+
+// secretScan collects the findings of several fields into one error.
+type secretScan struct{ parts []string }
+
+func (sc *secretScan) text(field, text string) {
+	if f := secret.Scan([]byte(text)); len(f) > 0 {
+		sc.parts = append(sc.parts, field+": "+listFindings(f))
+	}
+}
+
+func (sc *secretScan) list(field string, items []string) {
+	for i, t := range items {
+		sc.text(fmt.Sprintf("%s[%d]", field, i), t)
+	}
+}
+
+func (sc *secretScan) err() error {
+	if len(sc.parts) == 0 {
 		return nil
 	}
-	return &secretError{msg: fmt.Sprintf("%v: %s; %s", ErrSecret, strings.Join(parts, "; "), secretHint)}
+	return &secretError{msg: fmt.Sprintf("%v: %s; %s", ErrSecret, strings.Join(sc.parts, "; "), secretHint)}
 }
 
 func listFindings(fs []secret.Finding) string {

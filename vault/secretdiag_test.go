@@ -24,6 +24,8 @@ func TestWriteWithSecretIsRefused(t *testing.T) {
 		{"chinese content", NewMemory{Title: "数据库", Content: "生产库连接：postgres://app:Zq8v2Lr7mN0p@db.internal/app"}, "content: url-password at line 1, column 22"},
 		{"title", NewMemory{Title: "token " + fakeToken, Content: "x"}, "title: github-token at line 1, column 7"},
 		{"tag", NewMemory{Title: "t", Content: "x", Tags: []string{"ok", fakeToken}}, "tags[1]: github-token"},
+		{"alias", NewMemory{Title: "t", Content: "x", Aliases: []string{"npm_Wi0B26R08qzjI6GKFSufrdZSlB5er8bOfZqf"}}, "aliases[0]: npm-token at line 1, column 1"},
+		{"two fields", NewMemory{Title: "t " + fakeToken, Content: "AKIAUJZDEGXDNCF32EPF"}, "title: github-token at line 1, column 3; content: aws-access-key-id at line 1, column 1"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

@@ -399,6 +399,9 @@ func (v *Vault) validateNew(n *NewMemory, by Author) error {
 	if err := validateFields(&n.Title, &n.Content, &n.Layer, &n.Tags, &n.Importance, by); err != nil {
 		return err
 	}
+	if err := refuseSecretList("aliases", n.Aliases); err != nil {
+		return err
+	}
 	if n.ID != "" {
 		if err := ValidateID(n.ID); err != nil {
 			return fmt.Errorf("id: %w", err)
