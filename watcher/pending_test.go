@@ -114,3 +114,58 @@ func TestFallbackHint(t *testing.T) {
 		})
 	}
 }
+
+// FuzzPendingDecide feeds arbitrary event timings and checks the settling
+// rules' promises: a batch is flushed by its deadline at the latest, and
+// a wait is always in the future and never past the deadline.
+func FuzzPendingDecide(f *testing.F) {
+	f.Add([]byte{0, 10, 20}, uint16(70), false)
+	f.Add([]byte{0}, uint16(2000), true)
+	f.Add([]byte{255, 255, 255, 255}, uint16(1), true)
+	f.Fuzz(func(t *testing.T, gaps []byte, after uint16, busy bool) {
+		const quiet, maxWait = 50 * time.Millisecond, time.Second
+		t0 := time.Date(2026, 11, 30, 12, 0, 0, 0, time.UTC)
+		var p pending
+		now := t0
+		for _, g := range gaps {
+			now = now.Add(time.Duration(g) * time.Millisecond)
+			p.add("a.md", now)
+		}
+		now = now.Add(time.Duration(after) * time.Millisecond)
+		d := p.decide(now, quiet, maxWait, busy)
+		if len(gaps) == 0 {
+			if d.flush || !d.wait.IsZero() {
+				t.Fatalf("empty set: %+v, want nothing to do", d)
+			}
+			return
+		}
+		deadline := p.first.Add(maxWait)
+		switch {
+		case !now.Before(deadline) && !d.flush:
+			t.Fatalf("past the deadline %v at %v: %+v, want a flush", deadline, now, d)
+		case d.flush:
+			return
+		case !d.wait.After(now):
+			t.Fatalf("wait %v is not after now %v", d.wait, now)
+		case d.wait.After(deadline):
+			t.Fatalf("wait %v is past the deadline %v", d.wait, deadline)
+		}
+	})
+}
+
+// FuzzWanted checks that no path with a dot part or without the .md
+// extension is ever reported, whatever the event names.
+func FuzzWanted(f *testing.F) {
+	for _, s := range []string{"project/a.md", ".git/x.md", "a/.b/c.md", "a.md~", "../x.md", "a//b.md", ""} {
+		f.Add(s)
+	}
+	w := newWatcher("/v", nil, Options{})
+	f.Fuzz(func(t *testing.T, rel string) {
+		if !w.wanted(rel) {
+			return
+		}
+		if hasDotPart(rel) || !strings.HasSuffix(strings.ToLower(rel), ".md") {
+			t.Fatalf("wanted(%q) = true", rel)
+		}
+	})
+}
