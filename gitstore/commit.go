@@ -46,6 +46,11 @@ type State struct {
 	Unborn      bool
 	Operation   string // "", "merge", "rebase", "am", "cherry-pick", "revert" or "bisect"
 	IndexLocked bool   // .git/index.lock exists
+	// RefLock is the lock file of the ref HEAD moves (refs/heads/<branch>.lock,
+	// or HEAD.lock when detached) when it exists: a process killed while
+	// moving the branch leaves it, and every commit then fails until it is
+	// removed.
+	RefLock string
 }
 
 // maxRefRetries bounds how often Commit rebuilds on a branch that moved.
@@ -69,6 +74,15 @@ func (s *Store) State(ctx context.Context) (State, error) {
 	}
 	if _, err := os.Lstat(filepath.Join(s.gitDir, "index.lock")); err == nil {
 		st.IndexLocked = true
+	}
+	ref := h.ref
+	if h.detached {
+		ref = "HEAD"
+	}
+	if p := s.refPath(ref) + ".lock"; ref != "" {
+		if _, err := os.Lstat(p); err == nil {
+			st.RefLock = p
+		}
 	}
 	return st, nil
 }

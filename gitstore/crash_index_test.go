@@ -48,3 +48,19 @@ func TestCommitHealsIndexLaggingHead(t *testing.T) {
 		t.Error("the index was rewritten although it was in step")
 	}
 }
+
+// TestStateReportsRefLock leaves the branch's lock file as a killed commit
+// does and checks that State names it.
+func TestStateReportsRefLock(t *testing.T) {
+	root, s := newRepo(t)
+	commitFiles(t, s, "first", map[string]string{"mem/a.md": "a\n"})
+	st, err := s.State(t.Context())
+	if err != nil || st.RefLock != "" {
+		t.Fatalf("State = %+v, %v; want no ref lock", st, err)
+	}
+	lock := filepath.Join(root, ".git", "refs", "heads", st.Branch+".lock")
+	writeFile(t, lock, "")
+	if st, err = s.State(t.Context()); err != nil || st.RefLock != lock {
+		t.Fatalf("State.RefLock = %q (%v), want %q", st.RefLock, err, lock)
+	}
+}
