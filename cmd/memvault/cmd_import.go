@@ -171,20 +171,21 @@ type progressBar struct {
 	w     io.Writer
 	label string
 	on    bool
+	now   func() time.Time // wall clock for the redraw throttle
 	last  time.Time
 	drawn bool
 }
 
 func newProgressBar(w io.Writer, label string) *progressBar {
 	f, ok := w.(*os.File)
-	return &progressBar{w: w, label: label, on: ok && term.IsTerminal(int(f.Fd()))}
+	return &progressBar{w: w, label: label, on: ok && term.IsTerminal(int(f.Fd())), now: time.Now}
 }
 
 func (b *progressBar) set(done, total int) {
 	if !b.on || total == 0 {
 		return
 	}
-	now := time.Now()
+	now := b.now()
 	if done < total && now.Sub(b.last) < 100*time.Millisecond {
 		return
 	}
