@@ -309,6 +309,11 @@ func TestFileOperations(t *testing.T) {
 		{"folder removed", func(t *testing.T, dir string, l *live) {
 			must(t, os.RemoveAll(filepath.Join(dir, "meta/topics")))
 		}, []check{gone("t-1"), has("a-1", "project/a.md")}},
+		{"vault folder removed, then back (checkout of a branch without it)", func(t *testing.T, dir string, l *live) {
+			must(t, os.RemoveAll(dir))
+			waitFor(t, "the empty index", func() bool { return len(l.v.All()) == 0 })
+			write(t, dir, "project/back.md", memFile("back-1", "Back", "back again"))
+		}, []check{has("back-1", "project/back.md"), gone("a-1")}},
 		{"ignored files", func(t *testing.T, dir string, l *live) {
 			write(t, dir, "project/notes.txt", "not markdown")
 			write(t, dir, ".git/x.md", memFile("git-1", "G", "g"))

@@ -112,6 +112,9 @@ type Watcher struct {
 	pend   pending
 	snap   map[string]fileStat // the last rescan, when polling
 	poll   *time.Ticker
+	// rootGone is set while the watched folder itself is missing (a
+	// checkout of a branch without it): poll ticks look for its return.
+	rootGone bool
 
 	cancel context.CancelFunc
 	done   chan struct{}
@@ -332,7 +335,7 @@ func (w *Watcher) run(ctx context.Context) {
 			arm(d.wait)
 			return
 		}
-		if w.poll != nil && w.pollChanged(now) {
+		if w.poll != nil && !w.rootGone && w.pollChanged(now) {
 			// The rescan found more: the folder is still changing.
 			arm(w.pend.decide(now, w.opts.Debounce, w.opts.MaxWait, false).wait)
 			return
@@ -382,6 +385,13 @@ func (w *Watcher) run(ctx context.Context) {
 				decide()
 			}
 		case <-pollC:
+			if w.rootGone {
+				w.checkRoot(time.Now())
+				if !armed {
+					decide()
+				}
+				continue
+			}
 			if w.pollChanged(time.Now()) && !armed {
 				decide()
 			}
@@ -402,7 +412,12 @@ func (w *Watcher) handle(ev fsnotify.Event, now time.Time) {
 	rel := w.rel(ev.Name)
 	if rel == "." {
 		if ev.Has(fsnotify.Remove) || ev.Has(fsnotify.Rename) {
-			w.log.Warn("the vault folder was removed or renamed", "vault", w.dir)
+			// Every watch went with the folder: wait for it to come back
+			// (a checkout of a branch that has it) and watch it afresh.
+			w.log.Info("the vault folder was removed or renamed; watching for its return", "vault", w.dir)
+			w.stopNotify()
+			w.rootGone = true
+			w.poll = time.NewTicker(min(w.opts.PollInterval, rootPoll))
 			w.pend.addFull(now)
 		}
 		return
@@ -430,6 +445,25 @@ func (w *Watcher) handle(ev fsnotify.Event, now time.Time) {
 	if w.wanted(rel) {
 		w.pend.add(rel, now)
 	}
+}
+
+// rootPoll is how often a removed vault folder is looked for.
+const rootPoll = 100 * time.Millisecond
+
+// checkRoot watches the folder again once it is back, and asks for a full
+// reload since its files were never seen.
+func (w *Watcher) checkRoot(now time.Time) {
+	if fi, err := os.Stat(w.dir); err != nil || !fi.IsDir() {
+		return
+	}
+	w.rootGone = false
+	w.poll.Stop()
+	w.poll = nil
+	if err := w.startNotify(); err != nil {
+		w.startPolling(err)
+	}
+	w.log.Info("the vault folder is back; watching it again", "vault", w.dir, "mode", w.Mode())
+	w.pend.addFull(now)
 }
 
 // dropTree forgets the watches of folder rel and below; the kernel has
