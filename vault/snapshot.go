@@ -67,6 +67,7 @@ func (v *Vault) install(res []loaded) {
 // inserting each memory into the new index as it arrives.
 type builder struct {
 	ix         *index.Index
+	bulk       *index.Bulk // inserts the prepared memories into ix
 	entries    []*Memory
 	byID       map[string]index.DocID
 	byPath     map[string]index.DocID
@@ -96,6 +97,7 @@ func (v *Vault) newBuilder(n int, ix *index.Index) *builder {
 	v.mu.RUnlock()
 	return &builder{
 		ix:         ix,
+		bulk:       ix.NewBulk(),
 		entries:    make([]*Memory, 0, n),
 		byID:       make(map[string]index.DocID, n),
 		byPath:     make(map[string]index.DocID, n),
@@ -142,7 +144,7 @@ func (b *builder) add(r loaded) {
 		b.names[k] = id
 	}
 	if prep != nil {
-		b.ix.PutPrepared(id, prep)
+		b.bulk.Put(id, prep)
 	} else {
 		b.pending = append(b.pending, index.Entry{ID: id, Doc: indexDoc(m)})
 	}
@@ -151,6 +153,7 @@ func (b *builder) add(r loaded) {
 // installBuilt finishes b and swaps it in as the vault's state.
 func (v *Vault) installBuilt(b *builder) {
 	// Ids are distinct, so the order of insertion does not matter.
+	b.bulk.Flush()
 	b.ix.PutBatch(b.pending)
 	b.ix.Trim()
 	v.mu.Lock()

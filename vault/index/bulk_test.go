@@ -1,0 +1,61 @@
+package index
+
+import (
+	"fmt"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+)
+
+// dumpIndex renders everything an index holds that affects results:
+// slots, lengths and each term's postings, keyed by term text (term ids
+// depend on insertion order and do not matter).
+func dumpIndex(ix *Index) map[string]string {
+	out := map[string]string{
+		"ids":    fmt.Sprint(ix.ids),
+		"alive":  fmt.Sprint(ix.alive),
+		"lens":   fmt.Sprint(ix.lens),
+		"lenSum": fmt.Sprint(ix.lenSum),
+		"live":   fmt.Sprint(ix.live, ix.dead),
+	}
+	for s := range ix.terms.shards {
+		t := &ix.terms.shards[s]
+		for id := range t.n {
+			p := t.post(id)
+			out["term "+string(t.arena[t.offs[id]:t.offs[id+1]])] = fmt.Sprintf("df=%d last=%d %x", p.df, p.last, p.data)
+		}
+	}
+	return out
+}
+
+func TestBulkMatchesPutPrepared(t *testing.T) {
+	entries, queries := synthCorpus(700)
+	// A replacement, as PutPrepared allows.
+	entries = append(entries, Entry{ID: 5, Doc: Doc{Title: "replaced", Body: "kiwi"}})
+	for _, max := range []int{1, 997, bulkBatch} {
+		t.Run(fmt.Sprintf("batch=%d", max), func(t *testing.T) {
+			one, bulk := New(), New()
+			prOne, prBulk := one.NewPreparer(), bulk.NewPreparer()
+			bk := bulk.NewBulk()
+			bk.max = max
+			var p Prepared
+			for _, e := range entries {
+				prOne.Prepare(e.Doc, &p)
+				one.PutPrepared(e.ID, &p)
+				prBulk.Prepare(e.Doc, &p)
+				bk.Put(e.ID, &p)
+			}
+			bk.Flush()
+			if d := cmp.Diff(dumpIndex(one), dumpIndex(bulk)); d != "" {
+				t.Fatalf("Bulk differs from PutPrepared (-prepared +bulk):\n%s", d)
+			}
+			queries := append(queries, "kiwi", "replaced")
+			for _, q := range queries {
+				a, b := one.Search(Query{Text: q, Limit: 10}), bulk.Search(Query{Text: q, Limit: 10})
+				if d := cmp.Diff(a, b); d != "" {
+					t.Fatalf("Search(%q) (-prepared +bulk):\n%s", q, d)
+				}
+			}
+		})
+	}
+}
