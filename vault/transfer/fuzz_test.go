@@ -3,19 +3,25 @@ package transfer
 import (
 	"os"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"testing"
 
 	"github.com/memvault/memvault/vault"
 )
 
-// checkParsed holds for every parser: positions name the file, ids the
-// parser derives are valid, and no panics happened on the way.
+// checkParsed holds for every parser: positions name the file (and the
+// line, for JSON Lines), ids the parser derives are valid, and no panics
+// happened on the way.
 func checkParsed(t *testing.T, name string, items []Item, probs []Problem, derivedIDs bool) {
 	t.Helper()
+	lineRE := regexp.MustCompile(`^` + regexp.QuoteMeta(name) + `:[1-9][0-9]*$`)
 	for _, p := range probs {
 		if !strings.HasPrefix(p.Pos, name) {
 			t.Errorf("problem position %q does not name %s", p.Pos, name)
+		}
+		if strings.HasSuffix(name, ".jsonl") && !lineRE.MatchString(p.Pos) {
+			t.Errorf("problem position %q is not %s:LINE", p.Pos, name)
 		}
 	}
 	for _, it := range items {
