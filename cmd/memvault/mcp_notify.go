@@ -2,7 +2,9 @@ package main
 
 import (
 	"context"
+	"fmt"
 	"log/slog"
+	"slices"
 	"strings"
 	"sync"
 
@@ -23,11 +25,14 @@ type notifier struct {
 	logger *slog.Logger
 
 	mu   sync.Mutex
-	subs map[string]map[string]bool // session id -> subscribed URIs
+	subs map[string]map[string]bool // session id -> URIs from resources/subscribe
+	// listens holds the URIs of open subscriptions/listen streams
+	// (protocol 2026-07-28), per session and stream request id.
+	listens map[string]map[string][]string
 }
 
 func newNotifier(logger *slog.Logger) *notifier {
-	return &notifier{logger: logger, subs: map[string]map[string]bool{}}
+	return &notifier{logger: logger, subs: map[string]map[string]bool{}, listens: map[string]map[string][]string{}}
 }
 
 // hook records resources/subscribe and resources/unsubscribe per session;
@@ -46,8 +51,41 @@ func (n *notifier) hook(h *server.Hooks) {
 	h.AddOnUnregisterSession(func(_ context.Context, s server.ClientSession) {
 		n.mu.Lock()
 		delete(n.subs, s.SessionID())
+		delete(n.listens, s.SessionID())
 		n.mu.Unlock()
 	})
+	// Clients of protocol 2026-07-28 name their resources in a
+	// subscriptions/listen stream, open until they cancel it.
+	h.AddBeforeSubscriptionsListen(func(ctx context.Context, id any, req *mcp.SubscriptionsListenRequest) {
+		if s := server.ClientSessionFromContext(ctx); s != nil {
+			n.listen(s.SessionID(), fmt.Sprint(id), req.Params.Notifications.ResourceSubscriptions)
+		}
+	})
+	h.AddAfterSubscriptionsListen(func(ctx context.Context, id any, _ *mcp.SubscriptionsListenRequest, _ *mcp.SubscriptionsListenResult) {
+		if s := server.ClientSessionFromContext(ctx); s != nil {
+			n.listen(s.SessionID(), fmt.Sprint(id), nil)
+		}
+	})
+	h.AddOnError(func(ctx context.Context, id any, method mcp.MCPMethod, _ any, _ error) {
+		if s := server.ClientSessionFromContext(ctx); s != nil && method == mcp.MethodSubscriptionsListen {
+			n.listen(s.SessionID(), fmt.Sprint(id), nil)
+		}
+	})
+}
+
+// listen records (or, with no URIs, forgets) one listen stream's URIs.
+func (n *notifier) listen(session, stream string, uris []string) {
+	n.logger.Info("resource subscriptions", "session", session, "stream", stream, "uris", uris)
+	n.mu.Lock()
+	defer n.mu.Unlock()
+	if len(uris) == 0 {
+		delete(n.listens[session], stream)
+		return
+	}
+	if n.listens[session] == nil {
+		n.listens[session] = map[string][]string{}
+	}
+	n.listens[session][stream] = slices.Clone(uris)
 }
 
 func (n *notifier) subscribe(session, uri string) {
@@ -110,15 +148,27 @@ func (n *notifier) changed(c vault.Change, listChanged bool) {
 		ids[id] = true
 	}
 	type send struct{ session, uri string }
+	seen := map[send]bool{}
 	var out []send
+	consider := func(session, uri string) {
+		id, isMemory := strings.CutPrefix(uri, memoryURIPrefix)
+		// The digest may change with any memory; a memory's own
+		// resource only when it is among the changed ones.
+		if k := (send{session, uri}); !seen[k] && (uri == contextURI || (isMemory && (c.Full || ids[id]))) {
+			seen[k] = true
+			out = append(out, k)
+		}
+	}
 	n.mu.Lock()
 	for session, uris := range n.subs {
 		for uri := range uris {
-			id, isMemory := strings.CutPrefix(uri, memoryURIPrefix)
-			// The digest may change with any memory; a memory's own
-			// resource only when it is among the changed ones.
-			if uri == contextURI || (isMemory && (c.Full || ids[id])) {
-				out = append(out, send{session, uri})
+			consider(session, uri)
+		}
+	}
+	for session, streams := range n.listens {
+		for _, uris := range streams {
+			for _, uri := range uris {
+				consider(session, uri)
 			}
 		}
 	}

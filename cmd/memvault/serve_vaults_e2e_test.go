@@ -43,8 +43,9 @@ func (r rootsList) ListRoots(context.Context, mcp.ListRootsRequest) (*mcp.ListRo
 
 // notifications collects what the server pushes.
 type notifications struct {
-	mu  sync.Mutex
-	got []mcp.JSONRPCNotification
+	mu     sync.Mutex
+	got    []mcp.JSONRPCNotification
+	stderr func() string // the server's log so far, for failures
 }
 
 func (n *notifications) add(x mcp.JSONRPCNotification) {
@@ -70,10 +71,30 @@ func (n *notifications) waitFor(t *testing.T, what string, match func(mcp.JSONRP
 		}
 		n.mu.Unlock()
 		if time.Now().After(deadline) {
+			if n.stderr != nil {
+				t.Logf("server log:\n%s", n.stderr())
+			}
 			t.Fatalf("no %s notification; got %v", what, methods)
 		}
 		time.Sleep(10 * time.Millisecond)
 	}
+}
+
+// count says how many notifications of a method arrived.
+func (n *notifications) count(method string) int {
+	n.mu.Lock()
+	defer n.mu.Unlock()
+	return n.countLocked(method)
+}
+
+func (n *notifications) countLocked(method string) int {
+	k := 0
+	for _, x := range n.got {
+		if x.Method == method {
+			k++
+		}
+	}
+	return k
 }
 
 func (n *notifications) reset() {
@@ -108,6 +129,27 @@ func spawn(t *testing.T, bin string, opts spawnOptions) (*mcpSession, *notificat
 	t.Cleanup(func() { c.Close() })
 	n := &notifications{}
 	c.OnNotification(n.add)
+	if r, ok := client.GetStderr(c); ok {
+		var mu sync.Mutex
+		var log strings.Builder
+		go func() {
+			buf := make([]byte, 4096)
+			for {
+				k, err := r.Read(buf)
+				mu.Lock()
+				log.Write(buf[:k])
+				mu.Unlock()
+				if err != nil {
+					return
+				}
+			}
+		}()
+		n.stderr = func() string {
+			mu.Lock()
+			defer mu.Unlock()
+			return log.String()
+		}
+	}
 	if err := c.Start(ctx); err != nil {
 		t.Fatal(err)
 	}
@@ -232,10 +274,43 @@ func TestServeWithoutRepositoryOrRootsSaysWhatItTried(t *testing.T) {
 func TestServeNotifiesOfChanges(t *testing.T) {
 	bin := buildMemvault(t)
 	isolateGit(t)
+	for _, protocol := range []string{legacyProtocol, ""} {
+		name := protocol
+		if name == "" {
+			name = "newest"
+		}
+		t.Run(name, func(t *testing.T) { testNotifications(t, bin, protocol) })
+	}
+}
+
+func testNotifications(t *testing.T, bin, protocol string) {
 	repo := newRepo(t)
 	vaultDir := filepath.Join(repo, ".memory")
-	s, n := spawn(t, bin, spawnOptions{dir: repo, protocol: legacyProtocol})
+	s, n := spawn(t, bin, spawnOptions{dir: repo, protocol: protocol})
 	ctx := context.Background()
+	var stopListen func()
+	// Newer clients name their resources in a subscriptions/listen
+	// stream, reopened with the new list after each change.
+	listen := func() {
+		t.Helper()
+		if protocol == legacyProtocol {
+			return
+		}
+		if stopListen != nil {
+			stopListen()
+		}
+		acks := n.count(mcp.MethodNotificationSubscriptionsAcknowledged)
+		stop, err := s.c.ListenAsync(ctx, s.c.PendingSubscriptionFilter(), func(err error) { t.Logf("listen: %v", err) })
+		if err != nil {
+			t.Fatalf("listen: %v", err)
+		}
+		stopListen = stop
+		t.Cleanup(stop)
+		// The stream is in place once the server acknowledges it.
+		n.waitFor(t, "subscriptions/acknowledged", func(mcp.JSONRPCNotification) bool {
+			return n.countLocked(mcp.MethodNotificationSubscriptionsAcknowledged) > acks
+		})
+	}
 	subscribe := func(uri string) {
 		t.Helper()
 		req := mcp.SubscribeRequest{}
@@ -243,6 +318,7 @@ func TestServeNotifiesOfChanges(t *testing.T) {
 		if err := s.c.Subscribe(ctx, req); err != nil {
 			t.Fatalf("subscribe %s: %v", uri, err)
 		}
+		listen()
 	}
 	isMethod := func(m string) func(mcp.JSONRPCNotification) bool {
 		return func(x mcp.JSONRPCNotification) bool { return x.Method == m }
@@ -289,6 +365,7 @@ func TestServeNotifiesOfChanges(t *testing.T) {
 	if err := s.c.Unsubscribe(ctx, req); err != nil {
 		t.Fatal(err)
 	}
+	listen()
 	n.reset()
 	s.ok("forget", map[string]any{"id": w.ID, "reason": "done"}, nil)
 	n.waitFor(t, "context updated after forget", updated(contextURI))
