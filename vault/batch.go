@@ -143,7 +143,12 @@ func (v *Vault) CreateBatch(ctx context.Context, b Batch, by Author) (BatchResul
 			}
 			data := doc.Format()
 			w.put(rel, data)
-			m, _ := ParseMemory(rel, data, now)
+			// A dry run shows the memory as it would load; a real write
+			// takes it from the index afterwards.
+			m := &Memory{ID: doc.Meta.ID, Title: it.Memory.Title, Layer: it.Memory.Layer, Path: rel}
+			if b.DryRun {
+				m, _ = ParseMemory(rel, data, now)
+			}
 			res.Created = append(res.Created, m)
 			res.Index = append(res.Index, i)
 			committed = committed || it.Memory.Layer.Committed()
@@ -211,7 +216,9 @@ func (v *Vault) prepareItem(it *BatchItem, now time.Time, client string, taken, 
 		return "", nil, fmt.Errorf("%w: id %s already exists", ErrDuplicateID, id)
 	}
 	rel := ""
-	if p := keep.Path; p != "" && IsMemoryPath(p) && !taken[p] {
+	// The original path is reused only when it is a plain memory path in
+	// the right layer folder: never one that could lead elsewhere.
+	if p := keep.Path; p != "" && IsMemoryPath(p) && !strings.ContainsAny(p, "\\:") && !taken[p] {
 		if l, ok := layerFromDir(p); ok && l == n.Layer && v.pathFree(p) {
 			rel = p
 		}

@@ -70,6 +70,18 @@ func TestCreateBatch(t *testing.T) {
 			wantErr:     []error{ErrSecret, ErrSecret, ErrSecret},
 		},
 		{
+			name: "original paths that could lead elsewhere or sit in another layer are not reused",
+			items: []BatchItem{
+				{Memory: NewMemory{Title: "up", Content: "x"}, Keep: &Imported{Path: "../../etc/up.md"}},
+				{Memory: NewMemory{Title: "abs", Content: "x"}, Keep: &Imported{Path: "/tmp/abs.md"}},
+				{Memory: NewMemory{Title: "back", Content: "x"}, Keep: &Imported{Path: `project/a\..\..\back.md`}},
+				{Memory: NewMemory{Title: "other", Content: "x"}, Keep: &Imported{Path: "meta/other.md"}},
+				{Memory: NewMemory{Title: "dot", Content: "x"}, Keep: &Imported{Path: "project/.hidden.md"}},
+				{Memory: NewMemory{Title: "fine", Content: "x"}, Keep: &Imported{Path: "project/sub/fine-name.md"}},
+			},
+			wantPaths: []string{"project/up.md", "project/abs.md", "project/back.md", "project/other.md", "project/dot.md", "project/sub/fine-name.md"},
+		},
+		{
 			name: "imported fields and a free original path are kept",
 			items: []BatchItem{{
 				Memory: NewMemory{ID: "01JDEMO", Title: "Old decision", Content: "\n# Old decision\n\nbody\n\n", Layer: ShortTerm},
