@@ -215,6 +215,18 @@ func TestServeFindsTheVaultFromTheClientsRoots(t *testing.T) {
 			if _, err := os.Stat(filepath.Join(repo, ".memory", filepath.FromSlash(w.Path))); err != nil {
 				t.Errorf("memory file not in %s/.memory: %v", repo, err)
 			}
+			// The repository had no vault: the first write created it,
+			// .gitignore included, in its one commit.
+			g, err := gitstore.Open(context.Background(), repo)
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer g.Close()
+			for _, p := range []string{".memory/.gitignore", ".memory/" + w.Path} {
+				if _, err := g.ReadFile(context.Background(), w.Commit, p); err != nil {
+					t.Errorf("%s not in the remember commit: %v", p, err)
+				}
+			}
 			var st statsOutput
 			s.ok("memory_stats", map[string]any{}, &st)
 			if want := filepath.Join(repo, ".memory"); st.Vault != want {
