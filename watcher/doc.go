@@ -12,9 +12,10 @@
 // burst is held back while a Busy check (git's index.lock) says a checkout
 // is still writing, so a branch switch lands as one consistent update.
 //
-// When the system cannot watch (the inotify watch limit is reached, or the
-// file system sends no events) the watcher falls back to rescanning the
-// folder periodically, comparing sizes and modification times, and logs a
+// When the system cannot watch (the inotify watch limit is reached), or
+// the folder is on a network or FUSE file system where inotify misses
+// changes made elsewhere, the watcher falls back to rescanning the folder
+// periodically, comparing sizes and modification times, and logs a
 // warning that says how to raise the limit.
 //
 // The watcher knows nothing of memories: it talks to a Sink, declared here

@@ -3,6 +3,7 @@ package watcher
 import (
 	"errors"
 	"fmt"
+	"path/filepath"
 	"slices"
 	"strings"
 	"syscall"
@@ -105,6 +106,7 @@ func TestFallbackHint(t *testing.T) {
 		{fmt.Errorf("watch /v/project: %w", syscall.ENOSPC), "sysctl fs.inotify.max_user_watches="},
 		{fmt.Errorf("inotify_init1: %w", syscall.EMFILE), "sysctl fs.inotify.max_user_instances="},
 		{errors.New("operation not supported"), "max_user_watches"},
+		{fmt.Errorf("%w: the vault is on NFS", errRemote), "nothing to fix"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.err.Error(), func(t *testing.T) {
@@ -168,4 +170,15 @@ func FuzzWanted(f *testing.F) {
 			t.Fatalf("wanted(%q) = true", rel)
 		}
 	})
+}
+
+// TestRemoteFSLocal: a temp folder is on a local file system, which
+// fsnotify watches.
+func TestRemoteFSLocal(t *testing.T) {
+	if name, remote := remoteFS(t.TempDir()); remote {
+		t.Skipf("the temp folder is on %s", name)
+	}
+	if _, remote := remoteFS(filepath.Join(t.TempDir(), "missing")); remote {
+		t.Error("remoteFS of a missing folder = true, want false")
+	}
 }

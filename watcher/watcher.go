@@ -87,6 +87,9 @@ type Batch struct {
 	Err error
 }
 
+// errRemote marks a vault on a network or FUSE file system.
+var errRemote = errors.New("remote file system")
+
 // Mode says how a Watcher learns about changes.
 type Mode string
 
@@ -133,8 +136,12 @@ func Open(ctx context.Context, dir string, sink Sink, opts Options) (*Watcher, e
 		return nil, fmt.Errorf("watch %s: %w", dir, err)
 	}
 	w := newWatcher(abs, sink, opts)
-	if opts.Poll {
-		w.startPolling(errors.New("rescanning was asked for"))
+	if name, remote := remoteFS(abs); opts.Poll || remote {
+		why := errors.New("rescanning was asked for")
+		if !opts.Poll {
+			why = fmt.Errorf("%w: the vault is on %s, which does not report every change", errRemote, name)
+		}
+		w.startPolling(why)
 	} else if err := w.startNotify(); err != nil {
 		w.startPolling(err)
 	}
@@ -225,6 +232,8 @@ func fallbackHint(err error) string {
 	case errors.Is(err, syscall.ENOSPC):
 		return "the inotify watch limit is reached; raise it with `sudo sysctl fs.inotify.max_user_watches=524288` " +
 			"(add fs.inotify.max_user_watches=524288 to /etc/sysctl.d/90-inotify.conf to keep it)"
+	case errors.Is(err, errRemote):
+		return "nothing to fix: changes show within the rescanning period"
 	case errors.Is(err, syscall.EMFILE):
 		return "the inotify instance limit is reached; raise it with `sudo sysctl fs.inotify.max_user_instances=1024` " +
 			"(add it to /etc/sysctl.d/90-inotify.conf to keep it)"

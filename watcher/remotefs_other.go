@@ -1,0 +1,7 @@
+//go:build !linux
+
+package watcher
+
+// remoteFS reports no remote file systems outside Linux, where fsnotify
+// uses other kernel interfaces.
+func remoteFS(string) (string, bool) { return "", false }
