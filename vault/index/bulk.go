@@ -1,6 +1,9 @@
 package index
 
-import "math/bits"
+import (
+	"math/bits"
+	"sync"
+)
 
 // Bulk fills a new index with prepared documents in batches, for loading a
 // whole vault. Put takes each document's slot at once but holds its
@@ -9,18 +12,26 @@ import "math/bits"
 // batch then cost one look-up, one posting list header and one list tail
 // instead of one each per document, and the look-ups walk the term tables
 // in order instead of at random: the vocabulary is far larger than the CPU
-// caches, and those misses were most of the cost of inserting.
+// caches, and those misses were most of the cost of inserting. A full
+// batch is flushed on a goroutine of its own while Put fills the next.
 //
 // Until Flush returns, the index must not be searched or changed other
 // than through the Bulk. The result is the same as PutPrepared for each
 // document in order.
 type Bulk struct {
-	ix   *Index
-	recs []bulkRec // postings held back, in slot order
-	tmp  []bulkRec // radix sort scratch
+	ix       *Index
+	buf      *bulkBuf // being filled
+	spare    *bulkBuf // being flushed, or free once flushing is done
+	flushing sync.WaitGroup
+	tmp      []bulkRec // radix sort scratch, only for the flush under way
+	cnt      [256]int  // radix sort counts, likewise
+	max      int       // postings held before a flush: bulkBatch (tests use less)
+}
+
+// bulkBuf is one batch of held-back postings.
+type bulkBuf struct {
+	recs []bulkRec // in slot order
 	text []byte    // term texts of recs
-	cnt  [256]int  // radix sort counts
-	max  int       // postings held before a flush: bulkBatch (tests use less)
 }
 
 // bulkRec is one held-back posting.
@@ -38,33 +49,44 @@ type bulkRec struct {
 const bulkBatch = 1 << 17
 
 // NewBulk returns a Bulk that inserts into ix.
-func (ix *Index) NewBulk() *Bulk { return &Bulk{ix: ix, max: bulkBatch} }
+func (ix *Index) NewBulk() *Bulk { return &Bulk{ix: ix, buf: new(bulkBuf), max: bulkBatch} }
 
 // Put adds or replaces the document p was prepared from, like
 // PutPrepared; its postings reach the index by the next Flush. p can be
 // reused once Put returns.
 func (b *Bulk) Put(id DocID, p *Prepared) {
 	slot := b.ix.newSlot(id, p.lens)
+	buf := b.buf
 	for k := range p.doc.ents {
 		e := &p.doc.ents[k]
-		off := uint32(len(b.text))
-		b.text = append(b.text, p.doc.buf[e.start:e.end]...)
-		b.recs = append(b.recs, bulkRec{hash: e.hash, head: headOf(b.text[off:]), slot: slot,
+		off := uint32(len(buf.text))
+		buf.text = append(buf.text, p.doc.buf[e.start:e.end]...)
+		buf.recs = append(buf.recs, bulkRec{hash: e.hash, head: headOf(buf.text[off:]), slot: slot,
 			off: off, n: uint8(e.end - e.start), tf: e.tf})
 	}
-	if len(b.recs) >= b.max {
-		b.flush()
+	if len(buf.recs) >= b.max {
+		// Flush the full batch on another goroutine while this one
+		// fills the other buffer: a loader keeps its readers busy.
+		// Flushing touches only the vocabulary, Put only the slots.
+		b.flushing.Wait()
+		if b.spare == nil {
+			b.spare = new(bulkBuf)
+		}
+		b.buf, b.spare = b.spare, buf
+		b.flushing.Go(func() { b.flush(buf) })
 	}
 }
 
 // Flush adds all held-back postings to the index.
 func (b *Bulk) Flush() {
-	b.flush()
+	b.flushing.Wait()
+	b.flush(b.buf)
 	b.ix.maybeCompact()
 }
 
-func (b *Bulk) flush() {
-	if len(b.recs) == 0 {
+// flush adds the postings of buf to the vocabulary and empties buf.
+func (b *Bulk) flush(buf *bulkBuf) {
+	if len(buf.recs) == 0 {
 		return
 	}
 	v := b.ix.terms
@@ -82,10 +104,10 @@ func (b *Bulk) flush() {
 		s := shardOf(r.hash)
 		return uint32(s)<<(16-shardBits) | (uint32(r.hash)&mask[s])>>shift[s]
 	}
-	if cap(b.tmp) < len(b.recs) {
-		b.tmp = make([]bulkRec, len(b.recs))
+	if cap(b.tmp) < len(buf.recs) {
+		b.tmp = make([]bulkRec, len(buf.recs))
 	}
-	src, dst := b.recs, b.tmp[:len(b.recs)]
+	src, dst := buf.recs, b.tmp[:len(buf.recs)]
 	for pass := uint(0); pass < 16; pass += 8 {
 		clear(b.cnt[:])
 		for k := range src {
@@ -103,16 +125,16 @@ func (b *Bulk) flush() {
 		}
 		src, dst = dst, src
 	}
-	// src holds the sorted postings (two passes: back in b.recs).
+	// src holds the sorted postings (two passes: back in buf.recs).
 	var t *termTable
 	var p *postingList
 	var last *bulkRec
 	for k := range src {
 		r := &src[k]
 		if last == nil || r.hash != last.hash || r.head != last.head || r.n != last.n ||
-			r.n > 8 && string(b.text[r.off:r.off+uint32(r.n)]) != string(b.text[last.off:last.off+uint32(last.n)]) {
+			r.n > 8 && string(buf.text[r.off:r.off+uint32(r.n)]) != string(buf.text[last.off:last.off+uint32(last.n)]) {
 			t = &v.shards[shardOf(r.hash)]
-			p = t.post(t.intern(r.hash, b.text[r.off:r.off+uint32(r.n)]))
+			p = t.post(t.intern(r.hash, buf.text[r.off:r.off+uint32(r.n)]))
 			if cap(p.data) == 0 {
 				p.data = t.newList()
 			}
@@ -120,5 +142,5 @@ func (b *Bulk) flush() {
 		p.add(r.slot, r.tf)
 		last = r
 	}
-	b.recs, b.text = b.recs[:0], b.text[:0]
+	buf.recs, buf.text = buf.recs[:0], buf.text[:0]
 }

@@ -29,10 +29,10 @@ func dumpIndex(ix *Index) map[string]string {
 }
 
 func TestBulkMatchesPutPrepared(t *testing.T) {
-	entries, queries := synthCorpus(700)
+	entries, queries := synthCorpus(300)
 	// A replacement, as PutPrepared allows.
 	entries = append(entries, Entry{ID: 5, Doc: Doc{Title: "replaced", Body: "kiwi"}})
-	for _, max := range []int{1, 997, bulkBatch} {
+	for _, max := range []int{1, 2000, bulkBatch} {
 		t.Run(fmt.Sprintf("batch=%d", max), func(t *testing.T) {
 			one, bulk := New(), New()
 			prOne, prBulk := one.NewPreparer(), bulk.NewPreparer()
