@@ -59,6 +59,9 @@ shows what would happen and writes nothing. See docs/import-export.md.`,
 					return err
 				}
 			}
+			if dir, err := m.resolveVaultDir(); err == nil {
+				opts.Exclude = []string{dir} // never import the vault into itself
+			}
 			src, err := transfer.Read(ctx, args[0], opts)
 			if err != nil {
 				return usageError{err}

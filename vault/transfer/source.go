@@ -41,6 +41,9 @@ type ReadOptions struct {
 	Skip []string
 	// Layer puts every memory in this layer; 0 keeps the format's choice.
 	Layer vault.Layer
+	// Exclude lists folders a folder import does not enter, such as the
+	// vault being imported into when it sits inside the source.
+	Exclude []string
 }
 
 // Source is what Read found: the memories to import and the problems.
@@ -208,7 +211,7 @@ func (s *Source) readDir(ctx context.Context, root string, skip []string, opts R
 			return nil
 		}
 		if d.IsDir() {
-			if d.Name() == ".git" {
+			if d.Name() == ".git" || d.Name() == "node_modules" || excluded(p, opts.Exclude) {
 				return fs.SkipDir
 			}
 			if pat := skipped(rel, true, skip); pat != "" {
@@ -268,6 +271,16 @@ func (s *Source) readDir(ctx context.Context, root string, skip []string, opts R
 			VaultLayout: layered && inLayer && vault.IsMemoryPath(rel)}))
 		return nil
 	})
+}
+
+// excluded reports whether the folder p is one of dirs.
+func excluded(p string, dirs []string) bool {
+	for _, d := range dirs {
+		if a, err := filepath.Abs(p); err == nil && a == filepath.Clean(d) {
+			return true
+		}
+	}
+	return false
 }
 
 func isMarkdownName(name string) bool {

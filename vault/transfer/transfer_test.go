@@ -263,6 +263,26 @@ func TestReadFolderGolden(t *testing.T) {
 	golden(t, "notes.golden", got)
 }
 
+func TestReadSkipsVaultGitAndDependencies(t *testing.T) {
+	dir := t.TempDir()
+	for _, rel := range []string{"notes/a.md", ".git/description.md", "node_modules/pkg/README.md", ".memory/project/x.md"} {
+		p := filepath.Join(dir, filepath.FromSlash(rel))
+		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(p, []byte("# "+rel+"\n\ntext\n"), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	s, err := Read(t.Context(), dir, ReadOptions{Exclude: []string{filepath.Join(dir, ".memory")}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(s.Items) != 1 || s.Items[0].Pos != "notes/a.md" || len(s.Problems) != 0 {
+		t.Errorf("items %v, problems %v; want only notes/a.md", s.Items, s.Problems)
+	}
+}
+
 func TestReadRefusesSecretFileAndUnknownFormat(t *testing.T) {
 	dir := t.TempDir()
 	for name, data := range map[string]string{"prod.pem": "x", "notes.txt": "hello"} {
