@@ -486,32 +486,74 @@ func makeBranches(t testing.TB, root string, n int) {
 	git(t, root, "checkout", "-q", "main")
 }
 
-// TestGitCheckoutIsOneUpdate switches a 500-file vault to another branch:
-// the burst lands as one batch and the index then equals a fresh load.
-func TestGitCheckoutIsOneUpdate(t *testing.T) {
-	root := t.TempDir()
-	makeBranches(t, root, 500)
-	l := openLive(t, filepath.Join(root, ".memory"), watcher.Options{Busy: gitBusy(root), Debounce: 50 * time.Millisecond})
-	before := len(l.v.All())
-	git(t, root, "checkout", "-q", "other")
-	waitFor(t, "the index to equal a fresh load", func() bool { return matchesFresh(t, l) })
-	if diff := diffFresh(t, l); diff != "" {
-		t.Fatalf("index differs from a fresh load (-fresh +live):\n%s", diff)
+// TestGitOperations runs the git commands that rewrite many vault files
+// at once on a clone of a 500-file vault: each lands as one batch (a
+// rebase may take one per replayed commit), and the index then equals a
+// fresh load.
+func TestGitOperations(t *testing.T) {
+	base := t.TempDir()
+	makeBranches(t, base, 500)
+	tests := []struct {
+		name        string
+		setup       func(t *testing.T, root string) // before the watcher starts
+		op          func(t *testing.T, root string)
+		manyBatches bool // the command moves the tree several times
+	}{
+		{name: "checkout", op: func(t *testing.T, root string) { git(t, root, "checkout", "-q", "other") }},
+		{name: "pull", op: func(t *testing.T, root string) { git(t, root, "pull", "-q", "--no-rebase", "origin", "other") }},
+		{name: "merge --no-ff", op: func(t *testing.T, root string) {
+			git(t, root, "merge", "-q", "--no-ff", "--no-edit", "origin/other")
+		}},
+		{
+			name: "rebase",
+			setup: func(t *testing.T, root string) {
+				git(t, root, "checkout", "-q", "-b", "mine")
+				write(t, filepath.Join(root, ".memory"), "project/mine.md", memFile("mine-1", "Mine", "a local memory"))
+				git(t, root, "add", "-A")
+				git(t, root, "commit", "-q", "-m", "mine")
+			},
+			op:          func(t *testing.T, root string) { git(t, root, "rebase", "-q", "origin/other") },
+			manyBatches: true,
+		},
 	}
-	after := len(l.v.All())
-	if after == before {
-		t.Errorf("memories before and after the checkout: both %d, want a change", after)
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			root := filepath.Join(t.TempDir(), "clone")
+			git(t, base, "clone", "-q", "--branch", "main", base, root)
+			if tt.setup != nil {
+				tt.setup(t, root)
+			}
+			l := openLive(t, filepath.Join(root, ".memory"), watcher.Options{Busy: gitBusy(root), Debounce: 50 * time.Millisecond})
+			before := state(l.v)
+			tt.op(t, root)
+			waitFor(t, "the index to equal a fresh load", func() bool { return matchesFresh(t, l) })
+			if diff := diffFresh(t, l); diff != "" {
+				t.Fatalf("index differs from a fresh load (-fresh +live):\n%s", diff)
+			}
+			if cmp.Equal(before, state(l.v)) {
+				t.Fatalf("the index did not change")
+			}
+			// Let a straggling batch land before counting.
+			time.Sleep(100 * time.Millisecond)
+			if got := l.batches.get(); len(got) != 1 && !tt.manyBatches {
+				t.Errorf("applied in %d batches, want 1: %v", len(got), summarize(got))
+			}
+			t.Logf("batches: %s", summarize(l.batches.get()))
+		})
 	}
-	// Let any straggling batch land before counting.
-	time.Sleep(100 * time.Millisecond)
-	if got := l.batches.get(); len(got) != 1 {
-		t.Errorf("checkout applied in %d batches, want 1: %v", len(got), summarize(got))
-	}
-	git(t, root, "checkout", "-q", "main")
-	waitFor(t, "the index to equal a fresh load after switching back", func() bool { return matchesFresh(t, l) })
-	if got := len(l.v.All()); got != before {
-		t.Errorf("after switching back: %d memories, want %d", got, before)
-	}
+	t.Run("checkout back and forth", func(t *testing.T) {
+		root := filepath.Join(t.TempDir(), "clone")
+		git(t, base, "clone", "-q", "--branch", "main", base, root)
+		l := openLive(t, filepath.Join(root, ".memory"), watcher.Options{Busy: gitBusy(root)})
+		before := len(l.v.All())
+		for _, br := range []string{"other", "main"} {
+			git(t, root, "checkout", "-q", br)
+			waitFor(t, "the index to equal a fresh load of "+br, func() bool { return matchesFresh(t, l) })
+		}
+		if got := len(l.v.All()); got != before {
+			t.Errorf("after switching back: %d memories, want %d", got, before)
+		}
+	})
 }
 
 func summarize(bs []watcher.Batch) string {
