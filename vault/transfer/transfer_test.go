@@ -591,3 +591,37 @@ func TestExportMarkdownRefusesNonEmptyFolder(t *testing.T) {
 		t.Error("export into a non-empty folder: no error")
 	}
 }
+
+func TestSecretPositionInSections(t *testing.T) {
+	tests := []struct {
+		name, file, data, want string
+	}{
+		{"second section of CLAUDE.md", "CLAUDE.md",
+			"# CLAUDE.md\n\n## Build\n\nmake\n\n## Deploy\n\nCI user: bot\nkey = " + fakeSecret + "\n",
+			"CLAUDE.md:10:7: secret aws-access-key-id"},
+		{"note with front matter", "note.md",
+			"---\ntitle: Deploy\n---\n\nline\n  " + fakeSecret + "\n",
+			"note.md:6:3: secret aws-access-key-id"},
+		{"title", "t.md", "---\ntitle: key " + fakeSecret + "\n---\n\nbody\n",
+			"t.md: secret aws-access-key-id at line 1, column 5 of the title"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			p := filepath.Join(t.TempDir(), tt.file)
+			if err := os.WriteFile(p, []byte(tt.data), 0o644); err != nil {
+				t.Fatal(err)
+			}
+			s, err := Read(t.Context(), p, ReadOptions{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			var got []string
+			for _, pr := range s.Problems {
+				got = append(got, pr.String())
+			}
+			if !slices.Contains(got, tt.want) {
+				t.Errorf("problems %q, want %q", got, tt.want)
+			}
+		})
+	}
+}
