@@ -94,3 +94,26 @@ func TestRememberMergesNearDuplicatesOnly(t *testing.T) {
 		})
 	}
 }
+
+// FuzzSameTitle checks the duplicate test on arbitrary titles: it never
+// panics, is symmetric, and a title always matches itself when it has a
+// letter or digit.
+func FuzzSameTitle(f *testing.F) {
+	for _, s := range [][2]string{
+		{"Tests use pytest", "Use pytest for integration tests"},
+		{"Use tabs", "Do not use tabs"},
+		{"测试用 pytest", "测试用pytest。"},
+		{"Ｔｅｓｔｓ", "tests"},
+		{"", "!!!"},
+	} {
+		f.Add(s[0], s[1])
+	}
+	f.Fuzz(func(t *testing.T, a, b string) {
+		if sameTitle(a, b) != sameTitle(b, a) {
+			t.Errorf("sameTitle(%q, %q) is not symmetric", a, b)
+		}
+		if titleKey(a) != "" && !sameTitle(a, a) {
+			t.Errorf("sameTitle(%q, itself) = false", a)
+		}
+	})
+}

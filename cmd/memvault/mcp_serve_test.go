@@ -337,3 +337,38 @@ func TestRecallRanksTheVaultsTogether(t *testing.T) {
 		}
 	}
 }
+
+func TestRootDir(t *testing.T) {
+	tests := []struct {
+		uri, dir, why string
+	}{
+		{"file:///home/ann/shop", "/home/ann/shop", ""},
+		{"file:///home/ann/my%20shop/", "/home/ann/my shop", ""},
+		{"https://example.com/repo", "", "not a file:// URI"},
+		{"file://", "", "not an absolute path"},
+		{"::", "", "not a URI"},
+	}
+	for _, tc := range tests {
+		dir, why := rootDir(tc.uri)
+		if dir != filepath.FromSlash(tc.dir) || why != tc.why {
+			t.Errorf("rootDir(%q) = %q, %q; want %q, %q", tc.uri, dir, why, tc.dir, tc.why)
+		}
+	}
+}
+
+// FuzzRootDir feeds rootDir what clients may report: it never panics and
+// returns either an absolute folder or a reason.
+func FuzzRootDir(f *testing.F) {
+	for _, s := range []string{"file:///home/ann/shop", "file://", "https://x/y", "file:///a/../b", "file:///%zz", ""} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, uri string) {
+		dir, why := rootDir(uri)
+		if (dir == "") == (why == "") {
+			t.Fatalf("rootDir(%q) = %q, %q: want exactly one of a folder and a reason", uri, dir, why)
+		}
+		if dir != "" && !filepath.IsAbs(dir) {
+			t.Errorf("rootDir(%q) = %q, not absolute", uri, dir)
+		}
+	})
+}
