@@ -57,6 +57,16 @@ func (ix *Index) NewBulk() *Bulk { return &Bulk{ix: ix, buf: new(bulkBuf), max: 
 func (b *Bulk) Put(id DocID, p *Prepared) {
 	slot := b.ix.newSlot(id, p.lens)
 	buf := b.buf
+	if n := len(buf.recs) + len(p.doc.ents); n > cap(buf.recs) {
+		// Double, up to a batch: append grows big slices by only a
+		// quarter, which would copy a batch about five times over.
+		c := min(max(2*cap(buf.recs), 1024, n), max(b.max+b.max/8, n))
+		buf.recs = append(make([]bulkRec, 0, c), buf.recs...)
+	}
+	if n := len(buf.text) + len(p.doc.buf); n > cap(buf.text) {
+		c := min(max(2*cap(buf.text), 8192, n), max(8*b.max, n))
+		buf.text = append(make([]byte, 0, c), buf.text...)
+	}
 	for k := range p.doc.ents {
 		e := &p.doc.ents[k]
 		off := uint32(len(buf.text))
