@@ -8,10 +8,11 @@ import (
 	"github.com/memvault/memvault/vault"
 )
 
-// Importer writes a batch of memories as one commit. *vault.Vault
-// satisfies it.
+// Importer writes a batch of memories as one commit and reads the
+// memories already there. *vault.Vault satisfies it.
 type Importer interface {
 	CreateBatch(ctx context.Context, b vault.Batch, by vault.Author) (vault.BatchResult, error)
+	Get(id string) (*vault.Memory, error)
 }
 
 // ImportOptions tunes Import.
@@ -51,6 +52,16 @@ func Import(ctx context.Context, v Importer, s *Source, by vault.Author, opts Im
 		reason := sk.Err.Error()
 		if errors.Is(sk.Err, vault.ErrDuplicateID) {
 			reason = strings.TrimPrefix(reason, vault.ErrDuplicateID.Error()+": ")
+			// Say whether the source changed since the last import: an
+			// import never overwrites, so a changed memory needs an update.
+			n := s.Items[sk.Index].Batch.Memory
+			if cur, err := v.Get(n.ID); err == nil {
+				if sameText(cur.Body, n.Content) {
+					reason = "already imported (id " + n.ID + ", unchanged)"
+				} else {
+					reason = "id " + n.ID + " already exists with different content; not overwritten (see memvault update)"
+				}
+			}
 		}
 		rep.Skipped = append(rep.Skipped, Problem{s.Items[sk.Index].Pos, reason})
 	}
@@ -62,4 +73,10 @@ func Import(ctx context.Context, v Importer, s *Source, by vault.Author, opts Im
 	}
 	rep.Commit = res.Commit
 	return rep, nil
+}
+
+// sameText compares bodies ignoring trailing newlines, which a write
+// normalises.
+func sameText(a, b string) bool {
+	return strings.TrimRight(a, "\n") == strings.TrimRight(b, "\n")
 }

@@ -359,6 +359,25 @@ func TestImportMCPMemoryFile(t *testing.T) {
 	if len(v.All()) != 15 {
 		t.Errorf("vault holds %d memories after a second import, want 15", len(v.All()))
 	}
+	if got := again.Skipped[2].Reason; got != "already imported (id kg-checkout-service-abd30c75, unchanged)" {
+		t.Errorf("skip reason %q", got)
+	}
+
+	// The graph gained an observation: the memory is reported as changed,
+	// not overwritten.
+	data, err := os.ReadFile("testdata/memory.jsonl")
+	if err != nil {
+		t.Fatal(err)
+	}
+	changed := filepath.Join(t.TempDir(), "memory.jsonl")
+	data = []byte(strings.Replace(string(data), `"Handles payment for the web shop"`, `"Handles payment for the web shop","新观察"`, 1))
+	if err := os.WriteFile(changed, data, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	third := importFile(t, v, changed, ReadOptions{}, false)
+	if got := third.Skipped[2].Reason; !strings.Contains(got, "already exists with different content; not overwritten") {
+		t.Errorf("skip reason for a changed entity %q", got)
+	}
 }
 
 func TestImportDryRunWritesNothing(t *testing.T) {
