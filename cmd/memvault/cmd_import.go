@@ -116,6 +116,11 @@ func (m *Main) printImport(rep transfer.Report, src *transfer.Source, list bool)
 			fmt.Fprintf(w, "%s %s -> %s (%s) %q\n", verb, im.Pos, im.Memory.Path, im.Memory.Layer, im.Memory.Title)
 		}
 	}
+	for _, im := range rep.Imported {
+		for _, n := range im.Notes {
+			fmt.Fprintf(w, "note %s: %s\n", im.Pos, n)
+		}
+	}
 	for _, p := range rep.Skipped {
 		fmt.Fprintf(w, "skipped %s\n", p)
 	}
@@ -143,18 +148,19 @@ type importReportJSON struct {
 }
 
 type importedJSON struct {
-	Pos   string `json:"pos"`
-	ID    string `json:"id"`
-	Title string `json:"title"`
-	Layer string `json:"layer"`
-	Path  string `json:"path"`
+	Pos   string   `json:"pos"`
+	ID    string   `json:"id"`
+	Title string   `json:"title"`
+	Layer string   `json:"layer"`
+	Path  string   `json:"path"`
+	Notes []string `json:"notes,omitempty"`
 }
 
 func importJSON(rep transfer.Report, src *transfer.Source) importReportJSON {
 	out := importReportJSON{Source: src.Name, Format: string(src.Format), DryRun: rep.DryRun, Commit: rep.Commit,
 		Imported: []importedJSON{}, Skipped: []transfer.Problem{}}
 	for _, im := range rep.Imported {
-		out.Imported = append(out.Imported, importedJSON{im.Pos, im.Memory.ID, im.Memory.Title, im.Memory.Layer.String(), im.Memory.Path})
+		out.Imported = append(out.Imported, importedJSON{im.Pos, im.Memory.ID, im.Memory.Title, im.Memory.Layer.String(), im.Memory.Path, im.Notes})
 	}
 	out.Skipped = append(out.Skipped, rep.Skipped...)
 	return out

@@ -26,6 +26,7 @@ type ImportOptions struct {
 type Imported struct {
 	Pos    string
 	Memory *vault.Memory
+	Notes  []string // see Item.Notes
 }
 
 // Report is the outcome of an import.
@@ -69,7 +70,8 @@ func Import(ctx context.Context, v Importer, s *Source, by vault.Author, opts Im
 		return rep, err
 	}
 	for i, m := range res.Created {
-		rep.Imported = append(rep.Imported, Imported{Pos: s.Items[res.Index[i]].Pos, Memory: m})
+		it := s.Items[res.Index[i]]
+		rep.Imported = append(rep.Imported, Imported{Pos: it.Pos, Memory: m, Notes: it.Notes})
 	}
 	rep.Commit = res.Commit
 	return rep, nil

@@ -47,6 +47,9 @@ type Item struct {
 	// at its place in that file; 0 otherwise.
 	BodyLine int
 	Batch    vault.BatchItem
+	// Notes say what was adapted to fit (an unknown key's value written
+	// as a string); the memory is still imported.
+	Notes []string
 }
 
 // Problem is a piece of a source that is not imported, and why. Reasons

@@ -114,12 +114,12 @@ func ParseJSONL(name string, data []byte) ([]Item, []Problem) {
 			probs = append(probs, Problem{pos, "more than one JSON value on the line"})
 			return
 		}
-		it, err := r.Item()
+		it, notes, err := r.Item()
 		if err != nil {
 			probs = append(probs, Problem{pos, err.Error()})
 			return
 		}
-		items = append(items, Item{Pos: pos, Batch: it})
+		items = append(items, Item{Pos: pos, Batch: it, Notes: notes})
 	})
 	return items, probs
 }

@@ -98,11 +98,11 @@ func ParseMarkdown(rel string, data []byte, opts MarkdownOptions) ([]Item, []Pro
 		if opts.Layer != 0 {
 			r.Layer = opts.Layer.String()
 		}
-		it, err := r.Item()
+		it, notes, err := r.Item()
 		if err != nil {
 			return nil, []Problem{{rel, err.Error()}}
 		}
-		return []Item{{Pos: rel, Batch: it}}, nil
+		return []Item{{Pos: rel, Batch: it, Notes: notes}}, nil
 	}
 	role := RoleOf(rel)
 	if opts.Layer != 0 {

@@ -3,6 +3,7 @@ package transfer
 import (
 	"bytes"
 	"cmp"
+	"encoding/json"
 	"fmt"
 	"maps"
 	"slices"
@@ -60,18 +61,20 @@ func RecordOf(m *vault.Memory, file []byte) Record {
 }
 
 // Item converts a record into a batch item that recreates the memory with
-// its own id, dates, status, version, source, path and unknown keys.
-func (r Record) Item() (vault.BatchItem, error) {
+// its own id, dates, status, version, source, path and unknown keys. notes
+// say how unknown keys that front matter cannot hold as they are were
+// kept (see setValue).
+func (r Record) Item() (it vault.BatchItem, notes []string, err error) {
 	l, err := vault.ParseLayer(cmp.Or(r.Layer, "project"))
 	if err != nil {
-		return vault.BatchItem{}, err
+		return it, nil, err
 	}
 	st, err := vault.ParseStatus(r.Status)
 	if err != nil {
-		return vault.BatchItem{}, err
+		return it, nil, err
 	}
 	if r.ID == "" {
-		return vault.BatchItem{}, fmt.Errorf("%w: no id", vault.ErrInvalid)
+		return it, nil, fmt.Errorf("%w: no id", vault.ErrInvalid)
 	}
 	keep := &vault.Imported{
 		CreatedAt: r.CreatedAt.UTC(), UpdatedAt: r.UpdatedAt.UTC(), Status: st,
@@ -84,11 +87,13 @@ func (r Record) Item() (vault.BatchItem, error) {
 		keep.UpdatedAt = time.Time{}
 	}
 	for _, k := range slices.Sorted(maps.Keys(r.Extra)) {
-		v, err := setValue(r.Extra[k])
-		if err != nil {
-			return vault.BatchItem{}, fmt.Errorf("%w: extra key %q: %w", vault.ErrInvalid, k, err)
+		v, note, ok := setValue(r.Extra[k])
+		if note != "" {
+			notes = append(notes, fmt.Sprintf("extra key %q: %s", k, note))
 		}
-		keep.Extra = append(keep.Extra, vault.ExtraField{Key: k, Value: v})
+		if ok {
+			keep.Extra = append(keep.Extra, vault.ExtraField{Key: k, Value: v})
+		}
 	}
 	n := vault.NewMemory{
 		ID: r.ID, Title: r.Title, Content: r.Body, Layer: l, Tags: r.Tags, Aliases: r.Aliases,
@@ -101,7 +106,7 @@ func (r Record) Item() (vault.BatchItem, error) {
 	if r.ExpiresAt.IsZero() {
 		n.ExpiresAt = time.Time{}
 	}
-	return vault.BatchItem{Memory: n, Keep: keep}, nil
+	return vault.BatchItem{Memory: n, Keep: keep}, notes, nil
 }
 
 // extraKeys decodes the front-matter keys memvault does not know. YAML is
@@ -198,58 +203,78 @@ func isDelim(line []byte) bool {
 
 // setValue converts a JSON-decoded extra value (numbers as json.Number)
 // into a type parser.Document.Set writes: strings, integers, booleans,
-// lists of scalars, mappings of scalars. Fractions and nested structures
-// are refused rather than silently changed.
-func setValue(v any) (any, error) {
+// lists of strings, mappings of strings. What does not fit is kept in the
+// closest form and note says how: fractions and non-string list items as
+// strings, deeper structures as JSON text. A null value is dropped
+// (ok false).
+func setValue(v any) (val any, note string, ok bool) {
 	switch v := v.(type) {
 	case string, bool, int, int64, uint64, time.Time:
-		return v, nil
+		return v, "", true
 	case interface{ Int64() (int64, error) }: // json.Number
 		if i, err := v.Int64(); err == nil {
-			return i, nil
+			return i, "", true
 		}
-		return nil, fmt.Errorf("%v: only whole numbers are kept", v)
+		return fmt.Sprint(v), "the number is written as a string", true
 	case float64:
 		if v == float64(int64(v)) {
-			return int64(v), nil
+			return int64(v), "", true
 		}
-		return nil, fmt.Errorf("%v: only whole numbers are kept", v)
+		return strconv.FormatFloat(v, 'g', -1, 64), "the number is written as a string", true
 	case []any:
 		out := make([]string, 0, len(v))
 		for _, x := range v {
-			s, err := scalarString(x)
-			if err != nil {
-				return nil, err
+			s, plain, ok := scalarString(x)
+			if !ok {
+				return jsonText(v), "the nested value is written as JSON text", true
+			}
+			if !plain {
+				note = "list items are written as strings"
 			}
 			out = append(out, s)
 		}
-		return out, nil
+		return out, note, true
 	case map[string]any:
 		out := make([]parser.KV, 0, len(v))
 		for _, k := range slices.Sorted(maps.Keys(v)) {
-			s, err := scalarString(v[k])
-			if err != nil {
-				return nil, err
+			s, plain, ok := scalarString(v[k])
+			if !ok {
+				return jsonText(v), "the nested value is written as JSON text", true
+			}
+			if !plain {
+				note = "mapping values are written as strings"
 			}
 			out = append(out, parser.KV{Key: k, Value: s})
 		}
-		return out, nil
+		return out, note, true
 	case nil:
-		return "", nil
+		return nil, "a null value is dropped", false
 	}
-	return nil, fmt.Errorf("unsupported value of type %T", v)
+	return jsonText(v), "the value is written as JSON text", true
 }
 
-func scalarString(v any) (string, error) {
+func jsonText(v any) string {
+	b, err := json.Marshal(v)
+	if err != nil {
+		return fmt.Sprint(v)
+	}
+	return string(b)
+}
+
+// scalarString renders a plain JSON value as a string; plain says it was
+// a string already, ok false means it is not a plain value.
+func scalarString(v any) (s string, plain, ok bool) {
 	switch v := v.(type) {
 	case string:
-		return v, nil
+		return v, true, true
 	case bool:
-		return strconv.FormatBool(v), nil
-	case interface{ String() string }:
-		return v.String(), nil
+		return strconv.FormatBool(v), false, true
+	case interface{ String() string }: // json.Number
+		return v.String(), false, true
 	case float64:
-		return strconv.FormatFloat(v, 'g', -1, 64), nil
+		return strconv.FormatFloat(v, 'g', -1, 64), false, true
+	case nil:
+		return "", false, true
 	}
-	return "", fmt.Errorf("nested value of type %T: only lists and mappings of plain values are kept", v)
+	return "", false, false
 }

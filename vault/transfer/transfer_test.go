@@ -136,8 +136,8 @@ func TestParseJSONLProblems(t *testing.T) {
 		{"no id", `{"title":"A","body":"x"}`, 0, []string{"f.jsonl:1: invalid memory: no id"}},
 		{"wrong type", `{"id":"a","title":"A","importance":"high","body":"x"}`, 0, []string{`f.jsonl:1: field "importance"`}},
 		{"two values", `{"id":"a","body":"x"} {"id":"b","body":"y"}`, 0, []string{"f.jsonl:1: more than one JSON value"}},
-		{"nested extra", `{"id":"a","title":"A","body":"x","extra":{"deep":{"k":{"x":1}}}}`, 0, []string{`f.jsonl:1: invalid memory: extra key "deep"`}},
-		{"fraction extra", `{"id":"a","title":"A","body":"x","extra":{"score":0.5}}`, 0, []string{`f.jsonl:1: invalid memory: extra key "score"`}},
+		{"nested extra kept as JSON text", `{"id":"a","title":"A","body":"x","extra":{"deep":{"k":{"x":1}}}}`, 1, nil},
+		{"fraction extra kept as a string", `{"id":"a","title":"A","body":"x","extra":{"score":0.5}}`, 1, nil},
 		{"truncated", `{"id":"a","title":"A","body":"x` + "\n" + `{"id":"b","title":"B","body":"y"}`, 1, []string{"f.jsonl:1: malformed JSON"}},
 	}
 	for _, tt := range tests {
@@ -642,5 +642,37 @@ func TestSecretPositionInSections(t *testing.T) {
 				t.Errorf("problems %q, want %q", got, tt.want)
 			}
 		})
+	}
+}
+
+func TestImportKeepsAwkwardExtraKeysWithNotes(t *testing.T) {
+	p := filepath.Join(t.TempDir(), "x.jsonl")
+	rec := `{"id":"x1","title":"X","body":"x\n","extra":{"score":0.5,"deep":{"a":{"b":1}},"nums":[1,2],"gone":null,"ok":"yes"}}`
+	if err := os.WriteFile(p, []byte(rec+"\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	dir := t.TempDir()
+	v := openVault(t, dir)
+	rep := importFile(t, v, p, ReadOptions{}, false)
+	if len(rep.Imported) != 1 {
+		t.Fatalf("imported %d, skipped %v", len(rep.Imported), rep.Skipped)
+	}
+	wantNotes := []string{
+		`extra key "deep": the nested value is written as JSON text`,
+		`extra key "gone": a null value is dropped`,
+		`extra key "nums": list items are written as strings`,
+		`extra key "score": the number is written as a string`,
+	}
+	if diff := cmp.Diff(wantNotes, rep.Imported[0].Notes); diff != "" {
+		t.Errorf("notes (-want +got):\n%s", diff)
+	}
+	file := string(mustRead(t, dir, rep.Imported[0].Memory.Path))
+	for _, want := range []string{`deep: '{"a":{"b":1}}'`, `score: "0.5"`, "ok: \"yes\"", "nums:"} {
+		if !strings.Contains(file, want) {
+			t.Errorf("file lacks %q:\n%s", want, file)
+		}
+	}
+	if strings.Contains(file, "gone") {
+		t.Errorf("the null key was written:\n%s", file)
 	}
 }
