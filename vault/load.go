@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
+	"path"
 	"path/filepath"
 	"runtime"
 	"slices"
@@ -141,14 +142,14 @@ func (v *Vault) readEach(ctx context.Context, rels []string, ix *index.Index, fn
 	})
 	for range workers {
 		wg.Go(func() {
-			var buf []byte
-			var ps parser.Scratch
+			var rs readerState
+			defer rs.files.close()
 			var pr *index.Preparer
 			if ix != nil {
 				pr = ix.NewPreparer()
 			}
 			for i := range next {
-				r := v.readFile(rels[i], &buf, &ps)
+				r := v.readFile(rels[i], &rs)
 				if pr != nil && r.mem != nil {
 					select {
 					case r.prep = <-freePrep:
@@ -185,23 +186,32 @@ func (v *Vault) readEach(ctx context.Context, rels []string, ix *index.Index, fn
 	return err
 }
 
+// readerState is what one reader goroutine reuses from file to file.
+type readerState struct {
+	files   fileReader
+	parse   parser.Scratch
+	lastRel string // folder part of the last file read, relative
+	lastDir string // and joined to the vault folder
+}
+
 // readFile reads one memory file and turns it into a Memory plus the
-// problems found. It never changes the file. buf and ps are the caller's
-// read buffer and parser memory, reused from file to file: the Memory
-// copies what it keeps.
-func (v *Vault) readFile(rel string, buf *[]byte, ps *parser.Scratch) loaded {
-	p := filepath.Join(v.dir, filepath.FromSlash(rel))
+// problems found. It never changes the file. rs is the calling reader's
+// state, reused from file to file: the Memory copies what it keeps.
+func (v *Vault) readFile(rel string, rs *readerState) loaded {
+	dir, name := path.Split(rel)
+	if dir != rs.lastRel || rs.lastDir == "" {
+		rs.lastRel, rs.lastDir = dir, filepath.Join(v.dir, filepath.FromSlash(dir))
+	}
 	res := loaded{rel: rel}
 	fail := func(err error) loaded {
 		res.diags = append(res.diags, &Diagnostic{Path: rel, Err: err, Severity: parser.SeverityError})
 		return res
 	}
-	data, modTime, err := readFileInto(p, *buf, v.maxFileSize)
-	*buf = data[:0]
+	data, modTime, err := rs.files.read(rs.lastDir, name, v.maxFileSize)
 	if err != nil {
 		return fail(err)
 	}
-	res.mem, res.diags = toMemoryScratch(rel, data, modTime, ps)
+	res.mem, res.diags = toMemoryScratch(rel, data, modTime, &rs.parse)
 	return res
 }
 

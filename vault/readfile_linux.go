@@ -3,6 +3,7 @@ package vault
 import (
 	"fmt"
 	"io/fs"
+	"path/filepath"
 	"slices"
 	"syscall"
 	"time"
@@ -10,45 +11,43 @@ import (
 	"github.com/memvault/memvault/parser"
 )
 
-// readFileInto reads the file at p into b's memory (b is reused from file
-// to file) and returns its bytes and modification time. A file larger than
-// limit is not read: the error wraps parser.ErrTooLarge.
+// fileReader reads memory files for one goroutine. It reuses its buffer
+// from file to file and keeps the last folder open, so that opening a file
+// looks up one name instead of the whole path.
 //
 // It calls the system directly: os.Open also puts the file into
 // non-blocking mode, tries to register it with the poller and takes it
 // back out, six system calls where one is needed, and a bulk load opens
-// every file. Reading stops at the size fstat reported, which saves the
-// read that would only find the end; a file that reports no size is read
-// to its end.
-func readFileInto(p string, b []byte, limit int64) ([]byte, time.Time, error) {
-	var fd int
-	var err error
-	for {
-		fd, err = syscall.Open(p, syscall.O_RDONLY|syscall.O_CLOEXEC, 0)
-		if err != syscall.EINTR {
-			break
-		}
-	}
+// every file.
+type fileReader struct {
+	buf   []byte
+	dir   string // the folder dirFD is open on; "" for none
+	dirFD int
+}
+
+// read reads the file name in folder dir into r's buffer (valid until the
+// next read) and returns its bytes and modification time. A file larger
+// than limit is not read: the error wraps parser.ErrTooLarge. Reading
+// stops at the size fstat reported, which saves the read that would only
+// find the end; a file that reports no size is read to its end.
+func (r *fileReader) read(dir, name string, limit int64) ([]byte, time.Time, error) {
+	p := filepath.Join(dir, name)
+	fd, err := r.open(dir, name)
 	if err != nil {
-		return b[:0], time.Time{}, &fs.PathError{Op: "open", Path: p, Err: err}
+		return nil, time.Time{}, &fs.PathError{Op: "open", Path: p, Err: err}
 	}
 	defer syscall.Close(fd)
 	var st syscall.Stat_t
-	for {
-		err = syscall.Fstat(fd, &st)
-		if err != syscall.EINTR {
-			break
-		}
-	}
-	if err != nil {
-		return b[:0], time.Time{}, &fs.PathError{Op: "stat", Path: p, Err: err}
+	if err := ignoringEINTR(func() error { return syscall.Fstat(fd, &st) }); err != nil {
+		return nil, time.Time{}, &fs.PathError{Op: "stat", Path: p, Err: err}
 	}
 	mod := time.Unix(int64(st.Mtim.Sec), int64(st.Mtim.Nsec))
 	size := int64(st.Size)
 	if size > limit {
-		return b[:0], mod, fmt.Errorf("%w: %d bytes, limit %d", parser.ErrTooLarge, size, limit)
+		return nil, mod, fmt.Errorf("%w: %d bytes, limit %d", parser.ErrTooLarge, size, limit)
 	}
-	b = slices.Grow(b[:0], int(size)+512)
+	b := slices.Grow(r.buf[:0], int(size)+512)
+	defer func() { r.buf = b[:0] }()
 	for {
 		if len(b) == cap(b) {
 			b = slices.Grow(b, 4096)
@@ -58,7 +57,7 @@ func readFileInto(p string, b []byte, limit int64) ([]byte, time.Time, error) {
 			continue
 		}
 		if err != nil {
-			return b, mod, &fs.PathError{Op: "read", Path: p, Err: err}
+			return nil, mod, &fs.PathError{Op: "read", Path: p, Err: err}
 		}
 		if n <= 0 {
 			return b, mod, nil
@@ -66,6 +65,53 @@ func readFileInto(p string, b []byte, limit int64) ([]byte, time.Time, error) {
 		b = b[:len(b)+n]
 		if size > 0 && int64(len(b)) >= size {
 			return b, mod, nil
+		}
+	}
+}
+
+// open opens dir/name for reading, through the open folder when it can.
+func (r *fileReader) open(dir, name string) (int, error) {
+	if r.dir != dir {
+		r.close()
+		fd, err := openRetry(func() (int, error) {
+			return syscall.Open(dir, syscall.O_RDONLY|syscall.O_DIRECTORY|syscall.O_CLOEXEC, 0)
+		})
+		if err == nil {
+			r.dir, r.dirFD = dir, fd
+		}
+	}
+	if r.dir == dir {
+		return openRetry(func() (int, error) {
+			return syscall.Openat(r.dirFD, name, syscall.O_RDONLY|syscall.O_CLOEXEC, 0)
+		})
+	}
+	// The folder did not open: the full path gives the error to report.
+	return openRetry(func() (int, error) {
+		return syscall.Open(filepath.Join(dir, name), syscall.O_RDONLY|syscall.O_CLOEXEC, 0)
+	})
+}
+
+// close closes the open folder, if any.
+func (r *fileReader) close() {
+	if r.dir != "" {
+		syscall.Close(r.dirFD)
+		r.dir = ""
+	}
+}
+
+func openRetry(open func() (int, error)) (int, error) {
+	for {
+		fd, err := open()
+		if err != syscall.EINTR {
+			return fd, err
+		}
+	}
+}
+
+func ignoringEINTR(fn func() error) error {
+	for {
+		if err := fn(); err != syscall.EINTR {
+			return err
 		}
 	}
 }

@@ -7,30 +7,38 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"path/filepath"
 	"slices"
 	"time"
 
 	"github.com/memvault/memvault/parser"
 )
 
-// readFileInto reads the file at p into b's memory (b is reused from file
-// to file) and returns its bytes and modification time. A file larger than
-// limit is not read: the error wraps parser.ErrTooLarge.
-func readFileInto(p string, b []byte, limit int64) ([]byte, time.Time, error) {
+// fileReader reads memory files for one goroutine, reusing its buffer from
+// file to file.
+type fileReader struct {
+	buf []byte
+}
+
+// read reads the file name in folder dir into r's buffer (valid until the
+// next read) and returns its bytes and modification time. A file larger
+// than limit is not read: the error wraps parser.ErrTooLarge.
+func (r *fileReader) read(dir, name string, limit int64) ([]byte, time.Time, error) {
 	// Open, then stat the open file: one path lookup instead of two.
-	f, err := os.Open(p)
+	f, err := os.Open(filepath.Join(dir, name))
 	if err != nil {
-		return b[:0], time.Time{}, err
+		return nil, time.Time{}, err
 	}
 	defer f.Close()
 	fi, err := f.Stat()
 	if err != nil {
-		return b[:0], time.Time{}, err
+		return nil, time.Time{}, err
 	}
 	if fi.Size() > limit {
-		return b[:0], fi.ModTime(), fmt.Errorf("%w: %d bytes, limit %d", parser.ErrTooLarge, fi.Size(), limit)
+		return nil, fi.ModTime(), fmt.Errorf("%w: %d bytes, limit %d", parser.ErrTooLarge, fi.Size(), limit)
 	}
-	b = slices.Grow(b[:0], int(fi.Size())+512)
+	b := slices.Grow(r.buf[:0], int(fi.Size())+512)
+	defer func() { r.buf = b[:0] }()
 	for {
 		n, err := f.Read(b[len(b):cap(b)])
 		b = b[:len(b)+n]
@@ -45,3 +53,6 @@ func readFileInto(p string, b []byte, limit int64) ([]byte, time.Time, error) {
 		}
 	}
 }
+
+// close releases what r holds open: nothing here.
+func (r *fileReader) close() {}
