@@ -129,6 +129,9 @@ func safeStart(s []byte) bool {
 func fastInline(s []byte, w *bodyWalker) bool {
 	start := 0
 	for i := 0; i < len(s); i++ {
+		if !inlineSpecial[s[i]] {
+			continue
+		}
 		switch s[i] {
 		case '\\', '&', '<', '*', '[', ']', '\t', '\r':
 			return false
@@ -163,6 +166,10 @@ func fastInline(s []byte, w *bodyWalker) bool {
 	w.scan = append(w.scan, s[start:]...)
 	return true
 }
+
+// inlineSpecial marks the bytes fastInline has to look at.
+var inlineSpecial = [256]bool{'\\': true, '&': true, '<': true, '*': true, '[': true, ']': true,
+	'\t': true, '\r': true, '_': true, '`': true}
 
 func isASCIIAlnum(c byte) bool {
 	return 'a' <= c && c <= 'z' || 'A' <= c && c <= 'Z' || '0' <= c && c <= '9'
