@@ -23,9 +23,9 @@ type Bulk struct {
 	buf      *bulkBuf // being filled
 	spare    *bulkBuf // being flushed, or free once flushing is done
 	flushing sync.WaitGroup
-	tmp      []bulkRec // radix sort scratch, only for the flush under way
-	cnt      [256]int  // radix sort counts, likewise
-	max      int       // postings held before a flush: bulkBatch (tests use less)
+	tmp      []bulkRec   // radix sort scratch, only for the flush under way
+	cnt      [2][256]int // radix sort counts, likewise
+	max      int         // postings held before a flush: bulkBatch (tests use less)
 }
 
 // bulkBuf is one batch of held-back postings.
@@ -42,6 +42,7 @@ type bulkRec struct {
 	off  uint32 // term text is text[off : off+n]
 	n    uint8
 	tf   [numFields]uint8
+	key  uint16 // sort key, set by flush
 }
 
 // bulkBatch is how many postings Flush handles at a time: enough for the
@@ -110,28 +111,31 @@ func (b *Bulk) flush(buf *bulkBuf) {
 		mask[s] = uint32(n - 1)
 		shift[s] = uint(max(0, bits.Len(uint(n))-1-(16-shardBits)))
 	}
-	key := func(r *bulkRec) uint32 {
+	clear(b.cnt[0][:])
+	clear(b.cnt[1][:])
+	for k := range buf.recs {
+		r := &buf.recs[k]
 		s := shardOf(r.hash)
-		return uint32(s)<<(16-shardBits) | (uint32(r.hash)&mask[s])>>shift[s]
+		r.key = uint16(s<<(16-shardBits)) | uint16((uint32(r.hash)&mask[s])>>shift[s])
+		b.cnt[0][r.key&0xff]++
+		b.cnt[1][r.key>>8]++
 	}
 	if cap(b.tmp) < len(buf.recs) {
 		b.tmp = make([]bulkRec, len(buf.recs))
 	}
 	src, dst := buf.recs, b.tmp[:len(buf.recs)]
-	for pass := uint(0); pass < 16; pass += 8 {
-		clear(b.cnt[:])
-		for k := range src {
-			b.cnt[key(&src[k])>>pass&0xff]++
-		}
+	for pass := range 2 {
+		cnt := &b.cnt[pass]
 		sum := 0
-		for i, c := range b.cnt {
-			b.cnt[i] = sum
+		for i, c := range cnt {
+			cnt[i] = sum
 			sum += c
 		}
+		shift := 8 * pass
 		for k := range src {
-			d := key(&src[k]) >> pass & 0xff
-			dst[b.cnt[d]] = src[k]
-			b.cnt[d]++
+			d := src[k].key >> shift & 0xff
+			dst[cnt[d]] = src[k]
+			cnt[d]++
 		}
 		src, dst = dst, src
 	}
