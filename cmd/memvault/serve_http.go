@@ -1,11 +1,14 @@
 package main
 
 import (
+	"bytes"
 	"context"
+	"crypto/sha256"
 	"crypto/subtle"
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"log/slog"
 	"net"
 	"net/http"
@@ -17,9 +20,57 @@ import (
 	"github.com/mark3labs/mcp-go/server"
 )
 
-// maxHTTPBody bounds a request body: a remember carries at most 64 KiB of
-// content, so 1 MiB leaves room for JSON overhead and nothing more.
-const maxHTTPBody = 1 << 20
+// httpLimits are the HTTP server's protections against slow, large or
+// stray requests. serve uses defaultHTTPLimits; tests shrink the timeouts.
+type httpLimits struct {
+	// MaxBody bounds a request body: a remember carries at most 64 KiB of
+	// content, so 1 MiB leaves room for JSON overhead and nothing more.
+	MaxBody int64
+	// MaxHeaderBytes bounds the request line and headers.
+	MaxHeaderBytes int
+	// ReadHeaderTimeout cuts off a client that trickles its headers
+	// (slowloris).
+	ReadHeaderTimeout time.Duration
+	// ReadTimeout bounds reading a whole request, body included (a slow
+	// upload). It does not cut a long-lived SSE stream (GET /mcp): net/http
+	// lifts the read deadline once the body is read, before it watches the
+	// connection for the client going away; TestHTTPStreamOutlivesTimeouts
+	// holds it to that.
+	ReadTimeout time.Duration
+	// CallTimeout is the write deadline of a POST, one JSON-RPC call and
+	// its answer. The server-wide WriteTimeout stays 0 because it would
+	// cut every SSE stream after that long; GET streams have no write
+	// deadline, and a vanished client is found by the heartbeat failing.
+	CallTimeout time.Duration
+	// IdleTimeout closes a keep-alive connection with no request.
+	IdleTimeout time.Duration
+	// Heartbeat is how often an open GET stream gets a ping, which keeps
+	// proxies from closing it and notices a client that went away.
+	Heartbeat time.Duration
+}
+
+func defaultHTTPLimits() httpLimits {
+	return httpLimits{
+		MaxBody:           1 << 20,
+		MaxHeaderBytes:    64 << 10,
+		ReadHeaderTimeout: 10 * time.Second,
+		ReadTimeout:       30 * time.Second,
+		CallTimeout:       2 * time.Minute,
+		IdleTimeout:       2 * time.Minute,
+		Heartbeat:         30 * time.Second,
+	}
+}
+
+// newHTTPServer wraps h in guard and sets the timeouts of lim.
+func newHTTPServer(h http.Handler, token string, lim httpLimits) *http.Server {
+	return &http.Server{
+		Handler:           guard(h, token, lim),
+		ReadHeaderTimeout: lim.ReadHeaderTimeout,
+		ReadTimeout:       lim.ReadTimeout,
+		IdleTimeout:       lim.IdleTimeout,
+		MaxHeaderBytes:    lim.MaxHeaderBytes,
+	}
+}
 
 // isLoopback reports whether host (no port) names a loopback interface.
 func isLoopback(host string) bool {
@@ -43,27 +94,79 @@ func checkHTTPAddr(addr, token string) error {
 	return nil
 }
 
-// guard wraps h with the checks every HTTP request passes: the bearer
-// token (compared in constant time), an Origin that is loopback or this
-// host (against DNS rebinding from a browser), and the body size limit.
-func guard(h http.Handler, token string) http.Handler {
-	want := []byte("Bearer " + token)
+// guard wraps h with the checks every HTTP request passes, in order:
+//   - over a loopback connection, a Host that names loopback: a browser
+//     page whose domain was rebound to 127.0.0.1 (DNS rebinding) sends its
+//     own domain (403);
+//   - the bearer token, compared in constant time over SHA-256 digests so
+//     that neither content nor length leaks through timing (401);
+//   - an Origin, when present, that is loopback or this host (403);
+//   - a body of at most lim.MaxBody bytes, read in full before h runs
+//     (413).
+//
+// Then it gives a POST its write deadline (httpLimits.CallTimeout).
+func guard(h http.Handler, token string, lim httpLimits) http.Handler {
+	want := sha256.Sum256([]byte("Bearer " + token))
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		if token != "" && subtle.ConstantTimeCompare([]byte(r.Header.Get("Authorization")), want) != 1 {
-			w.Header().Set("WWW-Authenticate", "Bearer")
-			http.Error(w, "missing or wrong bearer token", http.StatusUnauthorized)
+		if loopbackConn(r) && !isLoopback(hostOnly(r.Host)) {
+			http.Error(w, "host not allowed: connect to localhost or 127.0.0.1", http.StatusForbidden)
 			return
+		}
+		if token != "" {
+			got := sha256.Sum256([]byte(r.Header.Get("Authorization")))
+			if subtle.ConstantTimeCompare(got[:], want[:]) != 1 {
+				w.Header().Set("WWW-Authenticate", "Bearer")
+				http.Error(w, "missing or wrong bearer token", http.StatusUnauthorized)
+				return
+			}
 		}
 		if o := r.Header.Get("Origin"); o != "" {
 			u, err := url.Parse(o)
-			if err != nil || !(isLoopback(u.Hostname()) || strings.EqualFold(u.Host, r.Host)) {
+			if err != nil || u.Host == "" || !(isLoopback(u.Hostname()) || strings.EqualFold(u.Host, r.Host)) {
 				http.Error(w, "origin not allowed", http.StatusForbidden)
 				return
 			}
 		}
-		r.Body = http.MaxBytesReader(w, r.Body, maxHTTPBody)
+		if r.ContentLength > lim.MaxBody {
+			http.Error(w, fmt.Sprintf("request body over %d bytes", lim.MaxBody), http.StatusRequestEntityTooLarge)
+			return
+		}
+		if r.Body != nil && r.Body != http.NoBody {
+			body, err := io.ReadAll(http.MaxBytesReader(w, r.Body, lim.MaxBody))
+			var tooBig *http.MaxBytesError
+			switch {
+			case errors.As(err, &tooBig):
+				http.Error(w, fmt.Sprintf("request body over %d bytes", lim.MaxBody), http.StatusRequestEntityTooLarge)
+				return
+			case err != nil:
+				http.Error(w, "reading the request body: "+err.Error(), http.StatusBadRequest)
+				return
+			}
+			r.Body = io.NopCloser(bytes.NewReader(body))
+		}
+		if r.Method == http.MethodPost && lim.CallTimeout > 0 {
+			_ = http.NewResponseController(w).SetWriteDeadline(time.Now().Add(lim.CallTimeout))
+		}
 		h.ServeHTTP(w, r)
 	})
+}
+
+// loopbackConn reports whether r arrived on a loopback address.
+func loopbackConn(r *http.Request) bool {
+	a, ok := r.Context().Value(http.LocalAddrContextKey).(net.Addr)
+	if !ok {
+		return false
+	}
+	host, _, err := net.SplitHostPort(a.String())
+	return err == nil && isLoopback(host)
+}
+
+// hostOnly strips the port from a Host header.
+func hostOnly(hostport string) string {
+	if h, _, err := net.SplitHostPort(hostport); err == nil {
+		return h
+	}
+	return hostport
 }
 
 // healthz reports whether the server can answer, as JSON.
@@ -82,11 +185,12 @@ func (m *Main) serveHTTP(ctx context.Context, s *server.MCPServer, tools *mcpToo
 	if err != nil {
 		return fmt.Errorf("--http %s: %w", addr, err)
 	}
-	mcpHandler := server.NewStreamableHTTPServer(s, server.WithEndpointPath("/mcp"))
+	lim := defaultHTTPLimits()
+	mcpHandler := server.NewStreamableHTTPServer(s, server.WithEndpointPath("/mcp"), server.WithHeartbeatInterval(lim.Heartbeat))
 	mux := http.NewServeMux()
 	mux.Handle("/mcp", mcpHandler)
 	mux.HandleFunc("GET /healthz", tools.healthz)
-	srv := &http.Server{Handler: guard(mux, token), ReadHeaderTimeout: 10 * time.Second}
+	srv := newHTTPServer(mux, token, lim)
 	// The address goes to stderr so whoever started the server (and the
 	// tests, which bind port 0) can find it.
 	fmt.Fprintf(m.Stderr, "memvault: serving MCP at http://%s/mcp\n", ln.Addr())
