@@ -351,3 +351,29 @@ func negatives(r *rand.Rand) []txtar.File {
 	add("misc", "pwd", memo("Shell", "cd $(pwd)/build && pwd"))
 	return fs
 }
+
+// TestSampleVaultIsClean scans the repository's sample vault: real,
+// bilingual memories about a project, none holding a secret.
+func TestSampleVaultIsClean(t *testing.T) {
+	n := 0
+	err := filepath.WalkDir("../../sample-vault", func(p string, d os.DirEntry, err error) error {
+		if err != nil || d.IsDir() || !strings.HasSuffix(p, ".md") {
+			return err
+		}
+		data, err := os.ReadFile(p)
+		if err != nil {
+			return err
+		}
+		n++
+		if got := Scan(data); len(got) > 0 {
+			t.Errorf("%s flagged: %v", p, got)
+		}
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if n == 0 {
+		t.Fatal("no sample memories found")
+	}
+}
