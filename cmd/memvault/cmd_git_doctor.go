@@ -181,6 +181,10 @@ func (d *doctor) repoState(ctx context.Context, g *gitView) error {
 		d.add("git", checkProblem, "%s exists: a git command is running, or one crashed; remove the file if no git process runs",
 			filepath.Join(g.store.GitDir(), "index.lock"))
 	}
+	if st.RefLock != "" {
+		d.add("git", checkProblem, "%s exists: a git command is moving the branch, or one crashed; commits fail until it is gone, so remove the file if no git process runs",
+			st.RefLock)
+	}
 	return nil
 }
 
@@ -201,6 +205,14 @@ func (d *doctor) lock(ctx context.Context, g *gitView) {
 // done.
 func (d *doctor) journal(ctx context.Context, v *vault.Vault, g *gitView) {
 	if !exists(filepath.Join(v.Dir(), vault.JournalName)) {
+		if d.fix && g != nil {
+			// Without a journal Recover only removes the temp files of a
+			// write killed before its journal was in place.
+			if _, err := v.Recover(ctx); err != nil {
+				d.add("journal", checkProblem, "could not clean up after an interrupted write: %v", err)
+				return
+			}
+		}
 		d.add("journal", checkOK, "no interrupted write")
 		return
 	}
