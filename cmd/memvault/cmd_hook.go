@@ -188,6 +188,10 @@ func (m *Main) hookInstall(ctx context.Context) error {
 	if resolved, err := filepath.EvalSymlinks(bin); err == nil {
 		bin = resolved
 	}
+	if strings.Contains(bin, "go-build") {
+		// `go run` builds into a temporary folder that is deleted on exit.
+		fmt.Fprintf(m.Stderr, "warning: %s looks like a temporary `go run` binary; install memvault and run hook install again\n", bin)
+	}
 	vaultFlag := ""
 	if m.vaultDir != "" {
 		abs, err := filepath.Abs(m.vaultDir)
