@@ -7,7 +7,6 @@ import (
 	"path/filepath"
 	"runtime"
 	"strings"
-	"syscall"
 	"testing"
 	"time"
 )
@@ -152,49 +151,6 @@ func TestUpdateRefusesFileSymlink(t *testing.T) {
 	}
 	if fi, err := os.Lstat(p); err != nil || fi.Mode()&os.ModeSymlink == 0 {
 		t.Errorf("the link was replaced: %v %v", fi, err)
-	}
-}
-
-// TestScanSymlinks checks what the loader follows: links to files inside
-// the vault, never links outside it, never linked folders or FIFOs, and a
-// vault folder that is itself a link.
-func TestScanSymlinks(t *testing.T) {
-	if runtime.GOOS == "windows" {
-		t.Skip("symbolic links need privileges on Windows")
-	}
-	base := t.TempDir()
-	dir, outside := filepath.Join(base, "vault"), filepath.Join(base, "outside")
-	mustMkdir(t, filepath.Join(dir, "project"))
-	mustMkdir(t, outside)
-	write := func(p, s string) {
-		t.Helper()
-		if err := os.WriteFile(p, []byte(s), 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
-	write(filepath.Join(dir, "project", "real.md"), "# Real\n")
-	write(filepath.Join(outside, "secret.md"), "# Outside\n")
-	mustMkdir(t, filepath.Join(outside, "folder"))
-	write(filepath.Join(outside, "folder", "deep.md"), "# Deep\n")
-	mustSymlink(t, filepath.Join(dir, "project", "real.md"), filepath.Join(dir, "project", "alias.md"))
-	mustSymlink(t, filepath.Join(outside, "secret.md"), filepath.Join(dir, "project", "leak.md"))
-	mustSymlink(t, "../../outside/secret.md", filepath.Join(dir, "project", "relleak.md"))
-	mustSymlink(t, filepath.Join(outside, "folder"), filepath.Join(dir, "meta"))
-	mustSymlink(t, filepath.Join(dir, "project"), filepath.Join(dir, "project", "loop.md"))
-	if err := syscall.Mkfifo(filepath.Join(dir, "project", "fifo.md"), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	link := filepath.Join(base, "vault-link")
-	mustSymlink(t, dir, link)
-	want := "project/alias.md project/real.md"
-	for _, d := range []string{dir, link} {
-		rels, err := scan(t.Context(), d)
-		if err != nil {
-			t.Fatal(err)
-		}
-		if got := strings.Join(rels, " "); got != want {
-			t.Errorf("scan(%s) = %s, want %s", filepath.Base(d), got, want)
-		}
 	}
 }
 
