@@ -29,7 +29,7 @@ func dumpIndex(ix *Index) map[string]string {
 }
 
 func TestBulkMatchesPutPrepared(t *testing.T) {
-	entries, queries := synthCorpus(300)
+	entries, queries := synthCorpus(200)
 	// A replacement, as PutPrepared allows.
 	entries = append(entries, Entry{ID: 5, Doc: Doc{Title: "replaced", Body: "kiwi"}})
 	for _, max := range []int{1, 2000, bulkBatch} {
@@ -49,7 +49,7 @@ func TestBulkMatchesPutPrepared(t *testing.T) {
 			if d := cmp.Diff(dumpIndex(one), dumpIndex(bulk)); d != "" {
 				t.Fatalf("Bulk differs from PutPrepared (-prepared +bulk):\n%s", d)
 			}
-			queries := append(queries, "kiwi", "replaced")
+			queries := append(queries[:min(len(queries), 40)], "kiwi", "replaced")
 			for _, q := range queries {
 				a, b := one.Search(Query{Text: q, Limit: 10}), bulk.Search(Query{Text: q, Limit: 10})
 				if d := cmp.Diff(a, b); d != "" {
