@@ -63,6 +63,15 @@ func TestCrashSafety(t *testing.T) {
 		}
 		c.step(attempt)
 	}
+	cliKills := c.kills
+	// Then the MCP server over stdio: it writes back to back, so a kill
+	// lands inside a write far more often than with one process per write.
+	for session := 0; len(c.order) < crashWrites+serveWrites; session++ {
+		if session > 4*serveWrites {
+			t.Fatalf("only %d acknowledged serve writes after %d sessions", len(c.order)-crashWrites, session)
+		}
+		c.serveSession(session)
+	}
 	if report, code := c.doctor(false); code != 0 {
 		t.Fatalf("end: doctor reports problems:\n%s", report)
 	}
@@ -78,10 +87,118 @@ func TestCrashSafety(t *testing.T) {
 		fmt.Fprintf(&b, "\n  %-40s %d", k, c.states[k])
 	}
 	t.Logf("spent %v", c.spent)
-	t.Logf("%d acknowledged writes, %d kills in %s; states after kills:%s", len(c.order), c.kills, time.Since(start).Round(time.Millisecond), b.String())
+	t.Logf("%d acknowledged writes (%d by serve), %d kills (%d of the CLI, %d of serve) in %s; states after kills:%s",
+		len(c.order), len(c.order)-crashWrites, c.kills, cliKills, c.kills-cliKills, time.Since(start).Round(time.Millisecond), b.String())
 	if c.kills < crashWrites/4 {
 		t.Errorf("only %d kills: the test did not exercise crashes", c.kills)
 	}
+}
+
+// serveWrites is how many more acknowledged writes go through `memvault
+// serve` after the CLI ones.
+const serveWrites = 40
+
+// serveSession starts `memvault serve` on stdio, sends remember calls one
+// after another and usually kills the server after a random time. A
+// remember is acknowledged when its answer arrives without isError.
+func (c *crashRun) serveSession(n int) {
+	t := c.t
+	cmd := exec.Command(c.bin, "serve", "--vault", c.dir)
+	cmd.Dir = c.root
+	stdin, err := cmd.StdinPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	stdout, err := cmd.StdoutPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	dec := json.NewDecoder(stdout)
+	send := func(v any) error {
+		b, _ := json.Marshal(v)
+		_, err := stdin.Write(append(b, '\n'))
+		return err
+	}
+	type rpcResponse struct {
+		ID     int    `json:"id"`
+		Method string `json:"method"` // set on notifications, which are skipped
+		Result struct {
+			IsError           bool `json:"isError"`
+			StructuredContent struct {
+				ID string `json:"id"`
+			} `json:"structuredContent"`
+			Content []struct {
+				Text string `json:"text"`
+			} `json:"content"`
+		} `json:"result"`
+		Error *struct {
+			Message string `json:"message"`
+		} `json:"error"`
+	}
+	send(map[string]any{"jsonrpc": "2.0", "id": 0, "method": "initialize", "params": map[string]any{
+		"protocolVersion": "2025-06-18", "capabilities": map[string]any{}, "clientInfo": map[string]any{"name": "crash-test", "version": "1"}}})
+	for {
+		var init rpcResponse
+		if err := dec.Decode(&init); err != nil {
+			t.Fatalf("serve session %d: initialize: %v", n, err)
+		}
+		if init.Method == "" {
+			break
+		}
+	}
+	send(map[string]any{"jsonrpc": "2.0", "method": "notifications/initialized"})
+	kill := c.rng.IntN(100) < 85
+	if kill {
+		// From start-up to about the end of the session's writes.
+		delay := time.Duration(float64(median(c.durations)) * 2 * c.rng.Float64())
+		timer := time.AfterFunc(delay, func() { cmd.Process.Signal(syscall.SIGKILL) })
+		defer timer.Stop()
+	}
+	killed, inFlight := false, "none"
+	for i := 1; i <= 5 && len(c.order) < crashWrites+serveWrites; i++ {
+		token := fmt.Sprintf("serve-%03d-%02d", n, i)
+		content := fmt.Sprintf("Crash test %s: %s.", token, strings.Repeat("服务 serve ", 1+c.rng.IntN(200)))
+		args := map[string]any{"title": "Served " + token, "content": content, "reason": "crash test " + token,
+			"layer": []string{"short-term", "project", "meta"}[c.rng.IntN(3)]}
+		// update_memory needs the version the caller saw; the CLI phase
+		// covers updates, so serve only remembers (which may merge into a
+		// near-duplicate title: an update as well).
+		tool := "remember"
+		var res rpcResponse
+		err := send(map[string]any{"jsonrpc": "2.0", "id": i, "method": "tools/call", "params": map[string]any{"name": tool, "arguments": args}})
+		for err == nil {
+			res = rpcResponse{}
+			if err = dec.Decode(&res); err == nil && res.Method == "" && res.ID == i {
+				break
+			}
+		}
+		if err != nil {
+			killed = true
+			inFlight = token
+			break
+		}
+		if res.Error != nil || res.Result.IsError || res.Result.StructuredContent.ID == "" {
+			t.Fatalf("serve session %d: %s: %+v", n, tool, res)
+		}
+		c.acked[res.Result.StructuredContent.ID] = &ackedMemory{content: content}
+		c.order = append(c.order, res.Result.StructuredContent.ID)
+	}
+	stdin.Close()
+	err = cmd.Wait()
+	var exit *exec.ExitError
+	if errors.As(err, &exit) && exit.Sys().(syscall.WaitStatus).Signaled() {
+		killed = true
+	}
+	if !killed {
+		return
+	}
+	c.kills++
+	// serve does not replay a journal when it starts, so doctor always
+	// repairs.
+	c.afterKill(fmt.Sprintf("serve kill %d (session %d)", c.kills, n), inFlight, false)
 }
 
 // crashRun is the state of one crash test.
@@ -137,7 +254,7 @@ func (c *crashRun) step(n int) {
 	cmd.Dir = c.root
 	var stdout, stderr bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &stdout, &stderr
-	kill := len(c.durations) >= 3 && c.rng.IntN(100) < 60
+	kill := len(c.durations) >= 3 && c.rng.IntN(100) < 55
 	var delay time.Duration
 	if kill {
 		// Around the typical length of a write, so kills land anywhere
@@ -164,7 +281,7 @@ func (c *crashRun) step(n int) {
 		if target != "" {
 			c.acked[target].pending = content
 		}
-		c.afterKill(fmt.Sprintf("kill %d (attempt %d, %s after start, %s)", c.kills, n, delay.Round(time.Microsecond), args[0]), token)
+		c.afterKill(fmt.Sprintf("kill %d (attempt %d, %s after start, %s)", c.kills, n, delay.Round(time.Microsecond), args[0]), token, true)
 		return
 	case err != nil:
 		t.Fatalf("attempt %d: memvault %s: %v\n%s", n, strings.Join(args[:2], " "), err, stderr.String())
@@ -203,7 +320,7 @@ func (c *crashRun) ids() []string {
 
 // afterKill looks at what the kill left, lets doctor report and repair it,
 // and checks the invariants.
-func (c *crashRun) afterKill(where, token string) {
+func (c *crashRun) afterKill(where, token string, nextWriteRecovers bool) {
 	t := c.t
 	journal := exists(filepath.Join(c.dir, vault.JournalName))
 	indexLock := exists(filepath.Join(c.root, ".git", "index.lock"))
@@ -260,7 +377,7 @@ func (c *crashRun) afterKill(where, token string) {
 		os.Remove(l)
 	}
 	c.killedTokens = append(c.killedTokens, token)
-	if c.rng.IntN(3) == 0 {
+	if nextWriteRecovers && c.rng.IntN(3) == 0 {
 		// Leave the repair to the next write, which finishes a pending
 		// journal when it opens the vault; step checks the result.
 		c.autoPending = where
