@@ -83,55 +83,63 @@ func (v *Vault) Recover(ctx context.Context) ([]string, error) {
 	}
 	var done []string
 	err := v.withWriteLock(ctx, func() error {
-		if v.committer != nil {
-			// Only with the cross-process lock held is no other writer in
-			// the middle of a write whose temp file this would delete.
-			v.removeTempFiles()
-		}
-		data, err := os.ReadFile(v.journalPath())
-		if errors.Is(err, os.ErrNotExist) {
-			return nil
-		}
-		if err != nil {
-			return fmt.Errorf("read %s: %w", JournalName, err)
-		}
-		var j journal
-		if err := json.Unmarshal(data, &j); err != nil {
-			return fmt.Errorf("%s is not valid JSON (%v): remove it after checking `git status`", JournalName, err)
-		}
-		var removed, touched []string
-		for _, op := range j.Ops {
-			if err := v.redo(op); err != nil {
-				return fmt.Errorf("finish the interrupted write: %w", err)
-			}
-			if op.Remove {
-				removed = append(removed, op.Path)
-			} else {
-				touched = append(touched, op.Path)
-			}
-		}
-		if j.Commit && v.committer != nil && len(j.Paths) > 0 {
-			abs := make([]string, len(j.Paths))
-			for i, rel := range j.Paths {
-				p, err := v.safePath(rel)
-				if err != nil {
-					return fmt.Errorf("%s lists %q: %w", JournalName, rel, err)
-				}
-				abs[i] = p
-			}
-			msg := strings.TrimRight(j.Message, "\n") + "\nMemory-Recovered: the previous process stopped before committing\n"
-			if _, err := v.committer.Commit(ctx, abs, msg); err != nil {
-				return fmt.Errorf("commit the interrupted write: %w", err)
-			}
-			done = j.Paths
-		}
-		// Removed files first, as in writeSet.rels.
-		if err := v.Refresh(ctx, mdPaths(slices.Concat(removed, touched, j.Paths))); err != nil {
-			return err
-		}
-		return v.clearJournal()
+		var err error
+		done, err = v.recoverLocked(ctx)
+		return err
 	})
 	return done, err
+}
+
+// recoverLocked is Recover for a caller that holds the write lock.
+func (v *Vault) recoverLocked(ctx context.Context) ([]string, error) {
+	if v.committer != nil {
+		// Only with the cross-process lock held is no other writer in
+		// the middle of a write whose temp file this would delete.
+		v.removeTempFiles()
+	}
+	data, err := os.ReadFile(v.journalPath())
+	if errors.Is(err, os.ErrNotExist) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, fmt.Errorf("read %s: %w", JournalName, err)
+	}
+	var j journal
+	if err := json.Unmarshal(data, &j); err != nil {
+		return nil, fmt.Errorf("%s is not valid JSON (%v): remove it after checking `git status`", JournalName, err)
+	}
+	var removed, touched []string
+	for _, op := range j.Ops {
+		if err := v.redo(op); err != nil {
+			return nil, fmt.Errorf("finish the interrupted write: %w", err)
+		}
+		if op.Remove {
+			removed = append(removed, op.Path)
+		} else {
+			touched = append(touched, op.Path)
+		}
+	}
+	var done []string
+	if j.Commit && v.committer != nil && len(j.Paths) > 0 {
+		abs := make([]string, len(j.Paths))
+		for i, rel := range j.Paths {
+			p, err := v.safePath(rel)
+			if err != nil {
+				return nil, fmt.Errorf("%s lists %q: %w", JournalName, rel, err)
+			}
+			abs[i] = p
+		}
+		msg := strings.TrimRight(j.Message, "\n") + "\nMemory-Recovered: the previous process stopped before committing\n"
+		if _, err := v.committer.Commit(ctx, abs, msg); err != nil {
+			return nil, fmt.Errorf("commit the interrupted write: %w", err)
+		}
+		done = j.Paths
+	}
+	// Removed files first, as in writeSet.rels.
+	if err := v.Refresh(ctx, mdPaths(slices.Concat(removed, touched, j.Paths))); err != nil {
+		return done, err
+	}
+	return done, v.clearJournal()
 }
 
 // redo applies one journaled change if the file still holds what it held

@@ -181,3 +181,35 @@ func TestRefreshForgetsRemovedDuplicate(t *testing.T) {
 		t.Errorf("memory lost: %v", err)
 	}
 }
+
+// TestWriteFinishesPendingJournal leaves a journal as a killed process
+// does and writes again in a fresh process (a new Vault): the new write
+// first finishes the old one instead of replacing its journal.
+func TestWriteFinishesPendingJournal(t *testing.T) {
+	dir := t.TempDir()
+	c := &recordingCommitter{}
+	v, err := Open(t.Context(), dir, Options{Committer: c})
+	if err != nil {
+		t.Fatal(err)
+	}
+	mustCreate(t, v, NewMemory{Title: "Scaffolding"})
+	lost := "---\nid: lost\ntitle: Killed before its files\n---\nbody\n"
+	ops := []fileOp{{rel: "project/killed.md", data: []byte(lost)}}
+	if err := v.writeJournal(journal{Message: "memory(project): add \"Killed\"\n", Paths: []string{"project/killed.md"}, Commit: true, Ops: journalOps(ops)}); err != nil {
+		t.Fatal(err)
+	}
+	v2, err := Open(t.Context(), dir, Options{Committer: c})
+	if err != nil {
+		t.Fatal(err)
+	}
+	mustCreate(t, v2, NewMemory{Title: "Next write"})
+	if _, err := v2.Get("lost"); err != nil {
+		t.Errorf("the interrupted write was not finished: %v", err)
+	}
+	if n := len(c.commits); n != 3 || !strings.Contains(c.commits[1].message, "Memory-Recovered:") {
+		t.Fatalf("%d commits, want scaffolding, the recovered write, the next write", n)
+	}
+	if _, err := os.Stat(filepath.Join(dir, JournalName)); err == nil {
+		t.Error("journal left after the next write")
+	}
+}

@@ -62,6 +62,14 @@ func (w *writeSet) markSuperseded(ctx context.Context, id string, now time.Time)
 // files are restored and nothing changes.
 func (w *writeSet) apply(ctx context.Context, message string, commit bool) (string, error) {
 	v := w.v
+	if v.committer != nil && fileExists(v.journalPath()) {
+		// A write whose process died: finish it first, or this write's
+		// journal would replace it. Holding the cross-process lock, no
+		// live writer can own it.
+		if _, err := v.recoverLocked(ctx); err != nil {
+			return "", fmt.Errorf("finish an interrupted write first: %w", err)
+		}
+	}
 	gi := filepath.Join(v.dir, GitignoreName)
 	if _, err := os.Lstat(gi); errors.Is(err, os.ErrNotExist) {
 		// The first write creates the vault's scaffolding in the same commit.
@@ -184,4 +192,9 @@ func boolInt(b bool) int {
 		return 1
 	}
 	return 0
+}
+
+func fileExists(p string) bool {
+	_, err := os.Lstat(p)
+	return err == nil
 }

@@ -185,6 +185,9 @@ func (c *crashRun) serveSession(n int) {
 		}
 		c.acked[res.Result.StructuredContent.ID] = &ackedMemory{content: content}
 		c.order = append(c.order, res.Result.StructuredContent.ID)
+		if c.autoPending != "" {
+			c.adopt(c.checkAfterRecovery(c.autoPending + ", recovered by the next serve write"))
+		}
 	}
 	stdin.Close()
 	err = cmd.Wait()
@@ -196,9 +199,9 @@ func (c *crashRun) serveSession(n int) {
 		return
 	}
 	c.kills++
-	// serve does not replay a journal when it starts, so doctor always
-	// repairs.
-	c.afterKill(fmt.Sprintf("serve kill %d (session %d)", c.kills, n), inFlight, false)
+	// serve does not replay a journal when it starts, but its first write
+	// finishes it before writing its own.
+	c.afterKill(fmt.Sprintf("serve kill %d (session %d)", c.kills, n), inFlight, true)
 }
 
 // crashRun is the state of one crash test.
@@ -379,7 +382,8 @@ func (c *crashRun) afterKill(where, token string, nextWriteRecovers bool) {
 	c.killedTokens = append(c.killedTokens, token)
 	if nextWriteRecovers && c.rng.IntN(3) == 0 {
 		// Leave the repair to the next write, which finishes a pending
-		// journal when it opens the vault; step checks the result.
+		// journal before its own; the next acknowledged write checks the
+		// result.
 		c.autoPending = where
 		c.states["left to the next write to recover"]++
 		return
