@@ -36,6 +36,8 @@ type mcpTools struct {
 	notify *notifier
 	// now is the clock recall ranks at; nil means the wall clock.
 	now func() time.Time
+	// pool ranks the vaults' recall candidates together.
+	pool rankPool
 }
 
 // vaults waits for the served vaults and brings them up to date. ask is
@@ -51,7 +53,7 @@ func (t *mcpTools) vaults(ctx context.Context, responses mcp.InputResponses) (vs
 	if err != nil {
 		return nil, false, err
 	}
-	vs = &openVaults{project: v, pslot: slot, clock: t.now}
+	vs = &openVaults{project: v, pslot: slot, clock: t.now, pool: &t.pool}
 	if t.user != nil {
 		uv, err := t.user.ready(ctx)
 		if err != nil {
@@ -367,11 +369,7 @@ func recallVaults(ctx context.Context, vs *openVaults, q vault.Query) ([]scopedR
 		if now.IsZero() {
 			now = vs.now()
 		}
-		rescored, err := rescore(ctx, q, out, now)
-		if err != nil {
-			return nil, err
-		}
-		out = rescored
+		out = vs.pool.rescore(q.Text, out, now)
 	}
 	if strings.TrimSpace(q.Text) == "" {
 		slices.SortStableFunc(out, func(a, b scopedResult) int { return b.Memory.UpdatedAt.Compare(a.Memory.UpdatedAt) })

@@ -156,6 +156,7 @@ type openVaults struct {
 	pslot   *vaultSlot
 	uslot   *vaultSlot
 	clock   func() time.Time // nil: the wall clock
+	pool    *rankPool        // ranks both vaults' candidates together
 }
 
 // now is the instant tool calls evaluate time at.
