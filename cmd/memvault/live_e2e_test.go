@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"io"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -51,6 +52,18 @@ func liveCall(c *client.Client, name string, args map[string]any, out any) error
 		return err
 	}
 	return json.Unmarshal(b, out)
+}
+
+// liveDrainStderr copies the server's standard error into a buffer.
+func liveDrainStderr(t *testing.T, c *client.Client) *lockedBuffer {
+	t.Helper()
+	var buf lockedBuffer
+	r, ok := client.GetStderr(c)
+	if !ok {
+		t.Fatal("no stderr on the stdio client")
+	}
+	go io.Copy(&buf, r)
+	return &buf
 }
 
 // liveRecallFinds reports whether recall in s returns id for query.
@@ -108,6 +121,16 @@ func TestLiveTwoServersOneVault(t *testing.T) {
 	b := &mcpSession{t: t, bin: bin, root: root}
 	b.connect()
 	servers := []*mcpSession{a, b}
+	for k, s := range servers {
+		// Read the server's log as it comes: an unread pipe fills up and
+		// blocks the server at its next log line.
+		logs := liveDrainStderr(t, s.c)
+		t.Cleanup(func() {
+			if t.Failed() {
+				t.Logf("server %d log:\n%s", k, logs.String())
+			}
+		})
+	}
 	commitsBefore := len(a.commits())
 
 	const n = 200
@@ -197,11 +220,33 @@ func TestLiveTwoServersOneVault(t *testing.T) {
 	})
 
 	t.Run("uncommitted hand edit reaches both", func(t *testing.T) {
-		// HEAD does not move: only the watchers can tell the servers.
+		// HEAD does not move: only the watchers can tell the servers, and
+		// they tell the clients with no tool call in between.
+		var mu sync.Mutex
+		listChanged := make([]int, len(servers))
+		for k, s := range servers {
+			// NewStdioMCPClient starts only the transport; Client.Start
+			// installs the notification dispatch.
+			if err := s.c.Start(context.Background()); err != nil {
+				t.Fatal(err)
+			}
+			s.c.OnNotification(func(n mcp.JSONRPCNotification) {
+				if n.Method == mcp.MethodNotificationResourcesListChanged {
+					mu.Lock()
+					listChanged[k]++
+					mu.Unlock()
+				}
+			})
+		}
 		p := filepath.Join(root, ".memory", "project", "hand-edit.md")
 		if err := os.WriteFile(p, []byte("---\nid: hand-edit-1\ntitle: Hand edit\n---\n\nThe vqqq rule was written by hand.\n"), 0o644); err != nil {
 			t.Fatal(err)
 		}
+		liveWaitUntil(t, "resources/list_changed from both servers", func() bool {
+			mu.Lock()
+			defer mu.Unlock()
+			return listChanged[0] > 0 && listChanged[1] > 0
+		})
 		for k, s := range servers {
 			liveWaitUntil(t, fmt.Sprintf("server %d to see the hand edit", k), func() bool { return liveRecallFinds(s, "vqqq", "hand-edit-1") })
 		}
