@@ -8,6 +8,7 @@ import (
 	"log/slog"
 	"os"
 	"path/filepath"
+	"sync"
 
 	"github.com/mark3labs/mcp-go/server"
 	"github.com/spf13/cobra"
@@ -81,15 +82,22 @@ recall searches both. See docs/mcp.md.`,
 			}
 
 			notify := newNotifier(logger)
+			// The project vault may be opened late, from the goroutine
+			// that reads the client's roots.
+			var mu sync.Mutex
 			var opened []*servedVault
 			defer func() {
+				mu.Lock()
+				defer mu.Unlock()
 				for _, o := range opened {
 					o.close()
 				}
 			}()
 			open := func(name, dir string) *vaultSlot {
 				o := m.openServedVault(ctx, name, dir, logger, notify)
+				mu.Lock()
 				opened = append(opened, o)
+				mu.Unlock()
 				return o.slot
 			}
 			tools := &mcpTools{logger: logger, notify: notify, now: m.Now,
