@@ -56,6 +56,8 @@ type liveSink struct {
 
 var _ watcher.Sink = liveSink{}
 
+// Refresh syncs the changed files and logs the batch when it changed
+// something, with the problems found in those files.
 func (s liveSink) Refresh(ctx context.Context, rels []string) error {
 	start := time.Now()
 	ids, err := s.v.SyncFiles(ctx, rels)
@@ -72,6 +74,8 @@ func (s liveSink) Refresh(ctx context.Context, rels []string) error {
 	return nil
 }
 
+// Reload reloads the whole vault and logs it, with every error-level
+// problem.
 func (s liveSink) Reload(ctx context.Context) error {
 	start := time.Now()
 	if err := s.v.SyncAll(ctx); err != nil {
