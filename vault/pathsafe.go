@@ -194,3 +194,17 @@ func linkToFileWithin(root, p string) bool {
 	fi, err := os.Stat(target)
 	return err == nil && fi.Mode().IsRegular()
 }
+
+// validateTitleChars refuses control characters and bidirectional
+// overrides in a title: it becomes a commit subject and a file name, where
+// an override can make it read differently from what it is ("Trojan
+// Source"). Joiners and other invisible characters stay allowed, because
+// emoji sequences need them.
+func validateTitleChars(title string) error {
+	for _, r := range title {
+		if unicode.IsControl(r) || r >= '\u202a' && r <= '\u202e' || r >= '\u2066' && r <= '\u2069' {
+			return fmt.Errorf("%w: title: contains the control or bidi character %U", ErrInvalid, r)
+		}
+	}
+	return nil
+}

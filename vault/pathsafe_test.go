@@ -180,10 +180,15 @@ func TestValidateTagsAndDates(t *testing.T) {
 		{"effective before 1970", NewMemory{EffectiveAt: time.Date(1969, 12, 31, 0, 0, 0, 0, time.UTC)}, "effective_at: 1969"},
 		{"expires after 9999", NewMemory{ExpiresAt: time.Date(10000, 1, 1, 0, 0, 0, 0, time.UTC)}, "expires_at"},
 		{"supersedes a path", NewMemory{Supersedes: []string{"../x"}}, "supersedes"},
+		{"title with tab", NewMemory{Title: "a\tb"}, "U+0009"},
+		{"title with bidi override", NewMemory{Title: "access \u202eenimda"}, "U+202E"},
+		{"title with emoji sequence", NewMemory{Title: "Pair with 👨\u200d💻 on Fridays"}, ""},
 	}
 	for i, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			tt.n.Title = "memory " + string(rune('a'+i))
+			if tt.n.Title == "" {
+				tt.n.Title = "memory " + string(rune('a'+i))
+			}
 			_, err := v.Create(t.Context(), tt.n, Author{})
 			switch {
 			case tt.want == "" && err != nil:

@@ -443,6 +443,9 @@ func validateFields(title, content *string, layer *Layer, tags *[]string, import
 		case !utf8.ValidString(*title):
 			return fmt.Errorf("%w: title: not valid UTF-8", ErrInvalid)
 		}
+		if err := validateTitleChars(*title); err != nil {
+			return err
+		}
 	}
 	if content != nil {
 		if len(*content) > MaxContentBytes {
