@@ -124,7 +124,9 @@ func (s liveSink) logDiagnostics(in func(path string) bool) {
 
 // gitBusy returns a check for a git command changing the working tree of
 // the repository that holds dir: checkout, pull and rebase hold
-// <git-dir>/index.lock while they write files. Nil outside git.
+// <git-dir>/index.lock while they write files. A lock older than
+// staleGitLock was left by a git that died: it would otherwise hold every
+// batch back for the watcher's MaxWait. Nil outside git.
 func gitBusy(dir string) func() bool {
 	gitDir := gitDirOf(dir)
 	if gitDir == "" {
@@ -132,10 +134,14 @@ func gitBusy(dir string) func() bool {
 	}
 	lock := filepath.Join(gitDir, "index.lock")
 	return func() bool {
-		_, err := os.Lstat(lock)
-		return err == nil
+		fi, err := os.Lstat(lock)
+		return err == nil && time.Since(fi.ModTime()) < staleGitLock
 	}
 }
+
+// staleGitLock is the age past which an index.lock is taken as left
+// behind rather than held.
+const staleGitLock = 30 * time.Second
 
 // gitDirOf finds the git directory of the repository holding dir,
 // following the "gitdir:" file of a linked worktree.

@@ -96,3 +96,45 @@ func TestGitDirOf(t *testing.T) {
 		}
 	}
 }
+
+func TestGitBusy(t *testing.T) {
+	root := t.TempDir()
+	vdir := filepath.Join(root, ".memory")
+	if err := os.MkdirAll(filepath.Join(root, ".git"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	lock := filepath.Join(root, ".git", "index.lock")
+	busy := gitBusy(vdir)
+	if busy == nil {
+		t.Fatal("gitBusy in a repository = nil")
+	}
+	tests := []struct {
+		name string
+		age  time.Duration // of the lock; negative: no lock
+		want bool
+	}{
+		{"no lock", -1, false},
+		{"fresh lock", 0, true},
+		{"lock left by a dead git", time.Hour, false},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			os.Remove(lock)
+			if tt.age >= 0 {
+				if err := os.WriteFile(lock, nil, 0o644); err != nil {
+					t.Fatal(err)
+				}
+				at := time.Now().Add(-tt.age)
+				if err := os.Chtimes(lock, at, at); err != nil {
+					t.Fatal(err)
+				}
+			}
+			if got := busy(); got != tt.want {
+				t.Errorf("busy = %v, want %v", got, tt.want)
+			}
+		})
+	}
+	if d := t.TempDir(); gitDirOf(d) == "" && gitBusy(d) != nil {
+		t.Error("gitBusy outside git is not nil")
+	}
+}
