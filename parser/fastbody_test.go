@@ -93,6 +93,9 @@ func TestFastBodyMatches(t *testing.T) {
 		{"a `b` `c` d\n", true},
 		{"ends with `code`\nnext line\n", true},
 		{"mixed #tag1, #tag2 and #标签 #123 #a-b/c\n", true},
+		// Form feed and vertical tab are not blanks to goldmark.
+		{"foo\f\n\ffoo\n\f\n`a\v`\n", true},
+		{"ideographic\u3000space\u3000\n\u3000lead\n", true},
 	}
 	for _, tt := range tests {
 		t.Run(tt.in, func(t *testing.T) {
