@@ -57,7 +57,8 @@ func ValidateRel(rel string) error {
 }
 
 // safePath turns a vault-relative path into an absolute one a write may
-// touch. Besides ValidateRel it walks the parts that exist on disk and
+// touch: the vault's .gitignore or a memory file (IsMemoryPath). Besides
+// ValidateRel it walks the parts that exist on disk and
 // refuses any symbolic link among them: a link leading outside the vault
 // would make a write land elsewhere, and even a link inside it would be
 // replaced by a plain file (the file) or refused by git (a folder). Parts
@@ -68,6 +69,11 @@ func ValidateRel(rel string) error {
 func (v *Vault) safePath(rel string) (string, error) {
 	if err := ValidateRel(rel); err != nil {
 		return "", err
+	}
+	if rel != GitignoreName && !IsMemoryPath(rel) {
+		// Not a .md file, or under a dot-folder such as .git: a journal or
+		// an import naming it must not reach it.
+		return "", fmt.Errorf("%w: %s is not a memory file", ErrInvalid, rel)
 	}
 	cur := v.dir
 	segs := strings.Split(rel, "/")

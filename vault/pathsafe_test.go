@@ -288,3 +288,31 @@ func mustMkdir(t *testing.T, dir string) {
 		t.Fatal(err)
 	}
 }
+
+func TestSafePathOnlyMemoryFiles(t *testing.T) {
+	v, err := Open(t.Context(), t.TempDir(), Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	tests := []struct {
+		rel string
+		ok  bool
+	}{
+		{"project/a.md", true},
+		{GitignoreName, true},
+		{".git/hooks/pre-commit", false},
+		{".git/config.md", false},
+		{"project/a.txt", false},
+		{"README.md", false},
+		{"project/.hidden.md", false},
+		{"../outside.md", false},
+	}
+	for _, tt := range tests {
+		t.Run(tt.rel, func(t *testing.T) {
+			_, err := v.safePath(tt.rel)
+			if (err == nil) != tt.ok {
+				t.Fatalf("safePath(%q) = %v, want ok=%v", tt.rel, err, tt.ok)
+			}
+		})
+	}
+}
