@@ -476,6 +476,20 @@ func TestServeUserVault(t *testing.T) {
 			t.Errorf("error %q should say scope user needs a user vault", msg)
 		}
 	})
+	t.Run("--user-vault DIR", func(t *testing.T) {
+		other := newRepo(t)
+		s, _ := spawn(t, bin, spawnOptions{dir: repo, args: []string{"--user-vault", other}})
+		var w writeOutput
+		s.ok("remember", map[string]any{"title": "Prefer early returns", "content": "Return early instead of nesting.", "layer": "preference"}, &w)
+		if cs := repoCommits(t, other); w.Vault != userScope || len(cs) != 1 || cs[0].Hash != w.Commit {
+			t.Errorf("remember = %+v; commits in --user-vault %s: %+v; want the preference there", w, other, cs)
+		}
+		var st statsOutput
+		s.ok("memory_stats", map[string]any{}, &st)
+		if st.UserVault == nil || st.UserVault.Vault != other {
+			t.Errorf("memory_stats user_vault = %+v, want %s", st.UserVault, other)
+		}
+	})
 	t.Run("--user-vault outside git fails at once", func(t *testing.T) {
 		cmd := exec.Command(bin, "serve", "--user-vault", t.TempDir())
 		cmd.Dir = repo
