@@ -179,9 +179,15 @@ func (t *mcpTools) recallPrompt(ctx context.Context, req mcp.GetPromptRequest) (
 	if query == "" {
 		return nil, fmt.Errorf("query: required")
 	}
-	vs, err := t.readyVaults(ctx)
+	// Like a tool call, the prompt may ask the client for its roots
+	// while the project vault is unknown.
+	t.project.wait(ctx)
+	vs, ask, err := t.vaults(ctx, req.Params.InputResponses)
 	if err != nil {
 		return nil, err
+	}
+	if ask {
+		return server.NewInputRequestBuilder("").Roots(rootsInputID).PromptResult(), nil
 	}
 	text, _, err := t.recall(ctx, vs, newToolArgs(map[string]any{"query": query}))
 	if err != nil {

@@ -227,6 +227,18 @@ func TestServeFindsTheVaultFromTheClientsRoots(t *testing.T) {
 					t.Errorf("%s not in the remember commit: %v", p, err)
 				}
 			}
+			// A prompt may be the first request: it asks for the roots too.
+			fresh, _ := spawn(t, bin, spawnOptions{dir: notRepo, roots: []string{repo}, protocol: protocol})
+			preq := mcp.GetPromptRequest{}
+			preq.Params.Name = "recall"
+			preq.Params.Arguments = map[string]string{"query": "发版 releases"}
+			pres, err := fresh.c.GetPrompt(context.Background(), preq)
+			if err != nil {
+				t.Fatalf("recall prompt as the first request: %v", err)
+			}
+			if tc, ok := mcp.AsTextContent(pres.Messages[0].Content); !ok || !strings.Contains(tc.Text, w.ID) {
+				t.Errorf("recall prompt = %+v, want %s", pres.Messages, w.ID)
+			}
 			var st statsOutput
 			s.ok("memory_stats", map[string]any{}, &st)
 			if want := filepath.Join(repo, ".memory"); st.Vault != want {
