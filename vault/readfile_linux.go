@@ -31,15 +31,16 @@ type fileReader struct {
 // stops at the size fstat reported, which saves the read that would only
 // find the end; a file that reports no size is read to its end.
 func (r *fileReader) read(dir, name string, limit int64) ([]byte, time.Time, error) {
-	p := filepath.Join(dir, name)
+	// The full path is only needed in errors.
+	p := func() string { return filepath.Join(dir, name) }
 	fd, err := r.open(dir, name)
 	if err != nil {
-		return nil, time.Time{}, &fs.PathError{Op: "open", Path: p, Err: err}
+		return nil, time.Time{}, &fs.PathError{Op: "open", Path: p(), Err: err}
 	}
 	defer syscall.Close(fd)
 	var st syscall.Stat_t
 	if err := ignoringEINTR(func() error { return syscall.Fstat(fd, &st) }); err != nil {
-		return nil, time.Time{}, &fs.PathError{Op: "stat", Path: p, Err: err}
+		return nil, time.Time{}, &fs.PathError{Op: "stat", Path: p(), Err: err}
 	}
 	mod := time.Unix(int64(st.Mtim.Sec), int64(st.Mtim.Nsec))
 	size := int64(st.Size)
@@ -57,7 +58,7 @@ func (r *fileReader) read(dir, name string, limit int64) ([]byte, time.Time, err
 			continue
 		}
 		if err != nil {
-			return nil, mod, &fs.PathError{Op: "read", Path: p, Err: err}
+			return nil, mod, &fs.PathError{Op: "read", Path: p(), Err: err}
 		}
 		if n <= 0 {
 			return b, mod, nil

@@ -1,6 +1,7 @@
 package index
 
 import (
+	"encoding/binary"
 	"math/bits"
 	"sync"
 )
@@ -39,7 +40,7 @@ type bulkRec struct {
 	hash uint64
 	head uint64 // headOf the term: most terms are compared without their text
 	slot uint32
-	off  uint32 // term text is text[off : off+n]
+	off  uint32 // term text is text[off : off+n] if n > 8, else in head
 	n    uint8
 	tf   [numFields]uint8
 	key  uint16 // sort key, set by flush
@@ -70,10 +71,14 @@ func (b *Bulk) Put(id DocID, p *Prepared) {
 	}
 	for k := range p.doc.ents {
 		e := &p.doc.ents[k]
+		term := p.doc.buf[e.start:e.end]
 		off := uint32(len(buf.text))
-		buf.text = append(buf.text, p.doc.buf[e.start:e.end]...)
-		buf.recs = append(buf.recs, bulkRec{hash: e.hash, head: headOf(buf.text[off:]), slot: slot,
-			off: off, n: uint8(e.end - e.start), tf: e.tf})
+		if len(term) > 8 {
+			// Shorter terms are whole in head.
+			buf.text = append(buf.text, term...)
+		}
+		buf.recs = append(buf.recs, bulkRec{hash: e.hash, head: headOf(term), slot: slot,
+			off: off, n: uint8(len(term)), tf: e.tf})
 	}
 	if len(buf.recs) >= b.max {
 		// Flush the full batch on another goroutine while this one
@@ -143,12 +148,20 @@ func (b *Bulk) flush(buf *bulkBuf) {
 	var t *termTable
 	var p *postingList
 	var last *bulkRec
+	var short [8]byte
 	for k := range src {
 		r := &src[k]
 		if last == nil || r.hash != last.hash || r.head != last.head || r.n != last.n ||
 			r.n > 8 && string(buf.text[r.off:r.off+uint32(r.n)]) != string(buf.text[last.off:last.off+uint32(last.n)]) {
+			var term []byte
+			if r.n > 8 {
+				term = buf.text[r.off : r.off+uint32(r.n)]
+			} else {
+				binary.LittleEndian.PutUint64(short[:], r.head)
+				term = short[:r.n]
+			}
 			t = &v.shards[shardOf(r.hash)]
-			p = t.post(t.intern(r.hash, buf.text[r.off:r.off+uint32(r.n)]))
+			p = t.post(t.intern(r.hash, term))
 			if cap(p.data) == 0 {
 				p.data = t.newList()
 			}
