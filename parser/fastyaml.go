@@ -24,16 +24,24 @@ func fastYAML(fm []byte, s *Scratch) *yaml.Node {
 	if !fastChars(fm) {
 		return nil
 	}
-	p := fastParser{lines: splitFM(string(fm))}
+	var p fastParser
+	var content []*yaml.Node
 	if s != nil {
-		// Reuse the last document's nodes: it is dead by now (see
-		// Options.Scratch). node zeroes each one it hands out.
-		p.slab, p.reuse = s.nodes[:0], true
-		defer func() { s.nodes = p.slab }()
+		// Reuse the last document's nodes and slices: it is dead by
+		// now (see Options.Scratch). node zeroes each one it hands out.
+		p.slab, p.reuse, p.lines, content = s.nodes[:0], true, s.lines, s.content[:0]
+		defer func() { s.nodes, s.lines = p.slab, p.lines }()
 	}
+	p.lines = splitFM(string(fm), p.lines)
 	root := p.node()
 	root.Kind, root.Tag = yaml.MappingNode, "!!map"
-	root.Content = make([]*yaml.Node, 0, 2*len(p.lines))
+	if cap(content) < 2*len(p.lines) {
+		content = make([]*yaml.Node, 0, 2*len(p.lines))
+	}
+	root.Content = content
+	if s != nil {
+		defer func() { s.content = root.Content }()
+	}
 	for p.i < len(p.lines) {
 		line := p.lines[p.i]
 		switch {
@@ -83,8 +91,11 @@ func (p *fastParser) node() *yaml.Node {
 
 // splitFM splits fm into lines without their "\n" or "\r\n". The lines,
 // and so the values cut from them, share fm's memory.
-func splitFM(fm string) []string {
-	lines := make([]string, 0, strings.Count(fm, "\n")+1)
+func splitFM(fm string, lines []string) []string {
+	if n := strings.Count(fm, "\n") + 1; cap(lines) < n {
+		lines = make([]string, 0, n)
+	}
+	lines = lines[:0]
 	for len(fm) > 0 {
 		line := fm
 		if i := strings.IndexByte(fm, '\n'); i >= 0 {

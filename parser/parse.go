@@ -46,8 +46,11 @@ type Options struct {
 // Scratch is working memory for Parse; see Options.Scratch. The zero value
 // is ready to use.
 type Scratch struct {
-	nodes      []yaml.Node // front matter nodes (fastYAML)
-	text, scan []byte      // body walk buffers
+	doc        Document
+	nodes      []yaml.Node  // front matter nodes (fastYAML)
+	content    []*yaml.Node // the top-level mapping's entries (fastYAML)
+	lines      []string     // front matter lines (fastYAML)
+	text, scan []byte       // body walk buffers
 }
 
 // Source says which client wrote a memory and how.
@@ -145,7 +148,13 @@ func (o Options) Parse(path string, data []byte) (*Document, []*Error) {
 		return nil, []*Error{{Path: path, Line: lineAt(data, invalidUTF8At(data)), Err: fmt.Errorf("%w: invalid UTF-8", ErrBinary)}}
 	}
 
-	d := &Document{path: path}
+	var d *Document
+	if o.Scratch != nil {
+		d = &o.Scratch.doc
+		*d = Document{path: path}
+	} else {
+		d = &Document{path: path}
+	}
 	src := data
 	if o.Scratch == nil {
 		src = bytes.Clone(data)
