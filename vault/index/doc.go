@@ -60,8 +60,10 @@
 // of documents ahead on other CPUs and inserts each chunk into the four
 // hash shards of the vocabulary in parallel. A loader that reads documents
 // on several goroutines can instead analyse them there with a [Preparer]
-// and insert each with [Index.PutPrepared], then call [Index.Trim] to give
-// back the posting lists' spare capacity. [Index.WriteTo] and
+// and insert each with [Index.PutPrepared], or into a new index through a
+// [Bulk], which holds postings back and adds them in batches sorted by
+// term (far fewer cache misses), then call [Index.Trim] to give back the
+// posting lists' spare capacity. [Index.WriteTo] and
 // [Index.ReadFrom] save and load a validated, checksummed snapshot, so a
 // large vault can reload its index instead of rebuilding it.
 package index
