@@ -92,7 +92,9 @@ func (s *vaultSlot) refresh(ctx context.Context, v *vault.Vault) {
 		return
 	}
 	start := time.Now()
-	if err := v.Reload(ctx); err != nil {
+	// SyncAll, not Reload: it waits for this process's write in progress,
+	// so a state read before that write cannot be installed after it.
+	if err := v.SyncAll(ctx); err != nil {
 		s.logger.Warn("reload the vault after HEAD moved", "vault", s.name, "head", h, "err", err)
 		return
 	}
