@@ -3,12 +3,16 @@ package secret
 import "math/bits"
 
 // keywordTable locates the rules' keywords in one pass over the input: a
-// byte pair (a, b) can start keyword k only if bit k is set in both
-// first[a] and second[b], which rules out almost every position before any
-// comparison.
+// byte triple (a, b, c) can start keyword k only if bit k is set in
+// first[a], second[b] and third[c], which rules out almost every position
+// before any comparison. Common English pairs ("as", "se", "to", "pa")
+// start keywords; the third byte rules most of them out as well.
 type keywordTable struct {
-	words         []string
-	first, second [256]uint64
+	words                []string
+	first, second, third [256]uint64
+	// two holds the keywords of two bytes: the only ones that can start
+	// at the second-to-last byte, and the ones every third byte allows.
+	two uint64
 }
 
 func newKeywordTable(words []string) *keywordTable {
@@ -26,6 +30,16 @@ func newKeywordTable(words []string) *keywordTable {
 		for _, c := range []byte{w[1], upper(w[1])} {
 			t.second[c] |= 1 << k
 		}
+		if len(w) == 2 {
+			t.two |= 1 << k
+			continue
+		}
+		for _, c := range []byte{w[2], upper(w[2])} {
+			t.third[c] |= 1 << k
+		}
+	}
+	for c := range t.third {
+		t.third[c] |= t.two
 	}
 	return t
 }
@@ -40,6 +54,14 @@ func (t *keywordTable) find(data []byte) ([]hit, uint64) {
 	var found uint64
 	for i := 0; i+1 < len(data); i++ {
 		cand := t.first[data[i]] & t.second[data[i+1]]
+		if cand == 0 {
+			continue
+		}
+		if i+2 < len(data) {
+			cand &= t.third[data[i+2]]
+		} else {
+			cand &= t.two
+		}
 		for cand != 0 {
 			k := bits.TrailingZeros64(cand)
 			cand &^= 1 << k
