@@ -52,14 +52,49 @@ func (p *postingList) add(slot uint32, tf [numFields]uint8) {
 	if meta {
 		v |= 1
 	}
-	p.data = appendUvarint(p.data, v)
-	if meta {
-		p.data = append(p.data, tf[fieldTitle], tf[fieldAlias], tf[fieldTags])
+	b := p.data
+	if cap(b)-len(b) < maxPostingBytes {
+		// Near the end of the buffer (always, in the small first
+		// buffers of newList): append, which grows it only if needed.
+		b = appendUvarint(b, v)
+		if meta {
+			b = append(b, tf[fieldTitle], tf[fieldAlias], tf[fieldTags])
+		}
+		p.data = appendUvarint(b, uint64(tf[fieldBody]))
+		p.last = slot
+		p.df++
+		return
 	}
-	p.data = appendUvarint(p.data, uint64(tf[fieldBody]))
+	// A posting takes at most maxPostingBytes: with that much room,
+	// write the bytes in place instead of appending them one by one.
+	n := len(b)
+	b = b[:n+maxPostingBytes]
+	for v >= 0x80 {
+		b[n] = byte(v) | 0x80
+		v >>= 7
+		n++
+	}
+	b[n] = byte(v)
+	n++
+	if meta {
+		b[n], b[n+1], b[n+2] = tf[fieldTitle], tf[fieldAlias], tf[fieldTags]
+		n += 3
+	}
+	if body := tf[fieldBody]; body >= 0x80 {
+		b[n], b[n+1] = body|0x80, body>>7
+		n += 2
+	} else {
+		b[n] = body
+		n++
+	}
+	p.data = b[:n]
 	p.last = slot
 	p.df++
 }
+
+// maxPostingBytes is the longest posting add writes: a five-byte uvarint
+// of a 33-bit delta field, three field tfs and a two-byte body tf.
+const maxPostingBytes = 5 + 3 + 2
 
 func appendUvarint(b []byte, v uint64) []byte {
 	for v >= 0x80 {
