@@ -251,35 +251,9 @@ func (v *Vault) prepareItem(it *BatchItem, now time.Time, client string, taken, 
 	if keep.ExactBody {
 		body = n.Content
 	}
-	doc := parser.New([]byte(body))
-	// The same keys, in the same order, as Create writes.
-	fields := []struct {
-		key string
-		val any
-		set bool
-	}{
-		{"id", id, true},
-		{"title", n.Title, true},
-		{"layer", n.Layer.String(), true},
-		{"importance", n.Importance, true},
-		{"tags", n.Tags, len(n.Tags) > 0},
-		{"aliases", n.Aliases, len(n.Aliases) > 0},
-		{"created_at", created.UTC(), true},
-		{"updated_at", updated.UTC(), true},
-		{"effective_at", n.EffectiveAt.UTC(), !n.EffectiveAt.IsZero()},
-		{"expires_at", expires.UTC(), !expires.IsZero()},
-		{"status", string(status), true},
-		{"supersedes", n.Supersedes, len(n.Supersedes) > 0},
-		{"links", n.Links, len(n.Links) > 0},
-		{"source", source, len(source) > 0},
-		{"version", version, true},
-	}
-	for _, f := range fields {
-		if f.set {
-			if err := doc.Set(f.key, f.val); err != nil {
-				return "", nil, fmt.Errorf("%w: %w", ErrInvalid, err)
-			}
-		}
+	doc, err := newDocument(body, id, n, created, updated, expires, status, source, version)
+	if err != nil {
+		return "", nil, err
 	}
 	for _, x := range keep.Extra {
 		if err := doc.Set(x.Key, x.Value); err != nil {

@@ -98,34 +98,10 @@ func (v *Vault) Create(ctx context.Context, n NewMemory, by Author) (WriteResult
 		if expires.IsZero() && n.Layer.TTL() > 0 {
 			expires = now.Add(n.Layer.TTL())
 		}
-		doc := parser.New([]byte(bodyText(n.Content)))
-		fields := []struct {
-			key string
-			val any
-			set bool
-		}{
-			{"id", id, true},
-			{"title", n.Title, true},
-			{"layer", n.Layer.String(), true},
-			{"importance", n.Importance, true},
-			{"tags", n.Tags, len(n.Tags) > 0},
-			{"aliases", n.Aliases, len(n.Aliases) > 0},
-			{"created_at", now, true},
-			{"updated_at", now, true},
-			{"effective_at", n.EffectiveAt.UTC(), !n.EffectiveAt.IsZero()},
-			{"expires_at", expires.UTC(), !expires.IsZero()},
-			{"status", string(StatusActive), true},
-			{"supersedes", n.Supersedes, len(n.Supersedes) > 0},
-			{"links", n.Links, len(n.Links) > 0},
-			{"source", map[string]string{"client": v.clientOf(by), "kind": cmp.Or(n.Kind, "manual")}, true},
-			{"version", 1, true},
-		}
-		for _, f := range fields {
-			if f.set {
-				if err := doc.Set(f.key, f.val); err != nil {
-					return fmt.Errorf("set %s: %w", f.key, err)
-				}
-			}
+		source := []parser.KV{{Key: "client", Value: v.clientOf(by)}, {Key: "kind", Value: cmp.Or(n.Kind, "manual")}}
+		doc, err := newDocument(bodyText(n.Content), id, &n, now, now, expires, StatusActive, source, 1)
+		if err != nil {
+			return err
 		}
 		w := &writeSet{v: v}
 		w.put(rel, doc.Format())
@@ -579,4 +555,40 @@ func truncateRunes(s string, n int) string {
 	}
 	r := []rune(s)
 	return string(r[:n-1]) + "…"
+}
+
+// newDocument renders a new memory's file: the front-matter keys memvault
+// writes, always in this order, over body. Create and CreateBatch share it
+// so a created and an imported memory look alike.
+func newDocument(body, id string, n *NewMemory, created, updated, expires time.Time, status Status, source []parser.KV, version int) (*parser.Document, error) {
+	doc := parser.New([]byte(body))
+	fields := []struct {
+		key string
+		val any
+		set bool
+	}{
+		{"id", id, true},
+		{"title", n.Title, true},
+		{"layer", n.Layer.String(), true},
+		{"importance", n.Importance, true},
+		{"tags", n.Tags, len(n.Tags) > 0},
+		{"aliases", n.Aliases, len(n.Aliases) > 0},
+		{"created_at", created.UTC(), true},
+		{"updated_at", updated.UTC(), true},
+		{"effective_at", n.EffectiveAt.UTC(), !n.EffectiveAt.IsZero()},
+		{"expires_at", expires.UTC(), !expires.IsZero()},
+		{"status", string(status), true},
+		{"supersedes", n.Supersedes, len(n.Supersedes) > 0},
+		{"links", n.Links, len(n.Links) > 0},
+		{"source", source, len(source) > 0},
+		{"version", version, true},
+	}
+	for _, f := range fields {
+		if f.set {
+			if err := doc.Set(f.key, f.val); err != nil {
+				return nil, fmt.Errorf("%w: %s: %w", ErrInvalid, f.key, err)
+			}
+		}
+	}
+	return doc, nil
 }
