@@ -54,12 +54,7 @@ type cliRepo struct {
 func newCLIRepo(t testing.TB) *cliRepo {
 	t.Helper()
 	isolateGit(t)
-	root := t.TempDir()
-	s, err := gitstore.Init(context.Background(), root)
-	if err != nil {
-		t.Fatal(err)
-	}
-	s.Close()
+	root := newRepo(t)
 	return &cliRepo{t: t, root: root, dir: filepath.Join(root, ".memory"), now: gitTestNow}
 }
 

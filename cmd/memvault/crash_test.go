@@ -20,7 +20,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/memvault/memvault/gitstore"
 	"github.com/memvault/memvault/parser"
 	"github.com/memvault/memvault/vault"
 )
@@ -48,12 +47,7 @@ func TestCrashSafety(t *testing.T) {
 	t.Logf("seed %d (replay with MEMVAULT_CRASH_SEED=%d)", seed, seed)
 	bin := buildMemvault(t)
 	isolateGit(t)
-	root := t.TempDir()
-	s, err := gitstore.Init(t.Context(), root)
-	if err != nil {
-		t.Fatal(err)
-	}
-	s.Close()
+	root := newRepo(t)
 	c := &crashRun{t: t, bin: bin, root: root, dir: filepath.Join(root, ".memory"),
 		rng: rand.New(rand.NewPCG(seed, seed^0x9e3779b97f4a7c15)), acked: map[string]*ackedMemory{}, states: map[string]int{}, spent: map[string]time.Duration{}}
 	start := time.Now()

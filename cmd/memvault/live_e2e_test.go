@@ -17,8 +17,6 @@ import (
 
 	"github.com/mark3labs/mcp-go/client"
 	"github.com/mark3labs/mcp-go/mcp"
-
-	"github.com/memvault/memvault/gitstore"
 )
 
 // liveWord is a made-up word unique to memory i: no vowels and no s, so
@@ -110,12 +108,7 @@ func TestLiveTwoServersOneVault(t *testing.T) {
 	}
 	bin := buildMemvault(t)
 	isolateGit(t)
-	root := t.TempDir()
-	st, err := gitstore.Init(context.Background(), root)
-	if err != nil {
-		t.Fatal(err)
-	}
-	st.Close()
+	root := newRepo(t)
 	a := &mcpSession{t: t, bin: bin, root: root}
 	a.connect()
 	b := &mcpSession{t: t, bin: bin, root: root}

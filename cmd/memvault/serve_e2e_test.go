@@ -45,12 +45,7 @@ func startServe(t *testing.T) *mcpSession {
 	t.Helper()
 	bin := buildMemvault(t)
 	isolateGit(t)
-	root := t.TempDir()
-	s, err := gitstore.Init(context.Background(), root)
-	if err != nil {
-		t.Fatal(err)
-	}
-	s.Close()
+	root := newRepo(t)
 	sess := &mcpSession{t: t, bin: bin, root: root}
 	sess.connect()
 	return sess
@@ -373,12 +368,7 @@ func asString(v any) string {
 func TestServeStdoutIsProtocolOnly(t *testing.T) {
 	bin := buildMemvault(t)
 	isolateGit(t)
-	root := t.TempDir()
-	st, err := gitstore.Init(context.Background(), root)
-	if err != nil {
-		t.Fatal(err)
-	}
-	st.Close()
+	root := newRepo(t)
 	in := `{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"raw","version":"1"}}}
 {"jsonrpc":"2.0","method":"notifications/initialized"}
 {"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"memory_stats","arguments":{}}}

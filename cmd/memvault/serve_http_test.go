@@ -27,12 +27,7 @@ import (
 // and returns the server's base URL and repository root.
 func startHTTPServe(t *testing.T, bin string, extra ...string) (base, root string) {
 	t.Helper()
-	root = t.TempDir()
-	s, err := gitstore.Init(context.Background(), root)
-	if err != nil {
-		t.Fatal(err)
-	}
-	s.Close()
+	root = newRepo(t)
 	args := append([]string{"serve", "--vault", filepath.Join(root, ".memory"), "--http", "127.0.0.1:0"}, extra...)
 	cmd := exec.Command(bin, args...)
 	stderr, err := cmd.StderrPipe()

@@ -171,7 +171,7 @@ func spawn(t *testing.T, bin string, opts spawnOptions) (*mcpSession, *notificat
 }
 
 // newRepo makes an empty git repository.
-func newRepo(t *testing.T) string {
+func newRepo(t testing.TB) string {
 	t.Helper()
 	root := t.TempDir()
 	s, err := gitstore.Init(context.Background(), root)

@@ -36,12 +36,7 @@ func openVaultOnRepo(t testing.TB, root, client string) (*vault.Vault, *gitstore
 // history, and nothing may be left uncommitted.
 func TestTwoWritersOnOneRepository(t *testing.T) {
 	isolateGit(t)
-	root := t.TempDir()
-	s, err := gitstore.Init(context.Background(), root)
-	if err != nil {
-		t.Fatal(err)
-	}
-	s.Close()
+	root := newRepo(t)
 	const perWriter = 100
 	var wg sync.WaitGroup
 	errs := make(chan error, 2*perWriter)
@@ -70,7 +65,7 @@ func TestTwoWritersOnOneRepository(t *testing.T) {
 		t.Fatal(err)
 	}
 
-	s, err = gitstore.Open(context.Background(), root)
+	s, err := gitstore.Open(context.Background(), root)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -127,12 +122,7 @@ func TestTwoWritersOnOneRepository(t *testing.T) {
 // seen the first one's update is refused, naming the current version.
 func TestStaleUpdateAcrossWriters(t *testing.T) {
 	isolateGit(t)
-	root := t.TempDir()
-	s, err := gitstore.Init(context.Background(), root)
-	if err != nil {
-		t.Fatal(err)
-	}
-	s.Close()
+	root := newRepo(t)
 	a, sa := openVaultOnRepo(t, root, "cursor")
 	defer sa.Close()
 	res, err := a.Create(context.Background(), vault.NewMemory{Title: "Queue is Kafka", Content: "Kafka 3.8."}, vault.Author{Reason: "r"})
