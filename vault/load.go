@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
+	"os"
 	"path"
 	"path/filepath"
 	"runtime"
@@ -37,46 +38,118 @@ type loaded struct {
 // file (a FIFO would block the reader), and symbolic links unless they lead
 // to a regular file inside the vault. Linked folders are not entered. When
 // dir itself is a symbolic link, the folder it names is scanned.
+//
+// The top-level folders (the layers) are listed on all cores: a large
+// vault's scan is otherwise a pause in which only one core works.
 func scan(ctx context.Context, dir string) ([]string, error) {
 	root := dir
 	if real, err := filepath.EvalSymlinks(dir); err == nil {
 		root = real
 	}
-	var rels []string
-	err := filepath.WalkDir(root, func(p string, d fs.DirEntry, err error) error {
+	fail := func(err error) ([]string, error) { return nil, fmt.Errorf("scan %s: %w", dir, err) }
+	if fi, err := os.Lstat(root); err != nil {
+		if errors.Is(err, fs.ErrNotExist) {
+			return nil, nil
+		}
+		return fail(err)
+	} else if !fi.IsDir() {
+		return nil, nil
+	}
+	w := scanner{ctx: ctx, root: root}
+	rels, subdirs, err := w.list("")
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil, nil // removed since the Lstat
+	} else if err != nil {
+		return fail(err)
+	}
+	// Each top-level folder in a goroutine, at most GOMAXPROCS at a time.
+	found := make([][]string, len(subdirs))
+	errs := make([]error, len(subdirs))
+	sem := make(chan struct{}, runtime.GOMAXPROCS(0))
+	var wg sync.WaitGroup
+	for i, sub := range subdirs {
+		sem <- struct{}{}
+		wg.Go(func() {
+			defer func() { <-sem }()
+			found[i], errs[i] = w.walk(sub)
+		})
+	}
+	wg.Wait()
+	for _, err := range errs {
 		if err != nil {
-			if p == root && errors.Is(err, fs.ErrNotExist) {
-				return fs.SkipAll
-			}
-			return err
+			return fail(err)
 		}
-		if ctxErr := ctx.Err(); ctxErr != nil {
-			return ctxErr
-		}
-		if p == root {
-			return nil
-		}
-		rel, _ := filepath.Rel(root, p)
-		rel = filepath.ToSlash(rel)
-		if !IsMemoryPath(rel) {
-			if d.IsDir() && strings.HasPrefix(d.Name(), ".") {
-				return fs.SkipDir
-			}
-			return nil
-		}
-		switch {
-		case d.Type().IsRegular():
-			rels = append(rels, rel)
-		case d.Type()&fs.ModeSymlink != 0 && linkToFileWithin(root, p):
-			rels = append(rels, rel)
-		}
-		return nil
-	})
-	if err != nil {
-		return nil, fmt.Errorf("scan %s: %w", dir, err)
+	}
+	for _, f := range found {
+		rels = append(rels, f...)
 	}
 	sort.Strings(rels)
 	return rels, nil
+}
+
+// scanner lists the memory files under one vault folder; see scan.
+type scanner struct {
+	ctx  context.Context
+	root string
+}
+
+// walk returns the memory files in the folder rel (a slash path, "" for
+// the root) and below it.
+func (w scanner) walk(rel string) ([]string, error) {
+	rels, subdirs, err := w.list(rel)
+	for _, sub := range subdirs {
+		if err != nil {
+			break
+		}
+		var more []string
+		more, err = w.walk(sub)
+		rels = append(rels, more...)
+	}
+	return rels, err
+}
+
+// list returns the memory files directly in the folder rel and the
+// folders in it to enter, both as slash paths relative to the root.
+func (w scanner) list(rel string) (files, subdirs []string, err error) {
+	p := w.root
+	if rel != "" {
+		p = filepath.Join(w.root, filepath.FromSlash(rel))
+	}
+	f, err := os.Open(p)
+	if err != nil {
+		return nil, nil, err
+	}
+	ents, err := f.ReadDir(-1)
+	f.Close()
+	if err != nil {
+		return nil, nil, err
+	}
+	prefix := ""
+	if rel != "" {
+		prefix = rel + "/"
+	}
+	for _, d := range ents {
+		if err := w.ctx.Err(); err != nil {
+			return nil, nil, err
+		}
+		name := d.Name()
+		if strings.HasPrefix(name, ".") {
+			continue // neither a memory nor a folder to enter
+		}
+		r := prefix + name
+		switch t := d.Type(); {
+		case t.IsDir():
+			// Folders are entered whatever their name; a linked
+			// folder has ModeSymlink and is not.
+			subdirs = append(subdirs, r)
+		case !IsMemoryPath(r):
+		case t.IsRegular():
+			files = append(files, r)
+		case t&fs.ModeSymlink != 0 && linkToFileWithin(w.root, filepath.Join(p, name)):
+			files = append(files, r)
+		}
+	}
+	return files, subdirs, nil
 }
 
 // IsMemoryPath reports whether a vault-relative slash path names a memory

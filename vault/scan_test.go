@@ -1,0 +1,67 @@
+package vault
+
+import (
+	"io/fs"
+	"os"
+	"path/filepath"
+	"slices"
+	"testing"
+)
+
+// TestScanMatchesWalk checks scan against filepath.WalkDir on a tree with
+// the cases scan skips or enters: dot-files and dot-folders, nested and
+// oddly named folders, the root README.md, files that are not Markdown.
+func TestScanMatchesWalk(t *testing.T) {
+	dir := t.TempDir()
+	for _, p := range []string{
+		"README.md", "notes.md", "Upper.MD", "notes.txt", ".hidden.md",
+		"project/a.md", "project/b.md", "project/README.md", "project/.x.md",
+		"project/sub/deep/c.md", "project/sub/d.markdown",
+		".git/x.md", ".obsidian/y.md", "x.md/inside.md", "a-b.md", "a/b.md",
+		"meta/中文.md", "meta/_under.md", "meta/-dash.md",
+	} {
+		p = filepath.Join(dir, filepath.FromSlash(p))
+		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(p, []byte("# x\n"), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := os.MkdirAll(filepath.Join(dir, "empty", "deeper"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	var want []string
+	err := filepath.WalkDir(dir, func(p string, d fs.DirEntry, err error) error {
+		if err != nil || p == dir {
+			return err
+		}
+		rel, _ := filepath.Rel(dir, p)
+		rel = filepath.ToSlash(rel)
+		switch {
+		case d.IsDir() && d.Name()[0] == '.':
+			return fs.SkipDir
+		case d.Type().IsRegular() && IsMemoryPath(rel):
+			want = append(want, rel)
+		}
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	slices.Sort(want)
+	got, err := scan(t.Context(), dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !slices.Equal(got, want) {
+		t.Errorf("scan = %q\nwant %q", got, want)
+	}
+	if len(want) < 10 {
+		t.Errorf("only %d files in the reference: the tree is not what the test means", len(want))
+	}
+	missing, err := scan(t.Context(), filepath.Join(dir, "nope"))
+	if err != nil || missing != nil {
+		t.Errorf("scan(missing) = %q, %v; want nothing, no error", missing, err)
+	}
+}
