@@ -70,7 +70,7 @@ func benchRun(b *testing.B, now time.Time, args ...string) {
 
 // commitFiles writes files (repository-relative path -> content) and
 // commits them in one commit dated when.
-func commitFiles(b *testing.B, s *gitstore.Store, files map[string]string, when time.Time, msg string) {
+func commitFiles(b testing.TB, s *gitstore.Store, files map[string]string, when time.Time, msg string) {
 	b.Helper()
 	paths := make([]string, 0, len(files))
 	for rel, text := range files {

@@ -30,6 +30,9 @@ type vaultSlot struct {
 	// process (the CLI, a second server) that writes the vault commits,
 	// so a moved HEAD means the in-memory index may be out of date.
 	head func(ctx context.Context) (string, error)
+	// changed lists the vault-relative files that differ between two
+	// commits; nil (or an error) falls back to a whole reload.
+	changed func(ctx context.Context, from, to string) ([]string, error)
 	// history reads a memory's commits; nil when there is no git.
 	history historyFunc
 	// asOf returns the vault as recorded at an instant (git-aware, like
@@ -69,10 +72,13 @@ func (s *vaultSlot) ready(ctx context.Context) (*vault.Vault, error) {
 	return v, nil
 }
 
-// refresh reloads the vault when HEAD moved because of someone else's
-// commit. Changes that are not committed (hand edits, transient
-// memories written by another process) are not seen until then, or
-// until the file watcher reports them.
+// refresh brings the index up to date when HEAD moved because of someone
+// else's commit. It re-reads just the files the commits between the last
+// HEAD seen and the new one touched, so a second server's write costs a
+// few file reads, not a reload; our own files in that range read back
+// unchanged and cost nothing more. Changes that are not committed (hand
+// edits, transient memories written by another process) are not seen
+// until then, or until the file watcher reports them.
 func (s *vaultSlot) refresh(ctx context.Context, v *vault.Vault) {
 	if s.head == nil {
 		return
@@ -87,11 +93,27 @@ func (s *vaultSlot) refresh(ctx context.Context, v *vault.Vault) {
 	if h == s.seen {
 		return
 	}
+	from := s.seen
 	s.seen = h
-	if h == s.own {
+	start := time.Now()
+	if s.changed != nil && from != "" && h != "" {
+		rels, err := s.changed(ctx, from, h)
+		if err == nil && len(rels) <= maxDiffRefresh {
+			ids, err := v.SyncFiles(ctx, rels)
+			if err == nil {
+				if len(ids) > 0 {
+					s.logger.Info("refreshed the vault: HEAD moved", "vault", s.name, "head", shortHash(h),
+						"files", len(rels), "memories", len(ids), "duration", time.Since(start).Round(time.Microsecond))
+				}
+				return
+			}
+		}
+		if err != nil {
+			s.logger.Warn("diff since the last HEAD; reloading the vault", "vault", s.name, "from", shortHash(from), "to", shortHash(h), "err", err)
+		}
+	} else if h == s.own {
 		return
 	}
-	start := time.Now()
 	// SyncAll, not Reload: it waits for this process's write in progress,
 	// so a state read before that write cannot be installed after it.
 	if err := v.SyncAll(ctx); err != nil {
@@ -100,6 +122,10 @@ func (s *vaultSlot) refresh(ctx context.Context, v *vault.Vault) {
 	}
 	s.logger.Info("reloaded the vault: HEAD moved", "vault", s.name, "head", shortHash(h), "duration", time.Since(start).Round(time.Microsecond))
 }
+
+// maxDiffRefresh is how many changed files refresh re-reads one by one;
+// past it (a pull of a large branch) one reload is cheaper.
+const maxDiffRefresh = 2000
 
 // vaultLoader hands out the vault once it is loaded, so the server can
 // answer initialize at once while a large vault is still being indexed:

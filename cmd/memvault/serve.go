@@ -197,6 +197,9 @@ func (m *Main) openServedVault(ctx context.Context, name, dir string, logger *sl
 		st, err := o.store.State(ctx)
 		return st.Head, err
 	}
+	o.slot.changed = func(ctx context.Context, from, to string) ([]string, error) {
+		return changedVaultFiles(ctx, o.store, dir, from, to)
+	}
 	o.slot.loader = loadVault(func() (*vault.Vault, error) {
 		// HEAD before the load: a commit that lands while the vault
 		// loads moves it, and the first tool call reloads.
@@ -223,4 +226,30 @@ func (m *Main) openServedVault(ctx context.Context, name, dir string, logger *sl
 		return v, nil
 	})
 	return o
+}
+
+// changedVaultFiles lists the vault-relative paths (both sides of a rename)
+// that differ between two commits.
+func changedVaultFiles(ctx context.Context, store *gitstore.Store, dir, from, to string) ([]string, error) {
+	changes, err := store.DiffTrees(ctx, from, to, dir)
+	if err != nil {
+		return nil, err
+	}
+	var rels []string
+	for _, c := range changes {
+		for _, p := range []string{c.OldPath, c.Path} {
+			if p == "" {
+				continue
+			}
+			rel, err := filepath.Rel(dir, filepath.Join(store.Root(), filepath.FromSlash(p)))
+			if err != nil || !filepath.IsLocal(rel) {
+				// DiffTrees is limited to dir, so this means the two
+				// spell the work tree differently (a symlink): let the
+				// caller reload instead of missing a file.
+				return nil, fmt.Errorf("changed file %s is not under %s", p, dir)
+			}
+			rels = append(rels, filepath.ToSlash(rel))
+		}
+	}
+	return rels, nil
 }

@@ -372,8 +372,8 @@ func testNotifications(t *testing.T, bin, protocol string) {
 	}
 	n.mu.Unlock()
 
-	// Another process commits: the next call reloads the vault, and that
-	// reload (a full change) is announced too.
+	// Another process commits: the next call (or the watcher) reads the
+	// new file, and that is announced; the memory it did not touch is not.
 	n.reset()
 	cmd := exec.Command(bin, "add", "Tag releases vX.Y.Z", "--content", "Tag releases as vX.Y.Z.", "--vault", vaultDir)
 	if out, err := cmd.CombinedOutput(); err != nil {
@@ -381,7 +381,14 @@ func testNotifications(t *testing.T, bin, protocol string) {
 	}
 	s.ok("recall", map[string]any{"query": "release tag"}, nil)
 	n.waitFor(t, "list_changed after another process committed", isMethod(mcp.MethodNotificationResourcesListChanged))
-	n.waitFor(t, "memory updated after a reload", updated(memURI))
+	n.waitFor(t, "context updated after another process committed", updated(contextURI))
+	n.mu.Lock()
+	for _, x := range n.got {
+		if updated(memURI)(x) {
+			t.Errorf("%s announced as updated, but the other process did not touch it", memURI)
+		}
+	}
+	n.mu.Unlock()
 
 	// Unsubscribed resources are not announced.
 	req := mcp.UnsubscribeRequest{}
