@@ -3,6 +3,7 @@ package index
 import (
 	"encoding/binary"
 	"math/bits"
+	"runtime"
 	"sync"
 )
 
@@ -89,19 +90,22 @@ func (b *Bulk) Put(id DocID, p *Prepared) {
 			b.spare = new(bulkBuf)
 		}
 		b.buf, b.spare = b.spare, buf
-		b.flushing.Go(func() { b.flush(buf) })
+		b.flushing.Go(func() { b.flush(buf, 1) })
 	}
 }
 
-// Flush adds all held-back postings to the index.
+// Flush adds all held-back postings to the index. It inserts into the
+// shards on all cores: the last batch ends a load, and nothing else runs
+// then.
 func (b *Bulk) Flush() {
 	b.flushing.Wait()
-	b.flush(b.buf)
+	b.flush(b.buf, runtime.GOMAXPROCS(0))
 	b.ix.maybeCompact()
 }
 
-// flush adds the postings of buf to the vocabulary and empties buf.
-func (b *Bulk) flush(buf *bulkBuf) {
+// flush adds the postings of buf to the vocabulary and empties buf,
+// inserting into the shards on up to workers goroutines.
+func (b *Bulk) flush(buf *bulkBuf, workers int) {
 	if len(buf.recs) == 0 {
 		return
 	}
@@ -118,9 +122,11 @@ func (b *Bulk) flush(buf *bulkBuf) {
 	}
 	clear(b.cnt[0][:])
 	clear(b.cnt[1][:])
+	var at [numShards + 1]int // where each shard's postings start once sorted
 	for k := range buf.recs {
 		r := &buf.recs[k]
 		s := shardOf(r.hash)
+		at[s+1]++
 		r.key = uint16(s<<(16-shardBits)) | uint16((uint32(r.hash)&mask[s])>>shift[s])
 		b.cnt[0][r.key&0xff]++
 		b.cnt[1][r.key>>8]++
@@ -144,13 +150,38 @@ func (b *Bulk) flush(buf *bulkBuf) {
 		}
 		src, dst = dst, src
 	}
-	// src holds the sorted postings (two passes: back in buf.recs).
+	// src holds the sorted postings (two passes: back in buf.recs), shard
+	// by shard. The shards' term tables are independent, so each run of
+	// a shard's postings can be inserted on a goroutine of its own.
+	for s := range numShards {
+		at[s+1] += at[s]
+	}
+	if workers <= 1 {
+		b.insert(buf, src)
+	} else {
+		var wg sync.WaitGroup
+		sem := make(chan struct{}, workers)
+		for s := range numShards {
+			sem <- struct{}{}
+			wg.Go(func() {
+				defer func() { <-sem }()
+				b.insert(buf, src[at[s]:at[s+1]])
+			})
+		}
+		wg.Wait()
+	}
+	buf.recs, buf.text = buf.recs[:0], buf.text[:0]
+}
+
+// insert adds the sorted postings recs (texts in buf) to the vocabulary.
+func (b *Bulk) insert(buf *bulkBuf, recs []bulkRec) {
+	v := b.ix.terms
 	var t *termTable
 	var p *postingList
 	var last *bulkRec
 	var short [8]byte
-	for k := range src {
-		r := &src[k]
+	for k := range recs {
+		r := &recs[k]
 		if last == nil || r.hash != last.hash || r.head != last.head || r.n != last.n ||
 			r.n > 8 && string(buf.text[r.off:r.off+uint32(r.n)]) != string(buf.text[last.off:last.off+uint32(last.n)]) {
 			var term []byte
@@ -169,5 +200,4 @@ func (b *Bulk) flush(buf *bulkBuf) {
 		p.add(r.slot, r.tf)
 		last = r
 	}
-	buf.recs, buf.text = buf.recs[:0], buf.text[:0]
 }

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"runtime"
 	"slices"
 	"strings"
 	"sync"
@@ -438,19 +439,35 @@ func lengthCode(n int) uint8 {
 // lists (up to half of each), by copying them back to back into one
 // buffer. Call it after a bulk load. Later Puts still work: a trimmed list
 // moves out on its next growth. Like Put, it needs external exclusion.
+//
+// The shards are copied on all cores, each into its own part of the
+// buffer: this is the last step of a load, and nothing else runs then.
 func (ix *Index) Trim() {
-	total := 0
-	ix.terms.each(func(pl *postingList) { total += len(pl.data) })
-	arena := make([]byte, 0, total)
-	ix.terms.each(func(pl *postingList) {
-		if len(pl.data) == 0 {
-			pl.data = nil
-			return
-		}
-		off := len(arena)
-		arena = append(arena, pl.data...)
-		pl.data = arena[off:len(arena):len(arena)]
-	})
+	var from [numShards + 1]int
+	for i := range ix.terms.shards {
+		from[i+1] = from[i]
+		ix.terms.shards[i].each(func(pl *postingList) { from[i+1] += len(pl.data) })
+	}
+	arena := make([]byte, from[numShards])
+	var wg sync.WaitGroup
+	sem := make(chan struct{}, runtime.GOMAXPROCS(0))
+	for i := range ix.terms.shards {
+		sem <- struct{}{}
+		wg.Go(func() {
+			defer func() { <-sem }()
+			off := from[i]
+			ix.terms.shards[i].each(func(pl *postingList) {
+				if len(pl.data) == 0 {
+					pl.data = nil
+					return
+				}
+				end := off + copy(arena[off:], pl.data)
+				pl.data = arena[off:end:end]
+				off = end
+			})
+		})
+	}
+	wg.Wait()
 	for i := range ix.terms.shards {
 		ix.terms.shards[i].slab = nil
 	}
