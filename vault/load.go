@@ -2,10 +2,11 @@ package vault
 
 import (
 	"context"
-	"crypto/sha256"
+	"encoding/binary"
 	"encoding/hex"
 	"errors"
 	"fmt"
+	"hash/maphash"
 	"io/fs"
 	"os"
 	"path"
@@ -309,7 +310,7 @@ func toMemoryScratch(rel string, data []byte, modTime time.Time, ps *parser.Scra
 			d.Severity = parser.SeverityWarning
 		}
 	}
-	sum := sha256.Sum256(data)
+	sum := contentHash(data)
 	meta := doc.Meta
 	warn := func(field string, format string, args ...any) {
 		diags = append(diags, &Diagnostic{Path: rel, Line: doc.FieldLine(field), Field: field, Err: fmt.Errorf(format, args...), Severity: parser.SeverityWarning})
@@ -328,7 +329,7 @@ func toMemoryScratch(rel string, data []byte, modTime time.Time, ps *parser.Scra
 		Text:       doc.Body.Text,
 		Path:       rel,
 		WikiLinks:  doc.Body.WikiLinks,
-		Hash:       hex.EncodeToString(sum[:]),
+		Hash:       sum,
 		idLine:     doc.FieldLine("id"),
 	}
 	if m.ID == "" {
@@ -410,6 +411,24 @@ func toMemoryScratch(rel string, data []byte, modTime time.Time, ps *parser.Scra
 		}
 	}
 	return m, diags
+}
+
+// hashSeed seeds contentHash; it is chosen once per process and never
+// changes.
+var hashSeed = maphash.MakeSeed()
+
+// contentHash is Memory.Hash: it tells applyLocked that a file it reads
+// back is the one it wrote, or was touched without change. That needs
+// neither resistance to collisions made on purpose (the seed is secret
+// and per process, and hiding an edit from one's own index gains nothing)
+// nor stability across processes (hashes are never stored or sent), so a
+// seeded 64-bit maphash does, several times cheaper than SHA-256 over a
+// loaded vault's every byte. Two different contents of one file collide
+// with probability about 2^-64.
+func contentHash(data []byte) string {
+	var b [8]byte
+	binary.LittleEndian.PutUint64(b[:], maphash.Bytes(hashSeed, data))
+	return hex.EncodeToString(b[:])
 }
 
 // mergeTags joins front-matter tags and inline #tags, dropping duplicates
