@@ -33,6 +33,9 @@ func (v *Vault) Subscribe(fn func(Change)) (cancel func()) {
 }
 
 func (v *Vault) publish(c Change) {
+	v.mu.Lock()
+	v.changedAt = v.now()
+	v.mu.Unlock()
 	v.subMu.Lock()
 	fns := make([]func(Change), 0, len(v.subs))
 	for _, fn := range v.subs {

@@ -3,6 +3,7 @@ package vault
 import (
 	"cmp"
 	"context"
+	"errors"
 	"fmt"
 	"path/filepath"
 	"sort"
@@ -62,6 +63,8 @@ type Vault struct {
 	replaced []bool                   // by DocID: some memory lists it in supersedes
 	names    map[string]index.DocID   // wiki-link name -> entry (see nameKeys)
 	loadedAt time.Time
+	// changedAt is when an update last changed the index (see publish).
+	changedAt time.Time
 
 	subMu   sync.Mutex
 	subs    map[int]func(Change)
@@ -335,7 +338,15 @@ type Stats struct {
 	Stale    int            `json:"stale"`
 	Errors   int            `json:"errors"`
 	Warnings int            `json:"warnings"`
-	LoadedAt time.Time      `json:"loaded_at"`
+	// Secrets counts the diagnostics that are secrets found in files
+	// (they are also counted in Errors).
+	Secrets int `json:"secrets"`
+	// Indexed is the number of memories in the search index.
+	Indexed int `json:"indexed"`
+	// LoadedAt is the last whole-vault load; UpdatedAt the last change
+	// to the index of any kind (a write, a refreshed file, a load).
+	LoadedAt  time.Time `json:"loaded_at"`
+	UpdatedAt time.Time `json:"updated_at"`
 }
 
 // Stats counts memories by layer and status at the vault's clock.
@@ -343,7 +354,11 @@ func (v *Vault) Stats() Stats {
 	now := v.now()
 	v.mu.RLock()
 	defer v.mu.RUnlock()
-	s := Stats{Dir: v.dir, ByLayer: map[string]int{}, ByStatus: map[string]int{}, LoadedAt: v.loadedAt}
+	s := Stats{Dir: v.dir, ByLayer: map[string]int{}, ByStatus: map[string]int{}, LoadedAt: v.loadedAt,
+		UpdatedAt: v.loadedAt, Indexed: v.ix.Len()}
+	if v.changedAt.After(s.UpdatedAt) {
+		s.UpdatedAt = v.changedAt
+	}
 	for _, m := range v.entries {
 		if m == nil {
 			continue
@@ -369,6 +384,9 @@ func (v *Vault) Stats() Stats {
 				s.Errors++
 			} else {
 				s.Warnings++
+			}
+			if errors.Is(d.Err, ErrSecret) {
+				s.Secrets++
 			}
 		}
 	}

@@ -250,4 +250,53 @@ func TestLiveTwoServersOneVault(t *testing.T) {
 			liveWaitUntil(t, fmt.Sprintf("server %d to drop the removed file", k), func() bool { return !liveRecallFinds(s, "vqqq", "hand-edit-1") })
 		}
 	})
+
+	t.Run("broken hand edit stays searchable and is reported until fixed", func(t *testing.T) {
+		p := filepath.Join(root, ".memory", "project", "broken.md")
+		good := "---\nid: broken-1\ntitle: Feature flags\n---\n\nThe zxqv flags live in config/flags.yaml.\n"
+		if err := os.WriteFile(p, []byte(good), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		for k, s := range servers {
+			liveWaitUntil(t, fmt.Sprintf("server %d to see the file", k), func() bool { return liveRecallFinds(s, "zxqv", "broken-1") })
+		}
+		if err := os.WriteFile(p, []byte("---\nid: broken-1\ntitle: [Feature flags\n---\n\nThe zxqv flags moved.\n"), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		type stats struct {
+			Stale    int      `json:"stale"`
+			Problems []string `json:"problems"`
+		}
+		reported := func(s *mcpSession) bool {
+			var st stats
+			s.ok("memory_stats", map[string]any{}, &st)
+			return st.Stale == 1 && len(st.Problems) == 1 && strings.Contains(st.Problems[0], "project/broken.md:3")
+		}
+		for k, s := range servers {
+			liveWaitUntil(t, fmt.Sprintf("server %d to report the broken file", k), func() bool { return reported(s) })
+			var m memoryOutput
+			s.ok("get_memory", map[string]any{"id": "broken-1"}, &m)
+			if !strings.Contains(m.Body, "config/flags.yaml") {
+				t.Errorf("server %d: body %q, want the last good version", k, m.Body)
+			}
+			if !liveRecallFinds(s, "zxqv", "broken-1") {
+				t.Errorf("server %d: the last good version is not searchable", k)
+			}
+		}
+		if err := os.WriteFile(p, []byte(strings.Replace(good, "config/flags.yaml", "config/flags.toml", 1)), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		for k, s := range servers {
+			liveWaitUntil(t, fmt.Sprintf("server %d to clear the report", k), func() bool {
+				var st stats
+				s.ok("memory_stats", map[string]any{}, &st)
+				return st.Stale == 0 && len(st.Problems) == 0
+			})
+			var m memoryOutput
+			s.ok("get_memory", map[string]any{"id": "broken-1"}, &m)
+			if !strings.Contains(m.Body, "flags.toml") {
+				t.Errorf("server %d: body %q after the fix, want the fixed text", k, m.Body)
+			}
+		}
+	})
 }

@@ -750,10 +750,28 @@ type vaultStats struct {
 	InForce  int            `json:"in_force"`
 	Expired  int            `json:"expired"`
 	Future   int            `json:"future"`
-	Errors   int            `json:"parse_errors"`
-	Warnings int            `json:"warnings"`
-	LoadedAt string         `json:"loaded_at"`
+	// Stale memories are served from their last good version because
+	// their file no longer parses.
+	Stale    int `json:"stale"`
+	Errors   int `json:"parse_errors"`
+	Warnings int `json:"warnings"`
+	// Secrets counts files holding something the secret guard matches
+	// (counted in parse_errors too).
+	Secrets int `json:"secret_findings"`
+	// Problems lists the first diagnostics as path:line: field: problem.
+	Problems []string `json:"problems"`
+	GitHead  string   `json:"git_head,omitempty"`
+	Indexed  int      `json:"index_docs"`
+	LoadedAt string   `json:"loaded_at"`
+	// IndexAge is the wall-clock seconds since the index last changed
+	// (not the ranking clock: it describes this process, not the data).
+	IndexAge float64 `json:"index_age_seconds"`
 }
+
+// maxProblems caps the diagnostics memory_stats lists, so a vault with
+// thousands of broken files still answers within the size budget; lint
+// lists them all.
+const maxProblems = 20
 
 // statsOutput is the project vault's summary, with the user vault's when
 // one is served.
@@ -762,15 +780,30 @@ type statsOutput struct {
 	UserVault *vaultStats `json:"user_vault,omitempty"`
 }
 
-func statsOf(v *vault.Vault) vaultStats {
+func (t *mcpTools) statsOf(ctx context.Context, v *vault.Vault, slot *vaultSlot) vaultStats {
 	s := v.Stats()
-	return vaultStats{Vault: s.Dir, Total: s.Total, ByLayer: s.ByLayer, ByStatus: s.ByStatus, InForce: s.InForce,
-		Expired: s.Expired, Future: s.Future, Errors: s.Errors, Warnings: s.Warnings, LoadedAt: fmtInstant(s.LoadedAt)}
+	out := vaultStats{Vault: s.Dir, Total: s.Total, ByLayer: s.ByLayer, ByStatus: s.ByStatus, InForce: s.InForce,
+		Expired: s.Expired, Future: s.Future, Stale: s.Stale, Errors: s.Errors, Warnings: s.Warnings, Secrets: s.Secrets,
+		Problems: []string{}, Indexed: s.Indexed, LoadedAt: fmtInstant(s.LoadedAt),
+		IndexAge: max(0, time.Since(s.UpdatedAt).Round(time.Millisecond).Seconds())}
+	for _, d := range v.Diagnostics() {
+		if len(out.Problems) == maxProblems {
+			out.Problems = append(out.Problems, fmt.Sprintf("… and %d more: run memvault lint", s.Errors+s.Warnings-maxProblems))
+			break
+		}
+		out.Problems = append(out.Problems, d.Error())
+	}
+	if slot != nil && slot.head != nil {
+		if h, err := slot.head(ctx); err == nil {
+			out.GitHead = h
+		}
+	}
+	return out
 }
 
 func memoryStatsTool() mcp.Tool {
 	return mcp.NewTool("memory_stats",
-		mcp.WithDescription(`Summarise the memory vaults (the project's, and the user's when one is served): where they are, how many memories per layer and status, and how many files fail to parse. `+
+		mcp.WithDescription(`Summarise the memory vaults (the project's, and the user's when one is served): where they are, how many memories per layer and status, the files with problems (broken front matter served from their last good version, secrets), git HEAD, and the index's size and age. `+
 			`Call it to check the vault is reachable or when recall returns surprisingly little. Example: {}`),
 		mcp.WithSchemaAdditionalProperties(false),
 		strictOutputSchema[statsOutput](),
@@ -782,18 +815,18 @@ func memoryStatsTool() mcp.Tool {
 	)
 }
 
-func (t *mcpTools) memoryStats(_ context.Context, vs *openVaults, a *toolArgs) (string, any, error) {
+func (t *mcpTools) memoryStats(ctx context.Context, vs *openVaults, a *toolArgs) (string, any, error) {
 	if err := a.done(); err != nil {
 		return "", nil, err
 	}
-	out := statsOutput{vaultStats: statsOf(vs.project)}
+	out := statsOutput{vaultStats: t.statsOf(ctx, vs.project, vs.pslot)}
 	b, err := json.Marshal(out.vaultStats)
 	if err != nil {
 		return "", nil, err
 	}
 	text := fmt.Sprintf("%d memories in %s: %s", out.Total, out.Vault, b)
 	if vs.user != nil {
-		u := statsOf(vs.user)
+		u := t.statsOf(ctx, vs.user, vs.uslot)
 		out.UserVault = &u
 		ub, err := json.Marshal(u)
 		if err != nil {

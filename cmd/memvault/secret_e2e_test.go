@@ -115,12 +115,20 @@ func TestHandEditedSecretIsReported(t *testing.T) {
 	s.restart()
 
 	var st struct {
-		Total       int `json:"total"`
-		ParseErrors int `json:"parse_errors"`
+		Total       int      `json:"total"`
+		ParseErrors int      `json:"parse_errors"`
+		Secrets     int      `json:"secret_findings"`
+		Problems    []string `json:"problems"`
+		GitHead     string   `json:"git_head"`
+		IndexDocs   int      `json:"index_docs"`
 	}
 	s.ok("memory_stats", map[string]any{}, &st)
-	if st.Total != 1 || st.ParseErrors != 1 {
-		t.Errorf("memory_stats = %+v, want the memory loaded and 1 error", st)
+	if st.Total != 1 || st.ParseErrors != 1 || st.Secrets != 1 || st.IndexDocs != 1 {
+		t.Errorf("memory_stats = %+v, want the memory loaded and indexed, 1 error, 1 secret", st)
+	}
+	if len(st.Problems) != 1 || !strings.Contains(st.Problems[0], "ci.md:7: secret:") || !strings.Contains(st.Problems[0], "github-token") ||
+		strings.Contains(st.Problems[0], "hGAkWvj7") {
+		t.Errorf("memory_stats problems = %q, want the file, line and rule without the value", st.Problems)
 	}
 
 	run := func(args ...string) (string, int) {
