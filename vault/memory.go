@@ -80,7 +80,9 @@ type Memory struct {
 	// Stale is set when the file on disk no longer parses and this is the
 	// last good version, kept searchable until the file is fixed.
 	Stale bool `json:"stale,omitempty"`
-	// Hash is the SHA-256 of the file bytes this memory was read from.
+	// Hash identifies the file bytes this memory was read from, within
+	// this process (see contentHash): never store or compare it across
+	// processes.
 	Hash string `json:"-"`
 
 	idLine int // file line of the id field, for diagnostics
