@@ -15,30 +15,24 @@ import (
 )
 
 // The serve benchmarks drive the real binary through mcp-go's stdio client
-// on a vault of benchFiles memories (files in the work tree, uncommitted):
+// on a committed vault of benchFiles memories:
 //
 //	go test ./cmd/memvault -run '^$' -bench ServeStdio -benchtime 20x
 
-// serveBenchRepo builds the repository and the binary once.
+// serveBenchRepo builds the repository and the binary once. The memories
+// are committed, so a remember pays what it would in a real repository (a
+// 10k-entry git index to update).
 func serveBenchRepo(b *testing.B) (bin, vaultDir string) {
 	b.Helper()
 	bin = buildMemvault(b)
 	isolateGit(b)
-	root := b.TempDir()
-	s, err := gitstore.Init(context.Background(), root)
+	root := newRepo(b)
+	s, err := gitstore.Open(context.Background(), root)
 	if err != nil {
 		b.Fatal(err)
 	}
-	s.Close()
-	for rel, data := range benchMemories(b, benchFiles, gitTestNow.Add(-24*time.Hour)) {
-		p := filepath.Join(root, filepath.FromSlash(rel))
-		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
-			b.Fatal(err)
-		}
-		if err := os.WriteFile(p, []byte(data), 0o644); err != nil {
-			b.Fatal(err)
-		}
-	}
+	defer s.Close()
+	commitFiles(b, s, benchMemories(b, benchFiles, gitTestNow.Add(-24*time.Hour)), gitTestNow.Add(-time.Hour), "seed the vault")
 	return bin, filepath.Join(root, ".memory")
 }
 
