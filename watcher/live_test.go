@@ -585,7 +585,11 @@ func TestSinceCatchesUpEditsDuringLoad(t *testing.T) {
 			w, err := watcher.Open(t.Context(), dir, vaultSink{v}, watcher.Options{Since: since, Poll: poll, PollInterval: time.Hour, Debounce: 10 * time.Millisecond, OnBatch: b.add})
 			must(t, err)
 			defer w.Close()
-			waitFor(t, "the edit made during the load", func() bool { return strings.Contains(text(v, "a-1"), "edited while loading") })
+			// OnBatch runs after the sink has applied the batch, so wait
+			// for both.
+			waitFor(t, "the edit made during the load", func() bool {
+				return strings.Contains(text(v, "a-1"), "edited while loading") && len(b.get()) > 0
+			})
 			if got := b.get(); len(got) != 1 || !slices.Equal(got[0].Paths, []string{"project/a.md"}) {
 				t.Errorf("batches = %s, want one with project/a.md only", summarize(got))
 			}
