@@ -260,6 +260,8 @@ func (t *mcpTools) health(ctx context.Context) (out map[string]any, failed bool)
 		}
 		st := s.loader.v.Stats()
 		into["status"], into["vault"], into["memories"], into["loaded_at"] = "ok", st.Dir, st.Total, fmtInstant(st.LoadedAt)
+		into["index_docs"] = st.Indexed
+		into["index_age_seconds"] = max(0, time.Since(st.UpdatedAt).Round(time.Millisecond).Seconds())
 		if s.head != nil {
 			if h, err := s.head(ctx); err == nil {
 				into["git_head"] = h

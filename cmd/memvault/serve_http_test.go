@@ -140,8 +140,10 @@ func TestServeHTTP(t *testing.T) {
 			t.Fatal(err)
 		}
 		head, _ := h["git_head"].(string)
-		if res.StatusCode != http.StatusOK || h["status"] != "ok" || h["memories"] != float64(1) || len(head) != 40 || h["vault"] != filepath.Join(root, ".memory") {
-			t.Errorf("healthz = %d %v, want ok with 1 memory, the vault and git_head", res.StatusCode, h)
+		age, hasAge := h["index_age_seconds"].(float64)
+		if res.StatusCode != http.StatusOK || h["status"] != "ok" || h["memories"] != float64(1) || h["index_docs"] != float64(1) ||
+			!hasAge || age < 0 || len(head) != 40 || h["vault"] != filepath.Join(root, ".memory") {
+			t.Errorf("healthz = %d %v, want ok with 1 memory indexed, the index age, the vault and git_head", res.StatusCode, h)
 		}
 	})
 }
