@@ -1,6 +1,7 @@
 package vault
 
 import (
+	"maps"
 	"os"
 	"path/filepath"
 	"slices"
@@ -106,7 +107,7 @@ func TestSyncFiles(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			if got := syncState(v); !sameState(got, tt.want) {
+			if got := syncState(v); !maps.Equal(got, tt.want) {
 				t.Errorf("index = %v, want %v", got, tt.want)
 			}
 			if !slices.Equal(changed, tt.changed) {
@@ -135,7 +136,7 @@ func TestSyncAllKeepsStaleVersion(t *testing.T) {
 	if err := v.SyncAll(t.Context()); err != nil {
 		t.Fatal(err)
 	}
-	if got, want := syncState(v), map[string]string{"a": "project/a.md (stale)"}; !sameState(got, want) {
+	if got, want := syncState(v), map[string]string{"a": "project/a.md (stale)"}; !maps.Equal(got, want) {
 		t.Errorf("after SyncAll = %v, want %v", got, want)
 	}
 	if len(v.Diagnostics()) == 0 {
@@ -159,16 +160,4 @@ func moveFile(t *testing.T, dir, from, to string) {
 	if err := os.Rename(filepath.Join(dir, from), filepath.Join(dir, to)); err != nil {
 		t.Fatal(err)
 	}
-}
-
-func sameState(a, b map[string]string) bool {
-	if len(a) != len(b) {
-		return false
-	}
-	for k, x := range a {
-		if y, ok := b[k]; !ok || x != y {
-			return false
-		}
-	}
-	return true
 }

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
+	"maps"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -198,7 +199,7 @@ func liveSwitchBranches(b *testing.B, root, dir string, want map[string]map[stri
 		if out, err := cmd.CombinedOutput(); err != nil {
 			b.Fatalf("git checkout %s: %v\n%s", br, err, out)
 		}
-		for !liveMapsEqual(liveState(v), want[br]) {
+		for !maps.Equal(liveState(v), want[br]) {
 			select {
 			case x := <-batches:
 				if x.Full {
@@ -231,16 +232,4 @@ func liveState(v *vault.Vault) map[string]string {
 		out[m.ID] = m.Path + " " + m.Hash
 	}
 	return out
-}
-
-func liveMapsEqual(a, b map[string]string) bool {
-	if len(a) != len(b) {
-		return false
-	}
-	for k, x := range a {
-		if y, ok := b[k]; !ok || x != y {
-			return false
-		}
-	}
-	return true
 }

@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"maps"
 	"os"
 	"path/filepath"
 	"slices"
@@ -102,7 +103,7 @@ func TestScenarioAcrossSessions(t *testing.T) {
 			for _, d := range l.distractors {
 				s.ok("remember", d, nil)
 			}
-			successor := maps(l.newRule, "supersedes", []any{oldRule.ID})
+			successor := withArg(l.newRule, "supersedes", []any{oldRule.ID})
 			s.ok("remember", successor, &newRule)
 			if pref.Vault != userScope {
 				t.Fatalf("preference went to the %s vault, want the user vault", pref.Vault)
@@ -169,12 +170,9 @@ func TestScenarioAcrossSessions(t *testing.T) {
 	}
 }
 
-// maps returns a copy of m with k set to v.
-func maps(m map[string]any, k string, v any) map[string]any {
-	out := make(map[string]any, len(m)+1)
-	for key, val := range m {
-		out[key] = val
-	}
+// withArg returns a copy of m with k set to v.
+func withArg(m map[string]any, k string, v any) map[string]any {
+	out := maps.Clone(m)
 	out[k] = v
 	return out
 }
