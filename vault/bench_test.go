@@ -91,8 +91,11 @@ func (c *benchCorpus) queries(n int) []string {
 }
 
 // writeBenchVault writes n synthetic memory files (~80 words each) in the
-// layout memvault writes, spread over the five layers.
-func writeBenchVault(b *testing.B, dir string, n int) {
+// layout memvault writes, spread over the five layers. With rich set, half
+// the bodies also use the Markdown people write in notes (bold, a link, a
+// wiki link, an ordered list, a fenced block), which the parser's fast path
+// hands to goldmark.
+func writeBenchVault(b *testing.B, dir string, n int, rich bool) {
 	b.Helper()
 	c := newBenchCorpus(1)
 	r := c.r
@@ -109,6 +112,10 @@ func writeBenchVault(b *testing.B, dir string, n int) {
 		id, _ := NewULID(created, r2reader{r})
 		title := c.sentence(6)
 		body := fmt.Sprintf("# %s\n\n%s\n\n- %s\n- %s\n", title, c.sentence(50), c.sentence(12), c.sentence(12))
+		if rich && i%2 == 0 {
+			body = fmt.Sprintf("# %s\n\n%s **%s**, see [[%s]] and [the doc](https://example.com/%s).\n\n1. %s\n2. %s\n\n```\n%s\n```\n",
+				title, c.sentence(40), c.sentence(3), c.sentence(3), c.en[c.zipfEN.Uint64()], c.sentence(10), c.sentence(10), c.sentence(6))
+		}
 		text := fmt.Sprintf("---\nid: %s\ntitle: %q\nlayer: %s\nimportance: %d\ntags: [%s, %s]\ncreated_at: %s\nupdated_at: %s\nstatus: active\nsource: {client: bench, kind: auto}\nversion: 1\n---\n%s",
 			id, title, l, 1+r.IntN(10), c.en[c.zipfEN.Uint64()], c.zh[c.zipfZH.Uint64()],
 			created.Format(time.RFC3339), created.Format(time.RFC3339), body)
@@ -128,30 +135,36 @@ func (x r2reader) Read(p []byte) (int, error) {
 	return len(p), nil
 }
 
-// benchVaultDirs caches generated vaults per size within one go test run.
-var benchVaultDirs = map[int]string{}
+// benchVaultDirs caches generated vaults per name within one go test run.
+var benchVaultDirs = map[string]string{}
 
-func benchVault(b *testing.B, n int) string {
+func benchVault(b *testing.B, n int) string { return benchVaultOf(b, n, false) }
+
+func benchVaultOf(b *testing.B, n int, rich bool) string {
 	b.Helper()
-	if dir, ok := benchVaultDirs[n]; ok {
+	name := fmt.Sprintf("vault-%d", n)
+	if rich {
+		name = fmt.Sprintf("vault-rich-%d", n)
+	}
+	if dir, ok := benchVaultDirs[name]; ok {
 		return dir
 	}
 	// MEMVAULT_BENCH_CACHE keeps generated vaults between runs (profiling).
 	if cache := os.Getenv("MEMVAULT_BENCH_CACHE"); cache != "" {
-		dir := filepath.Join(cache, fmt.Sprintf("vault-%d", n))
+		dir := filepath.Join(cache, name)
 		if _, err := os.Stat(filepath.Join(dir, "done")); err != nil {
 			os.RemoveAll(dir)
-			writeBenchVault(b, dir, n)
+			writeBenchVault(b, dir, n, rich)
 			os.WriteFile(filepath.Join(dir, "done"), nil, 0o644)
 		}
 		return dir
 	}
-	dir, err := os.MkdirTemp("", fmt.Sprintf("memvault-bench-%d-*", n))
+	dir, err := os.MkdirTemp("", "memvault-bench-"+name+"-*")
 	if err != nil {
 		b.Fatal(err)
 	}
-	writeBenchVault(b, dir, n)
-	benchVaultDirs[n] = dir
+	writeBenchVault(b, dir, n, rich)
+	benchVaultDirs[name] = dir
 	return dir
 }
 
@@ -176,28 +189,37 @@ func heapMB() float64 {
 // load, all threads and the garbage collector included: on a busy machine
 // it moves far less than the wall clock.
 func BenchmarkLoad(b *testing.B) {
-	for _, n := range []int{10_000, 100_000} {
-		b.Run(fmt.Sprintf("n=%d", n), func(b *testing.B) {
-			dir := benchVault(b, n)
-			var v *Vault
-			before := heapMB()
-			cpu := processCPU()
-			loops := 0
-			for b.Loop() {
-				loops++
-				v = nil
-				var err error
-				if v, err = Open(context.Background(), dir, Options{}); err != nil {
-					b.Fatal(err)
+	for _, rich := range []bool{false, true} {
+		for _, n := range []int{10_000, 100_000} {
+			name := fmt.Sprintf("n=%d", n)
+			if rich {
+				// Half the bodies with bold, links, wiki links, lists and
+				// fences, as hand-written notes have: the parser's fast
+				// path leaves those to goldmark.
+				name = fmt.Sprintf("rich/n=%d", n)
+			}
+			b.Run(name, func(b *testing.B) {
+				dir := benchVaultOf(b, n, rich)
+				var v *Vault
+				before := heapMB()
+				cpu := processCPU()
+				loops := 0
+				for b.Loop() {
+					loops++
+					v = nil
+					var err error
+					if v, err = Open(context.Background(), dir, Options{}); err != nil {
+						b.Fatal(err)
+					}
 				}
-			}
-			b.ReportMetric((processCPU()-cpu).Seconds()/float64(loops), "cpu-s/op")
-			b.ReportMetric(heapMB()-before, "heap-MB")
-			if got := len(v.All()); got != n {
-				b.Fatalf("loaded %d memories, want %d", got, n)
-			}
-			runtime.KeepAlive(v)
-		})
+				b.ReportMetric((processCPU()-cpu).Seconds()/float64(loops), "cpu-s/op")
+				b.ReportMetric(heapMB()-before, "heap-MB")
+				if got := len(v.All()); got != n {
+					b.Fatalf("loaded %d memories, want %d", got, n)
+				}
+				runtime.KeepAlive(v)
+			})
+		}
 	}
 }
 
