@@ -250,8 +250,10 @@ func fastInline(s []byte, w *bodyWalker) bool {
 			}
 			w.text = append(w.text, s[start:i]...)
 			w.scan = append(w.scan, s[start:i]...)
-			w.text = append(w.text, content...)
-			w.scan = append(w.scan, content...)
+			// Plain text and code spans, which fastInline takes.
+			if !fastInline(content, w) {
+				return false
+			}
 			i += n - 1
 			start = i + 1
 		case '!':
@@ -321,13 +323,13 @@ func plainSpan(s []byte) bool {
 }
 
 // simpleEmphasis matches, at s[i], a run of one or two '*' or '_' that
-// opens emphasis closed by the next run of the same byte, with plain
-// content, and where CommonMark's flanking rules leave no doubt: the
-// content starts and ends with a letter or digit, or with punctuation
-// next to a blank or the line's end; what is outside is a blank, the
-// line's end, ASCII punctuation that cannot itself be markup, non-ASCII
-// punctuation or (for '*' only, which may open and close inside a word) a
-// letter or digit. It
+// opens emphasis closed by the next run of the same byte outside code
+// spans, with content of plain text and simple code spans, and where
+// CommonMark's flanking rules leave no doubt: the content starts and ends
+// with a letter or digit, or with punctuation next to a blank, the line's
+// edge or punctuation; what is outside is a blank, the line's edge, ASCII
+// punctuation that cannot itself be markup, non-ASCII punctuation or (for
+// '*' only, which may open and close inside a word) a letter or digit. It
 // returns the length of the whole span and the content, or 0.
 func simpleEmphasis(s []byte, i int) (int, []byte) {
 	c := s[i]
@@ -338,13 +340,22 @@ func simpleEmphasis(s []byte, i int) (int, []byte) {
 	if i+n < len(s) && s[i+n] == c {
 		return 0, nil
 	}
-	k := bytes.IndexByte(s[i+n:], c)
-	if k <= 0 {
-		return 0, nil
+	j := i + n
+	for ; j < len(s) && s[j] != c; j++ {
+		switch {
+		case s[j] == '`':
+			// Code spans bind tighter than emphasis.
+			if j = codeSpanEnd(s, j); j < 0 {
+				return 0, nil
+			}
+		case inlineSpecial[s[j]] && s[j] != '!':
+			return 0, nil
+		}
 	}
-	content := s[i+n : i+n+k]
-	end := i + n + k + n // after the closing run
-	if end > len(s) || (n == 2 && s[end-1] != c) || end < len(s) && s[end] == c || !plainSpan(content) {
+	content := s[i+n : min(j, len(s))]
+	end := j + n // after the closing run
+	if j == len(s) || len(content) == 0 || content[0] == ' ' || content[len(content)-1] == ' ' ||
+		end > len(s) || (n == 2 && s[end-1] != c) || end < len(s) && s[end] == c {
 		return 0, nil
 	}
 	first, _ := utf8.DecodeRune(content)
@@ -362,21 +373,37 @@ func simpleEmphasis(s []byte, i int) (int, []byte) {
 	return end - i, content
 }
 
+// codeSpanEnd returns the index of the backtick closing the simple code
+// span opened at s[i] (as fastInline takes them), or -1.
+func codeSpanEnd(s []byte, i int) int {
+	j := bytes.IndexByte(s[i+1:], '`')
+	if j <= 0 {
+		return -1
+	}
+	code := s[i+1 : i+1+j]
+	end := i + 1 + j
+	if code[0] == ' ' || code[len(code)-1] == ' ' || end+1 < len(s) && s[end+1] == '`' ||
+		bytes.IndexByte(code, '\r') >= 0 {
+		return -1
+	}
+	return end
+}
+
 // emphasisEdge reports whether an emphasis run of c with inner the content
 // rune next to it and outer the rune on its other side (-1 for none) is
-// surely an opener or closer of the pair and nothing else.
+// surely an opener or closer of the pair (it may be both, which is fine
+// for runs of one or two that pair with the next run).
 func emphasisEdge(c byte, inner, outer rune) bool {
-	if outer == -1 || outer == ' ' {
-		return wordRune(inner) || isSafePunct(inner) || inner > utf8.RuneSelf && unicode.IsPunct(inner)
+	outerPunct := isSafePunct(outer) || outer > utf8.RuneSelf && isPunctRune(outer)
+	if outer == -1 || outer == ' ' || outerPunct {
+		// goldmark's punctuation: Unicode punctuation and symbols.
+		return wordRune(inner) || isPunctRune(inner)
 	}
-	if !wordRune(inner) {
-		return false
-	}
-	// Punctuation outside makes a run next to a letter or digit only
-	// open or only close, as with a blank; goldmark counts symbols too.
-	return isSafePunct(outer) || outer > utf8.RuneSelf && (unicode.IsPunct(outer) || unicode.IsSymbol(outer)) ||
-		c == '*' && wordRune(outer)
+	return c == '*' && wordRune(inner) && wordRune(outer)
 }
+
+// isPunctRune is goldmark's util.IsPunctRune.
+func isPunctRune(r rune) bool { return unicode.IsPunct(r) || unicode.IsSymbol(r) }
 
 func wordRune(r rune) bool {
 	if r < utf8.RuneSelf {

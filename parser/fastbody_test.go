@@ -103,7 +103,7 @@ func TestFastBodyMatches(t *testing.T) {
 		{"中文**粗体**中文 and 中*斜*文\n", true},
 		{"**注意：** 这是 **重点**。\n", true},
 		{"，**粗体**。（_斜体_）\n", true},
-		{"**#tag** and *x #y*\n", false},
+		{"**#tag**x\n", true},
 		{"*a*b*c*\n", true},
 		{"- **bold** item\n1. *em* item\n", true},
 		{"# **Bold** heading\n", true},
@@ -115,7 +115,13 @@ func TestFastBodyMatches(t *testing.T) {
 		{"** a**\n", false},
 		{"**a **\n", false},
 		{"**a\nb**\n", false},
-		{"**a `c` b**\n", false},
+		{"**a `c` b** **`x`** (*`y`*), **z `w`**.\n", true},
+		{"**a `b** c`\n", false},
+		{"**a `*` b**\n", true},
+		{"**a ``b`` c**\n", false},
+		{"**a `b` `c**\n", false},
+		{"a**`b`**c\n", false},
+		{"**#tag** and *#x*\n", true},
 		{"**a_b**\n", false},
 		{"*a **b** c*\n", false},
 		{"**a**b\n", true},
@@ -276,6 +282,7 @@ func FuzzFastBody(f *testing.F) {
 		"text\n```go\nfunc f() {\n\treturn `x`\n}\n```\n\n```\n\n```\n- i\n```\nc\n```\n",
 		"```\nx\n ```\n````\n~~~\n```js\n```\n", "```\nunclosed\n", "``` go\nx\n```\n",
 		"p99 < 250 ms <b> <http://x> a <- b x > y a <\n",
+		"**a `c` b** **`x`**, (*`y`*) **a `b** c` a**`b`**c **a ``b`` c** **a `*` b**\n",
 	} {
 		f.Add([]byte(s))
 	}
