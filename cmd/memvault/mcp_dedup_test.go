@@ -1,7 +1,6 @@
 package main
 
 import (
-	"encoding/json"
 	"testing"
 	"time"
 )
@@ -62,19 +61,7 @@ func TestSeqJaccard(t *testing.T) {
 
 func TestRememberMergesNearDuplicatesOnly(t *testing.T) {
 	_, c := inProcessTools(t, time.Date(2026, 11, 30, 12, 0, 0, 0, time.UTC))
-	remember := func(args map[string]any) writeOutput {
-		t.Helper()
-		res, text := callTool(t, c, "remember", args)
-		if res.IsError {
-			t.Fatalf("remember(%v): %s", args, text)
-		}
-		var w writeOutput
-		raw, _ := json.Marshal(res.StructuredContent)
-		if err := json.Unmarshal(raw, &w); err != nil {
-			t.Fatal(err)
-		}
-		return w
-	}
+	remember := func(args map[string]any) writeOutput { t.Helper(); return mustRemember(t, c, args) }
 	first := remember(map[string]any{"title": "Tests use pytest", "content": "Run pytest."})
 	tests := []struct {
 		title      string

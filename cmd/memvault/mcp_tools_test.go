@@ -265,19 +265,7 @@ func TestEveryToolAnswersWithinItsOutputSchema(t *testing.T) {
 
 func TestRememberMergesASameTitleMemory(t *testing.T) {
 	v, c := inProcessTools(t, time.Date(2026, 11, 30, 12, 0, 0, 0, time.UTC))
-	remember := func(args map[string]any) writeOutput {
-		t.Helper()
-		res, text := callTool(t, c, "remember", args)
-		if res.IsError {
-			t.Fatalf("remember(%v): %s", args, text)
-		}
-		var w writeOutput
-		raw, _ := json.Marshal(res.StructuredContent)
-		if err := json.Unmarshal(raw, &w); err != nil {
-			t.Fatal(err)
-		}
-		return w
-	}
+	remember := func(args map[string]any) writeOutput { t.Helper(); return mustRemember(t, c, args) }
 	first := remember(map[string]any{"title": "Tests use pytest", "content": "Run pytest.", "tags": "testing"})
 	tests := []struct {
 		name        string
@@ -381,4 +369,20 @@ func TestResourcesAndPrompts(t *testing.T) {
 	if got := prompt("remember-decision", map[string]string{"topic": "the database"}); !strings.Contains(got, "the database") || !strings.Contains(got, "supersedes") {
 		t.Errorf("remember-decision prompt = %q, want the topic and supersedes guidance", got)
 	}
+}
+
+// mustRemember calls remember and decodes its structured answer, failing
+// the test on a tool error.
+func mustRemember(t *testing.T, c *client.Client, args map[string]any) writeOutput {
+	t.Helper()
+	res, text := callTool(t, c, "remember", args)
+	if res.IsError {
+		t.Fatalf("remember(%v): %s", args, text)
+	}
+	var w writeOutput
+	raw, _ := json.Marshal(res.StructuredContent)
+	if err := json.Unmarshal(raw, &w); err != nil {
+		t.Fatal(err)
+	}
+	return w
 }
