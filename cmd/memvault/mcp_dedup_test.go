@@ -61,7 +61,10 @@ func TestSeqJaccard(t *testing.T) {
 
 func TestRememberMergesNearDuplicatesOnly(t *testing.T) {
 	_, c := inProcessTools(t, time.Date(2026, 11, 30, 12, 0, 0, 0, time.UTC))
-	remember := func(args map[string]any) writeOutput { t.Helper(); return mustRemember(t, c, args) }
+	remember := func(args map[string]any) writeOutput {
+		t.Helper()
+		return mustCall[writeOutput](t, c, "remember", args)
+	}
 	first := remember(map[string]any{"title": "Tests use pytest", "content": "Run pytest."})
 	tests := []struct {
 		title      string

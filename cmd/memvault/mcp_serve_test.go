@@ -2,7 +2,6 @@ package main
 
 import (
 	"context"
-	"encoding/json"
 	"io"
 	"log/slog"
 	"path/filepath"
@@ -101,10 +100,7 @@ func (g *gitServer) ok(name string, args map[string]any, out any) string {
 		t.Fatalf("%s(%v): %s", name, args, text)
 	}
 	if out != nil {
-		raw, _ := json.Marshal(res.StructuredContent)
-		if err := json.Unmarshal(raw, out); err != nil {
-			t.Fatal(err)
-		}
+		decodeStructured(t, res, out)
 	}
 	return text
 }
@@ -323,15 +319,7 @@ func TestRecallRanksTheVaultsTogether(t *testing.T) {
 		t.Fatal(err)
 	}
 	for _, q := range []string{"单元测试怎么写", "测试用什么框架"} {
-		res, text := callTool(t, c, "recall", map[string]any{"query": q})
-		if res.IsError {
-			t.Fatalf("recall: %s", text)
-		}
-		var out recallOutput
-		raw, _ := json.Marshal(res.StructuredContent)
-		if err := json.Unmarshal(raw, &out); err != nil {
-			t.Fatal(err)
-		}
+		out := mustCall[recallOutput](t, c, "recall", map[string]any{"query": q})
 		if len(out.Results) == 0 || out.Results[0].ID != pref || out.Results[0].Vault != userScope {
 			t.Errorf("recall %q = %+v, want the user vault's %s first", q, out.Results, pref)
 		}

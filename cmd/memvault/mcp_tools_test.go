@@ -83,10 +83,7 @@ func TestRecallStaysWithinItsBudget(t *testing.T) {
 		t.Fatalf("recall: %s", text)
 	}
 	var out recallOutput
-	b, _ := json.Marshal(res.StructuredContent)
-	if err := json.Unmarshal(b, &out); err != nil {
-		t.Fatal(err)
-	}
+	decodeStructured(t, res, &out)
 	if n := len(out.Results); n == 0 || n >= 40 {
 		t.Errorf("results: got %d, want some but fewer than 40 under the budget", n)
 	}
@@ -122,15 +119,7 @@ func TestRecallFilters(t *testing.T) {
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			res, text := callTool(t, c, "recall", tc.args)
-			if res.IsError {
-				t.Fatalf("recall: %s", text)
-			}
-			var out recallOutput
-			raw, _ := json.Marshal(res.StructuredContent)
-			if err := json.Unmarshal(raw, &out); err != nil {
-				t.Fatal(err)
-			}
+			out := mustCall[recallOutput](t, c, "recall", tc.args)
 			got := map[string]bool{}
 			for _, r := range out.Results {
 				got[r.ID] = true
@@ -149,15 +138,7 @@ func TestRecallFilters(t *testing.T) {
 
 func TestWritesRecordTheClientName(t *testing.T) {
 	v, c := inProcessTools(t, time.Date(2026, 11, 30, 12, 0, 0, 0, time.UTC))
-	res, text := callTool(t, c, "remember", map[string]any{"title": "t", "content": "c", "layer": "short-term"})
-	if res.IsError {
-		t.Fatalf("remember: %s", text)
-	}
-	var w writeOutput
-	raw, _ := json.Marshal(res.StructuredContent)
-	if err := json.Unmarshal(raw, &w); err != nil {
-		t.Fatal(err)
-	}
+	w := mustCall[writeOutput](t, c, "remember", map[string]any{"title": "t", "content": "c", "layer": "short-term"})
 	m, err := v.Get(w.ID)
 	if err != nil {
 		t.Fatal(err)
@@ -236,15 +217,7 @@ func TestToolSchemasAreStrict(t *testing.T) {
 // server that validates structured results against the declared schema.
 func TestEveryToolAnswersWithinItsOutputSchema(t *testing.T) {
 	_, c := inProcessTools(t, time.Date(2026, 11, 30, 12, 0, 0, 0, time.UTC))
-	res, text := callTool(t, c, "remember", map[string]any{"title": "Prefer tabs", "content": "Indent with tabs.", "layer": "preference", "tags": []any{"style"}})
-	if res.IsError {
-		t.Fatalf("remember: %s", text)
-	}
-	var w writeOutput
-	raw, _ := json.Marshal(res.StructuredContent)
-	if err := json.Unmarshal(raw, &w); err != nil {
-		t.Fatal(err)
-	}
+	w := mustCall[writeOutput](t, c, "remember", map[string]any{"title": "Prefer tabs", "content": "Indent with tabs.", "layer": "preference", "tags": []any{"style"}})
 	for _, tc := range []struct {
 		tool string
 		args map[string]any
@@ -265,7 +238,10 @@ func TestEveryToolAnswersWithinItsOutputSchema(t *testing.T) {
 
 func TestRememberMergesASameTitleMemory(t *testing.T) {
 	v, c := inProcessTools(t, time.Date(2026, 11, 30, 12, 0, 0, 0, time.UTC))
-	remember := func(args map[string]any) writeOutput { t.Helper(); return mustRemember(t, c, args) }
+	remember := func(args map[string]any) writeOutput {
+		t.Helper()
+		return mustCall[writeOutput](t, c, "remember", args)
+	}
 	first := remember(map[string]any{"title": "Tests use pytest", "content": "Run pytest.", "tags": "testing"})
 	tests := []struct {
 		name        string
@@ -371,18 +347,27 @@ func TestResourcesAndPrompts(t *testing.T) {
 	}
 }
 
-// mustRemember calls remember and decodes its structured answer, failing
-// the test on a tool error.
-func mustRemember(t *testing.T, c *client.Client, args map[string]any) writeOutput {
+// mustCall calls a tool that must succeed and decodes its structured
+// answer into a T.
+func mustCall[T any](t *testing.T, c *client.Client, name string, args map[string]any) T {
 	t.Helper()
-	res, text := callTool(t, c, "remember", args)
+	res, text := callTool(t, c, name, args)
 	if res.IsError {
-		t.Fatalf("remember(%v): %s", args, text)
+		t.Fatalf("%s(%v): %s", name, args, text)
 	}
-	var w writeOutput
-	raw, _ := json.Marshal(res.StructuredContent)
-	if err := json.Unmarshal(raw, &w); err != nil {
+	var out T
+	decodeStructured(t, res, &out)
+	return out
+}
+
+// decodeStructured decodes a tool result's structuredContent into out.
+func decodeStructured(t *testing.T, res *mcp.CallToolResult, out any) {
+	t.Helper()
+	raw, err := json.Marshal(res.StructuredContent)
+	if err != nil {
 		t.Fatal(err)
 	}
-	return w
+	if err := json.Unmarshal(raw, out); err != nil {
+		t.Fatal(err)
+	}
 }
