@@ -159,7 +159,7 @@ type Index struct {
 // New returns an empty index that expands queries with the embedded default
 // dictionary.
 func New() *Index {
-	d, err := parseDictionary(defaultTerms)
+	d, err := embeddedDictionary()
 	if err != nil {
 		// The dictionary is embedded and checked by tests.
 		panic("index: embedded terms.txt: " + err.Error())
