@@ -80,3 +80,30 @@ func TestSubscribeReportsWhatChanged(t *testing.T) {
 		t.Fatalf("called %d times after cancel, want 6", n)
 	}
 }
+
+// TestRefreshFollowsAMoveWithinOneBatch moves a memory to a folder that
+// sorts before its old one and refreshes both paths at once: the memory
+// must end up at its new path, not be dropped as a duplicate of itself.
+func TestRefreshFollowsAMoveWithinOneBatch(t *testing.T) {
+	dir := t.TempDir()
+	text := "---\nid: m\ntitle: Flaky test\n---\nQuarantine it.\n"
+	writeFiles(t, dir, map[string]string{"short-term/m.md": text})
+	v, err := Open(t.Context(), dir, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	writeFiles(t, dir, map[string]string{"project/m.md": text})
+	if err := os.Remove(filepath.Join(dir, "short-term/m.md")); err != nil {
+		t.Fatal(err)
+	}
+	if err := v.Refresh(t.Context(), []string{"project/m.md", "short-term/m.md"}); err != nil {
+		t.Fatal(err)
+	}
+	m, err := v.Get("m")
+	if err != nil || m.Path != "project/m.md" {
+		t.Fatalf("after the move: got %+v, %v; want the memory at project/m.md", m, err)
+	}
+	if d := v.Diagnostics(); len(d) != 0 {
+		t.Errorf("diagnostics after the move: %v, want none", d)
+	}
+}

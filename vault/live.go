@@ -11,58 +11,18 @@ import (
 // on disk (a hand edit, git, another memvault process) and returns the ids
 // whose indexed state changed. The whole batch becomes visible at once.
 //
-// It differs from Refresh in two ways that matter for a file watcher. It
-// waits for a write of this process in progress, so a file read before
-// that write can never overwrite the entry the write just indexed. And it
-// drops entries whose file is gone or now carries another id before it
-// adds anything, so a file moved within the batch (say short-term/ to
-// project/) does not collide with its own old entry as a duplicate id.
-//
-// A file whose content hash equals the indexed one is left alone, so
-// syncing after this process's own write costs a read and changes
+// Unlike Refresh it waits for a write of this process in progress, so a
+// file read before that write can never overwrite the entry the write just
+// indexed. A file whose content hash equals the indexed one is left alone,
+// so syncing after this process's own write costs a read and changes
 // nothing.
 func (v *Vault) SyncFiles(ctx context.Context, rels []string) ([]string, error) {
 	if v.readOnly {
 		return nil, ErrReadOnly
 	}
-	var keep []string
-	for _, rel := range rels {
-		if IsMemoryPath(rel) {
-			keep = append(keep, rel)
-		}
-	}
 	v.writeMu.Lock()
 	defer v.writeMu.Unlock()
-	res, err := v.readAll(ctx, keep)
-	if err != nil {
-		return nil, err
-	}
-	var changed []string
-	v.mu.Lock()
-	for _, r := range res {
-		d, had := v.byPath[r.rel]
-		if !had {
-			continue
-		}
-		m := keepLastGood(r, true)
-		gone := r.mem == nil && isNotExist(r.diags)
-		if gone || (m != nil && m.ID != v.entries[d].ID) {
-			changed = append(changed, v.entries[d].ID)
-			delete(v.diags, r.rel)
-			v.removeLocked(d)
-		}
-	}
-	for _, r := range res {
-		changed = append(changed, v.applyLocked(r)...)
-	}
-	v.rebuildSuccLocked()
-	v.mu.Unlock()
-	if len(changed) == 0 {
-		return nil, nil
-	}
-	changed = dedupe(changed)
-	v.publish(Change{IDs: changed})
-	return changed, nil
+	return v.refresh(ctx, rels)
 }
 
 // SyncAll reloads the whole vault like Reload, after any write of this

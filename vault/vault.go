@@ -118,6 +118,16 @@ func (v *Vault) Reload(ctx context.Context) error {
 // deleted on disk) and updates just their entries. A file that no longer
 // parses keeps its last good version, marked stale, with its diagnostic.
 func (v *Vault) Refresh(ctx context.Context, rels []string) error {
+	_, err := v.refresh(ctx, rels)
+	return err
+}
+
+// refresh re-reads rels and applies them as one batch, returning the ids
+// whose indexed state changed. Entries whose file is gone or now carries
+// another id are dropped before anything is added, so a file moved within
+// the batch (say short-term/ to project/) does not collide with its own
+// old entry as a duplicate id.
+func (v *Vault) refresh(ctx context.Context, rels []string) ([]string, error) {
 	var keep []string
 	for _, rel := range rels {
 		if IsMemoryPath(rel) {
@@ -126,19 +136,34 @@ func (v *Vault) Refresh(ctx context.Context, rels []string) error {
 	}
 	res, err := v.readAll(ctx, keep)
 	if err != nil {
-		return err
+		return nil, err
 	}
 	var changed []string
 	v.mu.Lock()
+	for _, r := range res {
+		d, had := v.byPath[r.rel]
+		if !had {
+			continue
+		}
+		m := keepLastGood(r, true)
+		gone := r.mem == nil && isNotExist(r.diags)
+		if gone || (m != nil && m.ID != v.entries[d].ID) {
+			changed = append(changed, v.entries[d].ID)
+			delete(v.diags, r.rel)
+			v.removeLocked(d)
+		}
+	}
 	for _, r := range res {
 		changed = append(changed, v.applyLocked(r)...)
 	}
 	v.rebuildSuccLocked()
 	v.mu.Unlock()
-	if len(changed) > 0 {
-		v.publish(Change{IDs: dedupe(changed)})
+	if len(changed) == 0 {
+		return nil, nil
 	}
-	return nil
+	changed = dedupe(changed)
+	v.publish(Change{IDs: changed})
+	return changed, nil
 }
 
 // applyLocked swaps one file's entry in the index and returns the ids of
