@@ -11,7 +11,6 @@ import (
 	"time"
 
 	"github.com/mark3labs/mcp-go/client"
-	"github.com/mark3labs/mcp-go/mcp"
 	"github.com/mark3labs/mcp-go/server"
 
 	"github.com/memvault/memvault/vault"
@@ -73,20 +72,7 @@ func newGitServer(t *testing.T, clock *testClock, withUser bool) *gitServer {
 		server.WithPromptCapabilities(false), server.WithHooks(hooks), server.WithOutputSchemaValidation())
 	notify.srv = s
 	tools.register(s)
-	c, err := client.NewInProcessClient(s)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { c.Close() })
-	if err := c.Start(ctx); err != nil {
-		t.Fatal(err)
-	}
-	init := mcp.InitializeRequest{}
-	init.Params.ProtocolVersion = legacyProtocol
-	init.Params.ClientInfo = mcp.Implementation{Name: "unit", Version: "1"}
-	if _, err := c.Initialize(ctx, init); err != nil {
-		t.Fatal(err)
-	}
+	c := connectInProcess(t, s, legacyProtocol)
 	g.c = c
 	return g
 }
@@ -305,19 +291,7 @@ func TestRecallRanksTheVaultsTogether(t *testing.T) {
 	tools.now = func() time.Time { return now }
 	s := server.NewMCPServer("memvault", serverVersion, server.WithToolCapabilities(false))
 	tools.register(s)
-	c, err := client.NewInProcessClient(s)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { c.Close() })
-	if err := c.Start(ctx); err != nil {
-		t.Fatal(err)
-	}
-	init := mcp.InitializeRequest{}
-	init.Params.ProtocolVersion = legacyProtocol
-	if _, err := c.Initialize(ctx, init); err != nil {
-		t.Fatal(err)
-	}
+	c := connectInProcess(t, s, legacyProtocol)
 	for _, q := range []string{"单元测试怎么写", "测试用什么框架"} {
 		out := mustCall[recallOutput](t, c, "recall", map[string]any{"query": q})
 		if len(out.Results) == 0 || out.Results[0].ID != pref || out.Results[0].Vault != userScope {

@@ -29,21 +29,7 @@ func inProcessTools(t *testing.T, now time.Time) (*vault.Vault, *client.Client) 
 	}
 	s := server.NewMCPServer("memvault", serverVersion, server.WithToolCapabilities(false), server.WithResourceCapabilities(false, false), server.WithPromptCapabilities(false), server.WithOutputSchemaValidation())
 	testTools(v, nil).register(s)
-	c, err := client.NewInProcessClient(s)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { c.Close() })
-	ctx := context.Background()
-	if err := c.Start(ctx); err != nil {
-		t.Fatal(err)
-	}
-	init := mcp.InitializeRequest{}
-	init.Params.ProtocolVersion = mcp.LATEST_PROTOCOL_VERSION
-	init.Params.ClientInfo = mcp.Implementation{Name: "unit", Version: "1"}
-	if _, err := c.Initialize(ctx, init); err != nil {
-		t.Fatal(err)
-	}
+	c := connectInProcess(t, s, mcp.LATEST_PROTOCOL_VERSION)
 	return v, c
 }
 
@@ -370,4 +356,26 @@ func decodeStructured(t *testing.T, res *mcp.CallToolResult, out any) {
 	if err := json.Unmarshal(raw, out); err != nil {
 		t.Fatal(err)
 	}
+}
+
+// connectInProcess connects mcp-go's in-process client (named "unit") to s
+// and initializes it with the given protocol version.
+func connectInProcess(t *testing.T, s *server.MCPServer, protocol string) *client.Client {
+	t.Helper()
+	c, err := client.NewInProcessClient(s)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { c.Close() })
+	ctx := context.Background()
+	if err := c.Start(ctx); err != nil {
+		t.Fatal(err)
+	}
+	init := mcp.InitializeRequest{}
+	init.Params.ProtocolVersion = protocol
+	init.Params.ClientInfo = mcp.Implementation{Name: "unit", Version: "1"}
+	if _, err := c.Initialize(ctx, init); err != nil {
+		t.Fatal(err)
+	}
+	return c
 }
