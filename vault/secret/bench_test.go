@@ -53,3 +53,16 @@ func BenchmarkScanAdversarial(b *testing.B) {
 		})
 	}
 }
+
+// BenchmarkScanLink measures a long prose line holding a plain link: the
+// URL rule's keyword occurs, but its token has no credentials.
+func BenchmarkScanLink(b *testing.B) {
+	data := []byte(strings.Repeat("The checkout flow follows the strategy pattern, 结算模块使用策略模式, ", 8) +
+		"see [the design doc](https://example.com/docs/checkout) for details.\n")
+	b.SetBytes(int64(len(data)))
+	for b.Loop() {
+		if Scan(data) != nil {
+			b.Fatal("unexpected finding")
+		}
+	}
+}

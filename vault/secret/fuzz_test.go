@@ -54,3 +54,69 @@ func FuzzScan(f *testing.F) {
 		}
 	})
 }
+
+// FuzzTokenMode checks that searching token-mode rules token by token
+// finds exactly the matches that searching every line finds: the
+// shortcut may skip text, never a secret.
+func FuzzTokenMode(f *testing.F) {
+	for _, s := range []string{
+		"see [the doc](https://example.com/x) and postgres://app:Zq8v2Lr7mN0p@db:5432/app",
+		"a.b+c://u:p@h x://y:z@w",
+		"_postgres://app:Zq8v2Lr7mN0p@db",
+		"\"mysql://root:S3cr3t!x9@10.0.0.5\"",
+		"http://a@b://c:d@e",
+		"postgres://a:b:c@d\tredis://:x@y",
+	} {
+		f.Add([]byte(s))
+	}
+	f.Fuzz(func(t *testing.T, data []byte) {
+		hits, _ := keywords.find(data)
+		for i := range rules {
+			r := &rules[i]
+			if !r.token {
+				continue
+			}
+			var byLine, byToken [][]int
+			for ls := 0; ls <= len(data); {
+				le := bytes.IndexByte(data[ls:], '\n')
+				if le < 0 {
+					le = len(data)
+				} else {
+					le += ls
+				}
+				for _, loc := range r.re.FindAllSubmatchIndex(data[ls:le], -1) {
+					byLine = append(byLine, shift(loc, ls))
+				}
+				ls = le + 1
+			}
+			tokenEnd := -1
+			for _, h := range hits {
+				if r.keywordMask&(1<<h.k) == 0 || h.pos < tokenEnd {
+					continue
+				}
+				ts, te := tokenAround(data, h.pos)
+				tokenEnd = te
+				if bytes.IndexByte(data[h.pos:te], r.need) < 0 {
+					continue
+				}
+				for _, loc := range r.re.FindAllSubmatchIndex(data[ts:te], -1) {
+					byToken = append(byToken, shift(loc, ts))
+				}
+			}
+			if !slices.EqualFunc(byLine, byToken, slices.Equal) {
+				t.Fatalf("rule %s on %q: by line %v, by token %v", r.id, data, byLine, byToken)
+			}
+		}
+	})
+}
+
+func shift(loc []int, base int) []int {
+	out := make([]int, len(loc))
+	for i, x := range loc {
+		out[i] = x
+		if x >= 0 {
+			out[i] = x + base
+		}
+	}
+	return out
+}

@@ -264,6 +264,10 @@ func table() []rule {
 			re:          regexp.MustCompile(`\b[A-Za-z][A-Za-z0-9+.\-]{1,30}://([^\s:/?#@"'<>\x60]+):([^\s/?#@"'<>\x60]+)@[^\s/?#@"'<>\x60]`),
 			group:       2,
 			valid:       urlPassword,
+			// No class in the regexp admits a token end, and a match
+			// needs an @ after its ://.
+			token: true,
+			need:  '@',
 			positives: []string{
 				"DATABASE_URL=postgres://app:Zq8v2Lr7mN0p@db.internal:5432/app",
 				"连接串：mysql://root:S3cr3t!x9@10.0.0.5:3306/prod，用于报表",

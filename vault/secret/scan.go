@@ -74,6 +74,13 @@ type rule struct {
 	anchored bool
 	// boundary requires a non-word byte (or the start) before the keyword.
 	boundary bool
+	// token rules match within one token (a run of bytes without ASCII
+	// space or quote characters, see isTokenEnd) and only when need occurs
+	// in it after the keyword: the regexp runs on that token instead of
+	// the whole line. A long prose line holding a plain link then costs a
+	// byte scan, not a backtracking search.
+	token bool
+	need  byte
 	// generic rules give way to a specific rule matching the same bytes.
 	generic bool
 	// positives must be found by this rule, negatives by no rule; a test
@@ -112,6 +119,7 @@ func Scan(data []byte) []Finding {
 			continue
 		}
 		lineEnd := -1   // end of the last line searched, in line mode
+		tokenEnd := -1  // end of the last token searched, in token mode
 		skipUntil := -1 // end of the last anchored match: hits inside it are done
 		for _, h := range hits {
 			if r.keywordMask&(1<<h.k) == 0 {
@@ -133,6 +141,21 @@ func Scan(data []byte) []Finding {
 					skipUntil = h.pos + loc[1]
 				}
 				add(r, h.pos, loc)
+				continue
+			}
+			if r.token {
+				// Token mode: search each token holding a keyword once.
+				if h.pos < tokenEnd {
+					continue
+				}
+				ts, te := tokenAround(data, h.pos)
+				tokenEnd = te
+				if bytes.IndexByte(data[h.pos:te], r.need) < 0 {
+					continue
+				}
+				for _, loc := range r.re.FindAllSubmatchIndex(data[ts:te], -1) {
+					add(r, ts, loc)
+				}
 				continue
 			}
 			// Line mode: search each line holding a keyword once.
@@ -172,6 +195,31 @@ func (r *rule) accept(data []byte, start, end int) bool {
 // anchoredWindow bounds the text an anchored regexp sees (besides the end
 // of the line); no secret rule matches more than this.
 const anchoredWindow = 1024
+
+// tokenAround returns the token holding data[pos]: the bytes around it up
+// to the nearest byte for which isTokenEnd holds, or the input's ends.
+func tokenAround(data []byte, pos int) (start, end int) {
+	start, end = pos, pos
+	for start > 0 && !isTokenEnd(data[start-1]) {
+		start--
+	}
+	for end < len(data) && !isTokenEnd(data[end]) {
+		end++
+	}
+	return start, end
+}
+
+// isTokenEnd reports the bytes no token-mode match may contain: the
+// regexp \s class (tab, newline, form feed, carriage return, space),
+// quotes, angle brackets and the backquote, which end a URL in prose,
+// code and markup.
+func isTokenEnd(c byte) bool {
+	switch c {
+	case '\t', '\n', '\f', '\r', ' ', '"', '\'', '<', '>', '`':
+		return true
+	}
+	return false
+}
 
 func isWordByte(c byte) bool {
 	return c == '_' || c >= '0' && c <= '9' || c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z'
