@@ -74,8 +74,7 @@ type builder struct {
 	diags      map[string][]*Diagnostic
 	old        map[string]index.DocID // the state being replaced
 	oldEntries []*Memory
-	pending    []index.Entry          // memories without a Prepared, for PutBatch
-	names      map[string]index.DocID // see nameKeys
+	pending    []index.Entry // memories without a Prepared, for PutBatch
 	// strs holds one copy of each tag and source string: they repeat
 	// across thousands of memories.
 	strs map[string]string
@@ -105,7 +104,6 @@ func (v *Vault) newBuilder(n int, ix *index.Index) *builder {
 		old:        old,
 		oldEntries: oldEntries,
 		strs:       map[string]string{},
-		names:      make(map[string]index.DocID, 4*n),
 	}
 }
 
@@ -140,9 +138,6 @@ func (b *builder) add(r loaded) {
 	b.entries = append(b.entries, m)
 	b.byID[m.ID] = id
 	b.byPath[m.Path] = id
-	for _, k := range nameKeys(m) {
-		b.names[k] = id
-	}
 	if prep != nil {
 		b.bulk.Put(id, prep)
 	} else {
@@ -157,7 +152,7 @@ func (v *Vault) installBuilt(b *builder) {
 	b.ix.PutBatch(b.pending)
 	b.ix.Trim()
 	v.mu.Lock()
-	v.ix, v.entries, v.free, v.byID, v.byPath, v.diags, v.names = b.ix, b.entries, nil, b.byID, b.byPath, b.diags, b.names
+	v.ix, v.entries, v.free, v.byID, v.byPath, v.diags, v.names = b.ix, b.entries, nil, b.byID, b.byPath, b.diags, nil
 	v.rebuildSuccLocked()
 	v.loadedAt = v.now()
 	v.mu.Unlock()

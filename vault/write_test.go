@@ -334,3 +334,55 @@ func manyTags(n int) []string {
 	}
 	return out
 }
+
+// TestRelatedFollowsWrites checks wiki-link resolution whether the name
+// table was built before the writes (and kept up to date by them) or is
+// built after them from the entries.
+func TestRelatedFollowsWrites(t *testing.T) {
+	for _, builtFirst := range []bool{false, true} {
+		t.Run(fmt.Sprintf("builtFirst=%v", builtFirst), func(t *testing.T) {
+			clock := newClock("2026-11-30T10:02:11Z")
+			v, err := Open(t.Context(), t.TempDir(), Options{Now: clock.Now})
+			if err != nil {
+				t.Fatal(err)
+			}
+			a, err := v.Create(t.Context(), NewMemory{Title: "Checkout design", Content: "See [[Payment gateway]] and [[订单状态]]."}, Author{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			related := func() []string {
+				m, err := v.Get(a.Memory.ID)
+				if err != nil {
+					t.Fatal(err)
+				}
+				var ids []string
+				for _, r := range v.Related(m) {
+					ids = append(ids, r.ID)
+				}
+				return ids
+			}
+			if builtFirst {
+				if got := related(); len(got) != 0 {
+					t.Fatalf("Related before the targets exist = %v, want none", got)
+				}
+			}
+			pay, err := v.Create(t.Context(), NewMemory{Title: "Payment gateway", Content: "Stripe."}, Author{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			order, err := v.Create(t.Context(), NewMemory{Title: "订单状态", Content: "unpaid, paid."}, Author{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if got, want := related(), []string{pay.Memory.ID, order.Memory.ID}; !slices.Equal(got, want) {
+				t.Fatalf("Related after creating the targets = %v, want %v", got, want)
+			}
+			if _, err := v.Forget(t.Context(), pay.Memory.ID, true, Author{Reason: "gone"}); err != nil {
+				t.Fatal(err)
+			}
+			if got, want := related(), []string{order.Memory.ID}; !slices.Equal(got, want) {
+				t.Fatalf("Related after deleting one target = %v, want %v", got, want)
+			}
+		})
+	}
+}

@@ -47,9 +47,12 @@ type bulkRec struct {
 	key  uint16 // sort key, set by flush
 }
 
-// bulkBatch is how many postings Flush handles at a time: enough for the
-// common terms to repeat many times, little enough to stay in cache.
-const bulkBatch = 1 << 17
+// bulkBatch is how many postings a flush handles at a time. The more a
+// batch holds, the more of each term's postings share one look-up: on the
+// 100k-memory load benchmark 2^19 took about 5% less CPU than 2^17, and
+// 2^20 no less than 2^19. Two batches and the sort scratch, 16 MB each,
+// live only during a load.
+const bulkBatch = 1 << 19
 
 // NewBulk returns a Bulk that inserts into ix.
 func (ix *Index) NewBulk() *Bulk { return &Bulk{ix: ix, buf: new(bulkBuf), max: bulkBatch} }
