@@ -155,6 +155,11 @@ func (a *analyzer) analyze(s string, fn func(*token)) {
 				i = j
 				continue
 			}
+			if j := identEnd(s, i); j > 0 {
+				a.ident(s, i, j)
+				i = j
+				continue
+			}
 		}
 		r, size := decode(s, i)
 		r = fold(r)
@@ -257,6 +262,83 @@ func (a *analyzer) plainWord(s string, i, j int) {
 	}
 	a.buf = stem(a.buf)
 	a.emit(kindWord, stop, i, j)
+}
+
+// identEnd returns the end of the Latin run starting at s[i] if the run
+// is a lower-case ASCII identifier such as order_id or dead-letter-queue:
+// words of lower-case letters and digits joined by single '_' or '-'.
+// Otherwise, or if the run might go on past what it checked, it returns
+// -1 and latin handles the run.
+func identEnd(s string, i int) int {
+	j := i
+	parts := 0
+	for {
+		k := j
+		for k < len(s) && ('a' <= s[k] && s[k] <= 'z' || '0' <= s[k] && s[k] <= '9') {
+			k++
+		}
+		if k == j {
+			return -1
+		}
+		parts++
+		j = k
+		if j+1 < len(s) && (s[j] == '_' || s[j] == '-') &&
+			('a' <= s[j+1] && s[j+1] <= 'z' || '0' <= s[j+1] && s[j+1] <= '9') {
+			j++
+			continue
+		}
+		break
+	}
+	if parts < 2 {
+		return -1
+	}
+	if j == len(s) {
+		return j
+	}
+	c := s[j]
+	switch {
+	case 'A' <= c && c <= 'Z':
+		return -1
+	case c < utf8.RuneSelf:
+		if isConnector(rune(c)) && j+1 < len(s) {
+			return -1
+		}
+		return j
+	}
+	r, _ := decode(s, j)
+	r = fold(r)
+	if !isCJK(r) && (isAlnum(r) || isConnector(r)) {
+		return -1
+	}
+	return j
+}
+
+// ident emits the identifier s[i:j] (see identEnd) as latin would: each
+// word longer than one letter (or starting with a digit) as a part, then
+// the whole identifier as a compound. No piece of it is a version, a
+// camelCase word or a compound of its own.
+func (a *analyzer) ident(s string, i, j int) {
+	for p := i; p < j; {
+		q := p
+		for q < j && s[q] != '_' && s[q] != '-' {
+			q++
+		}
+		if q-p > 1 || '0' <= s[p] && s[p] <= '9' {
+			a.buf = append(a.buf[:0], s[p:q]...)
+			if len(a.buf) <= maxWordBytes {
+				stop := isStopWord(a.buf)
+				if !stop || a.keepStops {
+					a.buf = stem(a.buf)
+					a.emit(kindPart, stop, p, q)
+				}
+			}
+		}
+		p = q + 1
+	}
+	a.buf = append(a.buf[:0], s[i:j]...)
+	if len(a.buf) <= maxCompoundBytes && !isStopWord(a.buf) {
+		a.emit(kindCompound, false, i, j)
+	}
 }
 
 func isASCIIAlnum(c byte) bool {

@@ -120,6 +120,11 @@ func TestPlainWordShortcut(t *testing.T) {
 		"x_", "a.", "3.8.0 8.11 v2 2026 10x", "v2订单 订单v2 abc订单", "ＯｒｄｅｒＩＤ ab１２ abＡ ab／c",
 		"café naïve Ärger über", "ab\u0301c", "the and of a an", strings.Repeat("x", 70) + " " + strings.Repeat("y", 64),
 		"ab\xffcd", "end", "a", "Z",
+		// Identifiers (the ident shortcut) and runs that only look like one.
+		"order_id dead-letter-queue a_b x-1 1_x the_and of-the v2_3.8 gen_order_no_",
+		"order_id.go order_id/x order_idX order_id订单 订单order_id order__id order_-id",
+		"order_ID order_ïd order_id́ a-b-c-d-e-f-g-h-i-j-k-l-m-n-o-p-q-r-s " + strings.Repeat("ab_", 30) + "z",
+		"running_tests tested-cases " + strings.Repeat("q", 65) + "_x",
 	} {
 		t.Run(s, func(t *testing.T) { checkPlainWords(t, s) })
 	}
