@@ -64,7 +64,13 @@ func (l Layer) Committed() bool { return l != Transient }
 func ParseLayer(s string) (Layer, error) {
 	t := strings.ToLower(strings.TrimSpace(s))
 	t = strings.TrimPrefix(t, "l")
-	if n, err := strconv.Atoi(t); err == nil {
+	// Only what starts like a number goes to Atoi: its error for a layer
+	// name would be an allocation per file loaded.
+	if t != "" && strings.ContainsRune("+-0123456789", rune(t[0])) {
+		n, err := strconv.Atoi(t)
+		if err != nil {
+			return 0, fmt.Errorf("%w: %q (want 1-5 or %s)", ErrInvalidLayer, s, layerNames())
+		}
 		if l := Layer(n); l.Valid() {
 			return l, nil
 		}

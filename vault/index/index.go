@@ -207,12 +207,15 @@ func (ix *Index) Put(id DocID, d Doc) {
 // may call it concurrently with their own analyzer and docTerms.
 func (ix *Index) analyzeDoc(an *analyzer, doc *docTerms, d Doc) [numFields]int {
 	doc.reset()
-	var lens [numFields]int
+	doc.vocab, doc.lens = ix.terms, [numFields]int{}
+	if doc.bound != doc {
+		// A closure made here would escape through an and cost an
+		// allocation per field; the method value is made once.
+		doc.sink, doc.bound = doc.addToken, doc
+	}
 	field := func(f int, text string) {
-		an.analyze(text, func(t *token) {
-			lens[f]++
-			doc.add(ix.terms.hash(t.text), t.text, f)
-		})
+		doc.field = f
+		an.analyze(text, doc.sink)
 	}
 	field(fieldTitle, d.Title)
 	for _, a := range d.Aliases {
@@ -222,7 +225,7 @@ func (ix *Index) analyzeDoc(an *analyzer, doc *docTerms, d Doc) [numFields]int {
 		field(fieldTags, t)
 	}
 	field(fieldBody, d.Body)
-	return lens
+	return doc.lens
 }
 
 // newSlot retires any document with this id and takes a fresh slot.

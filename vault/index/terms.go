@@ -191,6 +191,21 @@ type docTerms struct {
 	buf   []byte
 	ents  []docEnt
 	table []int32 // index into ents + 1
+
+	// The analyser's callback state while analyzeDoc runs: each token
+	// of field counts towards lens[field] and is added with its hash in
+	// vocab. sink is addToken bound to the docTerms at bound.
+	vocab *vocabulary
+	field int
+	lens  [numFields]int
+	sink  func(*token)
+	bound *docTerms
+}
+
+// addToken counts token t in the current field.
+func (d *docTerms) addToken(t *token) {
+	d.lens[d.field]++
+	d.add(d.vocab.hash(t.text), t.text, d.field)
 }
 
 type docEnt struct {
