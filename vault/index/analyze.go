@@ -224,6 +224,15 @@ func plainWordEnd(s string, i int) int {
 	for j < len(s) && ('a' <= s[j] && s[j] <= 'z' || '0' <= s[j] && s[j] <= '9') {
 		j++
 	}
+	return runEnd(s, j)
+}
+
+// runEnd returns j if a Latin run scanned up to s[j] surely ends there,
+// else -1: what follows could continue it (an upper-case letter starts a
+// camelCase word; a connector continues the run if a letter or digit
+// follows it; other letters and digits beyond ASCII), and the shortcuts
+// leave such runs to latin.
+func runEnd(s string, j int) int {
 	if j == len(s) {
 		return j
 	}
@@ -232,8 +241,6 @@ func plainWordEnd(s string, i int) int {
 	case 'A' <= c && c <= 'Z':
 		return -1
 	case c < utf8.RuneSelf:
-		// A connector continues the run only if a letter or digit
-		// follows it.
 		if isConnector(rune(c)) && j+1 < len(s) {
 			return -1
 		}
@@ -292,25 +299,7 @@ func identEnd(s string, i int) int {
 	if parts < 2 {
 		return -1
 	}
-	if j == len(s) {
-		return j
-	}
-	c := s[j]
-	switch {
-	case 'A' <= c && c <= 'Z':
-		return -1
-	case c < utf8.RuneSelf:
-		if isConnector(rune(c)) && j+1 < len(s) {
-			return -1
-		}
-		return j
-	}
-	r, _ := decode(s, j)
-	r = fold(r)
-	if !isCJK(r) && (isAlnum(r) || isConnector(r)) {
-		return -1
-	}
-	return j
+	return runEnd(s, j)
 }
 
 // ident emits the identifier s[i:j] (see identEnd) as latin would: each

@@ -89,20 +89,9 @@ func FuzzTokenMode(f *testing.F) {
 				}
 				ls = le + 1
 			}
-			tokenEnd := -1
-			for _, h := range hits {
-				if r.keywordMask&(1<<h.k) == 0 || h.pos < tokenEnd {
-					continue
-				}
-				ts, te := tokenAround(data, h.pos)
-				tokenEnd = te
-				if bytes.IndexByte(data[h.pos:te], r.need) < 0 {
-					continue
-				}
-				for _, loc := range r.re.FindAllSubmatchIndex(data[ts:te], -1) {
-					byToken = append(byToken, shift(loc, ts))
-				}
-			}
+			r.tokenMatches(data, hits, func(base int, loc []int) {
+				byToken = append(byToken, shift(loc, base))
+			})
 			if !slices.EqualFunc(byLine, byToken, slices.Equal) {
 				t.Fatalf("rule %s on %q: by line %v, by token %v", r.id, data, byLine, byToken)
 			}

@@ -118,8 +118,11 @@ func Scan(data []byte) []Finding {
 		if r.keywordMask&present == 0 {
 			continue
 		}
+		if r.token {
+			r.tokenMatches(data, hits, func(base int, loc []int) { add(r, base, loc) })
+			continue
+		}
 		lineEnd := -1   // end of the last line searched, in line mode
-		tokenEnd := -1  // end of the last token searched, in token mode
 		skipUntil := -1 // end of the last anchored match: hits inside it are done
 		for _, h := range hits {
 			if r.keywordMask&(1<<h.k) == 0 {
@@ -141,21 +144,6 @@ func Scan(data []byte) []Finding {
 					skipUntil = h.pos + loc[1]
 				}
 				add(r, h.pos, loc)
-				continue
-			}
-			if r.token {
-				// Token mode: search each token holding a keyword once.
-				if h.pos < tokenEnd {
-					continue
-				}
-				ts, te := tokenAround(data, h.pos)
-				tokenEnd = te
-				if bytes.IndexByte(data[h.pos:te], r.need) < 0 {
-					continue
-				}
-				for _, loc := range r.re.FindAllSubmatchIndex(data[ts:te], -1) {
-					add(r, ts, loc)
-				}
 				continue
 			}
 			// Line mode: search each line holding a keyword once.
@@ -195,6 +183,26 @@ func (r *rule) accept(data []byte, start, end int) bool {
 // anchoredWindow bounds the text an anchored regexp sees (besides the end
 // of the line); no secret rule matches more than this.
 const anchoredWindow = 1024
+
+// tokenMatches calls fn with each match of r's regexp (loc relative to
+// base) in the tokens of data that hold one of r's keywords (hits) with
+// r.need after it, searching each such token once. See rule.token.
+func (r *compiledRule) tokenMatches(data []byte, hits []hit, fn func(base int, loc []int)) {
+	tokenEnd := -1 // end of the last token searched
+	for _, h := range hits {
+		if r.keywordMask&(1<<h.k) == 0 || h.pos < tokenEnd {
+			continue
+		}
+		ts, te := tokenAround(data, h.pos)
+		tokenEnd = te
+		if bytes.IndexByte(data[h.pos:te], r.need) < 0 {
+			continue
+		}
+		for _, loc := range r.re.FindAllSubmatchIndex(data[ts:te], -1) {
+			fn(ts, loc)
+		}
+	}
+}
 
 // tokenAround returns the token holding data[pos]: the bytes around it up
 // to the nearest byte for which isTokenEnd holds, or the input's ends.
