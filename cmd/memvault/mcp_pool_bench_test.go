@@ -37,8 +37,8 @@ func BenchmarkRecallVaults(b *testing.B) {
 		name string
 		vs   *openVaults
 	}{
-		{"project only", &openVaults{project: project, pslot: pslot, pool: &rankPool{}}},
-		{"project and user", &openVaults{project: project, pslot: pslot, user: user, uslot: uslot, pool: &rankPool{}}},
+		{"project only", &openVaults{project: project, pslot: pslot, pool: &rankPool{}, sup: &supersedeIndex{}}},
+		{"project and user", &openVaults{project: project, pslot: pslot, user: user, uslot: uslot, pool: &rankPool{}, sup: &supersedeIndex{}}},
 	} {
 		b.Run(tc.name, func(b *testing.B) {
 			q := vault.Query{Text: "how do we run the tests 测试", Limit: 8}

@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"fmt"
+	"slices"
 	"strings"
 	"time"
 
@@ -89,8 +90,10 @@ func (t *mcpTools) readyVaults(ctx context.Context) (*openVaults, error) {
 }
 
 // contextDigest renders the session-start digest within budget bytes,
-// from every served vault.
-func contextDigest(vs *openVaults, budget int) string {
+// from every served vault, with recall's rules across them: a memory the
+// other vault supersedes is left out, and rival rules from the two vaults
+// are listed as open conflicts.
+func contextDigest(ctx context.Context, vs *openVaults, budget int) (string, error) {
 	var b strings.Builder
 	b.WriteString("# Project memory\n")
 	full := false
@@ -105,29 +108,51 @@ func contextDigest(vs *openVaults, budget int) string {
 		}
 		b.WriteString(line)
 	}
-	section := func(title string, q vault.Query, keep func(vault.Result) bool) []vault.Result {
-		var kept []vault.Result
-		for _, p := range vs.each() {
-			for _, r := range p.v.Recall(q) {
-				if keep == nil || keep(r) {
-					kept = append(kept, r)
-				}
+	section := func(title string, q vault.Query, keep func(vault.Result) bool) ([]scopedResult, error) {
+		rs, err := recallVaults(ctx, vs, q)
+		if err != nil {
+			return nil, err
+		}
+		var kept []scopedResult
+		for _, r := range rs {
+			if keep == nil || keep(r.Result) {
+				kept = append(kept, r)
 			}
 		}
 		if len(kept) == 0 {
-			return nil
+			return nil, nil
 		}
 		add("\n## " + title + "\n")
 		for _, r := range kept {
-			add(fmt.Sprintf("- %s (%s): %s\n", r.Memory.Title, r.Memory.ID, oneLine(r.Snippet)))
+			line := fmt.Sprintf("- %s (%s): %s", r.Memory.Title, r.Memory.ID, oneLine(r.Snippet))
+			if len(r.Supersedes) > 0 {
+				line += " (replaces " + namedRefs(r.Supersedes) + ")"
+			}
+			add(line + "\n")
 		}
-		return kept
+		return kept, nil
 	}
-	var all []vault.Result
-	all = append(all, section("Preferences", vault.Query{Layers: []vault.Layer{vault.Preference}, Limit: 50}, nil)...)
-	all = append(all, section("Project rules (importance 8+)", vault.Query{Layers: []vault.Layer{vault.Project}, Limit: 200},
-		func(r vault.Result) bool { return r.Memory.Importance >= vault.NoDecayImportance })...)
-	all = append(all, section("Recent task state", vault.Query{Layers: []vault.Layer{vault.ShortTerm}, Limit: 10}, nil)...)
+	sections := []struct {
+		title string
+		q     vault.Query
+		keep  func(vault.Result) bool
+	}{
+		{"Preferences", vault.Query{Layers: []vault.Layer{vault.Preference}, Limit: 50}, nil},
+		{"Project rules (importance 8+)", vault.Query{Layers: []vault.Layer{vault.Project}, Limit: 200},
+			func(r vault.Result) bool { return r.Memory.Importance >= vault.NoDecayImportance }},
+		{"Recent task state", vault.Query{Layers: []vault.Layer{vault.ShortTerm}, Limit: 10}, nil},
+	}
+	var all []scopedResult
+	for _, sec := range sections {
+		kept, err := section(sec.title, sec.q, sec.keep)
+		if err != nil {
+			return "", err
+		}
+		all = append(all, kept...)
+	}
+	// A user preference and a project rule are in different sections:
+	// judge the rivals across vaults over the whole digest.
+	markCrossConflicts(all)
 	var conflicts []string
 	for _, r := range all {
 		for _, other := range r.PossibleConflict {
@@ -136,6 +161,8 @@ func contextDigest(vs *openVaults, budget int) string {
 			}
 		}
 	}
+	slices.Sort(conflicts)
+	conflicts = slices.Compact(conflicts)
 	if len(conflicts) > 0 {
 		add("\n## Open conflicts\n")
 		for _, c := range conflicts {
@@ -145,7 +172,7 @@ func contextDigest(vs *openVaults, budget int) string {
 	if len(all) == 0 {
 		add("\nNo preferences, key rules or task state recorded yet.\n")
 	}
-	return b.String()
+	return b.String(), nil
 }
 
 func (t *mcpTools) readContext(ctx context.Context, req mcp.ReadResourceRequest) ([]mcp.ResourceContents, error) {
@@ -153,7 +180,11 @@ func (t *mcpTools) readContext(ctx context.Context, req mcp.ReadResourceRequest)
 	if err != nil {
 		return nil, err
 	}
-	return []mcp.ResourceContents{mcp.TextResourceContents{URI: contextURI, MIMEType: "text/markdown", Text: contextDigest(vs, recallBudgetBytes)}}, nil
+	text, err := contextDigest(ctx, vs, recallBudgetBytes)
+	if err != nil {
+		return nil, err
+	}
+	return []mcp.ResourceContents{mcp.TextResourceContents{URI: contextURI, MIMEType: "text/markdown", Text: text}}, nil
 }
 
 func (t *mcpTools) readMemory(ctx context.Context, req mcp.ReadResourceRequest) ([]mcp.ResourceContents, error) {

@@ -61,7 +61,7 @@ func newGitServer(t *testing.T, clock *testClock, withUser bool) *gitServer {
 		t.Cleanup(o.close)
 		return o.slot
 	}
-	tools := &mcpTools{logger: logger, notify: notify, project: fixedDiscovery(open(projectScope, filepath.Join(g.project, ".memory")))}
+	tools := &mcpTools{logger: logger, notify: notify, now: clock.Now, project: fixedDiscovery(open(projectScope, filepath.Join(g.project, ".memory")))}
 	if withUser {
 		g.user = newRepo(t)
 		tools.user = open(userScope, g.user)

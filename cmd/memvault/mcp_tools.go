@@ -38,6 +38,9 @@ type mcpTools struct {
 	now func() time.Time
 	// pool ranks the vaults' recall candidates together.
 	pool rankPool
+	// sup lists each vault's superseding memories, for supersession
+	// across the vaults.
+	sup supersedeIndex
 }
 
 // vaults waits for the served vaults and brings them up to date. ask is
@@ -53,7 +56,7 @@ func (t *mcpTools) vaults(ctx context.Context, responses mcp.InputResponses) (vs
 	if err != nil {
 		return nil, false, err
 	}
-	vs = &openVaults{project: v, pslot: slot, clock: t.now, pool: &t.pool}
+	vs = &openVaults{project: v, pslot: slot, clock: t.now, pool: &t.pool, sup: &t.sup}
 	if t.user != nil {
 		uv, err := t.user.ready(ctx)
 		if err != nil {
@@ -319,8 +322,11 @@ func (t *mcpTools) recall(ctx context.Context, vs *openVaults, a *toolArgs) (str
 		}
 		out.Results = append(out.Results, res)
 		b.WriteString(entry)
-		if len(res.Supersedes) > 0 {
-			fmt.Fprintf(&b, "   supersedes: %s\n", strings.Join(res.Supersedes, ", "))
+		if len(r.Supersedes) > 0 {
+			fmt.Fprintf(&b, "   supersedes: %s\n", namedRefs(r.Supersedes))
+		}
+		if len(r.SupersededBy) > 0 {
+			fmt.Fprintf(&b, "   superseded by: %s\n", namedRefs(r.SupersededBy))
 		}
 		if len(res.PossibleConflict) > 0 {
 			fmt.Fprintf(&b, "   possible conflict with: %s\n", strings.Join(res.PossibleConflict, ", "))
@@ -339,37 +345,49 @@ type scopedResult struct {
 // score, or by update time for an empty query (which lists recent
 // memories). With q.AsOf each vault is read as git recorded it then, as
 // the CLI's recall --as-of does, so the answer is what was believed at
-// that instant and not only what was valid.
+// that instant and not only what was valid. Supersession and rival rules
+// across the vaults are applied as within one (mcp_cross.go).
 func recallVaults(ctx context.Context, vs *openVaults, q vault.Query) ([]scopedResult, error) {
 	limit := q.Limit
 	if limit <= 0 {
 		limit = vault.DefaultLimit
 	}
-	var out []scopedResult
-	from := 0 // how many vaults had results
+	at := q.AsOf
+	if at.IsZero() {
+		at = vs.now()
+	}
+	var vaults []scopedVault
 	for _, p := range vs.each() {
-		v := p.v
+		sv := scopedVault{scope: p.slot.name, v: p.v, cached: true}
 		if !q.AsOf.IsZero() && p.slot.asOf != nil {
 			past, err := p.slot.asOf(ctx, q.AsOf)
 			if err != nil {
 				return nil, fmt.Errorf("as_of: read the %s vault at %s: %w", p.slot.name, fmtInstant(q.AsOf), err)
 			}
-			v = past
+			sv.v, sv.cached = past, false
 		}
-		rs := v.Recall(q)
-		if len(rs) > 0 {
-			from++
-		}
-		for _, r := range rs {
-			out = append(out, scopedResult{Result: r, scope: p.slot.name})
+		vaults = append(vaults, sv)
+	}
+	succ := crossSuccessors(vaults, vs.sup)
+	vq := q
+	if !q.IncludeInactive {
+		// Each memory another vault supersedes may drop out below:
+		// ask for that many more, so the answer still has limit results.
+		vq.Limit = limit + len(succ)
+	}
+	var out []scopedResult
+	for _, sv := range vaults {
+		for _, r := range sv.v.Recall(vq) {
+			out = append(out, scopedResult{Result: r, scope: sv.scope})
 		}
 	}
-	if from > 1 && strings.TrimSpace(q.Text) != "" {
-		now := q.AsOf
-		if now.IsZero() {
-			now = vs.now()
-		}
-		out = vs.pool.rescore(q.Text, out, now)
+	out = applyCrossSupersession(out, succ, vaults, at, q.IncludeInactive)
+	from := map[string]bool{} // the vaults that answered
+	for _, r := range out {
+		from[r.scope] = true
+	}
+	if len(from) > 1 && strings.TrimSpace(q.Text) != "" {
+		out = vs.pool.rescore(q.Text, out, at)
 	}
 	if strings.TrimSpace(q.Text) == "" {
 		slices.SortStableFunc(out, func(a, b scopedResult) int { return b.Memory.UpdatedAt.Compare(a.Memory.UpdatedAt) })
@@ -378,6 +396,9 @@ func recallVaults(ctx context.Context, vs *openVaults, q vault.Query) ([]scopedR
 	}
 	if len(out) > limit {
 		out = out[:limit]
+	}
+	if len(from) > 1 {
+		markCrossConflicts(out)
 	}
 	return out, nil
 }
@@ -388,6 +409,19 @@ func refIDs(rs []vault.Ref) []string {
 		out = append(out, r.ID)
 	}
 	return out
+}
+
+// namedRefs names memories for people: "Title" (id), comma-separated.
+func namedRefs(rs []vault.Ref) string {
+	parts := make([]string, 0, len(rs))
+	for _, r := range rs {
+		if r.Title == "" {
+			parts = append(parts, r.ID)
+			continue
+		}
+		parts = append(parts, fmt.Sprintf("%q (%s)", r.Title, r.ID))
+	}
+	return strings.Join(parts, ", ")
 }
 
 func oneLine(s string) string { return strings.Join(strings.Fields(s), " ") }
@@ -484,13 +518,85 @@ func (t *mcpTools) remember(ctx context.Context, vs *openVaults, a *toolArgs) (s
 			return t.mergeInto(ctx, target, dup, n, by)
 		}
 	}
-	res, err := target.v.Create(ctx, n, by)
+	res, err := createIn(ctx, vs, target, n, by)
 	if err != nil {
 		return "", nil, toolError(err)
 	}
 	target.slot.noteOwnCommit(res.Commit)
 	out := writeOut(res, target.slot.name)
 	return out.text("remembered"), out, nil
+}
+
+// createIn writes n to target. vault.Create marks each id in supersedes
+// superseded in its own vault and fails on an id it does not hold, so a
+// project rule could not name the user preference it replaces. Such ids
+// (held only by the other served vault) are written as given instead,
+// through CreateBatch, which does not mark; recall applies them across
+// the vaults (mcp_cross.go), and the other vault's file is left alone:
+// marking it would be a second commit in another repository, and would
+// hide the old rule before a successor with a later effective_at applies.
+// The target's own ids are then marked superseded by Update, as Create
+// would have.
+func createIn(ctx context.Context, vs *openVaults, target vaultPair, n vault.NewMemory, by vault.Author) (vault.WriteResult, error) {
+	var own []string
+	foreign := false
+	for _, id := range n.Supersedes {
+		if _, err := target.v.Get(id); err != nil && elsewhere(vs, target, id) {
+			foreign = true
+		} else {
+			own = append(own, id)
+		}
+	}
+	if !foreign {
+		return target.v.Create(ctx, n, by)
+	}
+	for _, id := range own {
+		if _, err := target.v.Get(id); err != nil {
+			return vault.WriteResult{}, fmt.Errorf("supersedes %s: %w", id, err)
+		}
+	}
+	if n.Kind == "" {
+		n.Kind = "manual"
+	}
+	br, err := target.v.CreateBatch(ctx, vault.Batch{Items: []vault.BatchItem{{Memory: n}}}, by)
+	if err != nil {
+		return vault.WriteResult{}, err
+	}
+	if len(br.Skipped) > 0 {
+		return vault.WriteResult{}, br.Skipped[0].Err
+	}
+	if len(br.Created) != 1 {
+		return vault.WriteResult{}, fmt.Errorf("remember: nothing was written")
+	}
+	res := vault.WriteResult{Memory: br.Created[0], Commit: br.Commit}
+	superseded := vault.StatusSuperseded
+	for _, id := range own {
+		m, err := target.v.Get(id)
+		if err != nil || m.Status == vault.StatusSuperseded {
+			continue
+		}
+		u, err := target.v.Update(ctx, id, m.Version, vault.Patch{Status: &superseded},
+			vault.Author{Reason: fmt.Sprintf("superseded by %s", res.Memory.ID), Client: by.Client})
+		if err != nil {
+			return res, fmt.Errorf("%s written; marking %s superseded: %w", res.Memory.ID, id, err)
+		}
+		res.Commit = cmp.Or(u.Commit, res.Commit)
+		res.Superseded = append(res.Superseded, id)
+	}
+	return res, nil
+}
+
+// elsewhere says whether a served vault other than target holds id.
+func elsewhere(vs *openVaults, target vaultPair, id string) bool {
+	for _, p := range vs.each() {
+		if p.v == target.v {
+			continue
+		}
+		if _, err := p.v.Get(id); err == nil {
+			return true
+		}
+	}
+	return false
 }
 
 // rememberTarget picks the vault a new memory goes to: the one scope

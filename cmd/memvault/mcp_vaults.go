@@ -185,6 +185,7 @@ type openVaults struct {
 	uslot   *vaultSlot
 	clock   func() time.Time // nil: the wall clock
 	pool    *rankPool        // ranks both vaults' candidates together
+	sup     *supersedeIndex  // superseding memories, for supersession across vaults
 }
 
 // now is the instant tool calls evaluate time at.

@@ -1,0 +1,239 @@
+package main
+
+import (
+	"context"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/mark3labs/mcp-go/mcp"
+
+	"github.com/memvault/memvault/vault"
+)
+
+// TestSupersessionAcrossVaults serves a project and a user vault and
+// checks, through the MCP handlers, that a project rule superseding a user
+// preference is honoured in recall and in memory://context as it would be
+// within one vault.
+func TestSupersessionAcrossVaults(t *testing.T) {
+	now := time.Date(2026, 11, 30, 12, 0, 0, 0, time.UTC)
+	clock := &testClock{now: now}
+	g := newGitServer(t, clock, true)
+
+	var pytest, unittest, english, chinese, tabs, spaces writeOutput
+	g.ok("remember", map[string]any{"title": "Prefer pytest for tests", "content": "Write and run tests with pytest.",
+		"layer": "preference", "tags": []any{"testing"}}, &pytest)
+	g.ok("remember", map[string]any{"title": "Use unittest in this repository", "content": "This repository's tests use unittest, not pytest: the CI image has no pytest.",
+		"tags": []any{"testing"}, "supersedes": []any{pytest.ID}, "reason": "CI has no pytest"}, &unittest)
+	g.ok("remember", map[string]any{"title": "Answer in English", "content": "Write answers in English.", "layer": "preference"}, &english)
+	g.ok("remember", map[string]any{"title": "Answer in Chinese from December", "content": "From December, answer in Chinese. 用中文回答。",
+		"effective_at": "2026-12-10", "supersedes": []any{english.ID}}, &chinese)
+	g.ok("remember", map[string]any{"title": "Indent with tabs", "content": "Indent code with tabs.", "layer": "preference", "tags": []any{"style"}}, &tabs)
+	g.ok("remember", map[string]any{"title": "Indent with spaces", "content": "Indent code with four spaces.", "tags": []any{"style"}, "importance": 8}, &spaces)
+
+	if pytest.Vault != userScope || unittest.Vault != projectScope || english.Vault != userScope || chinese.Vault != projectScope ||
+		tabs.Vault != userScope || spaces.Vault != projectScope {
+		t.Fatalf("vaults: %s %s %s %s %s %s; want user, project, user, project, user, project",
+			pytest.Vault, unittest.Vault, english.Vault, chinese.Vault, tabs.Vault, spaces.Vault)
+	}
+	// The user vault's file is left alone: the project's rule applies in
+	// this project only.
+	if m := mustCall[memoryOutput](t, g.c, "get_memory", map[string]any{"id": pytest.ID}); m.Status != "active" || m.Version != 1 {
+		t.Errorf("user preference after the project superseded it: status %s, version %d; want active, 1 (not written)", m.Status, m.Version)
+	}
+	if m := mustCall[memoryOutput](t, g.c, "get_memory", map[string]any{"id": unittest.ID}); !slices.Equal(m.Supersedes, []string{pytest.ID}) {
+		t.Errorf("project rule supersedes %v, want [%s]", m.Supersedes, pytest.ID)
+	}
+
+	byID := func(rs []recallResult) map[string]recallResult {
+		out := map[string]recallResult{}
+		for _, r := range rs {
+			out[r.ID] = r
+		}
+		return out
+	}
+	type want struct {
+		present    map[string]string   // id -> status
+		absent     []string            // ids not returned
+		superBy    map[string][]string // id -> superseded_by
+		supersedes map[string][]string // id -> supersedes
+		conflicts  map[string][]string // id -> possible_conflict
+		text       []string            // in the readable answer
+	}
+	tests := []struct {
+		name string
+		args map[string]any
+		want want
+	}{
+		{"project rule supersedes the preference",
+			map[string]any{"query": "tests pytest unittest"},
+			want{present: map[string]string{unittest.ID: "active"}, absent: []string{pytest.ID},
+				supersedes: map[string][]string{unittest.ID: {pytest.ID}},
+				text:       []string{`supersedes: "Prefer pytest for tests" (` + pytest.ID + `)`}}},
+		{"include_inactive shows the superseded preference",
+			map[string]any{"query": "tests pytest unittest", "include_inactive": true},
+			want{present: map[string]string{unittest.ID: "active", pytest.ID: "superseded"},
+				superBy: map[string][]string{pytest.ID: {unittest.ID}},
+				text:    []string{`superseded by: "Use unittest in this repository" (` + unittest.ID + `)`}}},
+		{"a future rule does not supersede yet",
+			map[string]any{"query": "answer English Chinese"},
+			want{present: map[string]string{english.ID: "active"}, absent: []string{chinese.ID}}},
+		{"a future rule does not supersede yet, include_inactive",
+			map[string]any{"query": "answer English Chinese", "include_inactive": true},
+			want{present: map[string]string{english.ID: "active", chinese.ID: "future"}, superBy: map[string][]string{english.ID: nil}}},
+		{"as_of after effective_at: superseded",
+			map[string]any{"query": "answer English Chinese", "as_of": "2026-12-11"},
+			want{present: map[string]string{chinese.ID: "active"}, absent: []string{english.ID}}},
+		{"as_of after effective_at, include_inactive",
+			map[string]any{"query": "answer English Chinese", "as_of": "2026-12-11", "include_inactive": true},
+			want{present: map[string]string{chinese.ID: "active", english.ID: "superseded"}, superBy: map[string][]string{english.ID: {chinese.ID}}}},
+		{"rival rules across the vaults, both ways",
+			map[string]any{"query": "indent tabs spaces"},
+			want{present: map[string]string{tabs.ID: "active", spaces.ID: "active"},
+				conflicts: map[string][]string{tabs.ID: {spaces.ID}, spaces.ID: {tabs.ID}}}},
+		{"a rule and the preference it supersedes are no rivals",
+			map[string]any{"query": "tests pytest unittest", "include_inactive": true},
+			want{conflicts: map[string][]string{unittest.ID: {}, pytest.ID: {}}}},
+		{"empty query lists recent memories without the superseded one",
+			map[string]any{"limit": 50},
+			want{present: map[string]string{unittest.ID: "active", english.ID: "active", tabs.ID: "active", spaces.ID: "active"},
+				absent: []string{pytest.ID, chinese.ID}}},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			res, text := callTool(t, g.c, "recall", tc.args)
+			if res.IsError {
+				t.Fatalf("recall(%v): %s", tc.args, text)
+			}
+			var out recallOutput
+			decodeStructured(t, res, &out)
+			got := byID(out.Results)
+			for id, status := range tc.want.present {
+				if r, ok := got[id]; !ok || r.Status != status {
+					t.Errorf("%s: got %+v (present %v), want status %s", id, r, ok, status)
+				}
+			}
+			for _, id := range tc.want.absent {
+				if r, ok := got[id]; ok {
+					t.Errorf("%s returned (%s), want it hidden", id, r.Status)
+				}
+			}
+			for id, want := range tc.want.superBy {
+				if r := got[id]; !slices.Equal(r.SupersededBy, want) {
+					t.Errorf("%s superseded_by = %v, want %v", id, r.SupersededBy, want)
+				}
+			}
+			for id, want := range tc.want.supersedes {
+				if r := got[id]; !slices.Equal(r.Supersedes, want) {
+					t.Errorf("%s supersedes = %v, want %v", id, r.Supersedes, want)
+				}
+			}
+			for id, want := range tc.want.conflicts {
+				if r := got[id]; !slices.Equal(r.PossibleConflict, want) {
+					t.Errorf("%s possible_conflict = %v, want %v", id, r.PossibleConflict, want)
+				}
+			}
+			for _, w := range tc.want.text {
+				if !strings.Contains(text, w) {
+					t.Errorf("answer lacks %q:\n%s", w, text)
+				}
+			}
+		})
+	}
+
+	t.Run("memory://context", func(t *testing.T) {
+		read := func() string {
+			t.Helper()
+			req := mcp.ReadResourceRequest{}
+			req.Params.URI = contextURI
+			res, err := g.c.ReadResource(context.Background(), req)
+			if err != nil {
+				t.Fatal(err)
+			}
+			return res.Contents[0].(mcp.TextResourceContents).Text
+		}
+		digest := read()
+		for _, w := range []string{"Answer in English", "Indent with tabs", "Indent with spaces",
+			"## Open conflicts", minMax(tabs.ID, spaces.ID)} {
+			if !strings.Contains(digest, w) {
+				t.Errorf("context lacks %q:\n%s", w, digest)
+			}
+		}
+		if strings.Contains(digest, "Prefer pytest") {
+			t.Errorf("context lists the preference the project superseded:\n%s", digest)
+		}
+		clock.set(time.Date(2026, 12, 11, 0, 0, 0, 0, time.UTC))
+		t.Cleanup(func() { clock.set(now) })
+		if digest := read(); strings.Contains(digest, "Answer in English") {
+			t.Errorf("context after the project's rule took effect still lists the preference it supersedes:\n%s", digest)
+		}
+	})
+}
+
+// minMax renders the conflict line of memory://context for two ids.
+func minMax(a, b string) string {
+	if b < a {
+		a, b = b, a
+	}
+	return "- " + a + " may conflict with " + b
+}
+
+// TestCrossRivalsMatchTheVault holds the rival criteria copied from
+// vault/recall.go to the vault's own: each pair of rules is put in one
+// vault, and the vault's verdict must be the cross-vault one.
+func TestCrossRivalsMatchTheVault(t *testing.T) {
+	ctx := context.Background()
+	now := time.Date(2026, 11, 30, 12, 0, 0, 0, time.UTC)
+	type rule struct {
+		title string
+		tags  []string
+		layer vault.Layer
+	}
+	tests := []struct {
+		name string
+		a, b rule
+	}{
+		{"strong title overlap", rule{"Use pytest for tests", nil, vault.Project}, rule{"Use pytest for all tests", nil, vault.Preference}},
+		{"shared tag, some overlap", rule{"Indent with tabs", []string{"style"}, vault.Preference}, rule{"Indent with spaces", []string{"style"}, vault.Project}},
+		{"shared tag, no overlap", rule{"Answer in English", []string{"lang"}, vault.Preference}, rule{"Reply briefly", []string{"lang"}, vault.Project}},
+		{"two languages, shared tags", rule{"测试用 pytest", []string{"testing", "python"}, vault.Preference}, rule{"Tests use pytest", []string{"testing", "python"}, vault.Project}},
+		{"unrelated", rule{"Deploy on Mondays", nil, vault.Project}, rule{"Prefer dark mode", nil, vault.Preference}},
+		{"task state never conflicts", rule{"Indent with tabs", []string{"style"}, vault.ShortTerm}, rule{"Indent with spaces", []string{"style"}, vault.Project}},
+		{"one shared tag of many", rule{"Cache builds", []string{"ci", "speed", "cache"}, vault.Project}, rule{"Cache test results", []string{"ci", "tests"}, vault.Preference}},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			v, err := vault.Open(ctx, t.TempDir(), vault.Options{Now: func() time.Time { return now }})
+			if err != nil {
+				t.Fatal(err)
+			}
+			var ms []*vault.Memory
+			for _, r := range []rule{tc.a, tc.b} {
+				res, err := v.Create(ctx, vault.NewMemory{Title: r.title, Content: r.title + ".", Tags: r.tags, Layer: r.layer}, vault.Author{})
+				if err != nil {
+					t.Fatal(err)
+				}
+				ms = append(ms, res.Memory)
+			}
+			inVault := false
+			for _, r := range v.Recall(vault.Query{Limit: 10}) {
+				if r.Memory.ID == ms[0].ID && slices.Contains(r.PossibleConflict, ms[1].ID) {
+					inVault = true
+				}
+			}
+			rs := []scopedResult{
+				{Result: vault.Result{Memory: ms[0], State: "active"}, scope: projectScope},
+				{Result: vault.Result{Memory: ms[1], State: "active"}, scope: userScope},
+			}
+			markCrossConflicts(rs)
+			across := slices.Contains(rs[0].PossibleConflict, ms[1].ID)
+			if across != inVault {
+				t.Errorf("rivals across vaults = %v, within one vault = %v; want the same verdict", across, inVault)
+			}
+			if across != slices.Contains(rs[1].PossibleConflict, ms[0].ID) {
+				t.Errorf("marked one way only: %v / %v", rs[0].PossibleConflict, rs[1].PossibleConflict)
+			}
+		})
+	}
+}
