@@ -34,10 +34,15 @@ Writes made through memvault are git commits whose message says why.
 // created.
 func Init(dir string) ([]string, error) {
 	var created []string
+	r, err := openRoot(dir, true)
+	if err != nil {
+		return nil, fmt.Errorf("init vault: %w", err)
+	}
+	defer r.Close()
 	for _, l := range AllLayers() {
 		p := filepath.Join(dir, l.Dir())
 		if _, err := os.Stat(p); errors.Is(err, os.ErrNotExist) {
-			if err := os.MkdirAll(p, 0o755); err != nil {
+			if _, err := r.folder(l.Dir(), true); err != nil {
 				return created, fmt.Errorf("init vault: %w", err)
 			}
 			created = append(created, p)
@@ -48,7 +53,7 @@ func Init(dir string) ([]string, error) {
 		if _, err := os.Lstat(p); err == nil {
 			continue
 		}
-		if err := writeFileAtomic(p, []byte(text), 0o644); err != nil {
+		if err := r.writeFile(name, []byte(text), 0o644); err != nil {
 			return created, fmt.Errorf("init vault: %w", err)
 		}
 		created = append(created, p)

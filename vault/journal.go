@@ -9,7 +9,6 @@ import (
 	"errors"
 	"fmt"
 	"os"
-	"path/filepath"
 	"slices"
 	"strings"
 )
@@ -62,15 +61,16 @@ func hashHex(b []byte) string {
 
 func (v *Vault) journalPath() string { return v.dir + string(os.PathSeparator) + JournalName }
 
-func (v *Vault) writeJournal(j journal) error {
+// writeJournal writes j as JournalName through r, atomically.
+func writeJournal(r *writeRoot, j journal) error {
 	data, err := json.Marshal(j)
 	if err != nil {
 		return err
 	}
-	return writeFileAtomic(v.journalPath(), data, 0o644)
+	return r.writeFile(JournalName, data, 0o644)
 }
 
-func (v *Vault) clearJournal() error { return removeFile(v.journalPath()) }
+func clearJournal(r *writeRoot) error { return r.remove(JournalName) }
 
 // Recover finishes a write that a previous process left half done. It
 // redoes the journaled file changes that did not happen yet (skipping files
@@ -92,12 +92,20 @@ func (v *Vault) Recover(ctx context.Context) ([]string, error) {
 
 // recoverLocked is Recover for a caller that holds the write lock.
 func (v *Vault) recoverLocked(ctx context.Context) ([]string, error) {
+	r, err := openRoot(v.dir, false)
+	if errors.Is(err, os.ErrNotExist) {
+		return nil, nil // no vault folder yet: nothing to finish
+	}
+	if err != nil {
+		return nil, err
+	}
+	defer r.Close()
 	if v.committer != nil {
 		// Only with the cross-process lock held is no other writer in
 		// the middle of a write whose temp file this would delete.
-		v.removeTempFiles()
+		r.removeTempFiles()
 	}
-	data, err := os.ReadFile(v.journalPath())
+	data, err := r.readFile(JournalName)
 	if errors.Is(err, os.ErrNotExist) {
 		return nil, nil
 	}
@@ -110,7 +118,7 @@ func (v *Vault) recoverLocked(ctx context.Context) ([]string, error) {
 	}
 	var removed, touched []string
 	for _, op := range j.Ops {
-		if err := v.redo(op); err != nil {
+		if err := v.redo(r, op); err != nil {
 			return nil, fmt.Errorf("finish the interrupted write: %w", err)
 		}
 		if op.Remove {
@@ -139,17 +147,16 @@ func (v *Vault) recoverLocked(ctx context.Context) ([]string, error) {
 	if err := v.Refresh(ctx, mdPaths(slices.Concat(removed, touched, j.Paths))); err != nil {
 		return done, err
 	}
-	return done, v.clearJournal()
+	return done, clearJournal(r)
 }
 
 // redo applies one journaled change if the file still holds what it held
 // before the write.
-func (v *Vault) redo(op journalOp) error {
-	p, err := v.safePath(op.Path)
-	if err != nil {
+func (v *Vault) redo(r *writeRoot, op journalOp) error {
+	if _, err := v.safePath(op.Path); err != nil {
 		return fmt.Errorf("%s lists %q: %w", JournalName, op.Path, err)
 	}
-	cur, err := os.ReadFile(p)
+	cur, err := r.readFile(op.Path)
 	exists := err == nil
 	if err != nil && !isNotExistErr(err) {
 		return fmt.Errorf("read %s: %w", op.Path, err)
@@ -162,26 +169,38 @@ func (v *Vault) redo(op journalOp) error {
 	case exists && hashHex(cur) != op.Before, !exists && op.Before != "":
 		return nil // changed since the crash: keep it, commit it as it is
 	case op.Remove:
-		return removeFile(p)
+		return r.remove(op.Path)
 	default:
-		return writeFileAtomic(p, op.Data, 0o644)
+		return r.writeFile(op.Path, op.Data, 0o644)
 	}
 }
 
-// removeTempFiles deletes the temp files writeFileAtomic leaves behind when
-// its process is killed between creating and renaming them: in the vault
+// removeTempFiles deletes the temp files writeFile leaves behind when its
+// process is killed between creating and renaming them: in the vault
 // folder (the journal's) and in the layer folders. They are dot-files, so
 // nothing loads them, but git status would list them.
-func (v *Vault) removeTempFiles() {
-	dirs := []string{v.dir}
+func (r *writeRoot) removeTempFiles() {
+	dirs := []string{"."}
 	for _, l := range AllLayers() {
-		dirs = append(dirs, filepath.Join(v.dir, l.Dir()))
+		dirs = append(dirs, l.Dir())
 	}
-	for _, d := range dirs {
-		matches, _ := filepath.Glob(filepath.Join(d, ".*"+tempInfix+"*"))
-		for _, m := range matches {
-			if fi, err := os.Lstat(m); err == nil && fi.Mode().IsRegular() {
-				_ = os.Remove(m)
+	for _, rel := range dirs {
+		d, err := r.folder(rel, false)
+		if err != nil {
+			continue // missing, or a link: not ours to clean
+		}
+		f, err := d.Open(".")
+		if err != nil {
+			continue
+		}
+		names, _ := f.Readdirnames(-1)
+		f.Close()
+		for _, name := range names {
+			if !strings.HasPrefix(name, ".") || !strings.Contains(name, tempInfix) {
+				continue
+			}
+			if fi, err := d.Lstat(name); err == nil && fi.Mode().IsRegular() {
+				_ = d.Remove(name)
 			}
 		}
 	}

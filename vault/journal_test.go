@@ -62,9 +62,7 @@ func TestRecoverRedoesTheJournal(t *testing.T) {
 				t.Fatal(err)
 			}
 			rels := []string{"project/a.md", "project/b.md", "short-term/c.md"}
-			if err := v.writeJournal(journal{Message: "memory(project): update \"A\"\n", Paths: rels, Commit: true, Ops: journalOps(ops)}); err != nil {
-				t.Fatal(err)
-			}
+			putJournal(t, v, journal{Message: "memory(project): update \"A\"\n", Paths: rels, Commit: true, Ops: journalOps(ops)})
 			for _, op := range ops[:tt.done] {
 				p := filepath.Join(dir, filepath.FromSlash(op.rel))
 				if op.data == nil {
@@ -195,9 +193,7 @@ func TestWriteFinishesPendingJournal(t *testing.T) {
 	mustCreate(t, v, NewMemory{Title: "Scaffolding"})
 	lost := "---\nid: lost\ntitle: Killed before its files\n---\nbody\n"
 	ops := []fileOp{{rel: "project/killed.md", data: []byte(lost)}}
-	if err := v.writeJournal(journal{Message: "memory(project): add \"Killed\"\n", Paths: []string{"project/killed.md"}, Commit: true, Ops: journalOps(ops)}); err != nil {
-		t.Fatal(err)
-	}
+	putJournal(t, v, journal{Message: "memory(project): add \"Killed\"\n", Paths: []string{"project/killed.md"}, Commit: true, Ops: journalOps(ops)})
 	v2, err := Open(t.Context(), dir, Options{Committer: c})
 	if err != nil {
 		t.Fatal(err)
@@ -211,5 +207,18 @@ func TestWriteFinishesPendingJournal(t *testing.T) {
 	}
 	if _, err := os.Stat(filepath.Join(dir, JournalName)); err == nil {
 		t.Error("journal left after the next write")
+	}
+}
+
+// putJournal leaves j in v's folder as a write that was killed does.
+func putJournal(t *testing.T, v *Vault, j journal) {
+	t.Helper()
+	r, err := openRoot(v.Dir(), true)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer r.Close()
+	if err := writeJournal(r, j); err != nil {
+		t.Fatal(err)
 	}
 }

@@ -64,8 +64,9 @@ func ValidateRel(rel string) error {
 // replaced by a plain file (the file) or refused by git (a folder). Parts
 // that do not exist yet are fine: the write creates them.
 //
-// The check and the write are not one atomic step; someone who can plant
-// a symbolic link in the vault between them can already write there.
+// safePath gives the precise message; it is not what keeps a write inside
+// the vault. The write itself goes through writeRoot, whose folder handles
+// refuse a link planted after this check just the same.
 func (v *Vault) safePath(rel string) (string, error) {
 	if err := ValidateRel(rel); err != nil {
 		return "", err

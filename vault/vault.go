@@ -51,6 +51,9 @@ type Vault struct {
 	readOnly    bool // a snapshot of a past revision
 
 	writeMu sync.Mutex // serialises the write sequence in this process
+	// afterCheck, when set (tests only), runs in a write between the path
+	// checks and the first file operation: where a race would plant a link.
+	afterCheck func()
 
 	mu       sync.RWMutex
 	ix       *index.Index

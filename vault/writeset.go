@@ -70,24 +70,35 @@ func (w *writeSet) apply(ctx context.Context, message string, commit bool) (stri
 			return "", fmt.Errorf("finish an interrupted write first: %w", err)
 		}
 	}
-	gi := filepath.Join(v.dir, GitignoreName)
-	if _, err := os.Lstat(gi); errors.Is(err, os.ErrNotExist) {
+	if _, err := os.Lstat(filepath.Join(v.dir, GitignoreName)); errors.Is(err, os.ErrNotExist) {
 		// The first write creates the vault's scaffolding in the same commit.
 		w.ops = append([]fileOp{{rel: GitignoreName, data: []byte(GitignoreContent)}}, w.ops...)
 	}
 	// Removals go last: a process that dies between moving a memory's
 	// file and removing the old one leaves two copies, never none.
 	slices.SortStableFunc(w.ops, func(a, b fileOp) int { return cmp.Compare(boolInt(a.data == nil), boolInt(b.data == nil)) })
-	for i := range w.ops {
-		op := &w.ops[i]
+	for _, op := range w.ops {
 		// Before anything is written: a symbolic link on the way is refused,
-		// never followed.
-		p, err := v.safePath(op.rel)
-		if err != nil {
+		// never followed, with a message that says where it leads.
+		if _, err := v.safePath(op.rel); err != nil {
 			return "", err
 		}
+	}
+	if v.afterCheck != nil {
+		v.afterCheck()
+	}
+	// From here on every file operation goes through checked folder
+	// handles (writeRoot), so a link planted since the check is refused
+	// too, and nothing is ever written outside the vault.
+	r, err := openRoot(v.dir, true)
+	if err != nil {
+		return "", err
+	}
+	defer r.Close()
+	for i := range w.ops {
+		op := &w.ops[i]
 		// What was there before, for a rollback and for the journal.
-		old, err := os.ReadFile(p)
+		old, err := r.readFile(op.rel)
 		if err != nil && !errors.Is(err, fs.ErrNotExist) {
 			return "", fmt.Errorf("read %s: %w", op.rel, err)
 		}
@@ -105,34 +116,32 @@ func (w *writeSet) apply(ctx context.Context, message string, commit bool) (stri
 	if committing {
 		rels := make([]string, 0, len(paths))
 		for _, p := range paths {
-			r, _ := filepath.Rel(v.dir, p)
-			rels = append(rels, filepath.ToSlash(r))
+			rel, _ := filepath.Rel(v.dir, p)
+			rels = append(rels, filepath.ToSlash(rel))
 		}
-		if err := v.writeJournal(journal{Message: message, Paths: rels, Commit: true, Ops: journalOps(w.ops)}); err != nil {
+		if err := writeJournal(r, journal{Message: message, Paths: rels, Commit: true, Ops: journalOps(w.ops)}); err != nil {
 			return "", fmt.Errorf("write journal: %w", err)
 		}
 	}
 	done := 0
 	rollback := func() {
-		defer v.clearJournal()
+		defer clearJournal(r)
 		for i := done - 1; i >= 0; i-- {
 			op := w.ops[i]
-			p := filepath.Join(v.dir, filepath.FromSlash(op.rel))
 			if op.existed {
-				_ = writeFileAtomic(p, op.old, 0o644)
+				_ = r.writeFile(op.rel, op.old, 0o644)
 			} else {
-				_ = removeFile(p)
+				_ = r.remove(op.rel)
 			}
 		}
 	}
 	for i := range w.ops {
 		op := &w.ops[i]
-		p := filepath.Join(v.dir, filepath.FromSlash(op.rel))
 		var err error
 		if op.data == nil {
-			err = removeFile(p)
+			err = r.remove(op.rel)
 		} else {
-			err = writeFileAtomic(p, op.data, 0o644)
+			err = r.writeFile(op.rel, op.data, 0o644)
 		}
 		if err != nil {
 			rollback()
@@ -148,7 +157,7 @@ func (w *writeSet) apply(ctx context.Context, message string, commit bool) (stri
 			_ = v.Refresh(context.WithoutCancel(ctx), w.rels())
 			return "", fmt.Errorf("commit: %w", err)
 		}
-		if err := v.clearJournal(); err != nil {
+		if err := clearJournal(r); err != nil {
 			return hash, err
 		}
 	}

@@ -1,0 +1,5 @@
+package vault
+
+// canSyncFolder is false on Windows: a folder handle cannot be flushed
+// there (FlushFileBuffers refuses it), and NTFS journals the rename.
+const canSyncFolder = false
