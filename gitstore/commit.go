@@ -188,6 +188,8 @@ func (s *Store) Commit(ctx context.Context, c Change) (CommitResult, error) {
 	var commitHash plumbing.Hash
 	var blobs []plumbing.Hash
 	var author, committer object.Signature
+	var refSyncErr error          // the branch moved, but its directory sync failed
+	s.dirtyDirs = s.dirtyDirs[:0] // left over from a commit that failed
 	for attempt := 0; ; attempt++ {
 		if attempt == maxRefRetries {
 			return CommitResult{}, fmt.Errorf("commit: %w after %d attempts", ErrRefChanged, attempt)
@@ -269,20 +271,41 @@ func (s *Store) Commit(ctx context.Context, c Change) (CommitResult, error) {
 		if errors.Is(err, errRefMoved) {
 			continue
 		}
+		if errors.Is(err, errMovedNotSynced) {
+			// The branch has moved: keep the index in step, then say so.
+			refSyncErr = err
+			break
+		}
 		if err != nil {
 			return CommitResult{}, fmt.Errorf("commit: %w", err)
 		}
 		break
 	}
 	res := CommitResult{Hash: commitHash.String(), Branch: h.branch(), Detached: h.detached, Unborn: h.unborn}
-	if err := ilock.publish(); err != nil {
+	if err := s.publishIndex(ilock); err != nil {
 		return res, fmt.Errorf("commit %s made, but updating the index failed (run `git reset -q -- <paths>`): %w", commitHash, err)
 	}
 	published = true
 	spare := ix.src
 	ix.adopt(s.indexBuf)
 	s.index, s.indexBuf = ix, spare
+	if refSyncErr != nil {
+		return res, fmt.Errorf("commit %s made, but it may not survive a power loss: %w", commitHash, refSyncErr)
+	}
 	return res, nil
+}
+
+// publishIndex renames index.lock over the index, syncing it first and the
+// git directory after when core.fsync asks for the index.
+func (s *Store) publishIndex(ilock *lockFile) error {
+	durable := s.syncs(fsyncIndex)
+	if err := ilock.publish(s.fsys, durable); err != nil {
+		return err
+	}
+	if durable {
+		return s.fsys.syncDir(filepath.Dir(ilock.target))
+	}
+	return nil
 }
 
 // syncIndex sets the index entries of files to what the work tree and
@@ -310,7 +333,7 @@ func (s *Store) syncIndex(ix *indexFile, files []workFile, blobs []plumbing.Hash
 	if err := ilock.write(data); err != nil {
 		return false, fmt.Errorf("write index: %w", err)
 	}
-	if err := ilock.publish(); err != nil {
+	if err := s.publishIndex(ilock); err != nil {
 		return false, fmt.Errorf("write index: %w", err)
 	}
 	spare := ix.src

@@ -16,6 +16,12 @@
 //     except the cache-tree (invalidated along the changed paths) and caches
 //     that depend on entry positions (dropped; git rebuilds them).
 //
+// Commit is durable across a power loss: new loose objects, the ref and the
+// index are each fsynced before the rename that publishes them and their
+// directory after, objects before the ref that names them (git's
+// core.fsync=committed plus the index). The repository's core.fsync, when
+// set, chooses what is synced; Store.NoSync turns syncing off.
+//
 // Like any plumbing writer, Commit runs no hooks, does not sign commits
 // (commit.gpgSign) and stores file bytes as they are, without clean filters
 // or end-of-line conversion from .gitattributes.

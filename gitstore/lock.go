@@ -92,10 +92,11 @@ var errTimeout = errors.New("timed out")
 // lockFile is a git-style lock: <path>.lock created exclusively, written,
 // then renamed over <path> to publish or removed to abandon.
 type lockFile struct {
-	target string
-	path   string
-	f      *os.File
-	done   bool // published: the lock file no longer exists
+	target  string
+	path    string
+	f       *os.File
+	done    bool // published: the lock file no longer exists
+	created bool // the lock's directory had to be created
 }
 
 // tryLockFile creates target+".lock"; it reports false if another process
@@ -106,10 +107,12 @@ func tryLockFile(target string) (*lockFile, bool, error) {
 	if errors.Is(err, fs.ErrExist) {
 		return nil, false, nil
 	}
+	created := false
 	if errors.Is(err, fs.ErrNotExist) {
 		if err := os.MkdirAll(filepath.Dir(p), 0o777); err != nil {
 			return nil, false, err
 		}
+		created = true
 		f, err = os.OpenFile(p, os.O_RDWR|os.O_CREATE|os.O_EXCL, 0o666)
 		if errors.Is(err, fs.ErrExist) {
 			return nil, false, nil
@@ -118,7 +121,7 @@ func tryLockFile(target string) (*lockFile, bool, error) {
 	if err != nil {
 		return nil, false, err
 	}
-	return &lockFile{target: target, path: p, f: f}, true, nil
+	return &lockFile{target: target, path: p, f: f, created: created}, true, nil
 }
 
 // acquireLockFile waits up to timeout for target's lock.
@@ -139,12 +142,21 @@ func (l *lockFile) write(data []byte) error {
 	return err
 }
 
-// publish closes the lock file and renames it over its target.
-func (l *lockFile) publish() error {
-	err := l.f.Close()
+// publish closes the lock file and renames it over its target through
+// fsys; with durable it fsyncs the file first, so the name never points at
+// bytes still in the page cache. Syncing the directory afterwards is the
+// caller's step, as the caller knows how far up new directories go.
+func (l *lockFile) publish(fsys syncFS, durable bool) error {
+	var err error
+	if durable {
+		err = fsys.syncFile(l.f)
+	}
+	if cerr := l.f.Close(); err == nil {
+		err = cerr
+	}
 	l.f = nil
 	if err == nil {
-		err = os.Rename(l.path, l.target)
+		err = fsys.rename(l.path, l.target)
 	}
 	l.done = err == nil
 	return err

@@ -156,17 +156,37 @@ func (s *Store) updateRef(ctx context.Context, h head, newHash plumbing.Hash, wh
 	if err := lock.write([]byte(newHash.String() + "\n")); err != nil {
 		return fmt.Errorf("update %s: %w", name, err)
 	}
-	if err := lock.publish(); err != nil {
+	// The objects the new value names reach the disk before the name does.
+	if err := s.syncObjectDirs(); err != nil {
 		return fmt.Errorf("update %s: %w", name, err)
 	}
-	// The reflog is a convenience for recovery; the commit stands without it.
+	durable := s.syncs(fsyncReference)
+	if err := lock.publish(s.fsys, durable); err != nil {
+		return fmt.Errorf("update %s: %w", name, err)
+	}
+	var syncErr error
+	if durable {
+		stop := s.commonDir
+		if strings.HasPrefix(path, s.gitDir+string(filepath.Separator)) {
+			stop = s.gitDir
+		}
+		if err := s.syncDirsUp(filepath.Dir(path), stop, lock.created); err != nil {
+			syncErr = fmt.Errorf("update %s: %w: %w", name, errMovedNotSynced, err)
+		}
+	}
+	// The reflog is a convenience for recovery; the commit stands without it,
+	// so it is neither checked nor synced.
 	line := reflogLine(h.hash, newHash, who, when, msg)
 	if !h.detached {
 		s.appendReflog(name, line)
 	}
 	s.appendReflog("HEAD", line)
-	return nil
+	return syncErr
 }
+
+// errMovedNotSynced means a ref was moved but its directory could not be
+// synced: the update is visible and may not survive a power loss.
+var errMovedNotSynced = errors.New("ref moved, but not synced")
 
 func reflogLine(old, new plumbing.Hash, who Signature, when time.Time, msg string) []byte {
 	msg = strings.Join(strings.Fields(msg), " ")

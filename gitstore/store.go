@@ -50,13 +50,22 @@ type Store struct {
 	IndexLockTimeout time.Duration
 	// Now returns the time recorded in new commits. Nil means time.Now.
 	Now func() time.Time
+	// NoSync turns off the fsync calls that make a commit durable across a
+	// power loss. By default Commit syncs what the repository's core.fsync
+	// names, or, when it is unset, new loose objects, the ref and the
+	// index, each before the rename that publishes it, and the directories
+	// after (see sync.go). NoSync is for tests and benchmarks that make
+	// thousands of commits in throwaway repositories.
+	NoSync bool
 
 	root      string // absolute work-tree root, symlinks resolved
 	gitDir    string // per-worktree git dir: HEAD, index, MERGE_HEAD, logs/HEAD
 	commonDir string // shared git dir: objects, refs, packed-refs, config
 
-	fileMode bool // core.fileMode: record the executable bit
-	logRefs  bool // core.logAllRefUpdates: write reflogs for branches
+	fileMode bool           // core.fileMode: record the executable bit
+	logRefs  bool           // core.logAllRefUpdates: write reflogs for branches
+	fsync    fsyncComponent // core.fsync: which writes Commit syncs unless NoSync
+	fsys     syncFS         // syncs and renames; a recorder in tests
 
 	lockCh chan struct{} // in-process half of Lock
 
@@ -73,6 +82,7 @@ type Store struct {
 	packs       []*pack
 	packed      *lru[packKey, packedObject] // inflated packed objects, for delta bases
 	packsLoaded bool
+	dirtyDirs   []string // object directories renamed into, not yet synced
 	closed      bool
 }
 
@@ -108,6 +118,7 @@ func Open(ctx context.Context, dir string) (*Store, error) {
 		gitDir:    gitDir,
 		commonDir: commonDir,
 		lockCh:    make(chan struct{}, 1),
+		fsys:      osFS{},
 		trees:     newLRU[plumbing.Hash, *tree](treeCacheEntries),
 		commits:   newLRU[plumbing.Hash, *object.Commit](commitCacheSize),
 		lookups:   newLRU[lookupKey, lookupResult](lookupCacheSize),
@@ -237,6 +248,14 @@ func (s *Store) readRepoConfig() error {
 	}
 	s.fileMode = cfg.getBool("core", "filemode", true)
 	s.logRefs = cfg.getBool("core", "logallrefupdates", !cfg.getBool("core", "bare", false))
+	// core.fsync is usually set globally; the repository's value wins. A
+	// user config git itself would reject is not this setting's concern
+	// (Identity reports it), so it is then read from the repository alone.
+	all := cfg
+	if user, err := loadUserConfig(s.gitDir); err == nil {
+		all = &gitConfig{files: append(user.files, cfg.files...)}
+	}
+	s.fsync = fsyncConfig(all)
 	return nil
 }
 
@@ -367,10 +386,16 @@ func (s *Store) writeObject(t plumbing.ObjectType, data []byte) (plumbing.Hash, 
 	hx := hex.EncodeToString(h[:])
 	dir := filepath.Join(s.commonDir, "objects", hx[:2])
 	final := filepath.Join(dir, hx[2:])
+	durable := s.syncs(fsyncLooseObject)
 	if _, err := os.Stat(final); err == nil {
+		if durable {
+			// Another writer may have renamed it in without syncing the
+			// directory yet; the ref about to name it must not overtake that.
+			s.markDirDirty(dir, false)
+		}
 		return h, nil
 	}
-	f, err := createObjectTemp(dir)
+	f, created, err := createObjectTemp(dir)
 	if err != nil {
 		return h, fmt.Errorf("write %s: %w", t, err)
 	}
@@ -386,37 +411,45 @@ func (s *Store) writeObject(t plumbing.ObjectType, data []byte) (plumbing.Hash, 
 	if err == nil {
 		err = s.zw.Close()
 	}
+	if err == nil && durable {
+		err = s.fsys.syncFile(f)
+	}
 	if cerr := f.Close(); err == nil {
 		err = cerr
 	}
 	if err == nil {
-		err = os.Rename(f.Name(), final)
+		err = s.fsys.rename(f.Name(), final)
 	}
 	if err != nil {
 		os.Remove(f.Name())
 		return h, fmt.Errorf("write %s %s: %w", t, h, err)
 	}
+	if durable {
+		s.markDirDirty(dir, created)
+	}
 	return h, nil
 }
 
 // createObjectTemp creates a temporary object file in dir, creating dir if
-// needed. The file is read-only, like git's loose objects; the mode only
-// applies once this descriptor is closed, so it can still be written, and no
-// chmod is needed.
-func createObjectTemp(dir string) (*os.File, error) {
+// needed; created reports that it did. The file is read-only, like git's
+// loose objects; the mode only applies once this descriptor is closed, so it
+// can still be written, and no chmod is needed.
+func createObjectTemp(dir string) (*os.File, bool, error) {
+	created := false
 	for attempt := 0; ; attempt++ {
 		name := filepath.Join(dir, "tmp_obj_"+strconv.FormatUint(rand.Uint64(), 36))
 		f, err := os.OpenFile(name, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o444)
 		switch {
 		case err == nil:
-			return f, nil
+			return f, created, nil
 		case errors.Is(err, fs.ErrNotExist) && attempt == 0:
 			if err := os.MkdirAll(dir, 0o777); err != nil {
-				return nil, err
+				return nil, false, err
 			}
+			created = true
 		case errors.Is(err, fs.ErrExist) && attempt < 10:
 		default:
-			return nil, err
+			return nil, false, err
 		}
 	}
 }
