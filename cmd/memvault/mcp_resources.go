@@ -1,7 +1,9 @@
 package main
 
 import (
+	"cmp"
 	"context"
+	"errors"
 	"fmt"
 	"slices"
 	"strings"
@@ -73,20 +75,62 @@ func (t *mcpTools) loggedPrompt(h server.PromptHandlerFunc) server.PromptHandler
 	}
 }
 
+// defaultDiscoveryWait bounds how long a resource read waits for the
+// client's roots to settle the project vault.
+const defaultDiscoveryWait = 5 * time.Second
+
 // readyVaults waits for the vaults and brings them up to date. Resource
-// reads cannot ask the client for its roots; until a tool call or the
-// roots/list request after initialize has found the project vault they
-// fail, saying what was tried.
+// reads cannot ask the client for its roots with an input request the way
+// tool calls do, so while the project vault is unknown they wait for it a
+// little (awaitProject) and then fail, saying what to do.
 func (t *mcpTools) readyVaults(ctx context.Context) (*openVaults, error) {
-	t.project.wait(ctx)
-	vs, ask, err := t.vaults(ctx, nil)
-	if err != nil {
-		return nil, err
+	if t.project.get() == nil {
+		if err := t.awaitProject(ctx); err != nil {
+			return nil, err
+		}
 	}
-	if ask {
-		return nil, fmt.Errorf("the project vault is not known yet: the client's roots have not been read; call a tool first")
+	vs, _, err := t.vaults(ctx, nil)
+	return vs, err
+}
+
+// awaitProject waits, for at most discoveryWait and while ctx lasts, for
+// the client's roots to settle the project vault. A client of a protocol
+// before 2026-07-28 is sent roots/list after initialize; the read waits
+// for that answer, or sends the request itself when none is out (it was
+// answered without a vault, or the read came first). A newer client can
+// only be asked during a tool call: the read waits only when one has.
+func (t *mcpTools) awaitProject(ctx context.Context) error {
+	if !clientHasRoots(ctx) {
+		return t.project.errNoVault()
 	}
-	return vs, nil
+	wait := cmp.Or(t.discoveryWait, defaultDiscoveryWait)
+	modern := false
+	if info := server.RequestProtocolInfoFromContext(ctx); info != nil && info.Modern {
+		modern = true
+	}
+	switch {
+	case !modern && t.listRoots != nil:
+		answered := t.project.request(ctx, t.listRoots) // unless one is out
+		t.project.await(ctx, wait, answered)
+	case t.project.pending():
+		t.project.await(ctx, wait, nil)
+	}
+	if t.project.get() != nil {
+		return nil
+	}
+	if err := ctx.Err(); err != nil {
+		return fmt.Errorf("waiting for the client's roots to find the project vault: %w", err)
+	}
+	if t.project.answered() {
+		return t.project.errNoVault()
+	}
+	if !modern {
+		return fmt.Errorf("the project vault is not known yet: the client did not answer roots/list within %s. "+
+			"Read again shortly, or start memvault serve inside the project's repository or with --vault DIR", wait)
+	}
+	return errors.New("the project vault is not known yet: the client has not reported its roots " +
+		"(with protocol 2026-07-28 the server can ask for them only during a tool call). Call a tool first " +
+		"(memory_stats will do) and read again, or start memvault serve inside the project's repository or with --vault DIR")
 }
 
 // contextDigest renders the session-start digest within budget bytes,
@@ -218,6 +262,7 @@ func (t *mcpTools) recallPrompt(ctx context.Context, req mcp.GetPromptRequest) (
 		return nil, err
 	}
 	if ask {
+		t.project.noteAsked()
 		return server.NewInputRequestBuilder("").Roots(rootsInputID).PromptResult(), nil
 	}
 	text, _, err := t.recall(ctx, vs, newToolArgs(map[string]any{"query": query}))

@@ -37,6 +37,12 @@ type discovery struct {
 	slot     *vaultSlot
 	inflight chan struct{} // closed when the pending roots/list answer is in
 	tried    []string      // roots looked at, each with why it did not do
+	// settled is closed when the vault is found; made by the first
+	// waiter.
+	settled chan struct{}
+	// asked is set once a tool call has asked for the roots with an input
+	// request (protocol 2026-07-28): its retry may settle the vault soon.
+	asked bool
 }
 
 // fixedDiscovery is a discovery that already knows its vault.
@@ -58,8 +64,61 @@ func (d *discovery) found(dir string) *vaultSlot {
 	if d.slot == nil {
 		d.slot = d.open(dir)
 		d.logger.Info("project vault found", "vault", dir)
+		if d.settled != nil {
+			close(d.settled)
+		}
 	}
 	return d.slot
+}
+
+// await waits, at most max, for the vault to be found, by the roots/list
+// answer in flight (or the one answered closes) or by a tool call's retry
+// with the roots, and returns it; nil when none settled it in time.
+func (d *discovery) await(ctx context.Context, max time.Duration, answered <-chan struct{}) *vaultSlot {
+	d.mu.Lock()
+	if d.slot != nil {
+		defer d.mu.Unlock()
+		return d.slot
+	}
+	if d.settled == nil {
+		d.settled = make(chan struct{})
+	}
+	settled, inflight := d.settled, d.inflight
+	d.mu.Unlock()
+	timer := time.NewTimer(max)
+	defer timer.Stop()
+	// A nil channel blocks for ever: only the other cases end the wait.
+	select {
+	case <-settled:
+	case <-inflight:
+	case <-answered:
+	case <-ctx.Done():
+	case <-timer.C:
+	}
+	return d.get()
+}
+
+// noteAsked records that a tool call asked the client for its roots.
+func (d *discovery) noteAsked() {
+	d.mu.Lock()
+	d.asked = true
+	d.mu.Unlock()
+}
+
+// answered says whether the client's roots were read (or the request
+// for them failed) and none settled the vault: errNoVault says why.
+func (d *discovery) answered() bool {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	return d.slot == nil && d.inflight == nil && len(d.tried) > 0
+}
+
+// pending says whether an answer that may settle the vault is expected:
+// a roots/list request is out, or a tool call asked for the roots.
+func (d *discovery) pending() bool {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	return d.inflight != nil || d.asked
 }
 
 // wait blocks while a roots/list request is out.
@@ -143,14 +202,17 @@ func (d *discovery) errNoVault() error {
 }
 
 // request asks the client for its roots in the background, once at a
-// time, and settles the vault from the answer. It is how clients of the
+// time, and settles the vault from the answer. It returns a channel
+// closed when the answer (of this request or the one already out) is in;
+// nil when the vault is known. It is how clients of the
 // protocol versions before 2026-07-28 are served: they are asked right
 // after initialize, so the vault loads before the first tool call.
-func (d *discovery) request(ctx context.Context, ask func(context.Context) (*mcp.ListRootsResult, error)) {
+func (d *discovery) request(ctx context.Context, ask func(context.Context) (*mcp.ListRootsResult, error)) <-chan struct{} {
 	d.mu.Lock()
 	if d.slot != nil || d.inflight != nil {
+		ch := d.inflight
 		d.mu.Unlock()
-		return
+		return ch
 	}
 	ch := make(chan struct{})
 	d.inflight = ch
@@ -176,6 +238,7 @@ func (d *discovery) request(ctx context.Context, ask func(context.Context) (*mcp
 			d.logger.Warn("no vault among the client's roots", "err", err)
 		}
 	}()
+	return ch
 }
 
 // clientHasRoots reports whether the client declared the roots
@@ -194,13 +257,14 @@ func clientHasRoots(ctx context.Context) bool {
 // and again when they say their roots changed, while the project vault
 // is unknown.
 func (t *mcpTools) registerRoots(s *server.MCPServer) {
+	t.listRoots = func(ctx context.Context) (*mcp.ListRootsResult, error) {
+		return s.RequestRoots(ctx, mcp.ListRootsRequest{Request: mcp.Request{Method: string(mcp.MethodListRoots)}})
+	}
 	ask := func(ctx context.Context, _ mcp.JSONRPCNotification) {
 		if t.project.get() != nil || !clientHasRoots(ctx) {
 			return
 		}
-		t.project.request(ctx, func(ctx context.Context) (*mcp.ListRootsResult, error) {
-			return s.RequestRoots(ctx, mcp.ListRootsRequest{Request: mcp.Request{Method: string(mcp.MethodListRoots)}})
-		})
+		t.project.request(ctx, t.listRoots)
 	}
 	s.AddNotificationHandler(string(mcp.MethodNotificationInitialized), ask)
 	s.AddNotificationHandler(mcp.MethodNotificationRootsListChanged, ask)

@@ -41,6 +41,11 @@ type mcpTools struct {
 	// sup lists each vault's superseding memories, for supersession
 	// across the vaults.
 	sup supersedeIndex
+	// listRoots sends the client a roots/list request (set by
+	// registerRoots); discoveryWait bounds how long a resource read waits
+	// for the answer (0: defaultDiscoveryWait).
+	listRoots     func(context.Context) (*mcp.ListRootsResult, error)
+	discoveryWait time.Duration
 }
 
 // vaults waits for the served vaults and brings them up to date. ask is
@@ -153,6 +158,7 @@ func (t *mcpTools) logged(name string, fn toolFunc) server.ToolHandlerFunc {
 			res = mcp.NewToolResultError(err.Error())
 		} else if ask {
 			t.logger.Info("tool call", "tool", name, "client", clientName(ctx), "waiting_for", "roots")
+			t.project.noteAsked()
 			return server.NewInputRequestBuilder("").Roots(rootsInputID).ToolResult(), nil
 		} else {
 			text, structured, err := fn(ctx, vs, newToolArgs(raw))
