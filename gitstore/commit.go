@@ -160,6 +160,8 @@ func (s *Store) Commit(ctx context.Context, c Change) (CommitResult, error) {
 		return CommitResult{}, fmt.Errorf("commit: lock index: %w", err)
 	}
 	defer ilock.rollback()
+	// No sync outlives the call, nor runs while rollback closes the lock.
+	defer s.batch.wait()
 	// Checked again under the lock: git starts these operations holding it.
 	if op := s.operation(); op != "" {
 		return CommitResult{}, fmt.Errorf("commit: %w: %s", ErrOperationInProgress, op)
@@ -261,6 +263,10 @@ func (s *Store) Commit(ctx context.Context, c Change) (CommitResult, error) {
 			copy(ix.sum[:], data[len(data)-indexHashLen:])
 			if err := ilock.write(data); err != nil {
 				return CommitResult{}, fmt.Errorf("commit: write index: %w", err)
+			}
+			if s.syncs(fsyncIndex) {
+				// Flushed alongside the objects; publishIndex renames it.
+				s.batch.run(func() error { return ilock.sync(s.fsys) })
 			}
 		}
 		reflogMsg := "commit: " + subject(msg)

@@ -97,6 +97,7 @@ type lockFile struct {
 	f       *os.File
 	done    bool // published: the lock file no longer exists
 	created bool // the lock's directory had to be created
+	synced  bool // fsynced since the last write
 }
 
 // tryLockFile creates target+".lock"; it reports false if another process
@@ -138,18 +139,30 @@ func acquireLockFile(ctx context.Context, target string, timeout time.Duration) 
 
 // write fills the lock file without publishing it.
 func (l *lockFile) write(data []byte) error {
+	l.synced = false
 	_, err := l.f.Write(data)
 	return err
 }
 
+// sync fsyncs the written lock file; publish then does not sync it again.
+// It may run on another goroutine while the owner waits.
+func (l *lockFile) sync(fsys syncFS) error {
+	if err := fsys.syncFile(l.f); err != nil {
+		return err
+	}
+	l.synced = true
+	return nil
+}
+
 // publish closes the lock file and renames it over its target through
-// fsys; with durable it fsyncs the file first, so the name never points at
-// bytes still in the page cache. Syncing the directory afterwards is the
-// caller's step, as the caller knows how far up new directories go.
+// fsys; with durable it fsyncs the file first unless sync did, so the name
+// never points at bytes still in the page cache. Syncing the directory
+// afterwards is the caller's step, as the caller knows how far up new
+// directories go.
 func (l *lockFile) publish(fsys syncFS, durable bool) error {
 	var err error
-	if durable {
-		err = fsys.syncFile(l.f)
+	if durable && !l.synced {
+		err = l.sync(fsys)
 	}
 	if cerr := l.f.Close(); err == nil {
 		err = cerr

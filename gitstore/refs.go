@@ -156,11 +156,16 @@ func (s *Store) updateRef(ctx context.Context, h head, newHash plumbing.Hash, wh
 	if err := lock.write([]byte(newHash.String() + "\n")); err != nil {
 		return fmt.Errorf("update %s: %w", name, err)
 	}
-	// The objects the new value names reach the disk before the name does.
-	if err := s.syncObjectDirs(); err != nil {
+	// The objects the new value names reach the disk before the name does;
+	// the lock file is flushed alongside their directories.
+	durable := s.syncs(fsyncReference)
+	var syncLock []func() error
+	if durable {
+		syncLock = append(syncLock, func() error { return lock.sync(s.fsys) })
+	}
+	if err := s.flushSyncs(syncLock...); err != nil {
 		return fmt.Errorf("update %s: %w", name, err)
 	}
-	durable := s.syncs(fsyncReference)
 	if err := lock.publish(s.fsys, durable); err != nil {
 		return fmt.Errorf("update %s: %w", name, err)
 	}

@@ -82,7 +82,8 @@ type Store struct {
 	packs       []*pack
 	packed      *lru[packKey, packedObject] // inflated packed objects, for delta bases
 	packsLoaded bool
-	dirtyDirs   []string // object directories renamed into, not yet synced
+	dirtyDirs   []string  // object directories renamed into, not yet synced
+	batch       syncBatch // object and lock-file syncs in flight
 	closed      bool
 }
 
@@ -412,7 +413,11 @@ func (s *Store) writeObject(t plumbing.ObjectType, data []byte) (plumbing.Hash, 
 		err = s.zw.Close()
 	}
 	if err == nil && durable {
-		err = s.fsys.syncFile(f)
+		// Sync, then rename: a visible object is always whole, as later
+		// writes skip objects that exist. flushSyncs waits for this.
+		s.markDirDirty(dir, created)
+		s.batch.run(func() error { return s.publishObject(f, final) })
+		return h, nil
 	}
 	if cerr := f.Close(); err == nil {
 		err = cerr
@@ -424,10 +429,24 @@ func (s *Store) writeObject(t plumbing.ObjectType, data []byte) (plumbing.Hash, 
 		os.Remove(f.Name())
 		return h, fmt.Errorf("write %s %s: %w", t, h, err)
 	}
-	if durable {
-		s.markDirDirty(dir, created)
-	}
 	return h, nil
+}
+
+// publishObject syncs a written temporary object file, closes it and
+// renames it to its final name; on failure it removes it.
+func (s *Store) publishObject(f *os.File, final string) error {
+	err := s.fsys.syncFile(f)
+	if cerr := f.Close(); err == nil {
+		err = cerr
+	}
+	if err == nil {
+		err = s.fsys.rename(f.Name(), final)
+	}
+	if err != nil {
+		os.Remove(f.Name())
+		return fmt.Errorf("write object %s: %w", final, err)
+	}
+	return nil
 }
 
 // createObjectTemp creates a temporary object file in dir, creating dir if

@@ -6,6 +6,7 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
+	"sync"
 )
 
 // Durability. A commit is reported done only once its bytes are on disk, in
@@ -17,6 +18,11 @@ import (
 // naming an object that is not on disk. Git itself does not fsync
 // directories; POSIX needs it for a rename to be durable, so this package
 // does (directories are not synced on Windows, where NTFS journals names).
+//
+// Independent syncs run concurrently (a syncBatch), so a commit waits for
+// about three flushes, not fifteen: object files (while later objects are
+// still being built), then object directories with the ref and index lock
+// files, then the ref's directory, then the index's.
 
 // fsyncComponent is one kind of file git's core.fsync names that this
 // package writes.
@@ -123,7 +129,7 @@ func (osFS) rename(oldpath, newpath string) error { return os.Rename(oldpath, ne
 func (s *Store) syncs(c fsyncComponent) bool { return !s.NoSync && s.fsync&c != 0 }
 
 // markDirDirty queues dir, and its parent when dir was just created, for
-// syncObjectDirs.
+// flushSyncs.
 func (s *Store) markDirDirty(dir string, created bool) {
 	if !slices.Contains(s.dirtyDirs, dir) {
 		s.dirtyDirs = append(s.dirtyDirs, dir)
@@ -133,20 +139,70 @@ func (s *Store) markDirDirty(dir string, created bool) {
 	}
 }
 
-// syncObjectDirs fsyncs the object directories written into since the last
-// call. Commit calls it before moving the ref, so the renames that made the
-// new objects visible are on disk before anything names them.
-func (s *Store) syncObjectDirs() error {
-	// Sorted: a new fan-out directory's parent (objects/) before it, and a
-	// stable order for tests.
-	slices.Sort(s.dirtyDirs)
+// flushSyncs waits for the object files in flight to be synced and renamed,
+// then syncs the directories they were renamed into, together with the
+// given extra syncs (lock files about to be published). Commit calls it
+// before moving the ref, so everything the ref will name is on disk first.
+func (s *Store) flushSyncs(extra ...func() error) error {
+	if err := s.batch.wait(); err != nil {
+		s.dirtyDirs = s.dirtyDirs[:0]
+		return err
+	}
+	slices.Sort(s.dirtyDirs) // a stable order for tests
 	for _, d := range s.dirtyDirs {
-		if err := s.fsys.syncDir(d); err != nil {
-			return err
-		}
+		s.batch.run(func() error { return s.fsys.syncDir(d) })
 	}
 	s.dirtyDirs = s.dirtyDirs[:0]
-	return nil
+	for _, fn := range extra {
+		s.batch.run(fn)
+	}
+	return s.batch.wait()
+}
+
+// maxSyncsInFlight bounds a syncBatch: enough to overlap the flushes of a
+// commit's few objects, few enough that a commit of thousands of files
+// does not hold thousands of descriptors open.
+const maxSyncsInFlight = 16
+
+// syncBatch runs syncs concurrently and keeps the first error. File systems
+// with a journal commit concurrent fsyncs together, so n files cost about
+// one flush.
+type syncBatch struct {
+	wg  sync.WaitGroup
+	sem chan struct{} // nil until first use
+	mu  sync.Mutex
+	err error
+}
+
+// run starts fn, waiting first while maxSyncsInFlight are running.
+func (b *syncBatch) run(fn func() error) {
+	if b.sem == nil {
+		b.sem = make(chan struct{}, maxSyncsInFlight)
+	}
+	b.sem <- struct{}{}
+	b.wg.Add(1)
+	go func() {
+		defer b.wg.Done()
+		defer func() { <-b.sem }()
+		if err := fn(); err != nil {
+			b.mu.Lock()
+			if b.err == nil {
+				b.err = err
+			}
+			b.mu.Unlock()
+		}
+	}()
+}
+
+// wait waits for every started sync and returns, and forgets, the first
+// error.
+func (b *syncBatch) wait() error {
+	b.wg.Wait()
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	err := b.err
+	b.err = nil
+	return err
 }
 
 // syncDirsUp fsyncs dir and, when created says the lock that wrote into it

@@ -7,6 +7,7 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
+	"sync"
 	"testing"
 )
 
@@ -18,8 +19,9 @@ type syncOp struct {
 
 // recordingFS records every sync and rename in order and performs it for
 // real, so the commit it watches is a real, synced commit. failFile and
-// failDir make the first sync of a matching path fail.
+// failDir make the syncs of matching paths fail.
 type recordingFS struct {
+	mu       sync.Mutex // syncs run concurrently
 	ops      []syncOp
 	failFile func(path string) bool
 	failDir  func(path string) bool
@@ -27,25 +29,36 @@ type recordingFS struct {
 
 var errInjected = errors.New("injected sync failure")
 
+func (r *recordingFS) record(o syncOp) {
+	r.mu.Lock()
+	r.ops = append(r.ops, o)
+	r.mu.Unlock()
+}
+
+// Each op is recorded once it has completed, so "synced before renamed"
+// in the record means the flush had returned before the rename began.
 func (r *recordingFS) syncFile(f *os.File) error {
-	r.ops = append(r.ops, syncOp{op: "file", path: f.Name()})
+	err := osFS{}.syncFile(f)
 	if r.failFile != nil && r.failFile(f.Name()) {
-		return errInjected
+		err = errInjected
 	}
-	return osFS{}.syncFile(f)
+	r.record(syncOp{op: "file", path: f.Name()})
+	return err
 }
 
 func (r *recordingFS) syncDir(dir string) error {
-	r.ops = append(r.ops, syncOp{op: "dir", path: dir})
+	err := osFS{}.syncDir(dir)
 	if r.failDir != nil && r.failDir(dir) {
-		return errInjected
+		err = errInjected
 	}
-	return osFS{}.syncDir(dir)
+	r.record(syncOp{op: "dir", path: dir})
+	return err
 }
 
 func (r *recordingFS) rename(oldpath, newpath string) error {
-	r.ops = append(r.ops, syncOp{op: "rename", path: oldpath, to: newpath})
-	return osFS{}.rename(oldpath, newpath)
+	err := osFS{}.rename(oldpath, newpath)
+	r.record(syncOp{op: "rename", path: oldpath, to: newpath})
+	return err
 }
 
 // index returns the position of the first op matching, or -1.
@@ -129,8 +142,15 @@ func checkSyncOrder(t *testing.T, s *Store, rec *recordingFS, res CommitResult, 
 	t.Helper()
 	refRename := rec.index("rename", ref+".lock")
 	if refRename < 0 {
-		t.Fatalf("ref %s was never renamed into place; ops: %v", ref, rec.ops)
+		t.Fatalf("ref %s was never renamed into place", ref)
 	}
+	defer func() {
+		if t.Failed() {
+			for i, o := range rec.ops {
+				t.Logf("%2d %-6s %s %s", i, o.op, o.path, o.to)
+			}
+		}
+	}()
 	if got := rec.ops[refRename].to; got != ref {
 		t.Errorf("ref lock renamed to %s, want %s", got, ref)
 	}
@@ -154,7 +174,7 @@ func checkSyncOrder(t *testing.T, s *Store, rec *recordingFS, res CommitResult, 
 		dirSync := slices.IndexFunc(rec.ops[i+1:], func(d syncOp) bool { return d.op == "dir" && d.path == filepath.Dir(o.to) })
 		switch {
 		case objects && (dirSync < 0 || i+1+dirSync > refRename):
-			t.Errorf("object dir %s: want synced after its rename (%d) and before the ref's (%d); ops: %v", filepath.Dir(o.to), i, refRename, rec.ops)
+			t.Errorf("object dir %s: want synced after its rename (%d) and before the ref's (%d)", filepath.Dir(o.to), i, refRename)
 		case !objects && dirSync >= 0:
 			t.Errorf("object dir %s synced, want no sync", filepath.Dir(o.to))
 		}
