@@ -116,7 +116,7 @@ func benchTarget(dir string, i int) string {
 // (objects, ref and index fsynced); BenchmarkCommitNoSync the same without
 // fsync, so the difference is the cost of surviving a power loss.
 //
-//	go test ./gitstore -run '^$' -bench 'Commit(NoSync)?$' -benchtime 100x
+//	go test ./gitstore -run '^$' -bench '^BenchmarkCommit(NoSync)?$' -benchtime 100x
 func BenchmarkCommit(b *testing.B) { benchCommit(b, false) }
 
 func BenchmarkCommitNoSync(b *testing.B) { benchCommit(b, true) }
