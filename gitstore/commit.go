@@ -288,15 +288,20 @@ func (s *Store) Commit(ctx context.Context, c Change) (CommitResult, error) {
 		break
 	}
 	res := CommitResult{Hash: commitHash.String(), Branch: h.branch(), Detached: h.detached, Unborn: h.unborn}
-	if err := s.publishIndex(ilock); err != nil {
-		return res, fmt.Errorf("commit %s made, but updating the index failed (run `git reset -q -- <paths>`): %w", commitHash, err)
+	indexErr := s.publishIndex(ilock)
+	if !ilock.done {
+		return res, fmt.Errorf("commit %s made, but updating the index failed (run `git reset -q -- <paths>`): %w", commitHash, indexErr)
 	}
 	published = true
 	spare := ix.src
 	ix.adopt(s.indexBuf)
 	s.index, s.indexBuf = ix, spare
-	if refSyncErr != nil {
+	switch {
+	case refSyncErr != nil:
 		return res, fmt.Errorf("commit %s made, but it may not survive a power loss: %w", commitHash, refSyncErr)
+	case indexErr != nil:
+		// Renamed, but the git directory could not be synced.
+		return res, fmt.Errorf("commit %s made, but its index update may not survive a power loss: %w", commitHash, indexErr)
 	}
 	return res, nil
 }

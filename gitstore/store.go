@@ -54,8 +54,8 @@ type Store struct {
 	// power loss. By default Commit syncs what the repository's core.fsync
 	// names, or, when it is unset, new loose objects, the ref and the
 	// index, each before the rename that publishes it, and the directories
-	// after (see sync.go). NoSync is for tests and benchmarks that make
-	// thousands of commits in throwaway repositories.
+	// after (see the package documentation). NoSync is for tests and
+	// benchmarks that make thousands of commits in throwaway repositories.
 	NoSync bool
 
 	root      string // absolute work-tree root, symlinks resolved

@@ -226,8 +226,12 @@ func TestCommitSyncFailure(t *testing.T) {
 			wantErr: "injected"},
 		{name: "ref lock file", failFile: func(p string) bool { return strings.HasSuffix(p, "master.lock") },
 			wantErr: "injected"},
+		{name: "index lock file", failFile: func(p string) bool { return strings.HasSuffix(p, "index.lock") },
+			wantErr: "injected"},
 		{name: "ref directory", failDir: func(p string) bool { return strings.HasSuffix(p, filepath.Join("refs", "heads")) },
-			wantMoved: true, wantErr: "may not survive a power loss"},
+			wantMoved: true, wantErr: "made, but it may not survive a power loss"},
+		{name: "git directory after the index", failDir: func(p string) bool { return strings.HasSuffix(p, ".git") },
+			wantMoved: true, wantErr: "index update may not survive a power loss"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
