@@ -87,6 +87,7 @@ func TestCommitSyncOrder(t *testing.T) {
 	all := want{true, true, true}
 	tests := []struct {
 		name   string
+		global string                   // the global config file (GIT_CONFIG_GLOBAL)
 		config string                   // appended to .git/config
 		setup  func(*testing.T, *Store) // runs before the recorded commit
 		noSync bool
@@ -112,6 +113,9 @@ func TestCommitSyncOrder(t *testing.T) {
 		{name: "core.fsync=reference,index", config: "[core]\n\tfsync = reference,index\n", path: "mem/a.md",
 			want: want{refs: true, index: true}},
 		{name: "core.fsync=none", config: "[core]\n\tfsync = none\n", path: "mem/a.md"},
+		{name: "global core.fsync=none", global: "[core]\n\tfsync = none\n", path: "mem/a.md"},
+		{name: "repository core.fsync over global", global: "[core]\n\tfsync = none\n",
+			config: "[core]\n\tfsync = committed\n", path: "mem/a.md", want: want{objects: true, refs: true}},
 		{name: "NoSync", noSync: true, path: "mem/a.md"},
 	}
 	for _, tt := range tests {
@@ -119,6 +123,11 @@ func TestCommitSyncOrder(t *testing.T) {
 			_, s := newRepo(t)
 			if tt.setup != nil {
 				tt.setup(t, s)
+			}
+			if tt.global != "" {
+				global := filepath.Join(t.TempDir(), "gitconfig")
+				writeFile(t, global, tt.global)
+				t.Setenv("GIT_CONFIG_GLOBAL", global)
 			}
 			appendFile(t, filepath.Join(s.gitDir, "config"), tt.config)
 			s, rec := reopen(t, s)
