@@ -104,10 +104,7 @@ func (t *mcpTools) awaitProject(ctx context.Context) error {
 		return t.project.errNoVault()
 	}
 	wait := cmp.Or(t.discoveryWait, defaultDiscoveryWait)
-	modern := false
-	if info := server.RequestProtocolInfoFromContext(ctx); info != nil && info.Modern {
-		modern = true
-	}
+	modern := isModern(ctx)
 	switch {
 	case !modern && t.listRoots != nil:
 		answered := t.project.request(ctx, t.listRoots) // unless one is out
@@ -125,8 +122,12 @@ func (t *mcpTools) awaitProject(ctx context.Context) error {
 		return t.project.errNoVault()
 	}
 	if !modern {
-		return fmt.Errorf("the project vault is not known yet: the client did not answer roots/list within %s. "+
-			"Read again shortly, or start memvault serve inside the project's repository or with --vault DIR", wait)
+		why := ""
+		if t.project.overHTTP {
+			why = " (over streamable HTTP the server can send it only on the client's GET stream; a client with none open never answers)"
+		}
+		return fmt.Errorf("the project vault is not known yet: the client did not answer roots/list within %s%s. "+
+			"Read again shortly, or start memvault serve inside the project's repository or with --vault DIR", wait, why)
 	}
 	return errors.New("the project vault is not known yet: the client has not reported its roots " +
 		"(with protocol 2026-07-28 the server can ask for them only during a tool call). Call a tool first " +

@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"log/slog"
 	"net/url"
@@ -21,6 +22,12 @@ const rootsInputID = "roots"
 // rootsTimeout bounds one roots/list request to the client.
 const rootsTimeout = 30 * time.Second
 
+// httpRootsTimeout bounds one roots/list request over streamable HTTP.
+// mcp-go's server sends it on the client's GET stream only (not on the
+// response stream of a POST in progress), so a client that opens no GET
+// stream never sees it: an answer that does come comes fast.
+const httpRootsTimeout = 5 * time.Second
+
 // discovery finds the project vault when --vault is not given: .memory at
 // the git root of the working directory, else at the git root of the
 // first root the client reports (MCP roots) that lies in a repository.
@@ -32,6 +39,9 @@ type discovery struct {
 	// cwd is the working directory the server looked at first, for the
 	// error message; "" when --vault or the working directory decided.
 	cwd string
+	// overHTTP is set when the server speaks streamable HTTP, where a
+	// roots/list request reaches only a client with a GET stream open.
+	overHTTP bool
 
 	mu       sync.Mutex
 	slot     *vaultSlot
@@ -224,13 +234,22 @@ func (d *discovery) request(ctx context.Context, ask func(context.Context) (*mcp
 			d.mu.Unlock()
 			close(ch)
 		}()
-		ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), rootsTimeout)
+		timeout := rootsTimeout
+		if d.overHTTP {
+			timeout = httpRootsTimeout
+		}
+		ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), timeout)
 		defer cancel()
 		res, err := ask(ctx)
 		if err != nil {
 			d.logger.Warn("roots/list", "err", err)
+			why := "roots/list failed: " + err.Error()
+			if d.overHTTP && errors.Is(err, context.DeadlineExceeded) {
+				why = fmt.Sprintf("roots/list got no answer within %s (over streamable HTTP the server can send it only "+
+					"on the client's GET stream, and this client has none open)", timeout)
+			}
 			d.mu.Lock()
-			d.tried = []string{"roots/list failed: " + err.Error()}
+			d.tried = []string{why}
 			d.mu.Unlock()
 			return
 		}
@@ -239,6 +258,13 @@ func (d *discovery) request(ctx context.Context, ask func(context.Context) (*mcp
 		}
 	}()
 	return ch
+}
+
+// isModern reports whether the request declares protocol 2026-07-28 or
+// later, where the server asks for roots only within a request.
+func isModern(ctx context.Context) bool {
+	info := server.RequestProtocolInfoFromContext(ctx)
+	return info != nil && info.Modern
 }
 
 // clientHasRoots reports whether the client declared the roots
@@ -277,6 +303,16 @@ func (t *mcpTools) registerRoots(s *server.MCPServer) {
 func (t *mcpTools) projectSlot(ctx context.Context, responses mcp.InputResponses) (slot *vaultSlot, ask bool, err error) {
 	if s := t.project.get(); s != nil {
 		return s, false, nil
+	}
+	if t.project.overHTTP && responses == nil && clientHasRoots(ctx) && !isModern(ctx) && t.listRoots != nil {
+		// mcp-go would turn the input request into a roots/list on the
+		// GET stream and wait for the answer without a time limit: a
+		// client with no GET stream would hang. Ask with a bound instead.
+		answered := t.project.request(ctx, t.listRoots) // or the one out
+		if s := t.project.await(ctx, httpRootsTimeout+time.Second, answered); s != nil {
+			return s, false, nil
+		}
+		return nil, false, t.project.errNoVault()
 	}
 	t.project.wait(ctx)
 	if s := t.project.get(); s != nil {

@@ -101,7 +101,7 @@ recall searches both. See docs/mcp.md.`,
 				return o.slot
 			}
 			tools := &mcpTools{logger: logger, notify: notify, now: m.Now,
-				project: &discovery{logger: logger, cwd: cwd, open: func(dir string) *vaultSlot { return open(projectScope, dir) }}}
+				project: &discovery{logger: logger, cwd: cwd, overHTTP: httpAddr != "", open: func(dir string) *vaultSlot { return open(projectScope, dir) }}}
 			if projectDir != "" {
 				tools.project.found(projectDir)
 			}

@@ -1,0 +1,125 @@
+package main
+
+import (
+	"bufio"
+	"context"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/mark3labs/mcp-go/client"
+	"github.com/mark3labs/mcp-go/client/transport"
+	"github.com/mark3labs/mcp-go/mcp"
+)
+
+// startHTTPServeIn runs `memvault serve --http 127.0.0.1:0` in dir, with
+// no --vault, and returns the MCP endpoint's URL.
+func startHTTPServeIn(t *testing.T, bin, dir string) string {
+	t.Helper()
+	cmd := exec.Command(bin, "serve", "--http", "127.0.0.1:0")
+	cmd.Dir = dir
+	stderr, err := cmd.StderrPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { cmd.Process.Kill(); cmd.Wait() })
+	sc := bufio.NewScanner(stderr)
+	for sc.Scan() {
+		if rest, ok := strings.CutPrefix(sc.Text(), "memvault: serving MCP at "); ok {
+			go func() {
+				for sc.Scan() {
+				}
+			}()
+			return rest
+		}
+	}
+	t.Fatalf("server exited before listening: %v", sc.Err())
+	return ""
+}
+
+// TestServeHTTPFindsTheVaultFromTheClientsRoots runs discovery by MCP
+// roots end to end over streamable HTTP: the server starts outside git
+// with no --vault, and an mcp-go client that answers roots/list (over the
+// GET stream it keeps open, for the older protocol; in the input request
+// of the first tool call, for the newest) gets the vault of its root. A
+// legacy client with no GET stream cannot receive roots/list: its calls
+// fail within the bound, saying to use --vault, instead of hanging.
+func TestServeHTTPFindsTheVaultFromTheClientsRoots(t *testing.T) {
+	bin := buildMemvault(t)
+	isolateGit(t)
+	for _, tc := range []struct {
+		name, protocol string
+		listen         bool // keep the GET stream open (WithContinuousListening)
+		// wantErr: the tool call and the context read fail saying this
+		// (no GET stream: the roots/list request cannot reach the client).
+		wantErr []string
+	}{
+		{"legacy with the GET stream", legacyProtocol, true, nil},
+		{"newest", mcp.LATEST_PROTOCOL_VERSION, false, nil},
+		{"legacy without a GET stream", legacyProtocol, false, []string{"no answer within 5s", "GET stream", "--vault DIR"}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			repo := newRepo(t)
+			notRepo := t.TempDir()
+			url := startHTTPServeIn(t, bin, notRepo)
+			var opts []transport.StreamableHTTPCOption
+			if tc.listen {
+				opts = append(opts, transport.WithContinuousListening())
+			}
+			tr, err := transport.NewStreamableHTTP(url, opts...)
+			if err != nil {
+				t.Fatal(err)
+			}
+			c := client.NewClient(tr, client.WithRootsHandler(rootsList{filepath.Join(repo, "src")}))
+			t.Cleanup(func() { c.Close() })
+			ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+			defer cancel()
+			if err := c.Start(ctx); err != nil {
+				t.Fatal(err)
+			}
+			init := mcp.InitializeRequest{}
+			init.Params.ProtocolVersion = tc.protocol
+			init.Params.ClientInfo = mcp.Implementation{Name: "http-roots", Version: "1"}
+			init.Params.Capabilities.Roots = &struct {
+				ListChanged bool `json:"listChanged,omitempty"`
+			}{}
+			if _, err := c.Initialize(ctx, init); err != nil {
+				t.Fatalf("initialize: %v", err)
+			}
+			if tc.wantErr != nil {
+				res, text := callTool(t, c, "remember", map[string]any{"title": "x", "content": "y"})
+				req := mcp.ReadResourceRequest{}
+				req.Params.URI = contextURI
+				_, err := c.ReadResource(ctx, req)
+				if !res.IsError || err == nil {
+					t.Fatalf("remember = %q, read context: %v; want both to fail", text, err)
+				}
+				for _, w := range tc.wantErr {
+					if !strings.Contains(text, w) {
+						t.Errorf("tool error %q does not say %q", text, w)
+					}
+				}
+				if !strings.Contains(err.Error(), "--vault DIR") || !strings.Contains(err.Error(), "GET stream") {
+					t.Errorf("context read error %q does not name the GET stream and --vault DIR", err)
+				}
+				if cs := repoCommits(t, repo); len(cs) != 0 {
+					t.Errorf("commits: %d, want none", len(cs))
+				}
+				return
+			}
+			w := mustCall[writeOutput](t, c, "remember", map[string]any{"title": "HTTP finds the vault", "content": "Found from the client's roots over HTTP."})
+			if cs := repoCommits(t, repo); len(cs) != 1 || cs[0].Hash != w.Commit {
+				t.Fatalf("commits in the root's repository: %+v, want the remember commit %s", cs, w.Commit)
+			}
+			st := mustCall[statsOutput](t, c, "memory_stats", map[string]any{})
+			if want := filepath.Join(repo, ".memory"); st.Vault != want {
+				t.Errorf("vault = %s, want %s", st.Vault, want)
+			}
+		})
+	}
+}
