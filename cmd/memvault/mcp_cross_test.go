@@ -237,3 +237,48 @@ func TestCrossRivalsMatchTheVault(t *testing.T) {
 		})
 	}
 }
+
+// TestRememberSupersedesInBothVaults checks remember's supersedes list
+// naming memories of both vaults: the target vault's own one is marked
+// superseded as vault.Create would, the other vault's is recorded only,
+// and an id no vault holds is refused without a commit.
+func TestRememberSupersedesInBothVaults(t *testing.T) {
+	clock := &testClock{now: time.Date(2026, 11, 30, 12, 0, 0, 0, time.UTC)}
+	g := newGitServer(t, clock, true)
+	var own, pref, both writeOutput
+	g.ok("remember", map[string]any{"title": "Lint with flake8", "content": "Run flake8 before committing."}, &own)
+	g.ok("remember", map[string]any{"title": "Prefer pylint", "content": "Lint Python with pylint.", "layer": "preference"}, &pref)
+	g.ok("remember", map[string]any{"title": "Lint with ruff", "content": "Run ruff check; it replaces flake8 and pylint here.",
+		"supersedes": []any{own.ID, pref.ID}, "reason": "ruff is faster"}, &both)
+	if both.Vault != projectScope || !slices.Equal(both.Superseded, []string{own.ID}) {
+		t.Errorf("remember = %+v, want a project memory that marked only %s superseded", both, own.ID)
+	}
+	tests := []struct {
+		id, status string
+		version    int
+	}{
+		{own.ID, "superseded", 2},
+		{pref.ID, "active", 1},
+	}
+	for _, tc := range tests {
+		if m := mustCall[memoryOutput](t, g.c, "get_memory", map[string]any{"id": tc.id}); m.Status != tc.status || m.Version != tc.version {
+			t.Errorf("%s: status %s version %d, want %s %d", tc.id, m.Status, m.Version, tc.status, tc.version)
+		}
+	}
+	out := mustCall[recallOutput](t, g.c, "recall", map[string]any{"query": "lint flake8 pylint ruff"})
+	if len(out.Results) != 1 || out.Results[0].ID != both.ID || !slices.Equal(out.Results[0].Supersedes, []string{own.ID, pref.ID}) {
+		t.Errorf("recall = %+v, want only %s, superseding both", out.Results, both.ID)
+	}
+	if cs := repoCommits(t, g.project); len(cs) == 0 || cs[0].Hash != both.Commit {
+		t.Errorf("remember's commit %s is not the project's HEAD", both.Commit)
+	}
+	before := len(repoCommits(t, g.project))
+	res, text := callTool(t, g.c, "remember", map[string]any{"title": "Lint nothing", "content": "x",
+		"supersedes": []any{pref.ID, "01NOSUCHMEMORY0000000000000"}})
+	if !res.IsError || !strings.Contains(text, "not found") {
+		t.Errorf("remember superseding an unknown id = %q, want not found", text)
+	}
+	if got := len(repoCommits(t, g.project)); got != before {
+		t.Errorf("commits after a refused remember: %d, want %d", got, before)
+	}
+}
