@@ -171,7 +171,8 @@ func contextDigest(ctx context.Context, vs *openVaults, budget int) (string, err
 		for _, r := range kept {
 			line := fmt.Sprintf("- %s (%s): %s", r.Memory.Title, r.Memory.ID, oneLine(r.Snippet))
 			if len(r.Supersedes) > 0 {
-				line += " (replaces " + namedRefs(r.Supersedes) + ")"
+				// Ids only: the digest leaves the old rules' wording out.
+				line += " (replaces " + strings.Join(refIDs(r.Supersedes), ", ") + ")"
 			}
 			add(line + "\n")
 		}
