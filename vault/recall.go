@@ -340,20 +340,38 @@ func markConflicts(rs []Result) {
 	for i := range rs {
 		for j := i + 1; j < len(rs); j++ {
 			a, b := rs[i].Memory, rs[j].Memory
-			if rs[i].State != string(StatusActive) || rs[j].State != string(StatusActive) ||
-				!isRuleLayer(a.Layer) || !isRuleLayer(b.Layer) ||
-				slices.Contains(a.Supersedes, b.ID) || slices.Contains(b.Supersedes, a.ID) {
+			if rs[i].State != string(StatusActive) || rs[j].State != string(StatusActive) {
 				continue
 			}
-			overlap := jaccard(toks[i], toks[j])
-			shared, tagJ := tagOverlap(a, b)
-			if overlap >= conflictTitleOverlap || (overlap >= rivalTagOverlap && shared > 0) ||
-				(overlap >= sameTopicTitleFloor && shared >= 2 && tagJ >= sameTopicTags) {
+			if rivalPair(toks[i], toks[j], a, b) {
 				rs[i].PossibleConflict = append(rs[i].PossibleConflict, b.ID)
 				rs[j].PossibleConflict = append(rs[j].PossibleConflict, a.ID)
 			}
 		}
 	}
+}
+
+// Rivals reports whether a and b look like rival rules on one subject by
+// the criteria Recall uses for PossibleConflict: both are rules (L3
+// decisions or L4 preferences), neither supersedes the other, and their
+// titles overlap strongly, or they share a tag and their titles overlap
+// somewhat, or (rules in two languages) they share most tags and their
+// titles a little. It does not look at status or dates: the caller passes
+// rules in force, for example results from two vaults.
+func Rivals(a, b *Memory) bool {
+	return rivalPair(tokenSet(a.Title), tokenSet(b.Title), a, b)
+}
+
+// rivalPair is Rivals with the title token sets ta and tb given.
+func rivalPair(ta, tb map[string]bool, a, b *Memory) bool {
+	if !isRuleLayer(a.Layer) || !isRuleLayer(b.Layer) ||
+		slices.Contains(a.Supersedes, b.ID) || slices.Contains(b.Supersedes, a.ID) {
+		return false
+	}
+	overlap := jaccard(ta, tb)
+	shared, tagJ := tagOverlap(a, b)
+	return overlap >= conflictTitleOverlap || (overlap >= rivalTagOverlap && shared > 0) ||
+		(overlap >= sameTopicTitleFloor && shared >= 2 && tagJ >= sameTopicTags)
 }
 
 func tokenSet(s string) map[string]bool {

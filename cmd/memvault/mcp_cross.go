@@ -2,12 +2,10 @@ package main
 
 import (
 	"slices"
-	"strings"
 	"sync"
 	"time"
 
 	"github.com/memvault/memvault/vault"
-	"github.com/memvault/memvault/vault/index"
 )
 
 // Within one vault, vault.Recall hides a memory that an in-force memory
@@ -186,16 +184,6 @@ func titleIn(vaults []scopedVault, id string) string {
 	return ""
 }
 
-// The rival-rule thresholds of vault/recall.go (markConflicts), which
-// does not export them; TestCrossRivalsMatchTheVault fails if the two
-// drift apart. docs/ranking.md explains them.
-const (
-	conflictTitleOverlap = 0.5
-	rivalTagOverlap      = 0.2
-	sameTopicTags        = 0.5
-	sameTopicTitleFloor  = 0.1
-)
-
 // markCrossConflicts flags pairs of active rules from different vaults
 // that look like rivals on one subject, by vault.Recall's criteria:
 // strongly overlapping titles, or a shared tag with some title overlap, or
@@ -203,79 +191,19 @@ const (
 // overlap, and neither superseding the other. Pairs within one vault were
 // judged by that vault; pairs marked already are left as they are.
 func markCrossConflicts(rs []scopedResult) {
-	toks := make([]map[string]bool, len(rs))
 	for i := range rs {
 		for j := i + 1; j < len(rs); j++ {
 			if rs[i].scope == rs[j].scope || slices.Contains(rs[i].PossibleConflict, rs[j].Memory.ID) {
 				continue // judged by its vault, or marked already
 			}
 			a, b := rs[i].Memory, rs[j].Memory
-			if rs[i].State != string(vault.StatusActive) || rs[j].State != string(vault.StatusActive) ||
-				!isRuleLayer(a.Layer) || !isRuleLayer(b.Layer) ||
-				slices.Contains(a.Supersedes, b.ID) || slices.Contains(b.Supersedes, a.ID) {
+			if rs[i].State != string(vault.StatusActive) || rs[j].State != string(vault.StatusActive) {
 				continue
 			}
-			if toks[i] == nil {
-				toks[i] = titleTokens(a.Title)
-			}
-			if toks[j] == nil {
-				toks[j] = titleTokens(b.Title)
-			}
-			if rivals(toks[i], toks[j], a, b) {
+			if vault.Rivals(a, b) {
 				rs[i].PossibleConflict = append(slices.Clip(rs[i].PossibleConflict), b.ID)
 				rs[j].PossibleConflict = append(slices.Clip(rs[j].PossibleConflict), a.ID)
 			}
 		}
 	}
-}
-
-// rivals applies vault.Recall's rival-rule criteria to two rules whose
-// title token sets are ta and tb.
-func rivals(ta, tb map[string]bool, a, b *vault.Memory) bool {
-	overlap := setJaccard(ta, tb)
-	shared, tagJ := sharedTags(a, b)
-	return overlap >= conflictTitleOverlap || (overlap >= rivalTagOverlap && shared > 0) ||
-		(overlap >= sameTopicTitleFloor && shared >= 2 && tagJ >= sameTopicTags)
-}
-
-// isRuleLayer says whether memories of l are rules (L3 decisions, L4
-// preferences) that can conflict; task state and index notes cannot.
-func isRuleLayer(l vault.Layer) bool { return l == vault.Project || l == vault.Preference }
-
-func titleTokens(s string) map[string]bool {
-	set := map[string]bool{}
-	for _, t := range index.Tokenize(s) {
-		set[t] = true
-	}
-	return set
-}
-
-func setJaccard(a, b map[string]bool) float64 {
-	if len(a) == 0 || len(b) == 0 {
-		return 0
-	}
-	inter := 0
-	for t := range a {
-		if b[t] {
-			inter++
-		}
-	}
-	return float64(inter) / float64(len(a)+len(b)-inter)
-}
-
-// sharedTags counts the tags two memories share (case-insensitively) and
-// the Jaccard index of their tag sets.
-func sharedTags(a, b *vault.Memory) (shared int, jac float64) {
-	for _, x := range a.Tags {
-		for _, y := range b.Tags {
-			if strings.EqualFold(x, y) {
-				shared++
-				break
-			}
-		}
-	}
-	if union := len(a.Tags) + len(b.Tags) - shared; union > 0 {
-		jac = float64(shared) / float64(union)
-	}
-	return shared, jac
 }

@@ -179,9 +179,10 @@ func minMax(a, b string) string {
 	return "- " + a + " may conflict with " + b
 }
 
-// TestCrossRivalsMatchTheVault holds the rival criteria copied from
-// vault/recall.go to the vault's own: each pair of rules is put in one
-// vault, and the vault's verdict must be the cross-vault one.
+// TestCrossRivalsMatchTheVault checks that markCrossConflicts judges a
+// pair of rules from two vaults as vault.Recall judges the same pair in
+// one vault: each pair is put in one vault, and the vault's verdict must
+// be the cross-vault one.
 func TestCrossRivalsMatchTheVault(t *testing.T) {
 	ctx := context.Background()
 	now := time.Date(2026, 11, 30, 12, 0, 0, 0, time.UTC)
