@@ -412,30 +412,29 @@ func (s *Store) writeObject(t plumbing.ObjectType, data []byte) (plumbing.Hash, 
 	if err == nil {
 		err = s.zw.Close()
 	}
-	if err == nil && durable {
-		// Sync, then rename: a visible object is always whole, as later
-		// writes skip objects that exist. flushSyncs waits for this.
-		s.markDirDirty(dir, created)
-		s.batch.run(func() error { return s.publishObject(f, final) })
-		return h, nil
-	}
-	if cerr := f.Close(); err == nil {
-		err = cerr
-	}
-	if err == nil {
-		err = s.fsys.rename(f.Name(), final)
-	}
 	if err != nil {
+		f.Close()
 		os.Remove(f.Name())
 		return h, fmt.Errorf("write %s %s: %w", t, h, err)
 	}
-	return h, nil
+	if durable {
+		// Sync, then rename: a visible object is always whole, as later
+		// writes skip objects that exist. flushSyncs waits for this.
+		s.markDirDirty(dir, created)
+		s.batch.run(func() error { return s.publishObject(f, final, true) })
+		return h, nil
+	}
+	return h, s.publishObject(f, final, false)
 }
 
-// publishObject syncs a written temporary object file, closes it and
-// renames it to its final name; on failure it removes it.
-func (s *Store) publishObject(f *os.File, final string) error {
-	err := s.fsys.syncFile(f)
+// publishObject closes a written temporary object file, after syncing it
+// if sync is set, and renames it to its final name; on failure it removes
+// it.
+func (s *Store) publishObject(f *os.File, final string, sync bool) error {
+	var err error
+	if sync {
+		err = s.fsys.syncFile(f)
+	}
 	if cerr := f.Close(); err == nil {
 		err = cerr
 	}

@@ -1,9 +1,7 @@
 package main
 
 import (
-	"bufio"
 	"context"
-	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -13,34 +11,6 @@ import (
 	"github.com/mark3labs/mcp-go/client/transport"
 	"github.com/mark3labs/mcp-go/mcp"
 )
-
-// startHTTPServeIn runs `memvault serve --http 127.0.0.1:0` in dir, with
-// no --vault, and returns the MCP endpoint's URL.
-func startHTTPServeIn(t *testing.T, bin, dir string) string {
-	t.Helper()
-	cmd := exec.Command(bin, "serve", "--http", "127.0.0.1:0")
-	cmd.Dir = dir
-	stderr, err := cmd.StderrPipe()
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { cmd.Process.Kill(); cmd.Wait() })
-	sc := bufio.NewScanner(stderr)
-	for sc.Scan() {
-		if rest, ok := strings.CutPrefix(sc.Text(), "memvault: serving MCP at "); ok {
-			go func() {
-				for sc.Scan() {
-				}
-			}()
-			return rest
-		}
-	}
-	t.Fatalf("server exited before listening: %v", sc.Err())
-	return ""
-}
 
 // TestServeHTTPFindsTheVaultFromTheClientsRoots runs discovery by MCP
 // roots end to end over streamable HTTP: the server starts outside git
@@ -66,7 +36,7 @@ func TestServeHTTPFindsTheVaultFromTheClientsRoots(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			repo := newRepo(t)
 			notRepo := t.TempDir()
-			url := startHTTPServeIn(t, bin, notRepo)
+			url := runHTTPServe(t, bin, notRepo, "serve", "--http", "127.0.0.1:0")
 			var opts []transport.StreamableHTTPCOption
 			if tc.listen {
 				opts = append(opts, transport.WithContinuousListening())

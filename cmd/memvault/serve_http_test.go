@@ -29,7 +29,16 @@ func startHTTPServe(t *testing.T, bin string, extra ...string) (base, root strin
 	t.Helper()
 	root = newRepo(t)
 	args := append([]string{"serve", "--vault", filepath.Join(root, ".memory"), "--http", "127.0.0.1:0"}, extra...)
+	return strings.TrimSuffix(runHTTPServe(t, bin, "", args...), "/mcp"), root
+}
+
+// runHTTPServe runs bin with args in folder dir ("" for the current one)
+// until the test ends, and returns the MCP endpoint's URL once the server
+// says it is listening.
+func runHTTPServe(t *testing.T, bin, dir string, args ...string) string {
+	t.Helper()
 	cmd := exec.Command(bin, args...)
+	cmd.Dir = dir
 	stderr, err := cmd.StderrPipe()
 	if err != nil {
 		t.Fatal(err)
@@ -45,11 +54,11 @@ func startHTTPServe(t *testing.T, bin string, extra ...string) (base, root strin
 				for sc.Scan() {
 				}
 			}()
-			return strings.TrimSuffix(rest, "/mcp"), root
+			return rest
 		}
 	}
 	t.Fatalf("server exited before listening: %v", sc.Err())
-	return "", ""
+	return ""
 }
 
 func TestServeHTTP(t *testing.T) {
