@@ -41,31 +41,15 @@ hook pre-commit scans the staged .memory/**/*.md blobs (the index, not the
 work tree) for secrets and fails with path:line:column and the rule for each,
 never printing the secret. Bypass once with git commit --no-verify.`,
 	}
+	// sub makes a subcommand without arguments that runs fn.
+	sub := func(use, short string, fn func(context.Context) error) *cobra.Command {
+		return &cobra.Command{Use: use, Short: short, Args: cobra.NoArgs,
+			RunE: func(cmd *cobra.Command, _ []string) error { return fn(cmd.Context()) }}
+	}
 	hook.AddCommand(
-		&cobra.Command{
-			Use:   "install",
-			Short: "Install the pre-commit hook (keeping any existing one)",
-			Args:  cobra.NoArgs,
-			RunE: func(cmd *cobra.Command, _ []string) error {
-				return m.hookInstall(cmd.Context())
-			},
-		},
-		&cobra.Command{
-			Use:   "uninstall",
-			Short: "Remove the pre-commit hook and restore the previous one",
-			Args:  cobra.NoArgs,
-			RunE: func(cmd *cobra.Command, _ []string) error {
-				return m.hookUninstall(cmd.Context())
-			},
-		},
-		&cobra.Command{
-			Use:   "pre-commit",
-			Short: "Scan staged memory files for secrets (run by git)",
-			Args:  cobra.NoArgs,
-			RunE: func(cmd *cobra.Command, _ []string) error {
-				return m.hookPreCommit(cmd.Context())
-			},
-		},
+		sub("install", "Install the pre-commit hook (keeping any existing one)", m.hookInstall),
+		sub("uninstall", "Remove the pre-commit hook and restore the previous one", m.hookUninstall),
+		sub("pre-commit", "Scan staged memory files for secrets (run by git)", m.hookPreCommit),
 	)
 	return hook
 }

@@ -108,17 +108,7 @@ func TestParseMCPProblems(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			items, probs := ParseMCP("f.jsonl", []byte(tt.in), MCPOptions{})
-			if len(items) != tt.wantItems {
-				t.Errorf("got %d items, want %d", len(items), tt.wantItems)
-			}
-			if len(probs) != len(tt.wantProbs) {
-				t.Fatalf("problems = %v, want %v", probs, tt.wantProbs)
-			}
-			for i, p := range probs {
-				if !strings.HasPrefix(p.String(), tt.wantProbs[i]) {
-					t.Errorf("problem %q, want prefix %q", p, tt.wantProbs[i])
-				}
-			}
+			wantParse(t, items, probs, tt.wantItems, tt.wantProbs)
 		})
 	}
 }
@@ -143,18 +133,25 @@ func TestParseJSONLProblems(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			items, probs := ParseJSONL("f.jsonl", []byte(tt.in))
-			if len(items) != tt.wantItems {
-				t.Errorf("got %d items, want %d", len(items), tt.wantItems)
-			}
-			if len(probs) != len(tt.wantProbs) {
-				t.Fatalf("problems = %v, want %v", probs, tt.wantProbs)
-			}
-			for i, p := range probs {
-				if !strings.HasPrefix(p.String(), tt.wantProbs[i]) {
-					t.Errorf("problem %q, want prefix %q", p, tt.wantProbs[i])
-				}
-			}
+			wantParse(t, items, probs, tt.wantItems, tt.wantProbs)
 		})
+	}
+}
+
+// wantParse fails t unless a parse gave wantItems items and one problem
+// per wantProbs entry, each starting with that entry.
+func wantParse(t *testing.T, items []Item, probs []Problem, wantItems int, wantProbs []string) {
+	t.Helper()
+	if len(items) != wantItems {
+		t.Errorf("got %d items, want %d", len(items), wantItems)
+	}
+	if len(probs) != len(wantProbs) {
+		t.Fatalf("problems = %v, want %v", probs, wantProbs)
+	}
+	for i, p := range probs {
+		if !strings.HasPrefix(p.String(), wantProbs[i]) {
+			t.Errorf("problem %q, want prefix %q", p, wantProbs[i])
+		}
 	}
 }
 
