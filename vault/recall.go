@@ -333,36 +333,49 @@ func hasAnyTag(m *Memory, want map[string]bool) bool {
 // L4 preferences are rules; L1/L2 notes are task state and L5 notes are
 // indexes, so they never conflict.
 func markConflicts(rs []Result) {
-	toks := make([]map[string]bool, len(rs))
+	ms := make([]*Memory, len(rs))
 	for i := range rs {
-		toks[i] = tokenSet(rs[i].Memory.Title)
+		ms[i] = rs[i].Memory
 	}
-	for i := range rs {
-		for j := i + 1; j < len(rs); j++ {
-			a, b := rs[i].Memory, rs[j].Memory
-			if rs[i].State != string(StatusActive) || rs[j].State != string(StatusActive) {
-				continue
-			}
-			if rivalPair(toks[i], toks[j], a, b) {
-				rs[i].PossibleConflict = append(rs[i].PossibleConflict, b.ID)
-				rs[j].PossibleConflict = append(rs[j].PossibleConflict, a.ID)
+	active := func(i, j int) bool {
+		return rs[i].State == string(StatusActive) && rs[j].State == string(StatusActive)
+	}
+	for _, p := range RivalPairs(ms, active) {
+		i, j := p[0], p[1]
+		rs[i].PossibleConflict = append(rs[i].PossibleConflict, ms[j].ID)
+		rs[j].PossibleConflict = append(rs[j].PossibleConflict, ms[i].ID)
+	}
+}
+
+// RivalPairs returns the pairs (i, j), i < j, of ms that look like rival
+// rules on one subject by the criteria Recall uses for PossibleConflict,
+// among the pairs consider lets through: both are rules (L3 decisions or
+// L4 preferences), neither supersedes the other, and their titles overlap
+// strongly, or they share a tag and their titles overlap somewhat, or
+// (rules in two languages) they share most tags and their titles a little.
+// It does not look at status or dates: consider picks the rules in force,
+// for example among results from two vaults. Each title is analysed once.
+func RivalPairs(ms []*Memory, consider func(i, j int) bool) [][2]int {
+	toks := make([]map[string]bool, len(ms))
+	title := func(i int) map[string]bool {
+		if toks[i] == nil {
+			toks[i] = tokenSet(ms[i].Title)
+		}
+		return toks[i]
+	}
+	var out [][2]int
+	for i := range ms {
+		for j := i + 1; j < len(ms); j++ {
+			if consider(i, j) && rivalPair(title(i), title(j), ms[i], ms[j]) {
+				out = append(out, [2]int{i, j})
 			}
 		}
 	}
+	return out
 }
 
-// Rivals reports whether a and b look like rival rules on one subject by
-// the criteria Recall uses for PossibleConflict: both are rules (L3
-// decisions or L4 preferences), neither supersedes the other, and their
-// titles overlap strongly, or they share a tag and their titles overlap
-// somewhat, or (rules in two languages) they share most tags and their
-// titles a little. It does not look at status or dates: the caller passes
-// rules in force, for example results from two vaults.
-func Rivals(a, b *Memory) bool {
-	return rivalPair(tokenSet(a.Title), tokenSet(b.Title), a, b)
-}
-
-// rivalPair is Rivals with the title token sets ta and tb given.
+// rivalPair applies RivalPairs' criteria to a and b, whose title token
+// sets are ta and tb.
 func rivalPair(ta, tb map[string]bool, a, b *Memory) bool {
 	if !isRuleLayer(a.Layer) || !isRuleLayer(b.Layer) ||
 		slices.Contains(a.Supersedes, b.ID) || slices.Contains(b.Supersedes, a.ID) {

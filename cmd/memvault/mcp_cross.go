@@ -191,19 +191,18 @@ func titleIn(vaults []scopedVault, id string) string {
 // overlap, and neither superseding the other. Pairs within one vault were
 // judged by that vault; pairs marked already are left as they are.
 func markCrossConflicts(rs []scopedResult) {
+	ms := make([]*vault.Memory, len(rs))
 	for i := range rs {
-		for j := i + 1; j < len(rs); j++ {
-			if rs[i].scope == rs[j].scope || slices.Contains(rs[i].PossibleConflict, rs[j].Memory.ID) {
-				continue // judged by its vault, or marked already
-			}
-			a, b := rs[i].Memory, rs[j].Memory
-			if rs[i].State != string(vault.StatusActive) || rs[j].State != string(vault.StatusActive) {
-				continue
-			}
-			if vault.Rivals(a, b) {
-				rs[i].PossibleConflict = append(slices.Clip(rs[i].PossibleConflict), b.ID)
-				rs[j].PossibleConflict = append(slices.Clip(rs[j].PossibleConflict), a.ID)
-			}
-		}
+		ms[i] = rs[i].Memory
+	}
+	consider := func(i, j int) bool {
+		return rs[i].scope != rs[j].scope && // else judged by its vault
+			!slices.Contains(rs[i].PossibleConflict, rs[j].Memory.ID) && // marked already
+			rs[i].State == string(vault.StatusActive) && rs[j].State == string(vault.StatusActive)
+	}
+	for _, p := range vault.RivalPairs(ms, consider) {
+		i, j := p[0], p[1]
+		rs[i].PossibleConflict = append(slices.Clip(rs[i].PossibleConflict), ms[j].ID)
+		rs[j].PossibleConflict = append(slices.Clip(rs[j].PossibleConflict), ms[i].ID)
 	}
 }
