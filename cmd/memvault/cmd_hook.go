@@ -155,13 +155,19 @@ func (m *Main) openHookRepo(ctx context.Context) (*gitstore.Store, string, error
 	return store, dir, nil
 }
 
-func (m *Main) hookInstall(ctx context.Context) error {
+// repoHooksDir returns the hooks folder of the repository holding the
+// vault (see hooksDir).
+func (m *Main) repoHooksDir(ctx context.Context) (string, error) {
 	store, _, err := m.openHookRepo(ctx)
 	if err != nil {
-		return err
+		return "", err
 	}
 	defer store.Close()
-	dir, err := m.hooksDir(ctx, store)
+	return m.hooksDir(ctx, store)
+}
+
+func (m *Main) hookInstall(ctx context.Context) error {
+	dir, err := m.repoHooksDir(ctx)
 	if err != nil {
 		return err
 	}
@@ -234,12 +240,7 @@ func writeExecutable(path, content string) error {
 }
 
 func (m *Main) hookUninstall(ctx context.Context) error {
-	store, _, err := m.openHookRepo(ctx)
-	if err != nil {
-		return err
-	}
-	defer store.Close()
-	dir, err := m.hooksDir(ctx, store)
+	dir, err := m.repoHooksDir(ctx)
 	if err != nil {
 		return err
 	}

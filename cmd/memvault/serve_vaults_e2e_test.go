@@ -97,6 +97,19 @@ func (n *notifications) countLocked(method string) int {
 	return k
 }
 
+// none fails t with what for each notification received so far that
+// matches.
+func (n *notifications) none(t *testing.T, what string, match func(mcp.JSONRPCNotification) bool) {
+	t.Helper()
+	n.mu.Lock()
+	defer n.mu.Unlock()
+	for _, x := range n.got {
+		if match(x) {
+			t.Error(what)
+		}
+	}
+}
+
 func (n *notifications) reset() {
 	n.mu.Lock()
 	n.got = nil
@@ -364,13 +377,7 @@ func testNotifications(t *testing.T, bin, protocol string) {
 	n.reset()
 	s.ok("update_memory", map[string]any{"id": w.ID, "expected_version": 1, "content": "One logical change per commit.", "reason": "clearer"}, nil)
 	n.waitFor(t, "memory updated after update_memory", updated(memURI))
-	n.mu.Lock()
-	for _, x := range n.got {
-		if x.Method == mcp.MethodNotificationResourcesListChanged {
-			t.Errorf("list_changed after an update of an existing memory: the list did not change")
-		}
-	}
-	n.mu.Unlock()
+	n.none(t, "list_changed after an update of an existing memory: the list did not change", isMethod(mcp.MethodNotificationResourcesListChanged))
 
 	// Another process commits: the next call (or the watcher) reads the
 	// new file, and that is announced; the memory it did not touch is not.
@@ -382,13 +389,7 @@ func testNotifications(t *testing.T, bin, protocol string) {
 	s.ok("recall", map[string]any{"query": "release tag"}, nil)
 	n.waitFor(t, "list_changed after another process committed", isMethod(mcp.MethodNotificationResourcesListChanged))
 	n.waitFor(t, "context updated after another process committed", updated(contextURI))
-	n.mu.Lock()
-	for _, x := range n.got {
-		if updated(memURI)(x) {
-			t.Errorf("%s announced as updated, but the other process did not touch it", memURI)
-		}
-	}
-	n.mu.Unlock()
+	n.none(t, memURI+" announced as updated, but the other process did not touch it", updated(memURI))
 
 	// Unsubscribed resources are not announced.
 	req := mcp.UnsubscribeRequest{}
@@ -400,13 +401,7 @@ func testNotifications(t *testing.T, bin, protocol string) {
 	n.reset()
 	s.ok("forget", map[string]any{"id": w.ID, "reason": "done"}, nil)
 	n.waitFor(t, "context updated after forget", updated(contextURI))
-	n.mu.Lock()
-	for _, x := range n.got {
-		if updated(memURI)(x) {
-			t.Errorf("resources/updated for %s after unsubscribe", memURI)
-		}
-	}
-	n.mu.Unlock()
+	n.none(t, "resources/updated for "+memURI+" after unsubscribe", updated(memURI))
 }
 
 func TestServeUserVault(t *testing.T) {
