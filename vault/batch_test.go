@@ -95,11 +95,7 @@ func TestCreateBatch(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			dir := t.TempDir()
-			c := &recordingCommitter{}
-			v, err := Open(t.Context(), dir, Options{Now: newClock("2026-11-30T10:00:00Z").Now, Committer: c})
-			if err != nil {
-				t.Fatal(err)
-			}
+			v, c := openRecorded(t, dir)
 			for _, n := range tt.existing {
 				if _, err := v.Create(t.Context(), n, Author{}); err != nil {
 					t.Fatal(err)
@@ -180,11 +176,7 @@ func TestCreateBatchKeepsImportedFields(t *testing.T) {
 
 func TestCreateBatchDryRunWritesNothing(t *testing.T) {
 	dir := t.TempDir()
-	c := &recordingCommitter{}
-	v, err := Open(t.Context(), dir, Options{Now: newClock("2026-11-30T10:00:00Z").Now, Committer: c})
-	if err != nil {
-		t.Fatal(err)
-	}
+	v, c := openRecorded(t, dir)
 	var progress []int
 	res, err := v.CreateBatch(t.Context(), Batch{DryRun: true, Progress: func(done, _ int) { progress = append(progress, done) },
 		Items: []BatchItem{{Memory: NewMemory{Title: "a", Content: "a"}}, {Memory: NewMemory{Title: "b", Content: "b"}}}}, Author{})

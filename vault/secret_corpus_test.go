@@ -15,11 +15,7 @@ import (
 // must go through (at most the scanner's own false-positive allowance).
 func TestCorpusWritesAreRefused(t *testing.T) {
 	dir := t.TempDir()
-	c := &recordingCommitter{}
-	v, err := Open(t.Context(), dir, Options{Now: newClock("2026-11-30T10:00:00Z").Now, Committer: c})
-	if err != nil {
-		t.Fatal(err)
-	}
+	v, c := openRecorded(t, dir)
 	pos, err := txtar.ParseFile("secret/testdata/positives.txtar")
 	if err != nil {
 		t.Fatal(err)

@@ -30,12 +30,8 @@ func TestWriteWithSecretIsRefused(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			dir := t.TempDir()
-			c := &recordingCommitter{}
-			v, err := Open(t.Context(), dir, Options{Now: newClock("2026-11-30T10:00:00Z").Now, Committer: c})
-			if err != nil {
-				t.Fatal(err)
-			}
-			_, err = v.Create(t.Context(), tt.mem, Author{})
+			v, c := openRecorded(t, dir)
+			_, err := v.Create(t.Context(), tt.mem, Author{})
 			if !errors.Is(err, ErrSecret) || !errors.Is(err, ErrInvalid) {
 				t.Fatalf("Create error = %v, want ErrSecret and ErrInvalid", err)
 			}
@@ -58,11 +54,7 @@ func TestWriteWithSecretIsRefused(t *testing.T) {
 
 func TestUpdateWithSecretIsRefused(t *testing.T) {
 	dir := t.TempDir()
-	c := &recordingCommitter{}
-	v, err := Open(t.Context(), dir, Options{Now: newClock("2026-11-30T10:00:00Z").Now, Committer: c})
-	if err != nil {
-		t.Fatal(err)
-	}
+	v, c := openRecorded(t, dir)
 	res, err := v.Create(t.Context(), NewMemory{Title: "Deploy", Content: "Deploys go through CI."}, Author{})
 	if err != nil {
 		t.Fatal(err)

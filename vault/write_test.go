@@ -48,6 +48,18 @@ func (c *recordingCommitter) Commit(_ context.Context, paths []string, message s
 	return "c0ffee", nil
 }
 
+// openRecorded opens the vault in dir with a recording committer and a
+// clock stopped at 2026-11-30T10:00:00Z.
+func openRecorded(t *testing.T, dir string) (*Vault, *recordingCommitter) {
+	t.Helper()
+	c := &recordingCommitter{}
+	v, err := Open(t.Context(), dir, Options{Now: newClock("2026-11-30T10:00:00Z").Now, Committer: c})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return v, c
+}
+
 func TestCreateWritesFileAndCommit(t *testing.T) {
 	clock := newClock("2026-11-30T10:02:11Z")
 	dir := t.TempDir()
