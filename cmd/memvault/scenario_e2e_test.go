@@ -1,15 +1,10 @@
 package main
 
 import (
-	"context"
 	"maps"
-	"os"
-	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
-
-	"github.com/memvault/memvault/gitstore"
 )
 
 // TestScenarioAcrossSessions is the acceptance scenario, in
@@ -83,15 +78,7 @@ func TestScenarioAcrossSessions(t *testing.T) {
 			// vault) and project.
 			home := t.TempDir()
 			t.Setenv("HOME", home)
-			userRepo := filepath.Join(home, userVaultName)
-			if err := os.MkdirAll(userRepo, 0o755); err != nil {
-				t.Fatal(err)
-			}
-			st, err := gitstore.Init(context.Background(), userRepo)
-			if err != nil {
-				t.Fatal(err)
-			}
-			st.Close()
+			initUserVault(t, home)
 			repo := newRepo(t)
 
 			// Session 1 states everything, then ends.

@@ -205,11 +205,7 @@ func TestServeFindsTheVaultFromTheClientsRoots(t *testing.T) {
 	bin := buildMemvault(t)
 	isolateGit(t)
 	for _, protocol := range []string{legacyProtocol, ""} {
-		name := protocol
-		if name == "" {
-			name = "newest"
-		}
-		t.Run(name, func(t *testing.T) {
+		t.Run(protocolName(protocol), func(t *testing.T) {
 			repo := newRepo(t)
 			notRepo := t.TempDir()
 			s, _ := spawn(t, bin, spawnOptions{dir: notRepo, roots: []string{notRepo, filepath.Join(repo, "src")}, protocol: protocol})
@@ -312,11 +308,7 @@ func TestServeNotifiesOfChanges(t *testing.T) {
 	bin := buildMemvault(t)
 	isolateGit(t)
 	for _, protocol := range []string{legacyProtocol, ""} {
-		name := protocol
-		if name == "" {
-			name = "newest"
-		}
-		t.Run(name, func(t *testing.T) { testNotifications(t, bin, protocol) })
+		t.Run(protocolName(protocol), func(t *testing.T) { testNotifications(t, bin, protocol) })
 	}
 }
 
@@ -404,20 +396,37 @@ func testNotifications(t *testing.T, bin, protocol string) {
 	n.none(t, "resources/updated for "+memURI+" after unsubscribe", updated(memURI))
 }
 
+// initUserVault makes home's user vault (~/.memvault), an empty git
+// repository, and returns its folder.
+func initUserVault(t *testing.T, home string) string {
+	t.Helper()
+	dir := filepath.Join(home, userVaultName)
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	st, err := gitstore.Init(context.Background(), dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	st.Close()
+	return dir
+}
+
+// protocolName names a subtest for an MCP protocol version ("" is the
+// newest).
+func protocolName(protocol string) string {
+	if protocol == "" {
+		return "newest"
+	}
+	return protocol
+}
+
 func TestServeUserVault(t *testing.T) {
 	bin := buildMemvault(t)
 	isolateGit(t)
 	repo := newRepo(t)
 	home := os.Getenv("HOME") // isolateGit's temporary home
-	userRepo := filepath.Join(home, userVaultName)
-	if err := os.MkdirAll(userRepo, 0o755); err != nil {
-		t.Fatal(err)
-	}
-	st, err := gitstore.Init(context.Background(), userRepo)
-	if err != nil {
-		t.Fatal(err)
-	}
-	st.Close()
+	userRepo := initUserVault(t, home)
 	// No --user-vault: ~/.memvault exists, so it is served.
 	s, _ := spawn(t, bin, spawnOptions{dir: repo})
 
