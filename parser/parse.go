@@ -247,6 +247,78 @@ func (d *Document) Keys() []string {
 	return keys
 }
 
+// Value decodes the value of the top-level front-matter key into plain Go
+// values (string, int, float64, bool, time.Time for timestamps, []any,
+// map[string]any), as a JSON encoder can take them. With duplicate keys the
+// first wins, as everywhere in the parser. ok is false when the key is
+// absent, the front matter is broken, or the value cannot be decoded.
+// Aliases are refused, not expanded: the value of a key the parser does not
+// know is data to carry, never to evaluate.
+func (d *Document) Value(key string) (v any, ok bool) {
+	if d.root == nil {
+		return nil, false
+	}
+	i := findKey(d.root, key)
+	if i < 0 {
+		return nil, false
+	}
+	n := d.root.Content[i+1]
+	if hasAlias(n, 0) {
+		return nil, false
+	}
+	defer func() {
+		// yaml.v3 panics on a few hostile inputs; a value that makes it
+		// panic is one it cannot decode.
+		if recover() != nil {
+			v, ok = nil, false
+		}
+	}()
+	if err := n.Decode(&v); err != nil {
+		return nil, false
+	}
+	return plainValue(v), true
+}
+
+// hasAlias reports whether the node tree holds an alias (or is nested past
+// the parser's depth limit).
+func hasAlias(n *yaml.Node, depth int) bool {
+	if n == nil {
+		return false
+	}
+	if n.Kind == yaml.AliasNode || depth > maxDepth {
+		return true
+	}
+	for _, c := range n.Content {
+		if hasAlias(c, depth+1) {
+			return true
+		}
+	}
+	return false
+}
+
+// plainValue turns yaml.v3's map[any]any into map[string]any throughout.
+func plainValue(v any) any {
+	switch v := v.(type) {
+	case map[string]any:
+		for k, x := range v {
+			v[k] = plainValue(x)
+		}
+		return v
+	case map[any]any:
+		out := make(map[string]any, len(v))
+		for k, x := range v {
+			out[fmt.Sprint(k)] = plainValue(x)
+		}
+		return out
+	case []any:
+		for i, x := range v {
+			v[i] = plainValue(x)
+		}
+		return v
+	}
+	return v
+}
+
 // HasFrontMatter reports whether the document has a front matter block
 // (possibly empty or broken).
 func (d *Document) HasFrontMatter() bool { return d.hasFM }

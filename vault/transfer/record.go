@@ -1,7 +1,6 @@
 package transfer
 
 import (
-	"bytes"
 	"cmp"
 	"encoding/json"
 	"fmt"
@@ -9,8 +8,6 @@ import (
 	"slices"
 	"strconv"
 	"time"
-
-	"go.yaml.in/yaml/v3"
 
 	"github.com/memvault/memvault/parser"
 	"github.com/memvault/memvault/vault"
@@ -53,10 +50,11 @@ func RecordOf(m *vault.Memory, file []byte) Record {
 		Supersedes: m.Supersedes, Links: m.Links, Source: m.Source, Version: m.Version,
 		Path: m.Path, Body: m.Body,
 	}
-	if doc, _ := parser.Parse(m.Path, file); doc != nil {
+	doc, _ := parser.Parse(m.Path, file)
+	if doc != nil {
 		r.Tags = doc.Meta.Tags
 	}
-	r.Extra = extraKeys(file)
+	r.Extra = extraKeys(doc)
 	return r
 }
 
@@ -109,96 +107,31 @@ func (r Record) Item() (it vault.BatchItem, notes []string, err error) {
 	return vault.BatchItem{Memory: n, Keep: keep}, notes, nil
 }
 
-// extraKeys decodes the front-matter keys memvault does not know. YAML is
-// decoded here rather than in package parser because only the export needs
-// values of keys the parser deliberately leaves alone.
-func extraKeys(file []byte) map[string]any {
-	fm := frontMatter(file)
-	if fm == nil {
+// extraKeys returns the values of the front-matter keys memvault does not
+// know, decoded by the parser (the only home of YAML), first occurrence of
+// each key.
+func extraKeys(doc *parser.Document) map[string]any {
+	if doc == nil {
 		return nil
 	}
-	var root yaml.Node
-	if err := safeYAML(fm, &root); err != nil || len(root.Content) == 0 || root.Content[0].Kind != yaml.MappingNode {
-		return nil
-	}
-	m := root.Content[0]
 	var out map[string]any
-	for i := 0; i+1 < len(m.Content); i += 2 {
-		k := m.Content[i]
-		if k.Kind != yaml.ScalarNode || vault.IsKnownKey(k.Value) {
+	for _, k := range doc.Keys() {
+		if vault.IsKnownKey(k) {
 			continue
 		}
-		if _, dup := out[k.Value]; dup {
-			continue // the first one wins, as in the parser
+		if _, dup := out[k]; dup {
+			continue
 		}
-		var v any
-		if err := m.Content[i+1].Decode(&v); err != nil {
+		v, ok := doc.Value(k)
+		if !ok {
 			continue
 		}
 		if out == nil {
 			out = map[string]any{}
 		}
-		out[k.Value] = jsonable(v)
+		out[k] = v
 	}
 	return out
-}
-
-// safeYAML decodes with a recover: yaml.v3 panics on a few hostile inputs.
-// Front matter that reached here has already been parsed by the vault, so
-// alias bombs were refused there.
-func safeYAML(fm []byte, n *yaml.Node) (err error) {
-	defer func() {
-		if r := recover(); r != nil {
-			err = fmt.Errorf("yaml: %v", r)
-		}
-	}()
-	return yaml.Unmarshal(fm, n)
-}
-
-// jsonable turns YAML-decoded values into ones encoding/json accepts
-// (map[any]any keys become strings).
-func jsonable(v any) any {
-	switch v := v.(type) {
-	case map[string]any:
-		for k, x := range v {
-			v[k] = jsonable(x)
-		}
-		return v
-	case map[any]any:
-		out := make(map[string]any, len(v))
-		for k, x := range v {
-			out[fmt.Sprint(k)] = jsonable(x)
-		}
-		return out
-	case []any:
-		for i, x := range v {
-			v[i] = jsonable(x)
-		}
-		return v
-	}
-	return v
-}
-
-// frontMatter returns the lines between the opening and closing "---"
-// lines, or nil.
-func frontMatter(file []byte) []byte {
-	file = bytes.TrimPrefix(file, []byte("\xEF\xBB\xBF"))
-	first, rest, ok := bytes.Cut(file, []byte("\n"))
-	if !ok || !isDelim(first) {
-		return nil
-	}
-	for off := 0; off < len(rest); {
-		line, _, _ := bytes.Cut(rest[off:], []byte("\n"))
-		if isDelim(line) {
-			return rest[:off]
-		}
-		off += len(line) + 1
-	}
-	return nil
-}
-
-func isDelim(line []byte) bool {
-	return bytes.HasPrefix(line, []byte("---")) && string(bytes.TrimRight(line, " \t\r")) == "---"
 }
 
 // setValue converts a JSON-decoded extra value (numbers as json.Number)
