@@ -1,0 +1,140 @@
+package main
+
+import (
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+
+	"github.com/spf13/cobra"
+
+	"github.com/memvault/memvault/gitstore"
+	"github.com/memvault/memvault/vault"
+)
+
+func (m *Main) initCommand() *cobra.Command {
+	var withGit bool
+	var clientName, command string
+	cmd := &cobra.Command{
+		Use:   "init",
+		Short: "Create the vault folders, README and .gitignore; --client sets up Claude Code or Cursor",
+		Long: `init creates .memory/ (or --vault) with one folder per layer, a README.md
+explaining the format to people, and a .gitignore that keeps transient/ (L1
+session scratch) out of git. Existing files are left as they are.
+
+With --client, init also registers "memvault serve" as the project's MCP
+server for that client, in the project root (the git root holding the
+vault): .mcp.json for claude-code, .cursor/mcp.json for cursor. The entry
+runs this binary by its absolute path (or --command). Other servers in the
+file are kept as they are, a file that is not valid JSON is refused, and
+running it again changes nothing.`,
+		Example: `  memvault init --git
+  memvault init --client claude-code
+  memvault init --client cursor --command memvault   # rely on PATH, e.g. for a committed file`,
+		Args: cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			dir, err := m.resolveVaultDir()
+			if err != nil {
+				return err
+			}
+			var client mcpClient
+			if clientName != "" {
+				// Check the flag before creating anything.
+				if client, err = findClient(clientName); err != nil {
+					return err
+				}
+			}
+			if withGit {
+				if store, err := openGit(cmd.Context(), dir); err == nil {
+					store.Close()
+				} else if errors.Is(err, gitstore.ErrNotRepository) {
+					root := filepath.Dir(dir)
+					if err := os.MkdirAll(root, 0o755); err != nil {
+						return err
+					}
+					store, err := gitstore.Init(cmd.Context(), root)
+					if err != nil {
+						return fmt.Errorf("git init %s: %w", root, err)
+					}
+					store.Close()
+					fmt.Fprintf(m.Stdout, "initialised a git repository in %s\n", root)
+				} else {
+					return err
+				}
+			}
+			created, err := vault.Init(dir)
+			if err != nil {
+				return err
+			}
+			for _, p := range created {
+				fmt.Fprintf(m.Stdout, "created %s\n", p)
+			}
+			if len(created) == 0 {
+				fmt.Fprintf(m.Stdout, "vault %s already initialised\n", dir)
+			}
+			if clientName == "" {
+				return nil
+			}
+			return m.initClient(client, dir, command)
+		},
+	}
+	cmd.Flags().BoolVar(&withGit, "git", false, "also run git init in the vault's parent folder when it is not in a git repository")
+	cmd.Flags().StringVar(&clientName, "client", "", "also register memvault as an MCP server for this client: claude-code (.mcp.json) or cursor (.cursor/mcp.json)")
+	cmd.Flags().StringVar(&command, "command", "", "with --client: the server command to write (default: this binary's absolute path)")
+	return cmd
+}
+
+// initClient writes the client's project configuration for the vault at
+// dir and says how to do the same by hand.
+func (m *Main) initClient(client mcpClient, dir, command string) error {
+	if command == "" {
+		exe, err := os.Executable()
+		if err != nil {
+			return fmt.Errorf("find this binary's path: %w", err)
+		}
+		if exe, err = filepath.EvalSymlinks(exe); err != nil {
+			return fmt.Errorf("find this binary's path: %w", err)
+		}
+		if temporaryBuild(exe) {
+			return usagef("this memvault is a temporary build (go run) that is deleted when it exits: install it (go install ./cmd/memvault) and run the installed memvault init --client %s, or pass --command PATH", client.name)
+		}
+		command = exe
+	}
+	root, ok := gitRoot(filepath.Dir(dir))
+	if !ok {
+		root = filepath.Dir(dir)
+	}
+	args := []string{"serve"}
+	// The server finds .memory at the git root of its working directory,
+	// which the clients set to the project; name any other vault.
+	if dir != filepath.Join(root, ".memory") {
+		args = append(args, "--vault", dir)
+	}
+	path := filepath.Join(root, client.file)
+	res, err := writeClientConfig(path, client, serverEntry{Command: command, Args: args})
+	if err != nil {
+		return err
+	}
+	line := shellQuote(command)
+	for _, a := range args {
+		line += " " + shellQuote(a)
+	}
+	switch res {
+	case configCreated:
+		fmt.Fprintf(m.Stdout, "created %s with the MCP server %q: %s\n", path, mcpServerName, line)
+	case configAdded:
+		fmt.Fprintf(m.Stdout, "added the MCP server %q to %s: %s\n", mcpServerName, path, line)
+	case configUpdated:
+		fmt.Fprintf(m.Stdout, "updated the MCP server %q in %s: %s\n", mcpServerName, path, line)
+	case configUnchanged:
+		fmt.Fprintf(m.Stdout, "%s already runs the MCP server %q: %s\n", path, mcpServerName, line)
+	}
+	switch client.name {
+	case "claude-code":
+		fmt.Fprintf(m.Stdout, "the same with the Claude Code CLI: claude mcp add --scope project %s -- %s\n", mcpServerName, line)
+		fmt.Fprintf(m.Stdout, "or for you alone, without a file in the project: claude mcp add %s -- %s\n", mcpServerName, line)
+	case "cursor":
+		fmt.Fprintf(m.Stdout, "Cursor reads it when it opens the project; check the server is enabled in Cursor's MCP settings\n")
+	}
+	return nil
+}
