@@ -8,6 +8,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/memvault/memvault/cmd/memvault/internal/clientconfig"
 	"github.com/memvault/memvault/gitstore"
 	"github.com/memvault/memvault/vault"
 )
@@ -37,11 +38,11 @@ running it again changes nothing.`,
 			if err != nil {
 				return err
 			}
-			var client mcpClient
+			var client clientconfig.Client
 			if clientName != "" {
 				// Check the flag before creating anything.
-				if client, err = findClient(clientName); err != nil {
-					return err
+				if client, err = clientconfig.Find(clientName); err != nil {
+					return usageError{fmt.Errorf("--client: %w", err)}
 				}
 			}
 			if withGit {
@@ -86,7 +87,7 @@ running it again changes nothing.`,
 
 // initClient writes the client's project configuration for the vault at
 // dir and says how to do the same by hand.
-func (m *Main) initClient(client mcpClient, dir, command string) error {
+func (m *Main) initClient(client clientconfig.Client, dir, command string) error {
 	if command == "" {
 		exe, err := os.Executable()
 		if err != nil {
@@ -95,8 +96,8 @@ func (m *Main) initClient(client mcpClient, dir, command string) error {
 		if exe, err = filepath.EvalSymlinks(exe); err != nil {
 			return fmt.Errorf("find this binary's path: %w", err)
 		}
-		if temporaryBuild(exe) {
-			return usagef("this memvault is a temporary build (go run) that is deleted when it exits: install it (go install ./cmd/memvault) and run the installed memvault init --client %s, or pass --command PATH", client.name)
+		if clientconfig.TemporaryBuild(exe, m.Getenv) {
+			return usagef("this memvault is a temporary build (go run) in %s, deleted when it exits or when Go trims its build cache: install it (go install ./cmd/memvault) and run the installed memvault init --client %s, or pass --command PATH", filepath.Dir(exe), client.Name)
 		}
 		command = exe
 	}
@@ -110,29 +111,31 @@ func (m *Main) initClient(client mcpClient, dir, command string) error {
 	if dir != filepath.Join(root, ".memory") {
 		args = append(args, "--vault", dir)
 	}
-	path := filepath.Join(root, client.file)
-	res, err := writeClientConfig(path, client, serverEntry{Command: command, Args: args})
+	path := filepath.Join(root, client.File)
+	entry := clientconfig.Entry{Command: command, Args: args}
+	res, err := clientconfig.Write(path, client, entry)
+	var invalid *clientconfig.InvalidError
+	if errors.As(err, &invalid) {
+		return usagef("%w; fix the file or move it away: memvault does not overwrite a file it cannot read", err)
+	}
 	if err != nil {
 		return err
 	}
-	line := shellQuote(command)
-	for _, a := range args {
-		line += " " + shellQuote(a)
-	}
+	line, name := entry.CommandLine(), clientconfig.ServerName
 	switch res {
-	case configCreated:
-		fmt.Fprintf(m.Stdout, "created %s with the MCP server %q: %s\n", path, mcpServerName, line)
-	case configAdded:
-		fmt.Fprintf(m.Stdout, "added the MCP server %q to %s: %s\n", mcpServerName, path, line)
-	case configUpdated:
-		fmt.Fprintf(m.Stdout, "updated the MCP server %q in %s: %s\n", mcpServerName, path, line)
-	case configUnchanged:
-		fmt.Fprintf(m.Stdout, "%s already runs the MCP server %q: %s\n", path, mcpServerName, line)
+	case clientconfig.Created:
+		fmt.Fprintf(m.Stdout, "created %s with the MCP server %q: %s\n", path, name, line)
+	case clientconfig.Added:
+		fmt.Fprintf(m.Stdout, "added the MCP server %q to %s: %s\n", name, path, line)
+	case clientconfig.Updated:
+		fmt.Fprintf(m.Stdout, "updated the MCP server %q in %s: %s\n", name, path, line)
+	case clientconfig.Unchanged:
+		fmt.Fprintf(m.Stdout, "%s already runs the MCP server %q: %s\n", path, name, line)
 	}
-	switch client.name {
+	switch client.Name {
 	case "claude-code":
-		fmt.Fprintf(m.Stdout, "the same with the Claude Code CLI: claude mcp add --scope project %s -- %s\n", mcpServerName, line)
-		fmt.Fprintf(m.Stdout, "or for you alone, without a file in the project: claude mcp add %s -- %s\n", mcpServerName, line)
+		fmt.Fprintf(m.Stdout, "the same with the Claude Code CLI: claude mcp add --scope project %s -- %s\n", name, line)
+		fmt.Fprintf(m.Stdout, "or for you alone, without a file in the project: claude mcp add %s -- %s\n", name, line)
 	case "cursor":
 		fmt.Fprintf(m.Stdout, "Cursor reads it when it opens the project; check the server is enabled in Cursor's MCP settings\n")
 	}
