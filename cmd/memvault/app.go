@@ -25,6 +25,9 @@ type Main struct {
 	Now func() time.Time
 	// Getenv reads the environment; tests replace it.
 	Getenv func(string) string
+	// Version is what --version prints and the MCP server reports as
+	// serverInfo.version; NewMain reads it from the build.
+	Version string
 
 	vaultDir string
 	logger   *slog.Logger
@@ -32,7 +35,7 @@ type Main struct {
 
 // NewMain returns a Main wired to the given streams and the real clock.
 func NewMain(stdin io.Reader, stdout, stderr io.Writer) *Main {
-	return &Main{Stdin: stdin, Stdout: stdout, Stderr: stderr, Now: time.Now, Getenv: os.Getenv}
+	return &Main{Stdin: stdin, Stdout: stdout, Stderr: stderr, Now: time.Now, Getenv: os.Getenv, Version: currentVersion()}
 }
 
 // Run executes the command line args and returns the exit status.
@@ -61,6 +64,7 @@ func (m *Main) rootCommand() *cobra.Command {
 conventions, preferences, work in progress) as Markdown files under .memory/
 in the project's git repository, and recalls them by meaning, in Chinese or
 English, with time and layer awareness.`,
+		Version:       m.Version,
 		SilenceUsage:  true,
 		SilenceErrors: true,
 	}

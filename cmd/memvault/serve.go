@@ -17,9 +17,6 @@ import (
 	"github.com/memvault/memvault/vault"
 )
 
-// serverVersion is reported in the MCP initialize answer.
-const serverVersion = "0.1.0"
-
 // serverInstructions is what an MCP client shows the model about the
 // server as a whole; the tool descriptions carry the details.
 const serverInstructions = `memvault is this project's shared long-term memory, kept as Markdown in git. ` +
@@ -111,7 +108,7 @@ recall searches both. See docs/mcp.md.`,
 
 			hooks := &server.Hooks{}
 			notify.hook(hooks)
-			s := server.NewMCPServer("memvault", serverVersion,
+			s := server.NewMCPServer("memvault", m.Version,
 				server.WithToolCapabilities(false),
 				server.WithResourceCapabilities(true, true),
 				server.WithPromptCapabilities(false),

@@ -1,0 +1,250 @@
+package clientconfig
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+)
+
+// ServerName is the key memvault's entry has under mcpServers.
+const ServerName = "memvault"
+
+// ErrUnknownClient is returned by Find for a name it does not know.
+var ErrUnknownClient = errors.New("unknown MCP client")
+
+// Client is an MCP client whose project configuration Write can change.
+type Client struct {
+	// Name is how the user names the client: "claude-code" or "cursor".
+	Name string
+	// File is the configuration's path relative to the project root.
+	File string
+	// Typed clients get "type": "stdio" and an "env" object, as their
+	// own CLI writes them.
+	Typed bool
+}
+
+// Clients returns the clients this package knows. Both read a JSON file
+// in the project whose mcpServers object maps a name to a command, its
+// args and env: Claude Code's project-scope .mcp.json and Cursor's
+// .cursor/mcp.json.
+func Clients() []Client {
+	return []Client{
+		{Name: "claude-code", File: ".mcp.json", Typed: true},
+		{Name: "cursor", File: filepath.Join(".cursor", "mcp.json")},
+	}
+}
+
+// Find returns the client called name; the error, wrapping
+// ErrUnknownClient, lists the names it knows.
+func Find(name string) (Client, error) {
+	var names []string
+	for _, c := range Clients() {
+		if c.Name == name {
+			return c, nil
+		}
+		names = append(names, c.Name)
+	}
+	return Client{}, fmt.Errorf("%w %q: want one of %s", ErrUnknownClient, name, strings.Join(names, ", "))
+}
+
+// Entry is what Write puts under mcpServers.memvault: the server's
+// command and its arguments.
+type Entry struct {
+	Command string
+	Args    []string
+}
+
+// CommandLine is the entry as one line a POSIX shell runs, for people to
+// read and copy.
+func (e Entry) CommandLine() string {
+	line := ShellQuote(e.Command)
+	for _, a := range e.Args {
+		line += " " + ShellQuote(a)
+	}
+	return line
+}
+
+// Result says what Write or Merge did.
+type Result int
+
+const (
+	Created   Result = iota // the file did not exist; Write created it
+	Added                   // the file existed; memvault's entry was added
+	Updated                 // memvault's entry changed (another binary path or vault)
+	Unchanged               // the entry was already there, as wanted
+)
+
+func (r Result) String() string {
+	switch r {
+	case Created:
+		return "created"
+	case Added:
+		return "added"
+	case Updated:
+		return "updated"
+	case Unchanged:
+		return "unchanged"
+	}
+	return fmt.Sprintf("Result(%d)", int(r))
+}
+
+// InvalidError is a configuration Merge refuses to change: not valid JSON,
+// or a top level, mcpServers or memvault entry that is not an object.
+type InvalidError struct {
+	// Path is the file, set by Write; empty for Merge.
+	Path string
+	// Line and Column (1-based, in characters) locate a syntax error;
+	// both are 0 when the error is about the document's shape.
+	Line, Column int
+	// Msg says what is wrong, e.g. "invalid JSON: invalid character ','"
+	// or "mcpServers: want a JSON object, found a number".
+	Msg string
+}
+
+// Error reads as an editor's location, "path:line:column: msg", or
+// "path: msg" without a position.
+func (e *InvalidError) Error() string {
+	if e.Line > 0 {
+		return fmt.Sprintf("%s:%d:%d: %s", e.Path, e.Line, e.Column, e.Msg)
+	}
+	return e.Path + ": " + e.Msg
+}
+
+// Write puts e into the client's configuration file at path, creating the
+// file (and its folder) when missing. Every other key of the file, and
+// every other server, keeps its content and its place; keys the user
+// added to memvault's own entry (env, for one) are kept too. A file Merge
+// refuses is left untouched and the error is an *InvalidError naming
+// path.
+func Write(path string, c Client, e Entry) (Result, error) {
+	data, err := os.ReadFile(path)
+	if err != nil && !errors.Is(err, os.ErrNotExist) {
+		return 0, fmt.Errorf("read %s: %w", path, err)
+	}
+	existed := err == nil
+	out, res, err := Merge(data, c, e)
+	if err != nil {
+		var inv *InvalidError
+		if errors.As(err, &inv) {
+			inv.Path = path
+		}
+		return 0, err
+	}
+	if res == Unchanged {
+		return res, nil
+	}
+	if !existed {
+		res = Created
+	}
+	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+		return 0, err
+	}
+	mode := os.FileMode(0o644)
+	if fi, err := os.Stat(path); err == nil {
+		mode = fi.Mode().Perm()
+	}
+	// Write beside and rename, so an interrupted write never leaves half
+	// a configuration that the client then fails to parse.
+	tmp, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".tmp-*")
+	if err != nil {
+		return 0, err
+	}
+	defer os.Remove(tmp.Name())
+	if _, err := tmp.Write(out); err != nil {
+		tmp.Close()
+		return 0, fmt.Errorf("write %s: %w", tmp.Name(), err)
+	}
+	if err := tmp.Chmod(mode); err != nil {
+		tmp.Close()
+		return 0, err
+	}
+	if err := tmp.Close(); err != nil {
+		return 0, err
+	}
+	if err := os.Rename(tmp.Name(), path); err != nil {
+		return 0, fmt.Errorf("write %s: %w", path, err)
+	}
+	return res, nil
+}
+
+// Merge returns data, a configuration file's content (empty for a new
+// file), with memvault's entry set, and Added, Updated or Unchanged.
+// When the entry is already as wanted it returns data itself. Errors are
+// *InvalidError.
+func Merge(data []byte, c Client, e Entry) ([]byte, Result, error) {
+	root := &jsonObject{}
+	if len(bytes.TrimSpace(data)) > 0 {
+		var err error
+		if root, err = parseObject(data); err != nil {
+			return nil, 0, err
+		}
+	}
+	servers := &jsonObject{}
+	if raw, ok := root.get("mcpServers"); ok {
+		var err error
+		if servers, err = parseObject(raw); err != nil {
+			return nil, 0, nested("mcpServers", err)
+		}
+	}
+	entry := &jsonObject{}
+	res := Added
+	if raw, ok := servers.get(ServerName); ok {
+		var err error
+		if entry, err = parseObject(raw); err != nil {
+			return nil, 0, nested("mcpServers."+ServerName, err)
+		}
+		res = Updated
+	}
+	before := entry.clone()
+	if c.Typed {
+		if _, ok := entry.get("type"); !ok {
+			// First, where the client's own CLI puts it.
+			entry.set("type", mustJSON("stdio"))
+			entry.keys = append([]string{"type"}, entry.keys[:len(entry.keys)-1]...)
+		}
+	}
+	entry.set("command", mustJSON(e.Command))
+	entry.set("args", mustJSON(e.Args))
+	if c.Typed {
+		if _, ok := entry.get("env"); !ok {
+			entry.set("env", json.RawMessage("{}"))
+		}
+	}
+	if res == Updated && entry.equal(before) {
+		return data, Unchanged, nil
+	}
+	servers.set(ServerName, entry.encode())
+	root.set("mcpServers", servers.encode())
+	var out bytes.Buffer
+	if err := json.Indent(&out, root.encode(), "", "  "); err != nil {
+		return nil, 0, &InvalidError{Msg: err.Error()}
+	}
+	out.WriteByte('\n')
+	return out.Bytes(), res, nil
+}
+
+// nested reports a problem with the value at key: the nested error's
+// position would be relative to that value rather than the file, so it
+// is dropped and the key named instead.
+func nested(key string, err error) error {
+	var inv *InvalidError
+	if !errors.As(err, &inv) {
+		return err
+	}
+	return &InvalidError{Msg: key + ": " + inv.Msg}
+}
+
+// ShellQuote quotes s for a POSIX shell when it needs it, so a path with
+// spaces can be pasted into a command line.
+func ShellQuote(s string) string {
+	if s != "" && strings.IndexFunc(s, func(r rune) bool {
+		return !(r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9' || strings.ContainsRune("-_./:=@+,", r))
+	}) < 0 {
+		return s
+	}
+	return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
+}
