@@ -1,0 +1,127 @@
+package vault
+
+import (
+	"slices"
+	"strings"
+	"unicode"
+
+	"github.com/memvault/memvault/vault/index"
+)
+
+// dedupThreshold is the title similarity from which Remember takes a new
+// memory for one that exists. Similarity is the Jaccard index of the two
+// titles' index-term sequences (longest common subsequence over the
+// union), so word order counts. At 0.85 titles of up to six terms must
+// have the same terms in the same order; longer ones may differ by one.
+// "Use pytest for tests" and "Use pytest for integration tests" (3 of 4
+// terms, 0.75) stay two memories on purpose: the second narrows the
+// first, and refusing it would lose the narrower rule.
+const dedupThreshold = 0.85
+
+// dedupCandidates is how many recall hits are compared with a new title.
+const dedupCandidates = 10
+
+// nearDuplicate finds an active memory of the given layer whose title is
+// near-identical to title, leaving out the ids in exempt: models often
+// remember the same thing twice, and one memory that evolves is better
+// than two that drift apart.
+func (v *Vault) nearDuplicate(title string, layer Layer, exempt []string) *Memory {
+	if layer == 0 {
+		layer = Project
+	}
+	for _, r := range v.Recall(Query{Text: title, Limit: dedupCandidates + len(exempt), Layers: []Layer{layer}}) {
+		if r.State == string(StatusActive) && !slices.Contains(exempt, r.Memory.ID) && sameTitle(r.Memory.Title, title) {
+			return r.Memory
+		}
+	}
+	return nil
+}
+
+// sameTitle reports whether two titles name the same memory: equal once
+// case, width, punctuation and spacing are ignored, or of the same
+// polarity with term sequences at least dedupThreshold alike (stop words
+// and inflections aside, as the index sees them).
+func sameTitle(a, b string) bool {
+	ka, kb := titleKey(a), titleKey(b)
+	if ka == "" || kb == "" {
+		return false
+	}
+	if ka == kb {
+		return true
+	}
+	// "Use tabs" and "Do not use tabs" share every index term (the
+	// index drops "do" and "not"), and are opposites.
+	if negated(a) != negated(b) {
+		return false
+	}
+	return seqJaccard(index.Tokenize(a), index.Tokenize(b)) >= dedupThreshold
+}
+
+// titleKey normalises a title for duplicate detection: letters and digits
+// only, lowercased, full-width forms folded to ASCII.
+func titleKey(s string) string {
+	var b strings.Builder
+	for _, r := range s {
+		switch {
+		case r >= 0xFF01 && r <= 0xFF5E:
+			r -= 0xFEE0
+		case r == 0x3000:
+			r = ' '
+		}
+		if unicode.IsLetter(r) || unicode.IsDigit(r) {
+			b.WriteRune(unicode.ToLower(r))
+		}
+	}
+	return b.String()
+}
+
+// negations are words that turn a rule around; the index drops several
+// of them as stop words.
+var negations = []string{"not", "no", "never", "don't", "dont", "doesn't", "avoid", "without", "stop", "n't"}
+
+// cjkNegations are Chinese characters and words that negate.
+var cjkNegations = []string{"不", "别", "勿", "禁止", "没", "无需", "避免", "非"}
+
+// negated reports whether a title contains a negation.
+func negated(s string) bool {
+	lower := strings.ToLower(s)
+	for _, w := range strings.FieldsFunc(lower, func(r rune) bool { return !unicode.IsLetter(r) && r != '\'' && r != '’' }) {
+		w = strings.ReplaceAll(w, "’", "'")
+		for _, n := range negations {
+			if w == n || (n == "n't" && strings.HasSuffix(w, n)) {
+				return true
+			}
+		}
+	}
+	for _, n := range cjkNegations {
+		if strings.Contains(s, n) {
+			return true
+		}
+	}
+	return false
+}
+
+// seqJaccard is |LCS(a, b)| / (|a| + |b| - |LCS(a, b)|): the Jaccard index
+// of two sequences, where the shared part must keep its order.
+func seqJaccard(a, b []string) float64 {
+	if len(a) == 0 || len(b) == 0 {
+		return 0
+	}
+	prev := make([]int, len(b)+1)
+	cur := make([]int, len(b)+1)
+	for i := range a {
+		for j := range b {
+			switch {
+			case a[i] == b[j]:
+				cur[j+1] = prev[j] + 1
+			case prev[j+1] >= cur[j]:
+				cur[j+1] = prev[j+1]
+			default:
+				cur[j+1] = cur[j]
+			}
+		}
+		prev, cur = cur, prev
+	}
+	lcs := prev[len(b)]
+	return float64(lcs) / float64(len(a)+len(b)-lcs)
+}
