@@ -54,7 +54,7 @@ func (s *Set) Recall(ctx context.Context, q Query) ([]SetResult, error) {
 	if at.IsZero() {
 		at = now
 	}
-	past := !q.AsOf.IsZero() && q.AsOf.Before(now)
+	past := AsOfReadsPast(q.AsOf, now)
 	vaults := make([]setVault, 0, len(s.members))
 	for _, m := range s.members {
 		sv := setVault{name: m.Name, v: m.Vault, live: true}
@@ -107,6 +107,12 @@ func (s *Set) Recall(ctx context.Context, q Query) ([]SetResult, error) {
 	}
 	return out, nil
 }
+
+// AsOfReadsPast reports whether a recall as of asOf reads the vaults as
+// recorded then rather than live: when asOf is set and before now. From
+// now on, the live vaults answer, evaluated at asOf, so what was never
+// recorded (the transient layer) is kept.
+func AsOfReadsPast(asOf, now time.Time) bool { return !asOf.IsZero() && asOf.Before(now) }
 
 // crossSuccessors maps the id of a memory in one vault to the memories of
 // the other vaults that list it in supersedes.
