@@ -119,13 +119,18 @@ func (m *Main) openRecallSet(ctx context.Context, f userVaultFlags, at string, q
 }
 
 // setError says what to do about the set's refusals in the CLI's terms.
-func setError(err error) error {
+func setError(set *vault.Set, err error) error {
 	var dup *vault.DuplicateError
 	switch {
 	case errors.As(err, &dup):
+		update := "memvault update"
+		if m, ok := set.Member(dup.Vault); ok && dup.Vault != vault.ProjectVault {
+			// update works on one vault: name the one holding it.
+			update = "memvault --vault " + shellQuote(m.Vault.Dir()) + " update"
+		}
 		return explained{err: err, msg: fmt.Sprintf("an active memory in the %s vault has the same or a near-identical title: %q (id %s, version %d, %s). "+
-			"Nothing was written: to change it, run memvault update %s --expected-version %d; to replace it, add with --supersedes %s; "+
-			"or choose a distinct title", dup.Vault, dup.Title, dup.ID, dup.Version, dup.Path, dup.ID, dup.Version, dup.ID)}
+			"Nothing was written: to change it, run %s %s --expected-version %d; to replace it, add with --supersedes %s; "+
+			"or choose a distinct title", dup.Vault, dup.Title, dup.ID, dup.Version, dup.Path, update, dup.ID, dup.Version, dup.ID)}
 	case errors.Is(err, vault.ErrNoVault):
 		return fmt.Errorf("%w; pass --user-vault DIR (a git repository) or create %s", err, "~/"+userVaultName)
 	}

@@ -211,7 +211,7 @@ either vault; the write is one commit in the target vault's repository.`,
 			defer done()
 			res, err := set.Remember(ctx, n, f.scope, vault.Author{Reason: f.reason})
 			if err != nil {
-				return setError(err)
+				return setError(set, err)
 			}
 			if res.Vault != vault.ProjectVault {
 				u, _ := set.Member(res.Vault)
