@@ -87,11 +87,13 @@ func (m *Main) openWriteSet(ctx context.Context, f userVaultFlags) (set *vault.S
 // as recorded then; with at, the project vault as recorded at that commit
 // alone (a commit names one repository's past).
 func (m *Main) openRecallSet(ctx context.Context, f userVaultFlags, at string, q vault.Query) (*vault.Set, error) {
-	open := func(m *Main) (*vault.Vault, error) {
-		if vault.AsOfReadsPast(q.AsOf, m.Now()) {
-			return m.recallVault(ctx, "", q.AsOf)
+	// Only the vault the set will read is loaded: the recorded past
+	// alone for an as-of before now, the live vault otherwise.
+	open := func(on *Main) (*vault.Vault, error) {
+		if vault.AsOfReadsPast(q.AsOf, on.Now()) {
+			return on.recallVault(ctx, "", q.AsOf)
 		}
-		return m.openVault(ctx)
+		return on.openVault(ctx)
 	}
 	var project *vault.Vault
 	var err error
