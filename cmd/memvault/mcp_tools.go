@@ -280,7 +280,7 @@ func recallTool() mcp.Tool {
 		mcp.WithInteger("top_k", mcp.Description("Alias of limit."), mcp.Min(1), mcp.Max(50)),
 		mcp.WithArray("layers", mcp.Description("Only these layers (transient, short-term, project, preference, meta). Default: all."), mcp.WithStringItems()),
 		mcp.WithArray("tags", mcp.Description("Only memories carrying at least one of these tags. A comma-separated string is accepted too."), mcp.WithStringItems()),
-		mcp.WithString("as_of", mcp.Description("Answer as of this instant (RFC3339 or YYYY-MM-DD): the vaults as git recorded them then, with validity and decay evaluated then.")),
+		mcp.WithString("as_of", mcp.Description("Answer as of this instant (RFC3339 or YYYY-MM-DD), with validity and decay evaluated then: before now, the vaults as git recorded them then; from now on, the vaults as they are, transient memories included (\"what applies in an hour\").")),
 		mcp.WithString("since", mcp.Description("Only memories updated at or after this instant (RFC3339 or YYYY-MM-DD).")),
 		mcp.WithBoolean("include_inactive", mcp.Description("Also return archived, superseded, expired and not-yet-effective memories, labelled by status.")),
 		mcp.WithSchemaAdditionalProperties(false),
