@@ -3,12 +3,22 @@ package vault
 import "slices"
 
 // Change tells subscribers what an index update touched, so a server can
-// notify its clients without diffing the vault itself.
+// notify its clients without diffing the vault itself or keeping a copy of
+// its ids.
 type Change struct {
 	// IDs are the memories added, changed, marked stale or removed, each
-	// once. Empty when Full is set.
+	// once, sorted: Added, Changed and Removed together. Empty when Full
+	// is set.
 	IDs []string
-	// Full is set after a whole-vault reload: anything may have changed.
+	// Added are the ids the index did not hold before the update and
+	// holds after it; Removed the ids it held before and no longer does
+	// (a file deleted, or its id changed by hand: the old id is removed,
+	// the new one added). Changed are the ids held before and after whose
+	// entry changed (an edit, a file that no longer parses marked stale).
+	// Each list is sorted; an id is in exactly one of them.
+	Added, Changed, Removed []string
+	// Full is set after a whole-vault reload: anything may have changed,
+	// and the three lists are empty.
 	Full bool
 }
 

@@ -2,6 +2,12 @@
 // lifetimes, loading a vault folder into an in-memory index, time-aware
 // recall, and the write sequence (validate, atomic write, commit, index).
 //
+// A Set holds the rules that span vaults: the project vault and the user
+// vault recalled and ranked together, supersession and rival rules across
+// them, where a new memory goes and what Remember refuses (a near-identical
+// title), and the session-start digest. Both the CLI and the MCP server
+// call it, so one operation gives one result through either.
+//
 // It imports the parser and the standard library only. Git, file watching
 // and MCP are adapters that plug in through the small interfaces declared
 // here (Committer) and are wired together in cmd/memvault.

@@ -20,6 +20,11 @@ var (
 	ErrOutsideVault   = errors.New("path outside the vault")
 	ErrSupersedesSelf = errors.New("a memory cannot supersede itself")
 	ErrSecret         = errors.New("secret detected")
+	// ErrDuplicate is wrapped by *DuplicateError: Remember found an active
+	// memory with the same or a near-identical title.
+	ErrDuplicate = errors.New("a memory with this title exists")
+	// ErrNoVault means a Set was asked for a vault it does not have.
+	ErrNoVault = errors.New("no such vault in the set")
 )
 
 // Status is a memory's lifecycle state.

@@ -149,6 +149,18 @@ func (v *Vault) refresh(ctx context.Context, rels []string) ([]string, error) {
 	}
 	var changed []string
 	v.mu.Lock()
+	// Which of the ids this batch may touch the index holds before it,
+	// so the change can say what was added and what removed.
+	before := map[string]bool{}
+	for _, r := range res {
+		if d, had := v.byPath[r.rel]; had {
+			before[v.entries[d].ID] = true
+		}
+		if r.mem != nil {
+			_, held := v.byID[r.mem.ID]
+			before[r.mem.ID] = before[r.mem.ID] || held
+		}
+	}
 	for _, r := range res {
 		d, had := v.byPath[r.rel]
 		if !had {
@@ -166,12 +178,25 @@ func (v *Vault) refresh(ctx context.Context, rels []string) ([]string, error) {
 		changed = append(changed, v.applyLocked(r)...)
 	}
 	v.rebuildSuccLocked()
-	v.mu.Unlock()
 	if len(changed) == 0 {
+		v.mu.Unlock()
 		return nil, nil
 	}
 	changed = dedupe(changed)
-	v.publish(Change{IDs: changed})
+	c := Change{IDs: changed}
+	for _, id := range changed {
+		_, after := v.byID[id]
+		switch {
+		case !before[id] && after:
+			c.Added = append(c.Added, id)
+		case before[id] && !after:
+			c.Removed = append(c.Removed, id)
+		default:
+			c.Changed = append(c.Changed, id)
+		}
+	}
+	v.mu.Unlock()
+	v.publish(c)
 	return changed, nil
 }
 

@@ -75,11 +75,31 @@ type WriteResult struct {
 // Create writes a new memory file and commits it. Memories it supersedes
 // are marked superseded in the same commit.
 func (v *Vault) Create(ctx context.Context, n NewMemory, by Author) (WriteResult, error) {
+	return v.create(ctx, n, by, createOptions{})
+}
+
+// createOptions are what a Set adds to a Create.
+type createOptions struct {
+	// foreign are ids in supersedes that another vault of the set holds
+	// (the set checked): recorded in the new memory's supersedes and in
+	// the commit's trailers, neither looked up nor marked here.
+	foreign map[string]bool
+	// check runs under the write lock before anything is written, with
+	// the validated memory; an error refuses the write.
+	check func(n *NewMemory) error
+}
+
+func (v *Vault) create(ctx context.Context, n NewMemory, by Author, o createOptions) (WriteResult, error) {
 	if err := v.validateNew(&n, by); err != nil {
 		return WriteResult{}, err
 	}
 	var res WriteResult
 	err := v.withWriteLock(ctx, func() error {
+		if o.check != nil {
+			if err := o.check(&n); err != nil {
+				return err
+			}
+		}
 		now := v.now().UTC().Truncate(time.Second)
 		id := n.ID
 		if id == "" {
@@ -107,6 +127,9 @@ func (v *Vault) Create(ctx context.Context, n NewMemory, by Author) (WriteResult
 		w.put(rel, doc.Format())
 		var superseded []string
 		for _, old := range n.Supersedes {
+			if o.foreign[old] {
+				continue
+			}
 			ok, err := w.markSuperseded(ctx, old, now)
 			if err != nil {
 				return err

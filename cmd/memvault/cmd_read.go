@@ -22,6 +22,7 @@ type recallFlags struct {
 	at              string
 	includeInactive bool
 	asJSON          bool
+	user            userVaultFlags
 }
 
 func (m *Main) recallCommand() *cobra.Command {
@@ -33,7 +34,15 @@ func (m *Main) recallCommand() *cobra.Command {
 hides what is not in force: rules whose effective_at has not come, expired
 ones, archived and superseded ones (--include-inactive shows them). Results
 that look like rival rules are marked as possible conflicts. An empty QUERY
-lists the most recent memories.`,
+lists the most recent memories.
+
+recall searches the project vault and the user vault (--user-vault, default
+~/.memvault when it exists and is in a git repository) and ranks them
+together, as the MCP server's recall does; with a user vault each JSON
+result names its vault. A rule of one vault may supersede a memory of the
+other. --as-of before now reads each vault as git recorded it then; from
+now on it reads the vaults as they are, transient memories included.
+--at reads the project vault alone, as recorded at that commit.`,
 		Example: `  memvault recall "结算模块怎么设计的"
   memvault recall "how do we deploy" --layers project,preference --json
   memvault recall "order status" --as-of 2026-10-01`,
@@ -61,13 +70,16 @@ lists the most recent memories.`,
 			if f.limit < 0 {
 				return usagef("--limit: %d is negative", f.limit)
 			}
-			v, err := m.recallVault(cmd.Context(), f.at, q.AsOf)
+			set, err := m.openRecallSet(cmd.Context(), f.user, f.at, q)
 			if err != nil {
 				return err
 			}
-			rs := v.Recall(q)
+			rs, err := set.Recall(cmd.Context(), q)
+			if err != nil {
+				return err
+			}
 			if f.asJSON {
-				return writeJSON(m.Stdout, map[string]any{"results": recallJSON(rs)})
+				return writeJSON(m.Stdout, map[string]any{"results": recallJSON(rs, len(set.Members()) > 1)})
 			}
 			now := q.AsOf
 			if now.IsZero() {
@@ -86,6 +98,7 @@ lists the most recent memories.`,
 	fl.StringVar(&f.since, "since", "", "only memories updated at or after this instant or date")
 	fl.BoolVar(&f.includeInactive, "include-inactive", false, "also show archived, superseded, expired and future memories")
 	fl.BoolVar(&f.asJSON, "json", false, "print JSON")
+	f.user.register(fl)
 	return cmd
 }
 
@@ -108,9 +121,13 @@ type resultJSON struct {
 	ExpiresAt        *time.Time  `json:"expires_at,omitempty"`
 	Version          int         `json:"version"`
 	Stale            bool        `json:"stale,omitempty"`
+	// Vault names the vault holding the memory when recall searched
+	// more than one: project or user.
+	Vault string `json:"vault,omitempty"`
 }
 
-func recallJSON(rs []vault.Result) []resultJSON {
+// recallJSON renders results; withVault names each one's vault.
+func recallJSON(rs []vault.SetResult, withVault bool) []resultJSON {
 	out := make([]resultJSON, 0, len(rs))
 	for _, r := range rs {
 		mem := r.Memory
@@ -119,6 +136,9 @@ func recallJSON(rs []vault.Result) []resultJSON {
 			Snippet: r.Snippet, PossibleConflict: orEmpty(r.PossibleConflict), Supersedes: orEmptyRefs(r.Supersedes),
 			SupersededBy: r.SupersededBy, Path: mem.Path, Tags: orEmpty(mem.Tags), Importance: mem.Importance,
 			UpdatedAt: mem.UpdatedAt, Version: mem.Version, Stale: mem.Stale,
+		}
+		if withVault {
+			j.Vault = r.Vault
 		}
 		if !mem.EffectiveAt.IsZero() {
 			j.EffectiveAt = &mem.EffectiveAt
@@ -147,8 +167,9 @@ func orEmptyRefs(s []vault.Ref) []vault.Ref {
 	return s
 }
 
-// printResults writes recall results as readable blocks.
-func printResults(w io.Writer, rs []vault.Result, now time.Time) {
+// printResults writes recall results as readable blocks; a result from
+// the user vault says so after its path.
+func printResults(w io.Writer, rs []vault.SetResult, now time.Time) {
 	if len(rs) == 0 {
 		fmt.Fprintln(w, "no memories found")
 		return
@@ -187,7 +208,11 @@ func printResults(w io.Writer, rs []vault.Result, now time.Time) {
 		for _, line := range strings.Split(strings.TrimSpace(r.Snippet), "\n") {
 			fmt.Fprintf(w, "  │ %s\n", line)
 		}
-		fmt.Fprintf(w, "  id %s · %s\n\n", mem.ID, mem.Path)
+		where := mem.Path
+		if r.Vault != "" && r.Vault != vault.ProjectVault {
+			where += " (" + r.Vault + " vault)"
+		}
+		fmt.Fprintf(w, "  id %s · %s\n\n", mem.ID, where)
 	}
 }
 

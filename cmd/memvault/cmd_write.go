@@ -18,6 +18,9 @@ type writeFlags struct {
 	content, layer, tags, effectiveAt, expiresAt, supersedes, links, reason string
 	importance                                                              int
 	asJSON                                                                  bool
+	// scope and user are add's: which vault, and where the user vault is.
+	scope string
+	user  userVaultFlags
 }
 
 func (m *Main) addCommand() *cobra.Command {
@@ -28,7 +31,16 @@ func (m *Main) addCommand() *cobra.Command {
 		Long: `add writes a new memory file under its layer's folder and prints its id.
 The content comes from --content, or from standard input when --content is
 absent. Layers: transient (L1), short-term (L2), project (L3, default),
-preference (L4), meta (L5).`,
+preference (L4), meta (L5).
+
+Preferences go to the user vault (--user-vault, default ~/.memvault when it
+exists and is in a git repository), which follows you across projects,
+unless --scope project; everything else goes to the project vault unless
+--scope user. add never changes an existing memory: an active memory of the
+same layer in that vault with the same or a near-identical title refuses
+the add (exit 1), naming its id and version; update it, supersede it with
+--supersedes, or choose a distinct title. --supersedes may name memories of
+either vault; the write is one commit in the target vault's repository.`,
 		Example: `  memvault add "Checkout uses the strategy pattern" --layer project --tags checkout,architecture \
       --importance 8 --content "Promotions will multiply; if/else chains were rejected." --reason "agreed in review"
   echo "Use pytest, not unittest" | memvault add "Tests use pytest" --layer preference`,
@@ -60,16 +72,24 @@ preference (L4), meta (L5).`,
 			if n.ExpiresAt, err = parseTimeFlag("expires-at", f.expiresAt); err != nil {
 				return err
 			}
-			v, store, err := m.openGitVault(ctx, true)
+			set, done, err := m.openWriteSet(ctx, f.user)
 			if err != nil {
 				return err
 			}
-			defer store.Close()
-			res, err := v.Create(ctx, n, vault.Author{Reason: f.reason})
+			defer done()
+			res, err := set.Remember(ctx, n, f.scope, vault.Author{Reason: f.reason})
 			if err != nil {
-				return err
+				return setError(set, err)
 			}
-			return m.printWrite(res, f.asJSON)
+			if res.Vault != vault.ProjectVault {
+				u, _ := set.Member(res.Vault)
+				fmt.Fprintf(m.Stderr, "memvault: written to the %s vault %s\n", res.Vault, u.Vault.Dir())
+			}
+			vaultName := ""
+			if len(set.Members()) > 1 {
+				vaultName = res.Vault
+			}
+			return m.printWriteIn(res.WriteResult, vaultName, f.asJSON)
 		},
 	}
 	fl := cmd.Flags()
@@ -83,16 +103,27 @@ preference (L4), meta (L5).`,
 	fl.StringVar(&f.links, "links", "", "comma-separated ids of related memories")
 	fl.StringVar(&f.reason, "reason", "", "why this is remembered (the commit message body)")
 	fl.BoolVar(&f.asJSON, "json", false, `print {"id", "path", "version"} as JSON`)
+	fl.StringVar(&f.scope, "scope", "", "which vault: project or user (default: user for preferences when there is a user vault, else project)")
+	f.user.register(fl)
 	return cmd
 }
 
 // printWrite reports a write: the id, or JSON with id, path, version and
 // commit.
 func (m *Main) printWrite(res vault.WriteResult, asJSON bool) error {
+	return m.printWriteIn(res, "", asJSON)
+}
+
+// printWriteIn is printWrite naming in JSON the vault written when the
+// command had a choice (vaultName not empty).
+func (m *Main) printWriteIn(res vault.WriteResult, vaultName string, asJSON bool) error {
 	if asJSON {
 		out := map[string]any{"id": res.Memory.ID, "path": res.Memory.Path, "version": res.Memory.Version}
 		if res.Commit != "" {
 			out["commit"] = res.Commit
+		}
+		if vaultName != "" {
+			out["vault"] = vaultName
 		}
 		if len(res.Superseded) > 0 {
 			out["superseded"] = res.Superseded

@@ -26,8 +26,9 @@ func usagef(format string, args ...any) error {
 }
 
 // exitCode maps an error to the CLI's exit status: input problems (bad
-// flags, invalid fields, unknown ids, version conflicts, malformed files)
-// are 1, the rest 2.
+// flags, invalid fields, unknown ids, version conflicts, malformed files,
+// a title an active memory has already, a vault that is not there) are 1,
+// the rest 2.
 func exitCode(err error) int {
 	var u usageError
 	switch {
@@ -42,6 +43,8 @@ func exitCode(err error) int {
 		errors.Is(err, vault.ErrMalformedFile),
 		errors.Is(err, vault.ErrSupersedesSelf),
 		errors.Is(err, vault.ErrReadOnly),
+		errors.Is(err, vault.ErrDuplicate),
+		errors.Is(err, vault.ErrNoVault),
 		errors.Is(err, gitstore.ErrNoIdentity),
 		errors.Is(err, gitstore.ErrOperationInProgress),
 		errors.Is(err, gitstore.ErrNotRepository),

@@ -8,8 +8,6 @@ import (
 	"time"
 
 	"github.com/mark3labs/mcp-go/mcp"
-
-	"github.com/memvault/memvault/vault"
 )
 
 // TestSupersessionAcrossVaults serves a project and a user vault and
@@ -179,66 +177,6 @@ func minMax(a, b string) string {
 	return "- " + a + " may conflict with " + b
 }
 
-// TestCrossRivalsMatchTheVault checks that markCrossConflicts judges a
-// pair of rules from two vaults as vault.Recall judges the same pair in
-// one vault: each pair is put in one vault, and the vault's verdict must
-// be the cross-vault one.
-func TestCrossRivalsMatchTheVault(t *testing.T) {
-	ctx := context.Background()
-	now := time.Date(2026, 11, 30, 12, 0, 0, 0, time.UTC)
-	type rule struct {
-		title string
-		tags  []string
-		layer vault.Layer
-	}
-	tests := []struct {
-		name string
-		a, b rule
-	}{
-		{"strong title overlap", rule{"Use pytest for tests", nil, vault.Project}, rule{"Use pytest for all tests", nil, vault.Preference}},
-		{"shared tag, some overlap", rule{"Indent with tabs", []string{"style"}, vault.Preference}, rule{"Indent with spaces", []string{"style"}, vault.Project}},
-		{"shared tag, no overlap", rule{"Answer in English", []string{"lang"}, vault.Preference}, rule{"Reply briefly", []string{"lang"}, vault.Project}},
-		{"two languages, shared tags", rule{"测试用 pytest", []string{"testing", "python"}, vault.Preference}, rule{"Tests use pytest", []string{"testing", "python"}, vault.Project}},
-		{"unrelated", rule{"Deploy on Mondays", nil, vault.Project}, rule{"Prefer dark mode", nil, vault.Preference}},
-		{"task state never conflicts", rule{"Indent with tabs", []string{"style"}, vault.ShortTerm}, rule{"Indent with spaces", []string{"style"}, vault.Project}},
-		{"one shared tag of many", rule{"Cache builds", []string{"ci", "speed", "cache"}, vault.Project}, rule{"Cache test results", []string{"ci", "tests"}, vault.Preference}},
-	}
-	for _, tc := range tests {
-		t.Run(tc.name, func(t *testing.T) {
-			v, err := vault.Open(ctx, t.TempDir(), vault.Options{Now: func() time.Time { return now }})
-			if err != nil {
-				t.Fatal(err)
-			}
-			var ms []*vault.Memory
-			for _, r := range []rule{tc.a, tc.b} {
-				res, err := v.Create(ctx, vault.NewMemory{Title: r.title, Content: r.title + ".", Tags: r.tags, Layer: r.layer}, vault.Author{})
-				if err != nil {
-					t.Fatal(err)
-				}
-				ms = append(ms, res.Memory)
-			}
-			inVault := false
-			for _, r := range v.Recall(vault.Query{Limit: 10}) {
-				if r.Memory.ID == ms[0].ID && slices.Contains(r.PossibleConflict, ms[1].ID) {
-					inVault = true
-				}
-			}
-			rs := []scopedResult{
-				{Result: vault.Result{Memory: ms[0], State: "active"}, scope: projectScope},
-				{Result: vault.Result{Memory: ms[1], State: "active"}, scope: userScope},
-			}
-			markCrossConflicts(rs)
-			across := slices.Contains(rs[0].PossibleConflict, ms[1].ID)
-			if across != inVault {
-				t.Errorf("rivals across vaults = %v, within one vault = %v; want the same verdict", across, inVault)
-			}
-			if across != slices.Contains(rs[1].PossibleConflict, ms[0].ID) {
-				t.Errorf("marked one way only: %v / %v", rs[0].PossibleConflict, rs[1].PossibleConflict)
-			}
-		})
-	}
-}
-
 // TestRememberSupersedesInBothVaults checks remember's supersedes list
 // naming memories of both vaults: the target vault's own one is marked
 // superseded as vault.Create would, the other vault's is recorded only,
@@ -249,10 +187,16 @@ func TestRememberSupersedesInBothVaults(t *testing.T) {
 	var own, pref, both writeOutput
 	g.ok("remember", map[string]any{"title": "Lint with flake8", "content": "Run flake8 before committing."}, &own)
 	g.ok("remember", map[string]any{"title": "Prefer pylint", "content": "Lint Python with pylint.", "layer": "preference"}, &pref)
+	projectBefore, userBefore := len(repoCommits(t, g.project)), len(repoCommits(t, g.user))
 	g.ok("remember", map[string]any{"title": "Lint with ruff", "content": "Run ruff check; it replaces flake8 and pylint here.",
 		"supersedes": []any{own.ID, pref.ID}, "reason": "ruff is faster"}, &both)
 	if both.Vault != projectScope || !slices.Equal(both.Superseded, []string{own.ID}) {
 		t.Errorf("remember = %+v, want a project memory that marked only %s superseded", both, own.ID)
+	}
+	// One commit in the project's repository, atomic there; none in the
+	// user's.
+	if p, u := len(repoCommits(t, g.project))-projectBefore, len(repoCommits(t, g.user))-userBefore; p != 1 || u != 0 {
+		t.Errorf("commits: project %d, user %d; want 1 and 0", p, u)
 	}
 	tests := []struct {
 		id, status string

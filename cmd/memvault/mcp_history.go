@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"slices"
 	"strings"
 
 	"github.com/mark3labs/mcp-go/mcp"
@@ -121,11 +120,7 @@ func (t *mcpTools) memoryHistory(ctx context.Context, vs *openVaults, a *toolArg
 	if cur != nil {
 		out.Supersedes = orEmpty(cur.Supersedes)
 	}
-	for _, m := range in.v.All() {
-		if slices.Contains(m.Supersedes, id) {
-			out.SupersededBy = append(out.SupersededBy, m.ID)
-		}
-	}
+	out.SupersededBy = append(out.SupersededBy, vs.SupersededBy(id)...)
 	var b strings.Builder
 	fmt.Fprintf(&b, "%s (%s)\n", out.Title, id)
 	for _, r := range revs {

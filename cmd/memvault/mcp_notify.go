@@ -103,35 +103,12 @@ func (n *notifier) unsubscribe(session, uri string) {
 	delete(n.subs[session], uri)
 }
 
-// watch subscribes to v's changes until cancel is called.
+// watch subscribes to v's changes until cancel is called. The list of
+// resources changes when memories appear or disappear: the change says so
+// itself (vault.Change.Added and Removed).
 func (n *notifier) watch(v *vault.Vault) (cancel func()) {
-	var mu sync.Mutex
-	known := map[string]bool{}
-	for _, m := range v.All() {
-		known[m.ID] = true
-	}
 	return v.Subscribe(func(c vault.Change) {
-		mu.Lock()
-		listChanged := c.Full
-		if c.Full {
-			known = map[string]bool{}
-			for _, m := range v.All() {
-				known[m.ID] = true
-			}
-		}
-		for _, id := range c.IDs {
-			_, err := v.Get(id)
-			if now := err == nil; now != known[id] {
-				listChanged = true
-				if now {
-					known[id] = true
-				} else {
-					delete(known, id)
-				}
-			}
-		}
-		mu.Unlock()
-		n.changed(c, listChanged)
+		n.changed(c, c.Full || len(c.Added) > 0 || len(c.Removed) > 0)
 	})
 }
 

@@ -5,7 +5,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"slices"
 	"strings"
 	"time"
 
@@ -134,92 +133,58 @@ func (t *mcpTools) awaitProject(ctx context.Context) error {
 		"(memory_stats will do) and read again, or start memvault serve inside the project's repository or with --vault DIR")
 }
 
-// contextDigest renders the session-start digest within budget bytes,
-// from every served vault, with recall's rules across them: a memory the
-// other vault supersedes is left out, and rival rules from the two vaults
-// are listed as open conflicts.
+// contextDigestHeader starts the session-start digest.
+const contextDigestHeader = "# Project memory\n"
+
+// contextDigest renders the session-start digest (vault.Set.Digest
+// decides what goes in) as Markdown within budget bytes.
 func contextDigest(ctx context.Context, vs *openVaults, budget int) (string, error) {
+	d, err := vs.Digest(ctx, budget-len(contextDigestHeader), digestLines{})
+	if err != nil {
+		return "", err
+	}
 	var b strings.Builder
-	b.WriteString("# Project memory\n")
-	full := false
-	add := func(line string) {
-		if full {
-			return
+	b.WriteString(contextDigestHeader)
+	for _, sec := range d.Sections {
+		b.WriteString(digestLines{}.heading(sec.Title))
+		for _, r := range sec.Memories {
+			b.WriteString(digestLines{}.memory(r))
 		}
-		if b.Len()+len(line) > budget {
-			full = true
-			b.WriteString("\n(more left out; use the recall tool)\n")
-			return
-		}
-		b.WriteString(line)
-	}
-	section := func(title string, q vault.Query, keep func(vault.Result) bool) ([]scopedResult, error) {
-		rs, err := recallVaults(ctx, vs, q)
-		if err != nil {
-			return nil, err
-		}
-		var kept []scopedResult
-		for _, r := range rs {
-			if keep == nil || keep(r.Result) {
-				kept = append(kept, r)
-			}
-		}
-		if len(kept) == 0 {
-			return nil, nil
-		}
-		add("\n## " + title + "\n")
-		for _, r := range kept {
-			line := fmt.Sprintf("- %s (%s): %s", r.Memory.Title, r.Memory.ID, oneLine(r.Snippet))
-			if len(r.Supersedes) > 0 {
-				// Ids only: the digest leaves the old rules' wording out.
-				line += " (replaces " + strings.Join(refIDs(r.Supersedes), ", ") + ")"
-			}
-			add(line + "\n")
-		}
-		return kept, nil
-	}
-	sections := []struct {
-		title string
-		q     vault.Query
-		keep  func(vault.Result) bool
-	}{
-		{"Preferences", vault.Query{Layers: []vault.Layer{vault.Preference}, Limit: 50}, nil},
-		{"Project rules (importance 8+)", vault.Query{Layers: []vault.Layer{vault.Project}, Limit: 200},
-			func(r vault.Result) bool { return r.Memory.Importance >= vault.NoDecayImportance }},
-		{"Recent task state", vault.Query{Layers: []vault.Layer{vault.ShortTerm}, Limit: 10}, nil},
-	}
-	var all []scopedResult
-	for _, sec := range sections {
-		kept, err := section(sec.title, sec.q, sec.keep)
-		if err != nil {
-			return "", err
-		}
-		all = append(all, kept...)
-	}
-	// A user preference and a project rule are in different sections:
-	// judge the rivals across vaults over the whole digest.
-	markCrossConflicts(all)
-	var conflicts []string
-	for _, r := range all {
-		for _, other := range r.PossibleConflict {
-			if r.Memory.ID < other {
-				conflicts = append(conflicts, fmt.Sprintf("- %s may conflict with %s\n", r.Memory.ID, other))
-			}
+		for _, p := range sec.Conflicts {
+			b.WriteString(digestLines{}.conflict(p))
 		}
 	}
-	slices.Sort(conflicts)
-	conflicts = slices.Compact(conflicts)
-	if len(conflicts) > 0 {
-		add("\n## Open conflicts\n")
-		for _, c := range conflicts {
-			add(c)
-		}
-	}
-	if len(all) == 0 {
-		add("\nNo preferences, key rules or task state recorded yet.\n")
+	switch {
+	case d.LeftOut > 0:
+		b.WriteString("\n(more left out; use the recall tool)\n")
+	case len(d.Sections) == 0:
+		b.WriteString("\nNo preferences, key rules or task state recorded yet.\n")
 	}
 	return b.String(), nil
 }
+
+// digestLines renders the digest's parts, and measures them for
+// vault.Set.Digest's budget.
+type digestLines struct{}
+
+func (digestLines) heading(title string) string { return "\n## " + title + "\n" }
+
+func (digestLines) memory(r vault.SetResult) string {
+	line := fmt.Sprintf("- %s (%s): %s", r.Memory.Title, r.Memory.ID, oneLine(r.Snippet))
+	if len(r.Supersedes) > 0 {
+		// Ids only: the digest leaves the old rules' wording out.
+		line += " (replaces " + strings.Join(refIDs(r.Supersedes), ", ") + ")"
+	}
+	return line + "\n"
+}
+
+func (digestLines) conflict(p [2]string) string {
+	return fmt.Sprintf("- %s may conflict with %s\n", p[0], p[1])
+}
+
+func (l digestLines) Heading(title string) int     { return len(l.heading(title)) }
+func (l digestLines) Memory(r vault.SetResult) int { return len(l.memory(r)) }
+func (l digestLines) Conflict(p [2]string) int     { return len(l.conflict(p)) }
 
 func (t *mcpTools) readContext(ctx context.Context, req mcp.ReadResourceRequest) ([]mcp.ResourceContents, error) {
 	vs, err := t.readyVaults(ctx)

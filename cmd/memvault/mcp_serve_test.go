@@ -170,13 +170,13 @@ func TestRememberScope(t *testing.T) {
 			}
 		})
 	}
-	t.Run("near-duplicates merge within the target vault only", func(t *testing.T) {
+	t.Run("near-duplicates are refused within the target vault only", func(t *testing.T) {
 		g.callT = t
 		var a, b writeOutput
 		g.ok("remember", map[string]any{"title": "Prefer short answers", "content": "Keep answers short.", "layer": "preference"}, &a)
 		g.ok("remember", map[string]any{"title": "Prefer short answers!", "content": "Keep answers short here.", "layer": "preference", "scope": "project"}, &b)
-		if b.MergedInto != "" || b.Vault != projectScope {
-			t.Errorf("remember in the project vault = %+v, want a new project memory, not a merge into the user vault", b)
+		if b.ID == a.ID || b.Vault != projectScope {
+			t.Errorf("remember in the project vault = %+v, want a new project memory, not a refusal because of the user vault's %s", b, a.ID)
 		}
 	})
 }

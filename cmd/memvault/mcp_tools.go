@@ -1,13 +1,11 @@
 package main
 
 import (
-	"cmp"
 	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"log/slog"
-	"slices"
 	"strings"
 	"time"
 
@@ -34,13 +32,11 @@ type mcpTools struct {
 	user   *vaultSlot
 	logger *slog.Logger
 	notify *notifier
-	// now is the clock recall ranks at; nil means the wall clock.
+	// now is the clock recall ranks at; nil means the project vault's.
 	now func() time.Time
-	// pool ranks the vaults' recall candidates together.
-	pool rankPool
-	// sup lists each vault's superseding memories, for supersession
-	// across the vaults.
-	sup supersedeIndex
+	// cache keeps what the calls' vault sets share: the pool that ranks
+	// the vaults' candidates together, each vault's superseding memories.
+	cache vault.SetCache
 	// listRoots sends the client a roots/list request (set by
 	// registerRoots); discoveryWait bounds how long a resource read waits
 	// for the answer (0: defaultDiscoveryWait).
@@ -61,7 +57,8 @@ func (t *mcpTools) vaults(ctx context.Context, responses mcp.InputResponses) (vs
 	if err != nil {
 		return nil, false, err
 	}
-	vs = &openVaults{project: v, pslot: slot, clock: t.now, pool: &t.pool, sup: &t.sup}
+	members := []vault.Member{{Name: slot.name, Vault: v, AsOf: slot.asOf}}
+	slots := []*vaultSlot{slot}
 	if t.user != nil {
 		uv, err := t.user.ready(ctx)
 		if err != nil {
@@ -69,10 +66,13 @@ func (t *mcpTools) vaults(ctx context.Context, responses mcp.InputResponses) (vs
 			// user vault does not.
 			t.logger.Warn("user vault unavailable", "vault", t.user.dir, "err", err)
 		} else {
-			vs.user, vs.uslot = uv, t.user
+			members = append(members, vault.Member{Name: t.user.name, Vault: uv, AsOf: t.user.asOf})
+			slots = append(slots, t.user)
 		}
 	}
-	return vs, false, nil
+	set := vault.NewSet(members...)
+	set.Now, set.Cache = t.now, &t.cache
+	return &openVaults{Set: set, slots: slots}, false, nil
 }
 
 // register adds every tool to s.
@@ -212,6 +212,17 @@ func toolError(err error) error {
 		return fmt.Errorf("%w; call recall to find the right id", err)
 	case errors.Is(err, vault.ErrConflict):
 		return fmt.Errorf("expected_version: %w", err)
+	case errors.Is(err, vault.ErrNoVault):
+		return fmt.Errorf("%w; start memvault serve with --user-vault DIR (a git repository) or create %s", err, "~/"+userVaultName)
+	}
+	var dup *vault.DuplicateError
+	if errors.As(err, &dup) {
+		// The same refusal as the CLI's, with what to do in this door's
+		// terms.
+		return fmt.Errorf("an active memory in the %s vault has the same or a near-identical title: %q (id %s, version %d, %s). "+
+			"Nothing was written: to change it, call update_memory with {\"id\": %q, \"expected_version\": %d}; "+
+			"to replace it, call remember with \"supersedes\": [%q]; or choose a distinct title",
+			dup.Vault, dup.Title, dup.ID, dup.Version, dup.Path, dup.ID, dup.Version, dup.ID)
 	}
 	return err
 }
@@ -269,7 +280,7 @@ func recallTool() mcp.Tool {
 		mcp.WithInteger("top_k", mcp.Description("Alias of limit."), mcp.Min(1), mcp.Max(50)),
 		mcp.WithArray("layers", mcp.Description("Only these layers (transient, short-term, project, preference, meta). Default: all."), mcp.WithStringItems()),
 		mcp.WithArray("tags", mcp.Description("Only memories carrying at least one of these tags. A comma-separated string is accepted too."), mcp.WithStringItems()),
-		mcp.WithString("as_of", mcp.Description("Answer as of this instant (RFC3339 or YYYY-MM-DD): the vaults as git recorded them then, with validity and decay evaluated then.")),
+		mcp.WithString("as_of", mcp.Description("Answer as of this instant (RFC3339 or YYYY-MM-DD), with validity and decay evaluated then: before now, the vaults as git recorded them then; from now on, the vaults as they are, transient memories included (\"what applies in an hour\").")),
 		mcp.WithString("since", mcp.Description("Only memories updated at or after this instant (RFC3339 or YYYY-MM-DD).")),
 		mcp.WithBoolean("include_inactive", mcp.Description("Also return archived, superseded, expired and not-yet-effective memories, labelled by status.")),
 		mcp.WithSchemaAdditionalProperties(false),
@@ -294,7 +305,7 @@ func (t *mcpTools) recall(ctx context.Context, vs *openVaults, a *toolArgs) (str
 	if err := a.done(); err != nil {
 		return "", nil, err
 	}
-	rs, err := recallVaults(ctx, vs, q)
+	rs, err := vs.Recall(ctx, q)
 	if err != nil {
 		return "", nil, err
 	}
@@ -310,14 +321,14 @@ func (t *mcpTools) recall(ctx context.Context, vs *openVaults, a *toolArgs) (str
 			ID: m.ID, Title: m.Title, Layer: m.Layer.String(), Score: round3(r.Score), Snippet: r.Snippet,
 			Tags: orEmpty(m.Tags), UpdatedAt: fmtInstant(m.UpdatedAt), EffectiveAt: fmtInstant(m.EffectiveAt),
 			Status: r.State, Supersedes: refIDs(r.Supersedes), PossibleConflict: orEmpty(r.PossibleConflict),
-			Path: m.Path, Version: m.Version, Vault: r.scope,
+			Path: m.Path, Version: m.Version, Vault: r.Vault,
 		}
 		if len(r.SupersededBy) > 0 {
 			res.SupersededBy = refIDs(r.SupersededBy)
 		}
 		where := res.Layer
-		if r.scope != projectScope {
-			where += ", " + r.scope + " vault"
+		if r.Vault != projectScope {
+			where += ", " + r.Vault + " vault"
 		}
 		entry := fmt.Sprintf("%d. %s [%s, %s, v%d] id=%s\n   %s\n", i+1, m.Title, where, res.Status, m.Version, m.ID, oneLine(r.Snippet))
 		// The first result always goes in; later ones stop at the budget
@@ -339,74 +350,6 @@ func (t *mcpTools) recall(ctx context.Context, vs *openVaults, a *toolArgs) (str
 		}
 	}
 	return strings.TrimRight(b.String(), "\n"), out, nil
-}
-
-// scopedResult is a recall result with the vault it came from.
-type scopedResult struct {
-	vault.Result
-	scope string
-}
-
-// recallVaults runs q on every served vault and merges the results: by
-// score, or by update time for an empty query (which lists recent
-// memories). With q.AsOf each vault is read as git recorded it then, as
-// the CLI's recall --as-of does, so the answer is what was believed at
-// that instant and not only what was valid. Supersession and rival rules
-// across the vaults are applied as within one (mcp_cross.go).
-func recallVaults(ctx context.Context, vs *openVaults, q vault.Query) ([]scopedResult, error) {
-	limit := q.Limit
-	if limit <= 0 {
-		limit = vault.DefaultLimit
-	}
-	at := q.AsOf
-	if at.IsZero() {
-		at = vs.now()
-	}
-	var vaults []scopedVault
-	for _, p := range vs.each() {
-		sv := scopedVault{scope: p.slot.name, v: p.v, cached: true}
-		if !q.AsOf.IsZero() && p.slot.asOf != nil {
-			past, err := p.slot.asOf(ctx, q.AsOf)
-			if err != nil {
-				return nil, fmt.Errorf("as_of: read the %s vault at %s: %w", p.slot.name, fmtInstant(q.AsOf), err)
-			}
-			sv.v, sv.cached = past, false
-		}
-		vaults = append(vaults, sv)
-	}
-	succ := crossSuccessors(vaults, vs.sup)
-	vq := q
-	if !q.IncludeInactive {
-		// Each memory another vault supersedes may drop out below:
-		// ask for that many more, so the answer still has limit results.
-		vq.Limit = limit + len(succ)
-	}
-	var out []scopedResult
-	for _, sv := range vaults {
-		for _, r := range sv.v.Recall(vq) {
-			out = append(out, scopedResult{Result: r, scope: sv.scope})
-		}
-	}
-	out = applyCrossSupersession(out, succ, vaults, at, q.IncludeInactive)
-	from := map[string]bool{} // the vaults that answered
-	for _, r := range out {
-		from[r.scope] = true
-	}
-	if len(from) > 1 && strings.TrimSpace(q.Text) != "" {
-		out = vs.pool.rescore(q.Text, out, at)
-	}
-	if strings.TrimSpace(q.Text) == "" {
-		slices.SortStableFunc(out, func(a, b scopedResult) int { return b.Memory.UpdatedAt.Compare(a.Memory.UpdatedAt) })
-	} else {
-		slices.SortStableFunc(out, func(a, b scopedResult) int { return cmp.Compare(b.Score, a.Score) })
-	}
-	if len(out) > limit {
-		out = out[:limit]
-	}
-	if len(from) > 1 {
-		markCrossConflicts(out)
-	}
-	return out, nil
 }
 
 func refIDs(rs []vault.Ref) []string {
@@ -440,9 +383,6 @@ type writeOutput struct {
 	Version    int      `json:"version"`
 	Commit     string   `json:"commit"`
 	Superseded []string `json:"superseded,omitempty"`
-	// MergedInto is set when remember found an active memory with a
-	// near-identical title in the same layer and updated it instead.
-	MergedInto string `json:"merged_into,omitempty"`
 	// Vault says which vault was written: project or user.
 	Vault string `json:"vault"`
 }
@@ -472,8 +412,10 @@ func rememberTool() mcp.Tool {
 	return mcp.NewTool("remember",
 		mcp.WithDescription(`Save something worth knowing in later sessions: a decision and its reason, a convention, a command that works, `+
 			`a preference the developer stated, the state of an unfinished task. Each call is one git commit. Write the content so it `+
-			`stands alone (what, why, where). If an active memory with a near-identical title (same words, ignoring case, `+
-			`punctuation and spacing) exists in the layer, it is updated instead (merged_into names it). Preferences go to `+
+			`stands alone (what, why, where). Remember only adds: it never changes an existing memory. If an active memory in the same `+
+			`layer of the target vault has the same or a near-identical title (same words, ignoring case, punctuation and spacing), `+
+			`nothing is written and the call fails naming its id and version: change it with update_memory (expected_version), `+
+			`replace it by passing its id in supersedes, or choose a distinct title. Preferences go to `+
 			`the user vault, which follows the developer across projects, unless scope is project. When the new memory replaces an old rule, pass the old id in supersedes so the old one stops `+
 			`being returned as current. `+layerHelp+
 			` Example: {"title": "Tests use pytest", "content": "Run tests with pytest -q; unittest is not used.", "layer": "project", "tags": ["testing"], "reason": "user said so"}`),
@@ -514,150 +456,13 @@ func (t *mcpTools) remember(ctx context.Context, vs *openVaults, a *toolArgs) (s
 	if err := a.done(); err != nil {
 		return "", nil, err
 	}
-	target, err := rememberTarget(vs, n.Layer, scope)
-	if err != nil {
-		return "", nil, err
-	}
-	by := vault.Author{Reason: reason, Client: clientName(ctx)}
-	if len(n.Supersedes) == 0 && strings.TrimSpace(n.Title) != "" {
-		if dup := nearDuplicate(target.v, n); dup != nil {
-			return t.mergeInto(ctx, target, dup, n, by)
-		}
-	}
-	res, err := createIn(ctx, vs, target, n, by)
+	res, err := vs.Remember(ctx, n, scope, vault.Author{Reason: reason, Client: clientName(ctx)})
 	if err != nil {
 		return "", nil, toolError(err)
 	}
-	target.slot.noteOwnCommit(res.Commit)
-	out := writeOut(res, target.slot.name)
+	vs.slot(res.Vault).noteOwnCommit(res.Commit)
+	out := writeOut(res.WriteResult, res.Vault)
 	return out.text("remembered"), out, nil
-}
-
-// createIn writes n to target. vault.Create marks each id in supersedes
-// superseded in its own vault and fails on an id it does not hold, so a
-// project rule could not name the user preference it replaces. Such ids
-// (held only by the other served vault) are written as given instead,
-// through CreateBatch, which does not mark; recall applies them across
-// the vaults (mcp_cross.go), and the other vault's file is left alone:
-// marking it would be a second commit in another repository, and would
-// hide the old rule before a successor with a later effective_at applies.
-// The target's own ids are then marked superseded by Update, as Create
-// would have.
-func createIn(ctx context.Context, vs *openVaults, target vaultPair, n vault.NewMemory, by vault.Author) (vault.WriteResult, error) {
-	var own []string
-	foreign := false
-	for _, id := range n.Supersedes {
-		if _, err := target.v.Get(id); err != nil && elsewhere(vs, target, id) {
-			foreign = true
-		} else {
-			own = append(own, id)
-		}
-	}
-	if !foreign {
-		return target.v.Create(ctx, n, by)
-	}
-	for _, id := range own {
-		if _, err := target.v.Get(id); err != nil {
-			return vault.WriteResult{}, fmt.Errorf("supersedes %s: %w", id, err)
-		}
-	}
-	if n.Kind == "" {
-		n.Kind = "manual"
-	}
-	br, err := target.v.CreateBatch(ctx, vault.Batch{Items: []vault.BatchItem{{Memory: n}}}, by)
-	if err != nil {
-		return vault.WriteResult{}, err
-	}
-	if len(br.Skipped) > 0 {
-		return vault.WriteResult{}, br.Skipped[0].Err
-	}
-	if len(br.Created) != 1 {
-		return vault.WriteResult{}, fmt.Errorf("remember: nothing was written")
-	}
-	res := vault.WriteResult{Memory: br.Created[0], Commit: br.Commit}
-	superseded := vault.StatusSuperseded
-	for _, id := range own {
-		m, err := target.v.Get(id)
-		if err != nil || m.Status == vault.StatusSuperseded {
-			continue
-		}
-		u, err := target.v.Update(ctx, id, m.Version, vault.Patch{Status: &superseded},
-			vault.Author{Reason: fmt.Sprintf("superseded by %s", res.Memory.ID), Client: by.Client})
-		if err != nil {
-			return res, fmt.Errorf("%s written; marking %s superseded: %w", res.Memory.ID, id, err)
-		}
-		res.Commit = cmp.Or(u.Commit, res.Commit)
-		res.Superseded = append(res.Superseded, id)
-	}
-	return res, nil
-}
-
-// elsewhere says whether a served vault other than target holds id.
-func elsewhere(vs *openVaults, target vaultPair, id string) bool {
-	for _, p := range vs.each() {
-		if p.v == target.v {
-			continue
-		}
-		if _, err := p.v.Get(id); err == nil {
-			return true
-		}
-	}
-	return false
-}
-
-// rememberTarget picks the vault a new memory goes to: the one scope
-// names, else the user vault for preferences (they follow the developer
-// across projects), else the project vault.
-func rememberTarget(vs *openVaults, layer vault.Layer, scope string) (vaultPair, error) {
-	switch s := strings.ToLower(strings.TrimSpace(scope)); s {
-	case "":
-		if layer == vault.Preference && vs.user != nil {
-			return vaultPair{vs.uslot, vs.user}, nil
-		}
-		return vaultPair{vs.pslot, vs.project}, nil
-	case projectScope:
-		return vaultPair{vs.pslot, vs.project}, nil
-	case userScope:
-		if vs.user == nil {
-			return vaultPair{}, fmt.Errorf("scope: no user vault is served; start memvault serve with --user-vault DIR (a git repository) or create %s", "~/"+userVaultName)
-		}
-		return vaultPair{vs.uslot, vs.user}, nil
-	default:
-		return vaultPair{}, fmt.Errorf("scope: want project or user, got %q", scope)
-	}
-}
-
-// mergeInto updates dup with what remember was given instead of adding a
-// near-duplicate; the previous text stays in git history.
-func (t *mcpTools) mergeInto(ctx context.Context, target vaultPair, dup *vault.Memory, n vault.NewMemory, by vault.Author) (string, any, error) {
-	p := vault.Patch{Content: &n.Content}
-	tags := append(slices.Clone(dup.Tags), n.Tags...)
-	p.Tags = &tags
-	if n.Importance != 0 {
-		p.Importance = &n.Importance
-	}
-	if !n.EffectiveAt.IsZero() {
-		p.EffectiveAt = &n.EffectiveAt
-	}
-	if !n.ExpiresAt.IsZero() {
-		p.ExpiresAt = &n.ExpiresAt
-	}
-	if len(n.Links) > 0 {
-		links := append(slices.Clone(dup.Links), n.Links...)
-		p.Links = &links
-	}
-	res, err := target.v.Update(ctx, dup.ID, dup.Version, p, by)
-	if errors.Is(err, vault.ErrUnchanged) {
-		out := writeOutput{ID: dup.ID, Path: dup.Path, Version: dup.Version, MergedInto: dup.ID, Vault: target.slot.name}
-		return fmt.Sprintf("already remembered as %s (version %d); nothing changed", dup.ID, dup.Version), out, nil
-	}
-	if err != nil {
-		return "", nil, toolError(err)
-	}
-	target.slot.noteOwnCommit(res.Commit)
-	out := writeOut(res, target.slot.name)
-	out.MergedInto = dup.ID
-	return out.text(fmt.Sprintf("merged into existing memory %q; updated", dup.Title)), out, nil
 }
 
 // get_memory
@@ -931,14 +736,15 @@ func (t *mcpTools) memoryStats(ctx context.Context, vs *openVaults, a *toolArgs)
 	if err := a.done(); err != nil {
 		return "", nil, err
 	}
-	out := statsOutput{vaultStats: t.statsOf(ctx, vs.project, vs.pslot)}
+	vaults := vs.each()
+	out := statsOutput{vaultStats: t.statsOf(ctx, vaults[0].v, vaults[0].slot)}
 	b, err := json.Marshal(out.vaultStats)
 	if err != nil {
 		return "", nil, err
 	}
 	text := fmt.Sprintf("%d memories in %s: %s", out.Total, out.Vault, b)
-	if vs.user != nil {
-		u := t.statsOf(ctx, vs.user, vs.uslot)
+	if len(vaults) > 1 {
+		u := t.statsOf(ctx, vaults[1].v, vaults[1].slot)
 		out.UserVault = &u
 		ub, err := json.Marshal(u)
 		if err != nil {

@@ -222,32 +222,53 @@ func TestEveryToolAnswersWithinItsOutputSchema(t *testing.T) {
 	}
 }
 
-func TestRememberMergesASameTitleMemory(t *testing.T) {
+// TestRememberRefusesASameTitleMemory checks that remember never replaces
+// a memory's body: a same or near-identical title in the same layer is a
+// tool error naming the memory, its version and what to do, and nothing
+// is written; another layer, a supersedes or another title is a new
+// memory.
+func TestRememberRefusesASameTitleMemory(t *testing.T) {
 	v, c := inProcessTools(t, time.Date(2026, 11, 30, 12, 0, 0, 0, time.UTC))
-	remember := func(args map[string]any) writeOutput {
-		t.Helper()
-		return mustCall[writeOutput](t, c, "remember", args)
-	}
-	first := remember(map[string]any{"title": "Tests use pytest", "content": "Run pytest.", "tags": "testing"})
+	first := mustCall[writeOutput](t, c, "remember", map[string]any{"title": "Tests use pytest", "content": "Run pytest.", "tags": "testing"})
 	tests := []struct {
-		name        string
-		args        map[string]any
-		wantMerged  bool
-		wantVersion int
+		name    string
+		args    map[string]any
+		refused bool
 	}{
-		{"same title, other case and punctuation", map[string]any{"title": "tests use pytest!", "content": "Run pytest -q.", "tags": "python"}, true, 2},
-		{"same again changes nothing", map[string]any{"title": "Tests use pytest", "content": "Run pytest -q.", "tags": "python"}, true, 2},
-		{"other layer is a new memory", map[string]any{"title": "Tests use pytest", "content": "I like pytest.", "layer": "preference"}, false, 1},
-		{"supersedes is a new memory", map[string]any{"title": "Tests use pytest", "content": "Run pytest -x.", "supersedes": []any{first.ID}}, false, 1},
+		{"same title, other case and punctuation", map[string]any{"title": "tests use pytest!", "content": "Run pytest -q.", "tags": "python"}, true},
+		{"same again", map[string]any{"title": "Tests use pytest", "content": "Run pytest -q.", "tags": "python"}, true},
+		{"a stop word more", map[string]any{"title": "The tests use pytest.", "content": "Content for The tests use pytest."}, true},
+		{"full-width", map[string]any{"title": "Ｔｅｓｔｓ ｕｓｅ ｐｙｔｅｓｔ", "content": "Content, full-width."}, true},
+		{"narrower rule", map[string]any{"title": "Use pytest for integration tests", "content": "Content for integration tests."}, false},
+		{"negation", map[string]any{"title": "Tests do not use pytest", "content": "Content for the negation."}, false},
+		{"other layer is a new memory", map[string]any{"title": "Tests use pytest", "content": "I like pytest.", "layer": "preference"}, false},
+		{"supersedes is a new memory", map[string]any{"title": "Tests use pytest", "content": "Run pytest -x.", "supersedes": []any{first.ID}}, false},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			w := remember(tc.args)
-			if merged := w.MergedInto == first.ID; merged != tc.wantMerged {
-				t.Errorf("merged_into = %q, want merged %v into %s", w.MergedInto, tc.wantMerged, first.ID)
+			before := v.Stats().Total
+			res, text := callTool(t, c, "remember", tc.args)
+			if !tc.refused {
+				var w writeOutput
+				if res.IsError {
+					t.Fatalf("remember: %s", text)
+				}
+				decodeStructured(t, res, &w)
+				if w.ID == first.ID || w.Version != 1 {
+					t.Errorf("got %+v, want a new memory at version 1", w)
+				}
+				return
 			}
-			if w.Version != tc.wantVersion {
-				t.Errorf("version = %d, want %d", w.Version, tc.wantVersion)
+			if !res.IsError {
+				t.Fatalf("remember = %q, want a tool error", text)
+			}
+			for _, want := range []string{first.ID, "version 1", `"expected_version": 1`, "update_memory", "supersedes", "distinct title"} {
+				if !strings.Contains(text, want) {
+					t.Errorf("error %q lacks %q", text, want)
+				}
+			}
+			if got := v.Stats().Total; got != before {
+				t.Errorf("memories: %d, want %d (nothing written)", got, before)
 			}
 		})
 	}
@@ -255,11 +276,34 @@ func TestRememberMergesASameTitleMemory(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if !slices.Equal(m.Tags, []string{"python", "testing"}) && !slices.Equal(m.Tags, []string{"testing", "python"}) {
-		t.Errorf("merged tags = %v, want testing and python", m.Tags)
+	// Version 2: marked superseded by the last remember, nothing else.
+	if m.Body != "Run pytest.\n" || m.Version != 2 || !slices.Equal(m.Tags, []string{"testing"}) || m.Status != vault.StatusSuperseded {
+		t.Errorf("first memory: body %q, version %d, tags %v, status %s; want its own body, version 2, [testing], superseded by the last remember",
+			m.Body, m.Version, m.Tags, m.Status)
 	}
-	if got := v.Stats().Total; got != 3 {
-		t.Errorf("memories: got %d, want 3 (merged, preference, successor)", got)
+	if got := v.Stats().Total; got != 5 {
+		t.Errorf("memories: got %d, want 5 (first, narrower, negation, preference, successor)", got)
+	}
+}
+
+// TestRememberToolIsTruthfulAboutWhatItChanges: remember only adds, so it
+// is not destructive; calling it twice does not give the same result, so
+// it is not idempotent; its description says a same title is refused.
+func TestRememberToolIsTruthfulAboutWhatItChanges(t *testing.T) {
+	tool := rememberTool()
+	a := tool.Annotations
+	if a.DestructiveHint == nil || *a.DestructiveHint || a.IdempotentHint == nil || *a.IdempotentHint || a.ReadOnlyHint == nil || *a.ReadOnlyHint {
+		t.Errorf("annotations %+v, want destructive false, idempotent false, read-only false", a)
+	}
+	for _, want := range []string{"never changes an existing memory", "near-identical title", "update_memory", "supersedes"} {
+		if !strings.Contains(tool.Description, want) {
+			t.Errorf("description lacks %q", want)
+		}
+	}
+	for _, stale := range []string{"merged_into", "updated instead"} {
+		if strings.Contains(tool.Description, stale) {
+			t.Errorf("description still says %q", stale)
+		}
 	}
 }
 

@@ -2,7 +2,6 @@ package main
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"log/slog"
 	"sync"
@@ -14,8 +13,8 @@ import (
 // Names of the vaults one server serves, as tool results report them in
 // their vault field.
 const (
-	projectScope = "project"
-	userScope    = "user"
+	projectScope = vault.ProjectVault
+	userScope    = vault.UserVault
 )
 
 // vaultSlot is one vault the server serves, the project's or the user's,
@@ -176,31 +175,29 @@ func (l *vaultLoader) loaded() *vault.Vault {
 	}
 }
 
-// openVaults is what one tool call works on: the project vault and, when
-// configured, the user vault, both loaded and current.
+// openVaults is what one tool call works on: the set of the project
+// vault and, when configured, the user vault, both loaded and current,
+// with the slots that serve them.
 type openVaults struct {
-	project *vault.Vault
-	user    *vault.Vault // nil without a user vault
-	pslot   *vaultSlot
-	uslot   *vaultSlot
-	clock   func() time.Time // nil: the wall clock
-	pool    *rankPool        // ranks both vaults' candidates together
-	sup     *supersedeIndex  // superseding memories, for supersession across vaults
+	*vault.Set
+	slots []*vaultSlot // project first
 }
 
-// now is the instant tool calls evaluate time at.
-func (o *openVaults) now() time.Time {
-	if o.clock == nil {
-		return time.Now()
+// slot returns the slot of the vault called name.
+func (o *openVaults) slot(name string) *vaultSlot {
+	for _, s := range o.slots {
+		if s.name == name {
+			return s
+		}
 	}
-	return o.clock()
+	return nil
 }
 
 // each lists the open vaults with their slots, project first.
 func (o *openVaults) each() []vaultPair {
-	out := []vaultPair{{o.pslot, o.project}}
-	if o.user != nil {
-		out = append(out, vaultPair{o.uslot, o.user})
+	var out []vaultPair
+	for _, m := range o.Members() {
+		out = append(out, vaultPair{o.slot(m.Name), m.Vault})
 	}
 	return out
 }
@@ -213,28 +210,11 @@ type vaultPair struct {
 
 // find returns the vault holding id, project first.
 func (o *openVaults) find(id string) (vaultPair, *vault.Memory, error) {
-	var firstErr error
-	for _, p := range o.each() {
-		m, err := p.v.Get(id)
-		if err == nil {
-			return p, m, nil
-		}
-		if firstErr == nil || !errors.Is(err, vault.ErrNotFound) {
-			firstErr = err
-		}
+	m, mem, err := o.Find(id)
+	if err != nil {
+		return vaultPair{}, nil, err
 	}
-	return vaultPair{}, nil, firstErr
-}
-
-// slotFor returns the pair for a slot name; ok is false when that vault
-// is not served.
-func (o *openVaults) slotFor(name string) (vaultPair, bool) {
-	for _, p := range o.each() {
-		if p.slot.name == name {
-			return p, true
-		}
-	}
-	return vaultPair{}, false
+	return vaultPair{o.slot(m.Name), m.Vault}, mem, nil
 }
 
 // health describes the served vaults for GET /healthz: status is ok,

@@ -1,9 +1,6 @@
-package main
+package vault
 
-import (
-	"testing"
-	"time"
-)
+import "testing"
 
 func TestSameTitle(t *testing.T) {
 	tests := []struct {
@@ -56,32 +53,6 @@ func TestSeqJaccard(t *testing.T) {
 		if got := seqJaccard(tc.a, tc.b); got != tc.want {
 			t.Errorf("seqJaccard(%v, %v) = %v, want %v", tc.a, tc.b, got, tc.want)
 		}
-	}
-}
-
-func TestRememberMergesNearDuplicatesOnly(t *testing.T) {
-	_, c := inProcessTools(t, time.Date(2026, 11, 30, 12, 0, 0, 0, time.UTC))
-	remember := func(args map[string]any) writeOutput {
-		t.Helper()
-		return mustCall[writeOutput](t, c, "remember", args)
-	}
-	first := remember(map[string]any{"title": "Tests use pytest", "content": "Run pytest."})
-	tests := []struct {
-		title      string
-		wantMerged bool
-	}{
-		{"The tests use pytest.", true},
-		{"Ｔｅｓｔｓ ｕｓｅ ｐｙｔｅｓｔ", true},
-		{"Use pytest for integration tests", false},
-		{"Tests do not use pytest", false},
-	}
-	for _, tc := range tests {
-		t.Run(tc.title, func(t *testing.T) {
-			w := remember(map[string]any{"title": tc.title, "content": "Content for " + tc.title})
-			if merged := w.MergedInto == first.ID; merged != tc.wantMerged {
-				t.Errorf("merged_into = %q (id %s), want merged %v into %s", w.MergedInto, w.ID, tc.wantMerged, first.ID)
-			}
-		})
 	}
 }
 

@@ -1,36 +1,36 @@
-package main
+package vault
 
 import (
+	"slices"
 	"strings"
 	"unicode"
 
-	"github.com/memvault/memvault/vault"
 	"github.com/memvault/memvault/vault/index"
 )
 
-// dedupThreshold is the title similarity from which remember updates an
-// existing memory instead of adding one. Similarity is the Jaccard index
-// of the two titles' index-term sequences (longest common subsequence
-// over the union), so word order counts. At 0.85 titles of up to six
-// terms must have the same terms in the same order; longer ones may
-// differ by one. "Use pytest for tests" and "Use pytest for integration
-// tests" (3 of 4 terms, 0.75) stay two memories on purpose: the second
-// narrows the first, and merging would lose the general rule.
+// dedupThreshold is the title similarity from which Remember takes a new
+// memory for one that exists. Similarity is the Jaccard index of the two
+// titles' index-term sequences (longest common subsequence over the
+// union), so word order counts. At 0.85 titles of up to six terms must
+// have the same terms in the same order; longer ones may differ by one.
+// "Use pytest for tests" and "Use pytest for integration tests" (3 of 4
+// terms, 0.75) stay two memories on purpose: the second narrows the
+// first, and refusing it would lose the narrower rule.
 const dedupThreshold = 0.85
 
 // dedupCandidates is how many recall hits are compared with a new title.
 const dedupCandidates = 10
 
-// nearDuplicate finds an active memory in n's layer whose title is
-// near-identical to n's: models often remember the same thing twice, and
-// one memory that evolves is better than two that drift apart.
-func nearDuplicate(v *vault.Vault, n vault.NewMemory) *vault.Memory {
-	layer := n.Layer
+// nearDuplicate finds an active memory of the given layer whose title is
+// near-identical to title, leaving out the ids in exempt: models often
+// remember the same thing twice, and one memory that evolves is better
+// than two that drift apart.
+func (v *Vault) nearDuplicate(title string, layer Layer, exempt []string) *Memory {
 	if layer == 0 {
-		layer = vault.Project
+		layer = Project
 	}
-	for _, r := range v.Recall(vault.Query{Text: n.Title, Limit: dedupCandidates, Layers: []vault.Layer{layer}}) {
-		if r.State == string(vault.StatusActive) && sameTitle(r.Memory.Title, n.Title) {
+	for _, r := range v.Recall(Query{Text: title, Limit: dedupCandidates + len(exempt), Layers: []Layer{layer}}) {
+		if r.State == string(StatusActive) && !slices.Contains(exempt, r.Memory.ID) && sameTitle(r.Memory.Title, title) {
 			return r.Memory
 		}
 	}
