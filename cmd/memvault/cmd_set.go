@@ -9,6 +9,7 @@ import (
 
 	"github.com/spf13/pflag"
 
+	"github.com/memvault/memvault/cmd/memvault/internal/clientconfig"
 	"github.com/memvault/memvault/gitstore"
 	"github.com/memvault/memvault/vault"
 )
@@ -128,7 +129,7 @@ func setError(set *vault.Set, err error) error {
 		update := "memvault update"
 		if m, ok := set.Member(dup.Vault); ok && dup.Vault != vault.ProjectVault {
 			// update works on one vault: name the one holding it.
-			update = "memvault --vault " + shellQuote(m.Vault.Dir()) + " update"
+			update = "memvault --vault " + clientconfig.ShellQuote(m.Vault.Dir()) + " update"
 		}
 		return explained{err: err, msg: fmt.Sprintf("an active memory in the %s vault has the same or a near-identical title: %q (id %s, version %d, %s). "+
 			"Nothing was written: to change it, run %s %s --expected-version %d; to replace it, add with --supersedes %s; "+
