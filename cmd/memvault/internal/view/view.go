@@ -1,0 +1,249 @@
+package view
+
+import (
+	"fmt"
+	"math"
+	"time"
+
+	"github.com/memvault/memvault/vault"
+)
+
+// Instant renders a time as RFC3339 in UTC, "" for the zero time.
+func Instant(t time.Time) string {
+	if t.IsZero() {
+		return ""
+	}
+	return t.UTC().Format(time.RFC3339)
+}
+
+// Round3 rounds a score to three decimals, which is all a person or a
+// model can use of it and keeps JSON stable across platforms.
+func Round3(f float64) float64 { return math.Round(f*1000) / 1000 }
+
+// orEmpty makes nil lists encode as [], never null: strict clients reject
+// null where the schema says array.
+func orEmpty[T any](s []T) []T {
+	if s == nil {
+		return []T{}
+	}
+	return s
+}
+
+// Ref names another memory.
+type Ref struct {
+	ID    string `json:"id"`
+	Title string `json:"title"`
+}
+
+// Refs converts the domain's references.
+func Refs(rs []vault.Ref) []Ref {
+	out := make([]Ref, 0, len(rs))
+	for _, r := range rs {
+		out = append(out, Ref{ID: r.ID, Title: r.Title})
+	}
+	return out
+}
+
+// Source records who wrote a memory.
+type Source struct {
+	Client string `json:"client,omitempty"`
+	Kind   string `json:"kind,omitempty"`
+}
+
+// Memory is one whole memory: `memvault show --json` and the MCP
+// get_memory tool.
+type Memory struct {
+	ID          string   `json:"id"`
+	Title       string   `json:"title"`
+	Layer       string   `json:"layer"`
+	Importance  int      `json:"importance"`
+	Tags        []string `json:"tags"`
+	Aliases     []string `json:"aliases"`
+	Status      string   `json:"status"`
+	Version     int      `json:"version"`
+	CreatedAt   string   `json:"created_at"`
+	UpdatedAt   string   `json:"updated_at"`
+	EffectiveAt string   `json:"effective_at,omitempty"`
+	ExpiresAt   string   `json:"expires_at,omitempty"`
+	Supersedes  []string `json:"supersedes"`
+	// SupersededBy lists the memories, in any served vault, that name this
+	// one in their supersedes.
+	SupersededBy []string `json:"superseded_by"`
+	Links        []string `json:"links"`
+	// Related are the memories this one links to, by links or [[wiki
+	// links]], resolved to titles.
+	Related []Ref  `json:"related"`
+	Source  Source `json:"source"`
+	Path    string `json:"path"`
+	// Vault says where the memory lives: project or user.
+	Vault string `json:"vault"`
+	// Stale is set when the file no longer parses and this is its last
+	// good version.
+	Stale bool   `json:"stale,omitempty"`
+	Body  string `json:"body"`
+}
+
+// MemoryOf builds the view of m, which lives in the vault named vaultName;
+// related and supersededBy come from the vault (Vault.Related,
+// Set.SupersededBy).
+func MemoryOf(m *vault.Memory, vaultName string, related []vault.Ref, supersededBy []string) Memory {
+	return Memory{
+		ID: m.ID, Title: m.Title, Layer: m.Layer.String(), Importance: m.Importance, Tags: orEmpty(m.Tags),
+		Aliases: orEmpty(m.Aliases), Status: string(m.Status), Version: m.Version,
+		CreatedAt: Instant(m.CreatedAt), UpdatedAt: Instant(m.UpdatedAt),
+		EffectiveAt: Instant(m.EffectiveAt), ExpiresAt: Instant(m.ExpiresAt),
+		Supersedes: orEmpty(m.Supersedes), SupersededBy: orEmpty(supersededBy), Links: orEmpty(m.Links),
+		Related: Refs(related), Source: Source{Client: m.Source.Client, Kind: m.Source.Kind},
+		Path: m.Path, Vault: vaultName, Stale: m.Stale, Body: m.Body,
+	}
+}
+
+// RecallResult is one recalled memory: an element of `memvault recall
+// --json` and of the MCP recall tool's results.
+type RecallResult struct {
+	ID          string   `json:"id"`
+	Title       string   `json:"title"`
+	Layer       string   `json:"layer"`
+	Vault       string   `json:"vault"`
+	Score       float64  `json:"score"`
+	Status      string   `json:"status"`
+	Snippet     string   `json:"snippet"`
+	Tags        []string `json:"tags"`
+	Importance  int      `json:"importance"`
+	UpdatedAt   string   `json:"updated_at"`
+	EffectiveAt string   `json:"effective_at,omitempty"`
+	ExpiresAt   string   `json:"expires_at,omitempty"`
+	// Supersedes names the memories this one replaces.
+	Supersedes []Ref `json:"supersedes"`
+	// SupersededBy names the in-force memories that replace this one
+	// (shown with include_inactive only).
+	SupersededBy []Ref `json:"superseded_by,omitempty"`
+	// PossibleConflict lists the ids of other results that look like
+	// rival rules on the same subject.
+	PossibleConflict []string `json:"possible_conflict"`
+	Path             string   `json:"path"`
+	Version          int      `json:"version"`
+	Stale            bool     `json:"stale,omitempty"`
+}
+
+// Recall is the answer of a recall.
+type Recall struct {
+	Results []RecallResult `json:"results"`
+}
+
+// RecallResultOf builds the view of one recall result.
+func RecallResultOf(r vault.SetResult) RecallResult {
+	m := r.Memory
+	out := RecallResult{
+		ID: m.ID, Title: m.Title, Layer: m.Layer.String(), Vault: r.Vault, Score: Round3(r.Score), Status: r.State,
+		Snippet: r.Snippet, Tags: orEmpty(m.Tags), Importance: m.Importance, UpdatedAt: Instant(m.UpdatedAt),
+		EffectiveAt: Instant(m.EffectiveAt), ExpiresAt: Instant(m.ExpiresAt), Supersedes: Refs(r.Supersedes),
+		PossibleConflict: orEmpty(r.PossibleConflict), Path: m.Path, Version: m.Version, Stale: m.Stale,
+	}
+	if len(r.SupersededBy) > 0 {
+		out.SupersededBy = Refs(r.SupersededBy)
+	}
+	return out
+}
+
+// Write reports a write: `memvault add|update --json` and the MCP
+// remember and update_memory tools.
+type Write struct {
+	ID      string `json:"id"`
+	Path    string `json:"path"`
+	Version int    `json:"version"`
+	// Commit is the commit made; "" for the transient layer, which is
+	// never committed.
+	Commit string `json:"commit"`
+	// Superseded lists the ids this write marked superseded.
+	Superseded []string `json:"superseded"`
+	// Vault says which vault was written: project or user.
+	Vault string `json:"vault"`
+}
+
+// WriteOf builds the view of a write to the vault named vaultName.
+func WriteOf(res vault.WriteResult, vaultName string) Write {
+	return Write{ID: res.Memory.ID, Path: res.Memory.Path, Version: res.Memory.Version, Commit: res.Commit,
+		Superseded: orEmpty(res.Superseded), Vault: vaultName}
+}
+
+// Forget reports a forget: `memvault forget --json` and the MCP forget
+// tool.
+type Forget struct {
+	ID string `json:"id"`
+	// Action is archived or deleted.
+	Action  string `json:"action"`
+	Path    string `json:"path"`
+	Version int    `json:"version"`
+	Commit  string `json:"commit"`
+	Vault   string `json:"vault"`
+}
+
+// ForgetOf builds the view of a forget of id.
+func ForgetOf(id string, res vault.WriteResult, deleted bool, vaultName string) Forget {
+	out := Forget{ID: id, Action: "archived", Commit: res.Commit, Vault: vaultName}
+	if deleted {
+		out.Action = "deleted"
+	}
+	if res.Memory != nil {
+		out.Path, out.Version = res.Memory.Path, res.Memory.Version
+	}
+	return out
+}
+
+// VaultStats summarises one vault.
+type VaultStats struct {
+	// Vault is the vault's folder.
+	Vault    string         `json:"vault"`
+	Total    int            `json:"total"`
+	ByLayer  map[string]int `json:"by_layer"`
+	ByStatus map[string]int `json:"by_status"`
+	InForce  int            `json:"in_force"`
+	Expired  int            `json:"expired"`
+	Future   int            `json:"future"`
+	// Stale memories are served from their last good version because
+	// their file no longer parses.
+	Stale    int `json:"stale"`
+	Errors   int `json:"parse_errors"`
+	Warnings int `json:"warnings"`
+	// Secrets counts files holding something the secret guard matches
+	// (counted in parse_errors too).
+	Secrets int `json:"secret_findings"`
+	// Problems lists the first diagnostics as path:line: field: problem.
+	Problems []string `json:"problems"`
+	GitHead  string   `json:"git_head,omitempty"`
+	Indexed  int      `json:"index_docs"`
+	LoadedAt string   `json:"loaded_at"`
+	// IndexAge is the wall-clock seconds since the index last changed.
+	IndexAge float64 `json:"index_age_seconds"`
+}
+
+// MaxProblems caps the diagnostics a summary lists, so a vault with
+// thousands of broken files still answers within a small budget; lint
+// lists them all.
+const MaxProblems = 20
+
+// VaultStatsOf summarises v. head is the repository's HEAD ("" outside
+// git); now is the wall clock the index age is measured against.
+func VaultStatsOf(v *vault.Vault, head string, now time.Time) VaultStats {
+	s := v.Stats()
+	out := VaultStats{Vault: s.Dir, Total: s.Total, ByLayer: s.ByLayer, ByStatus: s.ByStatus, InForce: s.InForce,
+		Expired: s.Expired, Future: s.Future, Stale: s.Stale, Errors: s.Errors, Warnings: s.Warnings, Secrets: s.Secrets,
+		Problems: []string{}, GitHead: head, Indexed: s.Indexed, LoadedAt: Instant(s.LoadedAt),
+		IndexAge: max(0, now.Sub(s.UpdatedAt).Round(time.Millisecond).Seconds())}
+	for _, d := range v.Diagnostics() {
+		if len(out.Problems) == MaxProblems {
+			out.Problems = append(out.Problems, fmt.Sprintf("… and %d more: run memvault lint", s.Errors+s.Warnings-MaxProblems))
+			break
+		}
+		out.Problems = append(out.Problems, d.Error())
+	}
+	return out
+}
+
+// Stats summarises the project vault, and the user vault when one is
+// served: `memvault stats --json` and the MCP memory_stats tool.
+type Stats struct {
+	VaultStats
+	UserVault *VaultStats `json:"user_vault,omitempty"`
+}

@@ -1,0 +1,84 @@
+package view
+
+import (
+	"encoding/json"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/memvault/memvault/vault"
+)
+
+func TestEmptyListsEncodeAsArrays(t *testing.T) {
+	m := &vault.Memory{ID: "a", Title: "T", Layer: vault.Project, Status: vault.StatusActive, Version: 1}
+	tests := []struct {
+		name string
+		v    any
+		want []string
+	}{
+		{"memory", MemoryOf(m, "project", nil, nil),
+			[]string{`"tags":[]`, `"aliases":[]`, `"supersedes":[]`, `"superseded_by":[]`, `"links":[]`, `"related":[]`}},
+		{"recall result", RecallResultOf(vault.SetResult{Result: vault.Result{Memory: m, State: "active"}, Vault: "project"}),
+			[]string{`"tags":[]`, `"supersedes":[]`, `"possible_conflict":[]`}},
+		{"write", WriteOf(vault.WriteResult{Memory: m}, "project"), []string{`"superseded":[]`, `"commit":""`}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			b, err := json.Marshal(tt.v)
+			if err != nil {
+				t.Fatal(err)
+			}
+			for _, w := range tt.want {
+				if !strings.Contains(string(b), w) {
+					t.Errorf("%s: want %s in %s", tt.name, w, b)
+				}
+			}
+			if strings.Contains(string(b), "null") {
+				t.Errorf("%s: null in %s", tt.name, b)
+			}
+		})
+	}
+}
+
+func TestInstant(t *testing.T) {
+	cst := time.FixedZone("CST", 8*3600)
+	tests := []struct {
+		in   time.Time
+		want string
+	}{
+		{time.Time{}, ""},
+		{time.Date(2026, 12, 1, 9, 30, 0, 123, cst), "2026-12-01T01:30:00Z"},
+	}
+	for _, tt := range tests {
+		if got := Instant(tt.in); got != tt.want {
+			t.Errorf("Instant(%v) = %q, want %q", tt.in, got, tt.want)
+		}
+	}
+}
+
+func TestRecallResultOf(t *testing.T) {
+	eff := time.Date(2026, 11, 1, 0, 0, 0, 0, time.UTC)
+	m := &vault.Memory{ID: "n", Title: "New", Layer: vault.Preference, Importance: 7, EffectiveAt: eff, Version: 3, Path: "preferences/new.md"}
+	r := vault.SetResult{Vault: "user", Result: vault.Result{Memory: m, Score: 1.23456, State: "active", Snippet: "s",
+		Supersedes: []vault.Ref{{ID: "o", Title: "Old"}}, PossibleConflict: []string{"x"}}}
+	got := RecallResultOf(r)
+	if got.Score != 1.235 || got.Layer != "preference" || got.Vault != "user" || got.EffectiveAt != "2026-11-01T00:00:00Z" ||
+		len(got.Supersedes) != 1 || got.Supersedes[0] != (Ref{ID: "o", Title: "Old"}) || got.SupersededBy != nil ||
+		got.PossibleConflict[0] != "x" || got.Version != 3 || got.Importance != 7 {
+		t.Errorf("RecallResultOf = %+v", got)
+	}
+}
+
+func TestForgetOf(t *testing.T) {
+	m := &vault.Memory{ID: "a", Path: "project/a.md", Version: 4}
+	tests := []struct {
+		deleted bool
+		want    string
+	}{{false, "archived"}, {true, "deleted"}}
+	for _, tt := range tests {
+		got := ForgetOf("a", vault.WriteResult{Memory: m, Commit: "c"}, tt.deleted, "project")
+		if got.Action != tt.want || got.Path != "project/a.md" || got.Version != 4 || got.Commit != "c" {
+			t.Errorf("ForgetOf(deleted=%v) = %+v", tt.deleted, got)
+		}
+	}
+}
