@@ -149,6 +149,11 @@ func (m *Main) openVault(ctx context.Context) (*vault.Vault, error) {
 	if err != nil {
 		return nil, err
 	}
+	return m.openVaultAt(ctx, dir)
+}
+
+// openVaultAt loads the vault at dir for a command.
+func (m *Main) openVaultAt(ctx context.Context, dir string) (*vault.Vault, error) {
 	v, err := vault.Open(ctx, dir, vault.Options{Now: m.Now, Client: "cli"})
 	if err != nil {
 		return nil, fmt.Errorf("open vault %s: %w", dir, err)
