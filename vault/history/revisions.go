@@ -52,7 +52,8 @@ type Revision struct {
 }
 
 // Memory returns the memory as this commit left it, or as it was before
-// when the commit deleted it; nil when the commit only names it.
+// when the commit deleted it; nil when the commit names the memory in its
+// trailers but has no file of it.
 func (r Revision) Memory() *vault.Memory { return firstMem(r.after, r.before) }
 
 // FieldChange is one front-matter field that differs between two versions.
