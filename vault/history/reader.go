@@ -25,9 +25,6 @@ type Reader struct {
 // sees it. dir names the snapshots it returns.
 func New(repo Repo, dir string) *Reader { return &Reader{repo: repo, dir: dir} }
 
-// Dir returns the vault folder.
-func (r *Reader) Dir() string { return r.dir }
-
 // ReadMemory reads and parses a vault-relative file at a revision ("" is
 // HEAD); it returns nil, nil, nil when the file is not there. The memory
 // is nil when the file is not a memory file; data is its content.
