@@ -213,17 +213,9 @@ func (w *historyWalk) visit(it walkItem) error {
 }
 
 func (w *historyWalk) add(c *object.Commit, path, oldPath string, deleted bool) {
-	w.out = append(w.out, CommitInfo{
-		Hash:       c.Hash.String(),
-		Author:     Signature{c.Author.Name, c.Author.Email},
-		When:       c.Author.When,
-		Committer:  Signature{c.Committer.Name, c.Committer.Email},
-		CommitTime: c.Committer.When,
-		Message:    c.Message,
-		Path:       path,
-		OldPath:    oldPath,
-		Deleted:    deleted,
-	})
+	ci := commitInfo(c)
+	ci.Path, ci.OldPath, ci.Deleted = path, oldPath, deleted
+	w.out = append(w.out, ci)
 }
 
 // renameSource finds the file a commit renamed to the entry cur: a deleted

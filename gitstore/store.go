@@ -106,14 +106,7 @@ func Open(ctx context.Context, dir string) (*Store, error) {
 	if err != nil {
 		return nil, fmt.Errorf("open %s: %w", dir, err)
 	}
-	commonDir := gitDir
-	if b, err := os.ReadFile(filepath.Join(gitDir, "commondir")); err == nil {
-		c := strings.TrimSpace(string(b))
-		if !filepath.IsAbs(c) {
-			c = filepath.Join(gitDir, c)
-		}
-		commonDir = filepath.Clean(c)
-	}
+	commonDir := commonDirOf(gitDir)
 	s := &Store{
 		root:      root,
 		gitDir:    gitDir,

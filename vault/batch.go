@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/memvault/memvault/parser"
+	"github.com/memvault/memvault/vault/commitmsg"
 	"github.com/memvault/memvault/vault/secret"
 )
 
@@ -355,28 +356,22 @@ func (v *Vault) freeNameExcept(dir, slug string, taken map[string]bool) (string,
 // and the source, the reason, then one Memory-Id trailer per memory so
 // `memvault history` finds the commit from any of them.
 func batchMessage(source string, ids []string, layers []Layer, reason, client string) string {
-	var b strings.Builder
 	noun := "memories"
 	if len(ids) == 1 {
 		noun = "memory"
 	}
+	m := commitmsg.Message{Subject: fmt.Sprintf("memory: add %d %s", len(ids), noun), Body: reason}
 	if source != "" {
-		fmt.Fprintf(&b, "memory: import %d %s from %s\n", len(ids), noun, truncateRunes(oneLine(source), 120))
-	} else {
-		fmt.Fprintf(&b, "memory: add %d %s\n", len(ids), noun)
+		m.Subject = fmt.Sprintf("memory: import %d %s from %s", len(ids), noun, truncateRunes(oneLine(source), 120))
 	}
-	if r := strings.TrimSpace(reason); r != "" {
-		b.WriteString("\n" + r + "\n")
-	}
-	b.WriteString("\n")
 	for _, id := range ids {
-		fmt.Fprintf(&b, "Memory-Id: %s\n", id)
+		m.Trailers = append(m.Trailers, commitmsg.Trailer{Key: commitmsg.KeyID, Value: id})
 	}
 	for _, l := range layers {
-		fmt.Fprintf(&b, "Memory-Layer: %s\n", l)
+		m.Trailers = append(m.Trailers, commitmsg.Trailer{Key: commitmsg.KeyLayer, Value: l.String()})
 	}
-	fmt.Fprintf(&b, "Memory-Client: %s\n", client)
-	return b.String()
+	m.Trailers = append(m.Trailers, commitmsg.Trailer{Key: commitmsg.KeyClient, Value: client})
+	return m.String()
 }
 
 func oneLine(s string) string {

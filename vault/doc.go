@@ -8,7 +8,9 @@
 // title), and the session-start digest. Both the CLI and the MCP server
 // call it, so one operation gives one result through either.
 //
-// It imports the parser and the standard library only. Git, file watching
-// and MCP are adapters that plug in through the small interfaces declared
-// here (Committer) and are wired together in cmd/memvault.
+// It imports the parser, its own subpackages and the standard library
+// only. Git, file watching and MCP are adapters that plug in through the
+// small interfaces declared here (Committer) and in vault/history (Repo),
+// and are wired together in cmd/memvault. Commit messages are written and
+// read through vault/commitmsg.
 package vault

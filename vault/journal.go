@@ -11,6 +11,8 @@ import (
 	"os"
 	"slices"
 	"strings"
+
+	"github.com/memvault/memvault/vault/commitmsg"
 )
 
 // JournalName is the write-ahead note of a write in progress. It sits in
@@ -137,8 +139,9 @@ func (v *Vault) recoverLocked(ctx context.Context) ([]string, error) {
 			}
 			abs[i] = p
 		}
-		msg := strings.TrimRight(j.Message, "\n") + "\nMemory-Recovered: the previous process stopped before committing\n"
-		if _, err := v.committer.Commit(ctx, abs, msg); err != nil {
+		msg := commitmsg.Parse(j.Message)
+		msg.Trailers = append(msg.Trailers, commitmsg.Trailer{Key: commitmsg.KeyRecovered, Value: "the previous process stopped before committing"})
+		if _, err := v.committer.Commit(ctx, abs, msg.String()); err != nil {
 			return nil, fmt.Errorf("commit the interrupted write: %w", err)
 		}
 		done = j.Paths

@@ -222,3 +222,26 @@ func putJournal(t *testing.T, v *Vault, j journal) {
 		t.Fatal(err)
 	}
 }
+
+// TestRecoveredMessageKeepsTheOriginal checks the recovery commit's
+// message: the interrupted write's message byte for byte, with the
+// Memory-Recovered trailer added to its trailers.
+func TestRecoveredMessageKeepsTheOriginal(t *testing.T) {
+	dir := t.TempDir()
+	c := &recordingCommitter{}
+	v, err := Open(t.Context(), dir, Options{Committer: c})
+	if err != nil {
+		t.Fatal(err)
+	}
+	mustCreate(t, v, NewMemory{Title: "Scaffolding"})
+	orig := commitMessage("add", Project, "Killed", "lost", "the reason\n\nin two paragraphs", "claude-code", []string{"old"})
+	ops := []fileOp{{rel: "project/killed.md", data: []byte("---\nid: lost\ntitle: Killed\n---\nbody\n")}}
+	putJournal(t, v, journal{Message: orig, Paths: []string{"project/killed.md"}, Commit: true, Ops: journalOps(ops)})
+	if _, err := v.Recover(t.Context()); err != nil {
+		t.Fatal(err)
+	}
+	want := orig + "Memory-Recovered: the previous process stopped before committing\n"
+	if n := len(c.commits); n != 2 || c.commits[1].message != want {
+		t.Fatalf("commits %+v, want the second to be\n%q", c.commits, want)
+	}
+}

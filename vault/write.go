@@ -13,6 +13,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/memvault/memvault/parser"
+	"github.com/memvault/memvault/vault/commitmsg"
 )
 
 // Limits on what a write may contain. Larger input is refused with a
@@ -559,17 +560,8 @@ func applyPatch(doc *parser.Document, cur *Memory, p Patch, now time.Time) (bool
 // verb and title, the caller's reason as the body, then trailers that
 // `memvault history` reads back.
 func commitMessage(verb string, l Layer, title, id, reason, client string, superseded []string) string {
-	var b strings.Builder
-	fmt.Fprintf(&b, "memory(%s): %s %q\n", l, verb, truncateRunes(title, 72))
-	if r := strings.TrimSpace(reason); r != "" {
-		b.WriteString("\n" + r + "\n")
-	}
-	b.WriteString("\n")
-	fmt.Fprintf(&b, "Memory-Id: %s\nMemory-Layer: %s\nMemory-Client: %s\n", id, l, client)
-	for _, s := range superseded {
-		fmt.Fprintf(&b, "Memory-Supersedes: %s\n", s)
-	}
-	return b.String()
+	return commitmsg.Write{Verb: verb, Layer: l.String(), Title: title, ID: id, Reason: reason, Client: client,
+		Supersedes: superseded}.Message().String()
 }
 
 func truncateRunes(s string, n int) string {

@@ -13,6 +13,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/memvault/memvault/gitstore"
 	"github.com/memvault/memvault/vault"
 )
 
@@ -132,19 +133,14 @@ func (m *Main) resolveVaultDir() (string, error) {
 	return filepath.Join(wd, ".memory"), nil
 }
 
-// gitRoot walks up from dir to the folder holding .git (a folder, or a
-// file in linked worktrees and submodules).
+// gitRoot returns the top of the work tree that holds dir, as
+// gitstore.Open would find it.
 func gitRoot(dir string) (string, bool) {
-	for {
-		if _, err := os.Lstat(filepath.Join(dir, ".git")); err == nil {
-			return dir, true
-		}
-		parent := filepath.Dir(dir)
-		if parent == dir {
-			return "", false
-		}
-		dir = parent
+	loc, err := gitstore.Find(dir)
+	if err != nil {
+		return "", false
 	}
+	return loc.Root, true
 }
 
 // openVault loads the vault for a command.
@@ -153,6 +149,11 @@ func (m *Main) openVault(ctx context.Context) (*vault.Vault, error) {
 	if err != nil {
 		return nil, err
 	}
+	return m.openVaultAt(ctx, dir)
+}
+
+// openVaultAt loads the vault at dir for a command.
+func (m *Main) openVaultAt(ctx context.Context, dir string) (*vault.Vault, error) {
 	v, err := vault.Open(ctx, dir, vault.Options{Now: m.Now, Client: "cli"})
 	if err != nil {
 		return nil, fmt.Errorf("open vault %s: %w", dir, err)

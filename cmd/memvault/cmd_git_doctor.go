@@ -13,6 +13,7 @@ import (
 	"github.com/memvault/memvault/gitstore"
 	"github.com/memvault/memvault/parser"
 	"github.com/memvault/memvault/vault"
+	"github.com/memvault/memvault/vault/commitmsg"
 )
 
 // handEditReason is the commit body of doctor --fix's commit of hand edits.
@@ -115,7 +116,7 @@ func (d *doctor) run(ctx context.Context) error {
 	d.add("vault", checkNote, "%s", dir)
 	var (
 		v *vault.Vault
-		g *gitView
+		g *gitRepo
 	)
 	store, err := openGit(ctx, dir)
 	switch {
@@ -137,11 +138,11 @@ func (d *doctor) run(ctx context.Context) error {
 			return err
 		}
 		defer wstore.Close()
-		if g, err = viewOf(wstore, dir); err != nil {
+		if g, err = newGitRepo(wstore, dir); err != nil {
 			return err
 		}
 	} else {
-		if g, err = m.openGitView(ctx); err != nil {
+		if g, err = m.openRepo(ctx); err != nil {
 			return err
 		}
 		defer g.Close()
@@ -161,7 +162,7 @@ func (d *doctor) run(ctx context.Context) error {
 	return nil
 }
 
-func (d *doctor) repoState(ctx context.Context, g *gitView) error {
+func (d *doctor) repoState(ctx context.Context, g *gitRepo) error {
 	st, err := g.store.State(ctx)
 	if err != nil {
 		return err
@@ -189,7 +190,7 @@ func (d *doctor) repoState(ctx context.Context, g *gitView) error {
 }
 
 // lock probes memvault's cross-process write lock.
-func (d *doctor) lock(ctx context.Context, g *gitView) {
+func (d *doctor) lock(ctx context.Context, g *gitRepo) {
 	pctx, cancel := context.WithTimeout(ctx, lockProbeTimeout)
 	defer cancel()
 	unlock, err := g.store.Lock(pctx)
@@ -203,7 +204,7 @@ func (d *doctor) lock(ctx context.Context, g *gitView) {
 
 // journal reports, and with --fix finishes, a write a process left half
 // done.
-func (d *doctor) journal(ctx context.Context, v *vault.Vault, g *gitView) {
+func (d *doctor) journal(ctx context.Context, v *vault.Vault, g *gitRepo) {
 	if !exists(filepath.Join(v.Dir(), vault.JournalName)) {
 		if d.fix && g != nil {
 			// Without a journal Recover only removes the temp files of a
@@ -234,7 +235,7 @@ func (d *doctor) journal(ctx context.Context, v *vault.Vault, g *gitView) {
 
 // dirty reports memory files that differ from HEAD and with --fix commits
 // those that parse.
-func (d *doctor) dirty(ctx context.Context, v *vault.Vault, g *gitView) error {
+func (d *doctor) dirty(ctx context.Context, v *vault.Vault, g *gitRepo) error {
 	paths, err := g.store.Dirty(ctx, v.Dir())
 	if err != nil {
 		return fmt.Errorf("compare the vault with HEAD: %w", err)
@@ -291,14 +292,13 @@ func (d *doctor) dirty(ctx context.Context, v *vault.Vault, g *gitView) error {
 
 // commitHandEdits commits vault-relative files as they are on disk, with
 // Memory-Id trailers so history finds the commit.
-func (d *doctor) commitHandEdits(ctx context.Context, v *vault.Vault, g *gitView, rels []string) (string, error) {
+func (d *doctor) commitHandEdits(ctx context.Context, v *vault.Vault, g *gitRepo, rels []string) (string, error) {
 	unlock, err := g.store.Lock(ctx)
 	if err != nil {
 		return "", err
 	}
 	defer unlock()
-	var ids []string
-	var subject string
+	msg := commitmsg.Message{Body: handEditReason}
 	byPath := map[string]*vault.Memory{}
 	for _, m := range v.All() {
 		byPath[m.Path] = m
@@ -310,25 +310,20 @@ func (d *doctor) commitHandEdits(ctx context.Context, v *vault.Vault, g *gitView
 		if mem == nil {
 			continue
 		}
-		ids = append(ids, mem.ID)
+		msg.Trailers = append(msg.Trailers, commitmsg.Trailer{Key: commitmsg.KeyID, Value: mem.ID})
 		if len(rels) == 1 {
-			subject = fmt.Sprintf("memory(%s): %s %q", mem.Layer, verb, truncate(mem.Title, 72))
+			msg.Subject = commitmsg.Subject(mem.Layer.String(), verb, mem.Title)
 		}
 	}
-	if subject == "" {
-		subject = fmt.Sprintf("memory: commit %s", plural(len(rels), "hand-edited file"))
+	if msg.Subject == "" {
+		msg.Subject = fmt.Sprintf("memory: commit %s", plural(len(rels), "hand-edited file"))
 	}
-	var b strings.Builder
-	fmt.Fprintf(&b, "%s\n\n%s\n\n", subject, handEditReason)
-	for _, id := range ids {
-		fmt.Fprintf(&b, "Memory-Id: %s\n", id)
-	}
-	b.WriteString("Memory-Client: cli\n")
+	msg.Trailers = append(msg.Trailers, commitmsg.Trailer{Key: commitmsg.KeyClient, Value: "cli"})
 	author, err := parseAuthor(d.m.Getenv("MEMVAULT_AUTHOR"))
 	if err != nil {
 		return "", usageError{err}
 	}
-	res, err := g.store.Commit(ctx, gitstore.Change{Paths: abs, Message: b.String(), Author: author})
+	res, err := g.store.Commit(ctx, gitstore.Change{Paths: abs, Message: msg.String(), Author: author})
 	if err != nil {
 		return "", err
 	}
@@ -340,14 +335,14 @@ func (d *doctor) commitHandEdits(ctx context.Context, v *vault.Vault, g *gitView
 
 // handEditedMemory names the memory of a dirty file: from the work tree,
 // or for a deleted file, from HEAD.
-func handEditedMemory(ctx context.Context, cur *vault.Memory, g *gitView, rel string) (*vault.Memory, string) {
+func handEditedMemory(ctx context.Context, cur *vault.Memory, g *gitRepo, rel string) (*vault.Memory, string) {
 	if cur != nil {
-		if _, data, err := g.readMemory(ctx, "", rel, time.Time{}); err == nil && data == nil {
+		if _, data, err := g.past(nil).ReadMemory(ctx, "", rel); err == nil && data == nil {
 			return cur, "add"
 		}
 		return cur, "update"
 	}
-	if mem, _, err := g.readMemory(ctx, "", rel, time.Time{}); err == nil && mem != nil {
+	if mem, _, err := g.past(nil).ReadMemory(ctx, "", rel); err == nil && mem != nil {
 		return mem, "delete"
 	}
 	return nil, ""

@@ -15,6 +15,7 @@ import (
 
 	"github.com/memvault/memvault/gitstore"
 	"github.com/memvault/memvault/vault"
+	"github.com/memvault/memvault/vault/commitmsg"
 )
 
 // gitTestNow is the fixed clock of the git command tests: the sample
@@ -226,7 +227,8 @@ func TestAddMakesOneCommitOfTheMemory(t *testing.T) {
 	if got := r.changedPaths(); len(got) != 1 || got[0] != wantPath {
 		t.Errorf("second add changed %v, want only %s", got, wantPath)
 	}
-	subject, reason, trailers := splitMessage(msg)
+	cm := commitmsg.Parse(msg)
+	subject, reason := cm.Subject, cm.Body
 	if want := `memory(project): add "Money is int64 cents"`; subject != want {
 		t.Errorf("subject = %q, want %q", subject, want)
 	}
@@ -234,7 +236,7 @@ func TestAddMakesOneCommitOfTheMemory(t *testing.T) {
 		t.Errorf("reason = %q, want %q", reason, "rounding bug in 2025")
 	}
 	for key, want := range map[string]string{"memory-id": id, "memory-layer": "project", "memory-client": "cli"} {
-		if got := firstOf(trailers[key]); got != want {
+		if got := cm.Get(key); got != want {
 			t.Errorf("trailer %s = %q, want %q", key, got, want)
 		}
 	}
@@ -360,7 +362,8 @@ func TestForget(t *testing.T) {
 				}
 			}
 			_, msg := r.head()
-			subject, reason, _ := splitMessage(msg)
+			cm := commitmsg.Parse(msg)
+			subject, reason := cm.Subject, cm.Body
 			if !strings.Contains(subject, "): "+tt.verb+" ") || reason != "the refresh job was retired" {
 				t.Errorf("commit %q / %q, want verb %s and the reason", subject, reason, tt.verb)
 			}
@@ -396,7 +399,7 @@ func TestRestore(t *testing.T) {
 		t.Errorf("version %d updated_at %s, want 3 and %s", m.Version, m.UpdatedAt, r.now)
 	}
 	_, msg := r.head()
-	if _, reason, _ := splitMessage(msg); reason != "Drools was too slow" {
+	if reason := commitmsg.Parse(msg).Body; reason != "Drools was too slow" {
 		t.Errorf("reason %q", reason)
 	}
 

@@ -1,169 +1,31 @@
 package main
 
 import (
-	"context"
 	"errors"
 	"fmt"
 	"io"
 	"strings"
-	"time"
 
 	"github.com/spf13/cobra"
 
 	"github.com/memvault/memvault/gitstore"
 	"github.com/memvault/memvault/vault"
+	"github.com/memvault/memvault/vault/history"
 )
-
-// whyRivalLimit is how many results the rival search looks at.
-const whyRivalLimit = 10
 
 // whyHistoryLines caps the condensed history in why's report.
 const whyHistoryLines = 8
 
-// replacement is one memory in a supersession chain: what it was, and when
-// and why it was replaced.
-type replacement struct {
-	ID      string `json:"id"`
-	Title   string `json:"title,omitempty"`
-	Path    string `json:"path,omitempty"`
-	Status  string `json:"status,omitempty"`
-	Missing bool   `json:"missing,omitempty"` // no longer in the vault
-	// Replaced is the commit that made its successor list it in
-	// supersedes; Marked is the commit that set its status to superseded
-	// (often the same commit).
-	Replaced *commitNote `json:"replaced,omitempty"`
-	Marked   *commitNote `json:"marked,omitempty"`
-	// Supersedes continues the chain: what this one had replaced.
-	Supersedes []replacement `json:"supersedes,omitempty"`
-}
-
-// commitNote is the when, who and why of one commit.
-type commitNote struct {
-	Commit string    `json:"commit"`
-	Date   time.Time `json:"date"`
-	Client string    `json:"client,omitempty"`
-	Author string    `json:"author,omitempty"`
-	Reason string    `json:"reason,omitempty"`
-}
-
-func noteOf(r revision) *commitNote {
-	return &commitNote{Commit: r.Commit, Date: r.Date, Client: r.Client, Author: r.Author, Reason: r.Reason}
-}
-
-// whyReport is the story of one memory.
-type whyReport struct {
-	Query    string         `json:"query"`
-	Memory   map[string]any `json:"memory"`
-	State    string         `json:"state"`
-	Replaced []replacement  `json:"supersedes"`
-	// History is nil outside git.
-	History []revision  `json:"history"`
-	Rivals  []vault.Ref `json:"possible_conflicts"`
-	InGit   bool        `json:"in_git"`
-
-	mem *vault.Memory
-}
-
-// storyTeller builds why reports; it caches each memory's history.
-type storyTeller struct {
-	v     *vault.Vault
-	g     *gitView // nil outside git
-	hists map[string][]revision
-}
-
-func (s *storyTeller) history(ctx context.Context, id string) ([]revision, error) {
-	if s.g == nil {
-		return nil, nil
-	}
-	if h, ok := s.hists[id]; ok {
-		return h, nil
-	}
-	rel, err := locateMemory(ctx, s.g, id, func(id string) (string, error) {
-		if mem, err := s.v.Get(id); err == nil {
-			return mem.Path, nil
-		}
-		return "", nil
-	})
-	if errors.Is(err, vault.ErrNotFound) {
-		s.hists[id] = nil
-		return nil, nil
-	}
-	if err != nil {
-		return nil, err
-	}
-	h, err := memoryHistory(ctx, s.g, id, rel)
-	if err != nil {
-		return nil, err
-	}
-	s.hists[id] = h
-	return h, nil
-}
-
-// chain follows what mem supersedes, recursively; seen stops cycles.
-func (s *storyTeller) chain(ctx context.Context, mem *vault.Memory, seen map[string]bool) ([]replacement, error) {
-	var out []replacement
-	succHist, err := s.history(ctx, mem.ID)
-	if err != nil {
-		return nil, err
-	}
-	for _, oldID := range mem.Supersedes {
-		if seen[oldID] {
-			continue
-		}
-		seen[oldID] = true
-		rep := replacement{ID: oldID}
-		old, err := s.v.Get(oldID)
-		if err != nil {
-			rep.Missing = true
-		} else {
-			rep.Title, rep.Path, rep.Status = old.Title, old.Path, string(old.Status)
-		}
-		// Oldest first: the commit that first listed oldID.
-		for i := len(succHist) - 1; i >= 0; i-- {
-			r := succHist[i]
-			if r.after != nil && containsID(r.after.Supersedes, oldID) && (r.before == nil || !containsID(r.before.Supersedes, oldID)) {
-				rep.Replaced = noteOf(r)
-				break
-			}
-		}
-		oldHist, err := s.history(ctx, oldID)
-		if err != nil {
-			return nil, err
-		}
-		for i := len(oldHist) - 1; i >= 0; i-- {
-			r := oldHist[i]
-			if r.after != nil && r.after.Status == vault.StatusSuperseded && (r.before == nil || r.before.Status != vault.StatusSuperseded) {
-				rep.Marked = noteOf(r)
-				break
-			}
-		}
-		if rep.Missing {
-			// Its last recorded version still says what it replaced.
-			for _, r := range oldHist {
-				if m := firstMem(r.after, r.before); m != nil {
-					old = m
-					rep.Title = m.Title
-					break
-				}
-			}
-		}
-		if old != nil {
-			if rep.Supersedes, err = s.chain(ctx, old, seen); err != nil {
-				return nil, err
-			}
-		}
-		out = append(out, rep)
-	}
-	return out, nil
-}
-
-func firstMem(ms ...*vault.Memory) *vault.Memory {
-	for _, m := range ms {
-		if m != nil {
-			return m
-		}
-	}
-	return nil
+// whyJSON is why's report as JSON.
+type whyJSON struct {
+	Query    string                `json:"query"`
+	Memory   map[string]any        `json:"memory"`
+	State    string                `json:"state"`
+	Replaced []history.Replacement `json:"supersedes"`
+	// History is null outside git.
+	History []history.Revision `json:"history"`
+	Rivals  []vault.Ref        `json:"possible_conflicts"`
+	InGit   bool               `json:"in_git"`
 }
 
 func (m *Main) whyCommand() *cobra.Command {
@@ -185,50 +47,35 @@ settle with a person). Outside git the story has no dates or reasons.`,
 			if err != nil {
 				return err
 			}
-			top := v.Recall(vault.Query{Text: args[0], Limit: 1})
-			if len(top) == 0 {
-				return usagef("why: no memory in force matches %q", args[0])
-			}
-			st := &storyTeller{v: v, hists: map[string][]revision{}}
-			g, err := m.openGitView(ctx)
+			var past *history.Reader // nil outside git
+			g, err := m.openRepo(ctx)
 			switch {
 			case err == nil:
 				defer g.Close()
-				st.g = g
+				past = g.past(m.Now)
 			case !errors.Is(err, gitstore.ErrNotRepository):
 				return fmt.Errorf("open git repository: %w", err)
 			}
-			mem := top[0].Memory
-			rep := whyReport{Query: args[0], Memory: memoryJSON(mem), State: top[0].State, InGit: st.g != nil, mem: mem}
-			if rep.Replaced, err = st.chain(ctx, mem, map[string]bool{mem.ID: true}); err != nil {
-				return err
+			rep, err := history.Why(ctx, v, past, args[0])
+			if errors.Is(err, history.ErrNoMatch) {
+				return usagef("why: no memory in force matches %q", args[0])
 			}
-			if rep.History, err = st.history(ctx, mem.ID); err != nil {
+			if err != nil {
 				return err
-			}
-			for _, r := range v.Recall(vault.Query{Text: args[0], Limit: whyRivalLimit}) {
-				if r.Memory.ID != mem.ID {
-					continue
-				}
-				for _, id := range r.PossibleConflict {
-					ref := vault.Ref{ID: id}
-					if other, err := v.Get(id); err == nil {
-						ref.Title = other.Title
-					}
-					rep.Rivals = append(rep.Rivals, ref)
-				}
 			}
 			if asJSON {
-				if rep.Replaced == nil {
-					rep.Replaced = []replacement{}
+				out := whyJSON{Query: rep.Query, Memory: memoryJSON(rep.Memory), State: rep.State, Replaced: rep.Replaced,
+					History: rep.History, Rivals: rep.Rivals, InGit: rep.InGit}
+				if out.Replaced == nil {
+					out.Replaced = []history.Replacement{}
 				}
-				if rep.Rivals == nil {
-					rep.Rivals = []vault.Ref{}
+				if out.Rivals == nil {
+					out.Rivals = []vault.Ref{}
 				}
-				if rep.InGit && rep.History == nil {
-					rep.History = []revision{}
+				if out.InGit && out.History == nil {
+					out.History = []history.Revision{}
 				}
-				return writeJSON(m.Stdout, rep)
+				return writeJSON(m.Stdout, out)
 			}
 			printWhy(m.Stdout, rep)
 			return nil
@@ -239,8 +86,8 @@ settle with a person). Outside git the story has no dates or reasons.`,
 }
 
 // printWhy writes the report as a short readable story.
-func printWhy(w io.Writer, rep whyReport) {
-	mem := rep.mem
+func printWhy(w io.Writer, rep *history.Report) {
+	mem := rep.Memory
 	fmt.Fprintf(w, "%s\n", mem.Title)
 	fmt.Fprintf(w, "  %s · %s · L%d %s · importance %d · version %d · %s\n",
 		mem.ID, mem.Path, int(mem.Layer), mem.Layer, mem.Importance, mem.Version, rep.State)
@@ -287,7 +134,7 @@ func printWhy(w io.Writer, rep whyReport) {
 	}
 }
 
-func printChain(w io.Writer, reps []replacement, indent string) {
+func printChain(w io.Writer, reps []history.Replacement, indent string) {
 	for _, r := range reps {
 		title := r.Title
 		if title == "" {
@@ -308,7 +155,7 @@ func printChain(w io.Writer, reps []replacement, indent string) {
 	}
 }
 
-func noteLine(n *commitNote) string {
+func noteLine(n *history.Note) string {
 	s := n.Date.Format("2006-01-02 15:04")
 	if n.Client != "" {
 		s += " by " + n.Client

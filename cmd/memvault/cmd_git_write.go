@@ -1,17 +1,15 @@
 package main
 
 import (
-	"bytes"
-	"context"
 	"errors"
 	"fmt"
-	"path"
 	"slices"
 	"time"
 
 	"github.com/spf13/cobra"
 
 	"github.com/memvault/memvault/vault"
+	"github.com/memvault/memvault/vault/history"
 )
 
 // updateFlags are the fields update may change; only flags given on the
@@ -193,16 +191,17 @@ again with its old id.`,
 				return err
 			}
 			defer store.Close()
-			g, err := m.needGitView(ctx, "restore")
+			g, err := m.needRepo(ctx, "restore")
 			if err != nil {
 				return err
 			}
 			defer g.Close()
-			rev, err := g.store.Resolve(ctx, to)
-			if err != nil {
+			now, _ := v.Get(id) // nil when deleted since
+			old, rev, err := g.past(m.Now).MemoryAt(ctx, id, to, now)
+			var re *history.RevisionError
+			if errors.As(err, &re) {
 				return usagef("--to %s: no such commit", to)
 			}
-			old, err := memoryAt(ctx, g, v, id, rev)
 			if err != nil {
 				return err
 			}
@@ -259,52 +258,4 @@ again with its old id.`,
 	cmd.Flags().StringVar(&reason, "reason", "", "why (the commit message body)")
 	cmd.Flags().BoolVar(&asJSON, "json", false, "print JSON")
 	return cmd
-}
-
-// memoryAt reads memory id as recorded at commit rev: at its current path,
-// at the same file name in another layer folder (the slug never changes),
-// at the path a hand-written file's id names, or, failing those, by reading
-// the vault at rev.
-func memoryAt(ctx context.Context, g *gitView, v *vault.Vault, id, rev string) (*vault.Memory, error) {
-	var tries []string
-	if cur, err := v.Get(id); err == nil {
-		tries = append(tries, cur.Path)
-		base := path.Base(cur.Path)
-		for _, l := range vault.AllLayers() {
-			tries = append(tries, l.Dir()+"/"+base)
-		}
-	}
-	if vault.IsMemoryPath(id + ".md") {
-		tries = append(tries, id+".md")
-	}
-	for _, rel := range tries {
-		mem, _, err := g.readMemory(ctx, rev, rel, time.Time{})
-		if err != nil {
-			return nil, err
-		}
-		if mem != nil && mem.ID == id {
-			return mem, nil
-		}
-	}
-	var found *vault.Memory
-	errFound := errors.New("found")
-	err := g.store.WalkTree(ctx, rev, g.dir, func(p string, data []byte) error {
-		rel, ok := g.vaultRel(p)
-		// Cheap filter first: the id is in the file, or is its path.
-		if !ok || !vault.IsMemoryPath(rel) || (!bytes.Contains(data, []byte(id)) && vault.DerivedID(rel) != id) {
-			return nil
-		}
-		if mem, _ := vault.ParseMemory(rel, data, time.Time{}); mem != nil && mem.ID == id {
-			found = mem
-			return errFound
-		}
-		return nil
-	})
-	if err != nil && !errors.Is(err, errFound) {
-		return nil, err
-	}
-	if found == nil {
-		return nil, fmt.Errorf("%w: %s is not in the vault at %s", vault.ErrNotFound, id, shortHash(rev))
-	}
-	return found, nil
 }

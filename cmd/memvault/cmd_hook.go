@@ -69,14 +69,7 @@ func (m *Main) hooksDir(ctx context.Context, store *gitstore.Store) (string, err
 	}
 	// Without the git CLI no hook would run anyway; this fallback still
 	// lands where git would look, for the common cases.
-	common := store.GitDir()
-	if b, err := os.ReadFile(filepath.Join(common, "commondir")); err == nil {
-		c := strings.TrimSpace(string(b))
-		if !filepath.IsAbs(c) {
-			c = filepath.Join(common, c)
-		}
-		common = filepath.Clean(c)
-	}
+	common := store.CommonDir()
 	if p := configHooksPath(filepath.Join(common, "config")); p != "" {
 		if strings.HasPrefix(p, "~/") {
 			if home, err := os.UserHomeDir(); err == nil {

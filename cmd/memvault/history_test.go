@@ -12,6 +12,8 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/memvault/memvault/gitstore"
+	"github.com/memvault/memvault/vault/commitmsg"
+	"github.com/memvault/memvault/vault/history"
 )
 
 // Sample vault ids (sample-vault/README.md lists them).
@@ -29,7 +31,7 @@ type historyJSON struct {
 		OldPath                                             string `json:"old_path"`
 		Version                                             int
 		Date                                                time.Time
-		Changes                                             []fieldChange
+		Changes                                             []history.FieldChange
 		BodyDiff                                            []string `json:"body_diff"`
 	}
 }
@@ -122,103 +124,11 @@ func TestHistory(t *testing.T) {
 	})
 }
 
-func TestBodyDiffIsCapped(t *testing.T) {
-	var a, b strings.Builder
-	for i := range 50 {
-		a.WriteString("old line " + fmtN(i) + "\n")
-		b.WriteString("new line " + fmtN(i) + "\n")
-	}
-	lines, more := bodyDiff(a.String(), b.String(), maxBodyDiffLines)
-	if len(lines) != maxBodyDiffLines || more != 100-maxBodyDiffLines {
-		t.Errorf("got %d lines and %d more, want %d and %d", len(lines), more, maxBodyDiffLines, 100-maxBodyDiffLines)
-	}
-	if lines, more := bodyDiff("same\n", "same\n", 20); lines != nil || more != 0 {
-		t.Errorf("equal bodies: %q %d", lines, more)
-	}
-}
-
-func fmtN(i int) string { return string(rune('a'+i%26)) + string(rune('a'+i/26)) }
-
-func TestSplitMessage(t *testing.T) {
-	tests := []struct {
-		name, msg, subject, body string
-		trailers                 map[string][]string
-	}{
-		{"memvault commit", "memory(project): add \"X\"\n\nwhy it matters\n\nMemory-Id: 01A\nMemory-Client: cursor\n",
-			`memory(project): add "X"`, "why it matters", map[string][]string{"memory-id": {"01A"}, "memory-client": {"cursor"}}},
-		{"no reason", "memory(project): add \"X\"\n\nMemory-Id: 01A\n", `memory(project): add "X"`, "", map[string][]string{"memory-id": {"01A"}}},
-		{"no trailers", "fix: typo\n\nA longer explanation\nover two lines.\n", "fix: typo", "A longer explanation\nover two lines.", map[string][]string{}},
-		{"subject only", "hello", "hello", "", map[string][]string{}},
-		{"two paragraphs and trailers", "s\n\np1\n\np2\n\nMemory-Supersedes: a\nMemory-Supersedes: b\n", "s", "p1\n\np2",
-			map[string][]string{"memory-supersedes": {"a", "b"}}},
-	}
-	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
-			s, b, tr := splitMessage(tt.msg)
-			if s != tt.subject || b != tt.body {
-				t.Errorf("got %q / %q, want %q / %q", s, b, tt.subject, tt.body)
-			}
-			if diff := cmp.Diff(tt.trailers, tr); diff != "" {
-				t.Errorf("trailers (-want +got):\n%s", diff)
-			}
-		})
-	}
-}
-
-func FuzzSplitMessage(f *testing.F) {
-	f.Add("memory(project): add \"X\"\n\nwhy\n\nMemory-Id: 01A\nMemory-Client: cli\n")
-	f.Add("")
-	f.Add("\n\n\n")
-	f.Add("s\r\n\r\nKey: v\r\n")
-	if data, err := os.ReadFile(filepath.Join("..", "..", "sample-vault", "history.json")); err == nil {
-		var steps []sampleStep
-		if json.Unmarshal(data, &steps) == nil {
-			for _, s := range steps[:min(len(steps), 10)] {
-				f.Add(sampleCommitMessage("add", 3, s.Path, "01A", s.Reason, s.Client, nil))
-			}
-		}
-	}
-	f.Fuzz(func(t *testing.T, msg string) {
-		s, b, tr := splitMessage(msg)
-		if strings.Contains(s, "\n") {
-			t.Errorf("subject %q has a newline", s)
-		}
-		for k := range tr {
-			if k != strings.ToLower(k) || strings.ContainsAny(k, " \t") {
-				t.Errorf("trailer key %q", k)
-			}
-		}
-		if len(s)+len(b) > len(msg) {
-			t.Errorf("subject and body longer than the message")
-		}
-	})
-}
-
-func FuzzBodyDiff(f *testing.F) {
-	f.Add("a\nb\nc\n", "a\nc\nd\n")
-	f.Add("", "x")
-	f.Add("订单\n状态\n", "订单\n状态机\n")
-	f.Fuzz(func(t *testing.T, a, b string) {
-		lines, more := bodyDiff(a, b, 5)
-		if len(lines) > 5 || more < 0 {
-			t.Errorf("%d lines, %d more", len(lines), more)
-		}
-		if a == b && (len(lines) > 0 || more > 0) {
-			t.Errorf("diff of equal texts: %q", lines)
-		}
-		for _, l := range lines {
-			if !strings.HasPrefix(l, "+ ") && !strings.HasPrefix(l, "- ") {
-				t.Errorf("line %q has no sign", l)
-			}
-		}
-	})
-}
-
-type whyJSON struct {
+type whyOutput struct {
 	Memory struct {
 		ID, Title string
 	}
-	Supersedes []replacement
+	Supersedes []history.Replacement
 	History    []struct{ Kind, Reason string }
 	Rivals     []struct{ ID, Title string } `json:"possible_conflicts"`
 	InGit      bool                         `json:"in_git"`
@@ -226,7 +136,7 @@ type whyJSON struct {
 
 // testWhyChain runs on the replayed sample (see TestSampleHistory).
 func testWhyChain(t *testing.T, r *cliRepo) {
-	var w whyJSON
+	var w whyOutput
 	if err := json.Unmarshal([]byte(r.ok("why", "订单状态有哪些", "--json")), &w); err != nil {
 		t.Fatal(err)
 	}
@@ -257,7 +167,7 @@ func testWhyChain(t *testing.T, r *cliRepo) {
 // testWhySampleRivals runs on the replayed sample: the two API error rules
 // are rivals (sample-vault/README.md).
 func testWhySampleRivals(t *testing.T, r *cliRepo) {
-	var w whyJSON
+	var w whyOutput
 	if err := json.Unmarshal([]byte(r.ok("why", "API 错误 HTTP 状态码", "--json")), &w); err != nil {
 		t.Fatal(err)
 	}
@@ -451,7 +361,7 @@ func testDiffSample(t *testing.T, r *cliRepo) {
 		}
 	}
 
-	var j struct{ Changes []memoryChange }
+	var j struct{ Changes []history.MemoryChange }
 	if err := json.Unmarshal([]byte(r.ok("diff", rng, "--json")), &j); err != nil {
 		t.Fatal(err)
 	}
@@ -459,7 +369,7 @@ func testDiffSample(t *testing.T, r *cliRepo) {
 	for _, c := range j.Changes {
 		kinds[c.ID] = c.Kind
 	}
-	if kinds[sampleRefundedRule] != chAdded || kinds[sampleOldOrderRule] != chSuperseded {
+	if kinds[sampleRefundedRule] != history.KindAdded || kinds[sampleOldOrderRule] != history.KindSuperseded {
 		t.Errorf("kinds %v", kinds)
 	}
 
@@ -471,14 +381,14 @@ func testDiffSample(t *testing.T, r *cliRepo) {
 		r.ok("forget", "01KTQNVG84SZE65GGT73J028CM", "--delete", "--reason", "pre-refund history is in git")
 		r.tick(time.Hour)
 		r.ok("update", sampleRefundedRule, "--importance", "10", "--tags", "orders,refunds", "--reason", "core rule")
-		var j struct{ Changes []memoryChange }
+		var j struct{ Changes []history.MemoryChange }
 		// BASE alone means BASE..HEAD.
 		if err := json.Unmarshal([]byte(r.ok("diff", start, "--json")), &j); err != nil {
 			t.Fatal(err)
 		}
 		got := map[string]string{}
 		for _, c := range j.Changes {
-			got[c.ID] = c.Kind + ":" + c.details()
+			got[c.ID] = c.Kind + ":" + changeDetails(c)
 		}
 		want := map[string]string{
 			sampleAPI200Rule:   "archived:",
@@ -552,7 +462,7 @@ func TestDoctor(t *testing.T) {
 			t.Errorf("doctor --fix:\n%s", out)
 		}
 		_, msg := r.head()
-		if _, reason, tr := splitMessage(msg); reason != handEditReason || firstOf(tr["memory-id"]) != id {
+		if cm := commitmsg.Parse(msg); cm.Body != handEditReason || cm.Get(commitmsg.KeyID) != id {
 			t.Errorf("hand-edit commit %q", msg)
 		}
 		var h historyJSON
@@ -588,44 +498,4 @@ func TestDoctor(t *testing.T) {
 			t.Errorf("doctor outside git: exit %d\n%s", code, out)
 		}
 	})
-}
-
-func TestFindMemoryFile(t *testing.T) {
-	dir := t.TempDir()
-	files := map[string]string{
-		"project/a-successor.md": "---\nid: 01SUCCESSOR\ntitle: New\nsupersedes: [01TARGET]\n---\nReplaces 01TARGET.\n",
-		"project/z-target.md":    "---\nid: 01TARGET\ntitle: Old\n---\nbody\n",
-		"project/hand.md":        "# Hand-written\n",
-		".hidden/x.md":           "---\nid: 01HIDDEN\n---\n",
-	}
-	for rel, text := range files {
-		p := filepath.Join(dir, filepath.FromSlash(rel))
-		os.MkdirAll(filepath.Dir(p), 0o755)
-		os.WriteFile(p, []byte(text), 0o644)
-	}
-	tests := []struct{ id, wantPath string }{
-		{"01TARGET", "project/z-target.md"},
-		{"01SUCCESSOR", "project/a-successor.md"},
-		{"project/hand", "project/hand.md"},
-		{"01HIDDEN", ""},
-		{"01NONE", ""},
-	}
-	for _, tt := range tests {
-		t.Run(tt.id, func(t *testing.T) {
-			m, err := findMemoryFile(t.Context(), dir, tt.id)
-			if err != nil {
-				t.Fatal(err)
-			}
-			got := ""
-			if m != nil {
-				got = m.Path
-			}
-			if got != tt.wantPath {
-				t.Errorf("found %q, want %q", got, tt.wantPath)
-			}
-		})
-	}
-	if m, err := findMemoryFile(t.Context(), filepath.Join(dir, "missing"), "01TARGET"); m != nil || err != nil {
-		t.Errorf("missing vault: %v %v", m, err)
-	}
 }

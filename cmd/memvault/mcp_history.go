@@ -4,12 +4,14 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"log/slog"
 	"strings"
+	"time"
 
 	"github.com/mark3labs/mcp-go/mcp"
 
-	"github.com/memvault/memvault/gitstore"
 	"github.com/memvault/memvault/vault"
+	"github.com/memvault/memvault/vault/history"
 )
 
 // historyEntry is one commit in a memory's history as the model sees it.
@@ -52,23 +54,29 @@ func memoryHistoryTool() mcp.Tool {
 	)
 }
 
-// historyFunc reads a memory's revisions from git; current returns the
-// memory's vault-relative path in the work tree, "" when it has none.
-type historyFunc func(ctx context.Context, id string, current func(id string) (string, error)) (path string, revs []revision, err error)
+// historyFunc tells a memory's story from git; cur is the memory as the
+// served vault has it, nil when it has none.
+type historyFunc func(ctx context.Context, id string, cur *vault.Memory) (*history.Story, error)
 
-// history serves memory_history through Main's git wiring.
-func (m *Main) history(ctx context.Context, id string, current func(id string) (string, error)) (string, []revision, error) {
-	g, err := m.needGitView(ctx, "memory_history")
-	if err != nil {
-		return "", nil, err
+// servedHistory serves memory_history for the vault at dir, opening its
+// repository for each call.
+func (m *Main) servedHistory(dir string) historyFunc {
+	return func(ctx context.Context, id string, cur *vault.Memory) (*history.Story, error) {
+		g, err := needRepoAt(ctx, dir, "memory_history")
+		if err != nil {
+			return nil, err
+		}
+		defer g.Close()
+		return g.past(m.Now).History(ctx, id, cur)
 	}
-	defer g.Close()
-	rel, err := locateMemory(ctx, g, id, current)
-	if err != nil {
-		return "", nil, err
+}
+
+// servedAsOf reads the vault at dir as recorded at an instant, as the
+// CLI's recall --as-of does, and logs what it read.
+func (m *Main) servedAsOf(dir, name string, logger *slog.Logger) func(ctx context.Context, at time.Time) (*vault.Vault, error) {
+	return func(ctx context.Context, at time.Time) (*vault.Vault, error) {
+		return m.pastVault(ctx, dir, "", at, func(note string) { logger.Info(note, "vault", name) })
 	}
-	revs, err := memoryHistory(ctx, g, id, rel)
-	return rel, revs, err
 }
 
 func (t *mcpTools) memoryHistory(ctx context.Context, vs *openVaults, a *toolArgs) (string, any, error) {
@@ -84,27 +92,21 @@ func (t *mcpTools) memoryHistory(ctx context.Context, vs *openVaults, a *toolArg
 		pairs = []vaultPair{p}
 	}
 	var (
-		cur  *vault.Memory
-		rel  string
-		revs []revision
-		in   vaultPair
-		err  error
+		cur   *vault.Memory
+		story *history.Story
+		in    vaultPair
+		err   error
 	)
 	for _, p := range pairs {
 		if p.slot.history == nil {
 			continue
 		}
 		cur, _ = p.v.Get(id)
-		rel, revs, err = p.slot.history(ctx, id, func(id string) (string, error) {
-			if cur == nil {
-				return "", nil
-			}
-			return cur.Path, nil
-		})
-		if err != nil && !errors.Is(err, vault.ErrNotFound) && !errors.Is(err, gitstore.ErrNotFound) {
+		story, err = p.slot.history(ctx, id, cur)
+		if err != nil && !errors.Is(err, vault.ErrNotFound) && !errors.Is(err, history.ErrNotFound) {
 			return "", nil, toolError(err)
 		}
-		if cur != nil || len(revs) > 0 {
+		if cur != nil || (story != nil && len(story.Revisions) > 0) {
 			in = p
 			break
 		}
@@ -115,8 +117,14 @@ func (t *mcpTools) memoryHistory(ctx context.Context, vs *openVaults, a *toolArg
 		}
 		return "", nil, toolError(fmt.Errorf("%w: %s", vault.ErrNotFound, id))
 	}
-	out := historyOutput{ID: id, Title: historyTitle(cur, id, revs), Path: rel, Revisions: []historyEntry{},
+	out := historyOutput{ID: id, Title: id, Revisions: []historyEntry{},
 		Supersedes: []string{}, SupersededBy: []string{}, Vault: in.slot.name}
+	var revs []history.Revision
+	if story != nil {
+		out.Title, out.Path, revs = story.Title, story.Path, story.Revisions
+	} else if cur != nil {
+		out.Title, out.Path = cur.Title, cur.Path
+	}
 	if cur != nil {
 		out.Supersedes = orEmpty(cur.Supersedes)
 	}

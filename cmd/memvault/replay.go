@@ -9,14 +9,13 @@ import (
 	"path/filepath"
 	"slices"
 	"sort"
-	"strings"
 	"time"
-	"unicode/utf8"
 
 	"github.com/spf13/cobra"
 
 	"github.com/memvault/memvault/gitstore"
 	"github.com/memvault/memvault/vault"
+	"github.com/memvault/memvault/vault/commitmsg"
 )
 
 // sampleStep is one entry of sample-vault/history.json: a write of one
@@ -117,7 +116,9 @@ func replaySample(ctx context.Context, sampleDir, repoDir string) error {
 		scaffold = append(scaffold, p)
 	}
 	if len(scaffold) > 0 {
-		msg := "memory: start the project vault\n\nThe README explains the format to people; .gitignore keeps session scratch out.\n\nMemory-Client: human\n"
+		msg := commitmsg.Message{Subject: "memory: start the project vault",
+			Body:     "The README explains the format to people; .gitignore keeps session scratch out.",
+			Trailers: []commitmsg.Trailer{{Key: commitmsg.KeyClient, Value: "human"}}}.String()
 		if err := commit(steps[0].When.Add(-time.Minute), scaffold, msg); err != nil {
 			return fmt.Errorf("commit the vault scaffolding: %w", err)
 		}
@@ -175,19 +176,8 @@ func replayVerb(before, after *vault.Memory) (string, []string) {
 // subject names layer, verb and title, the body is the reason, and the
 // trailers are what history and why read back.
 func sampleCommitMessage(verb string, l vault.Layer, title, id, reason, client string, superseded []string) string {
-	if utf8.RuneCountInString(title) > 72 {
-		title = string([]rune(title)[:71]) + "…"
-	}
-	var b strings.Builder
-	fmt.Fprintf(&b, "memory(%s): %s %q\n", l, verb, title)
-	if r := strings.TrimSpace(reason); r != "" {
-		b.WriteString("\n" + r + "\n")
-	}
-	fmt.Fprintf(&b, "\nMemory-Id: %s\nMemory-Layer: %s\nMemory-Client: %s\n", id, l, client)
-	for _, s := range superseded {
-		fmt.Fprintf(&b, "Memory-Supersedes: %s\n", s)
-	}
-	return b.String()
+	return commitmsg.Write{Verb: verb, Layer: l.String(), Title: title, ID: id, Reason: reason, Client: client,
+		Supersedes: superseded}.Message().String()
 }
 
 func writeReplayFile(p string, data []byte) error {

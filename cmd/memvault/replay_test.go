@@ -10,6 +10,7 @@ import (
 
 	"github.com/memvault/memvault/gitstore"
 	"github.com/memvault/memvault/vault"
+	"github.com/memvault/memvault/vault/commitmsg"
 )
 
 // TestSampleHistory replays the sample vault's history once, through the
@@ -76,9 +77,9 @@ func testReplaySample(t *testing.T, r *cliRepo, sample string) {
 			if fcs, err := s.DiffTrees(ctx, c.Hash+"^", c.Hash, r.root); err != nil || len(fcs) != 1 || fcs[0].Path != want {
 				t.Errorf("step %d: commit changed %v (%v), want only %s", i+1, fcs, err, want)
 			}
-			_, reason, tr := splitMessage(c.Message)
-			if reason != strings.TrimSpace(st.Reason) || firstOf(tr["memory-client"]) != st.Client {
-				t.Errorf("step %d: reason %q client %q, want %q %q", i+1, reason, firstOf(tr["memory-client"]), st.Reason, st.Client)
+			cm := commitmsg.Parse(c.Message)
+			if reason := cm.Body; reason != strings.TrimSpace(st.Reason) || cm.Get(commitmsg.KeyClient) != st.Client {
+				t.Errorf("step %d: reason %q client %q, want %q %q", i+1, reason, cm.Get(commitmsg.KeyClient), st.Reason, st.Client)
 			}
 			if c.Author.Name != sampleAuthorName {
 				t.Errorf("step %d: author %q", i+1, c.Author.Name)
@@ -87,8 +88,8 @@ func testReplaySample(t *testing.T, r *cliRepo, sample string) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			if m, _ := vault.ParseMemory(st.Path, data, st.When); m == nil || firstOf(tr["memory-id"]) != m.ID {
-				t.Errorf("step %d: Memory-Id trailer %q does not name the file's memory", i+1, firstOf(tr["memory-id"]))
+			if m, _ := vault.ParseMemory(st.Path, data, st.When); m == nil || cm.Get(commitmsg.KeyID) != m.ID {
+				t.Errorf("step %d: Memory-Id trailer %q does not name the file's memory", i+1, cm.Get(commitmsg.KeyID))
 			}
 		}
 	})

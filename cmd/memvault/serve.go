@@ -188,8 +188,7 @@ func (o *servedVault) close() {
 // openServedVault starts loading the vault at dir in the background and
 // returns at once; tool calls wait for the load.
 func (m *Main) openServedVault(ctx context.Context, name, dir string, logger *slog.Logger, notify *notifier) *servedVault {
-	mm := m.forVault(dir, logger, name)
-	o := &servedVault{slot: &vaultSlot{name: name, dir: dir, logger: logger, history: mm.history, asOf: mm.asOfVault}}
+	o := &servedVault{slot: &vaultSlot{name: name, dir: dir, logger: logger, history: m.servedHistory(dir), asOf: m.servedAsOf(dir, name, logger)}}
 	o.slot.head = func(ctx context.Context) (string, error) {
 		st, err := o.store.State(ctx)
 		return st.Head, err
@@ -206,7 +205,7 @@ func (m *Main) openServedVault(ctx context.Context, name, dir string, logger *sl
 			}
 			probe.Close()
 		}
-		v, s, err := mm.openGitVault(ctx, true)
+		v, s, err := m.openGitVaultAt(ctx, dir, true)
 		if err != nil {
 			logger.Error("open vault", "vault", dir, "err", err)
 			return nil, err

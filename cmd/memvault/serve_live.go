@@ -8,9 +8,9 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
-	"strings"
 	"time"
 
+	"github.com/memvault/memvault/gitstore"
 	"github.com/memvault/memvault/parser"
 	"github.com/memvault/memvault/vault"
 	"github.com/memvault/memvault/watcher"
@@ -143,32 +143,12 @@ func gitBusy(dir string) func() bool {
 // behind rather than held.
 const staleGitLock = 30 * time.Second
 
-// gitDirOf finds the git directory of the repository holding dir,
-// following the "gitdir:" file of a linked worktree.
+// gitDirOf finds the git directory of the repository holding dir (a
+// linked worktree's own), as gitstore.Open would; "" outside git.
 func gitDirOf(dir string) string {
-	root, ok := gitRoot(dir)
-	if !ok {
-		return ""
-	}
-	p := filepath.Join(root, ".git")
-	fi, err := os.Stat(p)
+	loc, err := gitstore.Find(dir)
 	if err != nil {
 		return ""
 	}
-	if fi.IsDir() {
-		return p
-	}
-	data, err := os.ReadFile(p)
-	if err != nil {
-		return ""
-	}
-	line, ok := strings.CutPrefix(strings.TrimSpace(string(data)), "gitdir:")
-	if !ok {
-		return ""
-	}
-	gd := strings.TrimSpace(line)
-	if !filepath.IsAbs(gd) {
-		gd = filepath.Join(root, gd)
-	}
-	return gd
+	return loc.GitDir
 }

@@ -78,11 +78,11 @@ func TestStartLiveLogs(t *testing.T) {
 func TestGitDirOf(t *testing.T) {
 	root := t.TempDir()
 	wt := t.TempDir()
-	for _, d := range []string{filepath.Join(root, ".git"), filepath.Join(root, "sub", ".memory")} {
-		if err := os.MkdirAll(d, 0o755); err != nil {
-			t.Fatal(err)
-		}
+	if err := os.MkdirAll(filepath.Join(root, "sub", ".memory"), 0o755); err != nil {
+		t.Fatal(err)
 	}
+	makeGitDir(t, filepath.Join(root, ".git"))
+	makeGitDir(t, filepath.Join(filepath.Dir(wt), "elsewhere", ".git", "worktrees", "x"))
 	if err := os.WriteFile(filepath.Join(wt, ".git"), []byte("gitdir: ../elsewhere/.git/worktrees/x\n"), 0o644); err != nil {
 		t.Fatal(err)
 	}
@@ -103,6 +103,7 @@ func TestGitBusy(t *testing.T) {
 	if err := os.MkdirAll(filepath.Join(root, ".git"), 0o755); err != nil {
 		t.Fatal(err)
 	}
+	makeGitDir(t, filepath.Join(root, ".git"))
 	lock := filepath.Join(root, ".git", "index.lock")
 	busy := gitBusy(vdir)
 	if busy == nil {
@@ -136,5 +137,17 @@ func TestGitBusy(t *testing.T) {
 	}
 	if d := t.TempDir(); gitDirOf(d) == "" && gitBusy(d) != nil {
 		t.Error("gitBusy outside git is not nil")
+	}
+}
+
+// makeGitDir lays out the least of a git directory that git (and
+// gitstore.Find) takes for one: HEAD and objects/.
+func makeGitDir(t *testing.T, dir string) {
+	t.Helper()
+	if err := os.MkdirAll(filepath.Join(dir, "objects"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(dir, "HEAD"), []byte("ref: refs/heads/main\n"), 0o644); err != nil {
+		t.Fatal(err)
 	}
 }

@@ -6,11 +6,8 @@ import (
 	"fmt"
 	"log/slog"
 	"path/filepath"
-	"strings"
-	"time"
 
 	"github.com/memvault/memvault/gitstore"
-	"github.com/memvault/memvault/vault"
 )
 
 // userVaultName is the user vault's folder under the home directory.
@@ -57,36 +54,4 @@ func checkGit(ctx context.Context, dir string) error {
 		return fmt.Errorf("open git repository: %w", err)
 	}
 	return s.Close()
-}
-
-// forVault returns a copy of m that works on the vault at dir, its
-// messages for people logged through logger instead of printed: the
-// server reuses the CLI's git-aware code (history, recall --as-of) for
-// each of its vaults this way.
-func (m *Main) forVault(dir string, logger *slog.Logger, name string) *Main {
-	c := *m
-	c.vaultDir = dir
-	c.Stderr = logLines{logger: logger, attrs: []any{"vault", name}}
-	return &c
-}
-
-// asOfVault reads the vault as recorded at the instant at, as the CLI's
-// recall --as-of does.
-func (m *Main) asOfVault(ctx context.Context, at time.Time) (*vault.Vault, error) {
-	return m.recallVault(ctx, "", at)
-}
-
-// logLines logs each line written to it, without the CLI's prefix.
-type logLines struct {
-	logger *slog.Logger
-	attrs  []any
-}
-
-func (w logLines) Write(p []byte) (int, error) {
-	for _, line := range strings.Split(strings.TrimRight(string(p), "\n"), "\n") {
-		if line = strings.TrimSpace(strings.TrimPrefix(line, "memvault: ")); line != "" {
-			w.logger.Info(line, w.attrs...)
-		}
-	}
-	return len(p), nil
 }

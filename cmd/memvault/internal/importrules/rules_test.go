@@ -85,6 +85,9 @@ func TestCheckReportsViolations(t *testing.T) {
 		{"cobra outside the command", Package{Path: m("cmd/memvault/internal/demo"), Imports: []string{"github.com/spf13/cobra"}},
 			[]string{"github.com/spf13/cobra"}},
 		{"the command wires everything", Package{Path: m("cmd/memvault"), Imports: []string{m("gitstore"), m("vault"), m("watcher"), "github.com/spf13/cobra"}}, nil},
+		{"go-diff outside vault/history", Package{Path: m("cmd/memvault"), Imports: []string{"github.com/sergi/go-diff/diffmatchpatch"}},
+			[]string{"github.com/sergi/go-diff/diffmatchpatch"}},
+		{"go-diff in vault/history", Package{Path: m("vault/history"), Imports: []string{"github.com/sergi/go-diff/diffmatchpatch"}}, nil},
 		{"standard library is always allowed", Package{Path: m("parser"), Imports: []string{"fmt", "unicode/utf8"}}, nil},
 	}
 	for _, tt := range tests {
