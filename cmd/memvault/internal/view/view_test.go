@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/memvault/memvault/vault"
+	"github.com/memvault/memvault/vault/history"
 )
 
 func TestEmptyListsEncodeAsArrays(t *testing.T) {
@@ -79,6 +80,30 @@ func TestForgetOf(t *testing.T) {
 		got := ForgetOf("a", vault.WriteResult{Memory: m, Commit: "c"}, tt.deleted, "project")
 		if got.Action != tt.want || got.Path != "project/a.md" || got.Version != 4 || got.Commit != "c" {
 			t.Errorf("ForgetOf(deleted=%v) = %+v", tt.deleted, got)
+		}
+	}
+}
+
+func TestSummary(t *testing.T) {
+	tests := []struct {
+		name string
+		r    history.Revision
+		want string
+	}{
+		{"added", history.Revision{Kind: "added"}, "added"},
+		{"fields", history.Revision{Kind: "changed", Changes: []history.FieldChange{
+			{Field: "status", Old: "active", New: "superseded"}, {Field: "tags", Old: "[a]", New: "[a, b]"},
+			{Field: "version", Old: "1", New: "2"}, {Field: "effective_at", Old: "", New: "2026-01-01T00:00:00Z"}}},
+			"changed (status active → superseded, tags, effective_at)"},
+		{"body and move", history.Revision{Kind: "moved", OldPath: "short-term/x.md", BodyDiff: []string{"+ x"},
+			Changes: []history.FieldChange{{Field: "layer", Old: "short-term", New: "project"}}},
+			"moved (layer short-term → project, body, moved from short-term/x.md)"},
+		{"importance set", history.Revision{Kind: "changed", Changes: []history.FieldChange{{Field: "importance", Old: "", New: "9"}}},
+			"changed (importance (none) → 9)"},
+	}
+	for _, tt := range tests {
+		if got := Summary(tt.r); got != tt.want {
+			t.Errorf("%s: Summary = %q, want %q", tt.name, got, tt.want)
 		}
 	}
 }
