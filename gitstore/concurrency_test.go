@@ -58,6 +58,7 @@ func checkLinear(t *testing.T, s *Store, base string, want int, writers []string
 }
 
 func TestConcurrentGoroutines(t *testing.T) {
+	t.Parallel()
 	_, s := newRepo(t)
 	base := commitFiles(t, s, "seed", map[string]string{"README.md": "r\n"})
 	writers := []string{"g1", "g2"}
@@ -85,6 +86,7 @@ func TestConcurrentGoroutines(t *testing.T) {
 }
 
 func TestConcurrentProcesses(t *testing.T) {
+	t.Parallel()
 	_, s := newRepo(t)
 	base := commitFiles(t, s, "seed", map[string]string{"README.md": "r\n"})
 	writers := []string{"p1", "p2"}
@@ -113,6 +115,7 @@ func TestConcurrentProcesses(t *testing.T) {
 // branch that moves between reading HEAD and updating it is detected, and
 // the commit is rebuilt on the new head.
 func TestCommitWithoutLockRebasesOnMovedBranch(t *testing.T) {
+	t.Parallel()
 	dir, s := newRepo(t)
 	commitFiles(t, s, "seed", map[string]string{"a.md": "a\n"})
 	other, err := Open(t.Context(), dir)
@@ -146,6 +149,7 @@ func TestCommitWithoutLockRebasesOnMovedBranch(t *testing.T) {
 }
 
 func TestLock(t *testing.T) {
+	t.Parallel()
 	dir, s := newRepo(t)
 	unlock, err := s.Lock(t.Context())
 	if err != nil {

@@ -73,6 +73,7 @@ func (f *fakeWatcher) send(op fsnotify.Op, rel string) {
 }
 
 func TestLoopCoalescesABurst(t *testing.T) {
+	t.Parallel()
 	synctest.Test(t, func(t *testing.T) {
 		f := startFake(t, Options{Debounce: 50 * time.Millisecond})
 		f.send(fsnotify.Create, "project/.a.md.swp")
@@ -99,6 +100,7 @@ func TestLoopCoalescesABurst(t *testing.T) {
 }
 
 func TestLoopRules(t *testing.T) {
+	t.Parallel()
 	tests := []struct {
 		name  string
 		opts  func() Options // built inside the bubble, on its clock

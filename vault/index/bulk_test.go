@@ -29,6 +29,7 @@ func dumpIndex(ix *Index) map[string]string {
 }
 
 func TestBulkMatchesPutPrepared(t *testing.T) {
+	t.Parallel()
 	entries, queries := synthCorpus(200)
 	// A replacement, as PutPrepared allows.
 	entries = append(entries, Entry{ID: 5, Doc: Doc{Title: "replaced", Body: "kiwi"}})
