@@ -181,6 +181,7 @@ func TestParseHostileBodies(t *testing.T) {
 	t.Parallel()
 	for name, body := range hostileBodies(64 << 10) {
 		t.Run(name, func(t *testing.T) {
+			t.Parallel()
 			in := []byte("---\nid: a\n---\n" + body)
 			d, _ := Parse("m.md", in)
 			if d == nil || !bytes.Equal(d.Format(), in) || !bytes.Equal(d.BodyBytes(), []byte(body)) {

@@ -281,6 +281,7 @@ func TestEditorSaves(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
 			dir := t.TempDir()
 			write(t, dir, rel, memFile("note-1", "Deploy note", "Deploy by hand."))
 			l := openLive(t, dir, watcher.Options{})
@@ -363,6 +364,7 @@ func TestFileOperations(t *testing.T) {
 	for _, mode := range []string{"notify", "poll"} {
 		for _, tt := range tests {
 			t.Run(mode+"/"+tt.name, func(t *testing.T) {
+				t.Parallel()
 				dir := t.TempDir()
 				write(t, dir, "project/a.md", memFile("a-1", "A", "aaa"))
 				write(t, dir, "short-term/b.md", memFile("b-1", "B", "bbb"))
@@ -561,6 +563,7 @@ func TestGitOperations(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
 			root := filepath.Join(t.TempDir(), "clone")
 			git(t, base, "clone", "-q", "--branch", "main", base, root)
 			if tt.setup != nil {
@@ -596,6 +599,7 @@ func TestGitOperations(t *testing.T) {
 		})
 	}
 	t.Run("checkout back and forth", func(t *testing.T) {
+		t.Parallel()
 		root := filepath.Join(t.TempDir(), "clone")
 		git(t, base, "clone", "-q", "--branch", "main", base, root)
 		l := openLive(t, filepath.Join(root, ".memory"), watcher.Options{Busy: gitBusy(root)})
@@ -630,6 +634,7 @@ func TestSinceCatchesUpEditsDuringLoad(t *testing.T) {
 	t.Parallel()
 	for _, poll := range []bool{false, true} {
 		t.Run(fmt.Sprintf("poll=%v", poll), func(t *testing.T) {
+			t.Parallel()
 			dir := t.TempDir()
 			write(t, dir, "project/a.md", memFile("a-1", "A", "old text"))
 			write(t, dir, "project/b.md", memFile("b-1", "B", "untouched"))

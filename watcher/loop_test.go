@@ -179,6 +179,7 @@ func TestLoopRules(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
 			synctest.Test(t, func(t *testing.T) {
 				f := startFake(t, tt.opts())
 				tt.feed(f)
