@@ -8,6 +8,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strconv"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -96,7 +97,10 @@ func TestConcurrentProcesses(t *testing.T) {
 		cmd.Env = append(os.Environ(),
 			"GITSTORE_TEST_WORKER="+id,
 			"GITSTORE_TEST_REPO="+s.Root(),
-			"GITSTORE_TEST_COUNT="+strconv.Itoa(commitsPerWriter))
+			"GITSTORE_TEST_COUNT="+strconv.Itoa(commitsPerWriter),
+			// Under -race a process sleeps 1 s at exit by default, which
+			// is all waiting and no checking.
+			"GORACE="+strings.TrimSpace(os.Getenv("GORACE")+" atexit_sleep_ms=0"))
 		cmd.Stdout, cmd.Stderr = os.Stdout, os.Stderr
 		if err := cmd.Start(); err != nil {
 			t.Fatal(err)
