@@ -16,6 +16,7 @@ import (
 )
 
 func TestCommitChangesExactlyTheGivenPaths(t *testing.T) {
+	t.Parallel()
 	dir, s := newRepo(t)
 	t0 := time.Date(2025, 10, 1, 9, 0, 0, 0, time.FixedZone("CEST", 2*3600))
 	s.Now = clock(t0)
@@ -115,6 +116,7 @@ func summarize(cs []FileChange) []string {
 // and that the user's next plain `git commit` contains only their staged
 // work.
 func TestCommitKeepsUserWork(t *testing.T) {
+	t.Parallel()
 	dir, s := newRepo(t)
 	seed := map[string]string{
 		".memory/project/mine.md":   "memvault's memory\n",
@@ -253,6 +255,7 @@ func checkCacheTree(t *testing.T, dir string) {
 }
 
 func TestCommitRepositoryStates(t *testing.T) {
+	t.Parallel()
 	markers := []struct {
 		name, path string
 		dir        bool
@@ -470,6 +473,7 @@ func TestCommitRepositoryStates(t *testing.T) {
 }
 
 func TestCommitIdentity(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	s, err := Init(t.Context(), dir)
 	if err != nil {
@@ -512,6 +516,7 @@ func TestCommitIdentity(t *testing.T) {
 }
 
 func TestOpen(t *testing.T) {
+	t.Parallel()
 	t.Run("not a repository", func(t *testing.T) {
 		if _, err := Open(t.Context(), t.TempDir()); !errors.Is(err, ErrNotRepository) {
 			t.Errorf("err = %v, want ErrNotRepository", err)
@@ -601,6 +606,7 @@ func TestOpen(t *testing.T) {
 // memvault commit in folders git had fully cached, including a file that
 // replaces a cached folder.
 func TestCommitInvalidatesCacheTree(t *testing.T) {
+	t.Parallel()
 	requireGit(t)
 	dir, s := newRepo(t)
 	commitFiles(t, s, "seed", map[string]string{

@@ -8,6 +8,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strconv"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -58,6 +59,7 @@ func checkLinear(t *testing.T, s *Store, base string, want int, writers []string
 }
 
 func TestConcurrentGoroutines(t *testing.T) {
+	t.Parallel()
 	_, s := newRepo(t)
 	base := commitFiles(t, s, "seed", map[string]string{"README.md": "r\n"})
 	writers := []string{"g1", "g2"}
@@ -85,6 +87,7 @@ func TestConcurrentGoroutines(t *testing.T) {
 }
 
 func TestConcurrentProcesses(t *testing.T) {
+	t.Parallel()
 	_, s := newRepo(t)
 	base := commitFiles(t, s, "seed", map[string]string{"README.md": "r\n"})
 	writers := []string{"p1", "p2"}
@@ -94,7 +97,10 @@ func TestConcurrentProcesses(t *testing.T) {
 		cmd.Env = append(os.Environ(),
 			"GITSTORE_TEST_WORKER="+id,
 			"GITSTORE_TEST_REPO="+s.Root(),
-			"GITSTORE_TEST_COUNT="+strconv.Itoa(commitsPerWriter))
+			"GITSTORE_TEST_COUNT="+strconv.Itoa(commitsPerWriter),
+			// Under -race a process sleeps 1 s at exit by default, which
+			// is all waiting and no checking.
+			"GORACE="+strings.TrimSpace(os.Getenv("GORACE")+" atexit_sleep_ms=0"))
 		cmd.Stdout, cmd.Stderr = os.Stdout, os.Stderr
 		if err := cmd.Start(); err != nil {
 			t.Fatal(err)
@@ -113,6 +119,7 @@ func TestConcurrentProcesses(t *testing.T) {
 // branch that moves between reading HEAD and updating it is detected, and
 // the commit is rebuilt on the new head.
 func TestCommitWithoutLockRebasesOnMovedBranch(t *testing.T) {
+	t.Parallel()
 	dir, s := newRepo(t)
 	commitFiles(t, s, "seed", map[string]string{"a.md": "a\n"})
 	other, err := Open(t.Context(), dir)
@@ -146,6 +153,7 @@ func TestCommitWithoutLockRebasesOnMovedBranch(t *testing.T) {
 }
 
 func TestLock(t *testing.T) {
+	t.Parallel()
 	dir, s := newRepo(t)
 	unlock, err := s.Lock(t.Context())
 	if err != nil {

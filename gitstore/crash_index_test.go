@@ -13,6 +13,7 @@ import (
 // commit, the index is the one from before), then commits the same paths
 // again, as recovery does: nothing to commit, but the index catches up.
 func TestCommitHealsIndexLaggingHead(t *testing.T) {
+	t.Parallel()
 	requireGit(t)
 	root, s := newRepo(t)
 	commitFiles(t, s, "first", map[string]string{"mem/a.md": "a\n"})
@@ -52,6 +53,7 @@ func TestCommitHealsIndexLaggingHead(t *testing.T) {
 // TestStateReportsRefLock leaves the branch's lock file as a killed commit
 // does and checks that State names it.
 func TestStateReportsRefLock(t *testing.T) {
+	t.Parallel()
 	root, s := newRepo(t)
 	commitFiles(t, s, "first", map[string]string{"mem/a.md": "a\n"})
 	st, err := s.State(t.Context())

@@ -62,6 +62,7 @@ func indexFixtures(t *testing.T) map[string][]byte {
 }
 
 func TestIndexRoundTrip(t *testing.T) {
+	t.Parallel()
 	dir := filepath.Join("testdata", "index")
 	if *update {
 		requireGit(t)
@@ -123,6 +124,7 @@ func describeIndex(ix *indexFile) []string {
 }
 
 func TestIndexUpdateKeepsOrderAndStages(t *testing.T) {
+	t.Parallel()
 	ix, err := decodeIndex(readFile(t, filepath.Join("testdata", "index", "v2-unmerged-reuc")))
 	if err != nil {
 		t.Fatal(err)
@@ -150,6 +152,7 @@ func TestIndexUpdateKeepsOrderAndStages(t *testing.T) {
 }
 
 func TestIndexRejects(t *testing.T) {
+	t.Parallel()
 	good := readFile(t, filepath.Join("testdata", "index", "v2-tree"))
 	withExt := func(sig string) []byte {
 		ix, err := decodeIndex(good)
@@ -184,6 +187,7 @@ func TestIndexRejects(t *testing.T) {
 // index uses version 4 and has an unmerged path left by an aborted
 // operation, then checks them with the git CLI.
 func TestCommitIndexFormats(t *testing.T) {
+	t.Parallel()
 	requireGit(t)
 	t.Run("version 4", func(t *testing.T) {
 		dir, s := newRepo(t)
@@ -270,6 +274,7 @@ func FuzzParseTree(f *testing.F) {
 }
 
 func TestTreeOrder(t *testing.T) {
+	t.Parallel()
 	// git sorts "a.md" < "a" (as directory "a/") < "a0": '.' < '/' < '0'.
 	tr := &tree{}
 	for _, e := range []treeEntry{{name: "a0", mode: modeFile}, {name: "a", mode: modeDir}, {name: "a.md", mode: modeFile}, {name: "b", mode: modeFile}} {
@@ -289,6 +294,7 @@ func TestTreeOrder(t *testing.T) {
 }
 
 func TestWildmatch(t *testing.T) {
+	t.Parallel()
 	tests := []struct {
 		pattern, name string
 		fold, want    bool
@@ -311,6 +317,7 @@ func TestWildmatch(t *testing.T) {
 }
 
 func TestTreeCompareBytes(t *testing.T) {
+	t.Parallel()
 	names := []string{"a", "a.md", "a0", "ab", "b", "", "a-b", "a\xff"}
 	for _, e := range names {
 		for _, dir := range []bool{false, true} {

@@ -43,6 +43,7 @@ func historyLines(t *testing.T, s *Store, path string, opts HistoryOptions) []st
 const longText = "# Title\n\nline one about the build\nline two about the tests\nline three about releases\nline four about style\nline five about reviews\n"
 
 func TestHistory(t *testing.T) {
+	t.Parallel()
 	_, s := newRepo(t)
 	s.Now = clock(time.Date(2025, 1, 1, 0, 0, 0, 0, time.UTC))
 	commitFiles(t, s, "add a", map[string]string{"m/a.md": longText})
@@ -158,6 +159,7 @@ func TestHistory(t *testing.T) {
 }
 
 func TestHistoryMerges(t *testing.T) {
+	t.Parallel()
 	requireGit(t)
 	dir, s := newRepo(t)
 	commitFiles(t, s, "add", map[string]string{"a.md": "a\n", "b.md": "b\n"})
@@ -184,6 +186,7 @@ func TestHistoryMerges(t *testing.T) {
 }
 
 func TestResolve(t *testing.T) {
+	t.Parallel()
 	dir, s := newRepo(t)
 	c1 := commitFiles(t, s, "one", map[string]string{"a.md": "1\n"})
 	c2 := commitFiles(t, s, "two", map[string]string{"a.md": "2\n"})
@@ -217,6 +220,7 @@ func TestResolve(t *testing.T) {
 }
 
 func TestResolveTime(t *testing.T) {
+	t.Parallel()
 	_, s := newRepo(t)
 	t0 := time.Date(2025, 10, 1, 12, 0, 0, 0, time.UTC)
 	var hashes []string
@@ -246,6 +250,7 @@ func TestResolveTime(t *testing.T) {
 }
 
 func TestReadFileAndWalkTree(t *testing.T) {
+	t.Parallel()
 	dir, s := newRepo(t)
 	c1 := commitFiles(t, s, "one", map[string]string{
 		"m/project/a.md": "a1\n", "m/project/sub/b.md": "b1\n", "m/prefs/p.md": "p1\n", "src/x.go": "x\n",
@@ -300,6 +305,7 @@ func TestReadFileAndWalkTree(t *testing.T) {
 }
 
 func TestDiffTrees(t *testing.T) {
+	t.Parallel()
 	_, s := newRepo(t)
 	c1 := commitFiles(t, s, "one", map[string]string{
 		"m/keep.md": "keep\n", "m/edit.md": "edit\n", "m/gone.md": "gone\n", "m/old-name.md": longText, "m/x/moved.md": "moved exactly\n", "src/y.go": "y\n",
@@ -350,6 +356,7 @@ func TestDiffTrees(t *testing.T) {
 }
 
 func TestDirty(t *testing.T) {
+	t.Parallel()
 	dir, s := newRepo(t)
 	commitFiles(t, s, "seed", map[string]string{
 		".memory/.gitignore":          "transient/\n*.tmp\n",
@@ -409,6 +416,7 @@ func TestDirty(t *testing.T) {
 // of a repository that git gc packed (with deltas), and that reads keep
 // working when gc runs while the Store is open.
 func TestPackedObjects(t *testing.T) {
+	t.Parallel()
 	requireGit(t)
 	dir, s := newRepo(t)
 	for i := 0; i < 30; i++ {

@@ -8,6 +8,7 @@ import (
 )
 
 func TestWalkStagedReadsTheIndexNotTheWorkTree(t *testing.T) {
+	t.Parallel()
 	dir, s := newRepo(t)
 	writeFile(t, filepath.Join(dir, ".memory", "project", "a.md"), "staged a\n")
 	writeFile(t, filepath.Join(dir, ".memory", "project", "b.md"), "staged b\n")
@@ -32,6 +33,7 @@ func TestWalkStagedReadsTheIndexNotTheWorkTree(t *testing.T) {
 }
 
 func TestWalkStagedWithoutIndex(t *testing.T) {
+	t.Parallel()
 	dir, s := newRepo(t)
 	n := 0
 	if err := s.WalkStaged(t.Context(), "", dir, func(string, []byte) error { n++; return nil }); err != nil || n != 0 {

@@ -222,6 +222,7 @@ func checkSyncOrder(t *testing.T, s *Store, rec *recordingFS, res CommitResult, 
 }
 
 func TestCommitSyncFailure(t *testing.T) {
+	t.Parallel()
 	tests := []struct {
 		name      string
 		failFile  func(string) bool
@@ -281,6 +282,7 @@ func TestCommitSyncFailure(t *testing.T) {
 }
 
 func TestParseFsync(t *testing.T) {
+	t.Parallel()
 	tests := []struct {
 		in   string
 		want fsyncComponent

@@ -12,6 +12,7 @@ import (
 )
 
 func TestBody(t *testing.T) {
+	t.Parallel()
 	tests := []struct {
 		name string
 		in   string
@@ -99,6 +100,7 @@ func TestBody(t *testing.T) {
 }
 
 func TestBodyFromParse(t *testing.T) {
+	t.Parallel()
 	d, _ := Parse("m.md", []byte(canonical))
 	want := Body{Text: "Body: the decision and why (Markdown)."}
 	if diff := cmp.Diff(want, d.Body, cmpopts.EquateEmpty()); diff != "" {
@@ -112,6 +114,7 @@ func TestBodyFromParse(t *testing.T) {
 }
 
 func TestBodyDedupMany(t *testing.T) {
+	t.Parallel()
 	var in []byte
 	for i := range 100 {
 		in = fmt.Appendf(in, "[[n%d]] #t%d [[n%d]] #t%d\n", i%50, i%40, i%50, i%40)
@@ -126,6 +129,7 @@ func TestBodyDedupMany(t *testing.T) {
 }
 
 func TestMarkdownSource(t *testing.T) {
+	t.Parallel()
 	normal := []byte(strings.Repeat("A normal paragraph line.\n", 100))
 	if got := markdownSource(normal); &got[0] != &normal[0] || len(got) != len(normal) {
 		t.Errorf("a normal body was copied or changed")
@@ -174,8 +178,10 @@ func hostileBodies(n int) map[string]string {
 }
 
 func TestParseHostileBodies(t *testing.T) {
+	t.Parallel()
 	for name, body := range hostileBodies(64 << 10) {
 		t.Run(name, func(t *testing.T) {
+			t.Parallel()
 			in := []byte("---\nid: a\n---\n" + body)
 			d, _ := Parse("m.md", in)
 			if d == nil || !bytes.Equal(d.Format(), in) || !bytes.Equal(d.BodyBytes(), []byte(body)) {

@@ -19,6 +19,7 @@ func mustParse(t *testing.T, src string) *Document {
 }
 
 func TestSetScalarsRoundTrip(t *testing.T) {
+	t.Parallel()
 	for _, s := range []string{
 		"plain", "yes", "No", "off", "y", "null", "~", "", "3", "3.5", "true", "2026-01-01",
 		"a: b", "a #b", "#x", "- x", "[x]", "{x}", "*a", "&a", "!a", "%a", "@a", "`a", "|", ">",
@@ -57,6 +58,7 @@ func TestSetScalarsRoundTrip(t *testing.T) {
 }
 
 func TestSetValueTypes(t *testing.T) {
+	t.Parallel()
 	d := New([]byte("body\n"))
 	when := time.Date(2026, 11, 30, 18, 2, 11, 0, time.FixedZone("CST", 8*3600))
 	steps := []struct {
@@ -96,6 +98,7 @@ func TestSetValueTypes(t *testing.T) {
 }
 
 func TestSetRefuses(t *testing.T) {
+	t.Parallel()
 	tests := []struct {
 		name  string
 		src   string
@@ -132,6 +135,7 @@ func TestSetRefuses(t *testing.T) {
 }
 
 func TestDelete(t *testing.T) {
+	t.Parallel()
 	tests := []struct {
 		name, src, key, want string
 	}{
@@ -161,6 +165,7 @@ func TestDelete(t *testing.T) {
 }
 
 func TestSetLayouts(t *testing.T) {
+	t.Parallel()
 	tests := []struct {
 		name, src, key string
 		value          any
@@ -198,6 +203,7 @@ func TestSetLayouts(t *testing.T) {
 }
 
 func TestSetBody(t *testing.T) {
+	t.Parallel()
 	d := mustParse(t, "---\nid: a\n---")
 	d.SetBody([]byte("# New body\n"))
 	if got, want := string(d.Format()), "---\nid: a\n---\n# New body\n"; got != want {

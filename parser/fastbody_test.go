@@ -26,6 +26,7 @@ func checkFastBody(t *testing.T, src []byte) bool {
 }
 
 func TestFastBodyMatches(t *testing.T) {
+	t.Parallel()
 	tests := []struct {
 		in   string
 		fast bool // fastBody must take it
@@ -229,6 +230,7 @@ func TestFastBodyMatches(t *testing.T) {
 // TestFastBodyFiles runs the differential check over the Markdown files in
 // the repository's test data and sample vault.
 func TestFastBodyFiles(t *testing.T) {
+	t.Parallel()
 	var paths []string
 	for _, g := range []string{"testdata/roundtrip/*.md", "../sample-vault/*/*.md", "../*.md", "../docs/*.md"} {
 		m, _ := filepath.Glob(g)

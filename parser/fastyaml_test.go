@@ -57,6 +57,7 @@ func checkFastYAML(t *testing.T, fm []byte) bool {
 }
 
 func TestFastYAMLMatchesYAML(t *testing.T) {
+	t.Parallel()
 	tests := []struct {
 		fm   string
 		fast bool // the fast path must take it
@@ -107,6 +108,7 @@ func TestFastYAMLMatchesYAML(t *testing.T) {
 // testdata and the sample vault, and that it takes the sample vault's
 // (they are what real memories look like).
 func TestFastYAMLOnFiles(t *testing.T) {
+	t.Parallel()
 	for _, pattern := range []string{"testdata/roundtrip/*.md", "testdata/roundtrip/*.golden", "../sample-vault/*/*.md"} {
 		paths, _ := filepath.Glob(pattern)
 		for _, path := range paths {

@@ -71,6 +71,7 @@ func sentinel(err error) error {
 var cmpSentinels = cmp.Comparer(func(a, b error) bool { return a == b })
 
 func TestParse(t *testing.T) {
+	t.Parallel()
 	tests := []struct {
 		name      string
 		in        string
@@ -380,6 +381,7 @@ func aliasBomb() string {
 }
 
 func TestParseDoesNotAliasInput(t *testing.T) {
+	t.Parallel()
 	in := []byte("---\nid: a\n---\nbody\n")
 	d, _ := Parse("m.md", in)
 	copy(in, "XXXXXXXXXXXXXXXXXX")
@@ -389,6 +391,7 @@ func TestParseDoesNotAliasInput(t *testing.T) {
 }
 
 func TestFieldLine(t *testing.T) {
+	t.Parallel()
 	d, _ := Parse("m.md", []byte("\ufeff---\n# comment\nid: a\n\ntitle: t\nsource:\n  client: c\n  kind: k\n---\n"))
 	for key, want := range map[string]int{"id": 3, "title": 5, "source": 6, "source.kind": 8, "missing": 0, "id.x": 0, "source.x": 0} {
 		if got := d.FieldLine(key); got != want {
@@ -405,6 +408,7 @@ func TestFieldLine(t *testing.T) {
 }
 
 func TestErrorString(t *testing.T) {
+	t.Parallel()
 	tests := []struct {
 		err  *Error
 		want string
@@ -439,6 +443,7 @@ func TestErrorString(t *testing.T) {
 // TestParseConcurrent checks (under -race) that Parse, and the shared
 // goldmark parser, are safe for concurrent use.
 func TestParseConcurrent(t *testing.T) {
+	t.Parallel()
 	in := []byte(canonical + "\n# H\n\n[[a]] [l](http://x) #t `c`\n")
 	want, _ := Parse("m.md", in)
 	var wg sync.WaitGroup
@@ -457,6 +462,7 @@ func TestParseConcurrent(t *testing.T) {
 }
 
 func TestParseSkipBody(t *testing.T) {
+	t.Parallel()
 	in := []byte(canonical + "\n# Heading\n")
 	d, diags := Options{SkipBody: true}.Parse("m.md", in)
 	if len(diags) != 0 {

@@ -133,6 +133,7 @@ func scriptFor(t *testing.T, input string) []op {
 // and that its edit script gives the golden output, which parses back to the
 // same Meta and formats to itself.
 func TestRoundTrip(t *testing.T) {
+	t.Parallel()
 	for _, input := range roundTripInputs(t) {
 		name := strings.TrimSuffix(filepath.Base(input), ".md")
 		t.Run(name, func(t *testing.T) {
@@ -192,6 +193,7 @@ func TestRoundTrip(t *testing.T) {
 // key changed (or, for a new key, that lines were only inserted at the end
 // of the front matter).
 func TestSetTouchesOnlyItsKey(t *testing.T) {
+	t.Parallel()
 	for _, input := range roundTripInputs(t) {
 		in, err := os.ReadFile(input)
 		if err != nil {

@@ -51,6 +51,7 @@ func checkScratch(t *testing.T, s *Scratch, data []byte) {
 }
 
 func TestScratchMatchesFreshParse(t *testing.T) {
+	t.Parallel()
 	paths, _ := filepath.Glob("testdata/roundtrip/*.md")
 	samples, _ := filepath.Glob("../sample-vault/*/*.md")
 	paths = append(paths, samples...)

@@ -14,6 +14,7 @@ import (
 var testAWSKey = "AKIA" + "UJZDEGXDNCF32EPF"
 
 func TestCreateBatch(t *testing.T) {
+	t.Parallel()
 	created := time.Date(2025, 3, 14, 9, 0, 0, 0, time.UTC)
 	tests := []struct {
 		name        string
@@ -141,6 +142,7 @@ func TestCreateBatch(t *testing.T) {
 }
 
 func TestCreateBatchKeepsImportedFields(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	v, err := Open(t.Context(), dir, Options{Now: newClock("2026-11-30T10:00:00Z").Now})
 	if err != nil {
@@ -175,6 +177,7 @@ func TestCreateBatchKeepsImportedFields(t *testing.T) {
 }
 
 func TestCreateBatchDryRunWritesNothing(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	v, c := openRecorded(t, dir)
 	var progress []int
@@ -198,6 +201,7 @@ func TestCreateBatchDryRunWritesNothing(t *testing.T) {
 }
 
 func TestCreateBatchRollsBackOnFailedCommit(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	c := &recordingCommitter{fail: errors.New("disk full")}
 	v, err := Open(t.Context(), dir, Options{Now: newClock("2026-11-30T10:00:00Z").Now, Committer: c})

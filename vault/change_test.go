@@ -9,6 +9,7 @@ import (
 )
 
 func TestSubscribeReportsWhatChanged(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	writeFiles(t, dir, map[string]string{
 		"project/a.md": "---\nid: a\ntitle: Retry policy\n---\nRetry three times.\n",
@@ -98,6 +99,7 @@ func TestSubscribeReportsWhatChanged(t *testing.T) {
 // sorts before its old one and refreshes both paths at once: the memory
 // must end up at its new path, not be dropped as a duplicate of itself.
 func TestRefreshFollowsAMoveWithinOneBatch(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	text := "---\nid: m\ntitle: Flaky test\n---\nQuarantine it.\n"
 	writeFiles(t, dir, map[string]string{"short-term/m.md": text})

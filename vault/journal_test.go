@@ -12,6 +12,7 @@ import (
 // crash can stop it and checks that Recover completes it, keeps a file
 // edited after the crash, and commits the listed paths.
 func TestRecoverRedoesTheJournal(t *testing.T) {
+	t.Parallel()
 	const (
 		oldA   = "---\nid: a\ntitle: A\n---\nold A\n"
 		newA   = "---\nid: a\ntitle: A\nversion: 2\n---\nnew A\n"
@@ -119,6 +120,7 @@ func TestRecoverRedoesTheJournal(t *testing.T) {
 // changes: the new file is written before the old one goes, so a crash in
 // between leaves two copies and never none.
 func TestUpdateMovesBeforeRemoving(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	v, err := Open(t.Context(), dir, Options{Committer: &recordingCommitter{}})
 	if err != nil {
@@ -143,6 +145,7 @@ func TestUpdateMovesBeforeRemoving(t *testing.T) {
 // index skipped as a duplicate id, as recovering an interrupted move does:
 // no problem about the gone file may remain.
 func TestRefreshForgetsRemovedDuplicate(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	for _, rel := range []string{"project/a.md", "short-term/a.md"} {
 		p := filepath.Join(dir, filepath.FromSlash(rel))
@@ -184,6 +187,7 @@ func TestRefreshForgetsRemovedDuplicate(t *testing.T) {
 // does and writes again in a fresh process (a new Vault): the new write
 // first finishes the old one instead of replacing its journal.
 func TestWriteFinishesPendingJournal(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	c := &recordingCommitter{}
 	v, err := Open(t.Context(), dir, Options{Committer: c})

@@ -22,6 +22,7 @@ func syncState(v *Vault) map[string]string {
 }
 
 func TestSyncFiles(t *testing.T) {
+	t.Parallel()
 	const (
 		a = "---\nid: a\ntitle: A\n---\nalpha\n"
 		b = "---\nid: b\ntitle: B\n---\nbeta\n"
@@ -126,6 +127,7 @@ func TestSyncFiles(t *testing.T) {
 // TestSyncAllKeepsStaleVersion: a full reload after a broken edit (a
 // branch switch in the same burst) keeps the last good version too.
 func TestSyncAllKeepsStaleVersion(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	writeFiles(t, dir, map[string]string{"project/a.md": "---\nid: a\ntitle: A\n---\nalpha\n"})
 	v, err := Open(t.Context(), dir, Options{})

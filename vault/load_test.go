@@ -30,6 +30,7 @@ func writeFiles(t *testing.T, dir string, files map[string]string) {
 }
 
 func TestLoadHandWrittenDefaults(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	mod := time.Date(2026, 10, 1, 8, 0, 0, 0, time.UTC)
 	writeFiles(t, dir, map[string]string{
@@ -88,6 +89,7 @@ func TestLoadHandWrittenDefaults(t *testing.T) {
 }
 
 func TestLoadBadFilesAreReportedAndLeftAlone(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	files := map[string]string{
 		"project/good.md":        "---\nid: good\ntitle: A good memory\n---\nFine.\n",
@@ -161,6 +163,7 @@ func TestLoadBadFilesAreReportedAndLeftAlone(t *testing.T) {
 }
 
 func TestRefreshKeepsLastGoodVersionWhenBroken(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	writeFiles(t, dir, map[string]string{"project/a.md": "---\nid: a\ntitle: Retry policy\n---\nRetry three times.\n"})
 	v, err := Open(t.Context(), dir, Options{})
@@ -197,6 +200,7 @@ func TestRefreshKeepsLastGoodVersionWhenBroken(t *testing.T) {
 }
 
 func TestMergeTags(t *testing.T) {
+	t.Parallel()
 	many := make([]string, 40)
 	for i := range many {
 		many[i] = fmt.Sprintf("T%d", i%20) // each twice, past the map switch
@@ -228,6 +232,7 @@ func TestMergeTags(t *testing.T) {
 // order with their index analysis, and that cancelling mid-load stops the
 // readers and reports the cancellation.
 func TestReadEachOrderAndCancel(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	files := map[string]string{}
 	var rels []string

@@ -44,7 +44,7 @@ func ValidateRel(rel string) error {
 	for seg := range strings.SplitSeq(rel, "/") {
 		switch seg {
 		case "..":
-			return fmt.Errorf("%w: %q climbs out with ..", ErrOutsideVault, rel)
+			return fmt.Errorf("%w: %q climbs out through a .. segment", ErrOutsideVault, rel)
 		case "", ".":
 			return fmt.Errorf("%w: path %q has an empty or . segment", ErrInvalid, rel)
 		}

@@ -12,6 +12,7 @@ import (
 )
 
 func TestValidateRel(t *testing.T) {
+	t.Parallel()
 	tests := []struct {
 		rel     string
 		wantErr error // nil: valid
@@ -54,6 +55,7 @@ func TestValidateRel(t *testing.T) {
 // checks that the write is refused with a clear error and nothing lands
 // behind the link.
 func TestWriteRefusesSymlinks(t *testing.T) {
+	t.Parallel()
 	if runtime.GOOS == "windows" {
 		t.Skip("symbolic links need privileges on Windows")
 	}
@@ -116,6 +118,7 @@ func TestWriteRefusesSymlinks(t *testing.T) {
 // TestUpdateRefusesFileSymlink replaces a memory's file with a link to a
 // copy outside the vault: the update must not write through it.
 func TestUpdateRefusesFileSymlink(t *testing.T) {
+	t.Parallel()
 	if runtime.GOOS == "windows" {
 		t.Skip("symbolic links need privileges on Windows")
 	}
@@ -155,6 +158,7 @@ func TestUpdateRefusesFileSymlink(t *testing.T) {
 }
 
 func TestValidateTagsAndDates(t *testing.T) {
+	t.Parallel()
 	v, err := Open(t.Context(), t.TempDir(), Options{})
 	if err != nil {
 		t.Fatal(err)
@@ -203,6 +207,7 @@ func TestValidateTagsAndDates(t *testing.T) {
 }
 
 func TestValidatePatch(t *testing.T) {
+	t.Parallel()
 	v, err := Open(t.Context(), t.TempDir(), Options{})
 	if err != nil {
 		t.Fatal(err)
@@ -290,6 +295,7 @@ func mustMkdir(t *testing.T, dir string) {
 }
 
 func TestSafePathOnlyMemoryFiles(t *testing.T) {
+	t.Parallel()
 	v, err := Open(t.Context(), t.TempDir(), Options{})
 	if err != nil {
 		t.Fatal(err)

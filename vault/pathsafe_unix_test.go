@@ -14,6 +14,7 @@ import (
 // the vault, never links outside it, never linked folders or FIFOs, and a
 // vault folder that is itself a link.
 func TestScanSymlinks(t *testing.T) {
+	t.Parallel()
 	base := t.TempDir()
 	dir, outside := filepath.Join(base, "vault"), filepath.Join(base, "outside")
 	mustMkdir(t, filepath.Join(dir, "project"))

@@ -20,6 +20,7 @@ import (
 // commit, and leave the vault as it was once the link is taken away: no
 // file half written, no journal to recover.
 func TestWriteRaceWithPlantedLink(t *testing.T) {
+	t.Parallel()
 	type env struct {
 		t                  *testing.T
 		v                  *Vault
@@ -261,6 +262,7 @@ func TestWriteRaceWithPlantedLink(t *testing.T) {
 // not the folder Lstat saw; it refuses a link that leads out, and the
 // error must still say where it leads.
 func TestFolderSwappedWhileOpening(t *testing.T) {
+	t.Parallel()
 	tests := []struct {
 		name    string
 		target  func(dir, outside string) string

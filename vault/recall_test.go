@@ -34,6 +34,7 @@ func ids(rs []Result) []string {
 }
 
 func TestRecallEffectiveAtHiddenUntilItComes(t *testing.T) {
+	t.Parallel()
 	clock := newClock("2026-11-30T10:00:00Z")
 	v := openTest(t, clock)
 	future := mustCreate(t, v, NewMemory{Title: "API paths use the /v2 prefix", Content: "All public API routes move to /v2.",
@@ -57,6 +58,7 @@ func TestRecallEffectiveAtHiddenUntilItComes(t *testing.T) {
 }
 
 func TestRecallTTLExpiry(t *testing.T) {
+	t.Parallel()
 	tests := []struct {
 		name    string
 		layer   Layer
@@ -94,6 +96,7 @@ func TestRecallTTLExpiry(t *testing.T) {
 }
 
 func TestDecay(t *testing.T) {
+	t.Parallel()
 	t0 := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
 	day := 24 * time.Hour
 	mem := func(l Layer, importance int) *Memory {
@@ -128,6 +131,7 @@ func TestDecay(t *testing.T) {
 func approx(a, b float64) bool { return a-b < 1e-9 && b-a < 1e-9 }
 
 func TestRecallProtectionPeriodRanking(t *testing.T) {
+	t.Parallel()
 	clock := newClock("2026-06-01T00:00:00Z")
 	v := openTest(t, clock)
 	old := mustCreate(t, v, NewMemory{Title: "Cache keys use the shop prefix", Content: "Redis cache keys start with shop:.", Importance: 5})
@@ -147,6 +151,7 @@ func TestRecallProtectionPeriodRanking(t *testing.T) {
 }
 
 func TestRecallTransientOutranksProjectOnlyBriefly(t *testing.T) {
+	t.Parallel()
 	clock := newClock("2026-11-30T10:00:00Z")
 	v := openTest(t, clock)
 	l3 := mustCreate(t, v, NewMemory{Title: "Order service port", Content: "The order service listens on 8101.", Layer: Project})
@@ -163,6 +168,7 @@ func TestRecallTransientOutranksProjectOnlyBriefly(t *testing.T) {
 }
 
 func TestRecallImportanceIsBounded(t *testing.T) {
+	t.Parallel()
 	clock := newClock("2026-11-30T10:00:00Z")
 	v := openTest(t, clock)
 	relevant := mustCreate(t, v, NewMemory{Title: "Deploy with ops/deploy.sh", Content: "Blue-green deploy via ops/deploy.sh; rollback with --rollback.", Importance: 1})
@@ -177,6 +183,7 @@ func TestRecallImportanceIsBounded(t *testing.T) {
 }
 
 func TestRecallSupersededHiddenAndNamed(t *testing.T) {
+	t.Parallel()
 	clock := newClock("2026-11-30T10:00:00Z")
 	v := openTest(t, clock)
 	old := mustCreate(t, v, NewMemory{Title: "Order states: unpaid, paid, cancelled", Content: "订单状态只有 unpaid / paid / cancelled。", Tags: []string{"orders"}})
@@ -214,6 +221,7 @@ func TestRecallSupersededHiddenAndNamed(t *testing.T) {
 }
 
 func TestRecallFutureSuccessorDoesNotHideTheRuleInForce(t *testing.T) {
+	t.Parallel()
 	clock := newClock("2026-11-30T10:00:00Z")
 	v := openTest(t, clock)
 	old := mustCreate(t, v, NewMemory{Title: "Minimum Go version is 1.22", Content: "Services build with Go 1.22."})
@@ -229,6 +237,7 @@ func TestRecallFutureSuccessorDoesNotHideTheRuleInForce(t *testing.T) {
 }
 
 func TestRecallMarksRivalRules(t *testing.T) {
+	t.Parallel()
 	clock := newClock("2026-11-30T10:00:00Z")
 	v := openTest(t, clock)
 	a := mustCreate(t, v, NewMemory{Title: "API errors: HTTP 200 with code=0 for success", Content: "Mobile clients read the code field; non-zero code is an error.", Tags: []string{"api", "errors"}})
@@ -251,6 +260,7 @@ func TestRecallMarksRivalRules(t *testing.T) {
 }
 
 func TestRecallFilters(t *testing.T) {
+	t.Parallel()
 	clock := newClock("2026-11-30T10:00:00Z")
 	v := openTest(t, clock)
 	p := mustCreate(t, v, NewMemory{Title: "Tests use pytest", Content: "Python tooling tests use pytest.", Layer: Preference, Tags: []string{"testing", "python"}})
@@ -286,6 +296,7 @@ func TestRecallFilters(t *testing.T) {
 }
 
 func TestRecallEmptyQueryListsRecent(t *testing.T) {
+	t.Parallel()
 	clock := newClock("2026-11-30T10:00:00Z")
 	v := openTest(t, clock)
 	var want []string
@@ -300,6 +311,7 @@ func TestRecallEmptyQueryListsRecent(t *testing.T) {
 }
 
 func TestRecallMarksCrossLanguageRivals(t *testing.T) {
+	t.Parallel()
 	clock := newClock("2026-11-30T10:00:00Z")
 	v := openTest(t, clock)
 	en := mustCreate(t, v, NewMemory{Title: "API errors: always HTTP 200 with code=0 for success", Content: "Mobile clients read code.", Tags: []string{"api", "errors", "http", "mobile"}})
@@ -321,6 +333,7 @@ func TestRecallMarksCrossLanguageRivals(t *testing.T) {
 // TestMaxWeightBoundsWeight checks the bound the index prunes with: no
 // layer, importance or age may give a larger weight.
 func TestMaxWeightBoundsWeight(t *testing.T) {
+	t.Parallel()
 	created := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
 	for _, l := range AllLayers() {
 		t.Run(l.String(), func(t *testing.T) {

@@ -12,6 +12,7 @@ import (
 // the cases scan skips or enters: dot-files and dot-folders, nested and
 // oddly named folders, the root README.md, files that are not Markdown.
 func TestScanMatchesWalk(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	for _, p := range []string{
 		"README.md", "notes.md", "Upper.MD", "notes.txt", ".hidden.md",

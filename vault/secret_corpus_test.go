@@ -14,6 +14,7 @@ import (
 // refused with nothing written and nothing committed, and the negatives
 // must go through (at most the scanner's own false-positive allowance).
 func TestCorpusWritesAreRefused(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	v, c := openRecorded(t, dir)
 	pos, err := txtar.ParseFile("secret/testdata/positives.txtar")

@@ -15,6 +15,7 @@ import (
 const fakeToken = "ghp_hGAkWvj7FAc9QeWJKY40uvSwMFLZDe1f8rES"
 
 func TestWriteWithSecretIsRefused(t *testing.T) {
+	t.Parallel()
 	tests := []struct {
 		name  string
 		mem   NewMemory
@@ -53,6 +54,7 @@ func TestWriteWithSecretIsRefused(t *testing.T) {
 }
 
 func TestUpdateWithSecretIsRefused(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	v, c := openRecorded(t, dir)
 	res, err := v.Create(t.Context(), NewMemory{Title: "Deploy", Content: "Deploys go through CI."}, Author{})
@@ -81,6 +83,7 @@ func TestUpdateWithSecretIsRefused(t *testing.T) {
 }
 
 func TestAllowMarkerLetsAWriteThrough(t *testing.T) {
+	t.Parallel()
 	v, err := Open(t.Context(), t.TempDir(), Options{Now: newClock("2026-11-30T10:00:00Z").Now, Committer: &recordingCommitter{}})
 	if err != nil {
 		t.Fatal(err)
@@ -92,6 +95,7 @@ func TestAllowMarkerLetsAWriteThrough(t *testing.T) {
 }
 
 func TestHandEditedSecretIsDiagnosed(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	rel := "project/creds.md"
 	file := "---\ntitle: Creds\n---\n\nThe CI token:\n\n    " + fakeToken + "\n"

@@ -61,6 +61,7 @@ func openRecorded(t *testing.T, dir string) (*Vault, *recordingCommitter) {
 }
 
 func TestCreateWritesFileAndCommit(t *testing.T) {
+	t.Parallel()
 	clock := newClock("2026-11-30T10:02:11Z")
 	dir := t.TempDir()
 	c := &recordingCommitter{}
@@ -104,6 +105,7 @@ func TestCreateWritesFileAndCommit(t *testing.T) {
 }
 
 func TestCreateTransientIsNotCommitted(t *testing.T) {
+	t.Parallel()
 	c := &recordingCommitter{}
 	v, err := Open(t.Context(), t.TempDir(), Options{Committer: c})
 	if err != nil {
@@ -126,6 +128,7 @@ func TestCreateTransientIsNotCommitted(t *testing.T) {
 }
 
 func TestSlugs(t *testing.T) {
+	t.Parallel()
 	tests := []struct{ title, want string }{
 		{"Checkout uses the Strategy Pattern!", "checkout-uses-the-strategy-pattern"},
 		{"订单状态机", "订单状态机"},
@@ -141,6 +144,7 @@ func TestSlugs(t *testing.T) {
 }
 
 func TestCreateSlugClashGetsSuffix(t *testing.T) {
+	t.Parallel()
 	v, err := Open(t.Context(), t.TempDir(), Options{})
 	if err != nil {
 		t.Fatal(err)
@@ -153,6 +157,7 @@ func TestCreateSlugClashGetsSuffix(t *testing.T) {
 }
 
 func TestUpdateRewritesOnlyChangedFields(t *testing.T) {
+	t.Parallel()
 	clock := newClock("2026-11-30T10:00:00Z")
 	dir := t.TempDir()
 	orig := "---\n# hand-written, keep this comment\nid: keep\ntitle: Retry policy   # inline comment\nowner: payments-team\nlayer: project\ntags:\n  - http\n  - retry\nversion: 4\nupdated_at: 2026-01-01T00:00:00Z\n---\nRetry three times.\n\n\n<!-- odd spacing kept -->\n"
@@ -185,6 +190,7 @@ func TestUpdateRewritesOnlyChangedFields(t *testing.T) {
 }
 
 func TestUpdateStaleVersionIsAConflict(t *testing.T) {
+	t.Parallel()
 	v, err := Open(t.Context(), t.TempDir(), Options{})
 	if err != nil {
 		t.Fatal(err)
@@ -207,6 +213,7 @@ func TestUpdateStaleVersionIsAConflict(t *testing.T) {
 }
 
 func TestUpdatePromotesTransientOutOfScratch(t *testing.T) {
+	t.Parallel()
 	c := &recordingCommitter{}
 	clock := newClock("2026-11-30T10:00:00Z")
 	v, err := Open(t.Context(), t.TempDir(), Options{Committer: c, Now: clock.Now})
@@ -231,6 +238,7 @@ func TestUpdatePromotesTransientOutOfScratch(t *testing.T) {
 }
 
 func TestFailedCommitRollsBack(t *testing.T) {
+	t.Parallel()
 	c := &recordingCommitter{}
 	v, err := Open(t.Context(), t.TempDir(), Options{Committer: c})
 	if err != nil {
@@ -259,6 +267,7 @@ func TestFailedCommitRollsBack(t *testing.T) {
 }
 
 func TestForget(t *testing.T) {
+	t.Parallel()
 	c := &recordingCommitter{}
 	v, err := Open(t.Context(), t.TempDir(), Options{Committer: c})
 	if err != nil {
@@ -288,6 +297,7 @@ func TestForget(t *testing.T) {
 }
 
 func TestValidation(t *testing.T) {
+	t.Parallel()
 	v, err := Open(t.Context(), t.TempDir(), Options{})
 	if err != nil {
 		t.Fatal(err)
@@ -321,6 +331,7 @@ func TestValidation(t *testing.T) {
 }
 
 func TestNewULIDMatchesOklog(t *testing.T) {
+	t.Parallel()
 	now := time.Date(2026, 11, 30, 10, 2, 11, 0, time.UTC)
 	id, err := NewULID(now, nil)
 	if err != nil {
@@ -351,6 +362,7 @@ func manyTags(n int) []string {
 // table was built before the writes (and kept up to date by them) or is
 // built after them from the entries.
 func TestRelatedFollowsWrites(t *testing.T) {
+	t.Parallel()
 	for _, builtFirst := range []bool{false, true} {
 		t.Run(fmt.Sprintf("builtFirst=%v", builtFirst), func(t *testing.T) {
 			clock := newClock("2026-11-30T10:02:11Z")

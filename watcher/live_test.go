@@ -30,16 +30,32 @@ func (s vaultSink) Refresh(ctx context.Context, rels []string) error {
 
 func (s vaultSink) Reload(ctx context.Context) error { return s.v.SyncAll(ctx) }
 
-// batches records the watcher's batches.
+// batches records the watcher's batches and tells waiters of each new
+// one: it is the event the tests synchronise on.
 type batches struct {
 	mu   sync.Mutex
 	list []watcher.Batch
+	next chan struct{} // closed by the next add; nil until someone waits
 }
 
 func (b *batches) add(x watcher.Batch) {
 	b.mu.Lock()
 	b.list = append(b.list, x)
+	if b.next != nil {
+		close(b.next)
+		b.next = nil
+	}
 	b.mu.Unlock()
+}
+
+// nextBatch returns a channel closed when the next batch is recorded.
+func (b *batches) nextBatch() <-chan struct{} {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	if b.next == nil {
+		b.next = make(chan struct{})
+	}
+	return b.next
 }
 
 func (b *batches) get() []watcher.Batch {
@@ -102,17 +118,38 @@ func cmpOr(d, def time.Duration) time.Duration {
 	return d
 }
 
-// waitFor polls cond until it holds or a generous deadline passes; the
-// deadline is for a broken watcher, not a timing assumption.
-func waitFor(t *testing.T, what string, cond func() bool) {
+// stuckAfter bounds every wait for a batch. It only turns a broken
+// watcher into a failure instead of a hung test: no assertion depends on
+// it, and a correct watcher, however loaded the machine, delivers its
+// batch long before.
+const stuckAfter = 2 * time.Minute
+
+// waitFor waits until cond holds, checking it now and after each batch the
+// watcher applies (everything the tests look at changes only through a
+// batch or before the wait starts).
+func (b *batches) waitFor(t *testing.T, what string, cond func() bool) {
 	t.Helper()
-	deadline := time.Now().Add(10 * time.Second)
-	for !cond() {
-		if time.Now().After(deadline) {
-			t.Fatalf("timed out waiting for %s", what)
+	stuck := time.NewTimer(stuckAfter)
+	defer stuck.Stop()
+	for {
+		// Take the channel before looking, so a batch that lands between
+		// the look and the wait still wakes us.
+		next := b.nextBatch()
+		if cond() {
+			return
 		}
-		time.Sleep(5 * time.Millisecond)
+		select {
+		case <-next:
+		case <-stuck.C:
+			t.Fatalf("waited %v for %s; batches so far: %s", stuckAfter, what, summarize(b.get()))
+		}
 	}
+}
+
+// waitFor waits until cond holds on the live vault.
+func (l *live) waitFor(t *testing.T, what string, cond func() bool) {
+	t.Helper()
+	l.batches.waitFor(t, what, cond)
 }
 
 // state is what must match between the live index and a fresh load:
@@ -179,6 +216,7 @@ func text(v *vault.Vault, id string) string {
 // TestEditorSaves saves project/note.md the ways editors do and checks
 // the index follows, with none of the helper files indexed.
 func TestEditorSaves(t *testing.T) {
+	t.Parallel()
 	const rel = "project/note.md"
 	newContent := memFile("note-1", "Deploy note", "Deploy with make release, not by hand.")
 	tests := []struct {
@@ -243,12 +281,13 @@ func TestEditorSaves(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
 			dir := t.TempDir()
 			write(t, dir, rel, memFile("note-1", "Deploy note", "Deploy by hand."))
 			l := openLive(t, dir, watcher.Options{})
 			tt.save(t, dir)
-			waitFor(t, "the new text", func() bool { return strings.Contains(text(l.v, "note-1"), "make release") })
-			waitFor(t, "the index to equal a fresh load", func() bool { return matchesFresh(t, l) })
+			l.waitFor(t, "the new text", func() bool { return strings.Contains(text(l.v, "note-1"), "make release") })
+			l.waitFor(t, "the index to equal a fresh load", func() bool { return matchesFresh(t, l) })
 			if got := len(l.v.All()); got != 1 {
 				t.Errorf("indexed %d memories, want 1: %v", got, state(l.v))
 			}
@@ -262,6 +301,7 @@ func TestEditorSaves(t *testing.T) {
 // TestFileOperations covers deletes, renames, moves between layer folders
 // and folders that appear or go away, in both modes.
 func TestFileOperations(t *testing.T) {
+	t.Parallel()
 	type check func(t *testing.T, l *live) bool
 	has := func(id, path string) check {
 		return func(t *testing.T, l *live) bool {
@@ -295,7 +335,7 @@ func TestFileOperations(t *testing.T) {
 		{"new nested subfolder, filled at once and later", func(t *testing.T, dir string, l *live) {
 			write(t, dir, "project/api/v2/c.md", memFile("c-1", "C", "ccc"))
 			// The second file comes after the first landed: it needs the new watch.
-			waitFor(t, "c-1", func() bool { return text(l.v, "c-1") != "" })
+			l.waitFor(t, "c-1", func() bool { return text(l.v, "c-1") != "" })
 			write(t, dir, "project/api/v2/d.md", memFile("d-1", "D", "ddd"))
 		}, []check{has("c-1", "project/api/v2/c.md"), has("d-1", "project/api/v2/d.md")}},
 		{"folder moved in from outside", func(t *testing.T, dir string, l *live) {
@@ -311,7 +351,7 @@ func TestFileOperations(t *testing.T) {
 		}, []check{gone("t-1"), has("a-1", "project/a.md")}},
 		{"vault folder removed, then back (checkout of a branch without it)", func(t *testing.T, dir string, l *live) {
 			must(t, os.RemoveAll(dir))
-			waitFor(t, "the empty index", func() bool { return len(l.v.All()) == 0 })
+			l.waitFor(t, "the empty index", func() bool { return len(l.v.All()) == 0 })
 			write(t, dir, "project/back.md", memFile("back-1", "Back", "back again"))
 		}, []check{has("back-1", "project/back.md"), gone("a-1")}},
 		{"ignored files", func(t *testing.T, dir string, l *live) {
@@ -324,6 +364,7 @@ func TestFileOperations(t *testing.T) {
 	for _, mode := range []string{"notify", "poll"} {
 		for _, tt := range tests {
 			t.Run(mode+"/"+tt.name, func(t *testing.T) {
+				t.Parallel()
 				dir := t.TempDir()
 				write(t, dir, "project/a.md", memFile("a-1", "A", "aaa"))
 				write(t, dir, "short-term/b.md", memFile("b-1", "B", "bbb"))
@@ -334,9 +375,9 @@ func TestFileOperations(t *testing.T) {
 				}
 				tt.op(t, dir, l)
 				for i, c := range tt.want {
-					waitFor(t, fmt.Sprintf("check %d", i), func() bool { return c(t, l) })
+					l.waitFor(t, fmt.Sprintf("check %d", i), func() bool { return c(t, l) })
 				}
-				waitFor(t, "the index to equal a fresh load", func() bool { return matchesFresh(t, l) })
+				l.waitFor(t, "the index to equal a fresh load", func() bool { return matchesFresh(t, l) })
 			})
 		}
 	}
@@ -346,13 +387,14 @@ func TestFileOperations(t *testing.T) {
 // the memory stays searchable, marked stale, with a diagnostic, until the
 // file is fixed.
 func TestBrokenYAMLKeepsLastGoodVersion(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	const rel = "project/a.md"
 	write(t, dir, rel, memFile("a-1", "Build", "Run make build before pushing."))
 	l := openLive(t, dir, watcher.Options{})
 
 	write(t, dir, rel, "---\nid: a-1\ntitle: [unclosed\n---\n\nRun make build and make test.\n")
-	waitFor(t, "the stale mark", func() bool {
+	l.waitFor(t, "the stale mark", func() bool {
 		m, err := l.v.Get("a-1")
 		return err == nil && m.Stale
 	})
@@ -368,7 +410,7 @@ func TestBrokenYAMLKeepsLastGoodVersion(t *testing.T) {
 	}
 
 	write(t, dir, rel, memFile("a-1", "Build", "Run make build and make test."))
-	waitFor(t, "the fixed version", func() bool {
+	l.waitFor(t, "the fixed version", func() bool {
 		m, err := l.v.Get("a-1")
 		return err == nil && !m.Stale && strings.Contains(m.Text, "make test")
 	})
@@ -381,6 +423,7 @@ func TestBrokenYAMLKeepsLastGoodVersion(t *testing.T) {
 // watcher sees the file change, but the content hash matches the index,
 // so its batch changes nothing and notifies no one.
 func TestOwnWriteIsANoOp(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	l := openLive(t, dir, watcher.Options{})
 	var mu sync.Mutex
@@ -394,7 +437,7 @@ func TestOwnWriteIsANoOp(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	waitFor(t, "the watcher's batch with the new file", func() bool {
+	l.waitFor(t, "the watcher's batch with the new file", func() bool {
 		for _, b := range l.batches.get() {
 			if slices.Contains(b.Paths, res.Memory.Path) {
 				return true
@@ -412,6 +455,7 @@ func TestOwnWriteIsANoOp(t *testing.T) {
 // TestPollFallbackWarns forces the fallback and checks the warning says
 // how to raise the limit.
 func TestPollFallbackWarns(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	l := openLive(t, dir, watcher.Options{Poll: true})
 	if l.w.Mode() != watcher.ModePoll {
@@ -423,7 +467,7 @@ func TestPollFallbackWarns(t *testing.T) {
 		}
 	}
 	write(t, dir, "project/a.md", memFile("a-1", "A", "polled"))
-	waitFor(t, "the polled file", func() bool { return strings.Contains(text(l.v, "a-1"), "polled") })
+	l.waitFor(t, "the polled file", func() bool { return strings.Contains(text(l.v, "a-1"), "polled") })
 }
 
 // git runs git in dir with a clean, isolated configuration.
@@ -491,6 +535,7 @@ func makeBranches(t testing.TB, root string, n int) {
 // rebase may take one per replayed commit), and the index then equals a
 // fresh load.
 func TestGitOperations(t *testing.T) {
+	t.Parallel()
 	base := t.TempDir()
 	makeBranches(t, base, 500)
 	tests := []struct {
@@ -518,6 +563,7 @@ func TestGitOperations(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
 			root := filepath.Join(t.TempDir(), "clone")
 			git(t, base, "clone", "-q", "--branch", "main", base, root)
 			if tt.setup != nil {
@@ -526,34 +572,51 @@ func TestGitOperations(t *testing.T) {
 			l := openLive(t, filepath.Join(root, ".memory"), watcher.Options{Busy: gitBusy(root), Debounce: 50 * time.Millisecond})
 			before := state(l.v)
 			tt.op(t, root)
-			waitFor(t, "the index to equal a fresh load", func() bool { return matchesFresh(t, l) })
+			l.waitFor(t, "the index to equal a fresh load", func() bool { return matchesFresh(t, l) })
 			if diff := diffFresh(t, l); diff != "" {
 				t.Fatalf("index differs from a fresh load (-fresh +live):\n%s", diff)
 			}
 			if cmp.Equal(before, state(l.v)) {
 				t.Fatalf("the index did not change")
 			}
-			// Let a straggling batch land before counting.
-			time.Sleep(100 * time.Millisecond)
-			if got := l.batches.get(); len(got) != 1 && !tt.manyBatches {
-				t.Errorf("applied in %d batches, want 1: %v", len(got), summarize(got))
+			// Count the batches only once none can follow: the watcher gets
+			// every event of the finished git command before the marker's
+			// (one inotify queue, in order), so when the marker's batch is
+			// in, a straggling event of the command has landed in an
+			// earlier batch or in the marker's own.
+			const marker = "project/zz-marker.md"
+			write(t, l.dir, marker, memFile("marker-1", "Marker", "end of the test"))
+			l.waitFor(t, "the marker's batch", func() bool { return markerBatch(l.batches.get(), marker) >= 0 })
+			got := l.batches.get()
+			t.Logf("batches: %s", summarize(got))
+			if tt.manyBatches {
+				return
 			}
-			t.Logf("batches: %s", summarize(l.batches.get()))
+			if i := markerBatch(got, marker); i != 1 || !slices.Equal(got[i].Paths, []string{marker}) {
+				t.Errorf("the command was applied in %d batches, then the marker's with %v; want 1 batch, then the marker alone: %s",
+					i, got[i].Paths, summarize(got))
+			}
 		})
 	}
 	t.Run("checkout back and forth", func(t *testing.T) {
+		t.Parallel()
 		root := filepath.Join(t.TempDir(), "clone")
 		git(t, base, "clone", "-q", "--branch", "main", base, root)
 		l := openLive(t, filepath.Join(root, ".memory"), watcher.Options{Busy: gitBusy(root)})
 		before := len(l.v.All())
 		for _, br := range []string{"other", "main"} {
 			git(t, root, "checkout", "-q", br)
-			waitFor(t, "the index to equal a fresh load of "+br, func() bool { return matchesFresh(t, l) })
+			l.waitFor(t, "the index to equal a fresh load of "+br, func() bool { return matchesFresh(t, l) })
 		}
 		if got := len(l.v.All()); got != before {
 			t.Errorf("after switching back: %d memories, want %d", got, before)
 		}
 	})
+}
+
+// markerBatch is the index of the first batch naming rel, or -1.
+func markerBatch(bs []watcher.Batch, rel string) int {
+	return slices.IndexFunc(bs, func(b watcher.Batch) bool { return slices.Contains(b.Paths, rel) })
 }
 
 func summarize(bs []watcher.Batch) string {
@@ -568,8 +631,10 @@ func summarize(bs []watcher.Batch) string {
 // loaded but before the watcher started: with Since, the first batch
 // picks it up without any further event.
 func TestSinceCatchesUpEditsDuringLoad(t *testing.T) {
+	t.Parallel()
 	for _, poll := range []bool{false, true} {
 		t.Run(fmt.Sprintf("poll=%v", poll), func(t *testing.T) {
+			t.Parallel()
 			dir := t.TempDir()
 			write(t, dir, "project/a.md", memFile("a-1", "A", "old text"))
 			write(t, dir, "project/b.md", memFile("b-1", "B", "untouched"))
@@ -587,7 +652,7 @@ func TestSinceCatchesUpEditsDuringLoad(t *testing.T) {
 			defer w.Close()
 			// OnBatch runs after the sink has applied the batch, so wait
 			// for both.
-			waitFor(t, "the edit made during the load", func() bool {
+			b.waitFor(t, "the edit made during the load", func() bool {
 				return strings.Contains(text(v, "a-1"), "edited while loading") && len(b.get()) > 0
 			})
 			if got := b.get(); len(got) != 1 || !slices.Equal(got[0].Paths, []string{"project/a.md"}) {

@@ -2,6 +2,7 @@ package watcher
 
 import (
 	"context"
+	"os"
 	"path/filepath"
 	"slices"
 	"sync"
@@ -73,6 +74,7 @@ func (f *fakeWatcher) send(op fsnotify.Op, rel string) {
 }
 
 func TestLoopCoalescesABurst(t *testing.T) {
+	t.Parallel()
 	synctest.Test(t, func(t *testing.T) {
 		f := startFake(t, Options{Debounce: 50 * time.Millisecond})
 		f.send(fsnotify.Create, "project/.a.md.swp")
@@ -99,6 +101,7 @@ func TestLoopCoalescesABurst(t *testing.T) {
 }
 
 func TestLoopRules(t *testing.T) {
+	t.Parallel()
 	tests := []struct {
 		name  string
 		opts  func() Options // built inside the bubble, on its clock
@@ -177,6 +180,7 @@ func TestLoopRules(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
 			synctest.Test(t, func(t *testing.T) {
 				f := startFake(t, tt.opts())
 				tt.feed(f)
@@ -200,4 +204,52 @@ func equalCalls(a, b []call) bool {
 	return slices.EqualFunc(a, b, func(x, y call) bool {
 		return x.full == y.full && x.at == y.at && slices.Equal(x.paths, y.paths)
 	})
+}
+
+// TestLoopPollDebounce runs the rescanning fallback on a real folder under
+// the bubble's clock: a change is found at the next rescan, and a file
+// still changing when the batch is due holds it back one more quiet period.
+func TestLoopPollDebounce(t *testing.T) {
+	t.Parallel()
+	synctest.Test(t, func(t *testing.T) {
+		dir := t.TempDir()
+		writeFile(t, filepath.Join(dir, "project", "a.md"), "a")
+		sink := &fakeSink{start: time.Now()}
+		w, err := Open(t.Context(), dir, sink, Options{Poll: true, PollInterval: 100 * time.Millisecond, Debounce: 20 * time.Millisecond})
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer w.Close()
+		if w.Mode() != ModePoll {
+			t.Fatalf("mode = %s, want poll", w.Mode())
+		}
+		writeFile(t, filepath.Join(dir, "project", "b.md"), "b")
+		// The rescan at 100 ms finds b.md; the batch would be due at 120 ms,
+		// but b.md changes again at 110 ms: the rescan made before applying
+		// sees it and waits until 140 ms.
+		time.Sleep(110 * time.Millisecond)
+		synctest.Wait()
+		writeFile(t, filepath.Join(dir, "project", "b.md"), "b, longer")
+		time.Sleep(25 * time.Millisecond)
+		synctest.Wait()
+		if got := sink.got(); len(got) != 0 {
+			t.Fatalf("at 135 ms: calls %+v, want none while b.md was still changing", got)
+		}
+		time.Sleep(time.Second)
+		synctest.Wait()
+		want := []call{{paths: []string{"project/b.md"}, at: 140 * time.Millisecond}}
+		if got := sink.got(); !equalCalls(got, want) {
+			t.Errorf("calls = %+v, want %+v", got, want)
+		}
+	})
+}
+
+func writeFile(t *testing.T, p, content string) {
+	t.Helper()
+	if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(p, []byte(content), 0o644); err != nil {
+		t.Fatal(err)
+	}
 }

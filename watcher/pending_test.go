@@ -12,6 +12,7 @@ import (
 )
 
 func TestPendingDecide(t *testing.T) {
+	t.Parallel()
 	t0 := time.Date(2026, 11, 30, 12, 0, 0, 0, time.UTC)
 	ms := func(n int) time.Time { return t0.Add(time.Duration(n) * time.Millisecond) }
 	const quiet, maxWait = 50 * time.Millisecond, time.Second
@@ -50,6 +51,7 @@ func TestPendingDecide(t *testing.T) {
 }
 
 func TestPendingTake(t *testing.T) {
+	t.Parallel()
 	var p pending
 	now := time.Now()
 	for _, r := range []string{"b.md", "a.md", "b.md", "c/d.md"} {
@@ -69,6 +71,7 @@ func TestPendingTake(t *testing.T) {
 }
 
 func TestHasDotPartAndWanted(t *testing.T) {
+	t.Parallel()
 	w := newWatcher("/v", nil, Options{})
 	tests := []struct {
 		rel  string
@@ -99,6 +102,7 @@ func TestHasDotPartAndWanted(t *testing.T) {
 }
 
 func TestFallbackHint(t *testing.T) {
+	t.Parallel()
 	tests := []struct {
 		err  error
 		want string
@@ -175,6 +179,7 @@ func FuzzWanted(f *testing.F) {
 // TestRemoteFSLocal: a temp folder is on a local file system, which
 // fsnotify watches.
 func TestRemoteFSLocal(t *testing.T) {
+	t.Parallel()
 	if name, remote := remoteFS(t.TempDir()); remote {
 		t.Skipf("the temp folder is on %s", name)
 	}

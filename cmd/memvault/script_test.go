@@ -35,9 +35,11 @@ const (
 )
 
 // TestMain lets the test binary act as the memvault command inside scripts,
-// so `exec memvault` runs the real command line, in a separate process.
+// so `exec memvault` runs the real command line, in a separate process. It
+// also gives the package the folder its one built memvault binary lives
+// in (see buildMemvault).
 func TestMain(m *testing.M) {
-	testscript.Main(m, map[string]func(){
+	testscript.Main(withBinaryDir{m}, map[string]func(){
 		"memvault": func() {
 			mv := NewMain(os.Stdin, os.Stdout, os.Stderr)
 			if s := os.Getenv(nowEnv); s != "" {

@@ -22,17 +22,6 @@ import (
 // server must record it in each commit's Memory-Client trailer.
 const e2eClientName = "e2e-client"
 
-// buildMemvault compiles the real binary once for the test.
-func buildMemvault(t testing.TB) string {
-	t.Helper()
-	bin := filepath.Join(t.TempDir(), "memvault")
-	cmd := exec.Command("go", "build", "-o", bin, ".")
-	if out, err := cmd.CombinedOutput(); err != nil {
-		t.Fatalf("go build: %v\n%s", err, out)
-	}
-	return bin
-}
-
 // mcpSession is a running `memvault serve` driven by mcp-go's stdio client.
 type mcpSession struct {
 	t    *testing.T

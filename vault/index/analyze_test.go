@@ -8,6 +8,7 @@ import (
 )
 
 func TestTokenize(t *testing.T) {
+	t.Parallel()
 	tests := []struct {
 		name string
 		in   string
@@ -53,6 +54,7 @@ func TestTokenize(t *testing.T) {
 }
 
 func TestStem(t *testing.T) {
+	t.Parallel()
 	groups := [][]string{
 		{"deploy", "deploys", "deployed", "deploying"},
 		{"cache", "caches", "cached", "caching"},
@@ -76,6 +78,7 @@ func TestStem(t *testing.T) {
 }
 
 func TestTokenOffsets(t *testing.T) {
+	t.Parallel()
 	s := "部署 ops/deploy.sh 到生产"
 	var a analyzer
 	a.analyze(s, func(tk *token) {
@@ -114,6 +117,7 @@ func checkPlainWords(t *testing.T, s string) {
 }
 
 func TestPlainWordShortcut(t *testing.T) {
+	t.Parallel()
 	for _, s := range []string{
 		"plain words only", "Capitalized Words and MiXed", "HTTPServer OrderCreated iOS",
 		"gen_order_no state-machine ops/deploy.sh order.events.v1 a\\b", "trailing. dot, comma; x-",

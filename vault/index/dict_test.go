@@ -8,6 +8,7 @@ import (
 )
 
 func TestDefaultDictionary(t *testing.T) {
+	t.Parallel()
 	d, err := parseDictionary(defaultTerms)
 	if err != nil {
 		t.Fatal(err)
@@ -38,6 +39,7 @@ func expansions(ix *Index, q string) []string {
 }
 
 func TestExpansion(t *testing.T) {
+	t.Parallel()
 	ix := New()
 	tests := []struct {
 		query   string
@@ -76,6 +78,7 @@ func TestExpansion(t *testing.T) {
 }
 
 func TestExpansionWeighsLess(t *testing.T) {
+	t.Parallel()
 	ix := New()
 	for _, q := range []string{"部署 生产", "login token", "订单超时"} {
 		var typedMin, expMax float64 = 10, 0
@@ -93,6 +96,7 @@ func TestExpansionWeighsLess(t *testing.T) {
 }
 
 func TestParseDictionary(t *testing.T) {
+	t.Parallel()
 	tests := []struct {
 		name    string
 		src     string
@@ -133,6 +137,7 @@ func TestParseDictionary(t *testing.T) {
 }
 
 func TestNewWithTerms(t *testing.T) {
+	t.Parallel()
 	ix, err := NewWithTerms("# project words\n枫叶 | maplemart\n")
 	if err != nil {
 		t.Fatal(err)

@@ -136,6 +136,7 @@ func buildEvalIndex(mems []evalMemory) *Index {
 // TestEval measures retrieval on the shared dev corpus and on the held-out
 // queries in testdata/heldout.json, and fails if a dev target is missed.
 func TestEval(t *testing.T) {
+	t.Parallel()
 	c := loadCorpus(t, devCorpus)
 	ix := buildEvalIndex(c.Memories)
 

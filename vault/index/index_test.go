@@ -28,6 +28,7 @@ func filler(ix *Index, from DocID, n int) {
 }
 
 func TestBM25FOrdering(t *testing.T) {
+	t.Parallel()
 	tests := []struct {
 		name  string
 		docs  map[DocID]Doc
@@ -131,6 +132,7 @@ func repeatWords(w string, n int) string {
 }
 
 func TestSearchSemantics(t *testing.T) {
+	t.Parallel()
 	ix := New()
 	ix.Put(1, Doc{Title: "Redis key naming", Body: "Keys follow service:entity:id and need a TTL."})
 	ix.Put(2, Doc{Title: "Redis backup", Body: "Aliyun snapshots, kept 7 days."})
@@ -200,6 +202,7 @@ func TestSearchSemantics(t *testing.T) {
 }
 
 func TestPutDeleteReplace(t *testing.T) {
+	t.Parallel()
 	ix := New()
 	ix.Put(1, Doc{Title: "alpha", Body: "first version mentions zebra"})
 	ix.Put(2, Doc{Title: "beta", Body: "zebra too"})
@@ -229,6 +232,7 @@ func TestPutDeleteReplace(t *testing.T) {
 // TestCompaction churns an index past the compaction threshold and checks
 // that it answers exactly like an index built fresh from the survivors.
 func TestCompaction(t *testing.T) {
+	t.Parallel()
 	r := rand.New(rand.NewPCG(1, 2))
 	words := []string{"订单", "支付", "deploy", "redis", "kafka", "超时", "retry", "token", "缓存", "index"}
 	doc := func() Doc {
@@ -297,6 +301,7 @@ func TestCompaction(t *testing.T) {
 }
 
 func TestPutBatchMatchesPut(t *testing.T) {
+	t.Parallel()
 	entries, queries := synthCorpus(1300)
 	// Replacements inside the batch must behave as sequential Puts.
 	entries = append(entries, Entry{ID: 5, Doc: Doc{Title: "replaced", Body: "kiwi"}})
@@ -319,6 +324,7 @@ func TestPutBatchMatchesPut(t *testing.T) {
 }
 
 func TestPutPreparedMatchesPut(t *testing.T) {
+	t.Parallel()
 	entries, queries := synthCorpus(1300)
 	entries = append(entries, Entry{ID: 5, Doc: Doc{Title: "replaced", Body: "kiwi"}})
 	one := New()
@@ -356,6 +362,7 @@ func TestPutPreparedMatchesPut(t *testing.T) {
 }
 
 func TestMaxWeightKeepsHits(t *testing.T) {
+	t.Parallel()
 	entries, queries := synthCorpus(1300)
 	ix := New()
 	ix.PutBatch(entries)
@@ -379,6 +386,7 @@ func TestMaxWeightKeepsHits(t *testing.T) {
 }
 
 func TestTrimKeepsResults(t *testing.T) {
+	t.Parallel()
 	entries, queries := synthCorpus(1300)
 	ix := New()
 	ix.PutBatch(entries)
@@ -411,6 +419,7 @@ func TestTrimKeepsResults(t *testing.T) {
 }
 
 func TestConcurrentSearch(t *testing.T) {
+	t.Parallel()
 	entries, queries := synthCorpus(800)
 	ix := New()
 	ix.PutBatch(entries)
@@ -434,6 +443,7 @@ func TestConcurrentSearch(t *testing.T) {
 }
 
 func TestRankMetrics(t *testing.T) {
+	t.Parallel()
 	tests := []struct {
 		ranked, gold []string
 		h1, h5       bool
@@ -460,6 +470,7 @@ func TestRankMetrics(t *testing.T) {
 }
 
 func TestLengthCode(t *testing.T) {
+	t.Parallel()
 	prev := uint8(0)
 	for n := 0; n < 200000; n += 1 + n/50 {
 		c := lengthCode(n)

@@ -23,6 +23,7 @@ func snapshotCorpus(t testing.TB) (*Index, []string) {
 }
 
 func TestSnapshotRoundTrip(t *testing.T) {
+	t.Parallel()
 	ix, queries := snapshotCorpus(t)
 	var buf bytes.Buffer
 	n, err := ix.WriteTo(&buf)
@@ -62,6 +63,7 @@ func TestSnapshotRoundTrip(t *testing.T) {
 }
 
 func TestSnapshotRejectsDamage(t *testing.T) {
+	t.Parallel()
 	ix, _ := snapshotCorpus(t)
 	var buf bytes.Buffer
 	if _, err := ix.WriteTo(&buf); err != nil {

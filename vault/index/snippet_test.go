@@ -7,6 +7,7 @@ import (
 )
 
 func TestSnippet(t *testing.T) {
+	t.Parallel()
 	long := strings.Repeat("前言部分的文字。", 20) + "订单服务采用事件驱动架构，核心事件发布到 Kafka。" + strings.Repeat("后记部分的文字。", 20)
 	en := "Intro words go here and keep going for a while before anything matters. " +
 		"Production deploys run ops/deploy.sh which calls helm upgrade against the prod cluster. " +
@@ -53,6 +54,7 @@ func TestSnippet(t *testing.T) {
 }
 
 func TestSnippetDoesNotSplitWords(t *testing.T) {
+	t.Parallel()
 	text := strings.Repeat("alpha beta gamma delta ", 10) + "needle " + strings.Repeat("epsilon zeta eta theta ", 10)
 	got := Snippet(text, []string{"needle"}, 40)
 	inner := strings.TrimSuffix(strings.TrimPrefix(got, Ellipsis), Ellipsis)

@@ -14,6 +14,7 @@ var evalTune = flag.Bool("eval.tune", false, "sweep ranking parameters one at a 
 // and held-out figures side by side, so a change is judged on both. It
 // only runs with -eval.tune.
 func TestTune(t *testing.T) {
+	t.Parallel()
 	if !*evalTune {
 		t.Skip("run with -eval.tune")
 	}

@@ -29,6 +29,7 @@ const (
 )
 
 func TestCorpus(t *testing.T) {
+	t.Parallel()
 	if *update {
 		r := rand.New(rand.NewPCG(2026, 1130))
 		writeCorpus(t, positivesFile, "Fake secrets of the right shape, one per file, named rule/case.\nRegenerate: go test ./vault/secret -run TestCorpus -update\n", positives(r))
@@ -355,6 +356,7 @@ func negatives(r *rand.Rand) []txtar.File {
 // TestSampleVaultIsClean scans the repository's sample vault: real,
 // bilingual memories about a project, none holding a secret.
 func TestSampleVaultIsClean(t *testing.T) {
+	t.Parallel()
 	n := 0
 	err := filepath.WalkDir("../../sample-vault", func(p string, d os.DirEntry, err error) error {
 		if err != nil || d.IsDir() || !strings.HasSuffix(p, ".md") {

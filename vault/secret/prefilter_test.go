@@ -22,6 +22,7 @@ func naiveFind(t *keywordTable, data []byte) ([]hit, uint64) {
 }
 
 func TestKeywordTableFind(t *testing.T) {
+	t.Parallel()
 	tbl := newKeywordTable([]string{"ab", "abc", "xox", "sk-", "token", "://"})
 	tests := []string{
 		"", "a", "ab", "AB", "abc", "xab", "xAb", "abab", "aBc", "ABCab",

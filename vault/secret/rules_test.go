@@ -8,6 +8,7 @@ import (
 // TestRuleExamples runs every rule's own examples: positives are found by
 // that rule, negatives by no rule.
 func TestRuleExamples(t *testing.T) {
+	t.Parallel()
 	for _, r := range rules {
 		t.Run(r.id, func(t *testing.T) {
 			if len(r.positives) == 0 || len(r.negatives) == 0 {
@@ -28,6 +29,7 @@ func TestRuleExamples(t *testing.T) {
 }
 
 func TestRuleTable(t *testing.T) {
+	t.Parallel()
 	seen := map[string]bool{}
 	for _, r := range rules {
 		if seen[r.id] {

@@ -10,6 +10,7 @@ import (
 const ghToken = "ghp_hGAkWvj7FAc9QeWJKY40uvSwMFLZDe1f8rES"
 
 func TestScanPositions(t *testing.T) {
+	t.Parallel()
 	tests := []struct {
 		name string
 		in   string
@@ -37,6 +38,7 @@ func TestScanPositions(t *testing.T) {
 }
 
 func TestFindingNeverCarriesSecret(t *testing.T) {
+	t.Parallel()
 	for _, f := range Scan([]byte("token: " + ghToken)) {
 		if s := f.String(); strings.Contains(s, ghToken[4:12]) {
 			t.Errorf("String() = %q contains the secret", s)
@@ -45,6 +47,7 @@ func TestFindingNeverCarriesSecret(t *testing.T) {
 }
 
 func TestAllowMarker(t *testing.T) {
+	t.Parallel()
 	tests := []struct {
 		name string
 		in   string
@@ -65,6 +68,7 @@ func TestAllowMarker(t *testing.T) {
 }
 
 func TestRedact(t *testing.T) {
+	t.Parallel()
 	tests := []struct{ in, want string }{
 		{"token " + ghToken + " end", "token [REDACTED:github-token] end"},
 		{"postgres://app:Zq8v2Lr7mN0p@db/app", "postgres://app:[REDACTED:url-password]@db/app"},

@@ -73,6 +73,7 @@ func openVault(t *testing.T, dir string) *vault.Vault {
 }
 
 func TestParseMCPGolden(t *testing.T) {
+	t.Parallel()
 	data, err := os.ReadFile("testdata/memory.jsonl")
 	if err != nil {
 		t.Fatal(err)
@@ -88,6 +89,7 @@ func TestParseMCPGolden(t *testing.T) {
 }
 
 func TestParseMCPProblems(t *testing.T) {
+	t.Parallel()
 	tests := []struct {
 		name      string
 		in        string
@@ -114,6 +116,7 @@ func TestParseMCPProblems(t *testing.T) {
 }
 
 func TestParseJSONLProblems(t *testing.T) {
+	t.Parallel()
 	tests := []struct {
 		name      string
 		in        string
@@ -156,6 +159,7 @@ func wantParse(t *testing.T, items []Item, probs []Problem, wantItems int, wantP
 }
 
 func TestDetect(t *testing.T) {
+	t.Parallel()
 	tests := []struct {
 		in   string
 		want Format
@@ -176,6 +180,7 @@ func TestDetect(t *testing.T) {
 }
 
 func TestSkipped(t *testing.T) {
+	t.Parallel()
 	tests := []struct {
 		rel  string
 		dir  bool
@@ -235,6 +240,7 @@ func notesCopy(t *testing.T) string {
 }
 
 func TestReadFolderGolden(t *testing.T) {
+	t.Parallel()
 	dir := notesCopy(t)
 	s, err := Read(t.Context(), dir, ReadOptions{})
 	if err != nil {
@@ -261,6 +267,7 @@ func TestReadFolderGolden(t *testing.T) {
 }
 
 func TestReadSkipsVaultGitAndDependencies(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	for _, rel := range []string{"notes/a.md", ".git/description.md", "node_modules/pkg/README.md", ".memory/project/x.md"} {
 		p := filepath.Join(dir, filepath.FromSlash(rel))
@@ -281,6 +288,7 @@ func TestReadSkipsVaultGitAndDependencies(t *testing.T) {
 }
 
 func TestReadRefusesSecretFileAndUnknownFormat(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	for name, data := range map[string]string{"prod.pem": "x", "notes.txt": "hello"} {
 		if err := os.WriteFile(filepath.Join(dir, name), []byte(data), 0o644); err != nil {
@@ -311,6 +319,7 @@ func importFile(t *testing.T, v *vault.Vault, path string, opts ReadOptions, dry
 }
 
 func TestImportMCPMemoryFile(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	v := openVault(t, dir)
 	rep := importFile(t, v, "testdata/memory.jsonl", ReadOptions{}, false)
@@ -378,6 +387,7 @@ func TestImportMCPMemoryFile(t *testing.T) {
 }
 
 func TestImportDryRunWritesNothing(t *testing.T) {
+	t.Parallel()
 	dir := filepath.Join(t.TempDir(), ".memory")
 	v := openVault(t, dir)
 	rep := importFile(t, v, notesCopy(t), ReadOptions{}, true)
@@ -393,6 +403,7 @@ func TestImportDryRunWritesNothing(t *testing.T) {
 }
 
 func TestImportLayerOverride(t *testing.T) {
+	t.Parallel()
 	v := openVault(t, t.TempDir())
 	rep := importFile(t, v, "testdata/memory.jsonl", ReadOptions{Layer: vault.Meta}, false)
 	for _, im := range rep.Imported {
@@ -459,6 +470,7 @@ func comparableMemory(m *vault.Memory) vault.Memory {
 }
 
 func TestExportImportRoundTrip(t *testing.T) {
+	t.Parallel()
 	src := sourceVault(t)
 	for _, format := range []string{"jsonl", "markdown"} {
 		t.Run(format, func(t *testing.T) {
@@ -519,6 +531,7 @@ func mustRead(t *testing.T, dir, rel string) []byte {
 }
 
 func TestExportJSONLGolden(t *testing.T) {
+	t.Parallel()
 	src := sourceVault(t)
 	var buf bytes.Buffer
 	if _, err := ExportJSONL(t.Context(), &buf, src, ExportOptions{}); err != nil {
@@ -540,6 +553,7 @@ func TestExportJSONLGolden(t *testing.T) {
 }
 
 func TestExportRedact(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	if err := os.MkdirAll(filepath.Join(dir, "project"), 0o755); err != nil {
 		t.Fatal(err)
@@ -575,6 +589,7 @@ func TestExportRedact(t *testing.T) {
 }
 
 func TestImportSkipsSecretMemory(t *testing.T) {
+	t.Parallel()
 	line := func(id, body string) string {
 		b, _ := json.Marshal(Record{ID: id, Title: id, Layer: "project", Body: body})
 		return string(b)
@@ -599,6 +614,7 @@ func TestImportSkipsSecretMemory(t *testing.T) {
 }
 
 func TestExportMarkdownRefusesNonEmptyFolder(t *testing.T) {
+	t.Parallel()
 	out := t.TempDir()
 	if err := os.WriteFile(filepath.Join(out, "x"), nil, 0o644); err != nil {
 		t.Fatal(err)
@@ -609,6 +625,7 @@ func TestExportMarkdownRefusesNonEmptyFolder(t *testing.T) {
 }
 
 func TestSecretPositionInSections(t *testing.T) {
+	t.Parallel()
 	tests := []struct {
 		name, file, data, want string
 	}{
@@ -643,6 +660,7 @@ func TestSecretPositionInSections(t *testing.T) {
 }
 
 func TestImportKeepsAwkwardExtraKeysWithNotes(t *testing.T) {
+	t.Parallel()
 	p := filepath.Join(t.TempDir(), "x.jsonl")
 	rec := `{"id":"x1","title":"X","body":"x\n","extra":{"score":0.5,"deep":{"a":{"b":1}},"nums":[1,2],"gone":null,"ok":"yes"}}`
 	if err := os.WriteFile(p, []byte(rec+"\n"), 0o644); err != nil {
