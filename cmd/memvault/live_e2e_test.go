@@ -17,6 +17,8 @@ import (
 
 	"github.com/mark3labs/mcp-go/client"
 	"github.com/mark3labs/mcp-go/mcp"
+
+	"github.com/memvault/memvault/cmd/memvault/internal/view"
 )
 
 // liveWord is a made-up word unique to memory i: no vowels and no s, so
@@ -66,9 +68,9 @@ func liveDrainStderr(t *testing.T, c *client.Client) *lockedBuffer {
 
 // liveRecallFinds reports whether recall in s returns id for query.
 func liveRecallFinds(s *mcpSession, query, id string) bool {
-	var got recallOutput
+	var got view.Recall
 	s.ok("recall", map[string]any{"query": query, "limit": 5}, &got)
-	return slices.ContainsFunc(got.Results, func(r recallResult) bool { return r.ID == id })
+	return slices.ContainsFunc(got.Results, func(r view.RecallResult) bool { return r.ID == id })
 }
 
 func liveGitOut(t *testing.T, root string, args ...string) string {
@@ -134,7 +136,7 @@ func TestLiveTwoServersOneVault(t *testing.T) {
 	for k, s := range servers {
 		wg.Go(func() {
 			for i := k; i < n; i += 2 {
-				var w writeOutput
+				var w view.Write
 				err := liveCall(s.c, "remember", map[string]any{
 					"title":   "Rule " + liveWord(i),
 					"content": fmt.Sprintf("Remember %s: written through server %d as write %d.", liveWord(i), k, i),
@@ -188,12 +190,12 @@ func TestLiveTwoServersOneVault(t *testing.T) {
 
 	t.Run("stale update refused across processes", func(t *testing.T) {
 		id := ids[0] // written through a
-		var m memoryOutput
+		var m view.Memory
 		b.ok("get_memory", map[string]any{"id": id}, &m)
 		if m.Version != 1 {
 			t.Fatalf("b sees version %d, want 1", m.Version)
 		}
-		var u writeOutput
+		var u view.Write
 		a.ok("update_memory", map[string]any{"id": id, "expected_version": 1, "content": "Updated through a.", "reason": "newer"}, &u)
 		if u.Version != 2 {
 			t.Fatalf("a's update: version %d, want 2", u.Version)
@@ -274,7 +276,7 @@ func TestLiveTwoServersOneVault(t *testing.T) {
 		}
 		for k, s := range servers {
 			liveWaitUntil(t, fmt.Sprintf("server %d to report the broken file", k), func() bool { return reported(s) })
-			var m memoryOutput
+			var m view.Memory
 			s.ok("get_memory", map[string]any{"id": "broken-1"}, &m)
 			if !strings.Contains(m.Body, "config/flags.yaml") {
 				t.Errorf("server %d: body %q, want the last good version", k, m.Body)
@@ -292,7 +294,7 @@ func TestLiveTwoServersOneVault(t *testing.T) {
 				s.ok("memory_stats", map[string]any{}, &st)
 				return st.Stale == 0 && len(st.Problems) == 0
 			})
-			var m memoryOutput
+			var m view.Memory
 			s.ok("get_memory", map[string]any{"id": "broken-1"}, &m)
 			if !strings.Contains(m.Body, "flags.toml") {
 				t.Errorf("server %d: body %q after the fix, want the fixed text", k, m.Body)

@@ -5,6 +5,8 @@ import (
 	"slices"
 	"strings"
 	"testing"
+
+	"github.com/memvault/memvault/cmd/memvault/internal/view"
 )
 
 // TestScenarioAcrossSessions is the acceptance scenario, in
@@ -83,7 +85,7 @@ func TestScenarioAcrossSessions(t *testing.T) {
 
 			// Session 1 states everything, then ends.
 			s, _ := spawn(t, bin, spawnOptions{dir: repo})
-			var pref, deploy, oldRule, newRule writeOutput
+			var pref, deploy, oldRule, newRule view.Write
 			s.ok("remember", l.pref, &pref)
 			s.ok("remember", l.deploy, &deploy)
 			s.ok("remember", l.oldRule, &oldRule)
@@ -99,13 +101,13 @@ func TestScenarioAcrossSessions(t *testing.T) {
 
 			// Session 2 is a new process: only the repositories carry over.
 			s, _ = spawn(t, bin, spawnOptions{dir: repo})
-			recall := func(q string) []recallResult {
+			recall := func(q string) []view.RecallResult {
 				t.Helper()
-				var out recallOutput
+				var out view.Recall
 				s.ok("recall", map[string]any{"query": q, "limit": 5}, &out)
 				return out.Results
 			}
-			top := func(rs []recallResult, n int) []string {
+			top := func(rs []view.RecallResult, n int) []string {
 				var ids []string
 				for _, r := range rs[:min(n, len(rs))] {
 					ids = append(ids, r.ID+" "+r.Title)
@@ -141,15 +143,15 @@ func TestScenarioAcrossSessions(t *testing.T) {
 					t.Errorf("superseded: recall %q = %v, want the successor %s first", q, top(rs, 3), newRule.ID)
 					continue
 				}
-				if !slices.Contains(rs[0].Supersedes, oldRule.ID) {
+				if !slices.ContainsFunc(rs[0].Supersedes, func(r view.Ref) bool { return r.ID == oldRule.ID }) {
 					t.Errorf("superseded: successor %s names %v, want %s", newRule.ID, rs[0].Supersedes, oldRule.ID)
 				}
 			}
 			// Asked for, the old rule is there, marked superseded.
-			var all recallOutput
+			var all view.Recall
 			s.ok("recall", map[string]any{"query": l.ruleQueries[0], "include_inactive": true}, &all)
 			for _, r := range all.Results {
-				if r.ID == oldRule.ID && (r.Status != "superseded" || !slices.Contains(r.SupersededBy, newRule.ID)) {
+				if r.ID == oldRule.ID && (r.Status != "superseded" || !slices.ContainsFunc(r.SupersededBy, func(r view.Ref) bool { return r.ID == newRule.ID })) {
 					t.Errorf("old rule with include_inactive = %+v, want status superseded by %s", r, newRule.ID)
 				}
 			}

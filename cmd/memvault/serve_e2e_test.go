@@ -15,6 +15,7 @@ import (
 	"github.com/mark3labs/mcp-go/client"
 	"github.com/mark3labs/mcp-go/mcp"
 
+	"github.com/memvault/memvault/cmd/memvault/internal/view"
 	"github.com/memvault/memvault/gitstore"
 )
 
@@ -196,7 +197,7 @@ func TestServeEndToEnd(t *testing.T) {
 		}
 	})
 
-	var w writeOutput
+	var w view.Write
 	t.Run("remember commits once with the client trailer", func(t *testing.T) {
 		before := len(s.commits())
 		s.ok("remember", map[string]any{
@@ -225,7 +226,7 @@ func TestServeEndToEnd(t *testing.T) {
 		{"q": "deploy", "k": 2},
 	} {
 		t.Run("recall "+asString(q["query"])+asString(q["q"]), func(t *testing.T) {
-			var got recallOutput
+			var got view.Recall
 			s.ok("recall", q, &got)
 			if len(got.Results) == 0 || got.Results[0].ID != w.ID {
 				t.Fatalf("recall %v: got %+v, want %s first", q, got.Results, w.ID)
@@ -254,7 +255,7 @@ func TestServeEndToEnd(t *testing.T) {
 	})
 
 	t.Run("update with the current version", func(t *testing.T) {
-		var u writeOutput
+		var u view.Write
 		s.ok("update_memory", map[string]any{"id": w.ID, "expected_version": 1, "importance": 8, "reason": "it matters"}, &u)
 		if u.Version != 2 || u.Commit == "" {
 			t.Errorf("update = %+v, want version 2 and a commit", u)
@@ -262,15 +263,15 @@ func TestServeEndToEnd(t *testing.T) {
 	})
 
 	t.Run("get_memory", func(t *testing.T) {
-		var m memoryOutput
+		var m view.Memory
 		s.ok("get_memory", map[string]any{"id": w.ID}, &m)
-		if m.ID != w.ID || m.Version != 2 || m.Importance != 8 || !strings.Contains(m.Body, "ops/deploy.sh") || m.Client != e2eClientName {
+		if m.ID != w.ID || m.Version != 2 || m.Importance != 8 || !strings.Contains(m.Body, "ops/deploy.sh") || m.Source.Client != e2eClientName {
 			t.Errorf("get_memory = %+v, want version 2, importance 8, the body, client %s", m, e2eClientName)
 		}
 	})
 
 	t.Run("memory_history", func(t *testing.T) {
-		var h historyOutput
+		var h view.History
 		s.ok("memory_history", map[string]any{"id": w.ID}, &h)
 		if len(h.Revisions) != 2 {
 			t.Fatalf("revisions: got %+v, want 2 (update, add)", h.Revisions)
@@ -311,7 +312,7 @@ func TestServeEndToEnd(t *testing.T) {
 
 	t.Run("forget archives with a commit", func(t *testing.T) {
 		before := len(s.commits())
-		var f forgetOutput
+		var f view.Forget
 		s.ok("forget", map[string]any{"id": w.ID, "reason": "script moved"}, &f)
 		if f.Action != "archived" || f.Commit == "" {
 			t.Errorf("forget = %+v, want archived with a commit", f)
@@ -319,7 +320,7 @@ func TestServeEndToEnd(t *testing.T) {
 		if got := len(s.commits()); got != before+1 {
 			t.Errorf("commits: got %d, want %d", got, before+1)
 		}
-		var got recallOutput
+		var got view.Recall
 		s.ok("recall", map[string]any{"query": "deploy"}, &got)
 		if len(got.Results) != 0 {
 			t.Errorf("recall after forget: got %+v, want nothing active", got.Results)
@@ -327,7 +328,7 @@ func TestServeEndToEnd(t *testing.T) {
 	})
 
 	t.Run("memory_stats", func(t *testing.T) {
-		var st statsOutput
+		var st view.Stats
 		s.ok("memory_stats", map[string]any{}, &st)
 		if st.Total != 1 || st.ByStatus["archived"] != 1 || st.Vault != filepath.Join(s.root, ".memory") {
 			t.Errorf("stats = %+v, want 1 archived memory in %s", st, filepath.Join(s.root, ".memory"))
@@ -339,7 +340,7 @@ func TestServeEndToEnd(t *testing.T) {
 		if out, err := cmd.CombinedOutput(); err != nil {
 			t.Fatalf("memvault add: %v\n%s", err, out)
 		}
-		var got recallOutput
+		var got view.Recall
 		s.ok("recall", map[string]any{"query": "发布 标签"}, &got)
 		if len(got.Results) == 0 || got.Results[0].Title != "Releases are tagged vX.Y.Z" {
 			t.Errorf("recall after a CLI add: got %+v, want the new memory first", got.Results)

@@ -10,6 +10,8 @@ import (
 	"github.com/mark3labs/mcp-go/client"
 	"github.com/mark3labs/mcp-go/client/transport"
 	"github.com/mark3labs/mcp-go/mcp"
+
+	"github.com/memvault/memvault/cmd/memvault/internal/view"
 )
 
 // TestServeHTTPFindsTheVaultFromTheClientsRoots runs discovery by MCP
@@ -82,11 +84,11 @@ func TestServeHTTPFindsTheVaultFromTheClientsRoots(t *testing.T) {
 				}
 				return
 			}
-			w := mustCall[writeOutput](t, c, "remember", map[string]any{"title": "HTTP finds the vault", "content": "Found from the client's roots over HTTP."})
+			w := mustCall[view.Write](t, c, "remember", map[string]any{"title": "HTTP finds the vault", "content": "Found from the client's roots over HTTP."})
 			if cs := repoCommits(t, repo); len(cs) != 1 || cs[0].Hash != w.Commit {
 				t.Fatalf("commits in the root's repository: %+v, want the remember commit %s", cs, w.Commit)
 			}
-			st := mustCall[statsOutput](t, c, "memory_stats", map[string]any{})
+			st := mustCall[view.Stats](t, c, "memory_stats", map[string]any{})
 			if want := filepath.Join(repo, ".memory"); st.Vault != want {
 				t.Errorf("vault = %s, want %s", st.Vault, want)
 			}

@@ -14,6 +14,7 @@ import (
 	"github.com/mark3labs/mcp-go/client/transport"
 	"github.com/mark3labs/mcp-go/mcp"
 
+	"github.com/memvault/memvault/cmd/memvault/internal/view"
 	"github.com/memvault/memvault/gitstore"
 )
 
@@ -215,7 +216,7 @@ func TestServeFindsTheVaultFromTheClientsRoots(t *testing.T) {
 				// finds the vault without a tool call first.
 				readEventually(t, s, contextURI)
 			}
-			var w writeOutput
+			var w view.Write
 			s.ok("remember", map[string]any{"title": "Releases are cut on Mondays", "content": "每周一发版。Cut releases on Mondays."}, &w)
 			cs := repoCommits(t, repo)
 			if len(cs) != 1 || cs[0].Hash != w.Commit {
@@ -248,7 +249,7 @@ func TestServeFindsTheVaultFromTheClientsRoots(t *testing.T) {
 			if tc, ok := mcp.AsTextContent(pres.Messages[0].Content); !ok || !strings.Contains(tc.Text, w.ID) {
 				t.Errorf("recall prompt = %+v, want %s", pres.Messages, w.ID)
 			}
-			var st statsOutput
+			var st view.Stats
 			s.ok("memory_stats", map[string]any{}, &st)
 			if want := filepath.Join(repo, ".memory"); st.Vault != want {
 				t.Errorf("vault = %s, want %s", st.Vault, want)
@@ -359,7 +360,7 @@ func testNotifications(t *testing.T, bin, protocol string) {
 	}
 	subscribe(contextURI)
 
-	var w writeOutput
+	var w view.Write
 	s.ok("remember", map[string]any{"title": "Prefer small commits", "content": "One change per commit.", "importance": 9}, &w)
 	n.waitFor(t, "list_changed after remember", isMethod(mcp.MethodNotificationResourcesListChanged))
 	n.waitFor(t, "context updated after remember", updated(contextURI))
@@ -430,7 +431,7 @@ func TestServeUserVault(t *testing.T) {
 	// No --user-vault: ~/.memvault exists, so it is served.
 	s, _ := spawn(t, bin, spawnOptions{dir: repo})
 
-	var pref, projPref, rule writeOutput
+	var pref, projPref, rule view.Write
 	s.ok("remember", map[string]any{"title": "Answer in Chinese", "content": "The developer wants answers in Chinese. 用中文回答。", "layer": "preference"}, &pref)
 	s.ok("remember", map[string]any{"title": "This repo uses tabs", "content": "Indent with tabs in this repository only.", "layer": "preference", "scope": "project"}, &projPref)
 	s.ok("remember", map[string]any{"title": "Answers cite file paths", "content": "When answering, cite file paths. 回答时给出文件路径。"}, &rule)
@@ -444,7 +445,7 @@ func TestServeUserVault(t *testing.T) {
 		t.Errorf("project commits: %d, want 2", len(cs))
 	}
 
-	var got recallOutput
+	var got view.Recall
 	s.ok("recall", map[string]any{"query": "回答 answers"}, &got)
 	vaults := map[string]string{}
 	for _, r := range got.Results {
@@ -454,22 +455,22 @@ func TestServeUserVault(t *testing.T) {
 		t.Errorf("recall: %+v, want %s from the user vault and %s from the project", got.Results, pref.ID, rule.ID)
 	}
 
-	var m memoryOutput
+	var m view.Memory
 	s.ok("get_memory", map[string]any{"id": pref.ID}, &m)
 	if m.Vault != userScope || !strings.Contains(m.Body, "用中文回答") {
 		t.Errorf("get_memory = %+v, want the user vault's memory", m)
 	}
-	var u writeOutput
+	var u view.Write
 	s.ok("update_memory", map[string]any{"id": pref.ID, "expected_version": 1, "importance": 8, "reason": "firm"}, &u)
 	if u.Vault != userScope || u.Version != 2 {
 		t.Errorf("update_memory = %+v, want version 2 in the user vault", u)
 	}
-	var h historyOutput
+	var h view.History
 	s.ok("memory_history", map[string]any{"id": pref.ID}, &h)
 	if h.Vault != userScope || len(h.Revisions) != 2 {
 		t.Errorf("memory_history = %+v, want 2 revisions in the user vault", h)
 	}
-	var stats statsOutput
+	var stats view.Stats
 	s.ok("memory_stats", map[string]any{}, &stats)
 	if stats.UserVault == nil || stats.UserVault.Total != 1 || stats.UserVault.Vault != userRepo || stats.Total != 2 {
 		t.Errorf("memory_stats = %+v (user %+v), want 2 project and 1 user memory", stats, stats.UserVault)
@@ -483,7 +484,7 @@ func TestServeUserVault(t *testing.T) {
 	if tc, ok := res.Contents[0].(mcp.TextResourceContents); !ok || !strings.Contains(tc.Text, "Answer in Chinese") {
 		t.Errorf("memory://context lacks the user vault's preference: %+v", res.Contents)
 	}
-	var f forgetOutput
+	var f view.Forget
 	s.ok("forget", map[string]any{"id": pref.ID, "reason": "changed my mind"}, &f)
 	if f.Vault != userScope || f.Commit == "" {
 		t.Errorf("forget = %+v, want a commit in the user vault", f)
@@ -502,12 +503,12 @@ func TestServeUserVault(t *testing.T) {
 	t.Run("--user-vault DIR", func(t *testing.T) {
 		other := newRepo(t)
 		s, _ := spawn(t, bin, spawnOptions{dir: repo, args: []string{"--user-vault", other}})
-		var w writeOutput
+		var w view.Write
 		s.ok("remember", map[string]any{"title": "Prefer early returns", "content": "Return early instead of nesting.", "layer": "preference"}, &w)
 		if cs := repoCommits(t, other); w.Vault != userScope || len(cs) != 1 || cs[0].Hash != w.Commit {
 			t.Errorf("remember = %+v; commits in --user-vault %s: %+v; want the preference there", w, other, cs)
 		}
-		var st statsOutput
+		var st view.Stats
 		s.ok("memory_stats", map[string]any{}, &st)
 		if st.UserVault == nil || st.UserVault.Vault != other {
 			t.Errorf("memory_stats user_vault = %+v, want %s", st.UserVault, other)
