@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/json"
 	"io"
+	"os"
 	"os/exec"
 	"path/filepath"
 	"slices"
@@ -405,5 +406,63 @@ func TestServeStdoutIsProtocolOnly(t *testing.T) {
 	}
 	if !strings.Contains(stderr.String(), "tool=memory_stats") {
 		t.Errorf("stderr lacks the tool call log line:\n%s", stderr.String())
+	}
+}
+
+// TestServeCreatesNothingUntilTheFirstWrite runs what a client's health
+// check does (claude mcp list: start serve in the project, initialize,
+// ask, quit) in a repository without a vault: nothing is left behind.
+// The first write then makes the vault, and the server follows files
+// added to it by hand from then on.
+func TestServeCreatesNothingUntilTheFirstWrite(t *testing.T) {
+	bin := buildMemvault(t)
+	isolateGit(t)
+	root := newRepo(t)
+	vaultDir := filepath.Join(root, ".memory")
+	in := `{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"health-check","version":"1"}}}
+{"jsonrpc":"2.0","method":"notifications/initialized"}
+{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"memory_stats","arguments":{}}}
+`
+	cmd := exec.Command(bin, "serve")
+	cmd.Dir = root
+	cmd.Stdin = strings.NewReader(in)
+	out, err := cmd.Output()
+	if err != nil {
+		t.Fatalf("serve: %v", err)
+	}
+	if !strings.Contains(string(out), `"total":0`) {
+		t.Errorf("memory_stats did not answer with an empty vault:\n%s", out)
+	}
+	if _, err := os.Stat(vaultDir); !os.IsNotExist(err) {
+		entries, _ := os.ReadDir(vaultDir)
+		t.Fatalf("serve left %s behind (stat: %v, entries %v)", vaultDir, err, entries)
+	}
+
+	s, n := spawn(t, bin, spawnOptions{dir: root, protocol: legacyProtocol})
+	var st view.Stats
+	s.ok("memory_stats", map[string]any{}, &st)
+	if st.Total != 0 || st.Vault != vaultDir {
+		t.Errorf("memory_stats = %+v, want the empty vault %s", st, vaultDir)
+	}
+	if _, err := os.Stat(vaultDir); !os.IsNotExist(err) {
+		t.Fatalf("%s exists before the first write (stat: %v)", vaultDir, err)
+	}
+	var w view.Write
+	s.ok("remember", map[string]any{"title": "Vaults appear on the first write", "content": "Nothing before."}, &w)
+	if _, err := os.Stat(filepath.Join(vaultDir, filepath.FromSlash(w.Path))); err != nil {
+		t.Fatalf("the first write did not make the vault: %v", err)
+	}
+	n.reset()
+	hand := "---\nid: hand-1\ntitle: Written by hand\n---\n\nEdited in the editor, never through memvault.\n"
+	if err := os.WriteFile(filepath.Join(vaultDir, "project", "by-hand.md"), []byte(hand), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	n.waitFor(t, "list_changed after a file was added by hand", func(x mcp.JSONRPCNotification) bool {
+		return x.Method == mcp.MethodNotificationResourcesListChanged
+	})
+	var m view.Memory
+	s.ok("get_memory", map[string]any{"id": "hand-1"}, &m)
+	if m.Title != "Written by hand" {
+		t.Errorf("get_memory hand-1 = %+v", m)
 	}
 }
