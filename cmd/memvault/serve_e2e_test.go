@@ -204,7 +204,7 @@ func TestServeEndToEnd(t *testing.T) {
 		s.ok("remember", map[string]any{
 			"title":   "部署脚本 deploy script",
 			"content": "部署用 ops/deploy.sh 脚本，先跑测试。Deploy with ops/deploy.sh after the tests pass.",
-			"tags":    "ops, deploy", "importance": 7, "reason": "agreed in review",
+			"tags":    []any{"ops", "deploy"}, "importance": 7, "reason": "agreed in review",
 		}, &w)
 		if w.ID == "" || w.Version != 1 || w.Commit == "" || !strings.HasPrefix(w.Path, "project/") {
 			t.Fatalf("remember = %+v, want an id, version 1, a commit and a project/ path", w)
@@ -425,13 +425,33 @@ func TestServeCreatesNothingUntilTheFirstWrite(t *testing.T) {
 `
 	cmd := exec.Command(bin, "serve")
 	cmd.Dir = root
-	cmd.Stdin = strings.NewReader(in)
-	out, err := cmd.Output()
+	stdin, err := cmd.StdinPipe()
 	if err != nil {
+		t.Fatal(err)
+	}
+	stdout, err := cmd.StdoutPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := io.WriteString(stdin, in); err != nil {
+		t.Fatal(err)
+	}
+	// Both answers, then quit: the server drops calls still queued when
+	// its input ends.
+	sc := bufio.NewScanner(stdout)
+	var out []string
+	for len(out) < 2 && sc.Scan() {
+		out = append(out, sc.Text())
+	}
+	stdin.Close()
+	if err := cmd.Wait(); err != nil {
 		t.Fatalf("serve: %v", err)
 	}
-	if !strings.Contains(string(out), `"total":0`) {
-		t.Errorf("memory_stats did not answer with an empty vault:\n%s", out)
+	if !strings.Contains(strings.Join(out, "\n"), `"total":0`) {
+		t.Errorf("memory_stats did not answer with an empty vault:\n%s", strings.Join(out, "\n"))
 	}
 	if _, err := os.Stat(vaultDir); !os.IsNotExist(err) {
 		entries, _ := os.ReadDir(vaultDir)

@@ -46,20 +46,29 @@ func (r rootsList) ListRoots(context.Context, mcp.ListRootsRequest) (*mcp.ListRo
 type notifications struct {
 	mu     sync.Mutex
 	got    []mcp.JSONRPCNotification
+	more   chan struct{} // holds a value after a notification no waiter has seen
 	stderr func() string // the server's log so far, for failures
 }
+
+func newNotifications() *notifications { return &notifications{more: make(chan struct{}, 1)} }
 
 func (n *notifications) add(x mcp.JSONRPCNotification) {
 	n.mu.Lock()
 	n.got = append(n.got, x)
 	n.mu.Unlock()
+	select {
+	case n.more <- struct{}{}:
+	default:
+	}
 }
 
-// waitFor waits until a notification matches, or fails after a while:
-// notifications arrive on their own goroutine.
+// waitFor waits until a notification matches, woken by each one that
+// arrives (on the transport's goroutine). The deadline only ends the wait
+// for a server that never sends it.
 func (n *notifications) waitFor(t *testing.T, what string, match func(mcp.JSONRPCNotification) bool) {
 	t.Helper()
-	deadline := time.Now().Add(10 * time.Second)
+	deadline := time.NewTimer(30 * time.Second)
+	defer deadline.Stop()
 	for {
 		n.mu.Lock()
 		var methods []string
@@ -71,13 +80,14 @@ func (n *notifications) waitFor(t *testing.T, what string, match func(mcp.JSONRP
 			methods = append(methods, x.Method+" "+asString(x.Params.AdditionalFields["uri"]))
 		}
 		n.mu.Unlock()
-		if time.Now().After(deadline) {
+		select {
+		case <-n.more:
+		case <-deadline.C:
 			if n.stderr != nil {
 				t.Logf("server log:\n%s", n.stderr())
 			}
 			t.Fatalf("no %s notification; got %v", what, methods)
 		}
-		time.Sleep(10 * time.Millisecond)
 	}
 }
 
@@ -141,7 +151,7 @@ func spawn(t *testing.T, bin string, opts spawnOptions) (*mcpSession, *notificat
 	}
 	c := client.NewClient(tr, copts...)
 	t.Cleanup(func() { c.Close() })
-	n := &notifications{}
+	n := newNotifications()
 	c.OnNotification(n.add)
 	if r, ok := client.GetStderr(c); ok {
 		var mu sync.Mutex
@@ -213,8 +223,9 @@ func TestServeFindsTheVaultFromTheClientsRoots(t *testing.T) {
 			if protocol == legacyProtocol {
 				// Older clients are asked for their roots right after
 				// initialize, so even a resource read (which cannot ask)
-				// finds the vault without a tool call first.
-				readEventually(t, s, contextURI)
+				// finds the vault without a tool call first: it waits
+				// for that answer.
+				readResource(t, s, contextURI)
 			}
 			var w view.Write
 			s.ok("remember", map[string]any{"title": "Releases are cut on Mondays", "content": "每周一发版。Cut releases on Mondays."}, &w)
@@ -258,26 +269,22 @@ func TestServeFindsTheVaultFromTheClientsRoots(t *testing.T) {
 	}
 }
 
-// readEventually reads a resource, retrying while the server is still
-// settling its vault: the roots/list exchange runs in the background.
-func readEventually(t *testing.T, s *mcpSession, uri string) string {
+// readResource reads a resource's text; a protocol error fails the test.
+func readResource(t *testing.T, s *mcpSession, uri string) string {
 	t.Helper()
 	req := mcp.ReadResourceRequest{}
 	req.Params.URI = uri
-	deadline := time.Now().Add(10 * time.Second)
-	for {
-		res, err := s.c.ReadResource(context.Background(), req)
-		if err == nil {
-			if tc, ok := res.Contents[0].(mcp.TextResourceContents); ok {
-				return tc.Text
-			}
-			t.Fatalf("read %s: %+v", uri, res.Contents)
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("read %s: %v", uri, err)
-		}
-		time.Sleep(20 * time.Millisecond)
+	ctx, cancel := context.WithTimeout(t.Context(), 30*time.Second)
+	defer cancel()
+	res, err := s.c.ReadResource(ctx, req)
+	if err != nil {
+		t.Fatalf("read %s: %v", uri, err)
 	}
+	tc, ok := res.Contents[0].(mcp.TextResourceContents)
+	if !ok {
+		t.Fatalf("read %s: %+v", uri, res.Contents)
+	}
+	return tc.Text
 }
 
 func TestServeWithoutRepositoryOrRootsSaysWhatItTried(t *testing.T) {
