@@ -4,6 +4,8 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"os"
+	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
@@ -402,6 +404,28 @@ func TestRecallRanksTheVaultsTogether(t *testing.T) {
 		out := mustCall[view.Recall](t, ts.c, "recall", map[string]any{"query": q})
 		if len(out.Results) == 0 || out.Results[0].ID != pref || out.Results[0].Vault != vault.UserVault {
 			t.Errorf("recall %q = %+v, want the user vault's %s first", q, out.Results, pref)
+		}
+	}
+}
+
+// TestDocsNameEveryArgument keeps docs/mcp.md's reference true: every
+// tool and each of its arguments is named there.
+func TestDocsNameEveryArgument(t *testing.T) {
+	t.Parallel()
+	b, err := os.ReadFile(filepath.Join("..", "..", "..", "..", "docs", "mcp.md"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	doc := string(b)
+	ts := newTestServer(t, newClock(t0), serverOptions{})
+	for name, spec := range ts.args {
+		if !strings.Contains(doc, "| `"+name+"` |") {
+			t.Errorf("docs/mcp.md has no row for %s", name)
+		}
+		for _, arg := range spec.names() {
+			if !strings.Contains(doc, "`"+arg+"`") {
+				t.Errorf("docs/mcp.md does not name %s's argument %s", name, arg)
+			}
 		}
 	}
 }
