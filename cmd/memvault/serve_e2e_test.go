@@ -354,17 +354,13 @@ func asString(v any) string {
 	return s
 }
 
-// TestServeStdoutIsProtocolOnly checks that nothing but JSON-RPC reaches
-// standard output: logs go to standard error.
-func TestServeStdoutIsProtocolOnly(t *testing.T) {
-	bin := buildMemvault(t)
-	isolateGit(t)
-	root := newRepo(t)
-	in := `{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"raw","version":"1"}}}
-{"jsonrpc":"2.0","method":"notifications/initialized"}
-{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"memory_stats","arguments":{}}}
-`
-	cmd := exec.Command(bin, "serve", "--vault", filepath.Join(root, ".memory"))
+// rawSession runs cmd, a `memvault serve`, writes in to its standard
+// input and returns what it wrote to standard output, one line a message:
+// the first answers lines, then the rest once its input is closed (read
+// before closing: the server drops calls still queued when its input
+// ends). It fails t when the server does not exit 0.
+func rawSession(t *testing.T, cmd *exec.Cmd, in string, answers int) []string {
+	t.Helper()
 	stdin, err := cmd.StdinPipe()
 	if err != nil {
 		t.Fatal(err)
@@ -373,19 +369,15 @@ func TestServeStdoutIsProtocolOnly(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	var stderr strings.Builder
-	cmd.Stderr = &stderr
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)
 	}
 	if _, err := io.WriteString(stdin, in); err != nil {
 		t.Fatal(err)
 	}
-	// Read both answers before closing stdin: the server drops calls
-	// still queued when its input ends.
 	sc := bufio.NewScanner(stdout)
 	var lines []string
-	for len(lines) < 2 && sc.Scan() {
+	for len(lines) < answers && sc.Scan() {
 		lines = append(lines, sc.Text())
 	}
 	stdin.Close()
@@ -393,8 +385,30 @@ func TestServeStdoutIsProtocolOnly(t *testing.T) {
 		lines = append(lines, sc.Text())
 	}
 	if err := cmd.Wait(); err != nil {
-		t.Fatalf("serve: %v\n%s", err, stderr.String())
+		t.Fatalf("serve: %v\n%v", err, cmd.Stderr)
 	}
+	return lines
+}
+
+// statsCall is what a client's health check sends: initialize, then one
+// memory_stats call, as client.
+func statsCall(client string) string {
+	return `{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"` + client + `","version":"1"}}}
+{"jsonrpc":"2.0","method":"notifications/initialized"}
+{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"memory_stats","arguments":{}}}
+`
+}
+
+// TestServeStdoutIsProtocolOnly checks that nothing but JSON-RPC reaches
+// standard output: logs go to standard error.
+func TestServeStdoutIsProtocolOnly(t *testing.T) {
+	bin := buildMemvault(t)
+	isolateGit(t)
+	root := newRepo(t)
+	cmd := exec.Command(bin, "serve", "--vault", filepath.Join(root, ".memory"))
+	var stderr strings.Builder
+	cmd.Stderr = &stderr
+	lines := rawSession(t, cmd, statsCall("raw"), 2)
 	for _, l := range lines {
 		var msg map[string]any
 		if err := json.Unmarshal([]byte(l), &msg); err != nil || msg["jsonrpc"] != "2.0" {
@@ -419,38 +433,9 @@ func TestServeCreatesNothingUntilTheFirstWrite(t *testing.T) {
 	isolateGit(t)
 	root := newRepo(t)
 	vaultDir := filepath.Join(root, ".memory")
-	in := `{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"health-check","version":"1"}}}
-{"jsonrpc":"2.0","method":"notifications/initialized"}
-{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"memory_stats","arguments":{}}}
-`
 	cmd := exec.Command(bin, "serve")
 	cmd.Dir = root
-	stdin, err := cmd.StdinPipe()
-	if err != nil {
-		t.Fatal(err)
-	}
-	stdout, err := cmd.StdoutPipe()
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	if _, err := io.WriteString(stdin, in); err != nil {
-		t.Fatal(err)
-	}
-	// Both answers, then quit: the server drops calls still queued when
-	// its input ends.
-	sc := bufio.NewScanner(stdout)
-	var out []string
-	for len(out) < 2 && sc.Scan() {
-		out = append(out, sc.Text())
-	}
-	stdin.Close()
-	if err := cmd.Wait(); err != nil {
-		t.Fatalf("serve: %v", err)
-	}
-	if !strings.Contains(strings.Join(out, "\n"), `"total":0`) {
+	if out := rawSession(t, cmd, statsCall("health-check"), 2); !strings.Contains(strings.Join(out, "\n"), `"total":0`) {
 		t.Errorf("memory_stats did not answer with an empty vault:\n%s", strings.Join(out, "\n"))
 	}
 	if _, err := os.Stat(vaultDir); !os.IsNotExist(err) {

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"maps"
 	"os"
 	"path/filepath"
 	"reflect"
@@ -13,7 +14,6 @@ import (
 	"time"
 
 	"github.com/google/jsonschema-go/jsonschema"
-	"github.com/mark3labs/mcp-go/mcp"
 
 	"github.com/memvault/memvault/vault"
 )
@@ -122,20 +122,12 @@ func TestParseUpdateArguments(t *testing.T) {
 func TestSchemaAndParserAgree(t *testing.T) {
 	t.Parallel()
 	ts := newTestServer(t, newClock(t0), serverOptions{})
-	res, err := ts.c.ListTools(t.Context(), mcp.ListToolsRequest{})
-	if err != nil {
-		t.Fatal(err)
-	}
 	corpus := argsCorpus(t)
-	for _, tool := range res.Tools {
-		t.Run(tool.Name, func(t *testing.T) {
-			spec := ts.args[tool.Name]
+	for name, b := range listedTools(t, ts.c) {
+		t.Run(name, func(t *testing.T) {
+			spec := ts.args[name]
 			if spec == nil {
-				t.Fatalf("no argument spec for %s", tool.Name)
-			}
-			b, err := json.Marshal(tool)
-			if err != nil {
-				t.Fatal(err)
+				t.Fatalf("no argument spec for %s", name)
 			}
 			var listed struct {
 				InputSchema jsonschema.Schema `json:"inputSchema"`
@@ -144,7 +136,7 @@ func TestSchemaAndParserAgree(t *testing.T) {
 				t.Fatal(err)
 			}
 			schema := &listed.InputSchema
-			props := slices.Sorted(mapKeys(schema.Properties))
+			props := slices.Sorted(maps.Keys(schema.Properties))
 			if !slices.Equal(props, spec.names()) {
 				t.Fatalf("schema properties %v, parser arguments %v", props, spec.names())
 			}
@@ -154,7 +146,7 @@ func TestSchemaAndParserAgree(t *testing.T) {
 			}
 			required := minimalCall(t, schema)
 			for _, name := range props {
-				call := maps(required, name, sample(t, schema.Properties[name]))
+				call := withArg(required, name, sample(t, schema.Properties[name]))
 				if err := resolved.Validate(decode(t, call)); err != nil {
 					t.Fatalf("%s: the sample %s breaks its own schema: %v", name, call, err)
 				}
@@ -167,7 +159,7 @@ func TestSchemaAndParserAgree(t *testing.T) {
 					t.Errorf("%s: %s parsed, but the argument was not filled in", name, call)
 				}
 			}
-			unknown := maps(required, "not_an_argument", json.RawMessage(`1`))
+			unknown := withArg(required, "not_an_argument", json.RawMessage(`1`))
 			if err := spec.parse(unknown, reflect.New(spec.typ).Interface()); err == nil || !strings.Contains(err.Error(), "not_an_argument: unknown argument") {
 				t.Errorf("the parser took %s: %v", unknown, err)
 			}
@@ -238,7 +230,7 @@ func argsCorpus(t *testing.T) []json.RawMessage {
 func minimalCall(t *testing.T, schema *jsonschema.Schema) json.RawMessage {
 	call := json.RawMessage(`{}`)
 	for _, name := range schema.Required {
-		call = maps(call, name, sample(t, schema.Properties[name]))
+		call = withArg(call, name, sample(t, schema.Properties[name]))
 	}
 	return call
 }
@@ -267,8 +259,8 @@ func sample(t *testing.T, prop *jsonschema.Schema) json.RawMessage {
 	return nil
 }
 
-// maps returns the JSON object obj with name set to value.
-func maps(obj json.RawMessage, name string, value json.RawMessage) json.RawMessage {
+// withArg returns the JSON object obj with name set to value.
+func withArg(obj json.RawMessage, name string, value json.RawMessage) json.RawMessage {
 	var m map[string]json.RawMessage
 	if err := json.Unmarshal(obj, &m); err != nil {
 		panic(err)
@@ -288,16 +280,6 @@ func decode(t *testing.T, call json.RawMessage) any {
 		t.Fatal(err)
 	}
 	return v
-}
-
-func mapKeys[V any](m map[string]V) func(func(string) bool) {
-	return func(yield func(string) bool) {
-		for k := range m {
-			if !yield(k) {
-				return
-			}
-		}
-	}
 }
 
 func fieldOf(s *argSpec, name string) argField {

@@ -9,6 +9,7 @@ import (
 	"path/filepath"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -25,24 +26,16 @@ import (
 const legacyProtocol = "2025-06-18"
 
 // testClock is a clock the test moves; calls read it concurrently.
-type testClock struct {
-	mu  sync.Mutex
-	now time.Time
+type testClock struct{ unixNano atomic.Int64 }
+
+func newClock(t time.Time) *testClock {
+	c := &testClock{}
+	c.set(t)
+	return c
 }
 
-func newClock(t time.Time) *testClock { return &testClock{now: t} }
-
-func (c *testClock) Now() time.Time {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	return c.now
-}
-
-func (c *testClock) set(t time.Time) {
-	c.mu.Lock()
-	c.now = t
-	c.mu.Unlock()
-}
+func (c *testClock) Now() time.Time  { return time.Unix(0, c.unixNano.Load()).UTC() }
+func (c *testClock) set(t time.Time) { c.unixNano.Store(t.UnixNano()) }
 
 // commits records what a vault committed, as a repository would: one
 // message per commit, newest last, under a fake hash.
@@ -264,4 +257,22 @@ func (tv *testVault) add(t *testing.T, n vault.NewMemory) string {
 		t.Fatal(err)
 	}
 	return res.Memory.ID
+}
+
+// listedTools returns each tool as tools/list shows it to c, as JSON.
+func listedTools(t *testing.T, c *client.Client) map[string]json.RawMessage {
+	t.Helper()
+	res, err := c.ListTools(t.Context(), mcp.ListToolsRequest{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	out := map[string]json.RawMessage{}
+	for _, tool := range res.Tools {
+		b, err := json.Marshal(tool)
+		if err != nil {
+			t.Fatal(err)
+		}
+		out[tool.Name] = b
+	}
+	return out
 }

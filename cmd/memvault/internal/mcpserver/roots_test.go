@@ -15,17 +15,6 @@ import (
 	"github.com/memvault/memvault/vault"
 )
 
-// rootsList answers roots/list with fixed folders.
-type rootsList []string
-
-func (r rootsList) ListRoots(context.Context, mcp.ListRootsRequest) (*mcp.ListRootsResult, error) {
-	out := &mcp.ListRootsResult{Roots: []mcp.Root{}}
-	for _, d := range r {
-		out.Roots = append(out.Roots, mcp.Root{URI: "file://" + filepath.ToSlash(d), Name: filepath.Base(d)})
-	}
-	return out, nil
-}
-
 // scriptedRoots answers roots/list with the folders, or with block not
 // until the test ends.
 type scriptedRoots struct {
@@ -47,7 +36,11 @@ func (s *scriptedRoots) ListRoots(ctx context.Context, req mcp.ListRootsRequest)
 		}
 		return nil, errors.New("test over")
 	}
-	return rootsList(s.dirs).ListRoots(ctx, req)
+	out := &mcp.ListRootsResult{Roots: []mcp.Root{}}
+	for _, d := range s.dirs {
+		out.Roots = append(out.Roots, mcp.Root{URI: "file://" + filepath.ToSlash(d)})
+	}
+	return out, nil
 }
 
 // TestContextBeforeTheVaultIsKnown reads memory://context while the

@@ -2,7 +2,6 @@ package mcpserver
 
 import (
 	"context"
-	"strings"
 
 	"github.com/mark3labs/mcp-go/mcp"
 
@@ -27,17 +26,16 @@ func forgetTool() mcp.Tool {
 }
 
 func (s *Server) forget(ctx context.Context, vs *openVaults, a forgetArgs) (string, any, error) {
-	id := strings.TrimSpace(a.ID)
-	in, _, err := vs.Find(id)
+	in, m, err := vs.find(a.ID)
 	if err != nil {
-		return "", nil, toolError(err)
+		return "", nil, err
 	}
-	res, err := in.Vault.Forget(ctx, id, a.Delete, vault.Author{Reason: a.Reason, Client: clientName(ctx)})
+	res, err := in.Vault.Forget(ctx, m.ID, a.Delete, vault.Author{Reason: a.Reason, Client: clientName(ctx)})
 	if err != nil {
 		return "", nil, toolError(err)
 	}
 	vs.noteOwnCommit(in.Name, res.Commit)
-	out := view.ForgetOf(id, res, a.Delete, in.Name)
+	out := view.ForgetOf(m.ID, res, a.Delete, in.Name)
 	text := out.Action + " " + out.ID
 	if out.Commit != "" {
 		text += ", commit " + history.ShortHash(out.Commit)

@@ -23,12 +23,11 @@ func getMemoryTool() mcp.Tool {
 }
 
 func (s *Server) getMemory(_ context.Context, vs *openVaults, a idArgs) (string, any, error) {
-	id := strings.TrimSpace(a.ID)
-	in, m, err := vs.Find(id)
+	in, m, err := vs.find(a.ID)
 	if err != nil {
-		return "", nil, toolError(err)
+		return "", nil, err
 	}
-	out := view.MemoryOf(m, in.Name, in.Vault.Related(m), vs.SupersededBy(id))
+	out := view.MemoryOf(m, in.Name, in.Vault.Related(m), vs.SupersededBy(m.ID))
 	var b strings.Builder
 	fmt.Fprintf(&b, "%s\nid: %s\nlayer: %s  importance: %d  status: %s  version: %d\npath: %s (%s vault)\n",
 		m.Title, m.ID, out.Layer, m.Importance, m.Status, m.Version, m.Path, in.Name)

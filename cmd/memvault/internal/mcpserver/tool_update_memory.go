@@ -2,7 +2,6 @@ package mcpserver
 
 import (
 	"context"
-	"strings"
 	"time"
 
 	"github.com/mark3labs/mcp-go/mcp"
@@ -39,14 +38,13 @@ func updateMemoryTool() mcp.Tool {
 }
 
 func (s *Server) updateMemory(ctx context.Context, vs *openVaults, a updateArgs) (string, any, error) {
-	id := strings.TrimSpace(a.ID)
-	in, _, err := vs.Find(id)
+	in, m, err := vs.find(a.ID)
 	if err != nil {
-		return "", nil, toolError(err)
+		return "", nil, err
 	}
 	p := vault.Patch{Title: a.Title, Content: a.Content, Tags: a.Tags, Importance: a.Importance, Layer: a.Layer,
 		EffectiveAt: a.EffectiveAt, ExpiresAt: a.ExpiresAt, Supersedes: a.Supersedes, Links: a.Links}
-	res, err := in.Vault.Update(ctx, id, a.ExpectedVersion, p, vault.Author{Reason: a.Reason, Client: clientName(ctx)})
+	res, err := in.Vault.Update(ctx, m.ID, a.ExpectedVersion, p, vault.Author{Reason: a.Reason, Client: clientName(ctx)})
 	if err != nil {
 		return "", nil, toolError(err)
 	}

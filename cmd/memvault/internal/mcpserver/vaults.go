@@ -3,6 +3,7 @@ package mcpserver
 import (
 	"context"
 	"fmt"
+	"strings"
 
 	"github.com/mark3labs/mcp-go/mcp"
 
@@ -25,6 +26,16 @@ func (o *openVaults) slot(name string) *slot {
 		}
 	}
 	return nil
+}
+
+// find returns the vault holding memory id (blanks around it ignored)
+// and the memory, or an error for the model.
+func (o *openVaults) find(id string) (vault.Member, *vault.Memory, error) {
+	in, m, err := o.Find(strings.TrimSpace(id))
+	if err != nil {
+		return vault.Member{}, nil, toolError(err)
+	}
+	return in, m, nil
 }
 
 // noteOwnCommit tells the vault called name about a commit this server
