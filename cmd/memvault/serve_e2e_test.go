@@ -52,16 +52,7 @@ func (s *mcpSession) connect() {
 		t.Fatalf("start memvault serve: %v", err)
 	}
 	t.Cleanup(func() { c.Close() })
-	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
-	defer cancel()
-	init := mcp.InitializeRequest{}
-	init.Params.ProtocolVersion = mcp.LATEST_PROTOCOL_VERSION
-	init.Params.ClientInfo = mcp.Implementation{Name: e2eClientName, Version: "1.0"}
-	res, err := c.Initialize(ctx, init)
-	if err != nil {
-		t.Fatalf("initialize: %v", err)
-	}
-	if res.ServerInfo.Name != "memvault" {
+	if res := initClient(t, c, "", e2eClientName, false); res.ServerInfo.Name != "memvault" {
 		t.Errorf("serverInfo.name = %q, want memvault", res.ServerInfo.Name)
 	}
 	s.c = c

@@ -13,7 +13,6 @@ import (
 
 	"github.com/mark3labs/mcp-go/client"
 	"github.com/mark3labs/mcp-go/client/transport"
-	"github.com/mark3labs/mcp-go/mcp"
 
 	"github.com/memvault/memvault/gitstore"
 )
@@ -110,19 +109,8 @@ func TestServeHTTP(t *testing.T) {
 		if err := c.Start(ctx); err != nil {
 			t.Fatal(err)
 		}
-		init := mcp.InitializeRequest{}
-		init.Params.ProtocolVersion = mcp.LATEST_PROTOCOL_VERSION
-		init.Params.ClientInfo = mcp.Implementation{Name: "http-client", Version: "1"}
-		if _, err := c.Initialize(ctx, init); err != nil {
-			t.Fatalf("initialize: %v", err)
-		}
-		req := mcp.CallToolRequest{}
-		req.Params.Name = "remember"
-		req.Params.Arguments = map[string]any{"title": "HTTP works", "content": "Served over streamable HTTP."}
-		res, err := c.CallTool(ctx, req)
-		if err != nil || res.IsError {
-			t.Fatalf("remember: %v %s", err, resultText(res))
-		}
+		initClient(t, c, "", "http-client", false)
+		(&mcpSession{t: t, c: c}).ok("remember", map[string]any{"title": "HTTP works", "content": "Served over streamable HTTP."}, nil)
 		st, err := gitstore.Open(ctx, root)
 		if err != nil {
 			t.Fatal(err)

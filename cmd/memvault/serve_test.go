@@ -1,8 +1,8 @@
 package main
 
 import (
+	"cmp"
 	"context"
-	"encoding/json"
 	"io"
 	"path/filepath"
 	"strings"
@@ -69,12 +69,7 @@ func serveInProcess(t *testing.T, now func() time.Time, args ...string) *client.
 	if err := c.Start(t.Context()); err != nil {
 		t.Fatal(err)
 	}
-	init := mcp.InitializeRequest{}
-	init.Params.ProtocolVersion = mcp.LATEST_PROTOCOL_VERSION
-	init.Params.ClientInfo = mcp.Implementation{Name: "unit", Version: "1"}
-	if _, err := c.Initialize(t.Context(), init); err != nil {
-		t.Fatal(err)
-	}
+	initClient(t, c, "", "unit", false)
 	return c
 }
 
@@ -96,29 +91,8 @@ func newGitServer(t *testing.T, clock *testClock) *gitServer {
 
 // ok calls a tool that must succeed and decodes its structured result.
 func (g *gitServer) ok(name string, args map[string]any, out any) string {
-	t := g.callT
-	t.Helper()
-	req := mcp.CallToolRequest{}
-	req.Params.Name = name
-	req.Params.Arguments = args
-	res, err := g.c.CallTool(t.Context(), req)
-	if err != nil {
-		t.Fatalf("%s: %v", name, err)
-	}
-	text := resultText(res)
-	if res.IsError {
-		t.Fatalf("%s(%v): %s", name, args, text)
-	}
-	if out != nil {
-		raw, err := json.Marshal(res.StructuredContent)
-		if err != nil {
-			t.Fatal(err)
-		}
-		if err := json.Unmarshal(raw, out); err != nil {
-			t.Fatal(err)
-		}
-	}
-	return text
+	g.callT.Helper()
+	return (&mcpSession{t: g.callT, c: g.c}).ok(name, args, out)
 }
 
 // TestRecallAsOfReadsTheVaultFromGit checks recall's as_of through the
@@ -199,36 +173,23 @@ const (
 	memoryURIPrefix = "memory://memories/"
 )
 
-// callTool calls a tool; a protocol error fails the test.
-func callTool(t *testing.T, c *client.Client, name string, args map[string]any) (*mcp.CallToolResult, string) {
-	t.Helper()
-	req := mcp.CallToolRequest{}
-	req.Params.Name = name
-	req.Params.Arguments = args
-	ctx, cancel := context.WithTimeout(t.Context(), 30*time.Second)
+// initClient initializes c as the client called name, of protocol
+// ("" is the newest), declaring the roots capability when roots is set.
+func initClient(tb testing.TB, c *client.Client, protocol, name string, roots bool) *mcp.InitializeResult {
+	tb.Helper()
+	init := mcp.InitializeRequest{}
+	init.Params.ProtocolVersion = cmp.Or(protocol, mcp.LATEST_PROTOCOL_VERSION)
+	init.Params.ClientInfo = mcp.Implementation{Name: name, Version: "1.0"}
+	if roots {
+		init.Params.Capabilities.Roots = &struct {
+			ListChanged bool `json:"listChanged,omitempty"`
+		}{}
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
-	res, err := c.CallTool(ctx, req)
+	res, err := c.Initialize(ctx, init)
 	if err != nil {
-		t.Fatalf("%s: %v", name, err)
+		tb.Fatalf("initialize: %v", err)
 	}
-	return res, resultText(res)
-}
-
-// mustCall calls a tool that must succeed and decodes its structured
-// answer into a T.
-func mustCall[T any](t *testing.T, c *client.Client, name string, args map[string]any) T {
-	t.Helper()
-	res, text := callTool(t, c, name, args)
-	if res.IsError {
-		t.Fatalf("%s(%v): %s", name, args, text)
-	}
-	var out T
-	raw, err := json.Marshal(res.StructuredContent)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := json.Unmarshal(raw, &out); err != nil {
-		t.Fatal(err)
-	}
-	return out
+	return res
 }

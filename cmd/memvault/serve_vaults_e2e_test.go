@@ -177,20 +177,7 @@ func spawn(t *testing.T, bin string, opts spawnOptions) (*mcpSession, *notificat
 	if err := c.Start(ctx); err != nil {
 		t.Fatal(err)
 	}
-	init := mcp.InitializeRequest{}
-	init.Params.ProtocolVersion = opts.protocol
-	if init.Params.ProtocolVersion == "" {
-		init.Params.ProtocolVersion = mcp.LATEST_PROTOCOL_VERSION
-	}
-	init.Params.ClientInfo = mcp.Implementation{Name: e2eClientName, Version: "1.0"}
-	if opts.roots != nil {
-		init.Params.Capabilities.Roots = &struct {
-			ListChanged bool `json:"listChanged,omitempty"`
-		}{}
-	}
-	if _, err := c.Initialize(ctx, init); err != nil {
-		t.Fatalf("initialize: %v", err)
-	}
+	initClient(t, c, opts.protocol, e2eClientName, opts.roots != nil)
 	return &mcpSession{t: t, c: c, bin: bin}, n
 }
 
