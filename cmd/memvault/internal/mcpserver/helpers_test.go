@@ -1,6 +1,7 @@
 package mcpserver
 
 import (
+	"cmp"
 	"context"
 	"crypto/sha1"
 	"encoding/hex"
@@ -170,21 +171,25 @@ func connect(t *testing.T, s *Server, protocol string, roots client.RootsHandler
 	if err := c.Start(t.Context()); err != nil {
 		t.Fatal(err)
 	}
+	initialize(t, c, "unit", protocol, roots != nil)
+	return c
+}
+
+// initialize initializes c as the client called name, of protocol ("" is
+// the newest), declaring the roots capability when asked to.
+func initialize(t *testing.T, c *client.Client, name, protocol string, roots bool) {
+	t.Helper()
 	init := mcp.InitializeRequest{}
-	init.Params.ProtocolVersion = protocol
-	if protocol == "" {
-		init.Params.ProtocolVersion = mcp.LATEST_PROTOCOL_VERSION
-	}
-	init.Params.ClientInfo = mcp.Implementation{Name: "unit", Version: "1"}
-	if roots != nil {
+	init.Params.ProtocolVersion = cmp.Or(protocol, mcp.LATEST_PROTOCOL_VERSION)
+	init.Params.ClientInfo = mcp.Implementation{Name: name, Version: "1"}
+	if roots {
 		init.Params.Capabilities.Roots = &struct {
 			ListChanged bool `json:"listChanged,omitempty"`
 		}{}
 	}
 	if _, err := c.Initialize(t.Context(), init); err != nil {
-		t.Fatal(err)
+		t.Fatalf("initialize: %v", err)
 	}
-	return c
 }
 
 // callTool calls a tool; a protocol error fails the test.

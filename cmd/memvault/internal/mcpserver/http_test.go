@@ -18,7 +18,6 @@ import (
 
 	"github.com/mark3labs/mcp-go/client"
 	"github.com/mark3labs/mcp-go/client/transport"
-	"github.com/mark3labs/mcp-go/mcp"
 
 	"github.com/memvault/memvault/cmd/memvault/internal/view"
 )
@@ -262,11 +261,12 @@ func TestHTTPSlowCallCutOff(t *testing.T) {
 }
 
 // TestServeHTTPInProcess serves a test server over streamable HTTP: the
-// token guards every request, /healthz describes the vault, and a client
-// session writes through the tools with its name in the commit.
+// token guards every request, a client session writes through the tools
+// with its name in the commit, /healthz describes both vaults, and the
+// server ends with its context.
 func TestServeHTTPInProcess(t *testing.T) {
 	t.Parallel()
-	ts := newTestServer(t, newClock(t0), serverOptions{})
+	ts := newTestServer(t, newClock(t0), serverOptions{user: true})
 	ctx, cancel := context.WithCancel(t.Context())
 	listening := make(chan string, 1)
 	served := make(chan error, 1)
@@ -300,27 +300,30 @@ func TestServeHTTPInProcess(t *testing.T) {
 	if err := c.Start(t.Context()); err != nil {
 		t.Fatal(err)
 	}
-	init := mcp.InitializeRequest{}
-	init.Params.ProtocolVersion = mcp.LATEST_PROTOCOL_VERSION
-	init.Params.ClientInfo = mcp.Implementation{Name: "http-client", Version: "1"}
-	if _, err := c.Initialize(t.Context(), init); err != nil {
-		t.Fatalf("initialize: %v", err)
-	}
+	initialize(t, c, "http-client", "", false)
 	mustCall[view.Write](t, c, "remember", map[string]any{"title": "HTTP works", "content": "Served over streamable HTTP."})
 	if msg := ts.project.commits.last(); !strings.Contains(msg, "Memory-Client: http-client") {
 		t.Errorf("commit lacks Memory-Client: http-client:\n%s", msg)
 	}
 
-	res := get("/healthz", "Bearer s3cret")
-	var h map[string]any
-	if err := json.NewDecoder(res.Body).Decode(&h); err != nil {
+	// Both vaults are described, the user vault's under user_vault.
+	var h struct {
+		Status    string `json:"status"`
+		Vault     string `json:"vault"`
+		Memories  int    `json:"memories"`
+		Head      string `json:"git_head"`
+		UserVault struct {
+			Status   string `json:"status"`
+			Vault    string `json:"vault"`
+			Memories int    `json:"memories"`
+		} `json:"user_vault"`
+	}
+	if err := json.NewDecoder(get("/healthz", "Bearer s3cret").Body).Decode(&h); err != nil {
 		t.Fatal(err)
 	}
-	head, _ := h["git_head"].(string)
-	age, hasAge := h["index_age_seconds"].(float64)
-	if res.StatusCode != http.StatusOK || h["status"] != "ok" || h["memories"] != float64(1) || h["index_docs"] != float64(1) ||
-		!hasAge || age < 0 || len(head) != 40 || h["vault"] != ts.project.v.Dir() {
-		t.Errorf("healthz = %d %v, want ok with 1 memory indexed, the index age, the vault and git_head", res.StatusCode, h)
+	if h.Status != "ok" || h.Vault != ts.project.v.Dir() || h.Memories != 1 || len(h.Head) != 40 ||
+		h.UserVault.Status != "ok" || h.UserVault.Vault != ts.user.v.Dir() || h.UserVault.Memories != 0 {
+		t.Errorf("healthz = %+v, want both vaults ok, one memory in the project's", h)
 	}
 	cancel()
 	if err := <-served; err != nil {
