@@ -124,26 +124,35 @@ type Watcher struct {
 	once   sync.Once
 }
 
-// Open starts watching dir (created if missing) and feeding sink. It
-// falls back to rescanning, with a warning, when fsnotify cannot watch.
-// The watcher stops when ctx is done or Close is called.
+// Open starts watching dir and feeding sink. It falls back to
+// rescanning, with a warning, when fsnotify cannot watch. A dir that does
+// not exist yet is not created (a vault folder is made by its first
+// write): the watcher looks for it until it appears, then reads every file
+// in it. The watcher stops when ctx is done or Close is called.
 func Open(ctx context.Context, dir string, sink Sink, opts Options) (*Watcher, error) {
 	abs, err := filepath.Abs(dir)
 	if err != nil {
 		return nil, fmt.Errorf("watch %s: %w", dir, err)
 	}
-	if err := os.MkdirAll(abs, 0o755); err != nil {
-		return nil, fmt.Errorf("watch %s: %w", dir, err)
-	}
 	w := newWatcher(abs, sink, opts)
-	if name, remote := remoteFS(abs); opts.Poll || remote {
-		why := errors.New("rescanning was asked for")
-		if !opts.Poll {
-			why = fmt.Errorf("%w: the vault is on %s, which does not report every change", errRemote, name)
+	fi, err := os.Stat(abs)
+	switch {
+	case errors.Is(err, fs.ErrNotExist):
+		w.awaitRoot("the vault folder does not exist yet; watching for it")
+	case err != nil:
+		return nil, fmt.Errorf("watch %s: %w", dir, err)
+	case !fi.IsDir():
+		return nil, fmt.Errorf("watch %s: not a folder", dir)
+	default:
+		if name, remote := remoteFS(abs); opts.Poll || remote {
+			why := errors.New("rescanning was asked for")
+			if !opts.Poll {
+				why = fmt.Errorf("%w: the vault is on %s, which does not report every change", errRemote, name)
+			}
+			w.startPolling(why)
+		} else if err := w.startNotify(time.Time{}); err != nil {
+			w.startPolling(err)
 		}
-		w.startPolling(why)
-	} else if err := w.startNotify(); err != nil {
-		w.startPolling(err)
 	}
 	ctx, w.cancel = context.WithCancel(ctx)
 	go w.run(ctx)
@@ -186,14 +195,16 @@ func (w *Watcher) Close() error {
 	return nil
 }
 
-// startNotify sets up fsnotify on the whole tree.
-func (w *Watcher) startNotify() error {
+// startNotify sets up fsnotify on the whole tree. With now set, every
+// file found is pending (a folder never seen); else those modified since
+// Options.Since are.
+func (w *Watcher) startNotify(now time.Time) error {
 	fsw, err := fsnotify.NewWatcher()
 	if err != nil {
 		return err
 	}
 	w.fsw, w.events, w.errs = fsw, fsw.Events, fsw.Errors
-	if err := w.addTree(".", time.Time{}, w.opts.Since); err != nil {
+	if err := w.addTree(".", now, w.opts.Since); err != nil {
 		w.stopNotify()
 		return err
 	}
@@ -423,10 +434,8 @@ func (w *Watcher) handle(ev fsnotify.Event, now time.Time) {
 		if ev.Has(fsnotify.Remove) || ev.Has(fsnotify.Rename) {
 			// Every watch went with the folder: wait for it to come back
 			// (a checkout of a branch that has it) and watch it afresh.
-			w.log.Info("the vault folder was removed or renamed; watching for its return", "vault", w.dir)
 			w.stopNotify()
-			w.rootGone = true
-			w.poll = time.NewTicker(min(w.opts.PollInterval, rootPoll))
+			w.awaitRoot("the vault folder was removed or renamed; watching for its return")
 			w.pend.addFull(now)
 		}
 		return
@@ -456,11 +465,21 @@ func (w *Watcher) handle(ev fsnotify.Event, now time.Time) {
 	}
 }
 
-// rootPoll is how often a removed vault folder is looked for.
+// rootPoll is how often a missing vault folder is looked for.
 const rootPoll = 100 * time.Millisecond
 
-// checkRoot watches the folder again once it is back, and asks for a full
-// reload since its files were never seen.
+// awaitRoot looks for the missing folder every rootPoll, saying why.
+func (w *Watcher) awaitRoot(why string) {
+	w.log.Info(why, "vault", w.dir)
+	w.rootGone = true
+	w.poll = time.NewTicker(min(w.opts.PollInterval, rootPoll))
+	w.mode.Store(ModePoll)
+}
+
+// checkRoot watches the folder once it is there. Its files were never
+// seen (the ones it had before it went were dropped then): every one of
+// them is read, as those of a new subfolder are, so the files of the
+// write that created it read back unchanged and announce nothing.
 func (w *Watcher) checkRoot(now time.Time) {
 	if fi, err := os.Stat(w.dir); err != nil || !fi.IsDir() {
 		return
@@ -468,11 +487,11 @@ func (w *Watcher) checkRoot(now time.Time) {
 	w.rootGone = false
 	w.poll.Stop()
 	w.poll = nil
-	if err := w.startNotify(); err != nil {
+	if err := w.startNotify(now); err != nil {
 		w.startPolling(err)
+		w.pend.addFull(now)
 	}
-	w.log.Info("the vault folder is back; watching it again", "vault", w.dir, "mode", w.Mode())
-	w.pend.addFull(now)
+	w.log.Info("the vault folder is there; watching it", "vault", w.dir, "mode", w.Mode())
 }
 
 // dropTree forgets the watches of folder rel and below; the kernel has

@@ -10,6 +10,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/memvault/memvault/cmd/memvault/internal/view"
 	"github.com/memvault/memvault/gitstore"
 )
 
@@ -190,11 +191,11 @@ func TestRecallAsOfFromNowOnKeepsTransientMemories(t *testing.T) {
 	})
 	t.Run("mcp", func(t *testing.T) {
 		clock := &testClock{now: time.Date(2026, 11, 30, 12, 0, 0, 0, time.UTC)}
-		g := newGitServer(t, clock, false)
+		g := newGitServer(t, clock)
 		g.callT = t
 		g.ok("remember", map[string]any{"title": "Flaky tests go to quarantine", "content": "Mark flaky tests and move them to quarantine."}, nil)
 		clock.set(clock.Now().Add(2 * time.Minute))
-		var note writeOutput
+		var note view.Write
 		g.ok("remember", map[string]any{"title": "Flaky test in checkout", "content": "TestCheckout is flaky today: quarantine it.", "layer": "transient"}, &note)
 		clock.set(clock.Now().Add(time.Minute))
 		now := clock.Now()
@@ -211,9 +212,9 @@ func TestRecallAsOfFromNowOnKeepsTransientMemories(t *testing.T) {
 			if tc.asOf != "" {
 				args["as_of"] = tc.asOf
 			}
-			var out recallOutput
+			var out view.Recall
 			g.ok("recall", args, &out)
-			got := slices.ContainsFunc(out.Results, func(r recallResult) bool { return r.ID == note.ID })
+			got := slices.ContainsFunc(out.Results, func(r view.RecallResult) bool { return r.ID == note.ID })
 			if got != tc.want {
 				t.Errorf("recall as_of %q: note present %v, want %v", tc.asOf, got, tc.want)
 			}

@@ -17,6 +17,8 @@ import (
 
 	"github.com/mark3labs/mcp-go/client"
 	"github.com/mark3labs/mcp-go/mcp"
+
+	"github.com/memvault/memvault/cmd/memvault/internal/view"
 )
 
 // liveWord is a made-up word unique to memory i: no vowels and no s, so
@@ -66,9 +68,9 @@ func liveDrainStderr(t *testing.T, c *client.Client) *lockedBuffer {
 
 // liveRecallFinds reports whether recall in s returns id for query.
 func liveRecallFinds(s *mcpSession, query, id string) bool {
-	var got recallOutput
+	var got view.Recall
 	s.ok("recall", map[string]any{"query": query, "limit": 5}, &got)
-	return slices.ContainsFunc(got.Results, func(r recallResult) bool { return r.ID == id })
+	return slices.ContainsFunc(got.Results, func(r view.RecallResult) bool { return r.ID == id })
 }
 
 func liveGitOut(t *testing.T, root string, args ...string) string {
@@ -82,16 +84,31 @@ func liveGitOut(t *testing.T, root string, args ...string) string {
 	return strings.TrimSpace(string(out))
 }
 
-// liveWaitUntil polls cond until it holds; the deadline is for a broken
-// server, not a timing assumption.
-func liveWaitUntil(t *testing.T, what string, cond func() bool) {
+// liveAwait waits until cond holds, checking it again after each
+// resources/list_changed the server sends: files changed on disk reach a
+// server through its watcher, which announces what it applied. The wait
+// for each notification is bounded (notifications.waitFor).
+func liveAwait(t *testing.T, n *notifications, what string, cond func() bool) {
 	t.Helper()
-	deadline := time.Now().Add(30 * time.Second)
-	for !cond() {
-		if time.Now().After(deadline) {
-			t.Fatalf("timed out waiting for %s", what)
+	for {
+		n.reset() // before cond: a notification sent after it is waited for
+		if cond() {
+			return
 		}
-		time.Sleep(10 * time.Millisecond)
+		n.waitFor(t, "list_changed on the way to "+what, func(x mcp.JSONRPCNotification) bool {
+			return x.Method == mcp.MethodNotificationResourcesListChanged
+		})
+	}
+}
+
+// liveAwaitLog waits until cond holds, checking it again each time the
+// server's log says line after mark: a change of a memory that is already
+// listed sends no list_changed, but the watcher logs every batch it
+// applies.
+func liveAwaitLog(t *testing.T, log *lockedBuffer, mark int, line string, cond func() bool) {
+	t.Helper()
+	for !cond() {
+		mark = log.waitFor(t, mark, line)
 	}
 }
 
@@ -114,15 +131,24 @@ func TestLiveTwoServersOneVault(t *testing.T) {
 	b := &mcpSession{t: t, bin: bin, root: root}
 	b.connect()
 	servers := []*mcpSession{a, b}
+	logs := make([]*lockedBuffer, len(servers))
+	notes := make([]*notifications, len(servers))
 	for k, s := range servers {
 		// Read the server's log as it comes: an unread pipe fills up and
 		// blocks the server at its next log line.
-		logs := liveDrainStderr(t, s.c)
+		logs[k] = liveDrainStderr(t, s.c)
 		t.Cleanup(func() {
 			if t.Failed() {
-				t.Logf("server %d log:\n%s", k, logs.String())
+				t.Logf("server %d log:\n%s", k, logs[k].String())
 			}
 		})
+		// NewStdioMCPClient starts only the transport; Client.Start
+		// installs the notification dispatch.
+		if err := s.c.Start(context.Background()); err != nil {
+			t.Fatal(err)
+		}
+		notes[k] = newNotifications()
+		s.c.OnNotification(notes[k].add)
 	}
 	commitsBefore := len(a.commits())
 
@@ -134,7 +160,7 @@ func TestLiveTwoServersOneVault(t *testing.T) {
 	for k, s := range servers {
 		wg.Go(func() {
 			for i := k; i < n; i += 2 {
-				var w writeOutput
+				var w view.Write
 				err := liveCall(s.c, "remember", map[string]any{
 					"title":   "Rule " + liveWord(i),
 					"content": fmt.Sprintf("Remember %s: written through server %d as write %d.", liveWord(i), k, i),
@@ -158,15 +184,19 @@ func TestLiveTwoServersOneVault(t *testing.T) {
 	}
 	writes := time.Since(start)
 
+	// Each call brings its server up to date with the other's commits
+	// (HEAD moved): every memory is in both recalls at once.
 	start = time.Now()
 	for i, id := range ids {
 		for k, s := range servers {
-			liveWaitUntil(t, fmt.Sprintf("memory %d in server %d's recall", i, k), func() bool { return liveRecallFinds(s, liveWord(i), id) })
+			if !liveRecallFinds(s, liveWord(i), id) {
+				t.Errorf("memory %d (%s) is not in server %d's recall", i, id, k)
+			}
 		}
 	}
-	visible := time.Since(start)
-	t.Logf("%d interleaved writes through 2 servers: %s (%.1f ms/write); all visible in both recalls %s later",
-		n, writes.Round(time.Millisecond), float64(writes.Milliseconds())/n, visible.Round(time.Millisecond))
+	checked := time.Since(start)
+	t.Logf("%d interleaved writes through 2 servers: %s (%.1f ms/write); %d recalls checking them %s",
+		n, writes.Round(time.Millisecond), float64(writes.Milliseconds())/n, 2*n, checked.Round(time.Millisecond))
 
 	t.Run("history", func(t *testing.T) {
 		if got := len(a.commits()) - commitsBefore; got != n {
@@ -188,12 +218,12 @@ func TestLiveTwoServersOneVault(t *testing.T) {
 
 	t.Run("stale update refused across processes", func(t *testing.T) {
 		id := ids[0] // written through a
-		var m memoryOutput
+		var m view.Memory
 		b.ok("get_memory", map[string]any{"id": id}, &m)
 		if m.Version != 1 {
 			t.Fatalf("b sees version %d, want 1", m.Version)
 		}
-		var u writeOutput
+		var u view.Write
 		a.ok("update_memory", map[string]any{"id": id, "expected_version": 1, "content": "Updated through a.", "reason": "newer"}, &u)
 		if u.Version != 2 {
 			t.Fatalf("a's update: version %d, want 2", u.Version)
@@ -206,48 +236,31 @@ func TestLiveTwoServersOneVault(t *testing.T) {
 		if got := len(a.commits()); got != commits {
 			t.Errorf("commits after the refused update: %d, want %d", got, commits)
 		}
-		liveWaitUntil(t, "b to see version 2", func() bool {
-			b.ok("get_memory", map[string]any{"id": id}, &m)
-			return m.Version == 2 && strings.Contains(m.Body, "Updated through a.")
-		})
+		// b's refused call read a's commit: b has version 2.
+		b.ok("get_memory", map[string]any{"id": id}, &m)
+		if m.Version != 2 || !strings.Contains(m.Body, "Updated through a.") {
+			t.Errorf("b sees version %d %q, want a's version 2", m.Version, m.Body)
+		}
 	})
 
 	t.Run("uncommitted hand edit reaches both", func(t *testing.T) {
 		// HEAD does not move: only the watchers can tell the servers, and
 		// they tell the clients with no tool call in between.
-		var mu sync.Mutex
-		listChanged := make([]int, len(servers))
-		for k, s := range servers {
-			// NewStdioMCPClient starts only the transport; Client.Start
-			// installs the notification dispatch.
-			if err := s.c.Start(context.Background()); err != nil {
-				t.Fatal(err)
-			}
-			s.c.OnNotification(func(n mcp.JSONRPCNotification) {
-				if n.Method == mcp.MethodNotificationResourcesListChanged {
-					mu.Lock()
-					listChanged[k]++
-					mu.Unlock()
-				}
-			})
+		for _, n := range notes {
+			n.reset()
 		}
 		p := filepath.Join(root, ".memory", "project", "hand-edit.md")
 		if err := os.WriteFile(p, []byte("---\nid: hand-edit-1\ntitle: Hand edit\n---\n\nThe vqqq rule was written by hand.\n"), 0o644); err != nil {
 			t.Fatal(err)
 		}
-		liveWaitUntil(t, "resources/list_changed from both servers", func() bool {
-			mu.Lock()
-			defer mu.Unlock()
-			return listChanged[0] > 0 && listChanged[1] > 0
-		})
 		for k, s := range servers {
-			liveWaitUntil(t, fmt.Sprintf("server %d to see the hand edit", k), func() bool { return liveRecallFinds(s, "vqqq", "hand-edit-1") })
+			liveAwait(t, notes[k], fmt.Sprintf("server %d seeing the hand edit", k), func() bool { return liveRecallFinds(s, "vqqq", "hand-edit-1") })
 		}
 		if err := os.Remove(p); err != nil {
 			t.Fatal(err)
 		}
 		for k, s := range servers {
-			liveWaitUntil(t, fmt.Sprintf("server %d to drop the removed file", k), func() bool { return !liveRecallFinds(s, "vqqq", "hand-edit-1") })
+			liveAwait(t, notes[k], fmt.Sprintf("server %d dropping the removed file", k), func() bool { return !liveRecallFinds(s, "vqqq", "hand-edit-1") })
 		}
 	})
 
@@ -258,8 +271,11 @@ func TestLiveTwoServersOneVault(t *testing.T) {
 			t.Fatal(err)
 		}
 		for k, s := range servers {
-			liveWaitUntil(t, fmt.Sprintf("server %d to see the file", k), func() bool { return liveRecallFinds(s, "zxqv", "broken-1") })
+			liveAwait(t, notes[k], fmt.Sprintf("server %d seeing the file", k), func() bool { return liveRecallFinds(s, "zxqv", "broken-1") })
 		}
+		// A memory that changes is no list change: the servers' logs
+		// say when they applied it.
+		marks := []int{logs[0].Len(), logs[1].Len()}
 		if err := os.WriteFile(p, []byte("---\nid: broken-1\ntitle: [Feature flags\n---\n\nThe zxqv flags moved.\n"), 0o644); err != nil {
 			t.Fatal(err)
 		}
@@ -273,8 +289,8 @@ func TestLiveTwoServersOneVault(t *testing.T) {
 			return st.Stale == 1 && len(st.Problems) == 1 && strings.Contains(st.Problems[0], "project/broken.md:3")
 		}
 		for k, s := range servers {
-			liveWaitUntil(t, fmt.Sprintf("server %d to report the broken file", k), func() bool { return reported(s) })
-			var m memoryOutput
+			liveAwaitLog(t, logs[k], marks[k], "applied file changes", func() bool { return reported(s) })
+			var m view.Memory
 			s.ok("get_memory", map[string]any{"id": "broken-1"}, &m)
 			if !strings.Contains(m.Body, "config/flags.yaml") {
 				t.Errorf("server %d: body %q, want the last good version", k, m.Body)
@@ -283,16 +299,17 @@ func TestLiveTwoServersOneVault(t *testing.T) {
 				t.Errorf("server %d: the last good version is not searchable", k)
 			}
 		}
+		marks = []int{logs[0].Len(), logs[1].Len()}
 		if err := os.WriteFile(p, []byte(strings.Replace(good, "config/flags.yaml", "config/flags.toml", 1)), 0o644); err != nil {
 			t.Fatal(err)
 		}
 		for k, s := range servers {
-			liveWaitUntil(t, fmt.Sprintf("server %d to clear the report", k), func() bool {
+			liveAwaitLog(t, logs[k], marks[k], "applied file changes", func() bool {
 				var st stats
 				s.ok("memory_stats", map[string]any{}, &st)
 				return st.Stale == 0 && len(st.Problems) == 0
 			})
-			var m memoryOutput
+			var m view.Memory
 			s.ok("get_memory", map[string]any{"id": "broken-1"}, &m)
 			if !strings.Contains(m.Body, "flags.toml") {
 				t.Errorf("server %d: body %q after the fix, want the fixed text", k, m.Body)

@@ -5,6 +5,8 @@ import (
 	"slices"
 	"strings"
 	"testing"
+
+	"github.com/memvault/memvault/cmd/memvault/internal/view"
 )
 
 // TestScenarioAcrossSessions is the acceptance scenario, in
@@ -34,15 +36,15 @@ func TestScenarioAcrossSessions(t *testing.T) {
 	langs := []lang{
 		{
 			name: "English",
-			pref: map[string]any{"title": "Tests use pytest", "layer": "preference", "tags": "testing",
+			pref: map[string]any{"title": "Tests use pytest", "layer": "preference", "tags": []any{"testing"},
 				"content": "The developer wants tests written and run with pytest (pytest -q), never unittest."},
 			prefQueries: []string{"which test framework should I use", "what do I run the tests with"},
-			deploy: map[string]any{"title": "Production deploys", "tags": "ops",
+			deploy: map[string]any{"title": "Production deploys", "tags": []any{"ops"},
 				"content": "Deploy to production by running ops/deploy.sh from the repository root once CI is green."},
 			deployQueries: []string{"how do we ship to production", "release to prod"},
-			oldRule: map[string]any{"title": "Lint with flake8", "tags": "lint, python",
+			oldRule: map[string]any{"title": "Lint with flake8", "tags": []any{"lint", "python"},
 				"content": "Run flake8 before every commit."},
-			newRule: map[string]any{"title": "Lint with ruff", "tags": "lint, python",
+			newRule: map[string]any{"title": "Lint with ruff", "tags": []any{"lint", "python"},
 				"content": "Run ruff check before every commit; flake8 is retired.", "reason": "ruff is faster"},
 			ruleQueries: []string{"which linter do we use", "lint python code"},
 			distractors: []map[string]any{
@@ -53,15 +55,15 @@ func TestScenarioAcrossSessions(t *testing.T) {
 		},
 		{
 			name: "Chinese",
-			pref: map[string]any{"title": "测试用 pytest", "layer": "preference", "tags": "测试",
+			pref: map[string]any{"title": "测试用 pytest", "layer": "preference", "tags": []any{"测试"},
 				"content": "开发者要求测试一律用 pytest 编写和运行，不要用 unittest。"},
 			prefQueries: []string{"测试用什么框架", "单元测试怎么写"},
-			deploy: map[string]any{"title": "上线流程", "tags": "运维",
+			deploy: map[string]any{"title": "上线流程", "tags": []any{"运维"},
 				"content": "上线部署：CI 通过后在仓库根目录运行 ops/deploy.sh。"},
 			deployQueries: []string{"怎么发布到生产环境", "生产环境怎么发版"},
-			oldRule: map[string]any{"title": "代码格式用 black", "tags": "格式化, python",
+			oldRule: map[string]any{"title": "代码格式用 black", "tags": []any{"格式化", "python"},
 				"content": "提交前用 black 格式化 Python 代码。"},
-			newRule: map[string]any{"title": "代码格式改用 ruff format", "tags": "格式化, python",
+			newRule: map[string]any{"title": "代码格式改用 ruff format", "tags": []any{"格式化", "python"},
 				"content": "提交前用 ruff format 格式化 Python 代码，不再用 black。", "reason": "统一工具链"},
 			ruleQueries: []string{"代码格式化用什么工具", "python 格式化"},
 			distractors: []map[string]any{
@@ -83,7 +85,7 @@ func TestScenarioAcrossSessions(t *testing.T) {
 
 			// Session 1 states everything, then ends.
 			s, _ := spawn(t, bin, spawnOptions{dir: repo})
-			var pref, deploy, oldRule, newRule writeOutput
+			var pref, deploy, oldRule, newRule view.Write
 			s.ok("remember", l.pref, &pref)
 			s.ok("remember", l.deploy, &deploy)
 			s.ok("remember", l.oldRule, &oldRule)
@@ -99,13 +101,13 @@ func TestScenarioAcrossSessions(t *testing.T) {
 
 			// Session 2 is a new process: only the repositories carry over.
 			s, _ = spawn(t, bin, spawnOptions{dir: repo})
-			recall := func(q string) []recallResult {
+			recall := func(q string) []view.RecallResult {
 				t.Helper()
-				var out recallOutput
+				var out view.Recall
 				s.ok("recall", map[string]any{"query": q, "limit": 5}, &out)
 				return out.Results
 			}
-			top := func(rs []recallResult, n int) []string {
+			top := func(rs []view.RecallResult, n int) []string {
 				var ids []string
 				for _, r := range rs[:min(n, len(rs))] {
 					ids = append(ids, r.ID+" "+r.Title)
@@ -141,15 +143,15 @@ func TestScenarioAcrossSessions(t *testing.T) {
 					t.Errorf("superseded: recall %q = %v, want the successor %s first", q, top(rs, 3), newRule.ID)
 					continue
 				}
-				if !slices.Contains(rs[0].Supersedes, oldRule.ID) {
+				if !slices.ContainsFunc(rs[0].Supersedes, func(r view.Ref) bool { return r.ID == oldRule.ID }) {
 					t.Errorf("superseded: successor %s names %v, want %s", newRule.ID, rs[0].Supersedes, oldRule.ID)
 				}
 			}
 			// Asked for, the old rule is there, marked superseded.
-			var all recallOutput
+			var all view.Recall
 			s.ok("recall", map[string]any{"query": l.ruleQueries[0], "include_inactive": true}, &all)
 			for _, r := range all.Results {
-				if r.ID == oldRule.ID && (r.Status != "superseded" || !slices.Contains(r.SupersededBy, newRule.ID)) {
+				if r.ID == oldRule.ID && (r.Status != "superseded" || !slices.ContainsFunc(r.SupersededBy, func(r view.Ref) bool { return r.ID == newRule.ID })) {
 					t.Errorf("old rule with include_inactive = %+v, want status superseded by %s", r, newRule.ID)
 				}
 			}

@@ -10,18 +10,12 @@ import (
 	"path/filepath"
 	"sync"
 
-	"github.com/mark3labs/mcp-go/server"
 	"github.com/spf13/cobra"
 
+	"github.com/memvault/memvault/cmd/memvault/internal/mcpserver"
 	"github.com/memvault/memvault/gitstore"
 	"github.com/memvault/memvault/vault"
 )
-
-// serverInstructions is what an MCP client shows the model about the
-// server as a whole; the tool descriptions carry the details.
-const serverInstructions = `memvault is this project's shared long-term memory, kept as Markdown in git. ` +
-	`Call recall before deciding how something is done here; call remember when a decision, convention or ` +
-	`preference is worth keeping for later sessions. Chinese and English both work.`
 
 func (m *Main) serveCommand() *cobra.Command {
 	var logFile, httpAddr, token, userVault string
@@ -35,6 +29,7 @@ line per tool call goes to standard error (or --log-file). Every write is a
 git commit whose Memory-Client trailer names the client (its
 clientInfo.name, else "mcp"). The vault is indexed in the background:
 initialize is answered at once and the first tool call waits for the index.
+Nothing is created on disk until the first write.
 
 Without --vault the project vault is .memory at the git root of the
 working directory, else at the git root of the first root the client
@@ -48,8 +43,8 @@ recall searches both. See docs/mcp.md.`,
 				token = m.Getenv("MEMVAULT_TOKEN")
 			}
 			if httpAddr != "" {
-				if err := checkHTTPAddr(httpAddr, token); err != nil {
-					return err
+				if err := mcpserver.CheckHTTPAddr(httpAddr, token); err != nil {
+					return usageError{err}
 				}
 			}
 			var logOut io.Writer = m.Stderr
@@ -77,55 +72,21 @@ recall searches both. See docs/mcp.md.`,
 					return err
 				}
 			}
-
-			notify := newNotifier(logger)
-			// The project vault may be opened late, from the goroutine
-			// that reads the client's roots.
-			var mu sync.Mutex
-			var opened []*servedVault
-			defer func() {
-				mu.Lock()
-				defer mu.Unlock()
-				for _, o := range opened {
-					o.close()
-				}
-			}()
-			open := func(name, dir string) *vaultSlot {
-				o := m.openServedVault(ctx, name, dir, logger, notify)
-				mu.Lock()
-				opened = append(opened, o)
-				mu.Unlock()
-				return o.slot
-			}
-			tools := &mcpTools{logger: logger, notify: notify, now: m.Now,
-				project: &discovery{logger: logger, cwd: cwd, overHTTP: httpAddr != "", open: func(dir string) *vaultSlot { return open(projectScope, dir) }}}
-			if projectDir != "" {
-				tools.project.found(projectDir)
-			}
-			if userDir != "" && userDir != projectDir {
-				tools.user = open(userScope, userDir)
-			}
-
-			hooks := &server.Hooks{}
-			notify.hook(hooks)
-			s := server.NewMCPServer("memvault", m.Version,
-				server.WithToolCapabilities(false),
-				server.WithResourceCapabilities(true, true),
-				server.WithPromptCapabilities(false),
-				server.WithInstructions(serverInstructions),
-				server.WithHooks(hooks),
-				server.WithRecovery(),
-			)
-			notify.srv = s
-			tools.register(s)
+			var opened servedVaults
+			defer opened.close()
+			srv := mcpserver.New(mcpserver.Config{Version: m.Version, Logger: logger, Now: m.Now,
+				ProjectDir: projectDir, Cwd: cwd, UserDir: userDir, GitRoot: gitRoot,
+				Open: func(name, dir string, changed func(vault.Change)) mcpserver.Served {
+					return opened.add(m.openServedVault(ctx, name, dir, logger, changed))
+				}})
 			if httpAddr != "" {
-				return m.serveHTTP(ctx, s, tools, httpAddr, token, logger)
+				return srv.ServeHTTP(ctx, httpAddr, mcpserver.HTTPOptions{Token: token, Listening: func(url string) {
+					// The address goes to stderr so whoever started the
+					// server (and the tests, which bind port 0) can find it.
+					fmt.Fprintf(m.Stderr, "memvault: serving MCP at %s\n", url)
+				}})
 			}
-			logger.Info("serving", "vault", projectDir, "user_vault", userDir, "transport", "stdio")
-			if err := server.NewStdioServer(s).Listen(ctx, m.Stdin, m.Stdout); err != nil && ctx.Err() == nil {
-				return fmt.Errorf("serve: %w", err)
-			}
-			return nil
+			return srv.ServeStdio(ctx, m.Stdin, m.Stdout)
 		},
 	}
 	cmd.Flags().StringVar(&logFile, "log-file", "", "append logs to this file instead of standard error")
@@ -167,85 +128,25 @@ func (m *Main) serveProjectDir(ctx context.Context) (dir, cwd string, err error)
 	return dir, "", nil
 }
 
-// servedVault is a vault the server opened, with what closes it.
-type servedVault struct {
-	slot  *vaultSlot
-	store *gitstore.Store
-	stop  func() // ends change notifications
+// servedVaults are the vaults a serve opened, closed when it ends. The
+// project vault may be opened late, from the goroutine that reads the
+// client's roots.
+type servedVaults struct {
+	mu   sync.Mutex
+	list []*servedVault
 }
 
-// close waits for the load and releases the repository.
-func (o *servedVault) close() {
-	<-o.slot.loader.ready
-	if o.stop != nil {
-		o.stop()
-	}
-	if o.store != nil {
-		o.store.Close()
-	}
+func (s *servedVaults) add(v *servedVault) mcpserver.Served {
+	s.mu.Lock()
+	s.list = append(s.list, v)
+	s.mu.Unlock()
+	return mcpserver.Served{Vault: v, Git: v}
 }
 
-// openServedVault starts loading the vault at dir in the background and
-// returns at once; tool calls wait for the load.
-func (m *Main) openServedVault(ctx context.Context, name, dir string, logger *slog.Logger, notify *notifier) *servedVault {
-	o := &servedVault{slot: &vaultSlot{name: name, dir: dir, logger: logger, history: m.servedHistory(dir), asOf: m.servedAsOf(dir, name, logger)}}
-	o.slot.head = func(ctx context.Context) (string, error) {
-		st, err := o.store.State(ctx)
-		return st.Head, err
+func (s *servedVaults) close() {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	for _, v := range s.list {
+		v.close()
 	}
-	o.slot.changed = func(ctx context.Context, from, to string) ([]string, error) {
-		return changedVaultFiles(ctx, o.store, dir, from, to)
-	}
-	o.slot.loader = loadVault(func() (*vault.Vault, error) {
-		// HEAD before the load: a commit that lands while the vault
-		// loads moves it, and the first tool call reloads.
-		if probe, err := openGit(ctx, dir); err == nil {
-			if st, err := probe.State(ctx); err == nil {
-				o.slot.noteHead(st.Head)
-			}
-			probe.Close()
-		}
-		v, s, err := m.openGitVaultAt(ctx, dir, true)
-		if err != nil {
-			logger.Error("open vault", "vault", dir, "err", err)
-			return nil, err
-		}
-		o.store = s
-		o.stop = notify.watch(v)
-		logger.Info("vault loaded", "vault", v.Dir(), "scope", name, "memories", v.Stats().Total)
-		if stopLive, err := startLive(ctx, v, logger.With("scope", name)); err != nil {
-			logger.Warn("cannot follow changes on disk", "vault", v.Dir(), "err", err)
-		} else {
-			stopNotify := o.stop
-			o.stop = func() { stopLive(); stopNotify() }
-		}
-		return v, nil
-	})
-	return o
-}
-
-// changedVaultFiles lists the vault-relative paths (both sides of a rename)
-// that differ between two commits.
-func changedVaultFiles(ctx context.Context, store *gitstore.Store, dir, from, to string) ([]string, error) {
-	changes, err := store.DiffTrees(ctx, from, to, dir)
-	if err != nil {
-		return nil, err
-	}
-	var rels []string
-	for _, c := range changes {
-		for _, p := range []string{c.OldPath, c.Path} {
-			if p == "" {
-				continue
-			}
-			rel, err := filepath.Rel(dir, filepath.Join(store.Root(), filepath.FromSlash(p)))
-			if err != nil || !filepath.IsLocal(rel) {
-				// DiffTrees is limited to dir, so this means the two
-				// spell the work tree differently (a symlink): let the
-				// caller reload instead of missing a file.
-				return nil, fmt.Errorf("changed file %s is not under %s", p, dir)
-			}
-			rels = append(rels, filepath.ToSlash(rel))
-		}
-	}
-	return rels, nil
 }

@@ -43,12 +43,7 @@ func startBenchClient(b *testing.B, bin, vaultDir string) *client.Client {
 	if err != nil {
 		b.Fatal(err)
 	}
-	init := mcp.InitializeRequest{}
-	init.Params.ProtocolVersion = mcp.LATEST_PROTOCOL_VERSION
-	init.Params.ClientInfo = mcp.Implementation{Name: "bench", Version: "1"}
-	if _, err := c.Initialize(context.Background(), init); err != nil {
-		b.Fatal(err)
-	}
+	initClient(b, c, "", "bench", false)
 	return c
 }
 

@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/json"
 	"io"
+	"os"
 	"os/exec"
 	"path/filepath"
 	"slices"
@@ -15,6 +16,7 @@ import (
 	"github.com/mark3labs/mcp-go/client"
 	"github.com/mark3labs/mcp-go/mcp"
 
+	"github.com/memvault/memvault/cmd/memvault/internal/view"
 	"github.com/memvault/memvault/gitstore"
 )
 
@@ -50,16 +52,7 @@ func (s *mcpSession) connect() {
 		t.Fatalf("start memvault serve: %v", err)
 	}
 	t.Cleanup(func() { c.Close() })
-	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
-	defer cancel()
-	init := mcp.InitializeRequest{}
-	init.Params.ProtocolVersion = mcp.LATEST_PROTOCOL_VERSION
-	init.Params.ClientInfo = mcp.Implementation{Name: e2eClientName, Version: "1.0"}
-	res, err := c.Initialize(ctx, init)
-	if err != nil {
-		t.Fatalf("initialize: %v", err)
-	}
-	if res.ServerInfo.Name != "memvault" {
+	if res := initClient(t, c, "", e2eClientName, false); res.ServerInfo.Name != "memvault" {
 		t.Errorf("serverInfo.name = %q, want memvault", res.ServerInfo.Name)
 	}
 	s.c = c
@@ -196,13 +189,13 @@ func TestServeEndToEnd(t *testing.T) {
 		}
 	})
 
-	var w writeOutput
+	var w view.Write
 	t.Run("remember commits once with the client trailer", func(t *testing.T) {
 		before := len(s.commits())
 		s.ok("remember", map[string]any{
 			"title":   "部署脚本 deploy script",
 			"content": "部署用 ops/deploy.sh 脚本，先跑测试。Deploy with ops/deploy.sh after the tests pass.",
-			"tags":    "ops, deploy", "importance": 7, "reason": "agreed in review",
+			"tags":    []any{"ops", "deploy"}, "importance": 7, "reason": "agreed in review",
 		}, &w)
 		if w.ID == "" || w.Version != 1 || w.Commit == "" || !strings.HasPrefix(w.Path, "project/") {
 			t.Fatalf("remember = %+v, want an id, version 1, a commit and a project/ path", w)
@@ -225,7 +218,7 @@ func TestServeEndToEnd(t *testing.T) {
 		{"q": "deploy", "k": 2},
 	} {
 		t.Run("recall "+asString(q["query"])+asString(q["q"]), func(t *testing.T) {
-			var got recallOutput
+			var got view.Recall
 			s.ok("recall", q, &got)
 			if len(got.Results) == 0 || got.Results[0].ID != w.ID {
 				t.Fatalf("recall %v: got %+v, want %s first", q, got.Results, w.ID)
@@ -254,7 +247,7 @@ func TestServeEndToEnd(t *testing.T) {
 	})
 
 	t.Run("update with the current version", func(t *testing.T) {
-		var u writeOutput
+		var u view.Write
 		s.ok("update_memory", map[string]any{"id": w.ID, "expected_version": 1, "importance": 8, "reason": "it matters"}, &u)
 		if u.Version != 2 || u.Commit == "" {
 			t.Errorf("update = %+v, want version 2 and a commit", u)
@@ -262,15 +255,15 @@ func TestServeEndToEnd(t *testing.T) {
 	})
 
 	t.Run("get_memory", func(t *testing.T) {
-		var m memoryOutput
+		var m view.Memory
 		s.ok("get_memory", map[string]any{"id": w.ID}, &m)
-		if m.ID != w.ID || m.Version != 2 || m.Importance != 8 || !strings.Contains(m.Body, "ops/deploy.sh") || m.Client != e2eClientName {
+		if m.ID != w.ID || m.Version != 2 || m.Importance != 8 || !strings.Contains(m.Body, "ops/deploy.sh") || m.Source.Client != e2eClientName {
 			t.Errorf("get_memory = %+v, want version 2, importance 8, the body, client %s", m, e2eClientName)
 		}
 	})
 
 	t.Run("memory_history", func(t *testing.T) {
-		var h historyOutput
+		var h view.History
 		s.ok("memory_history", map[string]any{"id": w.ID}, &h)
 		if len(h.Revisions) != 2 {
 			t.Fatalf("revisions: got %+v, want 2 (update, add)", h.Revisions)
@@ -311,7 +304,7 @@ func TestServeEndToEnd(t *testing.T) {
 
 	t.Run("forget archives with a commit", func(t *testing.T) {
 		before := len(s.commits())
-		var f forgetOutput
+		var f view.Forget
 		s.ok("forget", map[string]any{"id": w.ID, "reason": "script moved"}, &f)
 		if f.Action != "archived" || f.Commit == "" {
 			t.Errorf("forget = %+v, want archived with a commit", f)
@@ -319,7 +312,7 @@ func TestServeEndToEnd(t *testing.T) {
 		if got := len(s.commits()); got != before+1 {
 			t.Errorf("commits: got %d, want %d", got, before+1)
 		}
-		var got recallOutput
+		var got view.Recall
 		s.ok("recall", map[string]any{"query": "deploy"}, &got)
 		if len(got.Results) != 0 {
 			t.Errorf("recall after forget: got %+v, want nothing active", got.Results)
@@ -327,7 +320,7 @@ func TestServeEndToEnd(t *testing.T) {
 	})
 
 	t.Run("memory_stats", func(t *testing.T) {
-		var st statsOutput
+		var st view.Stats
 		s.ok("memory_stats", map[string]any{}, &st)
 		if st.Total != 1 || st.ByStatus["archived"] != 1 || st.Vault != filepath.Join(s.root, ".memory") {
 			t.Errorf("stats = %+v, want 1 archived memory in %s", st, filepath.Join(s.root, ".memory"))
@@ -339,7 +332,7 @@ func TestServeEndToEnd(t *testing.T) {
 		if out, err := cmd.CombinedOutput(); err != nil {
 			t.Fatalf("memvault add: %v\n%s", err, out)
 		}
-		var got recallOutput
+		var got view.Recall
 		s.ok("recall", map[string]any{"query": "发布 标签"}, &got)
 		if len(got.Results) == 0 || got.Results[0].Title != "Releases are tagged vX.Y.Z" {
 			t.Errorf("recall after a CLI add: got %+v, want the new memory first", got.Results)
@@ -352,17 +345,13 @@ func asString(v any) string {
 	return s
 }
 
-// TestServeStdoutIsProtocolOnly checks that nothing but JSON-RPC reaches
-// standard output: logs go to standard error.
-func TestServeStdoutIsProtocolOnly(t *testing.T) {
-	bin := buildMemvault(t)
-	isolateGit(t)
-	root := newRepo(t)
-	in := `{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"raw","version":"1"}}}
-{"jsonrpc":"2.0","method":"notifications/initialized"}
-{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"memory_stats","arguments":{}}}
-`
-	cmd := exec.Command(bin, "serve", "--vault", filepath.Join(root, ".memory"))
+// rawSession runs cmd, a `memvault serve`, writes in to its standard
+// input and returns what it wrote to standard output, one line a message:
+// the first answers lines, then the rest once its input is closed (read
+// before closing: the server drops calls still queued when its input
+// ends). It fails t when the server does not exit 0.
+func rawSession(t *testing.T, cmd *exec.Cmd, in string, answers int) []string {
+	t.Helper()
 	stdin, err := cmd.StdinPipe()
 	if err != nil {
 		t.Fatal(err)
@@ -371,19 +360,15 @@ func TestServeStdoutIsProtocolOnly(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	var stderr strings.Builder
-	cmd.Stderr = &stderr
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)
 	}
 	if _, err := io.WriteString(stdin, in); err != nil {
 		t.Fatal(err)
 	}
-	// Read both answers before closing stdin: the server drops calls
-	// still queued when its input ends.
 	sc := bufio.NewScanner(stdout)
 	var lines []string
-	for len(lines) < 2 && sc.Scan() {
+	for len(lines) < answers && sc.Scan() {
 		lines = append(lines, sc.Text())
 	}
 	stdin.Close()
@@ -391,8 +376,30 @@ func TestServeStdoutIsProtocolOnly(t *testing.T) {
 		lines = append(lines, sc.Text())
 	}
 	if err := cmd.Wait(); err != nil {
-		t.Fatalf("serve: %v\n%s", err, stderr.String())
+		t.Fatalf("serve: %v\n%v", err, cmd.Stderr)
 	}
+	return lines
+}
+
+// statsCall is what a client's health check sends: initialize, then one
+// memory_stats call, as client.
+func statsCall(client string) string {
+	return `{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"` + client + `","version":"1"}}}
+{"jsonrpc":"2.0","method":"notifications/initialized"}
+{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"memory_stats","arguments":{}}}
+`
+}
+
+// TestServeStdoutIsProtocolOnly checks that nothing but JSON-RPC reaches
+// standard output: logs go to standard error.
+func TestServeStdoutIsProtocolOnly(t *testing.T) {
+	bin := buildMemvault(t)
+	isolateGit(t)
+	root := newRepo(t)
+	cmd := exec.Command(bin, "serve", "--vault", filepath.Join(root, ".memory"))
+	var stderr strings.Builder
+	cmd.Stderr = &stderr
+	lines := rawSession(t, cmd, statsCall("raw"), 2)
 	for _, l := range lines {
 		var msg map[string]any
 		if err := json.Unmarshal([]byte(l), &msg); err != nil || msg["jsonrpc"] != "2.0" {
@@ -404,5 +411,54 @@ func TestServeStdoutIsProtocolOnly(t *testing.T) {
 	}
 	if !strings.Contains(stderr.String(), "tool=memory_stats") {
 		t.Errorf("stderr lacks the tool call log line:\n%s", stderr.String())
+	}
+}
+
+// TestServeCreatesNothingUntilTheFirstWrite runs what a client's health
+// check does (claude mcp list: start serve in the project, initialize,
+// ask, quit) in a repository without a vault: nothing is left behind.
+// The first write then makes the vault, and the server follows files
+// added to it by hand from then on.
+func TestServeCreatesNothingUntilTheFirstWrite(t *testing.T) {
+	bin := buildMemvault(t)
+	isolateGit(t)
+	root := newRepo(t)
+	vaultDir := filepath.Join(root, ".memory")
+	cmd := exec.Command(bin, "serve")
+	cmd.Dir = root
+	if out := rawSession(t, cmd, statsCall("health-check"), 2); !strings.Contains(strings.Join(out, "\n"), `"total":0`) {
+		t.Errorf("memory_stats did not answer with an empty vault:\n%s", strings.Join(out, "\n"))
+	}
+	if _, err := os.Stat(vaultDir); !os.IsNotExist(err) {
+		entries, _ := os.ReadDir(vaultDir)
+		t.Fatalf("serve left %s behind (stat: %v, entries %v)", vaultDir, err, entries)
+	}
+
+	s, n := spawn(t, bin, spawnOptions{dir: root, protocol: legacyProtocol})
+	var st view.Stats
+	s.ok("memory_stats", map[string]any{}, &st)
+	if st.Total != 0 || st.Vault != vaultDir {
+		t.Errorf("memory_stats = %+v, want the empty vault %s", st, vaultDir)
+	}
+	if _, err := os.Stat(vaultDir); !os.IsNotExist(err) {
+		t.Fatalf("%s exists before the first write (stat: %v)", vaultDir, err)
+	}
+	var w view.Write
+	s.ok("remember", map[string]any{"title": "Vaults appear on the first write", "content": "Nothing before."}, &w)
+	if _, err := os.Stat(filepath.Join(vaultDir, filepath.FromSlash(w.Path))); err != nil {
+		t.Fatalf("the first write did not make the vault: %v", err)
+	}
+	n.reset()
+	hand := "---\nid: hand-1\ntitle: Written by hand\n---\n\nEdited in the editor, never through memvault.\n"
+	if err := os.WriteFile(filepath.Join(vaultDir, "project", "by-hand.md"), []byte(hand), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	n.waitFor(t, "list_changed after a file was added by hand", func(x mcp.JSONRPCNotification) bool {
+		return x.Method == mcp.MethodNotificationResourcesListChanged
+	})
+	var m view.Memory
+	s.ok("get_memory", map[string]any{"id": "hand-1"}, &m)
+	if m.Title != "Written by hand" {
+		t.Errorf("get_memory hand-1 = %+v", m)
 	}
 }

@@ -10,6 +10,8 @@ import (
 	"github.com/mark3labs/mcp-go/client"
 	"github.com/mark3labs/mcp-go/client/transport"
 	"github.com/mark3labs/mcp-go/mcp"
+
+	"github.com/memvault/memvault/cmd/memvault/internal/view"
 )
 
 // TestServeHTTPFindsTheVaultFromTheClientsRoots runs discovery by MCP
@@ -39,6 +41,7 @@ func TestServeHTTPFindsTheVaultFromTheClientsRoots(t *testing.T) {
 			url := runHTTPServe(t, bin, notRepo, "serve", "--http", "127.0.0.1:0")
 			var opts []transport.StreamableHTTPCOption
 			if tc.listen {
+				//lint:ignore SA1019 the GET stream is what clients before 2026-07-28 answer roots/list on
 				opts = append(opts, transport.WithContinuousListening())
 			}
 			tr, err := transport.NewStreamableHTTP(url, opts...)
@@ -52,17 +55,11 @@ func TestServeHTTPFindsTheVaultFromTheClientsRoots(t *testing.T) {
 			if err := c.Start(ctx); err != nil {
 				t.Fatal(err)
 			}
-			init := mcp.InitializeRequest{}
-			init.Params.ProtocolVersion = tc.protocol
-			init.Params.ClientInfo = mcp.Implementation{Name: "http-roots", Version: "1"}
-			init.Params.Capabilities.Roots = &struct {
-				ListChanged bool `json:"listChanged,omitempty"`
-			}{}
-			if _, err := c.Initialize(ctx, init); err != nil {
-				t.Fatalf("initialize: %v", err)
-			}
+			initClient(t, c, tc.protocol, "http-roots", true)
+			s := &mcpSession{t: t, c: c}
 			if tc.wantErr != nil {
-				res, text := callTool(t, c, "remember", map[string]any{"title": "x", "content": "y"})
+				res := s.call("remember", map[string]any{"title": "x", "content": "y"})
+				text := resultText(res)
 				req := mcp.ReadResourceRequest{}
 				req.Params.URI = contextURI
 				_, err := c.ReadResource(ctx, req)
@@ -82,11 +79,13 @@ func TestServeHTTPFindsTheVaultFromTheClientsRoots(t *testing.T) {
 				}
 				return
 			}
-			w := mustCall[writeOutput](t, c, "remember", map[string]any{"title": "HTTP finds the vault", "content": "Found from the client's roots over HTTP."})
+			var w view.Write
+			s.ok("remember", map[string]any{"title": "HTTP finds the vault", "content": "Found from the client's roots over HTTP."}, &w)
 			if cs := repoCommits(t, repo); len(cs) != 1 || cs[0].Hash != w.Commit {
 				t.Fatalf("commits in the root's repository: %+v, want the remember commit %s", cs, w.Commit)
 			}
-			st := mustCall[statsOutput](t, c, "memory_stats", map[string]any{})
+			var st view.Stats
+			s.ok("memory_stats", map[string]any{}, &st)
 			if want := filepath.Join(repo, ".memory"); st.Vault != want {
 				t.Errorf("vault = %s, want %s", st.Vault, want)
 			}

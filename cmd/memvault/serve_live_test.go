@@ -16,6 +16,7 @@ import (
 // server log says: each batch, a broken file served stale, a secret
 // named by rule and place but never by value.
 func TestStartLiveLogs(t *testing.T) {
+	t.Parallel()
 	const awsKey = "AKIAUJZDEGXDNCF32EPF"
 	tests := []struct {
 		name    string
@@ -32,6 +33,7 @@ func TestStartLiveLogs(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
 			dir := t.TempDir()
 			p := filepath.Join(dir, "project", "a.md")
 			if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
@@ -53,13 +55,7 @@ func TestStartLiveLogs(t *testing.T) {
 			if err := os.WriteFile(p, []byte(tt.content), 0o644); err != nil {
 				t.Fatal(err)
 			}
-			deadline := time.Now().Add(10 * time.Second)
-			for !strings.Contains(log.String(), tt.want[0]) {
-				if time.Now().After(deadline) {
-					t.Fatalf("log lacks %q:\n%s", tt.want[0], log.String())
-				}
-				time.Sleep(5 * time.Millisecond)
-			}
+			log.waitFor(t, 0, tt.want[0])
 			got := log.String()
 			for _, w := range tt.want {
 				if !strings.Contains(got, w) {
@@ -76,6 +72,7 @@ func TestStartLiveLogs(t *testing.T) {
 }
 
 func TestGitDirOf(t *testing.T) {
+	t.Parallel()
 	root := t.TempDir()
 	wt := t.TempDir()
 	if err := os.MkdirAll(filepath.Join(root, "sub", ".memory"), 0o755); err != nil {
@@ -98,6 +95,7 @@ func TestGitDirOf(t *testing.T) {
 }
 
 func TestGitBusy(t *testing.T) {
+	t.Parallel()
 	root := t.TempDir()
 	vdir := filepath.Join(root, ".memory")
 	if err := os.MkdirAll(filepath.Join(root, ".git"), 0o755); err != nil {

@@ -14,6 +14,7 @@ import (
 	"github.com/mark3labs/mcp-go/client/transport"
 	"github.com/mark3labs/mcp-go/mcp"
 
+	"github.com/memvault/memvault/cmd/memvault/internal/view"
 	"github.com/memvault/memvault/gitstore"
 )
 
@@ -45,20 +46,29 @@ func (r rootsList) ListRoots(context.Context, mcp.ListRootsRequest) (*mcp.ListRo
 type notifications struct {
 	mu     sync.Mutex
 	got    []mcp.JSONRPCNotification
+	more   chan struct{} // holds a value after a notification no waiter has seen
 	stderr func() string // the server's log so far, for failures
 }
+
+func newNotifications() *notifications { return &notifications{more: make(chan struct{}, 1)} }
 
 func (n *notifications) add(x mcp.JSONRPCNotification) {
 	n.mu.Lock()
 	n.got = append(n.got, x)
 	n.mu.Unlock()
+	select {
+	case n.more <- struct{}{}:
+	default:
+	}
 }
 
-// waitFor waits until a notification matches, or fails after a while:
-// notifications arrive on their own goroutine.
+// waitFor waits until a notification matches, woken by each one that
+// arrives (on the transport's goroutine). The deadline only ends the wait
+// for a server that never sends it.
 func (n *notifications) waitFor(t *testing.T, what string, match func(mcp.JSONRPCNotification) bool) {
 	t.Helper()
-	deadline := time.Now().Add(10 * time.Second)
+	deadline := time.NewTimer(30 * time.Second)
+	defer deadline.Stop()
 	for {
 		n.mu.Lock()
 		var methods []string
@@ -70,13 +80,14 @@ func (n *notifications) waitFor(t *testing.T, what string, match func(mcp.JSONRP
 			methods = append(methods, x.Method+" "+asString(x.Params.AdditionalFields["uri"]))
 		}
 		n.mu.Unlock()
-		if time.Now().After(deadline) {
+		select {
+		case <-n.more:
+		case <-deadline.C:
 			if n.stderr != nil {
 				t.Logf("server log:\n%s", n.stderr())
 			}
 			t.Fatalf("no %s notification; got %v", what, methods)
 		}
-		time.Sleep(10 * time.Millisecond)
 	}
 }
 
@@ -140,7 +151,7 @@ func spawn(t *testing.T, bin string, opts spawnOptions) (*mcpSession, *notificat
 	}
 	c := client.NewClient(tr, copts...)
 	t.Cleanup(func() { c.Close() })
-	n := &notifications{}
+	n := newNotifications()
 	c.OnNotification(n.add)
 	if r, ok := client.GetStderr(c); ok {
 		var mu sync.Mutex
@@ -166,20 +177,7 @@ func spawn(t *testing.T, bin string, opts spawnOptions) (*mcpSession, *notificat
 	if err := c.Start(ctx); err != nil {
 		t.Fatal(err)
 	}
-	init := mcp.InitializeRequest{}
-	init.Params.ProtocolVersion = opts.protocol
-	if init.Params.ProtocolVersion == "" {
-		init.Params.ProtocolVersion = mcp.LATEST_PROTOCOL_VERSION
-	}
-	init.Params.ClientInfo = mcp.Implementation{Name: e2eClientName, Version: "1.0"}
-	if opts.roots != nil {
-		init.Params.Capabilities.Roots = &struct {
-			ListChanged bool `json:"listChanged,omitempty"`
-		}{}
-	}
-	if _, err := c.Initialize(ctx, init); err != nil {
-		t.Fatalf("initialize: %v", err)
-	}
+	initClient(t, c, opts.protocol, e2eClientName, opts.roots != nil)
 	return &mcpSession{t: t, c: c, bin: bin}, n
 }
 
@@ -212,10 +210,11 @@ func TestServeFindsTheVaultFromTheClientsRoots(t *testing.T) {
 			if protocol == legacyProtocol {
 				// Older clients are asked for their roots right after
 				// initialize, so even a resource read (which cannot ask)
-				// finds the vault without a tool call first.
-				readEventually(t, s, contextURI)
+				// finds the vault without a tool call first: it waits
+				// for that answer.
+				readResource(t, s, contextURI)
 			}
-			var w writeOutput
+			var w view.Write
 			s.ok("remember", map[string]any{"title": "Releases are cut on Mondays", "content": "每周一发版。Cut releases on Mondays."}, &w)
 			cs := repoCommits(t, repo)
 			if len(cs) != 1 || cs[0].Hash != w.Commit {
@@ -248,7 +247,7 @@ func TestServeFindsTheVaultFromTheClientsRoots(t *testing.T) {
 			if tc, ok := mcp.AsTextContent(pres.Messages[0].Content); !ok || !strings.Contains(tc.Text, w.ID) {
 				t.Errorf("recall prompt = %+v, want %s", pres.Messages, w.ID)
 			}
-			var st statsOutput
+			var st view.Stats
 			s.ok("memory_stats", map[string]any{}, &st)
 			if want := filepath.Join(repo, ".memory"); st.Vault != want {
 				t.Errorf("vault = %s, want %s", st.Vault, want)
@@ -257,26 +256,22 @@ func TestServeFindsTheVaultFromTheClientsRoots(t *testing.T) {
 	}
 }
 
-// readEventually reads a resource, retrying while the server is still
-// settling its vault: the roots/list exchange runs in the background.
-func readEventually(t *testing.T, s *mcpSession, uri string) string {
+// readResource reads a resource's text; a protocol error fails the test.
+func readResource(t *testing.T, s *mcpSession, uri string) string {
 	t.Helper()
 	req := mcp.ReadResourceRequest{}
 	req.Params.URI = uri
-	deadline := time.Now().Add(10 * time.Second)
-	for {
-		res, err := s.c.ReadResource(context.Background(), req)
-		if err == nil {
-			if tc, ok := res.Contents[0].(mcp.TextResourceContents); ok {
-				return tc.Text
-			}
-			t.Fatalf("read %s: %+v", uri, res.Contents)
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("read %s: %v", uri, err)
-		}
-		time.Sleep(20 * time.Millisecond)
+	ctx, cancel := context.WithTimeout(t.Context(), 30*time.Second)
+	defer cancel()
+	res, err := s.c.ReadResource(ctx, req)
+	if err != nil {
+		t.Fatalf("read %s: %v", uri, err)
 	}
+	tc, ok := res.Contents[0].(mcp.TextResourceContents)
+	if !ok {
+		t.Fatalf("read %s: %+v", uri, res.Contents)
+	}
+	return tc.Text
 }
 
 func TestServeWithoutRepositoryOrRootsSaysWhatItTried(t *testing.T) {
@@ -344,6 +339,7 @@ func testNotifications(t *testing.T, bin, protocol string) {
 		t.Helper()
 		req := mcp.SubscribeRequest{}
 		req.Params.URI = uri
+		//lint:ignore SA1019 clients before 2026-07-28 subscribe so; both eras are tested
 		if err := s.c.Subscribe(ctx, req); err != nil {
 			t.Fatalf("subscribe %s: %v", uri, err)
 		}
@@ -359,7 +355,7 @@ func testNotifications(t *testing.T, bin, protocol string) {
 	}
 	subscribe(contextURI)
 
-	var w writeOutput
+	var w view.Write
 	s.ok("remember", map[string]any{"title": "Prefer small commits", "content": "One change per commit.", "importance": 9}, &w)
 	n.waitFor(t, "list_changed after remember", isMethod(mcp.MethodNotificationResourcesListChanged))
 	n.waitFor(t, "context updated after remember", updated(contextURI))
@@ -386,6 +382,7 @@ func testNotifications(t *testing.T, bin, protocol string) {
 	// Unsubscribed resources are not announced.
 	req := mcp.UnsubscribeRequest{}
 	req.Params.URI = memURI
+	//lint:ignore SA1019 clients before 2026-07-28 unsubscribe so; both eras are tested
 	if err := s.c.Unsubscribe(ctx, req); err != nil {
 		t.Fatal(err)
 	}
@@ -430,7 +427,7 @@ func TestServeUserVault(t *testing.T) {
 	// No --user-vault: ~/.memvault exists, so it is served.
 	s, _ := spawn(t, bin, spawnOptions{dir: repo})
 
-	var pref, projPref, rule writeOutput
+	var pref, projPref, rule view.Write
 	s.ok("remember", map[string]any{"title": "Answer in Chinese", "content": "The developer wants answers in Chinese. 用中文回答。", "layer": "preference"}, &pref)
 	s.ok("remember", map[string]any{"title": "This repo uses tabs", "content": "Indent with tabs in this repository only.", "layer": "preference", "scope": "project"}, &projPref)
 	s.ok("remember", map[string]any{"title": "Answers cite file paths", "content": "When answering, cite file paths. 回答时给出文件路径。"}, &rule)
@@ -444,7 +441,7 @@ func TestServeUserVault(t *testing.T) {
 		t.Errorf("project commits: %d, want 2", len(cs))
 	}
 
-	var got recallOutput
+	var got view.Recall
 	s.ok("recall", map[string]any{"query": "回答 answers"}, &got)
 	vaults := map[string]string{}
 	for _, r := range got.Results {
@@ -454,22 +451,22 @@ func TestServeUserVault(t *testing.T) {
 		t.Errorf("recall: %+v, want %s from the user vault and %s from the project", got.Results, pref.ID, rule.ID)
 	}
 
-	var m memoryOutput
+	var m view.Memory
 	s.ok("get_memory", map[string]any{"id": pref.ID}, &m)
 	if m.Vault != userScope || !strings.Contains(m.Body, "用中文回答") {
 		t.Errorf("get_memory = %+v, want the user vault's memory", m)
 	}
-	var u writeOutput
+	var u view.Write
 	s.ok("update_memory", map[string]any{"id": pref.ID, "expected_version": 1, "importance": 8, "reason": "firm"}, &u)
 	if u.Vault != userScope || u.Version != 2 {
 		t.Errorf("update_memory = %+v, want version 2 in the user vault", u)
 	}
-	var h historyOutput
+	var h view.History
 	s.ok("memory_history", map[string]any{"id": pref.ID}, &h)
 	if h.Vault != userScope || len(h.Revisions) != 2 {
 		t.Errorf("memory_history = %+v, want 2 revisions in the user vault", h)
 	}
-	var stats statsOutput
+	var stats view.Stats
 	s.ok("memory_stats", map[string]any{}, &stats)
 	if stats.UserVault == nil || stats.UserVault.Total != 1 || stats.UserVault.Vault != userRepo || stats.Total != 2 {
 		t.Errorf("memory_stats = %+v (user %+v), want 2 project and 1 user memory", stats, stats.UserVault)
@@ -483,7 +480,7 @@ func TestServeUserVault(t *testing.T) {
 	if tc, ok := res.Contents[0].(mcp.TextResourceContents); !ok || !strings.Contains(tc.Text, "Answer in Chinese") {
 		t.Errorf("memory://context lacks the user vault's preference: %+v", res.Contents)
 	}
-	var f forgetOutput
+	var f view.Forget
 	s.ok("forget", map[string]any{"id": pref.ID, "reason": "changed my mind"}, &f)
 	if f.Vault != userScope || f.Commit == "" {
 		t.Errorf("forget = %+v, want a commit in the user vault", f)
@@ -502,12 +499,12 @@ func TestServeUserVault(t *testing.T) {
 	t.Run("--user-vault DIR", func(t *testing.T) {
 		other := newRepo(t)
 		s, _ := spawn(t, bin, spawnOptions{dir: repo, args: []string{"--user-vault", other}})
-		var w writeOutput
+		var w view.Write
 		s.ok("remember", map[string]any{"title": "Prefer early returns", "content": "Return early instead of nesting.", "layer": "preference"}, &w)
 		if cs := repoCommits(t, other); w.Vault != userScope || len(cs) != 1 || cs[0].Hash != w.Commit {
 			t.Errorf("remember = %+v; commits in --user-vault %s: %+v; want the preference there", w, other, cs)
 		}
-		var st statsOutput
+		var st view.Stats
 		s.ok("memory_stats", map[string]any{}, &st)
 		if st.UserVault == nil || st.UserVault.Vault != other {
 			t.Errorf("memory_stats user_vault = %+v, want %s", st.UserVault, other)

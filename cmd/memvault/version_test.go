@@ -13,10 +13,6 @@ import (
 	"github.com/mark3labs/mcp-go/mcp"
 )
 
-// serverVersion is the version the tests' in-process MCP servers report;
-// the binary reports Main.Version (currentVersion).
-const serverVersion = "test"
-
 func TestBuildVersion(t *testing.T) {
 	vcs := func(rev, at, modified string) []debug.BuildSetting {
 		return []debug.BuildSetting{{Key: "vcs", Value: "git"}, {Key: "vcs.revision", Value: rev},

@@ -54,7 +54,7 @@ const newRuleContent = "Every API route, /v1 and /v2, answers an error with its 
 	"Rejected: HTTP 200 with a numeric code (monitoring, CDN and retries cannot tell errors apart)."
 
 // tools are the tools the server must offer.
-var tools = []string{"recall", "remember", "get_memory", "update_memory", "forget", "memory_history", "memory_stats"}
+var tools = []string{"recall", "remember", "get_memory", "update_memory", "forget", "list_memories", "memory_history", "memory_stats"}
 
 // Options says where the demo finds what it needs and how it reports.
 type Options struct {
@@ -327,7 +327,7 @@ func (d *demo) initialize(ctx context.Context) (step, error) {
 }
 
 func (d *demo) listTools(ctx context.Context) (step, error) {
-	st := step{Method: "tools/list", Request: struct{}{}, Check: "the seven memory tools are offered, each described for the model"}
+	st := step{Method: "tools/list", Request: struct{}{}, Check: "the eight memory tools are offered, each described for the model"}
 	res, err := d.c.ListTools(ctx, mcp.ListToolsRequest{})
 	if err != nil {
 		return st, fmt.Errorf("tools/list: %w", err)
@@ -360,11 +360,22 @@ func (d *demo) listTools(ctx context.Context) (step, error) {
 
 // recallResult is the part of a recall answer the demo checks.
 type recallResult struct {
-	ID               string   `json:"id"`
-	Title            string   `json:"title"`
-	Status           string   `json:"status"`
-	Supersedes       []string `json:"supersedes"`
+	ID     string `json:"id"`
+	Title  string `json:"title"`
+	Status string `json:"status"`
+	// Supersedes names the memories the result replaces.
+	Supersedes       []ref    `json:"supersedes"`
 	PossibleConflict []string `json:"possible_conflict"`
+}
+
+// ref names another memory in an answer.
+type ref struct {
+	ID string `json:"id"`
+}
+
+// supersedes says whether r names id in its supersedes.
+func (r recallResult) supersedes(id string) bool {
+	return slices.Contains(r.Supersedes, ref{ID: id})
 }
 
 func (d *demo) recall(ctx context.Context, query string, st *step) ([]recallResult, error) {
@@ -486,7 +497,7 @@ func (d *demo) recallAgain(ctx context.Context) (step, error) {
 	if len(rs) == 0 || rs[0].ID != d.newID {
 		return st, fmt.Errorf("want %q (%s) first; got %v", newRuleTitle, d.newID, titles(rs))
 	}
-	if !slices.Contains(rs[0].Supersedes, d.rival200) || !slices.Contains(rs[0].Supersedes, d.rivalReal) {
+	if !rs[0].supersedes(d.rival200) || !rs[0].supersedes(d.rivalReal) {
 		return st, fmt.Errorf("want the new rule to name both rivals in supersedes; got %v", rs[0].Supersedes)
 	}
 	for _, r := range rs {

@@ -107,6 +107,19 @@ var Rules = []Rule{
 		Tests:   true,
 	},
 	{
+		Name:    "only the MCP package imports mcp-go's server",
+		Applies: []string{"..."},
+		Except:  []string{"cmd/memvault/internal/mcpserver"},
+		Deny:    []string{"github.com/mark3labs/mcp-go/server/..."},
+		Tests:   true,
+	},
+	{
+		Name:    "the MCP server knows no git or file watcher: cmd/memvault wires them in",
+		Applies: []string{"cmd/memvault/internal/mcpserver"},
+		Deny:    []string{"gitstore", "watcher", "github.com/go-git/...", "github.com/fsnotify/..."},
+		Tests:   true,
+	},
+	{
 		Name:    "cobra lives in the command",
 		Applies: []string{"..."},
 		Except:  []string{"cmd/memvault"},

@@ -88,6 +88,13 @@ func TestCheckReportsViolations(t *testing.T) {
 		{"go-diff outside vault/history", Package{Path: m("cmd/memvault"), Imports: []string{"github.com/sergi/go-diff/diffmatchpatch"}},
 			[]string{"github.com/sergi/go-diff/diffmatchpatch"}},
 		{"go-diff in vault/history", Package{Path: m("vault/history"), Imports: []string{"github.com/sergi/go-diff/diffmatchpatch"}}, nil},
+		{"mcp-go's server outside the MCP package", Package{Path: m("cmd/memvault"), TestImports: []string{"github.com/mark3labs/mcp-go/server"}},
+			[]string{"github.com/mark3labs/mcp-go/server"}},
+		{"mcp-go's client outside it", Package{Path: m("cmd/memvault/internal/demo"), Imports: []string{"github.com/mark3labs/mcp-go/client"}}, nil},
+		{"the MCP package imports git", Package{Path: m("cmd/memvault/internal/mcpserver"), Imports: []string{"github.com/mark3labs/mcp-go/server", m("gitstore")}},
+			[]string{m("gitstore")}},
+		{"the MCP package's tests use the watcher", Package{Path: m("cmd/memvault/internal/mcpserver"), TestImports: []string{m("watcher")}},
+			[]string{m("watcher")}},
 		{"standard library is always allowed", Package{Path: m("parser"), Imports: []string{"fmt", "unicode/utf8"}}, nil},
 	}
 	for _, tt := range tests {

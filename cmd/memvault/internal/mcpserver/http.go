@@ -1,4 +1,4 @@
-package main
+package mcpserver
 
 import (
 	"bytes"
@@ -9,7 +9,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"log/slog"
 	"net"
 	"net/http"
 	"net/netip"
@@ -20,9 +19,9 @@ import (
 	"github.com/mark3labs/mcp-go/server"
 )
 
-// httpLimits are the HTTP server's protections against slow, large or
-// stray requests. serve uses defaultHTTPLimits; tests shrink the timeouts.
-type httpLimits struct {
+// HTTPLimits are the HTTP server's protections against slow, large or
+// stray requests. Serve uses DefaultHTTPLimits; tests shrink the timeouts.
+type HTTPLimits struct {
 	// MaxBody bounds a request body: a remember carries at most 64 KiB of
 	// content, so 1 MiB leaves room for JSON overhead and nothing more.
 	MaxBody int64
@@ -49,8 +48,9 @@ type httpLimits struct {
 	Heartbeat time.Duration
 }
 
-func defaultHTTPLimits() httpLimits {
-	return httpLimits{
+// DefaultHTTPLimits are the limits ServeHTTP applies unless told others.
+func DefaultHTTPLimits() HTTPLimits {
+	return HTTPLimits{
 		MaxBody:           1 << 20,
 		MaxHeaderBytes:    64 << 10,
 		ReadHeaderTimeout: 10 * time.Second,
@@ -62,7 +62,7 @@ func defaultHTTPLimits() httpLimits {
 }
 
 // newHTTPServer wraps h in guard and sets the timeouts of lim.
-func newHTTPServer(h http.Handler, token string, lim httpLimits) *http.Server {
+func newHTTPServer(h http.Handler, token string, lim HTTPLimits) *http.Server {
 	return &http.Server{
 		Handler:           guard(h, token, lim),
 		ReadHeaderTimeout: lim.ReadHeaderTimeout,
@@ -82,14 +82,16 @@ func isLoopback(host string) bool {
 	return err == nil && ip.IsLoopback()
 }
 
-// checkHTTPAddr refuses to bind beyond loopback without a token.
-func checkHTTPAddr(addr, token string) error {
+// CheckHTTPAddr refuses an address that is not host:port, and one beyond
+// loopback without a token: anyone on the network could read and write
+// the vault.
+func CheckHTTPAddr(addr, token string) error {
 	host, _, err := net.SplitHostPort(addr)
 	if err != nil {
-		return usagef("--http %s: want host:port, e.g. 127.0.0.1:7391", addr)
+		return fmt.Errorf("--http %s: want host:port, e.g. 127.0.0.1:7391", addr)
 	}
 	if !isLoopback(host) && token == "" {
-		return usagef("--http %s listens beyond loopback: set --token or MEMVAULT_TOKEN so only your clients can use it", addr)
+		return fmt.Errorf("--http %s listens beyond loopback: set --token or MEMVAULT_TOKEN so only your clients can use it", addr)
 	}
 	return nil
 }
@@ -104,8 +106,8 @@ func checkHTTPAddr(addr, token string) error {
 //   - a body of at most lim.MaxBody bytes, read in full before h runs
 //     (413).
 //
-// Then it gives a POST its write deadline (httpLimits.CallTimeout).
-func guard(h http.Handler, token string, lim httpLimits) http.Handler {
+// Then it gives a POST its write deadline (HTTPLimits.CallTimeout).
+func guard(h http.Handler, token string, lim HTTPLimits) http.Handler {
 	want := sha256.Sum256([]byte("Bearer " + token))
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if loopbackConn(r) && !isLoopback(hostOnly(r.Host)) {
@@ -169,9 +171,21 @@ func hostOnly(hostport string) string {
 	return hostport
 }
 
+// HTTPOptions configure ServeHTTP.
+type HTTPOptions struct {
+	// Token is the bearer token every request must carry; "" asks none
+	// (CheckHTTPAddr allows that on loopback only).
+	Token string
+	// Limits protect the server; the zero value means DefaultHTTPLimits.
+	Limits HTTPLimits
+	// Listening, when set, is told the MCP endpoint's URL once the server
+	// listens (addr may name port 0).
+	Listening func(url string)
+}
+
 // healthz reports whether the server can answer, as JSON.
-func (t *mcpTools) healthz(w http.ResponseWriter, r *http.Request) {
-	out, failed := t.health(r.Context())
+func (s *Server) healthz(w http.ResponseWriter, r *http.Request) {
+	out, failed := s.health(r.Context())
 	w.Header().Set("Content-Type", "application/json")
 	if failed {
 		w.WriteHeader(http.StatusServiceUnavailable)
@@ -179,29 +193,38 @@ func (t *mcpTools) healthz(w http.ResponseWriter, r *http.Request) {
 	json.NewEncoder(w).Encode(out)
 }
 
-// serveHTTP serves s over streamable HTTP at addr until ctx ends.
-func (m *Main) serveHTTP(ctx context.Context, s *server.MCPServer, tools *mcpTools, addr, token string, logger *slog.Logger) error {
+// ServeHTTP serves streamable HTTP at addr (the MCP endpoint at /mcp, a
+// health check at GET /healthz) until ctx is done. Every request passes
+// guard: loopback Host on loopback connections, the token, the Origin, a
+// bounded body; each POST has a write deadline.
+func (s *Server) ServeHTTP(ctx context.Context, addr string, o HTTPOptions) error {
 	ln, err := net.Listen("tcp", addr)
 	if err != nil {
 		return fmt.Errorf("--http %s: %w", addr, err)
 	}
-	lim := defaultHTTPLimits()
-	mcpHandler := server.NewStreamableHTTPServer(s, server.WithEndpointPath("/mcp"), server.WithHeartbeatInterval(lim.Heartbeat))
+	lim := o.Limits
+	if lim == (HTTPLimits{}) {
+		lim = DefaultHTTPLimits()
+	}
+	// Over HTTP a roots/list request reaches only a client with a GET
+	// stream open; discovery bounds its wait accordingly.
+	s.project.overHTTP = true
+	mcpHandler := server.NewStreamableHTTPServer(s.mcp, server.WithEndpointPath("/mcp"), server.WithHeartbeatInterval(lim.Heartbeat))
 	mux := http.NewServeMux()
 	mux.Handle("/mcp", mcpHandler)
-	mux.HandleFunc("GET /healthz", tools.healthz)
-	srv := newHTTPServer(mux, token, lim)
-	// The address goes to stderr so whoever started the server (and the
-	// tests, which bind port 0) can find it.
-	fmt.Fprintf(m.Stderr, "memvault: serving MCP at http://%s/mcp\n", ln.Addr())
-	logger.Info("serving", "transport", "http", "addr", ln.Addr().String(), "token", token != "")
+	mux.HandleFunc("GET /healthz", s.healthz)
+	srv := newHTTPServer(mux, o.Token, lim)
+	if o.Listening != nil {
+		o.Listening(fmt.Sprintf("http://%s/mcp", ln.Addr()))
+	}
+	s.logger.Info("serving", "vault", s.projectDir(), "user_vault", s.userDir(), "transport", "http", "addr", ln.Addr().String(), "token", o.Token != "")
 	errc := make(chan error, 1)
 	go func() { errc <- srv.Serve(ln) }()
 	select {
 	case err := <-errc:
 		return fmt.Errorf("serve http: %w", err)
 	case <-ctx.Done():
-		shutdownCtx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+		shutdownCtx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 5*time.Second)
 		defer cancel()
 		_ = mcpHandler.Shutdown(shutdownCtx)
 		if err := srv.Shutdown(shutdownCtx); err != nil && !errors.Is(err, http.ErrServerClosed) {

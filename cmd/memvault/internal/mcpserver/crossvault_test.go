@@ -1,13 +1,13 @@
-package main
+package mcpserver
 
 import (
-	"context"
 	"slices"
 	"strings"
 	"testing"
 	"time"
 
-	"github.com/mark3labs/mcp-go/mcp"
+	"github.com/memvault/memvault/cmd/memvault/internal/view"
+	"github.com/memvault/memvault/vault"
 )
 
 // TestSupersessionAcrossVaults serves a project and a user vault and
@@ -15,37 +15,37 @@ import (
 // preference is honoured in recall and in memory://context as it would be
 // within one vault.
 func TestSupersessionAcrossVaults(t *testing.T) {
-	now := time.Date(2026, 11, 30, 12, 0, 0, 0, time.UTC)
-	clock := &testClock{now: now}
-	g := newGitServer(t, clock, true)
+	t.Parallel()
+	now := t0
+	clock := newClock(now)
+	ts := newTestServer(t, clock, serverOptions{user: true})
+	remember := func(args map[string]any) view.Write { return mustCall[view.Write](t, ts.c, "remember", args) }
+	pytest := remember(map[string]any{"title": "Prefer pytest for tests", "content": "Write and run tests with pytest.",
+		"layer": "preference", "tags": []any{"testing"}})
+	unittest := remember(map[string]any{"title": "Use unittest in this repository", "content": "This repository's tests use unittest, not pytest: the CI image has no pytest.",
+		"tags": []any{"testing"}, "supersedes": []any{pytest.ID}, "reason": "CI has no pytest"})
+	english := remember(map[string]any{"title": "Answer in English", "content": "Write answers in English.", "layer": "preference"})
+	chinese := remember(map[string]any{"title": "Answer in Chinese from December", "content": "From December, answer in Chinese. 用中文回答。",
+		"effective_at": "2026-12-10", "supersedes": []any{english.ID}})
+	tabs := remember(map[string]any{"title": "Indent with tabs", "content": "Indent code with tabs.", "layer": "preference", "tags": []any{"style"}})
+	spaces := remember(map[string]any{"title": "Indent with spaces", "content": "Indent code with four spaces.", "tags": []any{"style"}, "importance": 8})
 
-	var pytest, unittest, english, chinese, tabs, spaces writeOutput
-	g.ok("remember", map[string]any{"title": "Prefer pytest for tests", "content": "Write and run tests with pytest.",
-		"layer": "preference", "tags": []any{"testing"}}, &pytest)
-	g.ok("remember", map[string]any{"title": "Use unittest in this repository", "content": "This repository's tests use unittest, not pytest: the CI image has no pytest.",
-		"tags": []any{"testing"}, "supersedes": []any{pytest.ID}, "reason": "CI has no pytest"}, &unittest)
-	g.ok("remember", map[string]any{"title": "Answer in English", "content": "Write answers in English.", "layer": "preference"}, &english)
-	g.ok("remember", map[string]any{"title": "Answer in Chinese from December", "content": "From December, answer in Chinese. 用中文回答。",
-		"effective_at": "2026-12-10", "supersedes": []any{english.ID}}, &chinese)
-	g.ok("remember", map[string]any{"title": "Indent with tabs", "content": "Indent code with tabs.", "layer": "preference", "tags": []any{"style"}}, &tabs)
-	g.ok("remember", map[string]any{"title": "Indent with spaces", "content": "Indent code with four spaces.", "tags": []any{"style"}, "importance": 8}, &spaces)
-
-	if pytest.Vault != userScope || unittest.Vault != projectScope || english.Vault != userScope || chinese.Vault != projectScope ||
-		tabs.Vault != userScope || spaces.Vault != projectScope {
+	if pytest.Vault != vault.UserVault || unittest.Vault != vault.ProjectVault || english.Vault != vault.UserVault || chinese.Vault != vault.ProjectVault ||
+		tabs.Vault != vault.UserVault || spaces.Vault != vault.ProjectVault {
 		t.Fatalf("vaults: %s %s %s %s %s %s; want user, project, user, project, user, project",
 			pytest.Vault, unittest.Vault, english.Vault, chinese.Vault, tabs.Vault, spaces.Vault)
 	}
 	// The user vault's file is left alone: the project's rule applies in
 	// this project only.
-	if m := mustCall[memoryOutput](t, g.c, "get_memory", map[string]any{"id": pytest.ID}); m.Status != "active" || m.Version != 1 {
+	if m := mustCall[view.Memory](t, ts.c, "get_memory", map[string]any{"id": pytest.ID}); m.Status != "active" || m.Version != 1 {
 		t.Errorf("user preference after the project superseded it: status %s, version %d; want active, 1 (not written)", m.Status, m.Version)
 	}
-	if m := mustCall[memoryOutput](t, g.c, "get_memory", map[string]any{"id": unittest.ID}); !slices.Equal(m.Supersedes, []string{pytest.ID}) {
+	if m := mustCall[view.Memory](t, ts.c, "get_memory", map[string]any{"id": unittest.ID}); !slices.Equal(m.Supersedes, []string{pytest.ID}) {
 		t.Errorf("project rule supersedes %v, want [%s]", m.Supersedes, pytest.ID)
 	}
 
-	byID := func(rs []recallResult) map[string]recallResult {
-		out := map[string]recallResult{}
+	byID := func(rs []view.RecallResult) map[string]view.RecallResult {
+		out := map[string]view.RecallResult{}
 		for _, r := range rs {
 			out[r.ID] = r
 		}
@@ -100,11 +100,11 @@ func TestSupersessionAcrossVaults(t *testing.T) {
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			res, text := callTool(t, g.c, "recall", tc.args)
+			res, text := callTool(t, ts.c, "recall", tc.args)
 			if res.IsError {
 				t.Fatalf("recall(%v): %s", tc.args, text)
 			}
-			var out recallOutput
+			var out view.Recall
 			decodeStructured(t, res, &out)
 			got := byID(out.Results)
 			for id, status := range tc.want.present {
@@ -118,12 +118,12 @@ func TestSupersessionAcrossVaults(t *testing.T) {
 				}
 			}
 			for id, want := range tc.want.superBy {
-				if r := got[id]; !slices.Equal(r.SupersededBy, want) {
+				if r := got[id]; !slices.Equal(refIDs(r.SupersededBy), orNone(want)) {
 					t.Errorf("%s superseded_by = %v, want %v", id, r.SupersededBy, want)
 				}
 			}
 			for id, want := range tc.want.supersedes {
-				if r := got[id]; !slices.Equal(r.Supersedes, want) {
+				if r := got[id]; !slices.Equal(refIDs(r.Supersedes), want) {
 					t.Errorf("%s supersedes = %v, want %v", id, r.Supersedes, want)
 				}
 			}
@@ -143,13 +143,11 @@ func TestSupersessionAcrossVaults(t *testing.T) {
 	t.Run("memory://context", func(t *testing.T) {
 		read := func() string {
 			t.Helper()
-			req := mcp.ReadResourceRequest{}
-			req.Params.URI = contextURI
-			res, err := g.c.ReadResource(context.Background(), req)
+			text, err := readResource(t, ts.c, contextURI)
 			if err != nil {
 				t.Fatal(err)
 			}
-			return res.Contents[0].(mcp.TextResourceContents).Text
+			return text
 		}
 		digest := read()
 		for _, w := range []string{"Answer in English", "Indent with tabs", "Indent with spaces",
@@ -177,53 +175,10 @@ func minMax(a, b string) string {
 	return "- " + a + " may conflict with " + b
 }
 
-// TestRememberSupersedesInBothVaults checks remember's supersedes list
-// naming memories of both vaults: the target vault's own one is marked
-// superseded as vault.Create would, the other vault's is recorded only,
-// and an id no vault holds is refused without a commit.
-func TestRememberSupersedesInBothVaults(t *testing.T) {
-	clock := &testClock{now: time.Date(2026, 11, 30, 12, 0, 0, 0, time.UTC)}
-	g := newGitServer(t, clock, true)
-	var own, pref, both writeOutput
-	g.ok("remember", map[string]any{"title": "Lint with flake8", "content": "Run flake8 before committing."}, &own)
-	g.ok("remember", map[string]any{"title": "Prefer pylint", "content": "Lint Python with pylint.", "layer": "preference"}, &pref)
-	projectBefore, userBefore := len(repoCommits(t, g.project)), len(repoCommits(t, g.user))
-	g.ok("remember", map[string]any{"title": "Lint with ruff", "content": "Run ruff check; it replaces flake8 and pylint here.",
-		"supersedes": []any{own.ID, pref.ID}, "reason": "ruff is faster"}, &both)
-	if both.Vault != projectScope || !slices.Equal(both.Superseded, []string{own.ID}) {
-		t.Errorf("remember = %+v, want a project memory that marked only %s superseded", both, own.ID)
+// orNone is want as refIDs renders it: a nil want is no reference.
+func orNone(want []string) []string {
+	if want == nil {
+		return []string{}
 	}
-	// One commit in the project's repository, atomic there; none in the
-	// user's.
-	if p, u := len(repoCommits(t, g.project))-projectBefore, len(repoCommits(t, g.user))-userBefore; p != 1 || u != 0 {
-		t.Errorf("commits: project %d, user %d; want 1 and 0", p, u)
-	}
-	tests := []struct {
-		id, status string
-		version    int
-	}{
-		{own.ID, "superseded", 2},
-		{pref.ID, "active", 1},
-	}
-	for _, tc := range tests {
-		if m := mustCall[memoryOutput](t, g.c, "get_memory", map[string]any{"id": tc.id}); m.Status != tc.status || m.Version != tc.version {
-			t.Errorf("%s: status %s version %d, want %s %d", tc.id, m.Status, m.Version, tc.status, tc.version)
-		}
-	}
-	out := mustCall[recallOutput](t, g.c, "recall", map[string]any{"query": "lint flake8 pylint ruff"})
-	if len(out.Results) != 1 || out.Results[0].ID != both.ID || !slices.Equal(out.Results[0].Supersedes, []string{own.ID, pref.ID}) {
-		t.Errorf("recall = %+v, want only %s, superseding both", out.Results, both.ID)
-	}
-	if cs := repoCommits(t, g.project); len(cs) == 0 || cs[0].Hash != both.Commit {
-		t.Errorf("remember's commit %s is not the project's HEAD", both.Commit)
-	}
-	before := len(repoCommits(t, g.project))
-	res, text := callTool(t, g.c, "remember", map[string]any{"title": "Lint nothing", "content": "x",
-		"supersedes": []any{pref.ID, "01NOSUCHMEMORY0000000000000"}})
-	if !res.IsError || !strings.Contains(text, "not found") {
-		t.Errorf("remember superseding an unknown id = %q, want not found", text)
-	}
-	if got := len(repoCommits(t, g.project)); got != before {
-		t.Errorf("commits after a refused remember: %d, want %d", got, before)
-	}
+	return want
 }

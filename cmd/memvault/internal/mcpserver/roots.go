@@ -1,4 +1,4 @@
-package main
+package mcpserver
 
 import (
 	"context"
@@ -34,8 +34,9 @@ const httpRootsTimeout = 5 * time.Second
 // Until one is found every tool call asks the client for its roots again,
 // so a client that reports them late, or changes them, still gets served.
 type discovery struct {
-	open   func(dir string) *vaultSlot
-	logger *slog.Logger
+	open    func(dir string) *slot
+	gitRoot func(dir string) (string, bool)
+	logger  *slog.Logger
 	// cwd is the working directory the server looked at first, for the
 	// error message; "" when --vault or the working directory decided.
 	cwd string
@@ -44,7 +45,7 @@ type discovery struct {
 	overHTTP bool
 
 	mu       sync.Mutex
-	slot     *vaultSlot
+	slot     *slot
 	inflight chan struct{} // closed when the pending roots/list answer is in
 	tried    []string      // roots looked at, each with why it did not do
 	// settled is closed when the vault is found; made by the first
@@ -55,20 +56,15 @@ type discovery struct {
 	asked bool
 }
 
-// fixedDiscovery is a discovery that already knows its vault.
-func fixedDiscovery(slot *vaultSlot) *discovery {
-	return &discovery{slot: slot}
-}
-
 // get returns the project vault's slot, nil while it is unknown.
-func (d *discovery) get() *vaultSlot {
+func (d *discovery) get() *slot {
 	d.mu.Lock()
 	defer d.mu.Unlock()
 	return d.slot
 }
 
 // found settles the project vault at dir; the first answer wins.
-func (d *discovery) found(dir string) *vaultSlot {
+func (d *discovery) found(dir string) *slot {
 	d.mu.Lock()
 	defer d.mu.Unlock()
 	if d.slot == nil {
@@ -84,7 +80,7 @@ func (d *discovery) found(dir string) *vaultSlot {
 // await waits, at most max, for the vault to be found, by the roots/list
 // answer in flight (or the one answered closes) or by a tool call's retry
 // with the roots, and returns it; nil when none settled it in time.
-func (d *discovery) await(ctx context.Context, max time.Duration, answered <-chan struct{}) *vaultSlot {
+func (d *discovery) await(ctx context.Context, max time.Duration, answered <-chan struct{}) *slot {
 	d.mu.Lock()
 	if d.slot != nil {
 		defer d.mu.Unlock()
@@ -147,7 +143,7 @@ func (d *discovery) wait(ctx context.Context) {
 
 // fromRoots settles the vault from the client's roots: the first one
 // inside a git repository decides.
-func (d *discovery) fromRoots(roots []mcp.Root) (*vaultSlot, error) {
+func (d *discovery) fromRoots(roots []mcp.Root) (*slot, error) {
 	if s := d.get(); s != nil {
 		return s, nil
 	}
@@ -158,7 +154,7 @@ func (d *discovery) fromRoots(roots []mcp.Root) (*vaultSlot, error) {
 			tried = append(tried, fmt.Sprintf("%s (%s)", r.URI, why))
 			continue
 		}
-		if top, ok := gitRoot(dir); ok {
+		if top, ok := d.gitRoot(dir); ok {
 			return d.found(filepath.Join(top, ".memory")), nil
 		}
 		tried = append(tried, fmt.Sprintf("%s (not in a git repository)", r.URI))
@@ -282,48 +278,109 @@ func clientHasRoots(ctx context.Context) bool {
 // registerRoots asks clients for their roots once they are initialized,
 // and again when they say their roots changed, while the project vault
 // is unknown.
-func (t *mcpTools) registerRoots(s *server.MCPServer) {
-	t.listRoots = func(ctx context.Context) (*mcp.ListRootsResult, error) {
-		return s.RequestRoots(ctx, mcp.ListRootsRequest{Request: mcp.Request{Method: string(mcp.MethodListRoots)}})
-	}
+func (s *Server) registerRoots() {
 	ask := func(ctx context.Context, _ mcp.JSONRPCNotification) {
-		if t.project.get() != nil || !clientHasRoots(ctx) {
+		if s.project.get() != nil || !clientHasRoots(ctx) {
 			return
 		}
-		t.project.request(ctx, t.listRoots)
+		s.project.request(ctx, s.listRoots)
 	}
-	s.AddNotificationHandler(string(mcp.MethodNotificationInitialized), ask)
-	s.AddNotificationHandler(mcp.MethodNotificationRootsListChanged, ask)
+	s.mcp.AddNotificationHandler(string(mcp.MethodNotificationInitialized), ask)
+	s.mcp.AddNotificationHandler(mcp.MethodNotificationRootsListChanged, ask)
+}
+
+// listRoots sends the client a roots/list request.
+func (s *Server) listRoots(ctx context.Context) (*mcp.ListRootsResult, error) {
+	return s.mcp.RequestRoots(ctx, mcp.ListRootsRequest{Request: mcp.Request{Method: string(mcp.MethodListRoots)}})
 }
 
 // projectSlot returns the project vault's slot. While it is unknown it
 // uses the roots in responses (a multi round-trip retry), else reports
 // ask: the caller returns a roots input request, which mcp-go turns into
 // a roots/list request for older clients.
-func (t *mcpTools) projectSlot(ctx context.Context, responses mcp.InputResponses) (slot *vaultSlot, ask bool, err error) {
-	if s := t.project.get(); s != nil {
-		return s, false, nil
+func (s *Server) projectSlot(ctx context.Context, responses mcp.InputResponses) (p *slot, ask bool, err error) {
+	if p := s.project.get(); p != nil {
+		return p, false, nil
 	}
-	if t.project.overHTTP && responses == nil && clientHasRoots(ctx) && !isModern(ctx) && t.listRoots != nil {
+	if s.project.overHTTP && responses == nil && clientHasRoots(ctx) && !isModern(ctx) {
 		// mcp-go would turn the input request into a roots/list on the
 		// GET stream and wait for the answer without a time limit: a
 		// client with no GET stream would hang. Ask with a bound instead.
-		answered := t.project.request(ctx, t.listRoots) // or the one out
-		if s := t.project.await(ctx, httpRootsTimeout+time.Second, answered); s != nil {
-			return s, false, nil
+		answered := s.project.request(ctx, s.listRoots) // or the one out
+		if p := s.project.await(ctx, httpRootsTimeout+time.Second, answered); p != nil {
+			return p, false, nil
 		}
-		return nil, false, t.project.errNoVault()
+		return nil, false, s.project.errNoVault()
 	}
-	t.project.wait(ctx)
-	if s := t.project.get(); s != nil {
-		return s, false, nil
+	s.project.wait(ctx)
+	if p := s.project.get(); p != nil {
+		return p, false, nil
 	}
 	if roots := server.RootsResponse(responses, rootsInputID); roots != nil {
-		s, err := t.project.fromRoots(roots.Roots)
-		return s, false, err
+		p, err := s.project.fromRoots(roots.Roots)
+		return p, false, err
 	}
 	if responses == nil && clientHasRoots(ctx) {
 		return nil, true, nil
 	}
-	return nil, false, t.project.errNoVault()
+	return nil, false, s.project.errNoVault()
+}
+
+// defaultDiscoveryWait bounds how long a resource read waits for the
+// client's roots to settle the project vault.
+const defaultDiscoveryWait = 5 * time.Second
+
+// readyVaults waits for the vaults and brings them up to date. Resource
+// reads cannot ask the client for its roots with an input request the way
+// tool calls do, so while the project vault is unknown they wait for it a
+// little (awaitProject) and then fail, saying what to do.
+func (s *Server) readyVaults(ctx context.Context) (*openVaults, error) {
+	if s.project.get() == nil {
+		if err := s.awaitProject(ctx); err != nil {
+			return nil, err
+		}
+	}
+	vs, _, err := s.vaults(ctx, nil)
+	return vs, err
+}
+
+// awaitProject waits, for at most discoveryWait and while ctx lasts, for
+// the client's roots to settle the project vault. A client of a protocol
+// before 2026-07-28 is sent roots/list after initialize; the read waits
+// for that answer, or sends the request itself when none is out (it was
+// answered without a vault, or the read came first). A newer client can
+// only be asked during a tool call: the read waits only when one has.
+func (s *Server) awaitProject(ctx context.Context) error {
+	if !clientHasRoots(ctx) {
+		return s.project.errNoVault()
+	}
+	wait := s.wait
+	modern := isModern(ctx)
+	switch {
+	case !modern:
+		answered := s.project.request(ctx, s.listRoots) // unless one is out
+		s.project.await(ctx, wait, answered)
+	case s.project.pending():
+		s.project.await(ctx, wait, nil)
+	}
+	if s.project.get() != nil {
+		return nil
+	}
+	if err := ctx.Err(); err != nil {
+		return fmt.Errorf("waiting for the client's roots to find the project vault: %w", err)
+	}
+	if s.project.answered() {
+		return s.project.errNoVault()
+	}
+	if !modern {
+		why := ""
+		if s.project.overHTTP {
+			why = " (over streamable HTTP the server can send it only on the client's GET stream; a client with none open never answers)"
+		}
+		return fmt.Errorf("the project vault is not known yet: the client did not answer roots/list within %s%s. "+
+			"Read again shortly, or start memvault serve inside the project's repository or with --vault DIR", wait, why)
+	}
+	return errors.New("the project vault is not known yet: the client has not reported its roots " +
+		"(with protocol 2026-07-28 the server can ask for them only during a tool call). Call a tool first " +
+		"(memory_stats will do) and read again, or start memvault serve inside the project's repository or with --vault DIR")
 }

@@ -1,4 +1,4 @@
-package main
+package mcpserver
 
 import (
 	"context"
@@ -18,8 +18,9 @@ import (
 // notifications/resources/list_changed when memories appear or disappear,
 // and a client subscribed to memory://memories/{id} or memory://context
 // gets notifications/resources/updated for it. It learns of changes from
-// vault.Subscribe, so writes through the tools, reloads after another
-// process committed and the file watcher's refreshes all count.
+// each vault's changes (Opener's changed), so writes through the tools,
+// reloads after another process committed and the file watcher's
+// refreshes all count.
 type notifier struct {
 	srv    *server.MCPServer
 	logger *slog.Logger
@@ -103,21 +104,14 @@ func (n *notifier) unsubscribe(session, uri string) {
 	delete(n.subs[session], uri)
 }
 
-// watch subscribes to v's changes until cancel is called. The list of
+// changed sends the notifications one vault change calls for. The list of
 // resources changes when memories appear or disappear: the change says so
 // itself (vault.Change.Added and Removed).
-func (n *notifier) watch(v *vault.Vault) (cancel func()) {
-	return v.Subscribe(func(c vault.Change) {
-		n.changed(c, c.Full || len(c.Added) > 0 || len(c.Removed) > 0)
-	})
-}
-
-// changed sends the notifications one vault change calls for.
-func (n *notifier) changed(c vault.Change, listChanged bool) {
+func (n *notifier) changed(c vault.Change) {
 	if n.srv == nil {
 		return
 	}
-	if listChanged {
+	if c.Full || len(c.Added) > 0 || len(c.Removed) > 0 {
 		n.srv.SendNotificationToAllClients(mcp.MethodNotificationResourcesListChanged, nil)
 	}
 	ids := make(map[string]bool, len(c.IDs))

@@ -1,10 +1,8 @@
-package main
+package mcpserver
 
 import (
 	"context"
 	"errors"
-	"io"
-	"log/slog"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -12,8 +10,8 @@ import (
 
 	"github.com/mark3labs/mcp-go/client"
 	"github.com/mark3labs/mcp-go/mcp"
-	"github.com/mark3labs/mcp-go/server"
 
+	"github.com/memvault/memvault/cmd/memvault/internal/view"
 	"github.com/memvault/memvault/vault"
 )
 
@@ -31,30 +29,32 @@ type rootsScript struct {
 }
 
 func (s *scriptedRoots) ListRoots(ctx context.Context, req mcp.ListRootsRequest) (*mcp.ListRootsResult, error) {
-	switch {
-	case s.block:
+	if s.block {
 		select {
 		case <-s.done:
 		case <-ctx.Done():
 		}
 		return nil, errors.New("test over")
 	}
-	return rootsList(s.dirs).ListRoots(ctx, req)
+	out := &mcp.ListRootsResult{Roots: []mcp.Root{}}
+	for _, d := range s.dirs {
+		out.Roots = append(out.Roots, mcp.Root{URI: "file://" + filepath.ToSlash(d)})
+	}
+	return out, nil
 }
 
 // TestContextBeforeTheVaultIsKnown reads memory://context while the
 // project vault still waits for the client's roots (no --vault, working
 // directory outside git), through the in-process client.
 func TestContextBeforeTheVaultIsKnown(t *testing.T) {
-	isolateGit(t)
-	repo := newRepo(t)
-	notRepo := t.TempDir()
+	t.Parallel()
+	repo, notRepo := t.TempDir(), t.TempDir()
 	tests := []struct {
 		name     string
 		protocol string
 		roots    rootsScript
 		toolCall bool          // call a tool before reading
-		wait     time.Duration // discoveryWait
+		wait     time.Duration // Config.DiscoveryWait
 		want     string        // in the digest; "" when the read must fail
 		wantErr  []string      // in the error
 	}{
@@ -70,22 +70,23 @@ func TestContextBeforeTheVaultIsKnown(t *testing.T) {
 			roots: rootsScript{dirs: []string{repo}}, want: "Releases on Mondays"},
 	}
 	for _, tc := range tests {
+		// Not parallel: each run writes the memory into the one repo.
 		t.Run(tc.name, func(t *testing.T) {
 			roots := &scriptedRoots{rootsScript: tc.roots, done: make(chan struct{})}
 			defer close(roots.done)
-			c, d := rootsServer(t, notRepo, repo, roots, tc.protocol, tc.wait)
+			c, s := rootsServer(t, notRepo, repo, roots, tc.protocol, tc.wait)
 			// mcp-go's in-process client sends no initialized
 			// notification, so no roots/list is out before the read.
-			if d.pending() {
+			if s.project.pending() {
 				t.Fatal("a roots/list request is out before the read")
 			}
 			if tc.toolCall {
-				mustCall[statsOutput](t, c, "memory_stats", map[string]any{})
+				mustCall[view.Stats](t, c, "memory_stats", map[string]any{})
 			}
+			ctx, cancel := context.WithTimeout(t.Context(), 20*time.Second)
+			defer cancel()
 			req := mcp.ReadResourceRequest{}
 			req.Params.URI = contextURI
-			ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
-			defer cancel()
 			res, err := c.ReadResource(ctx, req)
 			if tc.want != "" {
 				if err != nil {
@@ -108,50 +109,67 @@ func TestContextBeforeTheVaultIsKnown(t *testing.T) {
 	}
 }
 
-// rootsServer serves tools whose project vault is found from the roots
-// of an in-process client, as memvault serve started in dir (outside
-// git) does; repo holds one memory. It returns the client and the
-// discovery.
-func rootsServer(t *testing.T, dir, repo string, roots client.RootsHandler, protocol string, wait time.Duration) (*client.Client, *discovery) {
+// rootsServer serves tools whose project vault is found from the roots of
+// an in-process client, as memvault serve started in dir (outside git)
+// does; repo, the only folder GitRoot takes for a repository, holds one
+// memory.
+func rootsServer(t *testing.T, dir, repo string, roots client.RootsHandler, protocol string, wait time.Duration) (*client.Client, *Server) {
 	t.Helper()
-	ctx := context.Background()
-	logger := slog.New(slog.NewTextHandler(io.Discard, nil))
-	m := NewMain(strings.NewReader(""), io.Discard, io.Discard)
-	m.logger = logger
-	notify := newNotifier(logger)
-	if v, err := vault.Open(ctx, filepath.Join(repo, ".memory"), vault.Options{}); err != nil {
-		t.Fatal(err)
-	} else if _, err := v.Create(ctx, vault.NewMemory{Title: "Releases on Mondays", Content: "Cut releases on Mondays.", Importance: 9}, vault.Author{}); err != nil {
-		t.Fatal(err)
-	}
-	d := &discovery{logger: logger, cwd: dir, open: func(dir string) *vaultSlot {
-		o := m.openServedVault(ctx, projectScope, dir, logger, notify)
-		t.Cleanup(o.close)
-		return o.slot
-	}}
-	tools := &mcpTools{logger: logger, notify: notify, project: d, discoveryWait: wait}
-	hooks := &server.Hooks{}
-	notify.hook(hooks)
-	s := server.NewMCPServer("memvault", serverVersion, server.WithToolCapabilities(false), server.WithResourceCapabilities(true, true),
-		server.WithPromptCapabilities(false), server.WithHooks(hooks))
-	notify.srv = s
-	tools.register(s)
-	c, err := client.NewInProcessClientWithOptions(s, client.WithRootsHandler(roots))
+	v, err := vault.Open(t.Context(), filepath.Join(repo, ".memory"), vault.Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
-	t.Cleanup(func() { c.Close() })
-	if err := c.Start(ctx); err != nil {
+	if _, err := v.Create(t.Context(), vault.NewMemory{Title: "Releases on Mondays", Content: "Cut releases on Mondays.", Importance: 9}, vault.Author{}); err != nil {
 		t.Fatal(err)
 	}
-	init := mcp.InitializeRequest{}
-	init.Params.ProtocolVersion = protocol
-	init.Params.ClientInfo = mcp.Implementation{Name: "unit", Version: "1"}
-	init.Params.Capabilities.Roots = &struct {
-		ListChanged bool `json:"listChanged,omitempty"`
-	}{}
-	if _, err := c.Initialize(ctx, init); err != nil {
-		t.Fatal(err)
+	s := New(Config{Version: "test", Cwd: dir, DiscoveryWait: wait,
+		GitRoot: func(d string) (string, bool) {
+			if d == repo || strings.HasPrefix(d, repo+string(filepath.Separator)) {
+				return repo, true
+			}
+			return "", false
+		},
+		Open: func(name, dir string, _ func(vault.Change)) Served {
+			if dir != filepath.Join(repo, ".memory") {
+				t.Errorf("opened %s, want the repository's vault", dir)
+			}
+			return Served{Vault: loaded{v}}
+		}})
+	return connect(t, s, protocol, roots), s
+}
+
+func TestRootDir(t *testing.T) {
+	t.Parallel()
+	tests := []struct {
+		uri, dir, why string
+	}{
+		{"file:///home/ann/shop", "/home/ann/shop", ""},
+		{"file:///home/ann/my%20shop/", "/home/ann/my shop", ""},
+		{"https://example.com/repo", "", "not a file:// URI"},
+		{"file://", "", "not an absolute path"},
+		{"::", "", "not a URI"},
 	}
-	return c, d
+	for _, tc := range tests {
+		dir, why := rootDir(tc.uri)
+		if dir != filepath.FromSlash(tc.dir) || why != tc.why {
+			t.Errorf("rootDir(%q) = %q, %q; want %q, %q", tc.uri, dir, why, tc.dir, tc.why)
+		}
+	}
+}
+
+// FuzzRootDir feeds rootDir what clients may report: it never panics and
+// returns either an absolute folder or a reason.
+func FuzzRootDir(f *testing.F) {
+	for _, s := range []string{"file:///home/ann/shop", "file://", "https://x/y", "file:///a/../b", "file:///%zz", ""} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, uri string) {
+		dir, why := rootDir(uri)
+		if (dir == "") == (why == "") {
+			t.Fatalf("rootDir(%q) = %q, %q: want exactly one of a folder and a reason", uri, dir, why)
+		}
+		if dir != "" && !filepath.IsAbs(dir) {
+			t.Errorf("rootDir(%q) = %q, not absolute", uri, dir)
+		}
+	})
 }

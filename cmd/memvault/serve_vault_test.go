@@ -16,7 +16,7 @@ import (
 	"github.com/memvault/memvault/vault"
 )
 
-// TestRefreshReadsOnlyWhatOtherCommitsChanged drives vaultSlot.refresh the
+// TestRefreshReadsOnlyWhatOtherCommitsChanged drives servedVault.refresh the
 // way a tool call does after another process committed: the index must
 // follow adds, edits, deletes and renames by re-reading those files alone,
 // including commits that landed before this server's own last commit.
@@ -51,7 +51,7 @@ func TestRefreshReadsOnlyWhatOtherCommitsChanged(t *testing.T) {
 		}
 		mu.Unlock()
 	})
-	slot := &vaultSlot{name: projectScope, dir: dir, logger: slog.New(slog.NewTextHandler(io.Discard, nil))}
+	slot := &servedVault{name: projectScope, dir: dir, logger: slog.New(slog.NewTextHandler(io.Discard, nil))}
 	slot.head = func(ctx context.Context) (string, error) {
 		st, err := store.State(ctx)
 		return st.Head, err
@@ -87,7 +87,7 @@ func TestRefreshReadsOnlyWhatOtherCommitsChanged(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	slot.noteOwnCommit(own)
+	slot.NoteOwnCommit(own)
 
 	slot.refresh(t.Context(), v)
 

@@ -1,0 +1,80 @@
+package mcpserver
+
+import (
+	"context"
+	"fmt"
+	"strings"
+
+	"github.com/mark3labs/mcp-go/mcp"
+
+	"github.com/memvault/memvault/vault"
+)
+
+// contextURI is the session-start digest a client can pull in.
+const contextURI = "memory://context"
+
+// contextDigestHeader starts the session-start digest.
+const contextDigestHeader = "# Project memory\n"
+
+func contextResource() mcp.Resource {
+	return mcp.NewResource(contextURI, "Memory context",
+		mcp.WithResourceDescription("What an assistant should know at session start: the developer's preferences, "+
+			"high-importance project rules, recent task state and open conflicts, within about 2,000 tokens."),
+		mcp.WithMIMEType("text/markdown"))
+}
+
+func (s *Server) readContext(ctx context.Context, _ mcp.ReadResourceRequest) ([]mcp.ResourceContents, error) {
+	vs, err := s.readyVaults(ctx)
+	if err != nil {
+		return nil, err
+	}
+	d, err := vs.Digest(ctx, resultsBudgetBytes-len(contextDigestHeader), digestLines{})
+	if err != nil {
+		return nil, err
+	}
+	var b strings.Builder
+	b.WriteString(contextDigestHeader)
+	for _, sec := range d.Sections {
+		b.WriteString(digestLines{}.heading(sec.Title))
+		for _, r := range sec.Memories {
+			b.WriteString(digestLines{}.memory(r))
+		}
+		for _, p := range sec.Conflicts {
+			b.WriteString(digestLines{}.conflict(p))
+		}
+	}
+	switch {
+	case d.LeftOut > 0:
+		b.WriteString("\n(more left out; use the recall tool)\n")
+	case len(d.Sections) == 0:
+		b.WriteString("\nNo preferences, key rules or task state recorded yet.\n")
+	}
+	return []mcp.ResourceContents{mcp.TextResourceContents{URI: contextURI, MIMEType: "text/markdown", Text: b.String()}}, nil
+}
+
+// digestLines renders the digest's parts (vault.Set.Digest decides what
+// goes in), and measures them for its budget.
+type digestLines struct{}
+
+func (digestLines) heading(title string) string { return "\n## " + title + "\n" }
+
+func (digestLines) memory(r vault.SetResult) string {
+	line := fmt.Sprintf("- %s (%s): %s", r.Memory.Title, r.Memory.ID, oneLine(r.Snippet))
+	if len(r.Supersedes) > 0 {
+		// Ids only: the digest leaves the old rules' wording out.
+		ids := make([]string, 0, len(r.Supersedes))
+		for _, ref := range r.Supersedes {
+			ids = append(ids, ref.ID)
+		}
+		line += " (replaces " + strings.Join(ids, ", ") + ")"
+	}
+	return line + "\n"
+}
+
+func (digestLines) conflict(p [2]string) string {
+	return fmt.Sprintf("- %s may conflict with %s\n", p[0], p[1])
+}
+
+func (l digestLines) Heading(title string) int     { return len(l.heading(title)) }
+func (l digestLines) Memory(r vault.SetResult) int { return len(l.memory(r)) }
+func (l digestLines) Conflict(p [2]string) int     { return len(l.conflict(p)) }

@@ -1,0 +1,188 @@
+package mcpserver
+
+import (
+	"cmp"
+	"context"
+	"fmt"
+	"io"
+	"log/slog"
+	"time"
+
+	"github.com/mark3labs/mcp-go/server"
+
+	"github.com/memvault/memvault/vault"
+	"github.com/memvault/memvault/vault/history"
+)
+
+// instructions is what an MCP client shows the model about the server as
+// a whole; the tool descriptions carry the details.
+const instructions = `memvault is this project's shared long-term memory, kept as Markdown in git. ` +
+	`Call recall before deciding how something is done here; call remember when a decision, convention or ` +
+	`preference is worth keeping for later sessions. Chinese and English both work.`
+
+// Loader hands out a served vault, which loads in the background so that
+// the server answers initialize at once.
+type Loader interface {
+	// Ready waits for the load and brings the vault up to date with what
+	// other processes committed since it was last read.
+	Ready(ctx context.Context) (*vault.Vault, error)
+	// Loaded reports the load without waiting: done is false while it
+	// runs; err says why it failed.
+	Loaded() (v *vault.Vault, done bool, err error)
+	// NoteOwnCommit records a commit this server made, which Ready need
+	// not read back.
+	NoteOwnCommit(hash string)
+}
+
+// Repo is what the server reads of the git repository holding a vault.
+// It is a history.Teller.
+type Repo interface {
+	// Head is the repository's HEAD commit.
+	Head(ctx context.Context) (string, error)
+	// History tells a memory's story; cur is the memory as the vault has
+	// it, nil when it has none.
+	History(ctx context.Context, id string, cur *vault.Memory) (*history.Story, error)
+	// AsOf returns the vault as recorded at an instant.
+	AsOf(ctx context.Context, at time.Time) (*vault.Vault, error)
+}
+
+// Served is a vault as cmd/memvault opened it for the server.
+type Served struct {
+	Vault Loader
+	// Git is nil when the vault is not in a git repository: no history,
+	// and an as-of recall only moves valid time.
+	Git Repo
+}
+
+// Opener opens the vault in folder dir, serving it as name
+// (vault.ProjectVault or vault.UserVault), and returns at once. It calls
+// changed with each change of the vault (writes, reloads, files changed
+// on disk) once loaded, so the server can notify its clients.
+type Opener func(name, dir string, changed func(vault.Change)) Served
+
+// Config configures a Server.
+type Config struct {
+	// Version is the server version clients see.
+	Version string
+	// Logger gets one line per call; nil discards.
+	Logger *slog.Logger
+	// Now is the clock recall ranks at; nil means the project vault's.
+	Now func() time.Time
+	// Open opens a served vault; required.
+	Open Opener
+	// ProjectDir is the project vault's folder; "" when it is to be found
+	// from the client's roots (MCP roots) by GitRoot.
+	ProjectDir string
+	// Cwd is the working directory the caller looked at first, for the
+	// message saying why no vault was found; "" when ProjectDir is set.
+	Cwd string
+	// UserDir is the user vault's folder; "" serves none.
+	UserDir string
+	// GitRoot returns the top of the git work tree holding dir; ok is
+	// false outside git. Required when ProjectDir is "".
+	GitRoot func(dir string) (root string, ok bool)
+	// DiscoveryWait bounds how long a resource read waits for the
+	// client's roots to settle the project vault; 0 means 5 seconds.
+	DiscoveryWait time.Duration
+}
+
+// Server is memvault's MCP server over a project vault and, optionally,
+// a user vault.
+type Server struct {
+	mcp     *server.MCPServer
+	logger  *slog.Logger
+	now     func() time.Time
+	notify  *notifier
+	project *discovery
+	user    *slot // nil without a user vault
+	// cache keeps what the calls' vault sets share: the pool that ranks
+	// the vaults' candidates together, each vault's superseding memories.
+	cache vault.SetCache
+	// wait bounds a resource read's wait for the roots.
+	wait time.Duration
+	// args holds each tool's argument spec, by tool name.
+	args map[string]*argSpec
+}
+
+// slot is one served vault with its name and folder.
+type slot struct {
+	name, dir string
+	Served
+}
+
+// New builds the server, opening the user vault, and the project vault
+// when its folder is known, in the background (Config.Open).
+func New(cfg Config) *Server {
+	logger := cmp.Or(cfg.Logger, slog.New(slog.NewTextHandler(io.Discard, nil)))
+	s := &Server{logger: logger, now: cfg.Now, notify: newNotifier(logger), wait: cmp.Or(cfg.DiscoveryWait, defaultDiscoveryWait)}
+	hooks := &server.Hooks{}
+	s.notify.hook(hooks)
+	hooks.AddBeforeReadResource(s.unknownMemory)
+	s.mcp = server.NewMCPServer("memvault", cfg.Version,
+		server.WithToolCapabilities(false),
+		server.WithResourceCapabilities(true, true),
+		server.WithPromptCapabilities(false),
+		server.WithInstructions(instructions),
+		server.WithHooks(hooks),
+		server.WithRecovery(),
+		server.WithOutputSchemaValidation(),
+	)
+	// The notifier has its server before a vault can change.
+	s.notify.srv = s.mcp
+	open := func(name, dir string) *slot {
+		return &slot{name: name, dir: dir, Served: cfg.Open(name, dir, s.notify.changed)}
+	}
+	s.project = &discovery{logger: logger, cwd: cfg.Cwd, gitRoot: cfg.GitRoot,
+		open: func(dir string) *slot { return open(vault.ProjectVault, dir) }}
+	if cfg.ProjectDir != "" {
+		s.project.found(cfg.ProjectDir)
+	}
+	if cfg.UserDir != "" && cfg.UserDir != cfg.ProjectDir {
+		s.user = open(vault.UserVault, cfg.UserDir)
+	}
+	s.register()
+	return s
+}
+
+// register adds the tools, resources and prompts.
+func (s *Server) register() {
+	addTool(s, recallTool(), s.recall)
+	addTool(s, rememberTool(), s.remember)
+	addTool(s, getMemoryTool(), s.getMemory)
+	addTool(s, updateMemoryTool(), s.updateMemory)
+	addTool(s, forgetTool(), s.forget)
+	addTool(s, listMemoriesTool(), s.listMemories)
+	addTool(s, memoryStatsTool(), s.memoryStats)
+	addTool(s, memoryHistoryTool(), s.memoryHistory)
+	s.mcp.AddResource(contextResource(), s.loggedResource(s.readContext))
+	s.mcp.AddResourceTemplate(memoryTemplate(), server.ResourceTemplateHandlerFunc(s.loggedResource(s.readMemory)))
+	s.mcp.AddPrompt(recallPrompt(), s.loggedPrompt(s.recallPrompt))
+	s.mcp.AddPrompt(rememberDecisionPrompt(), s.loggedPrompt(s.rememberDecisionPrompt))
+	s.registerRoots()
+}
+
+// ServeStdio serves one client over in and out until in ends or ctx is
+// done.
+func (s *Server) ServeStdio(ctx context.Context, in io.Reader, out io.Writer) error {
+	s.logger.Info("serving", "vault", s.projectDir(), "user_vault", s.userDir(), "transport", "stdio")
+	if err := server.NewStdioServer(s.mcp).Listen(ctx, in, out); err != nil && ctx.Err() == nil {
+		return fmt.Errorf("serve: %w", err)
+	}
+	return nil
+}
+
+// projectDir is the project vault's folder, "" while unknown.
+func (s *Server) projectDir() string {
+	if p := s.project.get(); p != nil {
+		return p.dir
+	}
+	return ""
+}
+
+// userDir is the user vault's folder, "" without one.
+func (s *Server) userDir() string {
+	if s.user != nil {
+		return s.user.dir
+	}
+	return ""
+}

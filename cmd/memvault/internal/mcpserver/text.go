@@ -1,0 +1,99 @@
+package mcpserver
+
+import (
+	"fmt"
+	"strings"
+
+	"github.com/memvault/memvault/cmd/memvault/internal/view"
+	"github.com/memvault/memvault/vault"
+	"github.com/memvault/memvault/vault/history"
+)
+
+// resultsBudgetBytes bounds the readable text of one recall or list
+// answer: about 2,000 tokens, whatever the size of the memories (snippets
+// are already short; the budget caps how many of them come back).
+const resultsBudgetBytes = 8000
+
+// resultViews converts the domain's results.
+func resultViews(rs []vault.SetResult) []view.RecallResult {
+	out := make([]view.RecallResult, 0, len(rs))
+	for _, r := range rs {
+		out = append(out, view.RecallResultOf(r))
+	}
+	return out
+}
+
+// renderResults renders results as numbered entries for the model. The
+// first always goes in; later ones stop at the budget so that an answer
+// never floods the model's context, and a last line says how many were
+// left out and what to do (hint). It returns the text and the results
+// shown, which are the structured answer.
+func renderResults(rs []view.RecallResult, empty, hint string) (string, []view.RecallResult) {
+	if len(rs) == 0 {
+		return empty, rs
+	}
+	var b strings.Builder
+	for i, r := range rs {
+		where := r.Layer
+		if r.Vault != vault.ProjectVault {
+			where += ", " + r.Vault + " vault"
+		}
+		entry := fmt.Sprintf("%d. %s [%s, %s, v%d] id=%s\n   %s\n", i+1, r.Title, where, r.Status, r.Version, r.ID, oneLine(r.Snippet))
+		if i > 0 && b.Len()+len(entry) > resultsBudgetBytes {
+			fmt.Fprintf(&b, "(%d more results left out to stay within the size budget; %s)\n", len(rs)-i, hint)
+			rs = rs[:i]
+			break
+		}
+		b.WriteString(entry)
+		if len(r.Supersedes) > 0 {
+			fmt.Fprintf(&b, "   supersedes: %s\n", namedRefs(r.Supersedes))
+		}
+		if len(r.SupersededBy) > 0 {
+			fmt.Fprintf(&b, "   superseded by: %s\n", namedRefs(r.SupersededBy))
+		}
+		if len(r.PossibleConflict) > 0 {
+			fmt.Fprintf(&b, "   possible conflict with: %s\n", strings.Join(r.PossibleConflict, ", "))
+		}
+	}
+	return strings.TrimRight(b.String(), "\n"), rs
+}
+
+// namedRefs names memories for people: "Title" (id), comma-separated.
+func namedRefs(rs []view.Ref) string {
+	parts := make([]string, 0, len(rs))
+	for _, r := range rs {
+		if r.Title == "" {
+			parts = append(parts, r.ID)
+			continue
+		}
+		parts = append(parts, fmt.Sprintf("%q (%s)", r.Title, r.ID))
+	}
+	return strings.Join(parts, ", ")
+}
+
+// oneLine folds whitespace, newlines included, into single spaces.
+func oneLine(s string) string { return strings.Join(strings.Fields(s), " ") }
+
+// layerHelp explains the layers to the model; every tool that takes a
+// layer repeats it so each description stands on its own.
+const layerHelp = `Layers: transient (L1, scratch for this session, expires in 1h, never committed); ` +
+	`short-term (L2, task state for days, expires in 7d); project (L3, default: decisions, conventions, ` +
+	`architecture, commands that work); preference (L4, how the developer likes to work, follows them ` +
+	`across sessions); meta (L5, notes about the memory itself).`
+
+// writeText says what a write did.
+func writeText(verb string, w view.Write) string {
+	s := fmt.Sprintf("%s %s (version %d) at %s", verb, w.ID, w.Version, w.Path)
+	if w.Commit != "" {
+		s += ", commit " + history.ShortHash(w.Commit)
+	} else {
+		s += ", not committed (transient layer)"
+	}
+	if len(w.Superseded) > 0 {
+		s += "; superseded " + strings.Join(w.Superseded, ", ")
+	}
+	if w.Vault != "" && w.Vault != vault.ProjectVault {
+		s += " (in the " + w.Vault + " vault)"
+	}
+	return s
+}

@@ -1,0 +1,42 @@
+package mcpserver
+
+import (
+	"context"
+	"fmt"
+	"strings"
+
+	"github.com/mark3labs/mcp-go/mcp"
+
+	"github.com/memvault/memvault/cmd/memvault/internal/view"
+)
+
+// idArgs are the arguments of the tools that take one memory id.
+type idArgs struct {
+	ID string `json:"id" jsonschema:"The memory's id."`
+}
+
+func getMemoryTool() mcp.Tool {
+	return mcp.NewTool("get_memory", append(readOnly("Get memory"),
+		mcp.WithDescription(`Read one whole memory by id (from recall): all front matter fields and the full Markdown body. `+
+			`Call it when a recall snippet is not enough, and before update_memory to learn the current version. Example: {"id": "01JD0Q7M4X8V2T5R9K3N6B1C0A"}`),
+		strictOutputSchema[view.Memory]())...)
+}
+
+func (s *Server) getMemory(_ context.Context, vs *openVaults, a idArgs) (string, any, error) {
+	in, m, err := vs.find(a.ID)
+	if err != nil {
+		return "", nil, err
+	}
+	out := view.MemoryOf(m, in.Name, in.Vault.Related(m), vs.SupersededBy(m.ID))
+	var b strings.Builder
+	fmt.Fprintf(&b, "%s\nid: %s\nlayer: %s  importance: %d  status: %s  version: %d\npath: %s (%s vault)\n",
+		m.Title, m.ID, out.Layer, m.Importance, m.Status, m.Version, m.Path, in.Name)
+	if len(m.Tags) > 0 {
+		fmt.Fprintf(&b, "tags: %s\n", strings.Join(m.Tags, ", "))
+	}
+	if len(out.SupersededBy) > 0 {
+		fmt.Fprintf(&b, "superseded by: %s\n", strings.Join(out.SupersededBy, ", "))
+	}
+	fmt.Fprintf(&b, "updated: %s\n\n%s", out.UpdatedAt, m.Body)
+	return strings.TrimRight(b.String(), "\n"), out, nil
+}

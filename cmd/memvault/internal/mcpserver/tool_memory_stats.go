@@ -1,0 +1,44 @@
+package mcpserver
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"time"
+
+	"github.com/mark3labs/mcp-go/mcp"
+
+	"github.com/memvault/memvault/cmd/memvault/internal/view"
+)
+
+// noArgs are the arguments of a tool that takes none.
+type noArgs struct{}
+
+func memoryStatsTool() mcp.Tool {
+	return mcp.NewTool("memory_stats", append(readOnly("Memory statistics"),
+		mcp.WithDescription(`Summarise the memory vaults (the project's, and the user's when one is served): where they are, how many memories per layer and status, the files with problems (broken front matter served from their last good version, secrets), git HEAD, and the index's size and age. `+
+			`Call it to check the vault is reachable or when recall returns surprisingly little. Example: {}`),
+		strictOutputSchema[view.Stats]())...)
+}
+
+func (s *Server) memoryStats(ctx context.Context, vs *openVaults, _ noArgs) (string, any, error) {
+	var out view.Stats
+	var text string
+	for i, m := range vs.Members() {
+		// The index age is this process's wall clock, not the ranking
+		// clock: it describes the server, not the data.
+		st := view.VaultStatsOf(m.Vault, vs.head(ctx, m.Name), time.Now())
+		b, err := json.Marshal(st)
+		if err != nil {
+			return "", nil, err
+		}
+		if i == 0 {
+			out.VaultStats = st
+			text = fmt.Sprintf("%d memories in %s: %s", st.Total, st.Vault, b)
+			continue
+		}
+		out.UserVault = &st
+		text += fmt.Sprintf("\nuser vault: %d memories in %s: %s", st.Total, st.Vault, b)
+	}
+	return text, out, nil
+}

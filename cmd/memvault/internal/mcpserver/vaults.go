@@ -1,0 +1,113 @@
+package mcpserver
+
+import (
+	"context"
+	"fmt"
+	"strings"
+
+	"github.com/mark3labs/mcp-go/mcp"
+
+	"github.com/memvault/memvault/vault"
+	"github.com/memvault/memvault/vault/history"
+)
+
+// openVaults is what one call works on: the set of the project vault and,
+// when served, the user vault, both loaded and current, with their slots.
+type openVaults struct {
+	*vault.Set
+	slots []*slot // project first
+}
+
+// slot returns the slot of the vault called name.
+func (o *openVaults) slot(name string) *slot {
+	for _, s := range o.slots {
+		if s.name == name {
+			return s
+		}
+	}
+	return nil
+}
+
+// find returns the vault holding memory id (blanks around it ignored)
+// and the memory, or an error for the model.
+func (o *openVaults) find(id string) (vault.Member, *vault.Memory, error) {
+	in, m, err := o.Find(strings.TrimSpace(id))
+	if err != nil {
+		return vault.Member{}, nil, toolError(err)
+	}
+	return in, m, nil
+}
+
+// noteOwnCommit tells the vault called name about a commit this server
+// made.
+func (o *openVaults) noteOwnCommit(name, hash string) {
+	if s := o.slot(name); s != nil && hash != "" {
+		s.Vault.NoteOwnCommit(hash)
+	}
+}
+
+// holders lists the vaults for history.FindStory, project first.
+func (o *openVaults) holders() []history.Holder {
+	var out []history.Holder
+	for _, m := range o.Members() {
+		h := history.Holder{Name: m.Name, Vault: m.Vault}
+		if s := o.slot(m.Name); s != nil && s.Git != nil {
+			h.Teller = s.Git
+		}
+		out = append(out, h)
+	}
+	return out
+}
+
+// head is the git HEAD of the vault called name, "" outside git.
+func (o *openVaults) head(ctx context.Context, name string) string {
+	s := o.slot(name)
+	if s == nil || s.Git == nil {
+		return ""
+	}
+	h, err := s.Git.Head(ctx)
+	if err != nil {
+		return ""
+	}
+	return h
+}
+
+// vaults waits for the served vaults and brings them up to date. ask is
+// set, with no error, while the project vault is unknown and the client
+// can be asked for its roots; responses are the client's answers from a
+// multi round-trip retry.
+func (s *Server) vaults(ctx context.Context, responses mcp.InputResponses) (vs *openVaults, ask bool, err error) {
+	p, ask, err := s.projectSlot(ctx, responses)
+	if err != nil || ask {
+		return nil, ask, err
+	}
+	v, err := p.Vault.Ready(ctx)
+	if err != nil {
+		return nil, false, fmt.Errorf("%s vault %s: %w", p.name, p.dir, err)
+	}
+	members := []vault.Member{p.member(v)}
+	slots := []*slot{p}
+	if s.user != nil {
+		uv, err := s.user.Vault.Ready(ctx)
+		if err != nil {
+			// The project vault still answers; the log says why the user
+			// vault does not.
+			s.logger.Warn("user vault unavailable", "vault", s.user.dir, "err", err)
+		} else {
+			members = append(members, s.user.member(uv))
+			slots = append(slots, s.user)
+		}
+	}
+	set := vault.NewSet(members...)
+	set.Now, set.Cache = s.now, &s.cache
+	return &openVaults{Set: set, slots: slots}, false, nil
+}
+
+// member is the slot's vault v as a member of a set.
+func (p *slot) member(v *vault.Vault) vault.Member {
+	m := vault.Member{Name: p.name, Vault: v}
+	if p.Git != nil {
+		m.AsOf = p.Git.AsOf
+	}
+	return m
+}
