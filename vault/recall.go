@@ -77,12 +77,27 @@ type Result struct {
 	// PossibleConflict lists the ids of other results that look like rival
 	// rules on the same subject, neither superseding the other.
 	PossibleConflict []string `json:"possible_conflict,omitempty"`
+	// Match is MatchStrong or MatchWeak: how well the memory answers the
+	// query. Empty for a query without text (a list of recent memories).
+	Match string `json:"match,omitempty"`
+	// MatchReason says why a weak result is weak ("matches 1 of 3 query
+	// concepts") or what lifted it ("linked from ...").
+	MatchReason string `json:"match_reason,omitempty"`
+	// Coverage is the rarity-weighted share of the query's concepts the
+	// memory matched (typed words, identifiers, Chinese words, each
+	// directly or through a translation); Matched of Concepts counts them.
+	Coverage float64 `json:"coverage,omitempty"`
+	Matched  int     `json:"matched,omitempty"`
+	Concepts int     `json:"concepts,omitempty"`
 }
 
 // Recall ranks memories for q: relevance x layer weight x time decay x a
 // bounded importance boost, after the time, status, layer and tag filters.
 // An empty query text lists the most recently updated memories.
-func (v *Vault) Recall(q Query) []Result {
+func (v *Vault) Recall(q Query) []Result { return v.recall(q, defaultCut) }
+
+// recall is Recall with the given strength and cut rules.
+func (v *Vault) recall(q Query, cut cutRules) []Result {
 	at := q.AsOf
 	if at.IsZero() {
 		at = v.now()
@@ -143,7 +158,8 @@ func (v *Vault) Recall(q Query) []Result {
 		m := v.entries[h.ID]
 		state, _ := keep(h.ID, m)
 		r := Result{Memory: m.clone(), Score: h.Score, Relevance: h.Relevance, State: state,
-			Snippet: index.Snippet(m.Text, h.Terms, snippetRunes)}
+			Snippet: index.Snippet(m.Text, h.Terms, snippetRunes),
+			Coverage: h.Coverage, Matched: h.Matched, Concepts: h.Concepts}
 		for _, id := range m.Supersedes {
 			r.Supersedes = append(r.Supersedes, v.refLocked(id))
 		}
@@ -155,6 +171,9 @@ func (v *Vault) Recall(q Query) []Result {
 			}
 		}
 		out = append(out, r)
+	}
+	if strings.TrimSpace(q.Text) != "" {
+		out = cut.classify(out)
 	}
 	markConflicts(out)
 	return out

@@ -137,6 +137,8 @@ func uvarint(b []byte, i int) (uint64, int) {
 type Index struct {
 	p    params
 	dict *dictionary
+	// general returns the general dictionary, or nil to use none.
+	general func() *dictionary
 
 	terms *vocabulary
 
@@ -184,10 +186,11 @@ func NewWithTerms(extra string) (*Index, error) {
 
 func newIndex(p params, d *dictionary) *Index {
 	return &Index{
-		p:      p,
-		dict:   d,
-		terms:  newVocabulary(),
-		slotOf: map[DocID]uint32{},
+		p:       p,
+		dict:    d,
+		general: generalDictionary,
+		terms:   newVocabulary(),
+		slotOf:  map[DocID]uint32{},
 	}
 }
 
