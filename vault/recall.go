@@ -158,7 +158,7 @@ func (v *Vault) recall(q Query, cut cutRules) []Result {
 		m := v.entries[h.ID]
 		state, _ := keep(h.ID, m)
 		r := Result{Memory: m.clone(), Score: h.Score, Relevance: h.Relevance, State: state,
-			Snippet: index.Snippet(m.Text, h.Terms, snippetRunes),
+			Snippet:  index.Snippet(m.Text, h.Terms, snippetRunes),
 			Coverage: h.Coverage, Matched: h.Matched, Concepts: h.Concepts}
 		for _, id := range m.Supersedes {
 			r.Supersedes = append(r.Supersedes, v.refLocked(id))

@@ -46,6 +46,9 @@ func TestEvalV2Sweep(t *testing.T) {
 	qa, qb := splitHalves(answerable(c.Queries))
 	run := func(p params) (evalResult, evalResult) {
 		ix := newIndex(p, d)
+		if p.noCurated {
+			ix.dict = nil
+		}
 		for i, m := range c.Memories {
 			ix.Put(DocID(i), Doc{Title: m.Title, Tags: m.Tags, Body: m.Content})
 		}
@@ -72,11 +75,40 @@ func TestEvalV2Sweep(t *testing.T) {
 		set  func(p *params, v float64)
 	}{
 		{"covPow", []float64{0, 0.5, 1, 1.5, 2, 3}, func(p *params, v float64) { p.covPow = v }},
+		{"cwPow", []float64{0, 0.5, 1, 1.5}, func(p *params, v float64) { p.cwPow = v }},
+		{"k1", []float64{0.9, 1.2, 1.6, 2.0}, func(p *params, v float64) { p.k1 = v }},
+		{"w.title", []float64{2, 3, 4}, func(p *params, v float64) { p.weight[fieldTitle] = v }},
+		{"w.tags", []float64{1.5, 2.5, 3.5}, func(p *params, v float64) { p.weight[fieldTags] = v }},
+		{"b.body", []float64{0.5, 0.75, 0.9}, func(p *params, v float64) { p.b[fieldBody] = v }},
+		{"wOneWay", []float64{0, 0.15, 0.3, 0.5}, func(p *params, v float64) { p.wOneWay = v }},
+		{"wPart", []float64{0.3, 0.5, 0.7}, func(p *params, v float64) { p.wPart = v }},
+		{"wLearned", []float64{0, 0.3, 0.5, 0.7}, func(p *params, v float64) { p.wLearned = v }},
+		{"maxLearned", []float64{1, 2, 3, 5}, func(p *params, v float64) { p.maxLearned = int(v) }},
+		{"minLearned", []float64{0.1, 0.2, 0.3, 0.5}, func(p *params, v float64) { p.minLearned = v }},
 		{"wGeneral", []float64{0, 0.2, 0.3, 0.4, 0.6}, func(p *params, v float64) { p.wGeneral = v }},
 		{"wGeneralRev", []float64{0, 0.2, 0.3, 0.4, 0.6}, func(p *params, v float64) { p.wGeneralRev = v }},
 		{"expCredit", []float64{0.5, 0.75, 1}, func(p *params, v float64) { p.expCredit = v }},
+		{"expCreditPow", []float64{0, 0.25, 0.5, 1}, func(p *params, v float64) { p.expCreditPow = v }},
 		{"straddle", []float64{0, 0.25, 0.5, 1}, func(p *params, v float64) { p.straddle = v }},
 		{"wExpand", []float64{0.3, 0.5, 0.7}, func(p *params, v float64) { p.wExpand = v }},
+	}
+	// Without the curated dictionary, which was written with dev-v1 in
+	// view, the general mechanisms show what they are worth on a vault
+	// whose vocabulary nobody curated.
+	for _, v := range []struct {
+		name string
+		set  func(p *params)
+	}{
+		{"bare", func(p *params) { p.wGeneral, p.wGeneralRev, p.wLearned = 0, 0, 0 }},
+		{"+general", func(p *params) { p.wLearned = 0 }},
+		{"+learned", func(p *params) { p.wGeneral, p.wGeneralRev = 0, 0 }},
+		{"+both", func(p *params) {}},
+	} {
+		p := defaultParams()
+		p.noCurated = true
+		v.set(&p)
+		a, b := run(p)
+		t.Logf("no curated %-9s A: %s\n                 B: %s", v.name, line(a), line(b))
 	}
 	for _, s := range sweeps {
 		for _, v := range s.vals {

@@ -20,6 +20,10 @@ const (
 	// SourceGeneral is a translation from the general Chinese-English
 	// dictionary (CC-CEDICT, pruned).
 	SourceGeneral
+	// SourceLearned is a translation the vault taught: a word of the
+	// other language that goes with the query word in the memories that
+	// contain it (see cooc.go).
+	SourceLearned
 )
 
 func (s Source) String() string {
@@ -32,6 +36,8 @@ func (s Source) String() string {
 		return "paraphrase"
 	case SourceGeneral:
 		return "cc-cedict"
+	case SourceLearned:
+		return "learned"
 	}
 	return "unknown"
 }
@@ -273,6 +279,20 @@ func (ix *Index) plan(text string) *queryPlan {
 			w := w0 / math.Pow(float64(len(toks)), ix.p.expandPow)
 			for _, tok := range toks {
 				add(qterm{text: tok, w: w, kind: kindWord, src: SourceGeneral, from: from, concept: c})
+			}
+		}
+	}
+
+	// Translations the vault itself teaches, weighted by confidence.
+	if ix.p.wLearned > 0 {
+		for i := range nTyped {
+			t := qp.terms[i]
+			if t.concept < 0 || t.kind == kindPart || t.kind == kindUnigram || !t.typed {
+				continue
+			}
+			for _, l := range ix.translations(t.text, ix.p.maxLearned, ix.p.minLearned) {
+				add(qterm{text: l.text, w: ix.p.wLearned * l.conf, kind: kindWord, src: SourceLearned,
+					from: t.text, concept: t.concept})
 			}
 		}
 	}

@@ -2,6 +2,7 @@ package index
 
 import (
 	"math"
+	"math/bits"
 	"slices"
 )
 
@@ -27,9 +28,17 @@ type params struct {
 	wGeneralRev float64 // a Chinese word of an English word from the general dictionary
 	maxGeneral  int     // general dictionary targets per word, at most
 
-	covPow    float64 // relevance is multiplied by coverage^covPow
-	expCredit float64 // share of a concept a document covers through expansions only
-	straddle  float64 // weight of a CJK bigram concept found nowhere and in no dictionary term
+	wLearned   float64 // a learned translation of confidence c weighs wLearned x c
+	maxLearned int     // learned translations per typed term, at most
+	minLearned float64 // least confidence of a learned translation
+
+	noCurated bool    // tests only: search without the curated dictionary
+	cwPow     float64 // a concept weighs idf^cwPow x its typed weight in coverage
+
+	covPow       float64 // relevance is multiplied by coverage^covPow
+	expCredit    float64 // share of a concept a document covers through a full-weight expansion
+	expCreditPow float64 // an expansion of weight w covers expCredit x (w/typed)^expCreditPow
+	straddle     float64 // weight of a CJK bigram concept found nowhere and in no dictionary term
 }
 
 func defaultParams() params {
@@ -49,8 +58,13 @@ func defaultParams() params {
 		wGeneral:      0.4,
 		wGeneralRev:   0.3,
 		maxGeneral:    3,
+		wLearned:      0.5,
+		maxLearned:    2,
+		minLearned:    0.3,
 		covPow:        1,
+		cwPow:         1,
 		expCredit:     1,
+		expCreditPow:  0,
 		straddle:      0.5,
 	}
 }
@@ -220,13 +234,18 @@ func (ix *Index) Search(q Query) []Hit {
 		var cbit uint64
 		if t.concept >= 0 {
 			if t.typed {
-				cw[t.concept] = max(cw[t.concept], idf(n, max(df, 1))*t.w)
+				cw[t.concept] = max(cw[t.concept], math.Pow(idf(n, max(df, 1)), p.cwPow)*t.w)
 				if df > 0 || t.kind != kindBigram {
 					cwAbsent[t.concept] = false
 				}
-				cbit = 1 << uint(t.concept)
-			} else {
-				cbit = 1 << uint(32+t.concept)
+			}
+			if qi >= 31 {
+				// Beyond the term mask: the concept mask remembers it.
+				if t.typed {
+					cbit = 1 << uint(t.concept)
+				} else {
+					cbit = 1 << uint(32+t.concept)
+				}
 			}
 		}
 		if t.typed {
@@ -300,22 +319,58 @@ func (ix *Index) Search(q Query) []Hit {
 		}
 		cwSum += cw[c]
 	}
-	coverage := func(m uint64) (float64, int) {
+	// credit[qi] is how much of its concept a document covers by
+	// containing term qi: all of it for a typed term, less for an
+	// expansion, the less the lighter it is.
+	credit := make([]float64, len(terms))
+	typedW := make([]float64, len(cw))
+	for _, t := range terms {
+		if t.typed && t.concept >= 0 {
+			typedW[t.concept] = max(typedW[t.concept], t.w)
+		}
+	}
+	lowCredit := make([]float64, len(cw)) // of expansions beyond the term mask
+	for c := range lowCredit {
+		lowCredit[c] = 1
+	}
+	for qi, t := range terms {
+		switch {
+		case t.concept < 0:
+		case t.typed:
+			credit[qi] = 1
+		default:
+			credit[qi] = p.expCredit * math.Pow(min(t.w/max(typedW[t.concept], 1e-9), 1), p.expCreditPow)
+			if qi >= 31 {
+				lowCredit[t.concept] = min(lowCredit[t.concept], credit[qi])
+			}
+		}
+	}
+	coverage := func(a *accum) (float64, int) {
 		if cwSum == 0 {
 			return 1, 0
 		}
+		var best [maxConcepts]float64
+		for m := a.mask &^ (1 << 31); m != 0; m &= m - 1 {
+			qi := bits.TrailingZeros32(m)
+			if c := terms[qi].concept; c >= 0 {
+				best[c] = max(best[c], credit[qi])
+			}
+		}
+		for m := a.cmask; m != 0; m &= m - 1 {
+			b := bits.TrailingZeros64(m)
+			if b < 32 {
+				best[b] = 1
+			} else {
+				best[b-32] = max(best[b-32], lowCredit[b-32])
+			}
+		}
 		got, k := 0.0, 0
 		for c := range cw {
-			switch {
-			case m&(1<<uint(c)) != 0:
-				got += cw[c]
-			case m&(1<<uint(32+c)) != 0:
-				got += cw[c] * p.expCredit
-			default:
-				continue
-			}
-			if cw[c] > 0 {
-				k++
+			if best[c] > 0 {
+				got += cw[c] * best[c]
+				if cw[c] > 0 {
+					k++
+				}
 			}
 		}
 		return got / cwSum, k
@@ -332,7 +387,7 @@ func (ix *Index) Search(q Query) []Hit {
 			return
 		}
 		if p.covPow != 0 {
-			cov, _ := coverage(acc[s].cmask)
+			cov, _ := coverage(&acc[s])
 			if rel *= math.Pow(cov, p.covPow); !(rel > 0) {
 				return // it matched answer words only
 			}
@@ -388,7 +443,7 @@ func (ix *Index) Search(q Query) []Hit {
 	})
 	out := make([]Hit, len(top))
 	for i, c := range top {
-		cov, k := coverage(acc[c.slot].cmask)
+		cov, k := coverage(&acc[c.slot])
 		out[i] = Hit{ID: c.id, Score: c.score, Relevance: c.rel, Norm: math.Min(float64(acc[c.slot].score)/ideal, 1),
 			Coverage: cov, Matched: k, Concepts: nConcepts}
 		m := acc[c.slot].mask
