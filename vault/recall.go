@@ -89,6 +89,8 @@ type Result struct {
 	Coverage float64 `json:"coverage,omitempty"`
 	Matched  int     `json:"matched,omitempty"`
 	Concepts int     `json:"concepts,omitempty"`
+
+	linked bool // joined the results through a link, not its text
 }
 
 // Recall ranks memories for q: relevance x layer weight x time decay x a
@@ -140,11 +142,14 @@ func (v *Vault) recall(q Query, cut cutRules) []Result {
 		return state, state == string(StatusActive) || q.IncludeInactive
 	}
 
+	text := strings.TrimSpace(q.Text) != ""
 	var hits []index.Hit
-	if strings.TrimSpace(q.Text) == "" {
+	if !text {
 		hits = v.recentLocked(keep, at, limit)
 	} else {
-		hits = v.ix.Search(index.Query{Text: q.Text, Limit: limit, Weight: func(id index.DocID, rel float64) float64 {
+		// A pool larger than the limit lets the structure rules below
+		// reorder and pull in memories before the tail is cut.
+		hits = v.ix.Search(index.Query{Text: q.Text, Limit: max(poolFactor*limit, minPool), Weight: func(id index.DocID, rel float64) float64 {
 			m := v.entries[id]
 			if _, ok := keep(id, m); !ok {
 				return 0
@@ -154,12 +159,29 @@ func (v *Vault) recall(q Query, cut cutRules) []Result {
 	}
 
 	out := make([]Result, 0, len(hits))
+	terms := make(map[*Memory][]string, len(hits))
 	for _, h := range hits {
 		m := v.entries[h.ID]
 		state, _ := keep(h.ID, m)
-		r := Result{Memory: m.clone(), Score: h.Score, Relevance: h.Relevance, State: state,
-			Snippet:  index.Snippet(m.Text, h.Terms, snippetRunes),
-			Coverage: h.Coverage, Matched: h.Matched, Concepts: h.Concepts}
+		out = append(out, Result{Memory: m, Score: h.Score, Relevance: h.Relevance, State: state,
+			Coverage: h.Coverage, Matched: h.Matched, Concepts: h.Concepts})
+		terms[m] = h.Terms
+	}
+	if text {
+		out = v.linkEvidenceLocked(out, keep, at, cut)
+		sortResults(out)
+		out = successorsFirst(out)
+		out = spreadNearDuplicates(out)
+		out = cut.classify(out)
+		if len(out) > limit {
+			out = out[:limit]
+		}
+	}
+	for i := range out {
+		r := &out[i]
+		m := r.Memory
+		r.Snippet = index.Snippet(m.Text, terms[m], snippetRunes)
+		r.Memory = m.clone()
 		for _, id := range m.Supersedes {
 			r.Supersedes = append(r.Supersedes, v.refLocked(id))
 		}
@@ -170,10 +192,6 @@ func (v *Vault) recall(q Query, cut cutRules) []Result {
 				}
 			}
 		}
-		out = append(out, r)
-	}
-	if strings.TrimSpace(q.Text) != "" {
-		out = cut.classify(out)
 	}
 	markConflicts(out)
 	return out

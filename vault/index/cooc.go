@@ -153,7 +153,7 @@ const maxCoocCache = 4096
 // Limits of a look-up: documents read per word, and the support a
 // translation needs (documents that have both words).
 const (
-	coocSample  = 256
+	coocSample  = 128
 	coocSupport = 2
 )
 
@@ -193,7 +193,11 @@ func (ix *Index) learn(term string) []learned {
 		return nil
 	}
 	wantCJK := !termIsCJK([]byte(term))
-	counts := map[string]int{}
+	type count struct {
+		n    int
+		text []byte // in ix.short.text
+	}
+	counts := map[uint64]count{}
 	n := 0
 	b := pl.data
 	slot := uint32(0)
@@ -213,17 +217,21 @@ func (ix *Index) learn(term string) []learned {
 		n++
 		ix.short.each(slot, func(text []byte, cjk bool) {
 			if cjk == wantCJK {
-				counts[string(text)]++
+				h := ix.terms.hash(text)
+				c := counts[h]
+				c.n++
+				c.text = text
+				counts[h] = c
 			}
 		})
 	}
 	total := float64(ix.live)
 	var out []learned
-	for text, cnt := range counts {
-		if cnt < coocSupport {
+	for h, c := range counts {
+		if c.n < coocSupport {
 			continue
 		}
-		other := ix.terms.get(text)
+		other := ix.terms.shards[shardOf(h)].lookup(h, c.text)
 		if other == nil {
 			continue
 		}
@@ -232,12 +240,12 @@ func (ix *Index) learn(term string) []learned {
 		// when every document with the term has it and it is rare. One
 		// pseudo-document without it keeps two lone documents from
 		// making a certainty.
-		p := float64(cnt) / float64(n+1)
+		p := float64(c.n) / float64(n+1)
 		conf := p - base
 		if conf <= 0 {
 			continue
 		}
-		out = append(out, learned{text: text, conf: conf})
+		out = append(out, learned{text: string(c.text), conf: conf})
 	}
 	slices.SortFunc(out, func(x, y learned) int {
 		switch {

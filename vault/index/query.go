@@ -283,11 +283,22 @@ func (ix *Index) plan(text string) *queryPlan {
 		}
 	}
 
-	// Translations the vault itself teaches, weighted by confidence.
+	// Translations the vault itself teaches, weighted by confidence, for
+	// the words the dictionaries could not translate: what the vault
+	// calls things that no dictionary knows.
 	if ix.p.wLearned > 0 {
+		crossed := make([]bool, len(qp.concepts))
+		for _, t := range qp.terms[nTyped:] {
+			if t.concept >= 0 && t.src != SourceParaphrase {
+				c := qp.concepts[t.concept]
+				if termIsCJK([]byte(t.text)) != termIsCJK([]byte(qp.text[c.start:c.end])) {
+					crossed[t.concept] = true
+				}
+			}
+		}
 		for i := range nTyped {
 			t := qp.terms[i]
-			if t.concept < 0 || t.kind == kindPart || t.kind == kindUnigram || !t.typed {
+			if t.concept < 0 || t.kind == kindPart || t.kind == kindUnigram || !t.typed || crossed[t.concept] {
 				continue
 			}
 			for _, l := range ix.translations(t.text, ix.p.maxLearned, ix.p.minLearned) {

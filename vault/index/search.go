@@ -319,6 +319,7 @@ func (ix *Index) Search(q Query) []Hit {
 		}
 		cwSum += cw[c]
 	}
+	var coverageOf func(a *accum) (float64, int)
 	// credit[qi] is how much of its concept a document covers by
 	// containing term qi: all of it for a typed term, less for an
 	// expansion, the less the lighter it is.
@@ -345,10 +346,31 @@ func (ix *Index) Search(q Query) []Hit {
 			}
 		}
 	}
+	// Documents share few distinct match masks: remember the coverage
+	// of recent ones in a small direct-mapped cache.
+	type covEntry struct {
+		mask  uint32
+		cov   float32
+		k     uint8
+		valid bool
+	}
+	var covCache [256]covEntry
 	coverage := func(a *accum) (float64, int) {
 		if cwSum == 0 {
 			return 1, 0
 		}
+		if a.cmask == 0 {
+			e := &covCache[(a.mask*0x9E3779B1)>>24]
+			if e.valid && e.mask == a.mask {
+				return float64(e.cov), int(e.k)
+			}
+			cov, k := coverageOf(a)
+			*e = covEntry{a.mask, float32(cov), uint8(k), true}
+			return float64(float32(cov)), k
+		}
+		return coverageOf(a)
+	}
+	coverageOf = func(a *accum) (float64, int) {
 		var best [maxConcepts]float64
 		for m := a.mask &^ (1 << 31); m != 0; m &= m - 1 {
 			qi := bits.TrailingZeros32(m)
@@ -388,8 +410,14 @@ func (ix *Index) Search(q Query) []Hit {
 		}
 		if p.covPow != 0 {
 			cov, _ := coverage(&acc[s])
-			if rel *= math.Pow(cov, p.covPow); !(rel > 0) {
+			if p.covPow != 1 {
+				cov = math.Pow(cov, p.covPow)
+			}
+			if rel *= cov; !(rel > 0) {
 				return // it matched answer words only
+			}
+			if prune && len(top) == limit && rel*q.MaxWeight < top[0].score {
+				return
 			}
 		}
 		score := rel
