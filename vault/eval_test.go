@@ -226,7 +226,6 @@ func TestEvalFeatures(t *testing.T) {
 		t.Skip("run with -eval.tune")
 	}
 	v, c, keys := evalVault(t, devV2)
-	keepAll := cutRules{strongCoverage: 2}
 	var lines []string
 	for _, q := range c.Queries {
 		rs := v.recall(Query{Text: q.Q, Limit: 10}, keepAll)
@@ -246,7 +245,19 @@ func TestEvalFeatures(t *testing.T) {
 			m2 = rs[1].Score / rs[0].Score
 		}
 		h := rs[0]
-		lines = append(lines, fmt.Sprintf("%s cov %.2f m %d/%d rel %.2f s2 %.2f  %-10s %s", label, h.Coverage, h.Matched, h.Concepts, h.Relevance, m2, q.Kind, q.Q))
+		gi := -1
+		for i, r := range rs {
+			if contains(q.Gold, keys[r.Memory.ID]) {
+				gi = i
+				break
+			}
+		}
+		g := ""
+		if gi >= 0 {
+			x := rs[gi]
+			g = fmt.Sprintf("%d %.3f %.3f %d %d %.3f", gi, x.Coverage, x.norm, x.Matched, x.Concepts, x.Score/h.Score)
+		}
+		lines = append(lines, fmt.Sprintf("%s\t%s\t%s\t%.3f %.3f %d %d %.3f\t%s", label, q.Kind, q.Q, h.Coverage, h.norm, h.Matched, h.Concepts, m2, g))
 	}
 	sort.Strings(lines)
 	t.Log("\n" + strings.Join(lines, "\n"))

@@ -72,7 +72,7 @@ func (v *Vault) linkEvidenceLocked(rs []Result, keep func(index.DocID, *Memory) 
 		if len(m.Links) == 0 && len(m.WikiLinks) == 0 {
 			continue
 		}
-		if r.Coverage < cut.strongCoverage || r.Score < cut.strongRatio*best {
+		if r.Coverage < cut.fullCoverage || r.Score < cut.strongRatio*best {
 			continue
 		}
 		g := linkGain

@@ -90,7 +90,8 @@ type Result struct {
 	Matched  int     `json:"matched,omitempty"`
 	Concepts int     `json:"concepts,omitempty"`
 
-	linked bool // joined the results through a link, not its text
+	linked bool    // joined the results through a link, not its text
+	norm   float64 // index.Hit.Norm: relevance against an ideal match
 }
 
 // Recall ranks memories for q: relevance x layer weight x time decay x a
@@ -164,7 +165,7 @@ func (v *Vault) recall(q Query, cut cutRules) []Result {
 		m := v.entries[h.ID]
 		state, _ := keep(h.ID, m)
 		out = append(out, Result{Memory: m, Score: h.Score, Relevance: h.Relevance, State: state,
-			Coverage: h.Coverage, Matched: h.Matched, Concepts: h.Concepts})
+			Coverage: h.Coverage, Matched: h.Matched, Concepts: h.Concepts, norm: h.Norm})
 		terms[m] = h.Terms
 	}
 	if text {

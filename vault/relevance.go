@@ -21,11 +21,16 @@ const (
 // number and rarity of query terms, so no absolute threshold means the
 // same thing for two queries. docs/ranking.md explains each constant.
 type cutRules struct {
-	// strongCoverage is the weighted share of the query's concepts a
-	// strong result must cover.
-	strongCoverage float64
-	// strongRatio is the share of the best result's score a strong
-	// result must reach.
+	// The best result is strong when it covers at least minCoverage of
+	// the query's concepts (rarity-weighted) and either stands out (the
+	// next result scores at most standout of it) or covers at least
+	// fullCoverage: an answer either says clearly more than the rest or
+	// says nearly everything the question asks.
+	minCoverage  float64
+	standout     float64
+	fullCoverage float64
+	// Below a strong best result, a result is strong too when it covers
+	// at least minCoverage and scores at least strongRatio of the best.
 	strongRatio float64
 	// keepRatio and keepCoverage bound the weak tail: a weak result is
 	// kept while it scores at least keepRatio of the best one and covers
@@ -39,24 +44,37 @@ type cutRules struct {
 }
 
 var defaultCut = cutRules{
-	strongCoverage: 0.7,
-	strongRatio:    0.5,
-	keepRatio:      0.3,
-	keepCoverage:   0.25,
-	minWeak:        3,
+	minCoverage:  0.3,
+	standout:     0.4,
+	fullCoverage: 0.7,
+	strongRatio:  0.5,
+	keepRatio:    0.3,
+	keepCoverage: 0.15,
+	minWeak:      3,
 }
 
-// classify labels rs (sorted best first) strong or weak, with a reason
-// for the weak ones, and returns the results to show: the strong ones
-// and the weak ones above the relevance tail.
+// keepAll labels results without cutting any (evaluation and tests).
+var keepAll = cutRules{minCoverage: defaultCut.minCoverage, standout: defaultCut.standout,
+	fullCoverage: defaultCut.fullCoverage, strongRatio: defaultCut.strongRatio}
+
+// classify labels rs (in their final order) strong or weak, with a reason
+// for the weak ones, and returns the results to show: the strong ones and
+// the weak ones above the relevance tail.
 func (c cutRules) classify(rs []Result) []Result {
 	if len(rs) == 0 {
 		return rs
 	}
-	best := rs[0].Score
+	best := 0.0
 	for _, r := range rs {
 		best = math.Max(best, r.Score)
 	}
+	next := 0.0
+	if len(rs) > 1 {
+		next = rs[1].Score
+	}
+	top := &rs[0]
+	topStrong := best > 0 && top.Coverage >= c.minCoverage &&
+		(next <= c.standout*best || top.Coverage >= c.fullCoverage)
 	out := rs[:0]
 	strong := 0
 	for i := range rs {
@@ -65,15 +83,17 @@ func (c cutRules) classify(rs []Result) []Result {
 		if best > 0 {
 			ratio = r.Score / best
 		}
-		switch {
-		case r.Coverage >= c.strongCoverage && ratio >= c.strongRatio:
+		isStrong := topStrong && r.Coverage >= c.minCoverage && (i == 0 || ratio >= c.strongRatio)
+		if isStrong {
 			r.Match = MatchStrong
 			strong++
-		default:
+		} else {
 			r.Match = MatchWeak
-			r.MatchReason = weakReason(r, ratio, c)
+			if r.MatchReason == "" {
+				r.MatchReason = weakReason(r, i, ratio, topStrong, next/math.Max(best, 1e-300), c)
+			}
 		}
-		keep := r.Match == MatchStrong ||
+		keep := isStrong || r.linked ||
 			(ratio >= c.keepRatio && r.Coverage >= c.keepCoverage) ||
 			(strong == 0 && len(out) < c.minWeak)
 		if keep {
@@ -84,12 +104,16 @@ func (c cutRules) classify(rs []Result) []Result {
 }
 
 // weakReason says in a few words why a weak result is weak.
-func weakReason(r *Result, ratio float64, c cutRules) string {
-	if r.Coverage < c.strongCoverage {
-		if r.Concepts > 0 {
-			return fmt.Sprintf("matches %d of %d query concepts", r.Matched, r.Concepts)
-		}
-		return "matches part of the query"
+func weakReason(r *Result, i int, ratio float64, topStrong bool, runnerUp float64, c cutRules) string {
+	switch {
+	case r.Coverage < c.minCoverage && r.Concepts > 0:
+		return fmt.Sprintf("matches %d of %d query concepts", r.Matched, r.Concepts)
+	case r.Coverage < c.minCoverage:
+		return "matches little of the query"
+	case !topStrong && i == 0:
+		return fmt.Sprintf("covers %.0f%% of the query and the next result scores %.0f%% of it", 100*r.Coverage, 100*runnerUp)
+	case !topStrong:
+		return "no result answers the query clearly"
 	}
 	return fmt.Sprintf("scores %.0f%% of the best result", 100*ratio)
 }
