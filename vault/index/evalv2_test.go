@@ -87,8 +87,6 @@ func TestEvalV2Sweep(t *testing.T) {
 		{"minLearned", []float64{0.1, 0.2, 0.3, 0.5}, func(p *params, v float64) { p.minLearned = v }},
 		{"wGeneral", []float64{0, 0.2, 0.3, 0.4, 0.6}, func(p *params, v float64) { p.wGeneral = v }},
 		{"wGeneralRev", []float64{0, 0.2, 0.3, 0.4, 0.6}, func(p *params, v float64) { p.wGeneralRev = v }},
-		{"expCredit", []float64{0.5, 0.75, 1}, func(p *params, v float64) { p.expCredit = v }},
-		{"expCreditPow", []float64{0, 0.25, 0.5, 1}, func(p *params, v float64) { p.expCreditPow = v }},
 		{"straddle", []float64{0, 0.25, 0.5, 1}, func(p *params, v float64) { p.straddle = v }},
 		{"wExpand", []float64{0.3, 0.5, 0.7}, func(p *params, v float64) { p.wExpand = v }},
 	}

@@ -133,18 +133,21 @@ func (ix *Index) Explain(text string, id DocID) *Explanation {
 			Title: int(tf[fieldTitle]), Aliases: int(tf[fieldAlias]), Tags: int(tf[fieldTags]), Body: int(tf[fieldBody])}
 		if t.concept >= 0 {
 			tm.Concept = qp.concepts[t.concept].label
+		}
+		for c := range qp.concepts {
 			switch {
-			case t.typed:
-				how[t.concept] = "typed"
-			case how[t.concept] == "":
-				how[t.concept] = "expanded"
+			case t.covers&(1<<uint(c)) == 0:
+			case t.typed && c == t.concept:
+				how[c] = "typed"
+			case how[c] == "":
+				how[c] = "expanded"
 			}
 		}
 		e.Terms = append(e.Terms, tm)
 	}
 	total, got := 0.0, 0.0
 	for c := range cw {
-		if absent[c] {
+		if absent[c] || qp.concepts[c].straddle {
 			cw[c] *= p.straddle
 		}
 		total += cw[c]
@@ -154,11 +157,8 @@ func (ix *Index) Explain(text string, id DocID) *Explanation {
 		if total > 0 {
 			w = cw[c] / total
 		}
-		switch how[c] {
-		case "typed":
+		if how[c] != "" {
 			got += w
-		case "expanded":
-			got += w * p.expCredit
 		}
 		e.Concepts = append(e.Concepts, ConceptMatch{Label: k.label, Weight: w, How: how[c]})
 	}

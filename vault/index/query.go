@@ -52,8 +52,11 @@ type qterm struct {
 	// from is, for an expansion, the dictionary spelling that led to it.
 	from string
 	// concept is the query concept the term stands for (an index into
-	// queryPlan.concepts), or -1 when it stands for none (question words).
+	// queryPlan.concepts), or -1 when it stands for none (question words);
+	// covers has a bit for each concept a document containing the term
+	// covers: its own, and any other whose expansion it also is.
 	concept    int
+	covers     uint32
 	start, end int // byte range in the query, typed terms only
 }
 
@@ -65,6 +68,9 @@ type concept struct {
 	label      string // the query text it stands for
 	start, end int
 	dict       bool // a dictionary term covers it
+	// straddle marks a CJK bigram that crosses the edge of a dictionary
+	// word: most likely the end of one word and the start of the next.
+	straddle bool
 }
 
 // maxConcepts is the number of concepts a query tracks: one bit each in
@@ -95,13 +101,16 @@ func (ix *Index) plan(text string) *queryPlan {
 	add := func(t qterm) {
 		for i := range qp.terms {
 			if qp.terms[i].text == t.text {
-				if old := qp.terms[i]; t.w > old.w {
+				old := qp.terms[i]
+				covers := old.covers | t.covers
+				if t.w > old.w {
 					t.start, t.end = old.start, old.end
 					if old.typed {
 						t.concept = old.concept
 					}
 					qp.terms[i] = t
 				}
+				qp.terms[i].covers = covers
 				return
 			}
 		}
@@ -217,12 +226,26 @@ func (ix *Index) plan(text string) *queryPlan {
 			qp.concepts = append(qp.concepts, concept{start: qp.terms[i].start, end: qp.terms[i].end})
 		}
 		qp.terms[i].concept = c
+		qp.terms[i].covers = 1 << uint(c)
 		k := &qp.concepts[c]
 		k.start, k.end = min(k.start, qp.terms[i].start), max(k.end, qp.terms[i].end)
 		k.dict = k.dict || dictCovered[i]
 	}
 	for i := range qp.concepts {
 		qp.concepts[i].label = text[qp.concepts[i].start:qp.concepts[i].end]
+	}
+	// A bigram that no dictionary word holds but that crosses the edge of
+	// one straddles two words.
+	for i := range nTyped {
+		t := &qp.terms[i]
+		if t.kind != kindBigram || t.concept < 0 || qp.concepts[t.concept].dict {
+			continue
+		}
+		for _, sp := range append(spans, gspans...) {
+			if t.start < sp.end && sp.start < t.end && !(sp.start <= t.start && t.end <= sp.end) {
+				qp.concepts[t.concept].straddle = true
+			}
+		}
 	}
 
 	for _, sp := range spans {
@@ -236,7 +259,7 @@ func (ix *Index) plan(text string) *queryPlan {
 				toks := ix.dict.terms[to].toks
 				w := w0 / math.Pow(float64(len(toks)), ix.p.expandPow)
 				for _, tok := range toks {
-					add(qterm{text: tok, w: w, kind: kindWord, src: src, from: from, concept: c})
+					add(qterm{text: tok, w: w, kind: kindWord, src: src, from: from, concept: c, covers: coverBit(c)})
 				}
 			}
 		}
@@ -278,7 +301,7 @@ func (ix *Index) plan(text string) *queryPlan {
 			toks := general.terms[to].toks
 			w := w0 / math.Pow(float64(len(toks)), ix.p.expandPow)
 			for _, tok := range toks {
-				add(qterm{text: tok, w: w, kind: kindWord, src: SourceGeneral, from: from, concept: c})
+				add(qterm{text: tok, w: w, kind: kindWord, src: SourceGeneral, from: from, concept: c, covers: coverBit(c)})
 			}
 		}
 	}
@@ -303,7 +326,7 @@ func (ix *Index) plan(text string) *queryPlan {
 			}
 			for _, l := range ix.translations(t.text, ix.p.maxLearned, ix.p.minLearned) {
 				add(qterm{text: l.text, w: ix.p.wLearned * l.conf, kind: kindWord, src: SourceLearned,
-					from: t.text, concept: t.concept})
+					from: t.text, concept: t.concept, covers: coverBit(t.concept)})
 			}
 		}
 	}
@@ -336,4 +359,12 @@ func (ix *Index) plan(text string) *queryPlan {
 	}
 	qp.terms = terms
 	return qp
+}
+
+// coverBit is the concept mask bit of concept c, or 0 for none.
+func coverBit(c int) uint32 {
+	if c < 0 {
+		return 0
+	}
+	return 1 << uint(c)
 }

@@ -36,8 +36,6 @@ type params struct {
 	cwPow     float64 // a concept weighs idf^cwPow x its typed weight in coverage
 
 	covPow       float64 // relevance is multiplied by coverage^covPow
-	expCredit    float64 // share of a concept a document covers through a full-weight expansion
-	expCreditPow float64 // an expansion of weight w covers expCredit x (w/typed)^expCreditPow
 	straddle     float64 // weight of a CJK bigram concept found nowhere and in no dictionary term
 }
 
@@ -63,8 +61,6 @@ func defaultParams() params {
 		minLearned:    0.3,
 		covPow:        1,
 		cwPow:         1,
-		expCredit:     1,
-		expCreditPow:  0,
 		straddle:      0.5,
 	}
 }
@@ -145,12 +141,11 @@ type searchScratch struct {
 }
 
 // accum is one document's running score, a mask of the query terms it
-// matched and a mask of the concepts it matched (low half: through a typed
-// term; high half: through an expansion).
+// matched and a mask of the query concepts it covers.
 type accum struct {
 	score float32
 	mask  uint32
-	cmask uint64
+	cmask uint32
 }
 
 func (ix *Index) getScratch() *searchScratch {
@@ -231,23 +226,13 @@ func (ix *Index) Search(q Query) []Hit {
 			df = float64(pl.df)
 		}
 		w := idf(n, df) * t.w
-		var cbit uint64
-		if t.concept >= 0 {
-			if t.typed {
-				cw[t.concept] = max(cw[t.concept], math.Pow(idf(n, max(df, 1)), p.cwPow)*t.w)
-				if df > 0 || t.kind != kindBigram {
-					cwAbsent[t.concept] = false
-				}
-			}
-			if qi >= 31 {
-				// Beyond the term mask: the concept mask remembers it.
-				if t.typed {
-					cbit = 1 << uint(t.concept)
-				} else {
-					cbit = 1 << uint(32+t.concept)
-				}
+		if t.concept >= 0 && t.typed {
+			cw[t.concept] = max(cw[t.concept], math.Pow(idf(n, max(df, 1)), p.cwPow)*t.w)
+			if df > 0 || t.kind != kindBigram {
+				cwAbsent[t.concept] = false
 			}
 		}
+		cbit := t.covers
 		if t.typed {
 			// A typed term no document contains still counts against
 			// Norm, as if it were rare; CJK bigrams count half, since
@@ -311,7 +296,7 @@ func (ix *Index) Search(q Query) []Hit {
 	cwSum := 0.0
 	nConcepts := 0
 	for c := range cw {
-		if cwAbsent[c] {
+		if cwAbsent[c] || qp.concepts[c].straddle {
 			cw[c] *= p.straddle
 		}
 		if cw[c] > 0 {
@@ -319,83 +304,33 @@ func (ix *Index) Search(q Query) []Hit {
 		}
 		cwSum += cw[c]
 	}
-	var coverageOf func(a *accum) (float64, int)
-	// credit[qi] is how much of its concept a document covers by
-	// containing term qi: all of it for a typed term, less for an
-	// expansion, the less the lighter it is.
-	credit := make([]float64, len(terms))
-	typedW := make([]float64, len(cw))
-	for _, t := range terms {
-		if t.typed && t.concept >= 0 {
-			typedW[t.concept] = max(typedW[t.concept], t.w)
-		}
-	}
-	lowCredit := make([]float64, len(cw)) // of expansions beyond the term mask
-	for c := range lowCredit {
-		lowCredit[c] = 1
-	}
-	for qi, t := range terms {
-		switch {
-		case t.concept < 0:
-		case t.typed:
-			credit[qi] = 1
-		default:
-			credit[qi] = p.expCredit * math.Pow(min(t.w/max(typedW[t.concept], 1e-9), 1), p.expCreditPow)
-			if qi >= 31 {
-				lowCredit[t.concept] = min(lowCredit[t.concept], credit[qi])
-			}
-		}
-	}
-	// Documents share few distinct match masks: remember the coverage
+	// Documents share few distinct concept masks: remember the coverage
 	// of recent ones in a small direct-mapped cache.
 	type covEntry struct {
 		mask  uint32
-		cov   float32
-		k     uint8
+		cov   float64
+		k     int
 		valid bool
 	}
-	var covCache [256]covEntry
+	var covCache [64]covEntry
 	coverage := func(a *accum) (float64, int) {
 		if cwSum == 0 {
 			return 1, 0
 		}
-		if a.cmask == 0 {
-			e := &covCache[(a.mask*0x9E3779B1)>>24]
-			if e.valid && e.mask == a.mask {
-				return float64(e.cov), int(e.k)
-			}
-			cov, k := coverageOf(a)
-			*e = covEntry{a.mask, float32(cov), uint8(k), true}
-			return float64(float32(cov)), k
-		}
-		return coverageOf(a)
-	}
-	coverageOf = func(a *accum) (float64, int) {
-		var best [maxConcepts]float64
-		for m := a.mask &^ (1 << 31); m != 0; m &= m - 1 {
-			qi := bits.TrailingZeros32(m)
-			if c := terms[qi].concept; c >= 0 {
-				best[c] = max(best[c], credit[qi])
-			}
-		}
-		for m := a.cmask; m != 0; m &= m - 1 {
-			b := bits.TrailingZeros64(m)
-			if b < 32 {
-				best[b] = 1
-			} else {
-				best[b-32] = max(best[b-32], lowCredit[b-32])
-			}
+		e := &covCache[(a.cmask*0x9E3779B1)>>26]
+		if e.valid && e.mask == a.cmask {
+			return e.cov, e.k
 		}
 		got, k := 0.0, 0
-		for c := range cw {
-			if best[c] > 0 {
-				got += cw[c] * best[c]
-				if cw[c] > 0 {
-					k++
-				}
+		for m := a.cmask; m != 0; m &= m - 1 {
+			c := bits.TrailingZeros32(m)
+			got += cw[c]
+			if cw[c] > 0 {
+				k++
 			}
 		}
-		return got / cwSum, k
+		*e = covEntry{a.cmask, got / cwSum, k, true}
+		return e.cov, k
 	}
 
 	top := make([]cand, 0, limit)
