@@ -2,8 +2,8 @@ package index
 
 import (
 	"bytes"
-	"fmt"
 	"flag"
+	"fmt"
 	"os"
 	"path/filepath"
 	"slices"

@@ -35,8 +35,8 @@ type params struct {
 	noCurated bool    // tests only: search without the curated dictionary
 	cwPow     float64 // a concept weighs idf^cwPow x its typed weight in coverage
 
-	covPow       float64 // relevance is multiplied by coverage^covPow
-	straddle     float64 // weight of a CJK bigram concept found nowhere and in no dictionary term
+	covPow   float64 // relevance is multiplied by coverage^covPow
+	straddle float64 // weight of a CJK bigram concept found nowhere and in no dictionary term
 }
 
 func defaultParams() params {
