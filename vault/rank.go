@@ -167,8 +167,8 @@ func successorsFirst(rs []Result) []Result {
 }
 
 // spreadNearDuplicates keeps near-identical memories from sharing the
-// first distinctTop places: the first result below that says something
-// else moves up in place of the lower duplicate.
+// first distinctTop places: the lower copy moves down to just below them,
+// weak, named as a near-duplicate of the one above.
 func spreadNearDuplicates(rs []Result) []Result {
 	sets, titleSets := map[*Memory]map[string]bool{}, map[*Memory]map[string]bool{}
 	titles := func(m *Memory) map[string]bool {
@@ -194,25 +194,28 @@ func spreadNearDuplicates(rs []Result) []Result {
 		}
 		return jaccard(set(a.Memory), set(b.Memory)) >= nearDuplicate
 	}
+	// Each pass moves at most one copy down, behind the places it must
+	// leave; a copy already moved is not moved again.
+	moved := map[*Memory]bool{}
 	for i := 1; i < min(len(rs), distinctTop); i++ {
-		dupAbove := func(k int) bool {
-			for x := range i {
-				if similar(&rs[k], &rs[x]) {
-					return true
-				}
-			}
-			return false
-		}
-		if !dupAbove(i) {
+		if moved[rs[i].Memory] {
 			continue
 		}
-		for k := i + 1; k < len(rs); k++ {
-			if !dupAbove(k) {
-				r := rs[k]
-				copy(rs[i+1:k+1], rs[i:k])
-				rs[i] = r
-				break
+		for x := range i {
+			if !similar(&rs[i], &rs[x]) {
+				continue
 			}
+			r := rs[i]
+			r.Match = MatchWeak
+			r.MatchReason = fmt.Sprintf("near-duplicate of %q", rs[x].Memory.Title)
+			moved[r.Memory] = true
+			to := min(len(rs)-1, distinctTop)
+			copy(rs[i:to], rs[i+1:to+1])
+			rs[to] = r
+			if to > i {
+				i-- // look at what moved up
+			}
+			break
 		}
 	}
 	return rs

@@ -172,8 +172,8 @@ func (v *Vault) recall(q Query, cut cutRules) []Result {
 		out = v.linkEvidenceLocked(out, keep, at, cut)
 		sortResults(out)
 		out = successorsFirst(out)
-		out = spreadNearDuplicates(out)
 		out = cut.classify(out)
+		out = spreadNearDuplicates(out)
 		if len(out) > limit {
 			out = out[:limit]
 		}
