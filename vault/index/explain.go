@@ -97,6 +97,7 @@ func (ix *Index) Explain(text string, id DocID) *Explanation {
 		absent[c] = !qp.concepts[c].dict
 	}
 	how := make([]string, len(qp.concepts))
+	matched := map[string]bool{}
 	sum := 0.0
 	for _, t := range qp.terms {
 		pl := ix.terms.get(t.text)
@@ -144,6 +145,16 @@ func (ix *Index) Explain(text string, id DocID) *Explanation {
 			}
 		}
 		e.Terms = append(e.Terms, tm)
+		matched[t.text] = true
+	}
+	for _, g := range qp.groups {
+		all := g.concept >= 0
+		for _, tok := range g.toks {
+			all = all && matched[tok]
+		}
+		if all && how[g.concept] == "" {
+			how[g.concept] = "expanded"
+		}
 	}
 	total, got := 0.0, 0.0
 	for c := range cw {

@@ -82,6 +82,16 @@ type queryPlan struct {
 	text     string
 	terms    []qterm
 	concepts []concept
+	// groups are expansions of several index terms ("dead letter",
+	// 超时时间): a document covers their concept only when it has them
+	// all, not one word of them.
+	groups []termGroup
+}
+
+// termGroup is a multi-term expansion of a concept.
+type termGroup struct {
+	toks    []string
+	concept int
 }
 
 const maxQueryTerms = 64 // at most this many terms are searched
@@ -258,8 +268,13 @@ func (ix *Index) plan(text string) *queryPlan {
 			for _, to := range targets {
 				toks := ix.dict.terms[to].toks
 				w := w0 / math.Pow(float64(len(toks)), ix.p.expandPow)
+				cov := coverBit(c)
+				if len(toks) > 1 {
+					qp.groups = append(qp.groups, termGroup{toks, c})
+					cov = 0
+				}
 				for _, tok := range toks {
-					add(qterm{text: tok, w: w, kind: kindWord, src: src, from: from, concept: c, covers: coverBit(c)})
+					add(qterm{text: tok, w: w, kind: kindWord, src: src, from: from, concept: c, covers: cov})
 				}
 			}
 		}
@@ -300,8 +315,13 @@ func (ix *Index) plan(text string) *queryPlan {
 		for _, to := range keep {
 			toks := general.terms[to].toks
 			w := w0 / math.Pow(float64(len(toks)), ix.p.expandPow)
+			cov := coverBit(c)
+			if len(toks) > 1 {
+				qp.groups = append(qp.groups, termGroup{toks, c})
+				cov = 0
+			}
 			for _, tok := range toks {
-				add(qterm{text: tok, w: w, kind: kindWord, src: SourceGeneral, from: from, concept: c, covers: coverBit(c)})
+				add(qterm{text: tok, w: w, kind: kindWord, src: SourceGeneral, from: from, concept: c, covers: cov})
 			}
 		}
 	}
@@ -367,4 +387,28 @@ func coverBit(c int) uint32 {
 		return 0
 	}
 	return 1 << uint(c)
+}
+
+// groupMasks returns, for each multi-term expansion whose terms are all
+// among the first 31 query terms (those the term mask tracks), the mask
+// of its terms and the concept bit it covers.
+func (qp *queryPlan) groupMasks() (masks, bits []uint32) {
+	for _, g := range qp.groups {
+		if g.concept < 0 {
+			continue
+		}
+		var m uint32
+		for _, tok := range g.toks {
+			i := slices.IndexFunc(qp.terms, func(t qterm) bool { return t.text == tok })
+			if i < 0 || i >= 31 {
+				m = 0
+				break
+			}
+			m |= 1 << uint(i)
+		}
+		if m != 0 {
+			masks, bits = append(masks, m), append(bits, coverBit(g.concept))
+		}
+	}
+	return masks, bits
 }

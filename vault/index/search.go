@@ -313,23 +313,30 @@ func (ix *Index) Search(q Query) []Hit {
 		valid bool
 	}
 	var covCache [64]covEntry
+	gMasks, gBits := qp.groupMasks()
 	coverage := func(a *accum) (float64, int) {
 		if cwSum == 0 {
 			return 1, 0
 		}
-		e := &covCache[(a.cmask*0x9E3779B1)>>26]
-		if e.valid && e.mask == a.cmask {
+		cm := a.cmask
+		for i, g := range gMasks {
+			if a.mask&g == g {
+				cm |= gBits[i]
+			}
+		}
+		e := &covCache[(cm*0x9E3779B1)>>26]
+		if e.valid && e.mask == cm {
 			return e.cov, e.k
 		}
 		got, k := 0.0, 0
-		for m := a.cmask; m != 0; m &= m - 1 {
+		for m := cm; m != 0; m &= m - 1 {
 			c := bits.TrailingZeros32(m)
 			got += cw[c]
 			if cw[c] > 0 {
 				k++
 			}
 		}
-		*e = covEntry{a.cmask, got / cwSum, k, true}
+		*e = covEntry{cm, got / cwSum, k, true}
 		return e.cov, k
 	}
 
