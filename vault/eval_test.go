@@ -10,8 +10,6 @@ import (
 	"sort"
 	"strings"
 	"testing"
-
-	"github.com/memvault/memvault/vault/index"
 )
 
 var (
@@ -218,7 +216,27 @@ func TestEvalDev(t *testing.T) {
 	v1, c1, keys1 := evalVault(t, devV1)
 	r1 := runVaultEval(v1, c1.Queries, keys1, defaultCut)
 	t.Logf("dev-v1\n%s", r1.table())
-	_ = index.Source(0)
+
+	// Regression floors: what the ranking reached when last tuned
+	// (docs/ranking.md), less a margin of about two questions.
+	rate := func(a, n int) float64 { return float64(a) / float64(max(n, 1)) }
+	for _, c := range []struct {
+		name      string
+		got, want float64
+	}{
+		{"dev-v2 Recall@1", rate(all.all.hit1, all.all.n), 0.85},
+		{"dev-v2 Recall@5", rate(all.all.hit5, all.all.n), 0.96},
+		{"dev-v2 MRR@10", all.all.rr / float64(all.all.n), 0.90},
+		{"dev-v2 strong_recall@5", rate(all.all.strong5, all.all.n), 0.70},
+		{"dev-v2 abstain", rate(all.all.abstain, all.all.none), 0.75},
+		{"dev-v2 mixed Recall@1", rate(all.groups["kind/mixed"].hit1, all.groups["kind/mixed"].n), 0.90},
+		{"dev-v1 Recall@1", rate(r1.all.hit1, r1.all.n), 0.90},
+		{"dev-v1 Recall@5", rate(r1.all.hit5, r1.all.n), 0.97},
+	} {
+		if c.got < c.want {
+			t.Errorf("%s = %.3f, want >= %.2f", c.name, c.got, c.want)
+		}
+	}
 }
 
 func TestEvalFeatures(t *testing.T) {

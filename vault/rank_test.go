@@ -179,3 +179,28 @@ func TestSpreadNearDuplicatesShortLists(t *testing.T) {
 		}
 	}
 }
+
+func TestRecallExplain(t *testing.T) {
+	v := openTest(t, newClock("2026-11-30T10:00:00Z"))
+	mustCreate(t, v, NewMemory{Title: "Production deploy via ops/deploy.sh", Content: "Run ops/deploy.sh prod.", Tags: []string{"deploy"}})
+	rs := v.Recall(Query{Text: "怎么部署 ops/deploy.sh", Explain: true})
+	if len(rs) != 1 || rs[0].Explain == nil {
+		t.Fatalf("want one explained result, got %+v", rs)
+	}
+	e := rs[0].Explain
+	if abs := e.Relevance - rs[0].Relevance; abs > 1e-6 || abs < -1e-6 {
+		t.Errorf("explained relevance %v, result %v", e.Relevance, rs[0].Relevance)
+	}
+	var sb strings.Builder
+	if err := e.Format(&sb); err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{`"ops/deploy.sh"`, "typed", `dictionary of "部署"`, "title×"} {
+		if !strings.Contains(sb.String(), want) {
+			t.Errorf("explanation lacks %q:\n%s", want, sb.String())
+		}
+	}
+	if rs := v.Recall(Query{Text: "deploy"}); rs[0].Explain != nil {
+		t.Error("Explain filled without Query.Explain")
+	}
+}

@@ -52,6 +52,9 @@ type Query struct {
 	IncludeInactive bool
 	// SnippetRunes sizes each snippet; 0 means DefaultSnippetRunes.
 	SnippetRunes int
+	// Explain fills Result.Explain: which query terms each result
+	// matched, where they came from, and how much of the query it covers.
+	Explain bool
 }
 
 // Ref names another memory.
@@ -89,6 +92,9 @@ type Result struct {
 	Coverage float64 `json:"coverage,omitempty"`
 	Matched  int     `json:"matched,omitempty"`
 	Concepts int     `json:"concepts,omitempty"`
+	// Explain says why the memory matched (with Query.Explain); its
+	// Format method writes it as text.
+	Explain *index.Explanation `json:"explain,omitempty"`
 
 	linked bool    // joined the results through a link, not its text
 	norm   float64 // index.Hit.Norm: relevance against an ideal match
@@ -181,6 +187,9 @@ func (v *Vault) recall(q Query, cut cutRules) []Result {
 	for i := range out {
 		r := &out[i]
 		m := r.Memory
+		if q.Explain && text {
+			r.Explain = v.ix.Explain(q.Text, v.byID[m.ID])
+		}
 		r.Snippet = index.Snippet(m.Text, terms[m], snippetRunes)
 		r.Memory = m.clone()
 		for _, id := range m.Supersedes {

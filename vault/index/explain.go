@@ -44,7 +44,7 @@ type TermMatch struct {
 	Term string `json:"term"`
 	// Source says where the term came from; From is, for an expansion,
 	// the dictionary spelling of the query word it translates.
-	Source Source `json:"-"`
+	Source Source `json:"source"`
 	From   string `json:"from,omitempty"`
 	// Concept is the label of the query concept the term stands for, or
 	// empty for a question word's paraphrase.
@@ -52,14 +52,17 @@ type TermMatch struct {
 	// Weight is the term's query weight (1 for a typed word; less for
 	// identifier parts, lone Chinese characters and expansions).
 	Weight float64 `json:"weight"`
-	// Fields counts the term's occurrences in the title, aliases, tags
-	// and body.
-	Title, Aliases, Tags, Body int
+	// Title, Aliases, Tags and Body count the term's occurrences in each
+	// field.
+	Title   int `json:"title,omitempty"`
+	Aliases int `json:"aliases,omitempty"`
+	Tags    int `json:"tags,omitempty"`
+	Body    int `json:"body,omitempty"`
 	// Score is what the term added to the relevance before coverage.
 	Score float64 `json:"score"`
 }
 
-// MarshalJSON-free field names for the counts and the source.
+// fieldList names the fields the term occurs in, with counts.
 func (t TermMatch) fieldList() string {
 	var parts []string
 	for _, f := range []struct {

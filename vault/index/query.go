@@ -26,6 +26,11 @@ const (
 	SourceLearned
 )
 
+// MarshalText writes the source's name, as String does.
+func (s Source) MarshalText() ([]byte, error) { return []byte(s.String()), nil }
+
+// String names the source: typed, dictionary, paraphrase, cc-cedict or
+// learned.
 func (s Source) String() string {
 	switch s {
 	case SourceTyped:
