@@ -150,10 +150,12 @@ type coocCache struct {
 // maxCoocCache bounds the cache; it starts afresh when full.
 const maxCoocCache = 4096
 
-// Limits of a look-up: documents read per word, and the support a
-// translation needs (documents that have both words).
+// Limits of a look-up: documents read per word, postings examined to find
+// them, and the support a translation needs (documents that have both
+// words).
 const (
-	coocSample  = 128
+	coocSample  = 64
+	coocScan    = 1024
 	coocSupport = 2
 )
 
@@ -192,6 +194,11 @@ func (ix *Index) learn(term string) []learned {
 	if pl == nil || pl.df < coocSupport {
 		return nil
 	}
+	// A word in a large share of a large vault is no topic of its own
+	// (the same rule skips such expansions).
+	if ix.live >= ix.p.expandMinN && float64(pl.df) > ix.p.expandMaxDF*float64(ix.live) {
+		return nil
+	}
 	wantCJK := !termIsCJK([]byte(term))
 	type count struct {
 		n    int
@@ -201,7 +208,7 @@ func (ix *Index) learn(term string) []learned {
 	n := 0
 	b := pl.data
 	slot := uint32(0)
-	for i := 0; i < len(b) && n < coocSample; {
+	for i, seen := 0, 0; i < len(b) && n < coocSample && seen < coocScan; seen++ {
 		var v uint64
 		v, i = uvarint(b, i)
 		slot += uint32(v >> 1)
