@@ -49,7 +49,8 @@
 // no dictionary word covers (one that crosses a dictionary word's edge, or
 // occurs nowhere, counts half). A document covers a concept when it
 // contains any of its terms, typed or translated (a multi-token
-// translation only when it contains all its tokens); coverage is the
+// translation only when it contains all its tokens; a Chinese word of
+// several bigrams is covered in part by each); coverage is the
 // idf-weighted share of concepts covered, and relevance is BM25F x
 // coverage, so a document that answers the whole question outranks one
 // that repeats one of its words. [Index.Explain] shows all of this for one

@@ -75,6 +75,7 @@ func TestEvalV2Sweep(t *testing.T) {
 		set  func(p *params, v float64)
 	}{
 		{"covPow", []float64{0, 0.5, 1, 1.5, 2, 3}, func(p *params, v float64) { p.covPow = v }},
+		{"partialCJK", []float64{0, 1}, func(p *params, v float64) { p.partialCJK = v == 1 }},
 		{"cwPow", []float64{0, 0.5, 1, 1.5}, func(p *params, v float64) { p.cwPow = v }},
 		{"k1", []float64{0.9, 1.2, 1.6, 2.0}, func(p *params, v float64) { p.k1 = v }},
 		{"w.title", []float64{2, 3, 4}, func(p *params, v float64) { p.weight[fieldTitle] = v }},

@@ -100,6 +100,7 @@ func (ix *Index) Explain(text string, id DocID) *Explanation {
 		absent[c] = !qp.concepts[c].dict
 	}
 	how := make([]string, len(qp.concepts))
+	part := make([]int, len(qp.concepts)) // typed bigrams found, of a word covered in part
 	matched := map[string]bool{}
 	sum := 0.0
 	for _, t := range qp.terms {
@@ -138,6 +139,9 @@ func (ix *Index) Explain(text string, id DocID) *Explanation {
 		if t.concept >= 0 {
 			tm.Concept = qp.concepts[t.concept].label
 		}
+		if t.typed && t.concept >= 0 && qp.concepts[t.concept].partial && t.kind == kindBigram {
+			part[t.concept]++
+		}
 		for c := range qp.concepts {
 			switch {
 			case t.covers&(1<<uint(c)) == 0:
@@ -171,8 +175,18 @@ func (ix *Index) Explain(text string, id DocID) *Explanation {
 		if total > 0 {
 			w = cw[c] / total
 		}
-		if how[c] != "" {
+		switch {
+		case how[c] != "":
 			got += w
+		case part[c] > 0:
+			n := 0
+			for _, t := range qp.terms {
+				if t.typed && t.concept == c && t.kind == kindBigram {
+					n++
+				}
+			}
+			got += w * float64(part[c]) / float64(n)
+			how[c] = fmt.Sprintf("partly (%d of %d)", part[c], n)
 		}
 		e.Concepts = append(e.Concepts, ConceptMatch{Label: k.label, Weight: w, How: how[c]})
 	}

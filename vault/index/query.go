@@ -76,6 +76,9 @@ type concept struct {
 	// straddle marks a CJK bigram that crosses the edge of a dictionary
 	// word: most likely the end of one word and the start of the next.
 	straddle bool
+	// partial marks a word of several CJK bigrams, covered in part by
+	// each (see queryPlan.partials).
+	partial bool
 }
 
 // maxConcepts is the number of concepts a query tracks: one bit each in
@@ -248,6 +251,28 @@ func (ix *Index) plan(text string) *queryPlan {
 	for i := range qp.concepts {
 		qp.concepts[i].label = text[qp.concepts[i].start:qp.concepts[i].end]
 	}
+	// A concept of several CJK bigrams (a Chinese word of three or more
+	// characters) is covered in part by each of them: 覆盖 alone is not
+	// 覆盖率. Its typed bigrams cover it only together (see partials);
+	// a translation of the whole word still covers it at once.
+	if ix.p.partialCJK {
+		nb := make([]int, len(qp.concepts))
+		for i := range nTyped {
+			if t := qp.terms[i]; t.concept >= 0 {
+				if t.kind == kindBigram {
+					nb[t.concept]++
+				} else {
+					nb[t.concept] = -1 << 20 // mixed concepts stay whole
+				}
+			}
+		}
+		for i := range nTyped {
+			if t := &qp.terms[i]; t.concept >= 0 && nb[t.concept] > 1 {
+				t.covers = 0
+				qp.concepts[t.concept].partial = true
+			}
+		}
+	}
 	// A bigram that no dictionary word holds but that crosses the edge of
 	// one straddles two words.
 	for i := range nTyped {
@@ -415,4 +440,29 @@ func (qp *queryPlan) groupMasks() (masks, bits []uint32) {
 		}
 	}
 	return masks, bits
+}
+
+// partials returns, for each concept covered in part by its typed CJK
+// bigrams, the mask of those bigrams among the first 31 terms and how
+// many of them there are.
+func (qp *queryPlan) partials() (concepts []int, masks []uint32, counts []int) {
+	for c, k := range qp.concepts {
+		if !k.partial {
+			continue
+		}
+		var m uint32
+		n := 0
+		for i, t := range qp.terms {
+			if t.typed && t.concept == c && t.kind == kindBigram {
+				n++
+				if i < 31 {
+					m |= 1 << uint(i)
+				}
+			}
+		}
+		if n > 0 {
+			concepts, masks, counts = append(concepts, c), append(masks, m), append(counts, n)
+		}
+	}
+	return concepts, masks, counts
 }

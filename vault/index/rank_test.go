@@ -253,7 +253,7 @@ func TestLearnedSameOnEveryPath(t *testing.T) {
 }
 
 func TestExplainGolden(t *testing.T) {
-	cur, err := parseDictionary("部署 | 发布 | deploy | release\n怎么 | 如何 -> 流程 | 步骤\n")
+	cur, err := parseDictionary("部署 | 发布 | deploy | release\n怎么 | 如何 -> 流程 | 步骤\n覆盖率 | coverage\n")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -264,12 +264,13 @@ func TestExplainGolden(t *testing.T) {
 			Body: "Run ops/deploy.sh prod; it rolls back on failed health checks (rollback is automatic)."}},
 		{2, Doc{Title: "发布流程", Tags: []string{"deploy"}, Body: "每周二、四发布，先灰度 5%。"}},
 		{3, Doc{Title: "Redis key naming", Body: "service:entity:id"}},
+		{4, Doc{Title: "测试覆盖面", Body: "单元测试要覆盖主要分支"}},
 	})
 	var out bytes.Buffer
 	for _, q := range []struct {
 		text string
 		id   DocID
-	}{{"怎么部署和回滚 ops/deploy.sh", 1}, {"怎么部署和回滚 ops/deploy.sh", 2}, {"redis naming", 3}} {
+	}{{"怎么部署和回滚 ops/deploy.sh", 1}, {"怎么部署和回滚 ops/deploy.sh", 2}, {"redis naming", 3}, {"测试覆盖率", 4}} {
 		e := ix.Explain(q.text, q.id)
 		out.WriteString("query " + quote(q.text) + " document " + string(rune('0'+q.id)) + "\n")
 		if err := e.Format(&out); err != nil {

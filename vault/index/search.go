@@ -35,8 +35,9 @@ type params struct {
 	noCurated bool    // tests only: search without the curated dictionary
 	cwPow     float64 // a concept weighs idf^cwPow x its typed weight in coverage
 
-	covPow   float64 // relevance is multiplied by coverage^covPow
-	straddle float64 // weight of a CJK bigram concept found nowhere and in no dictionary term
+	partialCJK bool    // a Chinese word of several bigrams is covered in part by each
+	covPow     float64 // relevance is multiplied by coverage^covPow
+	straddle   float64 // weight of a CJK bigram concept found nowhere and in no dictionary term
 }
 
 func defaultParams() params {
@@ -60,6 +61,7 @@ func defaultParams() params {
 		maxLearned:    2,
 		minLearned:    0.3,
 		covPow:        1,
+		partialCJK:    true,
 		cwPow:         1,
 		straddle:      0.5,
 	}
@@ -314,6 +316,7 @@ func (ix *Index) Search(q Query) []Hit {
 	}
 	var covCache [64]covEntry
 	gMasks, gBits := qp.groupMasks()
+	pConcepts, pMasks, pCounts := qp.partials()
 	coverage := func(a *accum) (float64, int) {
 		if cwSum == 0 {
 			return 1, 0
@@ -323,6 +326,29 @@ func (ix *Index) Search(q Query) []Hit {
 			if a.mask&g == g {
 				cm |= gBits[i]
 			}
+		}
+		if len(pConcepts) > 0 {
+			// Words covered in part: each bigram found counts its share.
+			got, k := 0.0, 0
+			for i, c := range pConcepts {
+				if cm&(1<<uint(c)) == 0 {
+					if n := bits.OnesCount32(a.mask & pMasks[i]); n > 0 {
+						frac := float64(n) / float64(pCounts[i])
+						got += cw[c] * frac
+						if frac >= 0.5 && cw[c] > 0 {
+							k++
+						}
+					}
+				}
+			}
+			for m := cm; m != 0; m &= m - 1 {
+				c := bits.TrailingZeros32(m)
+				got += cw[c]
+				if cw[c] > 0 {
+					k++
+				}
+			}
+			return got / cwSum, k
 		}
 		e := &covCache[(cm*0x9E3779B1)>>26]
 		if e.valid && e.mask == cm {
