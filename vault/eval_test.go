@@ -36,6 +36,10 @@ type evalCorpus struct {
 	Queries []evalQuery `json:"queries"`
 }
 
+// keepAll labels results as Recall does without cutting any.
+var keepAll = cutRules{minCoverage: defaultCut.minCoverage, standout: defaultCut.standout,
+	fullCoverage: defaultCut.fullCoverage, strongRatio: defaultCut.strongRatio}
+
 type evalQuery struct {
 	Q    string   `json:"q"`
 	Lang string   `json:"lang"`

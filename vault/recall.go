@@ -97,7 +97,7 @@ type Result struct {
 	Explain *index.Explanation `json:"explain,omitempty"`
 
 	linked bool    // joined the results through a link, not its text
-	norm   float64 // index.Hit.Norm: relevance against an ideal match
+	norm   float64 // index.Hit.Norm, for the strength analysis in eval_test.go
 }
 
 // Recall ranks memories for q: relevance x layer weight x time decay x a

@@ -53,10 +53,6 @@ var defaultCut = cutRules{
 	minWeak:      3,
 }
 
-// keepAll labels results without cutting any (evaluation and tests).
-var keepAll = cutRules{minCoverage: defaultCut.minCoverage, standout: defaultCut.standout,
-	fullCoverage: defaultCut.fullCoverage, strongRatio: defaultCut.strongRatio}
-
 // classify labels rs (in their final order) strong or weak, with a reason
 // for the weak ones, and returns the results to show: the strong ones and
 // the weak ones above the relevance tail.
