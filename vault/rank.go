@@ -47,8 +47,9 @@ func sortResults(rs []Result) {
 
 // linkEvidenceLocked lets strongly matching memories vouch for the
 // memories they link to (front-matter links and [[wiki links]]): a linked
-// result gains part of the linker's score, and a linked memory that the
-// text did not find joins the results, weak, with the link as its reason.
+// result gains part of the linker's score (times its own Weight), and a
+// linked memory that the text did not find joins the results, weak, with
+// the link as its reason.
 // Caller holds v.mu for reading.
 func (v *Vault) linkEvidenceLocked(rs []Result, keep func(index.DocID, *Memory) (string, bool), at time.Time, cut cutRules) []Result {
 	if len(rs) == 0 {
@@ -90,12 +91,6 @@ func (v *Vault) linkEvidenceLocked(rs []Result, keep func(index.DocID, *Memory) 
 	}
 	for _, id := range sortedKeys(gains) {
 		g := gains[id]
-		reason := fmt.Sprintf("linked from %q", g.from.Title)
-		if i, ok := pos[id]; ok {
-			rs[i].Score += g.score
-			rs[i].MatchReason = reason
-			continue
-		}
 		d, ok := v.byID[id]
 		if !ok {
 			continue
@@ -105,7 +100,15 @@ func (v *Vault) linkEvidenceLocked(rs []Result, keep func(index.DocID, *Memory) 
 		if !ok {
 			continue
 		}
-		rs = append(rs, Result{Memory: m, Score: g.score, State: state, MatchReason: reason, linked: true})
+		// The linked memory's own layer, age and importance still count.
+		gain := g.score * Weight(m, at)
+		reason := fmt.Sprintf("linked from %q", g.from.Title)
+		if i, ok := pos[id]; ok {
+			rs[i].Score += gain
+			rs[i].MatchReason = reason
+			continue
+		}
+		rs = append(rs, Result{Memory: m, Score: gain, State: state, MatchReason: reason, linked: true})
 	}
 	return rs
 }
