@@ -17,11 +17,15 @@ const (
 	// the structure rules reorder them and the tail is cut.
 	poolFactor = 2
 	minPool    = 16
-	// A memory linked from a strongly matching L5 index note gains
-	// indexLinkGain x the note's score; linked from another strongly
-	// matching memory, linkGain x its score.
-	indexLinkGain = 0.5
-	linkGain      = 0.25
+	// A memory the query matches gains indexLinkGain of its score when a
+	// strongly matching L5 index note links to it, linkGain when another
+	// strongly matching memory does. A linked memory the query does not
+	// match joins the results at pullShare of the lowest score found by
+	// the text (never above a textual match), weak, with the link as its
+	// reason.
+	indexLinkGain = 0.25
+	linkGain      = 0.1
+	pullShare     = 0.9
 	// nearDuplicate is the term overlap (Jaccard of title and text
 	// terms) above which two memories say the same thing.
 	nearDuplicate = 0.8
@@ -45,26 +49,26 @@ func sortResults(rs []Result) {
 	})
 }
 
-// linkEvidenceLocked lets strongly matching memories vouch for the
-// memories they link to (front-matter links and [[wiki links]]): a linked
-// result gains part of the linker's score (times its own Weight), and a
-// linked memory that the text did not find joins the results, weak, with
-// the link as its reason.
-// Caller holds v.mu for reading.
-func (v *Vault) linkEvidenceLocked(rs []Result, keep func(index.DocID, *Memory) (string, bool), at time.Time, cut cutRules) []Result {
+// linkEvidenceLocked lets strongly matching memories about the query's
+// subject vouch for the memories they link to (front-matter links and [[wiki links]]): a linked
+// result gains a share of its own score, and a linked memory that the text
+// did not find joins the results below every textual match, weak, with
+// the link as its reason. Caller holds v.mu for reading.
+func (v *Vault) linkEvidenceLocked(rs []Result, query string, keep func(index.DocID, *Memory) (string, bool), at time.Time, cut cutRules) []Result {
 	if len(rs) == 0 {
 		return rs
 	}
-	best := 0.0
+	var qset map[string]bool
+	best, lowest := 0.0, math.Inf(1)
 	for _, r := range rs {
-		best = max(best, r.Score)
+		best, lowest = max(best, r.Score), min(lowest, r.Score)
 	}
 	pos := make(map[string]int, len(rs))
 	for i, r := range rs {
 		pos[r.Memory.ID] = i
 	}
 	type gain struct {
-		score float64
+		share float64
 		from  *Memory
 	}
 	gains := map[string]gain{}
@@ -76,21 +80,34 @@ func (v *Vault) linkEvidenceLocked(rs []Result, keep func(index.DocID, *Memory) 
 		if r.Coverage < cut.fullCoverage || r.Score < cut.strongRatio*best {
 			continue
 		}
+		// A note vouches for its links on the query's subject only when
+		// that subject is what the note is about: its title shares a
+		// word with the query. A note that mentions the words in passing
+		// links to memories of another subject.
+		if qset == nil {
+			qset = tokenSet(query)
+		}
+		if !overlaps(tokenSet(m.Title), qset) {
+			continue
+		}
 		g := linkGain
 		if m.Layer == Meta {
 			g = indexLinkGain
 		}
 		for _, id := range v.linkedIDsLocked(m) {
-			if id == m.ID {
-				continue
-			}
-			if x := g * r.Score; x > gains[id].score {
-				gains[id] = gain{x, m}
+			if id != m.ID && g > gains[id].share {
+				gains[id] = gain{g, m}
 			}
 		}
 	}
 	for _, id := range sortedKeys(gains) {
 		g := gains[id]
+		reason := fmt.Sprintf("linked from %q", g.from.Title)
+		if i, ok := pos[id]; ok {
+			rs[i].Score *= 1 + g.share
+			rs[i].MatchReason = reason
+			continue
+		}
 		d, ok := v.byID[id]
 		if !ok {
 			continue
@@ -100,17 +117,21 @@ func (v *Vault) linkEvidenceLocked(rs []Result, keep func(index.DocID, *Memory) 
 		if !ok {
 			continue
 		}
-		// The linked memory's own layer, age and importance still count.
-		gain := g.score * Weight(m, at)
-		reason := fmt.Sprintf("linked from %q", g.from.Title)
-		if i, ok := pos[id]; ok {
-			rs[i].Score += gain
-			rs[i].MatchReason = reason
-			continue
-		}
-		rs = append(rs, Result{Memory: m, Score: gain, State: state, MatchReason: reason, linked: true})
+		// Below every textual match, ordered by the linked memory's own
+		// layer, age and importance.
+		score := lowest * pullShare * Weight(m, at) / maxWeight()
+		rs = append(rs, Result{Memory: m, Score: score, State: state, MatchReason: reason, linked: true})
 	}
 	return rs
+}
+
+func overlaps(a, b map[string]bool) bool {
+	for t := range a {
+		if b[t] {
+			return true
+		}
+	}
+	return false
 }
 
 func sortedKeys[V any](m map[string]V) []string {

@@ -105,11 +105,17 @@ func TestRecallLinkEvidence(t *testing.T) {
 	if r := rs[i]; r.MatchReason != `linked from "Topic index: payments"` || r.Match != MatchWeak {
 		t.Errorf("ledger result: match %q, reason %q; want weak, linked from the index note", r.Match, r.MatchReason)
 	}
-	// A note that does not match strongly vouches for nothing.
-	rs = v.Recall(Query{Text: "nightly reconciliation report"})
-	for _, r := range rs {
-		if strings.HasPrefix(r.MatchReason, "linked from") {
-			t.Errorf("%q gained through a link from a note the query does not match", r.Memory.Title)
+	// A note that does not match strongly vouches for nothing, and
+	// neither does one that mentions the query's words in passing (its
+	// title is about something else).
+	mustCreate(t, v, NewMemory{Title: "Topic index: payments and money", Layer: Meta, Importance: 10,
+		Content: "Money rules. API errors: API errors never carry amounts, and API errors are logged.", Links: []string{ledger.ID}})
+	mustCreate(t, v, NewMemory{Title: "API conventions", Content: "Errors answer 4xx or 5xx with a JSON body; the API is versioned."})
+	for _, q := range []string{"nightly reconciliation report", "API errors"} {
+		for _, r := range v.Recall(Query{Text: q}) {
+			if strings.HasPrefix(r.MatchReason, "linked from") {
+				t.Errorf("%q: %q gained through a link from a note not about the query", q, r.Memory.Title)
+			}
 		}
 	}
 }

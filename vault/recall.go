@@ -175,7 +175,7 @@ func (v *Vault) recall(q Query, cut cutRules) []Result {
 		terms[m] = h.Terms
 	}
 	if text {
-		out = v.linkEvidenceLocked(out, keep, at, cut)
+		out = v.linkEvidenceLocked(out, q.Text, keep, at, cut)
 		sortResults(out)
 		out = successorsFirst(out)
 		out = cut.classify(out)
