@@ -233,13 +233,16 @@ func BenchmarkRecall(b *testing.B) {
 				b.Fatal(err)
 			}
 			queries := newBenchCorpus(1).queries(200)
-			var lat []time.Duration
+			var lat, cpu []time.Duration
 			i := 0
+			runtime.LockOSThread()
+			defer runtime.UnlockOSThread()
 			for b.Loop() {
 				q := queries[i%len(queries)]
 				i++
-				start := time.Now()
+				start, c0 := time.Now(), threadCPU()
 				rs := v.Recall(Query{Text: q})
+				cpu = append(cpu, threadCPU()-c0)
 				lat = append(lat, time.Since(start))
 				if len(rs) == 0 && n >= 10_000 {
 					b.Fatalf("no results for %q", q)
@@ -249,6 +252,10 @@ func BenchmarkRecall(b *testing.B) {
 			ms := func(p float64) float64 { return float64(lat[int(p*float64(len(lat)-1))]) / 1e6 }
 			b.ReportMetric(ms(0.5), "p50-ms")
 			b.ReportMetric(ms(0.99), "p99-ms")
+			// Thread CPU time: what a recall costs, whatever the load.
+			sort.Slice(cpu, func(i, j int) bool { return cpu[i] < cpu[j] })
+			b.ReportMetric(float64(cpu[len(cpu)/2])/1e6, "p50-cpu-ms")
+			b.ReportMetric(float64(cpu[int(0.99*float64(len(cpu)-1))])/1e6, "p99-cpu-ms")
 		})
 	}
 }

@@ -52,6 +52,9 @@ type Query struct {
 	IncludeInactive bool
 	// SnippetRunes sizes each snippet; 0 means DefaultSnippetRunes.
 	SnippetRunes int
+	// Explain fills Result.Explain: which query terms each result
+	// matched, where they came from, and how much of the query it covers.
+	Explain bool
 }
 
 // Ref names another memory.
@@ -77,12 +80,33 @@ type Result struct {
 	// PossibleConflict lists the ids of other results that look like rival
 	// rules on the same subject, neither superseding the other.
 	PossibleConflict []string `json:"possible_conflict,omitempty"`
+	// Match is MatchStrong or MatchWeak: how well the memory answers the
+	// query. Empty for a query without text (a list of recent memories).
+	Match string `json:"match,omitempty"`
+	// MatchReason says why a weak result is weak ("matches 1 of 3 query
+	// concepts") or what lifted it ("linked from ...").
+	MatchReason string `json:"match_reason,omitempty"`
+	// Coverage is the rarity-weighted share of the query's concepts the
+	// memory matched (typed words, identifiers, Chinese words, each
+	// directly or through a translation); Matched of Concepts counts them.
+	Coverage float64 `json:"coverage,omitempty"`
+	Matched  int     `json:"matched,omitempty"`
+	Concepts int     `json:"concepts,omitempty"`
+	// Explain says why the memory matched (with Query.Explain); its
+	// Format method writes it as text.
+	Explain *index.Explanation `json:"explain,omitempty"`
+
+	linked bool    // joined the results through a link, not its text
+	norm   float64 // index.Hit.Norm, for the strength analysis in eval_test.go
 }
 
 // Recall ranks memories for q: relevance x layer weight x time decay x a
 // bounded importance boost, after the time, status, layer and tag filters.
 // An empty query text lists the most recently updated memories.
-func (v *Vault) Recall(q Query) []Result {
+func (v *Vault) Recall(q Query) []Result { return v.recall(q, defaultCut) }
+
+// recall is Recall with the given strength and cut rules.
+func (v *Vault) recall(q Query, cut cutRules) []Result {
 	at := q.AsOf
 	if at.IsZero() {
 		at = v.now()
@@ -111,11 +135,14 @@ func (v *Vault) Recall(q Query) []Result {
 		return state, state == string(StatusActive) || q.IncludeInactive
 	}
 
+	text := strings.TrimSpace(q.Text) != ""
 	var hits []index.Hit
-	if strings.TrimSpace(q.Text) == "" {
+	if !text {
 		hits = v.recentLocked(keep, at, limit)
 	} else {
-		hits = v.ix.Search(index.Query{Text: q.Text, Limit: limit, Weight: func(id index.DocID, rel float64) float64 {
+		// A pool larger than the limit lets the structure rules below
+		// reorder and pull in memories before the tail is cut.
+		hits = v.ix.Search(index.Query{Text: q.Text, Limit: max(poolFactor*limit, minPool), Weight: func(id index.DocID, rel float64) float64 {
 			m := v.entries[id]
 			if _, ok := keep(id, m); !ok {
 				return 0
@@ -125,12 +152,33 @@ func (v *Vault) Recall(q Query) []Result {
 	}
 
 	out := make([]Result, 0, len(hits))
+	terms := make(map[*Memory][]string, len(hits))
 	for _, h := range hits {
 		m := v.entries[h.ID]
 		state, _ := keep(h.ID, m)
-		r := v.resultLocked(m, state, at, succ, q.IncludeInactive)
-		r.Score, r.Relevance, r.Snippet = h.Score, h.Relevance, index.Snippet(m.Text, h.Terms, snippetRunes)
-		out = append(out, r)
+		out = append(out, Result{Memory: m, Score: h.Score, Relevance: h.Relevance, State: state,
+			Coverage: h.Coverage, Matched: h.Matched, Concepts: h.Concepts, norm: h.Norm})
+		terms[m] = h.Terms
+	}
+	if text {
+		out = v.linkEvidenceLocked(out, q.Text, keep, at, cut)
+		sortResults(out)
+		out = successorsFirst(out)
+		out = cut.classify(out)
+		out = spreadNearDuplicates(out)
+		if len(out) > limit {
+			out = out[:limit]
+		}
+	}
+	for i := range out {
+		r := &out[i]
+		m := r.Memory
+		if q.Explain && text {
+			r.Explain = v.ix.Explain(q.Text, v.byID[m.ID])
+		}
+		r.Snippet = index.Snippet(m.Text, terms[m], snippetRunes)
+		base := v.resultLocked(m, r.State, at, succ, q.IncludeInactive)
+		r.Memory, r.Supersedes, r.SupersededBy = base.Memory, base.Supersedes, base.SupersededBy
 	}
 	markConflicts(out)
 	return out

@@ -243,7 +243,9 @@ func TestRecallMarksRivalRules(t *testing.T) {
 	a := mustCreate(t, v, NewMemory{Title: "API errors: HTTP 200 with code=0 for success", Content: "Mobile clients read the code field; non-zero code is an error.", Tags: []string{"api", "errors"}})
 	b := mustCreate(t, v, NewMemory{Title: "API errors: real HTTP status codes, success=true", Content: "Use 4xx/5xx statuses; successful bodies carry success=true.", Tags: []string{"api", "errors"}})
 	c := mustCreate(t, v, NewMemory{Title: "Log format is JSON lines", Content: "Services log JSON lines with trace_id for API errors.", Tags: []string{"logging"}})
-	rs := v.Recall(Query{Text: "API error response format"})
+	// The query names what both rules are about; a memory that only
+	// mentions API errors in passing may be cut as the weak tail.
+	rs := v.Recall(Query{Text: "API errors HTTP status"})
 	byID := map[string]Result{}
 	for _, r := range rs {
 		byID[r.Memory.ID] = r

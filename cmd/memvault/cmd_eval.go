@@ -32,14 +32,20 @@ type evalCorpus struct {
 	} `json:"queries"`
 }
 
-// evalScore accumulates rank metrics over queries.
+// evalScore accumulates rank metrics over queries. Answerable queries
+// (with gold memories) count in n and the recall figures; queries that no
+// memory answers (kind none, no gold) count in none and abstain.
 type evalScore struct {
-	n          int
-	hit1, hitK int
-	rr         float64
+	n                int
+	hit1, hitK       int
+	strong1, strong5 int
+	rr               float64
+	none, abstain    int
 }
 
-func (s *evalScore) add(rank int, k int) {
+// add records one answerable query whose first gold memory is at rank
+// (1-based; 0 when absent from the results) and whether it was strong.
+func (s *evalScore) add(rank int, strong bool, k int) {
 	s.n++
 	if rank == 1 {
 		s.hit1++
@@ -50,19 +56,40 @@ func (s *evalScore) add(rank int, k int) {
 	if rank >= 1 && rank <= 10 {
 		s.rr += 1 / float64(rank)
 	}
+	if strong && rank == 1 {
+		s.strong1++
+	}
+	if strong && rank >= 1 && rank <= 5 {
+		s.strong5++
+	}
+}
+
+// addNone records a query no memory answers: it abstains when no result
+// is strong.
+func (s *evalScore) addNone(abstained bool) {
+	s.none++
+	if abstained {
+		s.abstain++
+	}
 }
 
 func (s *evalScore) json(k int) map[string]any {
-	if s.n == 0 {
-		return map[string]any{"n": 0}
+	out := map[string]any{"n": s.n}
+	if s.n > 0 {
+		n := float64(s.n)
+		out["recall@1"] = round3(float64(s.hit1) / n)
+		out[fmt.Sprintf("recall@%d", k)] = round3(float64(s.hitK) / n)
+		out["mrr@10"] = round3(s.rr / n)
+		out["strong_recall@1"] = round3(float64(s.strong1) / n)
+		out["strong_recall@5"] = round3(float64(s.strong5) / n)
 	}
-	n := float64(s.n)
-	return map[string]any{
-		"recall@1":                  round3(float64(s.hit1) / n),
-		fmt.Sprintf("recall@%d", k): round3(float64(s.hitK) / n),
-		"mrr@10":                    round3(s.rr / n),
-		"n":                         s.n,
+	if s.none > 0 {
+		if s.n == 0 {
+			out["n"] = s.none
+		}
+		out["abstain"] = round3(float64(s.abstain) / float64(s.none))
 	}
+	return out
 }
 
 func (m *Main) evalCommand() *cobra.Command {
@@ -74,7 +101,11 @@ func (m *Main) evalCommand() *cobra.Command {
 		Long: `eval loads the corpus's memories into a temporary vault through the normal
 write path, runs every query through recall, and prints Recall@1, Recall@k and
 MRR@10 overall, per query kind and per language. A query counts as found at
-rank r when any of its gold memories is at rank r.`,
+rank r when any of its gold memories is at rank r. strong_recall@1 and
+strong_recall@5 count a gold memory only when recall marks it a strong
+match. Overall and per-language figures cover the answerable queries; the
+queries no memory answers (kind none, no gold) are reported apart, as the
+share that got no strong result (abstain).`,
 		Example: `  memvault eval ../shared/eval/dev-v1.json
   memvault eval ../shared/eval/dev-v1.json --json`,
 		Args: exactArgs(1, "CORPUS.json"),
@@ -120,22 +151,31 @@ rank r when any of its gold memories is at rank r.`,
 			byKind, byLang := map[string]*evalScore{}, map[string]*evalScore{}
 			for _, q := range c.Queries {
 				rs := v.Recall(vault.Query{Text: q.Q, Limit: 10})
-				rank := 0
+				if len(q.Gold) == 0 {
+					abstained := len(rs) == 0 || rs[0].Match != vault.MatchStrong
+					if verbose && !abstained {
+						fmt.Fprintf(m.Stderr, "strong %q (%s/%s) for a question no memory answers: %s %s\n", q.Q, q.Kind, q.Lang,
+							idToKey[rs[0].Memory.ID], rs[0].Memory.Title)
+					}
+					group(byKind, q.Kind).addNone(abstained)
+					continue
+				}
+				rank, strong := 0, false
 				for i, r := range rs {
 					if contains(q.Gold, idToKey[r.Memory.ID]) {
-						rank = i + 1
+						rank, strong = i+1, r.Match == vault.MatchStrong
 						break
 					}
 				}
-				if verbose && rank != 1 {
+				if verbose && (rank != 1 || !strong) {
 					var got []string
 					for _, r := range rs[:min(len(rs), 3)] {
-						got = append(got, idToKey[r.Memory.ID]+" "+r.Memory.Title)
+						got = append(got, idToKey[r.Memory.ID]+" "+r.Memory.Title+" ("+r.Match+")")
 					}
 					fmt.Fprintf(m.Stderr, "rank %d  %q (%s/%s) gold %v, top: %v\n", rank, q.Q, q.Kind, q.Lang, q.Gold, got)
 				}
 				for _, s := range []*evalScore{overall, group(byKind, q.Kind), group(byLang, q.Lang)} {
-					s.add(rank, k)
+					s.add(rank, strong, k)
 				}
 			}
 			if asJSON {
@@ -178,10 +218,17 @@ func groupJSON(m map[string]*evalScore, k int) map[string]any {
 }
 
 func printEval(w io.Writer, name string, k int, overall *evalScore, byKind, byLang map[string]*evalScore) {
-	fmt.Fprintf(w, "corpus %s\n%-16s %6s %9s %9s %8s\n", name, "group", "n", "Recall@1", fmt.Sprintf("Recall@%d", k), "MRR@10")
+	fmt.Fprintf(w, "corpus %s\n%-16s %6s %9s %9s %8s %8s %8s\n", name, "group", "n", "Recall@1", fmt.Sprintf("Recall@%d", k),
+		"MRR@10", "strong@1", "strong@5")
 	row := func(label string, s *evalScore) {
-		n := float64(s.n)
-		fmt.Fprintf(w, "%-16s %6d %9.3f %9.3f %8.3f\n", label, s.n, float64(s.hit1)/n, float64(s.hitK)/n, s.rr/n)
+		if s.n > 0 {
+			n := float64(s.n)
+			fmt.Fprintf(w, "%-16s %6d %9.3f %9.3f %8.3f %8.3f %8.3f\n", label, s.n, float64(s.hit1)/n, float64(s.hitK)/n, s.rr/n,
+				float64(s.strong1)/n, float64(s.strong5)/n)
+		}
+		if s.none > 0 {
+			fmt.Fprintf(w, "%-16s %6d  abstain %.3f\n", label, s.none, float64(s.abstain)/float64(s.none))
+		}
 	}
 	row("overall", overall)
 	for _, part := range []struct {

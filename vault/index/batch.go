@@ -81,7 +81,7 @@ func (ix *Index) PutBatch(entries []Entry) {
 		slots = slots[:0]
 		for i, d := range r.docs {
 			e := &entries[c*batchChunk+i]
-			slots = append(slots, ix.newSlot(e.ID, d.lens))
+			slots = append(slots, ix.newSlot(e.ID, d.lens, r.ents[d.from:d.to], r.buf))
 		}
 		var iw sync.WaitGroup
 		for w := range ni {
@@ -150,7 +150,7 @@ func (pr *Preparer) Prepare(d Doc, p *Prepared) {
 // same result as Put(id, d). Like Put, it needs external exclusion; p must
 // come from a Preparer of this index.
 func (ix *Index) PutPrepared(id DocID, p *Prepared) {
-	slot := ix.newSlot(id, p.lens)
+	slot := ix.newSlot(id, p.lens, p.doc.ents, p.doc.buf)
 	ix.ins.insertDoc(ix.terms, allShards, slot, p.doc.ents, p.doc.buf)
 	ix.maybeCompact()
 }

@@ -61,7 +61,7 @@ func (ix *Index) NewBulk() *Bulk { return &Bulk{ix: ix, buf: new(bulkBuf), max: 
 // PutPrepared; its postings reach the index by the next Flush. p can be
 // reused once Put returns.
 func (b *Bulk) Put(id DocID, p *Prepared) {
-	slot := b.ix.newSlot(id, p.lens)
+	slot := b.ix.newSlot(id, p.lens, p.doc.ents, p.doc.buf)
 	buf := b.buf
 	if n := len(buf.recs) + len(p.doc.ents); n > cap(buf.recs) {
 		// Double, up to a batch: append grows big slices by only a

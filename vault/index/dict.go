@@ -16,10 +16,12 @@ import (
 var defaultTerms string
 
 // unit is one step of a term or query: a Latin word (stemmed, stop words
-// kept) or a whole CJK run. Exactly one field is set.
+// kept) or a whole CJK run. Exactly one of word and cjk is set; start and
+// end are its byte offsets in the query (zero in dictionary terms).
 type unit struct {
-	word string
-	cjk  string
+	word       string
+	cjk        string
+	start, end int
 }
 
 // dictTerm is one spelling in the dictionary.
@@ -184,21 +186,22 @@ func appendUnique(xs []string, x string) []string {
 }
 
 // match calls fn for every dictionary term that occurs in a query given as
-// its unit sequence. A term may be reported more than once.
-func (d *dictionary) match(units []unit, fn func(term int32)) {
+// its unit sequence, with the byte range of the query it covers. A term may
+// be reported more than once.
+func (d *dictionary) match(units []unit, fn func(term int32, start, end int)) {
 	for p, u := range units {
 		if u.cjk == "" {
 			for _, id := range d.latinFirst[u.word] {
 				if d.matchAt(id, units, p) {
-					fn(id)
+					fn(id, u.start, units[p+len(d.terms[id].units)-1].end)
 				}
 			}
 		} else {
-			d.matchCJK(u.cjk, fn)
+			d.matchCJK(u.cjk, func(id int32, s, e int) { fn(id, u.start+s, u.start+e) })
 		}
 		for _, id := range d.mixed {
 			if d.matchAt(id, units, p) {
-				fn(id)
+				fn(id, u.start, units[p+len(d.terms[id].units)-1].end)
 			}
 		}
 	}
@@ -208,7 +211,7 @@ func (d *dictionary) match(units []unit, fn func(term int32)) {
 // spaces, so a short term can straddle two words ("天天" in "明天天气"): a
 // match that crosses a longer (or, at equal length, earlier) match is
 // dropped; matches nested inside one are kept.
-func (d *dictionary) matchCJK(run string, fn func(term int32)) {
+func (d *dictionary) matchCJK(run string, fn func(term int32, start, end int)) {
 	type span struct {
 		id         int32
 		start, end int
@@ -248,7 +251,7 @@ func (d *dictionary) matchCJK(run string, fn func(term int32)) {
 		}
 		if !crosses {
 			kept = append(kept, c)
-			fn(c.id)
+			fn(c.id, c.start, c.end)
 		}
 	}
 }

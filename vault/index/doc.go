@@ -21,33 +21,52 @@
 // # Scoring
 //
 // Relevance is BM25F over four fields (title weight 3, aliases 2.5, tags
-// 2.5, body 1; k1 1.2), with per-field length normalisation. Each query term
-// weighs 1, except identifier parts typed inside a larger identifier (0.5),
-// lone CJK characters (0.3) and dictionary expansions.
+// 2.5, body 1; k1 1.2), with per-field length normalisation, multiplied by
+// the query's coverage. Each query term weighs 1, except identifier parts
+// typed inside a larger identifier (0.5), lone CJK characters (0.3) and
+// expansions.
 //
-// Queries are expanded with terms.txt, an embedded, curated bilingual
-// software-engineering dictionary (about 760 synonym groups and Chinese and
-// English paraphrase families; its header documents the format). An
-// expansion weighs 0.5, shared among its tokens when it has several (divided
-// by the square root of their number), or 0.8 when the typed word it
-// replaces occurs in no document, since then only the translation can find
-// anything; one-way paraphrase families (question words such as 为什么 or
-// "how long" leading to answer words) weigh 0.3. In indexes of 5000 documents or more, expansions that occur in
-// over 5% of them are skipped; at most 32 expansion terms are used.
+// Queries are expanded from three sources. terms.txt is an embedded,
+// curated bilingual software-engineering dictionary (about 760 synonym
+// groups and Chinese and English paraphrase families; its header documents
+// the format): an expansion weighs 0.5, or 0.8 when the typed word occurs
+// in no document; one-way paraphrase families (question words leading to
+// answer words) weigh 0.3. cedict.txt.gz is a general Chinese-English word
+// list pruned from CC-CEDICT (see gen/cedict and CEDICT-LICENSE.txt),
+// loaded on the first query: a Chinese word's senses weigh 0.4 and a
+// one-word English sense's Chinese words 0.3, only those the index
+// contains. And the index learns translations from its own documents (see
+// cooc.go): for a typed word that neither dictionary translated, the terms
+// of the other script that go with it in the short fields (title, aliases,
+// tags) of the documents whose short fields contain it, weighing 0.5 x
+// their confidence. A multi-token expansion shares its weight (divided by
+// the square root of the number of tokens). In indexes of 5000 documents
+// or more, expansions that occur in over 5% of them are skipped; at most
+// 32 expansion terms are used.
+//
+// The query is also split into concepts: a typed word, an identifier and
+// its parts, a dictionary word and the bigrams inside it, or a CJK bigram
+// no dictionary word covers (one that crosses a dictionary word's edge, or
+// occurs nowhere, counts half). A document covers a concept when it
+// contains any of its terms, typed or translated (a multi-token
+// translation only when it contains all its tokens; a Chinese word of
+// several bigrams is covered in part by each); coverage is the
+// idf-weighted share of concepts covered, and relevance is BM25F x
+// coverage, so a document that answers the whole question outranks one
+// that repeats one of its words. [Index.Explain] shows all of this for one
+// document. docs/ranking.md gives every constant and why.
 //
 // # Results
 //
 // [Index.Search] returns [Hit] values sorted by Score (after Query.Weight)
-// and then by ID. Hit.Relevance is the raw BM25F score; it grows with the
+// and then by ID. Hit.Relevance is the score above; it grows with the
 // number and rarity of matched terms, so it is only comparable within one
-// query. Hit.Norm divides it by the relevance an ideal document would get
-// (every typed term once in its title and once in its body), capped at 1;
-// typed terms that no document contains still count against it. On the
-// shared dev corpus the median correct hit has Norm 0.98 and 90% have more
-// than 0.43, while the best hit for an off-topic query ("how to cook rice",
-// "明天天气怎么样") lies between 0.16 and 0.53: a threshold near 0.25 drops
-// most noise, and near 0.5 keeps mostly confident matches. Hit.Terms lists
-// the index terms the document matched, for [Snippet].
+// query. Hit.Coverage, Matched and Concepts say how much of the query the
+// document covers. Hit.Norm divides the BM25F part by the relevance an
+// ideal document would get (every typed term once in its title and once in
+// its body), capped at 1; typed terms that no document contains still
+// count against it. Hit.Terms lists the index terms the document matched,
+// for [Snippet].
 //
 // # Concurrency and cost
 //

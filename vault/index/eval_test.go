@@ -81,11 +81,14 @@ type evalResult struct {
 }
 
 func runEval(ix *Index, mems []evalMemory, queries []evalQuery) evalResult {
-	r := evalResult{groups: map[string]*Tally{}}
-	weight := func(id DocID, rel float64) float64 {
+	return runEvalWeighted(ix, mems, queries, func(id DocID, rel float64) float64 {
 		m := mems[id]
 		return rel * layerWeight(m.Layer) * importanceBoost(m.Importance)
-	}
+	})
+}
+
+func runEvalWeighted(ix *Index, mems []evalMemory, queries []evalQuery, weight func(DocID, float64) float64) evalResult {
+	r := evalResult{groups: map[string]*Tally{}}
 	for _, q := range queries {
 		hits := ix.Search(Query{Text: q.Q, Limit: 10, Weight: weight})
 		ranked := make([]string, len(hits))

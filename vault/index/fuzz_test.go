@@ -97,3 +97,54 @@ func FuzzSearch(f *testing.F) {
 		}
 	})
 }
+
+// FuzzLearned feeds any content to the learned translation table: short
+// fields of any script and size, replaced and deleted documents. It must
+// never panic, keep at most maxShort terms per document, and learn only
+// translations of the other script with a confidence in (0, 1].
+func FuzzLearned(f *testing.F) {
+	seeds := fuzzSeeds(f)
+	for i := 0; i+2 < len(seeds); i += 3 {
+		f.Add(seeds[i], seeds[i+1], seeds[i+2], uint8(i))
+	}
+	f.Add("结算页价格 checkout", "checkout", "结算 Checkout 结算", uint8(3))
+	f.Fuzz(func(t *testing.T, title, tag, query string, n uint8) {
+		ix := New()
+		docs := int(n%16) + 2
+		for i := range docs {
+			d := Doc{Title: title, Aliases: []string{tag + title}, Tags: []string{tag, query}, Body: query + " " + title}
+			if i%3 == 1 {
+				d.Title, d.Tags = query, []string{title}
+			}
+			ix.Put(DocID(i%(docs/2+1)), d) // some ids are replaced
+		}
+		ix.Delete(0)
+		for s := range uint32(len(ix.ids)) {
+			k := 0
+			ix.short.each(s, func(text []byte, cjk bool) {
+				k++
+				if len(text) == 0 || len(text) > 0x7f || cjk != termIsCJK(text) {
+					t.Fatalf("slot %d: short term %q (cjk %v) malformed", s, text, cjk)
+				}
+			})
+			if k > maxShort {
+				t.Fatalf("slot %d keeps %d short terms, want <= %d", s, k, maxShort)
+			}
+		}
+		if got := len(ix.short.offs); got != len(ix.ids)+1 {
+			t.Fatalf("%d short-field offsets for %d slots", got, len(ix.ids))
+		}
+		for _, w := range append(Tokenize(query), Tokenize(title)...) {
+			got := ix.translations(w, 4, 0)
+			if len(got) > 4 {
+				t.Fatalf("translations(%q) = %d, want <= 4", w, len(got))
+			}
+			for _, l := range got {
+				if !(l.conf > 0 && l.conf <= 1) || termIsCJK([]byte(l.text)) == termIsCJK([]byte(w)) {
+					t.Fatalf("translations(%q) has %+v: want the other script, confidence in (0, 1]", w, l)
+				}
+			}
+		}
+		ix.Search(Query{Text: query, Limit: 5})
+	})
+}

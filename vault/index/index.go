@@ -137,6 +137,8 @@ func uvarint(b []byte, i int) (uint64, int) {
 type Index struct {
 	p    params
 	dict *dictionary
+	// general returns the general dictionary, or nil to use none.
+	general func() *dictionary
 
 	terms *vocabulary
 
@@ -154,6 +156,12 @@ type Index struct {
 	ins inserter
 
 	pool sync.Pool // *searchScratch
+
+	// gen counts changes, so that caches of derived data know when
+	// they are stale; cooc caches learned translations.
+	gen   uint64
+	short shortTerms
+	cooc  coocCache
 }
 
 // New returns an empty index that expands queries with the embedded default
@@ -184,10 +192,11 @@ func NewWithTerms(extra string) (*Index, error) {
 
 func newIndex(p params, d *dictionary) *Index {
 	return &Index{
-		p:      p,
-		dict:   d,
-		terms:  newVocabulary(),
-		slotOf: map[DocID]uint32{},
+		p:       p,
+		dict:    d,
+		general: generalDictionary,
+		terms:   newVocabulary(),
+		slotOf:  map[DocID]uint32{},
 	}
 }
 
@@ -197,7 +206,7 @@ func (ix *Index) Len() int { return ix.live }
 // Put adds the document, replacing any document with the same id.
 func (ix *Index) Put(id DocID, d Doc) {
 	lens := ix.analyzeDoc(&ix.an, &ix.doc, d)
-	slot := ix.newSlot(id, lens)
+	slot := ix.newSlot(id, lens, ix.doc.ents, ix.doc.buf)
 	ix.ins.insertDoc(ix.terms, allShards, slot, ix.doc.ents, ix.doc.buf)
 	ix.maybeCompact()
 }
@@ -229,7 +238,9 @@ func (ix *Index) analyzeDoc(an *analyzer, doc *docTerms, d Doc) [numFields]int {
 }
 
 // newSlot retires any document with this id and takes a fresh slot.
-func (ix *Index) newSlot(id DocID, lens [numFields]int) uint32 {
+func (ix *Index) newSlot(id DocID, lens [numFields]int, ents []docEnt, buf []byte) uint32 {
+	ix.gen++
+	ix.short.add(ents, buf)
 	if old, ok := ix.slotOf[id]; ok {
 		ix.retire(old)
 	}
@@ -321,6 +332,7 @@ func (ix *Index) Delete(id DocID) {
 }
 
 func (ix *Index) retire(slot uint32) {
+	ix.gen++
 	ix.alive[slot] = false
 	for f := range ix.lenSum {
 		ix.lenSum[f] -= float64(codeLength[ix.lens[f][slot]])
@@ -380,6 +392,7 @@ func (ix *Index) compact() {
 		}
 		*pl = np
 	})
+	ix.short.remap(remap, int(n))
 	ix.dead = 0
 	recomputeSums(ix)
 }

@@ -2,6 +2,7 @@ package index
 
 import (
 	"math"
+	"math/bits"
 	"slices"
 )
 
@@ -22,6 +23,21 @@ type params struct {
 	expandMaxDF float64 // expansions with df above this fraction of docs are skipped...
 	expandMinN  int     // ...once the index holds at least this many docs
 	maxExpand   int     // at most this many expansion terms per query
+
+	wGeneral    float64 // a sense of a Chinese word from the general dictionary
+	wGeneralRev float64 // a Chinese word of an English word from the general dictionary
+	maxGeneral  int     // general dictionary targets per word, at most
+
+	wLearned   float64 // a learned translation of confidence c weighs wLearned x c
+	maxLearned int     // learned translations per typed term, at most
+	minLearned float64 // least confidence of a learned translation
+
+	noCurated bool    // tests only: search without the curated dictionary
+	cwPow     float64 // a concept weighs idf^cwPow x its typed weight in coverage
+
+	partialCJK bool    // a Chinese word of several bigrams is covered in part by each
+	covPow     float64 // relevance is multiplied by coverage^covPow
+	straddle   float64 // weight of a CJK bigram concept found nowhere and in no dictionary term
 }
 
 func defaultParams() params {
@@ -38,6 +54,16 @@ func defaultParams() params {
 		expandMaxDF:   0.05,
 		expandMinN:    5000,
 		maxExpand:     32,
+		wGeneral:      0.4,
+		wGeneralRev:   0.3,
+		maxGeneral:    3,
+		wLearned:      0.5,
+		maxLearned:    2,
+		minLearned:    0.3,
+		covPow:        1,
+		partialCJK:    true,
+		cwPow:         1,
+		straddle:      0.5,
 	}
 }
 
@@ -78,117 +104,24 @@ type Hit struct {
 	// Only the first 31 query terms are tracked (typed terms first, then
 	// the heaviest expansions).
 	Terms []string
+	// Coverage is the share of the query's concepts (typed words and
+	// identifiers, dictionary terms, CJK words) the document matched,
+	// each weighted by its rarity: 1 when it matched them all. Relevance
+	// already includes it.
+	Coverage float64
+	// Matched is how many of the query's Concepts the document matched,
+	// through typed terms or their expansions.
+	Matched, Concepts int
 }
 
-// qterm is one weighted term of an analysed query.
-type qterm struct {
-	text  string
-	w     float64
-	typed bool // typed by the user rather than added by expansion
-	kind  tokKind
-}
-
-const maxQueryTerms = 64 // one bit each in the per-document match mask
-
-// analyzeQuery turns query text into weighted terms: the typed terms, then
-// dictionary expansions of the typed words, weighted below them.
-func (ix *Index) analyzeQuery(text string) []qterm {
-	var a analyzer
-	a.keepStops = true
-	a.runs = true
-	var (
-		terms []qterm
-		units []unit
-	)
-	add := func(s string, w float64, typed bool, kind tokKind) {
-		for i := range terms {
-			if terms[i].text == s {
-				if w > terms[i].w {
-					terms[i].w, terms[i].typed, terms[i].kind = w, typed, kind
-				}
-				return
-			}
+// present reports whether every one of toks occurs in the index.
+func (ix *Index) present(toks []string) bool {
+	for _, t := range toks {
+		if p := ix.terms.get(t); p == nil || p.df == 0 {
+			return false
 		}
-		terms = append(terms, qterm{text: s, w: w, typed: typed, kind: kind})
 	}
-	a.analyze(text, func(t *token) {
-		switch t.kind {
-		case kindCJKRun:
-			units = append(units, unit{cjk: string(t.text)})
-			return
-		case kindWord, kindPart:
-			units = append(units, unit{word: string(t.text)})
-		}
-		if t.stop {
-			return
-		}
-		w := 1.0
-		switch t.kind {
-		case kindPart:
-			w = ix.p.wPart
-		case kindUnigram:
-			w = ix.p.wUnigram
-		}
-		add(string(t.text), w, true, t.kind)
-	})
-	if ix.dict != nil {
-		expand := func(targets []int32, w0 float64) {
-			for _, to := range targets {
-				toks := ix.dict.terms[to].toks
-				w := w0 / math.Pow(float64(len(toks)), ix.p.expandPow)
-				for _, tok := range toks {
-					add(tok, w, false, kindWord)
-				}
-			}
-		}
-		ix.dict.match(units, func(id int32) {
-			// A typed word the index has never seen can only be found
-			// through its synonyms and translations: weigh them more.
-			w := ix.p.wExpand
-			if ix.absent(ix.dict.terms[id].toks) {
-				w = ix.p.wExpandAbsent
-			}
-			expand(ix.dict.expand[id], w)
-			expand(ix.dict.oneWay[id], ix.p.wOneWay)
-		})
-	}
-	// Typed terms first, then the heaviest expansions, within the caps.
-	slices.SortStableFunc(terms, func(x, y qterm) int {
-		switch {
-		case x.typed != y.typed:
-			if x.typed {
-				return -1
-			}
-			return 1
-		case x.typed:
-			return 0
-		case x.w > y.w:
-			return -1
-		case x.w < y.w:
-			return 1
-		}
-		return 0
-	})
-	nTyped := 0
-	for nTyped < len(terms) && terms[nTyped].typed {
-		nTyped++
-	}
-	if len(terms)-nTyped > ix.p.maxExpand {
-		terms = terms[:nTyped+ix.p.maxExpand]
-	}
-	if len(terms) > maxQueryTerms {
-		slices.SortStableFunc(terms, func(x, y qterm) int {
-			switch {
-			case x.w > y.w:
-				return -1
-			case x.w < y.w:
-				return 1
-			}
-			return 0
-		})
-		terms = terms[:maxQueryTerms]
-	}
-	return terms
+	return len(toks) > 0
 }
 
 // absent reports whether none of toks occurs in the index; an empty list
@@ -209,11 +142,12 @@ type searchScratch struct {
 	touched []uint32
 }
 
-// accum is one document's running score and a mask of the query terms it
-// matched; eight bytes together, so a posting touches one small cache slot.
+// accum is one document's running score, a mask of the query terms it
+// matched and a mask of the query concepts it covers.
 type accum struct {
 	score float32
 	mask  uint32
+	cmask uint32
 }
 
 func (ix *Index) getScratch() *searchScratch {
@@ -248,7 +182,8 @@ func idf(n, df float64) float64 {
 // Search returns the best documents for the query, sorted by Score
 // descending and then by ID. An empty query returns nil.
 func (ix *Index) Search(q Query) []Hit {
-	terms := ix.analyzeQuery(q.Text)
+	qp := ix.plan(q.Text)
+	terms := qp.terms
 	if len(terms) == 0 || ix.live == 0 {
 		return nil
 	}
@@ -279,6 +214,13 @@ func (ix *Index) Search(q Query) []Hit {
 	lenT, lenA, lenG, lenB := ix.lens[fieldTitle], ix.lens[fieldAlias], ix.lens[fieldTags], ix.lens[fieldBody]
 	normT, normA, normG, normB := &norm[fieldTitle], &norm[fieldAlias], &norm[fieldTags], &norm[fieldBody]
 	k1 := p.k1
+	// cw[c] is the weight of concept c in coverage: the largest idf x
+	// weight among its typed terms.
+	cw := make([]float64, len(qp.concepts))
+	cwAbsent := make([]bool, len(qp.concepts))
+	for c := range cwAbsent {
+		cwAbsent[c] = !qp.concepts[c].dict
+	}
 	for qi, t := range terms {
 		pl := ix.terms.get(t.text)
 		df := 0.0
@@ -286,6 +228,13 @@ func (ix *Index) Search(q Query) []Hit {
 			df = float64(pl.df)
 		}
 		w := idf(n, df) * t.w
+		if t.concept >= 0 && t.typed {
+			cw[t.concept] = max(cw[t.concept], math.Pow(idf(n, max(df, 1)), p.cwPow)*t.w)
+			if df > 0 || t.kind != kindBigram {
+				cwAbsent[t.concept] = false
+			}
+		}
+		cbit := t.covers
 		if t.typed {
 			// A typed term no document contains still counts against
 			// Norm, as if it were rare; CJK bigrams count half, since
@@ -337,11 +286,84 @@ func (ix *Index) Search(q Query) []Hit {
 				sc.touched = append(sc.touched, slot)
 			}
 			a.mask |= bit
+			a.cmask |= cbit
 			a.score += float32(w) * xs / (float32(k1) + xs)
 		}
 	}
 	if ideal <= 0 {
 		return nil
+	}
+	// A CJK bigram found nowhere and in no dictionary term most likely
+	// straddles two words: it counts less.
+	cwSum := 0.0
+	nConcepts := 0
+	for c := range cw {
+		if cwAbsent[c] || qp.concepts[c].straddle {
+			cw[c] *= p.straddle
+		}
+		if cw[c] > 0 {
+			nConcepts++
+		}
+		cwSum += cw[c]
+	}
+	// Documents share few distinct concept masks: remember the coverage
+	// of recent ones in a small direct-mapped cache.
+	type covEntry struct {
+		mask  uint32
+		cov   float64
+		k     int
+		valid bool
+	}
+	var covCache [64]covEntry
+	gMasks, gBits := qp.groupMasks()
+	pConcepts, pMasks, pCounts := qp.partials()
+	coverage := func(a *accum) (float64, int) {
+		if cwSum == 0 {
+			return 1, 0
+		}
+		cm := a.cmask
+		for i, g := range gMasks {
+			if a.mask&g == g {
+				cm |= gBits[i]
+			}
+		}
+		if len(pConcepts) > 0 {
+			// Words covered in part: each bigram found counts its share.
+			got, k := 0.0, 0
+			for i, c := range pConcepts {
+				if cm&(1<<uint(c)) == 0 {
+					if n := bits.OnesCount32(a.mask & pMasks[i]); n > 0 {
+						frac := float64(n) / float64(pCounts[i])
+						got += cw[c] * frac
+						if frac >= 0.5 && cw[c] > 0 {
+							k++
+						}
+					}
+				}
+			}
+			for m := cm; m != 0; m &= m - 1 {
+				c := bits.TrailingZeros32(m)
+				got += cw[c]
+				if cw[c] > 0 {
+					k++
+				}
+			}
+			return got / cwSum, k
+		}
+		e := &covCache[(cm*0x9E3779B1)>>26]
+		if e.valid && e.mask == cm {
+			return e.cov, e.k
+		}
+		got, k := 0.0, 0
+		for m := cm; m != 0; m &= m - 1 {
+			c := bits.TrailingZeros32(m)
+			got += cw[c]
+			if cw[c] > 0 {
+				k++
+			}
+		}
+		*e = covEntry{cm, got / cwSum, k, true}
+		return e.cov, k
 	}
 
 	top := make([]cand, 0, limit)
@@ -349,11 +371,24 @@ func (ix *Index) Search(q Query) []Hit {
 	offer := func(s uint32) {
 		rel := float64(acc[s].score)
 		id := ix.ids[s]
-		score := rel
 		if prune && len(top) == limit && rel*q.MaxWeight < top[0].score {
-			// Even the largest weight cannot beat the worst kept hit.
+			// Even the largest weight cannot beat the worst kept hit
+			// (coverage only lowers relevance).
 			return
 		}
+		if p.covPow != 0 {
+			cov, _ := coverage(&acc[s])
+			if p.covPow != 1 {
+				cov = math.Pow(cov, p.covPow)
+			}
+			if rel *= cov; !(rel > 0) {
+				return // it matched answer words only
+			}
+			if prune && len(top) == limit && rel*q.MaxWeight < top[0].score {
+				return
+			}
+		}
+		score := rel
 		if q.Weight != nil {
 			score = q.Weight(id, rel)
 			if !(score > 0) {
@@ -404,7 +439,9 @@ func (ix *Index) Search(q Query) []Hit {
 	})
 	out := make([]Hit, len(top))
 	for i, c := range top {
-		out[i] = Hit{ID: c.id, Score: c.score, Relevance: c.rel, Norm: math.Min(c.rel/ideal, 1)}
+		cov, k := coverage(&acc[c.slot])
+		out[i] = Hit{ID: c.id, Score: c.score, Relevance: c.rel, Norm: math.Min(float64(acc[c.slot].score)/ideal, 1),
+			Coverage: cov, Matched: k, Concepts: nConcepts}
 		m := acc[c.slot].mask
 		for qi, t := range terms[:min(len(terms), 31)] {
 			if m&(1<<uint(qi)) != 0 {

@@ -262,6 +262,9 @@ func (ix *Index) readSnapshot(data []byte) error {
 	if sr.err == nil && sr.i != len(body) {
 		sr.fail(fmt.Errorf("%w: %d trailing bytes", ErrSnapshot, len(body)-sr.i))
 	}
+	if sr.err == nil {
+		ix.rebuildShort()
+	}
 	return sr.err
 }
 
@@ -313,4 +316,6 @@ func (ix *Index) clear() {
 	ix.ids, ix.alive, ix.lens = nil, nil, [numFields][]uint8{}
 	ix.slotOf = map[DocID]uint32{}
 	ix.live, ix.dead, ix.lenSum = 0, 0, [numFields]float64{}
+	ix.short = shortTerms{}
+	ix.gen++
 }

@@ -1,0 +1,246 @@
+package vault
+
+import (
+	"fmt"
+	"math"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/memvault/memvault/vault/index"
+)
+
+// Structure rules: what the vault knows beyond the text of each memory.
+// docs/ranking.md explains each constant.
+const (
+	// poolFactor x limit (at least minPool) candidates are ranked before
+	// the structure rules reorder them and the tail is cut.
+	poolFactor = 2
+	minPool    = 16
+	// A memory the query matches gains indexLinkGain of its score when a
+	// strongly matching L5 index note links to it, linkGain when another
+	// strongly matching memory does. A linked memory the query does not
+	// match joins the results at pullShare of the lowest score found by
+	// the text (never above a textual match), weak, with the link as its
+	// reason.
+	indexLinkGain = 0.25
+	linkGain      = 0.1
+	pullShare     = 0.9
+	// nearDuplicate is the term overlap (Jaccard of title and text
+	// terms) above which two memories say the same thing.
+	nearDuplicate = 0.8
+	// distinctTop is how many first places near-duplicates may not share.
+	distinctTop = 3
+	// dupScoreRatio: two memories whose scores differ more than this
+	// are not compared for near-duplication.
+	dupScoreRatio = 0.8
+)
+
+// sortResults orders by score, then id.
+func sortResults(rs []Result) {
+	slices.SortStableFunc(rs, func(a, b Result) int {
+		switch {
+		case a.Score > b.Score:
+			return -1
+		case a.Score < b.Score:
+			return 1
+		}
+		return strings.Compare(a.Memory.ID, b.Memory.ID)
+	})
+}
+
+// linkEvidenceLocked lets strongly matching memories about the query's
+// subject vouch for the memories they link to (front-matter links and [[wiki links]]): a linked
+// result gains a share of its own score, and a linked memory that the text
+// did not find joins the results below every textual match, weak, with
+// the link as its reason. Caller holds v.mu for reading.
+func (v *Vault) linkEvidenceLocked(rs []Result, query string, keep func(index.DocID, *Memory) (string, bool), at time.Time, cut cutRules) []Result {
+	if len(rs) == 0 {
+		return rs
+	}
+	var qset map[string]bool
+	best, lowest := 0.0, math.Inf(1)
+	for _, r := range rs {
+		best, lowest = max(best, r.Score), min(lowest, r.Score)
+	}
+	pos := make(map[string]int, len(rs))
+	for i, r := range rs {
+		pos[r.Memory.ID] = i
+	}
+	type gain struct {
+		share float64
+		from  *Memory
+	}
+	gains := map[string]gain{}
+	for _, r := range rs {
+		m := r.Memory
+		if len(m.Links) == 0 && len(m.WikiLinks) == 0 {
+			continue
+		}
+		if r.Coverage < cut.fullCoverage || r.Score < cut.strongRatio*best {
+			continue
+		}
+		// A note vouches for its links on the query's subject only when
+		// that subject is what the note is about: its title shares a
+		// word with the query. A note that mentions the words in passing
+		// links to memories of another subject.
+		if qset == nil {
+			qset = tokenSet(query)
+		}
+		if !overlaps(tokenSet(m.Title), qset) {
+			continue
+		}
+		g := linkGain
+		if m.Layer == Meta {
+			g = indexLinkGain
+		}
+		for _, id := range v.linkedIDsLocked(m) {
+			if id != m.ID && g > gains[id].share {
+				gains[id] = gain{g, m}
+			}
+		}
+	}
+	for _, id := range sortedKeys(gains) {
+		g := gains[id]
+		reason := fmt.Sprintf("linked from %q", g.from.Title)
+		if i, ok := pos[id]; ok {
+			rs[i].Score *= 1 + g.share
+			rs[i].MatchReason = reason
+			continue
+		}
+		d, ok := v.byID[id]
+		if !ok {
+			continue
+		}
+		m := v.entries[d]
+		state, ok := keep(d, m)
+		if !ok {
+			continue
+		}
+		// Below every textual match, ordered by the linked memory's own
+		// layer, age and importance.
+		score := lowest * pullShare * Weight(m, at) / maxWeight()
+		rs = append(rs, Result{Memory: m, Score: score, State: state, MatchReason: reason, linked: true})
+	}
+	return rs
+}
+
+func overlaps(a, b map[string]bool) bool {
+	for t := range a {
+		if b[t] {
+			return true
+		}
+	}
+	return false
+}
+
+func sortedKeys[V any](m map[string]V) []string {
+	keys := make([]string, 0, len(m))
+	for k := range m {
+		keys = append(keys, k)
+	}
+	slices.Sort(keys)
+	return keys
+}
+
+// linkedIDsLocked resolves m's front-matter links and wiki links to ids.
+func (v *Vault) linkedIDsLocked(m *Memory) []string {
+	ids := slices.Clone(m.Links)
+	if len(m.WikiLinks) > 0 {
+		names := v.namesRLocked()
+		for _, w := range m.WikiLinks {
+			if d, ok := names[strings.ToLower(strings.TrimSpace(w))]; ok {
+				ids = append(ids, v.entries[d].ID)
+			}
+		}
+	}
+	return ids
+}
+
+// successorsFirst moves every result that another result supersedes to
+// just below its lowest-ranked successor among the results: a replaced
+// rule, shown with include_inactive, never outranks its replacement.
+func successorsFirst(rs []Result) []Result {
+	for pass := 0; pass < len(rs); pass++ {
+		moved := false
+		for i := range rs {
+			// The lowest-ranked result that supersedes rs[i].
+			last := -1
+			for j := i + 1; j < len(rs); j++ {
+				if slices.Contains(rs[j].Memory.Supersedes, rs[i].Memory.ID) {
+					last = j
+				}
+			}
+			if last < 0 {
+				continue
+			}
+			r := rs[i]
+			copy(rs[i:last], rs[i+1:last+1])
+			rs[last] = r
+			if rs[last].Score > rs[last-1].Score {
+				rs[last].Score = rs[last-1].Score
+			}
+			moved = true
+			break
+		}
+		if !moved {
+			break
+		}
+	}
+	return rs
+}
+
+// spreadNearDuplicates keeps near-identical memories from sharing the
+// first distinctTop places: the lower copy moves down to just below them,
+// weak, named as a near-duplicate of the one above.
+func spreadNearDuplicates(rs []Result) []Result {
+	sets, titleSets := map[*Memory]map[string]bool{}, map[*Memory]map[string]bool{}
+	titles := func(m *Memory) map[string]bool {
+		if titleSets[m] == nil {
+			titleSets[m] = tokenSet(m.Title)
+		}
+		return titleSets[m]
+	}
+	set := func(m *Memory) map[string]bool {
+		if sets[m] == nil {
+			sets[m] = tokenSet(m.Title + "\n" + m.Text)
+		}
+		return sets[m]
+	}
+	similar := func(a, b *Result) bool {
+		// Memories that say the same thing match the same query
+		// concepts, score alike and have similar titles: check those
+		// cheap signs before comparing the texts.
+		if min(a.Score, b.Score) < dupScoreRatio*max(a.Score, b.Score) ||
+			math.Abs(a.Coverage-b.Coverage) > 0.05 || a.Matched != b.Matched ||
+			jaccard(titles(a.Memory), titles(b.Memory)) < 0.5 {
+			return false
+		}
+		return jaccard(set(a.Memory), set(b.Memory)) >= nearDuplicate
+	}
+	// Each pass moves at most one copy down, behind the places it must
+	// leave; a copy already moved is not moved again.
+	moved := map[*Memory]bool{}
+	for i := 1; i < min(len(rs), distinctTop); i++ {
+		if moved[rs[i].Memory] {
+			continue
+		}
+		for x := range i {
+			if !similar(&rs[i], &rs[x]) {
+				continue
+			}
+			r := rs[i]
+			r.Match = MatchWeak
+			r.MatchReason = fmt.Sprintf("near-duplicate of %q", rs[x].Memory.Title)
+			moved[r.Memory] = true
+			to := min(len(rs)-1, distinctTop)
+			copy(rs[i:to], rs[i+1:to+1])
+			rs[to] = r
+			if to > i {
+				i-- // look at what moved up
+			}
+			break
+		}
+	}
+	return rs
+}

@@ -1,0 +1,212 @@
+package vault
+
+import (
+	"slices"
+	"strings"
+	"testing"
+)
+
+func TestClassify(t *testing.T) {
+	type in struct {
+		score, cov float64
+	}
+	tests := []struct {
+		name    string
+		results []in
+		want    []string // Match of each kept result, in order
+		reasons []string // MatchReason of each kept result, checked by prefix
+	}{
+		{name: "empty"},
+		{name: "clear winner", results: []in{{10, 0.8}, {3, 0.5}},
+			want: []string{MatchStrong, MatchWeak}, reasons: []string{"", "scores 30% of the best"}},
+		{name: "close race, partial coverage: nothing answers clearly", results: []in{{10, 0.5}, {9, 0.5}},
+			want:    []string{MatchWeak, MatchWeak},
+			reasons: []string{"covers 50% of the query and the next result scores 90%", "no result answers the query clearly"}},
+		{name: "close race, full coverage: both answer", results: []in{{10, 0.8}, {9, 0.75}},
+			want: []string{MatchStrong, MatchStrong}},
+		{name: "a strong best needs coverage", results: []in{{10, 0.2}},
+			want: []string{MatchWeak}, reasons: []string{"matches 1 of 4 query concepts"}},
+		{name: "the tail is cut by relevance and coverage", results: []in{{10, 1}, {5, 0.1}, {2, 0.9}, {4, 0.6}},
+			want: []string{MatchStrong, MatchWeak}},
+		{name: "without a strong result the first few are kept", results: []in{{10, 0.1}, {9, 0.1}, {8, 0.1}, {7, 0.1}},
+			want: []string{MatchWeak, MatchWeak, MatchWeak}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			var rs []Result
+			for i, r := range tt.results {
+				rs = append(rs, Result{Memory: &Memory{ID: string(rune('a' + i))}, Score: r.score, Coverage: r.cov, Matched: 1, Concepts: 4})
+			}
+			got := defaultCut.classify(rs)
+			var match []string
+			for _, r := range got {
+				match = append(match, r.Match)
+			}
+			if !slices.Equal(match, tt.want) {
+				t.Fatalf("matches %v, want %v", match, tt.want)
+			}
+			for i, want := range tt.reasons {
+				if !strings.HasPrefix(got[i].MatchReason, want) || (want == "" && got[i].MatchReason != "") {
+					t.Errorf("result %d reason %q, want %q", i, got[i].MatchReason, want)
+				}
+			}
+		})
+	}
+}
+
+func TestRecallStrongOnlyWhenAnswered(t *testing.T) {
+	v := openTest(t, newClock("2026-11-30T10:00:00Z"))
+	mustCreate(t, v, NewMemory{Title: "Kafka topic naming", Content: "Topics are named <domain>.<event>.v<N>, for example order.events.v1.", Tags: []string{"kafka"}})
+	mustCreate(t, v, NewMemory{Title: "Production deploy via ops/deploy.sh", Content: "ops/deploy.sh runs helm upgrade with health checks.", Tags: []string{"deploy"}})
+	mustCreate(t, v, NewMemory{Title: "Redis key naming", Content: "Keys are service:entity:id with a TTL.", Tags: []string{"redis"}})
+	for _, tt := range []struct {
+		query  string
+		strong bool
+	}{
+		{"how are kafka topics named", true},
+		{"ops/deploy.sh", true},
+		// Most of what it asks, the vault does not hold.
+		{"how many partitions and replicas does the billing kafka topic have in production", false},
+		{"明天天气怎么样", false},
+	} {
+		rs := v.Recall(Query{Text: tt.query})
+		got := len(rs) > 0 && rs[0].Match == MatchStrong
+		if got != tt.strong {
+			var desc []string
+			for _, r := range rs {
+				desc = append(desc, r.Memory.Title+" "+r.Match+" "+r.MatchReason)
+			}
+			t.Errorf("%q: strong first result = %v, want %v (%v)", tt.query, got, tt.strong, desc)
+		}
+		for _, r := range rs {
+			if r.Match == MatchWeak && r.MatchReason == "" {
+				t.Errorf("%q: weak result %q has no reason", tt.query, r.Memory.Title)
+			}
+		}
+	}
+}
+
+func TestRecallLinkEvidence(t *testing.T) {
+	v := openTest(t, newClock("2026-11-30T10:00:00Z"))
+	refund := mustCreate(t, v, NewMemory{Title: "Refunds go back through the original channel", Content: "A refund is paid to the card or wallet the order was paid with."})
+	ledger := mustCreate(t, v, NewMemory{Title: "Ledger entries are append-only", Content: "Money movements are never updated in place."})
+	mustCreate(t, v, NewMemory{Title: "Topic index: payments", Layer: Meta, Content: "Payment memories: refunds, ledger rules, reconciliation.",
+		Links: []string{refund.ID, ledger.ID}})
+	mustCreate(t, v, NewMemory{Title: "Reconciliation runs nightly", Content: "Payments are reconciled against the provider report at 02:00."})
+	rs := v.Recall(Query{Text: "payments topic index"})
+	pos := map[string]int{}
+	for i, r := range rs {
+		pos[r.Memory.ID] = i
+	}
+	i, ok := pos[ledger.ID]
+	if !ok {
+		t.Fatalf("the ledger memory, linked from the matching index note, is missing: %v", ids(rs))
+	}
+	if r := rs[i]; r.MatchReason != `linked from "Topic index: payments"` || r.Match != MatchWeak {
+		t.Errorf("ledger result: match %q, reason %q; want weak, linked from the index note", r.Match, r.MatchReason)
+	}
+	// A note that does not match strongly vouches for nothing, and
+	// neither does one that mentions the query's words in passing (its
+	// title is about something else).
+	mustCreate(t, v, NewMemory{Title: "Topic index: payments and money", Layer: Meta, Importance: 10,
+		Content: "Money rules. API errors: API errors never carry amounts, and API errors are logged.", Links: []string{ledger.ID}})
+	mustCreate(t, v, NewMemory{Title: "API conventions", Content: "Errors answer 4xx or 5xx with a JSON body; the API is versioned."})
+	for _, q := range []string{"nightly reconciliation report", "API errors"} {
+		for _, r := range v.Recall(Query{Text: q}) {
+			if strings.HasPrefix(r.MatchReason, "linked from") {
+				t.Errorf("%q: %q gained through a link from a note not about the query", q, r.Memory.Title)
+			}
+		}
+	}
+}
+
+func TestRecallSuccessorsFirst(t *testing.T) {
+	v := openTest(t, newClock("2026-11-30T10:00:00Z"))
+	old := mustCreate(t, v, NewMemory{Title: "Unpaid orders are cancelled after 30 minutes", Importance: 9,
+		Content: "Unpaid orders are cancelled after 30 minutes by the cancel_stale_orders task; unpaid orders cancelled."})
+	newer := mustCreate(t, v, NewMemory{Title: "Unpaid timeout is now 15 minutes", Importance: 5,
+		Content: "The cancel window for unpaid orders is 15 minutes.", Supersedes: []string{old.ID}})
+	rs := v.Recall(Query{Text: "unpaid orders cancelled", IncludeInactive: true})
+	got := ids(rs)
+	io, in := slices.Index(got, old.ID), slices.Index(got, newer.ID)
+	if io < 0 || in < 0 {
+		t.Fatalf("want both rules shown with include_inactive, got %v", got)
+	}
+	if io < in {
+		t.Errorf("the replaced rule ranks %d, above its successor at %d", io, in)
+	}
+	if rs[io].Score > rs[in].Score {
+		t.Errorf("the replaced rule scores %v, above its successor's %v", rs[io].Score, rs[in].Score)
+	}
+}
+
+func TestRecallNearDuplicatesApart(t *testing.T) {
+	v := openTest(t, newClock("2026-11-30T10:00:00Z"))
+	text := "Service logs are JSON lines written with structlog; every line carries trace_id and request_id."
+	a := mustCreate(t, v, NewMemory{Title: "Logs are structured JSON", Content: text, Importance: 6})
+	b := mustCreate(t, v, NewMemory{Title: "Logs are structured JSON lines", Content: text, Importance: 6})
+	mustCreate(t, v, NewMemory{Title: "Log levels", Content: "Use INFO for business events, DEBUG only locally; logs ship to Loki."})
+	mustCreate(t, v, NewMemory{Title: "Log retention", Content: "Loki keeps logs for 30 days; structured fields are indexed."})
+	mustCreate(t, v, NewMemory{Title: "JSON logs in the admin console", Content: "The admin console writes structured JSON logs too."})
+	rs := v.Recall(Query{Text: "structured JSON logs"})
+	if len(rs) < 4 {
+		t.Fatalf("want at least 4 results, got %d", len(rs))
+	}
+	top := ids(rs[:distinctTop])
+	if slices.Contains(top, a.ID) && slices.Contains(top, b.ID) {
+		t.Errorf("near-identical memories share the first %d places: %v", distinctTop, top)
+	}
+	if !slices.Contains(top, a.ID) && !slices.Contains(top, b.ID) {
+		t.Errorf("neither copy is among the first %d places: %v", distinctTop, top)
+	}
+	if r := rs[distinctTop]; (r.Memory.ID != a.ID && r.Memory.ID != b.ID) || r.Match != MatchWeak ||
+		!strings.HasPrefix(r.MatchReason, "near-duplicate of") {
+		t.Errorf("place %d: %q %s %q, want the other copy, weak, named a near-duplicate", distinctTop+1, r.Memory.Title, r.Match, r.MatchReason)
+	}
+}
+
+// TestSpreadNearDuplicatesShortLists: with nothing else to move up, the
+// copies stay, the lower one marked, and the rule ends.
+func TestSpreadNearDuplicatesShortLists(t *testing.T) {
+	for n := 1; n <= 4; n++ {
+		var rs []Result
+		for i := range n {
+			m := &Memory{ID: string(rune('a' + i)), Title: "Logs are JSON lines", Text: "Every service logs JSON lines with trace_id."}
+			rs = append(rs, Result{Memory: m, Score: 10, Coverage: 1, Matched: 2, Match: MatchStrong})
+		}
+		got := spreadNearDuplicates(rs)
+		if len(got) != n || got[0].Match != MatchStrong {
+			t.Fatalf("n=%d: got %d results, first %s", n, len(got), got[0].Match)
+		}
+		for i, r := range got[1:] {
+			if r.Match != MatchWeak || !strings.HasPrefix(r.MatchReason, "near-duplicate of") {
+				t.Errorf("n=%d: copy %d is %s %q, want weak, a near-duplicate", n, i+1, r.Match, r.MatchReason)
+			}
+		}
+	}
+}
+
+func TestRecallExplain(t *testing.T) {
+	v := openTest(t, newClock("2026-11-30T10:00:00Z"))
+	mustCreate(t, v, NewMemory{Title: "Production deploy via ops/deploy.sh", Content: "Run ops/deploy.sh prod.", Tags: []string{"deploy"}})
+	rs := v.Recall(Query{Text: "怎么部署 ops/deploy.sh", Explain: true})
+	if len(rs) != 1 || rs[0].Explain == nil {
+		t.Fatalf("want one explained result, got %+v", rs)
+	}
+	e := rs[0].Explain
+	if abs := e.Relevance - rs[0].Relevance; abs > 1e-6 || abs < -1e-6 {
+		t.Errorf("explained relevance %v, result %v", e.Relevance, rs[0].Relevance)
+	}
+	var sb strings.Builder
+	if err := e.Format(&sb); err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{`"ops/deploy.sh"`, "typed", `dictionary of "部署"`, "title×"} {
+		if !strings.Contains(sb.String(), want) {
+			t.Errorf("explanation lacks %q:\n%s", want, sb.String())
+		}
+	}
+	if rs := v.Recall(Query{Text: "deploy"}); rs[0].Explain != nil {
+		t.Error("Explain filled without Query.Explain")
+	}
+}
