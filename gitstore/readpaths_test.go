@@ -46,6 +46,33 @@ func readCases(rr *readRepo) []readCase {
 	dTrailer := "Memory-Id: " + rr.dID
 	return []readCase{
 		{
+			// The floor: what opening the repository (or starting git)
+			// costs before any real work.
+			name: "resolve-head",
+			impls: []readImpl{
+				{name: "gitstore", store: func(ctx context.Context, s *Store) ([]rec, error) {
+					h, err := s.Resolve(ctx, "")
+					return []rec{{key: h}}, err
+				}},
+				{name: "gogit", repo: func(_ context.Context, r *git.Repository) ([]rec, error) {
+					ref, err := r.Head()
+					if err != nil {
+						return nil, err
+					}
+					return []rec{{key: ref.Hash().String()}}, nil
+				}},
+				{name: "cli", cli: func(ctx context.Context, dir string) ([]rec, error) {
+					out, err := cliGit(ctx, dir, nil, "rev-parse", "HEAD")
+					return []rec{{key: strings.TrimSpace(string(out))}}, err
+				}},
+			},
+			check: func(tb testing.TB, rr *readRepo, got []string) {
+				if len(got) != 1 || got[0] != rr.head {
+					tb.Errorf("HEAD = %v, want %s", got, rr.head)
+				}
+			},
+		},
+		{
 			name: "history",
 			impls: []readImpl{
 				{name: "gitstore", store: func(ctx context.Context, s *Store) ([]rec, error) {
