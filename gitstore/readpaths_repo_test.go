@@ -22,8 +22,8 @@ import (
 // four layer folders and 10,000 source files, then a few thousand
 // single-memory commits (edits, new memories, deletions, moves between
 // layers) with memvault's trailers. The older commits are written with
-// `git fast-import` and packed by `git gc`, as a user's git would have
-// done; the newest are written by Store.Commit and stay loose, as
+// `git fast-import` and packed by `git repack -f` and `git gc`, as a
+// user's git would have done; the newest are written by Store.Commit and stay loose, as
 // memvault leaves them. The plan is deterministic, so two builds are
 // identical.
 
@@ -352,6 +352,11 @@ func buildReadRepo(tb testing.TB, dir string, sh readShape) *readRepo {
 	}
 	git(nil, "init", "-q", "-b", "master")
 	git(fastImportStream(plan.ops[:1+sh.packed]), "fast-import", "--quiet")
+	// fast-import deltifies each version against the previous one, so its
+	// chains end at the newest version; git gc would keep those deltas.
+	// Recompute them as git does when it packs loose objects (memvault
+	// writes only loose objects), then gc (commit-graph, packed refs).
+	git(nil, "repack", "-q", "-a", "-d", "-f")
 	git(nil, "gc", "-q")
 	git(nil, "reset", "-q", "--hard")
 	// Age every file, then refresh the index, so no entry is racily clean
