@@ -40,6 +40,7 @@ func TestMain(m *testing.M) {
 	os.Setenv("GIT_CONFIG_NOSYSTEM", "1")
 	os.Setenv("GIT_TERMINAL_PROMPT", "0")
 	code := m.Run()
+	removeSharedReadRepo()
 	os.RemoveAll(home)
 	os.Exit(code)
 }

@@ -77,6 +77,16 @@ func (s *Store) resolve(rev string) (plumbing.Hash, error) {
 		}
 		return h.hash, nil
 	}
+	if len(rev) == 2*len(plumbing.ZeroHash) && plumbing.IsHash(rev) {
+		// A full commit id, as callers pass after resolving once: git
+		// prefers the object to a ref of the same name, and going through
+		// go-git would decode its own copy of the pack index first (about
+		// half of a cold ReadFile on a 10k-file repository).
+		h := plumbing.NewHash(rev)
+		if _, err := s.getCommit(h); err == nil {
+			return h, nil
+		}
+	}
 	h, err := s.repo.ResolveRevision(plumbing.Revision(rev))
 	if err != nil {
 		if errors.Is(err, plumbing.ErrReferenceNotFound) || errors.Is(err, plumbing.ErrObjectNotFound) {

@@ -212,11 +212,32 @@ func TestResolve(t *testing.T) {
 			t.Errorf("Resolve(%q) = %s, %v; want %s", tt.rev, got, err, tt.want)
 		}
 	}
-	for _, rev := range []string{"nope", "HEAD~5", "0000000000000000000000000000000000000000"} {
+	// Full ids of a tree and a blob are not commits.
+	tree := objectID(t, s, c3.Hash, "tree")
+	blob := objectID(t, s, c3.Hash, "blob")
+	for _, rev := range []string{"nope", "HEAD~5", "0000000000000000000000000000000000000000", tree, blob} {
 		if _, err := s.Resolve(t.Context(), rev); !errors.Is(err, ErrNotFound) {
 			t.Errorf("Resolve(%q) err = %v, want ErrNotFound", rev, err)
 		}
 	}
+}
+
+// objectID returns the id of commit c's root tree ("tree") or of the
+// blob a.md in it ("blob"), read through go-git.
+func objectID(t *testing.T, s *Store, c, kind string) string {
+	t.Helper()
+	commit, err := s.repo.CommitObject(plumbing.NewHash(c))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if kind == "tree" {
+		return commit.TreeHash.String()
+	}
+	f, err := commit.File("a.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	return f.Hash.String()
 }
 
 func TestResolveTime(t *testing.T) {
