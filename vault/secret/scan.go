@@ -72,8 +72,13 @@ type rule struct {
 	// keyword occurrence; the others are searched on each line holding a
 	// keyword. Either way no regexp runs over text without its keywords.
 	anchored bool
-	// boundary requires a non-word byte (or the start) before the keyword.
+	// boundary asks for a non-word byte (or the start) before the
+	// keyword. A match glued to a word ("xghp_…", "_AKIA…": a token pasted
+	// after a letter or an underscore) is then taken only when glued
+	// accepts it, which asks for evidence that the match is random
+	// material; a nil glued refuses it.
 	boundary bool
+	glued    func(match []byte) bool
 	// token rules match within one token (a run of bytes without ASCII
 	// space or quote characters, see isTokenEnd) and only when need occurs
 	// in it after the keyword: the regexp runs on that token instead of
@@ -90,13 +95,36 @@ type rule struct {
 
 // Scan returns the secrets in data, ordered by position. It never returns
 // the secret bytes themselves; see [Finding].
+//
+// It searches data as it is and, when data holds anything to normalise
+// (invisible characters, compatibility and look-alike letters, string
+// escapes, HTML entities: see normalize), the normalised text as well,
+// reporting what either search finds at its place in data. So normalising
+// can only add findings, never hide one the plain search makes.
 func Scan(data []byte) []Finding {
+	found := scan(data)
+	if n, ok := normalize(data); ok {
+		for _, f := range scan(n.text) {
+			f.Start, f.End = n.origin(f.Start, f.End)
+			found = append(found, f)
+		}
+	}
+	if len(found) == 0 {
+		return nil
+	}
+	found = dropOverlaps(found)
+	return place(data, found)
+}
+
+// scan runs the rules over data and returns their matches, unordered,
+// overlapping, without line and column.
+func scan(data []byte) []Finding {
 	hits, present := keywords.find(data)
 	if present == 0 {
 		return nil
 	}
 	var found []Finding
-	add := func(r *compiledRule, base int, loc []int) {
+	add := func(r *compiledRule, base int, loc []int, glued bool) {
 		if loc == nil {
 			return
 		}
@@ -105,6 +133,9 @@ func Scan(data []byte) []Finding {
 			return
 		}
 		start, end = base+start, base+end
+		if glued && !r.glued(data[start:end]) {
+			return
+		}
 		if !r.accept(data, start, end) {
 			return
 		}
@@ -119,7 +150,7 @@ func Scan(data []byte) []Finding {
 			continue
 		}
 		if r.token {
-			r.tokenMatches(data, hits, func(base int, loc []int) { add(r, base, loc) })
+			r.tokenMatches(data, hits, func(base int, loc []int) { add(r, base, loc, false) })
 			continue
 		}
 		lineEnd := -1   // end of the last line searched, in line mode
@@ -130,7 +161,8 @@ func Scan(data []byte) []Finding {
 			}
 			if r.anchored {
 				// The regexp starts at the keyword: try it there only.
-				if h.pos < skipUntil || r.boundary && h.pos > 0 && isWordByte(data[h.pos-1]) {
+				glued := r.boundary && h.pos > 0 && isWordByte(data[h.pos-1])
+				if h.pos < skipUntil || glued && r.glued == nil {
 					continue
 				}
 				end := min(len(data), h.pos+anchoredWindow)
@@ -143,7 +175,7 @@ func Scan(data []byte) []Finding {
 					// no new one: this keeps repeated keywords linear.
 					skipUntil = h.pos + loc[1]
 				}
-				add(r, h.pos, loc)
+				add(r, h.pos, loc, glued)
 				continue
 			}
 			// Line mode: search each line holding a keyword once.
@@ -156,15 +188,11 @@ func Scan(data []byte) []Finding {
 				lineEnd = h.pos + j
 			}
 			for _, loc := range r.re.FindAllSubmatchIndex(data[ls:lineEnd], -1) {
-				add(r, ls, loc)
+				add(r, ls, loc, false)
 			}
 		}
 	}
-	if len(found) == 0 {
-		return nil
-	}
-	found = dropOverlaps(found)
-	return place(data, found)
+	return found
 }
 
 // accept applies the rule's entropy threshold and validator and the checks
