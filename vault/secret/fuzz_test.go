@@ -2,8 +2,10 @@ package secret
 
 import (
 	"bytes"
+	"fmt"
 	"slices"
 	"testing"
+	"unicode/utf8"
 
 	"github.com/rogpeppe/go-internal/txtar"
 )
@@ -108,4 +110,120 @@ func shift(loc []int, base int) []int {
 		}
 	}
 	return out
+}
+
+// FuzzNormalisedScan checks that the normalised scan never finds fewer
+// secrets than the raw one: every finding of the rules over the input as
+// it is (what Scan did before it normalised) overlaps a finding of Scan,
+// of its rule or of a specific rule where it was a generic one (as
+// dropOverlaps decides). It also checks normalize's map from its text to
+// the input.
+func FuzzNormalisedScan(f *testing.F) {
+	addCorpusSeeds(f)
+	for _, s := range []string{
+		"password=ab\\ncdEF12#xyZ9", "token: Xk9#mP2$vLq7&lt;x", "ghp_hGAkWvj7FAc9QeWJKY40uvSwMFLZDe1f8rES\\u200b",
+		"密码：Xk9#ｍP2$vLq7", "&#103;hp_hGAkWvj7FAc9QeWJKY40uvSwMFLZDe1f8rES", "\\\\nghp_hGAkWvj7FAc9QeWJKY40uvSwMFLZDe1f8rES",
+	} {
+		f.Add([]byte(s))
+	}
+	f.Fuzz(func(t *testing.T, data []byte) {
+		if n, ok := normalize(data); ok {
+			if len(n.from) != len(n.text)+1 || int(n.from[len(n.text)]) != len(data) {
+				t.Fatalf("normalize(%q): %d origins for %d bytes, last %d", data, len(n.from), len(n.text), n.from[len(n.from)-1])
+			}
+			for i := 1; i < len(n.from); i++ {
+				if n.from[i] < n.from[i-1] {
+					t.Fatalf("normalize(%q): origins decrease at %d", data, i)
+				}
+			}
+		}
+		raw := scan(data)
+		if len(raw) == 0 {
+			return
+		}
+		raw = place(data, dropOverlaps(raw))
+		found := Scan(data)
+		for _, r := range raw {
+			covered := func(f Finding) bool {
+				return f.Start < r.End && r.Start < f.End && (f.Rule == r.Rule || isGeneric(r.Rule) && !isGeneric(f.Rule))
+			}
+			if !slices.ContainsFunc(found, covered) {
+				t.Fatalf("raw finding %v [%d,%d) is not covered by any finding of Scan %v\ninput: %q", r, r.Start, r.End, found, data)
+			}
+		}
+	})
+}
+
+// FuzzEvasion writes plain ASCII input the ways an evasion would (a
+// zero-width space, a soft hyphen or a word joiner between characters,
+// full-width or HTML-escaped characters, chosen by the mask) and checks
+// that Scan finds at least what it finds in the plain input, at the same
+// places: normalising the evasion gives back the plain input.
+func FuzzEvasion(f *testing.F) {
+	addCorpusSeeds(f)
+	f.Fuzz(func(t *testing.T, data []byte) {
+		for _, c := range data {
+			if c >= 0x80 || c < 0x20 && c != '\n' || c == '\\' || c == '&' || c == 0x7F {
+				return // normalize changes such input itself
+			}
+		}
+		want := Scan(data)
+		if len(want) == 0 {
+			return
+		}
+		// The evasion, and where each input byte went in it.
+		var ev []byte
+		at := make([]int, len(data)+1)
+		for i, c := range data {
+			at[i] = len(ev)
+			switch (i*7 + int(c)) % 11 {
+			case 0:
+				ev = append(ev, "\u200b"...)
+				ev = append(ev, c)
+			case 1:
+				ev = append(ev, c)
+				ev = append(ev, "\u00ad"...)
+			case 2:
+				if c > ' ' && c < 0x7F {
+					ev = utf8.AppendRune(ev, rune(c)-'!'+0xFF01)
+				} else {
+					ev = append(ev, c)
+				}
+			case 3:
+				ev = append(ev, fmt.Sprintf("&#%d;", c)...)
+			case 4:
+				ev = append(ev, c)
+				ev = append(ev, "\u2060"...)
+			default:
+				ev = append(ev, c)
+			}
+		}
+		at[len(data)] = len(ev)
+		got := Scan(ev)
+		for _, w := range want {
+			start, end := at[w.Start], at[w.End]
+			if !slices.ContainsFunc(got, func(f Finding) bool { return f.Start < end && start < f.End }) {
+				t.Fatalf("plain finding %v at [%d,%d) lost in the evasion (%v)\nplain:   %q\nevasion: %q", w, start, end, got, data, ev)
+			}
+		}
+	})
+}
+
+// addCorpusSeeds seeds a fuzz target with the corpus and the rules'
+// examples.
+func addCorpusSeeds(f *testing.F) {
+	for _, name := range []string{positivesFile, negativesFile} {
+		a, err := txtar.ParseFile(name)
+		if err != nil {
+			f.Fatal(err)
+		}
+		for _, file := range a.Files {
+			f.Add(file.Data)
+		}
+	}
+	for _, r := range rules {
+		for _, p := range r.positives {
+			f.Add([]byte(p))
+		}
+	}
 }
