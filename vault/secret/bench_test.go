@@ -19,6 +19,33 @@ func BenchmarkScanTypical(b *testing.B) {
 	}
 }
 
+// chineseMemory is a 500-byte Chinese memory with full-width punctuation,
+// which the normalised scan folds: the common case of a Chinese note.
+var chineseMemory = []byte(strings.Repeat("订单服务采用事件驱动架构，核心事件发布到消息队列；库存、积分、通知服务各自订阅（互不直接调用）。", 4)[:498])
+
+// BenchmarkScanChinese measures a memory that normalize rewrites but that
+// holds no keyword: the cost of the normalised copy.
+func BenchmarkScanChinese(b *testing.B) {
+	b.SetBytes(int64(len(chineseMemory)))
+	for b.Loop() {
+		if Scan(chineseMemory) != nil {
+			b.Fatal("unexpected finding")
+		}
+	}
+}
+
+// BenchmarkScanChineseKeyword measures a Chinese memory naming a password
+// policy: keywords in both the text and its normalised copy.
+func BenchmarkScanChineseKeyword(b *testing.B) {
+	data := append([]byte("用户密码：必须至少包含12个字符，并且定期更换。\n"), chineseMemory...)
+	b.SetBytes(int64(len(data)))
+	for b.Loop() {
+		if Scan(data) != nil {
+			b.Fatal("unexpected finding")
+		}
+	}
+}
+
 // BenchmarkScanKeyword measures a memory that names a password without
 // holding one, so the generic rule's regexp runs.
 func BenchmarkScanKeyword(b *testing.B) {

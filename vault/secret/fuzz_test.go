@@ -127,7 +127,7 @@ func FuzzNormalisedScan(f *testing.F) {
 		f.Add([]byte(s))
 	}
 	f.Fuzz(func(t *testing.T, data []byte) {
-		if n, ok := normalize(data); ok {
+		if n, ok := normalize(data, true); ok {
 			if len(n.from) != len(n.text)+1 || int(n.from[len(n.text)]) != len(data) {
 				t.Fatalf("normalize(%q): %d origins for %d bytes, last %d", data, len(n.from), len(n.text), n.from[len(n.from)-1])
 			}
@@ -137,7 +137,7 @@ func FuzzNormalisedScan(f *testing.F) {
 				}
 			}
 		}
-		raw := scan(data)
+		raw := scan(data, nil)
 		if len(raw) == 0 {
 			return
 		}
@@ -226,4 +226,34 @@ func addCorpusSeeds(f *testing.F) {
 			f.Add([]byte(p))
 		}
 	}
+}
+
+// FuzzChangedLines checks the shortcut of the normalised scan: searching
+// only the lines normalize changed gives exactly what searching the whole
+// normalised text gives, once merged with the plain scan.
+func FuzzChangedLines(f *testing.F) {
+	addCorpusSeeds(f)
+	for _, s := range []string{
+		"ok line\nghp_hGAkWvj7FAc9QeWJKY40uvSwMFLZDe1f8rES\n中文，\npassword=Xk9#mP2$vLq7",
+		"x\\nghp_hGAkWvj7FAc9QeWJKY40uvSwMFLZDe1f8rES", "a\u200b\nAKIAUJZDEGXDNCF32EPF", "\u2028AKIAUJZDEGXDNCF32EPF",
+	} {
+		f.Add([]byte(s))
+	}
+	f.Fuzz(func(t *testing.T, data []byte) {
+		want := scan(data, nil)
+		if n, ok := normalize(data, true); ok {
+			for _, x := range scan(n.text, nil) {
+				x.Start, x.End = n.origin(x.Start, x.End)
+				want = append(want, x)
+			}
+		}
+		if len(want) > 0 {
+			want = place(data, dropOverlaps(want))
+		} else {
+			want = nil
+		}
+		if got := Scan(data); !slices.Equal(got, want) {
+			t.Fatalf("Scan(%q) = %v, searching every normalised line gives %v", data, got, want)
+		}
+	})
 }

@@ -1,6 +1,8 @@
 package secret
 
 import (
+	"slices"
+	"strings"
 	"unicode/utf8"
 )
 
@@ -9,8 +11,21 @@ import (
 type normalized struct {
 	text []byte
 	// from[i] is the offset in the input of the character, escape or
-	// entity that produced text[i]; from[len(text)] is len(input).
+	// entity that produced text[i]; from[len(text)] is len(input). It is
+	// filled only when asked for (see normalize).
 	from []int32
+	// changed holds, in order, the offsets in text where it differs from
+	// the input: where a character was replaced or removed, and where a
+	// line begins that a decoded line break started. A line of text
+	// without one is a line of the input, byte for byte.
+	changed []int
+}
+
+// lineChanged reports whether the line of text from start to end (the
+// offset of its line feed, or len(text)) holds a change.
+func (n *normalized) lineChanged(start, end int) bool {
+	k, _ := slices.BinarySearch(n.changed, start)
+	return k < len(n.changed) && n.changed[k] <= end
 }
 
 // origin maps a span of the normalised text to the input: from the start
@@ -34,43 +49,44 @@ func (n *normalized) origin(start, end int) (int, int) {
 //     letters that look like Latin ones (see lookalike);
 //   - reads Unicode line and paragraph separators as line feeds;
 //   - decodes the escapes of JSON, JavaScript, Go and Python strings
-//     (\n \t \r \f \v \b \0 \" \' \\ \/, \xHH, \uHHHH with surrogate pairs,
-//     \u{H...}, \UHHHHHHHH), so that "x\nghp_…" has a line break before
-//     the token, not the letter n; an escaped control character becomes a
-//     space, a boundary;
+//     (\n \t \r \f \v \b \0 \" \' \\ \/, \xHH, \uHHHH with surrogate
+//     pairs, \u{H...}, \UHHHHHHHH), so that "x\nghp_…" has a line break
+//     before the token, not the letter n; an escaped control character
+//     becomes a space, a boundary;
 //   - decodes HTML character references: &#NNN;, &#xHHH; and the named
 //     ones that stand for ASCII punctuation, spaces or invisible characters.
 //
 // Decoded characters are folded like the others. It reports false, and
-// allocates nothing, when the input has nothing to normalise.
-func normalize(src []byte) (normalized, bool) {
-	var n normalized
-	building := false
-	// start builds the output from what was copied as is so far.
-	start := func(upTo int) {
-		building = true
-		n.text = make([]byte, upTo, len(src)+16)
-		copy(n.text, src[:upTo])
-		n.from = make([]int32, upTo, len(src)+17)
-		for i := range upTo {
-			n.from[i] = int32(i)
-		}
-	}
-	emit := func(at int, s string) {
-		for i := 0; i < len(s); i++ {
-			n.text = append(n.text, s[i])
-			n.from = append(n.from, int32(at))
-		}
-	}
+// allocates nothing, when the input has nothing to normalise. With
+// origins it also fills normalized.from; Scan asks for it only when the
+// normalised text holds a finding to place.
+func normalize(src []byte, origins bool) (normalized, bool) {
+	b := builder{src: src, origins: origins}
 	for i := 0; i < len(src); {
 		c := src[i]
-		if c >= 0x20 && c < 0x7F && c != '\\' && c != '&' || c == '\t' || c == '\n' || c == '\r' || c == '\f' || c == '\v' {
-			if building {
-				n.text = append(n.text, c)
-				n.from = append(n.from, int32(i))
-			}
+		switch {
+		case c >= 0x20 && c < 0x7F && c != '\\' && c != '&' || c == '\t' || c == '\n' || c == '\r' || c == '\f' || c == '\v':
 			i++
 			continue
+		case c >= 0xE4 && c <= 0xE9 && i+2 < len(src) && src[i+1]&0xC0 == 0x80 && src[i+2]&0xC0 == 0x80:
+			// U+4000 to U+9FFF: Han, the bulk of Chinese text, and
+			// nothing to fold.
+			i += 3
+			continue
+		case c == 0xE3 && i+2 < len(src) && (src[i+1] == 0x80 && src[i+2] >= 0x81 && src[i+2] <= 0xA9 || src[i+1] >= 0x81 && src[i+1] <= 0x83 && src[i+2] != 0x99 && src[i+2] != 0x9A) && src[i+2]&0xC0 == 0x80:
+			// U+3001 to U+3029 and U+3040 to U+30FF: CJK punctuation
+			// (、。「」《》) and kana, nothing to fold either (but the
+			// combining kana marks U+3099 and U+309A).
+			i += 3
+			continue
+		case c == 0xEF && i+2 < len(src) && (src[i+1] == 0xBC || src[i+1] == 0xBD && src[i+2] <= 0x9E) && src[i+2] >= 0x80 && src[i+2] <= 0xBF:
+			// U+FF00 to U+FF5E: full-width forms, as common as
+			// punctuation in Chinese text.
+			if r := rune(src[i+1]&0x3F)<<6 | rune(src[i+2]&0x3F) | 0xF000; r >= 0xFF01 {
+				b.put(i, i+3, ascii(r-0xFF01+'!'))
+				i += 3
+				continue
+			}
 		}
 		var out string
 		size := 1
@@ -84,10 +100,6 @@ func normalize(src []byte) (normalized, bool) {
 				r, size, ok = entity(src[i:])
 			}
 			if !ok {
-				if building {
-					n.text = append(n.text, c)
-					n.from = append(n.from, int32(i))
-				}
 				i++
 				continue
 			}
@@ -98,43 +110,91 @@ func normalize(src []byte) (normalized, bool) {
 			var r rune
 			r, size = utf8.DecodeRune(src[i:])
 			var ok bool
-			if out, ok = foldRune(r, lastByte(src, i, &n, building)); !ok {
-				if building {
-					n.text = append(n.text, src[i:i+size]...)
-					for range size {
-						n.from = append(n.from, int32(i))
-					}
-				}
+			if out, ok = foldRune(r, b.last(i)); !ok {
 				i += size
 				continue
 			}
 		}
-		if !building {
-			start(i)
-		}
-		emit(i, out)
+		b.put(i, i+size, out)
 		i += size
 	}
-	if !building {
-		return normalized{}, false
-	}
-	n.from = append(n.from, int32(len(src)))
-	return n, true
+	return b.done()
 }
 
-// lastByte is the byte before src[i] in the output being built: the last
-// output byte, or the input's while nothing has changed yet.
-func lastByte(src []byte, i int, n *normalized, building bool) byte {
-	if building {
-		if len(n.text) == 0 {
+// builder collects normalize's output. It copies nothing while the input
+// stays as it is: the first change copies what came before, and after
+// that runs of unchanged input are copied at once.
+type builder struct {
+	src      []byte
+	origins  bool
+	building bool
+	kept     int // start of the unchanged run not yet copied
+	n        normalized
+}
+
+// flush copies the unchanged run before the input's byte at i.
+func (b *builder) flush(i int) {
+	if b.kept >= i {
+		return
+	}
+	b.n.text = append(b.n.text, b.src[b.kept:i]...)
+	if b.origins {
+		for k := b.kept; k < i; k++ {
+			b.n.from = append(b.n.from, int32(k))
+		}
+	}
+	b.kept = i
+}
+
+// put writes s for the input's character at i, which ends at end.
+func (b *builder) put(i, end int, s string) {
+	if !b.building {
+		b.building = true
+		b.n.text = make([]byte, 0, len(b.src)+16)
+		if b.origins {
+			b.n.from = make([]int32, 0, len(b.src)+17)
+		}
+	}
+	b.flush(i)
+	// The change, and the start of a line it makes, are where the
+	// normalised text differs from the input (see normalized.changed).
+	at := len(b.n.text)
+	b.n.changed = append(b.n.changed, at)
+	if k := strings.LastIndexByte(s, '\n'); k >= 0 {
+		b.n.changed = append(b.n.changed, at+k+1)
+	}
+	b.n.text = append(b.n.text, s...)
+	if b.origins {
+		for range len(s) {
+			b.n.from = append(b.n.from, int32(i))
+		}
+	}
+	b.kept = end
+}
+
+// last is the byte written before the input's character at i.
+func (b *builder) last(i int) byte {
+	if b.kept < i || !b.building {
+		if i == 0 {
 			return 0
 		}
-		return n.text[len(n.text)-1]
+		return b.src[i-1]
 	}
-	if i == 0 {
+	if len(b.n.text) == 0 {
 		return 0
 	}
-	return src[i-1]
+	return b.n.text[len(b.n.text)-1]
+}
+
+func (b *builder) done() (normalized, bool) {
+	if !b.building {
+		return normalized{}, false
+	}
+	b.flush(len(b.src))
+	if b.origins {
+		b.n.from = append(b.n.from, int32(len(b.src)))
+	}
+	return b.n, true
 }
 
 // foldRune returns what normalize writes for the non-ASCII r, with prev

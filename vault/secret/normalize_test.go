@@ -34,7 +34,7 @@ func TestNormalize(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			n, ok := normalize([]byte(tt.in))
+			n, ok := normalize([]byte(tt.in), true)
 			got := tt.in
 			if ok {
 				got = string(n.text)
@@ -67,7 +67,7 @@ func checkOrigins(t *testing.T, src []byte, n normalized) {
 func TestNormalizeLeavesPlainTextAlone(t *testing.T) {
 	t.Parallel()
 	for _, s := range []string{"", "plain ASCII notes, with a tab\tand lines\n", "中文说明没有全角标点 以及 English", typicalMemoryText} {
-		if n, ok := normalize([]byte(s)); ok {
+		if n, ok := normalize([]byte(s), false); ok {
 			t.Errorf("normalize(%q) changed it to %q", s, n.text)
 		}
 	}
@@ -197,6 +197,41 @@ func TestChinesePolicyProseIsNotASecret(t *testing.T) {
 		got := Scan([]byte(tt.in))
 		if len(got) != 1 || !strings.Contains(got[0].String(), tt.want) {
 			t.Errorf("Scan(%q) = %v, want one finding %s", tt.in, got, tt.want)
+		}
+	}
+}
+
+// TestFastPathsAgree checks normalize's shortcuts against foldRune: the
+// byte ranges it copies without decoding hold nothing to fold (even after
+// a letter, where a combining mark would be dropped), and the full-width
+// forms it folds directly fold to the same.
+func TestFastPathsAgree(t *testing.T) {
+	t.Parallel()
+	skipped := [][2]rune{{0x4000, 0x9FFF}, {0x3001, 0x3029}, {0x3040, 0x30FF}}
+	for _, rg := range skipped {
+		for r := rg[0]; r <= rg[1]; r++ {
+			if r == 0x3099 || r == 0x309A {
+				continue // combining marks: normalize decodes them
+			}
+			if s, ok := foldRune(r, 'a'); ok {
+				t.Errorf("foldRune(%U) = %q, but normalize copies it as it is", r, s)
+			}
+			in := []byte("a" + string(r))
+			if n, ok := normalize(in, true); ok {
+				t.Errorf("normalize(%q) = %q", in, n.text)
+			}
+		}
+	}
+	for r := rune(0xFF01); r <= 0xFF5E; r++ {
+		want, _ := foldNFKC(r)
+		n, ok := normalize([]byte(string(r)), true)
+		if !ok || string(n.text) != want {
+			t.Errorf("normalize(%U) = %q, want %q", r, n.text, want)
+		}
+	}
+	for _, r := range []rune{0x3099, 0x309A} {
+		if n, ok := normalize([]byte("g"+string(r)+"hp_"), true); !ok || string(n.text) != "ghp_" {
+			t.Errorf("a combining kana mark after a letter is kept: %q", n.text)
 		}
 	}
 }

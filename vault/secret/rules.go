@@ -49,6 +49,7 @@ func table() []rule {
 			re:          regexp.MustCompile(`-----BEGIN[A-Z0-9 ]{0,40}PRIVATE KEY(?: BLOCK)?-----`),
 			valid:       hasKeyBody,
 			extend:      toEndMarker,
+			multiline:   true,
 			positives: []string{
 				"-----BEGIN RSA PRIVATE KEY-----\nMIIEpAIBAAKCAQEA3Tz2mr7SZiAMfQyuvBjM2Uw4Yo1dQ8VpW3sN9cLxE6hRgT0k\n-----END RSA PRIVATE KEY-----",
 				"key:\n-----BEGIN OPENSSH PRIVATE KEY-----\nb3BlbnNzaC1rZXktdjEAAAAABG5vbmUAAAAEbm9uZQAAAAAAAAABAAAAMwAAAAtzc2gtZW\n-----END OPENSSH PRIVATE KEY-----",
@@ -104,6 +105,7 @@ func table() []rule {
 			keywords:    []string{"service_account"},
 			re:          regexp.MustCompile(`"type"\s*:\s*"service_account"`),
 			valid:       hasGCPPrivateKey,
+			multiline:   true,
 			positives: []string{
 				`{"type": "service_account", "project_id": "demo-291", "private_key_id": "4f1c", "private_key": "-----BEGIN PRIVATE KEY-----\nMIIEvQIBADANBgkqhkiG9w0BAQEFAASCBKcwggSjAgEAAoIBAQC7\n-----END PRIVATE KEY-----\n"}`,
 			},

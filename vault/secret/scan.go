@@ -88,6 +88,9 @@ type rule struct {
 	need  byte
 	// generic rules give way to a specific rule matching the same bytes.
 	generic bool
+	// multiline rules look past the keyword's line (a key block's body,
+	// a service account's private_key field).
+	multiline bool
 	// positives must be found by this rule, negatives by no rule; a test
 	// runs them.
 	positives, negatives []string
@@ -102,11 +105,15 @@ type rule struct {
 // reporting what either search finds at its place in data. So normalising
 // can only add findings, never hide one the plain search makes.
 func Scan(data []byte) []Finding {
-	found := scan(data)
-	if n, ok := normalize(data); ok {
-		for _, f := range scan(n.text) {
-			f.Start, f.End = n.origin(f.Start, f.End)
-			found = append(found, f)
+	found := scan(data, nil)
+	if n, ok := normalize(data, false); ok {
+		if more := scan(n.text, &n); len(more) > 0 {
+			// Rare: only now is the map back to data worth building.
+			n, _ = normalize(data, true)
+			for _, f := range more {
+				f.Start, f.End = n.origin(f.Start, f.End)
+				found = append(found, f)
+			}
 		}
 	}
 	if len(found) == 0 {
@@ -117,11 +124,18 @@ func Scan(data []byte) []Finding {
 }
 
 // scan runs the rules over data and returns their matches, unordered,
-// overlapping, without line and column.
-func scan(data []byte) []Finding {
-	hits, present := keywords.find(data)
-	if present == 0 {
+// overlapping, without line and column. With norm, data is norm.text and
+// only its changed lines are searched (see normalized.changed): the others
+// are lines of the input, searched already. Rules that look past a line
+// (multiline) search everywhere.
+func scan(data []byte, norm *normalized) []Finding {
+	allHits, allPresent := keywords.find(data)
+	if allPresent == 0 {
 		return nil
+	}
+	freshHits, freshPresent := allHits, allPresent
+	if norm != nil {
+		freshHits, freshPresent = changedLineHits(data, norm, allHits)
 	}
 	var found []Finding
 	add := func(r *compiledRule, base int, loc []int, glued bool) {
@@ -146,6 +160,10 @@ func scan(data []byte) []Finding {
 	}
 	for i := range rules {
 		r := &rules[i]
+		hits, present := freshHits, freshPresent
+		if r.multiline {
+			hits, present = allHits, allPresent
+		}
 		if r.keywordMask&present == 0 {
 			continue
 		}
@@ -193,6 +211,29 @@ func scan(data []byte) []Finding {
 		}
 	}
 	return found
+}
+
+// changedLineHits keeps the hits on lines of norm.text that differ from
+// the input, and returns the keywords they hold.
+func changedLineHits(data []byte, norm *normalized, hits []hit) ([]hit, uint64) {
+	var out []hit
+	var present uint64
+	ls, le, changed := -1, -1, false // the last line looked at
+	for _, h := range hits {
+		if h.pos < ls || h.pos > le {
+			ls = bytes.LastIndexByte(data[:h.pos], '\n') + 1
+			le = len(data)
+			if j := bytes.IndexByte(data[h.pos:], '\n'); j >= 0 {
+				le = h.pos + j
+			}
+			changed = norm.lineChanged(ls, le)
+		}
+		if changed {
+			out = append(out, h)
+			present |= 1 << h.k
+		}
+	}
+	return out, present
 }
 
 // accept applies the rule's entropy threshold and validator and the checks
