@@ -72,7 +72,7 @@ func FuzzTokenMode(f *testing.F) {
 		f.Add([]byte(s))
 	}
 	f.Fuzz(func(t *testing.T, data []byte) {
-		hits, _ := keywords.find(data)
+		hits, _, _ := keywords.find(data)
 		for i := range rules {
 			r := &rules[i]
 			if !r.token {
@@ -137,7 +137,8 @@ func FuzzNormalisedScan(f *testing.F) {
 				}
 			}
 		}
-		raw := scan(data, nil)
+		hits, present, _ := keywords.find(data)
+		raw := scan(data, hits, present, nil)
 		if len(raw) == 0 {
 			return
 		}
@@ -240,9 +241,11 @@ func FuzzChangedLines(f *testing.F) {
 		f.Add([]byte(s))
 	}
 	f.Fuzz(func(t *testing.T, data []byte) {
-		want := scan(data, nil)
+		hits, present, _ := keywords.find(data)
+		want := scan(data, hits, present, nil)
 		if n, ok := normalize(data, true); ok {
-			for _, x := range scan(n.text, nil) {
+			nhits, npresent, _ := keywords.find(n.text)
+			for _, x := range scan(n.text, nhits, npresent, nil) {
 				x.Start, x.End = n.origin(x.Start, x.End)
 				want = append(want, x)
 			}

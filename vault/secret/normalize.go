@@ -1,6 +1,7 @@
 package secret
 
 import (
+	"bytes"
 	"slices"
 	"strings"
 	"unicode/utf8"
@@ -62,21 +63,53 @@ func (n *normalized) origin(start, end int) (int, int) {
 // normalised text holds a finding to place.
 func normalize(src []byte, origins bool) (normalized, bool) {
 	b := builder{src: src, origins: origins}
-	for i := 0; i < len(src); {
+	b.run()
+	return b.done()
+}
+
+// mayReveal reports whether the normalised text of data may hold a
+// finding that the plain scan of data, with these keyword hits, has not
+// made. It says no, without building that text, when each change is inert
+// (see inert) and none lies on a line with a keyword hit, and no keyword
+// of a multiline rule is present: every keyword of the normalised text is
+// then one of data, on a line left as it was, which the plain scan has
+// searched. This is the common case of Chinese prose, whose full-width
+// punctuation is normalised but holds no secret.
+func mayReveal(data []byte, hits []hit, present uint64) bool {
+	if present&multilineKeywords != 0 {
+		return true
+	}
+	b := builder{src: data, dry: true}
+	for _, h := range hits {
+		ls := bytes.LastIndexByte(data[:h.pos], '\n') + 1
+		le := len(data)
+		if j := bytes.IndexByte(data[h.pos:], '\n'); j >= 0 {
+			le = h.pos + j
+		}
+		if n := len(b.hitLines); n > 0 && b.hitLines[n-1][0] == ls {
+			continue
+		}
+		b.hitLines = append(b.hitLines, [2]int{ls, le})
+	}
+	b.run()
+	return b.reveal
+}
+
+// run is normalize's pass over the input.
+func (b *builder) run() {
+	src := b.src
+	for i := 0; i < len(src) && !b.reveal; {
+		// Skip what normalize never changes: ASCII but for backslash,
+		// ampersand and control characters, and Han (see odd).
+		for i < len(src) && odd[src[i]] == 0 {
+			i++
+		}
+		if i == len(src) {
+			break
+		}
 		c := src[i]
 		switch {
-		case c >= 0x20 && c < 0x7F && c != '\\' && c != '&' || c == '\t' || c == '\n' || c == '\r' || c == '\f' || c == '\v':
-			i++
-			continue
-		case c >= 0xE4 && c <= 0xE9 && i+2 < len(src) && src[i+1]&0xC0 == 0x80 && src[i+2]&0xC0 == 0x80:
-			// U+4000 to U+9FFF: Han, the bulk of Chinese text, and
-			// nothing to fold.
-			i += 3
-			continue
-		case c == 0xE3 && i+2 < len(src) && (src[i+1] == 0x80 && src[i+2] >= 0x81 && src[i+2] <= 0xA9 || src[i+1] >= 0x81 && src[i+1] <= 0x83 && src[i+2] != 0x99 && src[i+2] != 0x9A) && src[i+2]&0xC0 == 0x80:
-			// U+3001 to U+3029 and U+3040 to U+30FF: CJK punctuation
-			// (、。「」《》) and kana, nothing to fold either (but the
-			// combining kana marks U+3099 and U+309A).
+		case c == 0xE3 && plainCJK(src, i):
 			i += 3
 			continue
 		case c == 0xEF && i+2 < len(src) && (src[i+1] == 0xBC || src[i+1] == 0xBD && src[i+2] <= 0x9E) && src[i+2] >= 0x80 && src[i+2] <= 0xBF:
@@ -118,7 +151,24 @@ func normalize(src []byte, origins bool) (normalized, bool) {
 		b.put(i, i+size, out)
 		i += size
 	}
-	return b.done()
+}
+
+// plainCJK reports a character at src[i] that normalize leaves as it is
+// and can tell from its bytes alone: Han from U+4000 to U+9FFF, the bulk of
+// Chinese text; CJK punctuation from U+3001 to U+3029 (、。「」《》) and
+// kana from U+3040 to U+30FF, but the combining kana marks U+3099 and
+// U+309A (and a few kana sharing their last byte).
+func plainCJK(src []byte, i int) bool {
+	if i+2 >= len(src) || src[i+1]&0xC0 != 0x80 || src[i+2]&0xC0 != 0x80 {
+		return false
+	}
+	switch c, c1, c2 := src[i], src[i+1], src[i+2]; {
+	case c >= 0xE4 && c <= 0xE9:
+		return true
+	case c == 0xE3:
+		return c1 == 0x80 && c2 >= 0x81 && c2 <= 0xA9 || c1 >= 0x81 && c1 <= 0x83 && c2 != 0x99 && c2 != 0x9A
+	}
+	return false
 }
 
 // builder collects normalize's output. It copies nothing while the input
@@ -130,6 +180,11 @@ type builder struct {
 	building bool
 	kept     int // start of the unchanged run not yet copied
 	n        normalized
+	// dry builds nothing: it only looks for a change that may reveal a
+	// finding (see mayReveal), and sets reveal and stops at the first.
+	dry      bool
+	hitLines [][2]int // lines of data with a keyword hit, in order
+	reveal   bool
 }
 
 // flush copies the unchanged run before the input's byte at i.
@@ -148,6 +203,15 @@ func (b *builder) flush(i int) {
 
 // put writes s for the input's character at i, which ends at end.
 func (b *builder) put(i, end int, s string) {
+	if b.dry {
+		for len(b.hitLines) > 0 && b.hitLines[0][1] < i {
+			b.hitLines = b.hitLines[1:]
+		}
+		onHitLine := len(b.hitLines) > 0 && b.hitLines[0][0] <= i
+		b.reveal = onHitLine || !inert(s, b.src, end)
+		b.building, b.kept = true, end
+		return
+	}
 	if !b.building {
 		b.building = true
 		b.n.text = make([]byte, 0, len(b.src)+16)
@@ -174,7 +238,7 @@ func (b *builder) put(i, end int, s string) {
 
 // last is the byte written before the input's character at i.
 func (b *builder) last(i int) byte {
-	if b.kept < i || !b.building {
+	if b.kept < i || !b.building || b.dry {
 		if i == 0 {
 			return 0
 		}
@@ -195,6 +259,35 @@ func (b *builder) done() (normalized, bool) {
 		b.n.from = append(b.n.from, int32(len(b.src)))
 	}
 	return b.n, true
+}
+
+// inert reports a change that can neither make nor complete a keyword:
+// it writes at least one byte (a removal joins its neighbours) and only
+// ASCII bytes that no keyword holds, or a colon not followed by what may
+// be a slash (":" only occurs in keywords as "://"). Full-width commas,
+// full stops, brackets and colons of Chinese prose are inert.
+func inert(s string, src []byte, end int) bool {
+	if s == "" {
+		return false
+	}
+	for i := 0; i < len(s); i++ {
+		switch c := s[i]; {
+		case c >= 0x80:
+			return false
+		case !keywordBytes[c]:
+		case c != ':' || i+1 < len(s):
+			return false
+		case end == len(src):
+		case src[end] < 0x80:
+			// An escape or entity could stand for a slash.
+			if src[end] == '/' || src[end] == '\\' || src[end] == '&' {
+				return false
+			}
+		case !plainCJK(src, end):
+			return false // a full-width slash, or a character removed before one
+		}
+	}
+	return true
 }
 
 // foldRune returns what normalize writes for the non-ASCII r, with prev

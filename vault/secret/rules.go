@@ -9,8 +9,25 @@ import (
 )
 
 // rules is the rule table, compiled once; keywords indexes every rule's
-// keywords for the prefilter. Both are read-only after initialisation.
+// keywords for the prefilter. Both are read-only after initialisation, as
+// are the tables derived from them.
 var rules, keywords = compile(table())
+
+// keywordBytes marks the bytes that occur in a keyword, in either case;
+// multilineKeywords is the set of the keywords of multiline rules.
+var keywordBytes, multilineKeywords = func() (t [256]bool, mask uint64) {
+	for _, w := range keywords.words {
+		for i := 0; i < len(w); i++ {
+			t[w[i]], t[upper(w[i])] = true, true
+		}
+	}
+	for _, r := range rules {
+		if r.multiline {
+			mask |= r.keywordMask
+		}
+	}
+	return t, mask
+}()
 
 // compiledRule pairs a rule with the bit set of its keywords.
 type compiledRule struct {

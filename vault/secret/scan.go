@@ -105,9 +105,12 @@ type rule struct {
 // reporting what either search finds at its place in data. So normalising
 // can only add findings, never hide one the plain search makes.
 func Scan(data []byte) []Finding {
-	found := scan(data, nil)
-	if n, ok := normalize(data, false); ok {
-		if more := scan(n.text, &n); len(more) > 0 {
+	hits, present, strange := keywords.find(data)
+	found := scan(data, hits, present, nil)
+	if strange && mayReveal(data, hits, present) {
+		n, _ := normalize(data, false)
+		nhits, npresent, _ := keywords.find(n.text)
+		if more := scan(n.text, nhits, npresent, &n); len(more) > 0 {
 			// Rare: only now is the map back to data worth building.
 			n, _ = normalize(data, true)
 			for _, f := range more {
@@ -123,13 +126,13 @@ func Scan(data []byte) []Finding {
 	return place(data, found)
 }
 
-// scan runs the rules over data and returns their matches, unordered,
-// overlapping, without line and column. With norm, data is norm.text and
-// only its changed lines are searched (see normalized.changed): the others
-// are lines of the input, searched already. Rules that look past a line
-// (multiline) search everywhere.
-func scan(data []byte, norm *normalized) []Finding {
-	allHits, allPresent := keywords.find(data)
+// scan runs the rules over data, given its keyword hits and the keywords
+// present, and returns their matches, unordered, overlapping, without line
+// and column. With norm, data is norm.text and only its changed lines are
+// searched (see normalized.changed): the others are lines of the input,
+// searched already. Rules that look past a line (multiline) search
+// everywhere.
+func scan(data []byte, allHits []hit, allPresent uint64, norm *normalized) []Finding {
 	if allPresent == 0 {
 		return nil
 	}
