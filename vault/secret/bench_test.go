@@ -68,11 +68,15 @@ func BenchmarkScanSecret(b *testing.B) {
 }
 
 // BenchmarkScanAdversarial measures 64 KB (the content limit) of repeated
-// keywords and secrets, which must stay linear in the input.
+// keywords, secrets and evasions, which must stay linear in the input.
 func BenchmarkScanAdversarial(b *testing.B) {
-	for _, unit := range []string{"sk-", "密码：", "password=Xk9#mP2$vLq7 ", ghToken + " "} {
-		data := []byte(strings.Repeat(unit, 65536/len(unit)))
-		b.Run(strings.TrimRight(unit[:3], "-="), func(b *testing.B) {
+	for _, tt := range []struct{ name, unit string }{
+		{"sk", "sk-"}, {"密", "密码："}, {"pas", "password=Xk9#mP2$vLq7 "}, {"ghp", ghToken + " "},
+		{"zero-width", "a\u200b"}, {"entity", "&#95;"}, {"escape", "\\u005f"}, {"full-width", "ｓｋ－"},
+		{"zero-width-password", "password=Xk9#\u200bmP2$vLq7 "},
+	} {
+		data := []byte(strings.Repeat(tt.unit, 65536/len(tt.unit)))
+		b.Run(tt.name, func(b *testing.B) {
 			b.SetBytes(int64(len(data)))
 			for b.Loop() {
 				Scan(data)

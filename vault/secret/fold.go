@@ -11,8 +11,8 @@ const printable = " !\"#$%&'()*+,-./0123456789:;<=>?@ABCDEFGHIJKLMNOPQRSTUVWXYZ[
 
 func ascii(c rune) string { return printable[c-' ' : c-' '+1] }
 
-// digits20 spells the numbers 1 to 50 that circled and parenthesised
-// numbers stand for.
+// number spells n, from 0 to 50, as the circled and parenthesised
+// numbers that stand for it do.
 func number(n rune) string {
 	const tens = "0123456789"
 	if n < 10 {
@@ -21,6 +21,7 @@ func number(n rune) string {
 	return numbers[2*(n-10) : 2*(n-10)+2]
 }
 
+// numbers holds the two-digit numbers 10 to 50, for number.
 const numbers = "1011121314151617181920212223242526272829303132333435363738394041424344454647484950"
 
 // foldEntry is one row of foldTable: a code point and its NFKC form.

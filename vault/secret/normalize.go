@@ -81,13 +81,13 @@ func mayReveal(data []byte, hits []hit, present uint64) bool {
 	}
 	b := builder{src: data, dry: true}
 	for _, h := range hits {
+		if n := len(b.hitLines); n > 0 && h.pos <= b.hitLines[n-1][1] {
+			continue // on the line of the previous hit
+		}
 		ls := bytes.LastIndexByte(data[:h.pos], '\n') + 1
 		le := len(data)
 		if j := bytes.IndexByte(data[h.pos:], '\n'); j >= 0 {
 			le = h.pos + j
-		}
-		if n := len(b.hitLines); n > 0 && b.hitLines[n-1][0] == ls {
-			continue
 		}
 		b.hitLines = append(b.hitLines, [2]int{ls, le})
 	}
