@@ -331,7 +331,7 @@ func refuseImportedSecrets(it *BatchItem) error {
 		sc.text("source.client", k.Source.Client)
 		sc.text("source.kind", k.Source.Kind)
 	}
-	sc.path("the original", k.Path)
+	sc.text("path", k.Path)
 	for i, x := range k.Extra {
 		sc.text(fmt.Sprintf("extra key %d name", i+1), x.Key)
 		sc.text(fmt.Sprintf("extra key %d value", i+1), fmt.Sprint(x.Value))

@@ -211,9 +211,10 @@ func (v *Vault) checkJournal(r *writeRoot, j *journal) error {
 			if err != nil {
 				return err
 			}
-			if exists {
-				sc.bytes(rel, data)
+			if !exists {
+				data = nil
 			}
+			sc.file(rel, data)
 		}
 	}
 	if err := sc.err(); err != nil {

@@ -446,3 +446,29 @@ func TestSanitizeClientCapsLength(t *testing.T) {
 		}
 	}
 }
+
+// Deleting is how a secret leaves the tree: a file whose name or content
+// holds one can always be deleted, while archiving it (a rewrite) is
+// refused.
+func TestDeletingAFileWithASecretIsAllowed(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	mustMkdir(t, filepath.Join(dir, "project"))
+	rel := filepath.Join("project", fakeToken+".md")
+	if err := os.WriteFile(filepath.Join(dir, rel), []byte("---\nid: leaked\ntitle: Leaked\n---\n\n"+fakeToken+"\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	v, c := openRecorded(t, dir)
+	if _, err := v.Forget(t.Context(), "leaked", false, Author{Reason: "archive"}); !errors.Is(err, ErrSecret) {
+		t.Errorf("archive error = %v, want ErrSecret", err)
+	}
+	if _, err := v.Forget(t.Context(), "leaked", true, Author{Reason: "remove the leaked token"}); err != nil {
+		t.Fatalf("delete: %v", err)
+	}
+	if _, err := os.Stat(filepath.Join(dir, rel)); err == nil {
+		t.Error("the file is still there")
+	}
+	if n := commitCount(c); n != 1 {
+		t.Errorf("%d commits, want the deletion", n)
+	}
+}

@@ -138,12 +138,20 @@ func (sc *secretScan) bytes(field string, data []byte) {
 	}
 }
 
-// path scans a file path; the message names the file by its place, not
-// by the path, which holds the secret.
-func (sc *secretScan) path(what, rel string) {
-	if f := secret.Scan([]byte(rel)); len(f) > 0 {
-		sc.parts = append(sc.parts, what+" path: "+listFindings(f))
+// file scans a file a commit adds or changes: its vault-relative path and
+// its content. The message names the file by its path, unless the path
+// itself holds the secret. A deletion (nil data) adds nothing to git and
+// is not scanned: removing a file is how a secret leaves the tree.
+func (sc *secretScan) file(rel string, data []byte) {
+	if data == nil {
+		return
 	}
+	name := rel
+	if f := secret.Scan([]byte(rel)); len(f) > 0 {
+		name = "a file"
+		sc.parts = append(sc.parts, "a file's path: "+listFindings(f))
+	}
+	sc.bytes(name, data)
 }
 
 func (sc *secretScan) list(field string, items []string) {
@@ -212,15 +220,11 @@ func (v *Vault) RefuseSecretsInFiles(ctx context.Context, rels []string) error {
 		if err := ctx.Err(); err != nil {
 			return err
 		}
-		sc.path("a file", rel)
 		data, err := r.readFile(rel)
-		if isNotExistErr(err) {
-			continue
-		}
-		if err != nil {
+		if err != nil && !isNotExistErr(err) {
 			return fmt.Errorf("read %s: %w", rel, err)
 		}
-		sc.bytes(rel, data)
+		sc.file(rel, data)
 	}
 	return sc.err()
 }
@@ -236,9 +240,8 @@ func (w *writeSet) refuseWriteSecrets(message string) error {
 	var sc secretScan
 	sc.text("commit message", message)
 	for _, op := range w.ops {
-		sc.path("a file", op.rel)
-		if op.data != nil && !op.scanned {
-			sc.bytes(op.rel, op.data)
+		if !op.scanned {
+			sc.file(op.rel, op.data)
 		}
 	}
 	return sc.err()
