@@ -12,7 +12,6 @@ import (
 
 	"github.com/memvault/memvault/parser"
 	"github.com/memvault/memvault/vault/commitmsg"
-	"github.com/memvault/memvault/vault/secret"
 )
 
 // MaxBatch bounds the memories of one batch: one commit of more files than
@@ -99,8 +98,8 @@ func (v *Vault) CreateBatch(ctx context.Context, b Batch, by Author) (BatchResul
 	if len(b.Items) > MaxBatch {
 		return res, fmt.Errorf("%w: %d memories in one batch, limit %d", ErrInvalid, len(b.Items), MaxBatch)
 	}
-	if len(by.Reason) > MaxReasonBytes {
-		return res, fmt.Errorf("%w: reason: %d bytes, limit %d", ErrInvalid, len(by.Reason), MaxReasonBytes)
+	if err := checkReason(by.Reason); err != nil {
+		return res, err
 	}
 	items := slices.Clone(b.Items)
 	valid := make([]bool, len(items))
@@ -108,7 +107,8 @@ func (v *Vault) CreateBatch(ctx context.Context, b Batch, by Author) (BatchResul
 		if err := ctx.Err(); err != nil {
 			return res, err
 		}
-		err := v.validateNew(&items[i].Memory, by)
+		// The reason is the batch's, checked once above.
+		err := v.validateNew(&items[i].Memory, Author{})
 		if err == nil {
 			err = refuseImportedSecrets(&items[i])
 		}
@@ -143,7 +143,17 @@ func (v *Vault) CreateBatch(ctx context.Context, b Batch, by Author) (BatchResul
 				continue
 			}
 			data := doc.Format()
-			w.put(rel, data)
+			// The file as written, front matter included: what the
+			// field checks cannot see (an unknown key named password).
+			var sc secretScan
+			sc.bytes("file", data)
+			if err := sc.err(); err != nil {
+				delete(taken, rel)
+				delete(ids, doc.Meta.ID)
+				res.Skipped = append(res.Skipped, BatchSkip{i, err})
+				continue
+			}
+			w.ops = append(w.ops, fileOp{rel: rel, data: data, scanned: true})
 			// A dry run shows the memory as it would load; a real write
 			// takes it from the index afterwards.
 			m := &Memory{ID: doc.Meta.ID, Title: it.Memory.Title, Layer: it.Memory.Layer, Path: rel}
@@ -308,20 +318,25 @@ func validateImported(k *Imported) error {
 }
 
 // refuseImportedSecrets extends the guard of validateNew (title, content,
-// tags) to the other text an import brings: aliases and unknown keys.
+// tags, aliases, supersedes, links) to the other text an import brings:
+// the source, the original path and unknown keys, named by position (a
+// key's name may be the secret).
 func refuseImportedSecrets(it *BatchItem) error {
-	text := slices.Clone(it.Memory.Aliases)
-	if it.Keep != nil {
-		for _, x := range it.Keep.Extra {
-			text = append(text, fmt.Sprint(x.Value))
-		}
-	}
-	joined := strings.Join(text, "\n")
-	if len(secret.Scan([]byte(joined))) == 0 {
+	k := it.Keep
+	if k == nil {
 		return nil
 	}
-	err := refuseSecrets(nil, &joined, nil)
-	return fmt.Errorf("aliases or extra keys: %w", err)
+	var sc secretScan
+	if k.Source != nil {
+		sc.text("source.client", k.Source.Client)
+		sc.text("source.kind", k.Source.Kind)
+	}
+	sc.text("path", k.Path)
+	for i, x := range k.Extra {
+		sc.text(fmt.Sprintf("extra key %d name", i+1), x.Key)
+		sc.text(fmt.Sprintf("extra key %d value", i+1), fmt.Sprint(x.Value))
+	}
+	return sc.err()
 }
 
 // pathFree reports whether no memory and no file uses rel.

@@ -118,6 +118,11 @@ func (v *Vault) recoverLocked(ctx context.Context) ([]string, error) {
 	if err := json.Unmarshal(data, &j); err != nil {
 		return nil, fmt.Errorf("%s is not valid JSON (%v): remove it after checking `git status`", JournalName, err)
 	}
+	// Every operation is checked before any is applied: a journal that
+	// cannot be finished as a whole changes nothing.
+	if err := v.checkJournal(r, &j); err != nil {
+		return nil, fmt.Errorf("finish the interrupted write: %w", err)
+	}
 	var removed, touched []string
 	for _, op := range j.Ops {
 		if err := v.redo(r, op); err != nil {
@@ -153,29 +158,119 @@ func (v *Vault) recoverLocked(ctx context.Context) ([]string, error) {
 	return done, clearJournal(r)
 }
 
-// redo applies one journaled change if the file still holds what it held
-// before the write.
-func (v *Vault) redo(r *writeRoot, op journalOp) error {
-	if _, err := v.safePath(op.Path); err != nil {
-		return fmt.Errorf("%s lists %q: %w", JournalName, op.Path, err)
+// checkJournal validates a journal before any of it is applied: every
+// path it names must be a memory file inside the vault, and what its
+// commit would hold must hold no secret: the message, and each file to
+// commit as it will be once the changes are redone (the journal's content,
+// or, for a file edited since the crash, the edit, which the commit takes
+// as it is). A secret is refused, not committed: the error names the file
+// and line, and the journal stays until the file is fixed.
+func (v *Vault) checkJournal(r *writeRoot, j *journal) error {
+	for _, rel := range slices.Concat(j.Paths, journalPaths(j.Ops)) {
+		if _, err := v.safePath(rel); err != nil {
+			return fmt.Errorf("%s lists %q: %w; remove it after checking `git status`", JournalName, rel, err)
+		}
 	}
+	// The files after the redo, simulated in order over what is on disk.
+	after := map[string][]byte{}
+	gone := map[string]bool{}
+	read := func(rel string) ([]byte, bool, error) {
+		if gone[rel] {
+			return nil, false, nil
+		}
+		if data, ok := after[rel]; ok {
+			return data, true, nil
+		}
+		data, err := r.readFile(rel)
+		if isNotExistErr(err) {
+			return nil, false, nil
+		}
+		if err != nil {
+			return nil, false, fmt.Errorf("read %s: %w", rel, err)
+		}
+		return data, true, nil
+	}
+	for _, op := range j.Ops {
+		cur, exists, err := read(op.Path)
+		if err != nil {
+			return err
+		}
+		switch redoAction(op, cur, exists) {
+		case redoWrite:
+			after[op.Path], gone[op.Path] = op.Data, false
+		case redoRemove:
+			delete(after, op.Path)
+			gone[op.Path] = true
+		}
+	}
+	var sc secretScan
+	sc.text("its commit message", j.Message)
+	if j.Commit {
+		for _, rel := range j.Paths {
+			data, exists, err := read(rel)
+			if err != nil {
+				return err
+			}
+			if !exists {
+				data = nil
+			}
+			sc.file(rel, data)
+		}
+	}
+	if err := sc.err(); err != nil {
+		return fmt.Errorf("the interrupted write would commit a secret, so it is not finished (remove the secret from the file, then any write or memvault doctor --fix finishes it): %w", err)
+	}
+	return nil
+}
+
+func journalPaths(ops []journalOp) []string {
+	out := make([]string, len(ops))
+	for i, op := range ops {
+		out[i] = op.Path
+	}
+	return out
+}
+
+// What redo does with one journaled change.
+const (
+	redoNothing = iota
+	redoWrite
+	redoRemove
+)
+
+// redoAction decides what redo does with op given the file's content now:
+// the change is made only while the file still holds what it held before
+// the write.
+func redoAction(op journalOp, cur []byte, exists bool) int {
+	switch {
+	case op.Remove && !exists:
+		return redoNothing // already gone
+	case !op.Remove && exists && bytes.Equal(cur, op.Data):
+		return redoNothing // already written
+	case exists && hashHex(cur) != op.Before, !exists && op.Before != "":
+		return redoNothing // changed since the crash: keep it, commit it as it is
+	case op.Remove:
+		return redoRemove
+	default:
+		return redoWrite
+	}
+}
+
+// redo applies one journaled change if the file still holds what it held
+// before the write. checkJournal has checked its path.
+func (v *Vault) redo(r *writeRoot, op journalOp) error {
 	cur, err := r.readFile(op.Path)
 	exists := err == nil
 	if err != nil && !isNotExistErr(err) {
 		return fmt.Errorf("read %s: %w", op.Path, err)
 	}
-	switch {
-	case op.Remove && !exists:
-		return nil // already gone
-	case !op.Remove && exists && bytes.Equal(cur, op.Data):
-		return nil // already written
-	case exists && hashHex(cur) != op.Before, !exists && op.Before != "":
-		return nil // changed since the crash: keep it, commit it as it is
-	case op.Remove:
+	switch redoAction(op, cur, exists) {
+	case redoRemove:
 		return r.remove(op.Path)
-	default:
+	case redoWrite:
 		return r.writeFile(op.Path, op.Data, 0o644)
 	}
+	return nil
 }
 
 // removeTempFiles deletes the temp files writeFile leaves behind when its

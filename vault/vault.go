@@ -92,7 +92,7 @@ func Open(ctx context.Context, dir string, opts Options) (*Vault, error) {
 		dir:         abs,
 		now:         opts.Now,
 		committer:   opts.Committer,
-		client:      cmp.Or(opts.Client, "cli"),
+		client:      cmp.Or(SanitizeClient(opts.Client), "cli"),
 		maxFileSize: cmp.Or(opts.MaxFileSize, parser.MaxFileSize),
 	}
 	if v.now == nil {

@@ -225,6 +225,9 @@ func (v *Vault) Forget(ctx context.Context, id string, remove bool, by Author) (
 	if strings.TrimSpace(by.Reason) == "" {
 		return WriteResult{}, fmt.Errorf("%w: reason: say why the memory is forgotten", ErrInvalid)
 	}
+	if err := checkReason(by.Reason); err != nil {
+		return WriteResult{}, err
+	}
 	if !remove {
 		archived := StatusArchived
 		return v.Update(ctx, id, 0, Patch{Status: &archived}, by)
@@ -346,7 +349,9 @@ func (v *Vault) existsLocked(id string) bool {
 	return ok
 }
 
-func (v *Vault) clientOf(by Author) string { return cmp.Or(by.Client, v.client) }
+// clientOf is the writer's name a write records: the author's, else the
+// vault's, sanitised (see SanitizeClient) whichever door passed it.
+func (v *Vault) clientOf(by Author) string { return cmp.Or(SanitizeClient(by.Client), v.client) }
 
 // freePath picks <layer-dir>/<slug>.md for a new memory, adding a short
 // suffix when the name is taken on disk or in the index.
@@ -399,7 +404,7 @@ func (v *Vault) validateNew(n *NewMemory, by Author) error {
 	if err := validateFields(&n.Title, &n.Content, &n.Layer, &n.Tags, &n.Importance, by); err != nil {
 		return err
 	}
-	if err := refuseSecretList("aliases", n.Aliases); err != nil {
+	if err := refuseSecretLists(namedList{"aliases", n.Aliases}, namedList{"supersedes", n.Supersedes}, namedList{"links", n.Links}); err != nil {
 		return err
 	}
 	if n.ID != "" {
@@ -422,6 +427,17 @@ func (v *Vault) validateNew(n *NewMemory, by Author) error {
 }
 
 func validatePatch(p Patch, by Author) error {
+	var supersedes, links []string
+	if p.Supersedes != nil {
+		supersedes = *p.Supersedes
+	}
+	if p.Links != nil {
+		links = *p.Links
+	}
+	// Before the id checks, whose messages quote the id.
+	if err := refuseSecretLists(namedList{"supersedes", supersedes}, namedList{"links", links}); err != nil {
+		return err
+	}
 	if err := validatePatchRefs(p); err != nil {
 		return err
 	}
@@ -480,7 +496,7 @@ func validateFields(title, content *string, layer *Layer, tags *[]string, import
 	if len(by.Reason) > MaxReasonBytes {
 		return fmt.Errorf("%w: reason: %d bytes, limit %d", ErrInvalid, len(by.Reason), MaxReasonBytes)
 	}
-	return refuseSecrets(title, content, tags) // secretdiag.go
+	return refuseSecrets(title, content, tags, by.Reason) // secretdiag.go
 }
 
 // applyPatch sets the changed fields on doc and bumps version and

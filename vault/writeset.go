@@ -26,6 +26,9 @@ type fileOp struct {
 	data    []byte // nil: remove
 	old     []byte
 	existed bool
+	// scanned is set when the writer ran the secret scan over data
+	// itself (a batch, item by item), so apply does not run it again.
+	scanned bool
 }
 
 // writeSet gathers the file changes of one write so they land together:
@@ -73,6 +76,11 @@ func (w *writeSet) apply(ctx context.Context, message string, commit bool) (stri
 	if _, err := os.Lstat(filepath.Join(v.dir, GitignoreName)); errors.Is(err, os.ErrNotExist) {
 		// The first write creates the vault's scaffolding in the same commit.
 		w.ops = append([]fileOp{{rel: GitignoreName, data: []byte(GitignoreContent)}}, w.ops...)
+	}
+	// Nothing a write commits may hold a secret: fields were checked one
+	// by one, this checks the assembled files and message.
+	if err := w.refuseWriteSecrets(message); err != nil {
+		return "", err
 	}
 	// Removals go last: a process that dies between moving a memory's
 	// file and removing the old one leaves two copies, never none.

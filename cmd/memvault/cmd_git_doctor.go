@@ -298,6 +298,9 @@ func (d *doctor) commitHandEdits(ctx context.Context, v *vault.Vault, g *gitRepo
 		return "", err
 	}
 	defer unlock()
+	if err := v.RefuseSecretsInFiles(ctx, rels); err != nil {
+		return "", err
+	}
 	msg := commitmsg.Message{Body: handEditReason}
 	byPath := map[string]*vault.Memory{}
 	for _, m := range v.All() {

@@ -19,6 +19,33 @@ func BenchmarkScanTypical(b *testing.B) {
 	}
 }
 
+// chineseMemory is a 500-byte Chinese memory with full-width punctuation,
+// which the normalised scan folds: the common case of a Chinese note.
+var chineseMemory = []byte(strings.Repeat("订单服务采用事件驱动架构，核心事件发布到消息队列；库存、积分、通知服务各自订阅（互不直接调用）。", 4)[:498])
+
+// BenchmarkScanChinese measures a memory that normalize rewrites but that
+// holds no keyword: the cost of the normalised copy.
+func BenchmarkScanChinese(b *testing.B) {
+	b.SetBytes(int64(len(chineseMemory)))
+	for b.Loop() {
+		if Scan(chineseMemory) != nil {
+			b.Fatal("unexpected finding")
+		}
+	}
+}
+
+// BenchmarkScanChineseKeyword measures a Chinese memory naming a password
+// policy: keywords in both the text and its normalised copy.
+func BenchmarkScanChineseKeyword(b *testing.B) {
+	data := append([]byte("用户密码：必须至少包含12个字符，并且定期更换。\n"), chineseMemory...)
+	b.SetBytes(int64(len(data)))
+	for b.Loop() {
+		if Scan(data) != nil {
+			b.Fatal("unexpected finding")
+		}
+	}
+}
+
 // BenchmarkScanKeyword measures a memory that names a password without
 // holding one, so the generic rule's regexp runs.
 func BenchmarkScanKeyword(b *testing.B) {
@@ -41,11 +68,15 @@ func BenchmarkScanSecret(b *testing.B) {
 }
 
 // BenchmarkScanAdversarial measures 64 KB (the content limit) of repeated
-// keywords and secrets, which must stay linear in the input.
+// keywords, secrets and evasions, which must stay linear in the input.
 func BenchmarkScanAdversarial(b *testing.B) {
-	for _, unit := range []string{"sk-", "密码：", "password=Xk9#mP2$vLq7 ", ghToken + " "} {
-		data := []byte(strings.Repeat(unit, 65536/len(unit)))
-		b.Run(strings.TrimRight(unit[:3], "-="), func(b *testing.B) {
+	for _, tt := range []struct{ name, unit string }{
+		{"sk", "sk-"}, {"密", "密码："}, {"pas", "password=Xk9#mP2$vLq7 "}, {"ghp", ghToken + " "},
+		{"zero-width", "a\u200b"}, {"entity", "&#95;"}, {"escape", "\\u005f"}, {"full-width", "ｓｋ－"},
+		{"zero-width-password", "password=Xk9#\u200bmP2$vLq7 "},
+	} {
+		data := []byte(strings.Repeat(tt.unit, 65536/len(tt.unit)))
+		b.Run(tt.name, func(b *testing.B) {
 			b.SetBytes(int64(len(data)))
 			for b.Loop() {
 				Scan(data)

@@ -26,19 +26,37 @@ const (
 	negativesFile = "testdata/negatives.txtar"
 	// maxFalsePositives is the acceptance bar on the negatives.
 	maxFalsePositives = 2
+	// minCorpus is the size each side must have, and minChineseProse the
+	// Chinese sentences about passwords, tokens, keys and policies among
+	// the negatives (issue 13).
+	minCorpus       = 120
+	minChineseProse = 40
 )
 
 func TestCorpus(t *testing.T) {
 	t.Parallel()
 	if *update {
 		r := rand.New(rand.NewPCG(2026, 1130))
-		writeCorpus(t, positivesFile, "Fake secrets of the right shape, one per file, named rule/case.\nRegenerate: go test ./vault/secret -run TestCorpus -update\n", positives(r))
-		writeCorpus(t, negativesFile, "Tricky memories without secrets, named kind/case.\nRegenerate: go test ./vault/secret -run TestCorpus -update\n", negatives(r))
+		pos, neg := positives(r), negatives(r)
+		// The second part (corpus_more_test.go) has its own stream.
+		r2 := rand.New(rand.NewPCG(2026, 1313))
+		pos, neg = append(pos, morePositives(r2)...), append(neg, moreNegatives(r2)...)
+		writeCorpus(t, positivesFile, "Fake secrets of the right shape, one per file, named rule/case.\nRegenerate: go test ./vault/secret -run TestCorpus -update\n", pos)
+		writeCorpus(t, negativesFile, "Tricky memories without secrets, named kind/case.\nRegenerate: go test ./vault/secret -run TestCorpus -update\n", neg)
 	}
 	pos := readCorpus(t, positivesFile)
 	neg := readCorpus(t, negativesFile)
-	if len(pos) < 60 || len(neg) < 60 {
-		t.Fatalf("corpus has %d positives and %d negatives, want >= 60 each", len(pos), len(neg))
+	if len(pos) < minCorpus || len(neg) < minCorpus {
+		t.Fatalf("corpus has %d positives and %d negatives, want >= %d each", len(pos), len(neg), minCorpus)
+	}
+	zh := 0
+	for _, f := range neg {
+		if strings.HasPrefix(f.Name, "zh-prose/") {
+			zh++
+		}
+	}
+	if zh < minChineseProse {
+		t.Errorf("%d Chinese prose negatives, want >= %d", zh, minChineseProse)
 	}
 	families := map[string]int{}
 	detected := 0

@@ -11,6 +11,13 @@
 // threshold and a validator that rejects placeholders ("${DB_PASSWORD}",
 // "<password>", "***") and documented examples ("AKIAIOSFODNN7EXAMPLE").
 //
+// Scan also searches a normalised form of the text, so that a secret
+// written to evade a pattern is found: invisible characters removed,
+// characters whose NFKC form is ASCII folded to it (full-width, mathematical,
+// circled letters), Cyrillic and Greek look-alikes read as Latin letters,
+// string escapes and HTML character references decoded. Findings are
+// reported at their place in the text as written.
+//
 // A line containing the allow marker "memvault:allow-secret" suppresses the
 // findings on that line and on the line after it, for known false positives.
 //

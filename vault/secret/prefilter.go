@@ -47,12 +47,37 @@ func newKeywordTable(words []string) *keywordTable {
 // hit is one keyword occurrence: keyword index k at byte offset pos.
 type hit struct{ pos, k int }
 
-// find returns every keyword occurrence in data, in order, and the set of
-// keywords seen as a bit set indexed like words.
-func (t *keywordTable) find(data []byte) ([]hit, uint64) {
+// odd marks the bytes that may start something normalize changes: a
+// backslash, an ampersand, a control character other than the line and
+// tab ones, and every byte of a multi-byte character but those of U+4000
+// to U+9FFF (lead bytes E4 to E9) and continuation bytes. Text of ASCII
+// and Han alone has none.
+var odd = func() (t [256]byte) {
+	for c := range 256 {
+		switch {
+		case c == '\\' || c == '&' || c == 0x7F:
+			t[c] = 1
+		case c < 0x20 && c != '\t' && c != '\n' && c != '\v' && c != '\f' && c != '\r':
+			t[c] = 1
+		case c >= 0xC0 && (c < 0xE4 || c > 0xE9):
+			t[c] = 1
+		}
+	}
+	return t
+}()
+
+// find returns every keyword occurrence in data, in order, the set of
+// keywords seen as a bit set indexed like words, and whether data holds
+// an odd byte (see odd), in the same pass.
+func (t *keywordTable) find(data []byte) ([]hit, uint64, bool) {
 	var hits []hit
 	var found uint64
+	var strange byte // odd bytes seen, ORed (branch-free)
+	if n := len(data); n > 0 {
+		strange = odd[data[n-1]]
+	}
 	for i := 0; i+1 < len(data); i++ {
+		strange |= odd[data[i]]
 		cand := t.first[data[i]] & t.second[data[i+1]]
 		if cand == 0 {
 			continue
@@ -71,7 +96,7 @@ func (t *keywordTable) find(data []byte) ([]hit, uint64) {
 			}
 		}
 	}
-	return hits, found
+	return hits, found, strange != 0
 }
 
 // hasPrefixFold reports whether s starts with the lower-case word, ignoring

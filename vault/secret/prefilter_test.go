@@ -35,7 +35,7 @@ func TestKeywordTableFind(t *testing.T) {
 	for _, in := range tests {
 		t.Run(in, func(t *testing.T) {
 			for _, kt := range []*keywordTable{tbl, keywords} {
-				gotHits, gotFound := kt.find([]byte(in))
+				gotHits, gotFound, _ := kt.find([]byte(in))
 				wantHits, wantFound := naiveFind(kt, []byte(in))
 				if !slices.Equal(gotHits, wantHits) || gotFound != wantFound {
 					t.Errorf("find(%q) = %v, %b; want %v, %b", in, gotHits, gotFound, wantHits, wantFound)

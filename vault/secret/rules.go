@@ -9,8 +9,25 @@ import (
 )
 
 // rules is the rule table, compiled once; keywords indexes every rule's
-// keywords for the prefilter. Both are read-only after initialisation.
+// keywords for the prefilter. Both are read-only after initialisation, as
+// are the tables derived from them.
 var rules, keywords = compile(table())
+
+// keywordBytes marks the bytes that occur in a keyword, in either case;
+// multilineKeywords is the set of the keywords of multiline rules.
+var keywordBytes, multilineKeywords = func() (t [256]bool, mask uint64) {
+	for _, w := range keywords.words {
+		for i := 0; i < len(w); i++ {
+			t[w[i]], t[upper(w[i])] = true, true
+		}
+	}
+	for _, r := range rules {
+		if r.multiline {
+			mask |= r.keywordMask
+		}
+	}
+	return t, mask
+}()
 
 // compiledRule pairs a rule with the bit set of its keywords.
 type compiledRule struct {
@@ -49,6 +66,7 @@ func table() []rule {
 			re:          regexp.MustCompile(`-----BEGIN[A-Z0-9 ]{0,40}PRIVATE KEY(?: BLOCK)?-----`),
 			valid:       hasKeyBody,
 			extend:      toEndMarker,
+			multiline:   true,
 			positives: []string{
 				"-----BEGIN RSA PRIVATE KEY-----\nMIIEpAIBAAKCAQEA3Tz2mr7SZiAMfQyuvBjM2Uw4Yo1dQ8VpW3sN9cLxE6hRgT0k\n-----END RSA PRIVATE KEY-----",
 				"key:\n-----BEGIN OPENSSH PRIVATE KEY-----\nb3BlbnNzaC1rZXktdjEAAAAABG5vbmUAAAAEbm9uZQAAAAAAAAABAAAAMwAAAAtzc2gtZW\n-----END OPENSSH PRIVATE KEY-----",
@@ -67,6 +85,7 @@ func table() []rule {
 			re:          regexp.MustCompile(`^((?:AKIA|ASIA|ABIA|ACCA|A3T[A-Z0-9])[A-Z2-7]{16})\b`),
 			anchored:    true,
 			boundary:    true,
+			glued:       hasDigit,
 			group:       1,
 			positives: []string{
 				"aws_access_key_id = AKIAUJZDEGXDNCF32EPF",
@@ -103,6 +122,7 @@ func table() []rule {
 			keywords:    []string{"service_account"},
 			re:          regexp.MustCompile(`"type"\s*:\s*"service_account"`),
 			valid:       hasGCPPrivateKey,
+			multiline:   true,
 			positives: []string{
 				`{"type": "service_account", "project_id": "demo-291", "private_key_id": "4f1c", "private_key": "-----BEGIN PRIVATE KEY-----\nMIIEvQIBADANBgkqhkiG9w0BAQEFAASCBKcwggSjAgEAAoIBAQC7\n-----END PRIVATE KEY-----\n"}`,
 			},
@@ -148,6 +168,7 @@ func table() []rule {
 			re:          regexp.MustCompile(`^(?:gh[pousr]_[A-Za-z0-9]{36,}|github_pat_[A-Za-z0-9_]{50,})\b`),
 			anchored:    true,
 			boundary:    true,
+			glued:       hasDigit,
 			minEntropy:  3.5,
 			positives: []string{
 				"GITHUB_TOKEN=ghp_hGAkWvj7FAc9QeWJKY40uvSwMFLZDe1f8rES",
@@ -165,6 +186,7 @@ func table() []rule {
 			re:          regexp.MustCompile(`^glpat-[A-Za-z0-9_\-.]{20,}`),
 			anchored:    true,
 			boundary:    true,
+			glued:       hasDigit,
 			minEntropy:  3.5,
 			positives:   []string{"CI_TOKEN: glpat-qg6YYZYn9ZhyiA4uoRgn"},
 			negatives:   []string{"glpat-xxxxxxxxxxxxxxxxxxxx", "a glpat- prefix"},
@@ -176,6 +198,7 @@ func table() []rule {
 			re:          regexp.MustCompile(`^xox[abposr]-[0-9]{6,}-[A-Za-z0-9-]{10,}`),
 			anchored:    true,
 			boundary:    true,
+			glued:       hasDigit,
 			minEntropy:  3.0,
 			positives:   []string{"slack: xoxb-092815901396-2459571177774-fjgVvVqE1SkHbn88HxjSI6bW"},
 			negatives:   []string{"xoxb-tokens are bot tokens", "xoxo-hugs"},
@@ -196,6 +219,7 @@ func table() []rule {
 			re:          regexp.MustCompile(`^[sr]k_live_[A-Za-z0-9]{20,}\b`),
 			anchored:    true,
 			boundary:    true,
+			glued:       hasDigit,
 			minEntropy:  3.5,
 			positives:   []string{"STRIPE_KEY=sk_live_HtP3fS2qHx6kwXoIIXGvOoNZ"},
 			negatives:   []string{"sk_live_ keys go in the vault", "pk_live_HtP3fS2qHx6kwXoIIXGvOoNZ"},
@@ -207,6 +231,7 @@ func table() []rule {
 			re:          regexp.MustCompile(`^sk-ant-[a-z]{2,10}[0-9]{2}-[A-Za-z0-9_\-]{32,}`),
 			anchored:    true,
 			boundary:    true,
+			glued:       hasDigit,
 			minEntropy:  3.5,
 			positives: []string{
 				"ANTHROPIC_API_KEY=sk-ant-api03-1qhT61qtc4xatws8phP9nhFyJfm5di4PzJ59FHz5r1pY4OjE2jBMptUsGr7CmY-uCu3ZR1zTOlUcR64cXQLioDnkHIfxIAA",
@@ -220,6 +245,7 @@ func table() []rule {
 			re:          regexp.MustCompile(`^sk-(?:(?:proj|svcacct|admin)-)?[A-Za-z0-9_\-]{32,}`),
 			anchored:    true,
 			boundary:    true,
+			glued:       distinctOpenAIKey,
 			minEntropy:  3.5,
 			valid:       openAIKey,
 			positives: []string{
@@ -238,6 +264,7 @@ func table() []rule {
 			re:          regexp.MustCompile(`^npm_[A-Za-z0-9]{36}\b`),
 			anchored:    true,
 			boundary:    true,
+			glued:       hasDigit,
 			minEntropy:  3.5,
 			positives:   []string{"//registry.npmjs.org/:_authToken=npm_Wi0B26R08qzjI6GKFSufrdZSlB5er8bOfZqf"},
 			negatives:   []string{"npm_config_cache=/tmp/npm", "npm_xxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxx"},
@@ -249,6 +276,7 @@ func table() []rule {
 			re:          regexp.MustCompile(`^eyJ[A-Za-z0-9_\-]{10,}\.[A-Za-z0-9_\-]{10,}\.[A-Za-z0-9_\-]{16,}`),
 			anchored:    true,
 			boundary:    true,
+			glued:       hasDigit,
 			valid:       jwtHeader,
 			positives: []string{
 				"Authorization: Bearer eyJhbGciOiJIUzI1NiIsInR5cCI6IkpXVCJ9.eyJzdWIiOiJ1LTQyIiwiaWF0IjoxNzY0NTAwMDAwfQ.Qm9n8sVt2LxWc4kP7rYzH1dF6aJ0uE3iTn5oBqXy9gM",
@@ -300,7 +328,7 @@ func table() []rule {
 			description: "password, secret, token or API key assigned a high-entropy value (English or Chinese key)",
 			keywords: []string{"password", "passwd", "pwd", "secret", "token", "api_key", "api-key", "apikey",
 				"access_key", "access-key", "accesskey", "private_key", "auth_key", "密码", "密钥", "秘钥", "口令", "令牌"},
-			re:       regexp.MustCompile(`(?i)^(?:password|passwd|pwd|secret|token|api[_\-]?key|access[_\-]?key|private[_\-]?key|auth[_\-]?key|密码|密钥|秘钥|口令|令牌)(?:[_\-](?:key|value|string|str))?["']?\s*(?::=|=>|=|:|：|是|为)\s*["'\x60]?([^\s"'\x60,;，。；）)]{8,})`),
+			re:       regexp.MustCompile(`(?i)^(?:password|passwd|pwd|secret|token|api[_\-]?key|access[_\-]?key|private[_\-]?key|auth[_\-]?key|密码|密钥|秘钥|口令|令牌)(?:[_\-](?:key|value|string|str))?["']?\s*(?::=|=>|=|:|：|是|为)\s*["'\x60]?([^\s"'\x60,;，。；）)\p{Han}\p{Hiragana}\p{Katakana}\p{Hangul}\x{3000}-\x{303F}\x{FF00}-\x{FFEF}]{8,})`),
 			anchored: true,
 			group:    1,
 			valid:    genericValue,
@@ -399,6 +427,27 @@ func mixedCase(data []byte, start, end int) bool {
 	return c&classUpper != 0 && c&classLower != 0
 }
 
+// hasDigit is the evidence a token glued to a word must show: random
+// material of 16 or more characters almost always holds a digit, while an
+// identifier that happens to contain a prefix ("task_live_dashboardView")
+// rarely does.
+func hasDigit(match []byte) bool {
+	return bytes.ContainsAny(match, "0123456789")
+}
+
+// distinctOpenAIKey accepts an OpenAI key glued to a word only with a
+// prefix no identifier has (sk-proj-, sk-svcacct-, sk-admin-) or the
+// "T3BlbkFJ" (base64 "OpenAI") of legacy keys: "risk-assessment-…" must
+// not read as "sk-…".
+func distinctOpenAIKey(match []byte) bool {
+	for _, p := range []string{"sk-proj-", "sk-svcacct-", "sk-admin-"} {
+		if bytes.HasPrefix(match, []byte(p)) {
+			return true
+		}
+	}
+	return bytes.Contains(match, []byte("T3BlbkFJ"))
+}
+
 func openAIKey(data []byte, start, end int) bool {
 	s := data[start:end]
 	if bytes.HasPrefix(s, []byte("sk-ant-")) {
@@ -460,6 +509,10 @@ func genericValue(data []byte, start, end int) bool {
 	switch {
 	case len(v) < 16:
 		return n >= 3 && h >= 3.0
+	case n == 4:
+		// Upper, lower, digit and symbol: a chosen password such as
+		// Hunter2Secret!x9 repeats letters, so its entropy stays low.
+		return h >= 3.0
 	default:
 		return n >= 2 && c&(classDigit|classUpper) != 0 && h >= 3.5
 	}
@@ -482,9 +535,14 @@ func isIdentifier(v []byte) bool {
 // placeholderWords mark a value as a stand-in, not a secret.
 var placeholderWords = []string{
 	"example", "placeholder", "changeme", "change_me", "change-me", "your", "xxxx", "****", "....", "redacted",
-	"dummy", "sample", "replace", "insert", "fixme", "todo", "password", "passwd", "secret", "token",
+	"dummy", "sample", "replace", "insert", "fixme", "todo",
 	"getenv", "environ", "process.env", "${", "{{", "$(", "%(", "…",
 }
+
+// nameWords name a secret: a value holding one ("db_password",
+// "my-secret-token") names a secret rather than holds one, unless it also
+// holds a digit and a symbol an identifier cannot ("Hunter2Secret!x9").
+var nameWords = []string{"password", "passwd", "secret", "token"}
 
 // isPlaceholder reports placeholders ("password", "***", "<password>",
 // "${VAR}", "$VAR", "%VAR%", "your-key-here") and values made of one
@@ -501,6 +559,11 @@ func isPlaceholder(s string) bool {
 	l := strings.ToLower(s)
 	for _, w := range placeholderWords {
 		if strings.Contains(l, w) {
+			return true
+		}
+	}
+	for _, w := range nameWords {
+		if strings.Contains(l, w) && !(strings.ContainsAny(s, "0123456789") && strings.ContainsAny(s, "!#$%&*+=?@^|~")) {
 			return true
 		}
 	}

@@ -72,8 +72,13 @@ type rule struct {
 	// keyword occurrence; the others are searched on each line holding a
 	// keyword. Either way no regexp runs over text without its keywords.
 	anchored bool
-	// boundary requires a non-word byte (or the start) before the keyword.
+	// boundary asks for a non-word byte (or the start) before the
+	// keyword. A match glued to a word ("xghp_…", "_AKIA…": a token pasted
+	// after a letter or an underscore) is then taken only when glued
+	// accepts it, which asks for evidence that the match is random
+	// material; a nil glued refuses it.
 	boundary bool
+	glued    func(match []byte) bool
 	// token rules match within one token (a run of bytes without ASCII
 	// space or quote characters, see isTokenEnd) and only when need occurs
 	// in it after the keyword: the regexp runs on that token instead of
@@ -83,6 +88,9 @@ type rule struct {
 	need  byte
 	// generic rules give way to a specific rule matching the same bytes.
 	generic bool
+	// multiline rules look past the keyword's line (a key block's body,
+	// a service account's private_key field).
+	multiline bool
 	// positives must be found by this rule, negatives by no rule; a test
 	// runs them.
 	positives, negatives []string
@@ -90,13 +98,50 @@ type rule struct {
 
 // Scan returns the secrets in data, ordered by position. It never returns
 // the secret bytes themselves; see [Finding].
+//
+// It searches data as it is and, when data holds anything to normalise
+// (invisible characters, compatibility and look-alike letters, string
+// escapes, HTML entities: see normalize), the normalised text as well,
+// reporting what either search finds at its place in data. So normalising
+// can only add findings, never hide one the plain search makes.
 func Scan(data []byte) []Finding {
-	hits, present := keywords.find(data)
-	if present == 0 {
+	hits, present, strange := keywords.find(data)
+	found := scan(data, hits, present, nil)
+	if strange && mayReveal(data, hits, present) {
+		n, _ := normalize(data, false)
+		nhits, npresent, _ := keywords.find(n.text)
+		if more := scan(n.text, nhits, npresent, &n); len(more) > 0 {
+			// Rare: only now is the map back to data worth building.
+			n, _ = normalize(data, true)
+			for _, f := range more {
+				f.Start, f.End = n.origin(f.Start, f.End)
+				found = append(found, f)
+			}
+		}
+	}
+	if len(found) == 0 {
 		return nil
 	}
+	found = dropOverlaps(found)
+	return place(data, found)
+}
+
+// scan runs the rules over data, given its keyword hits and the keywords
+// present, and returns their matches, unordered, overlapping, without line
+// and column. With norm, data is norm.text and only its changed lines are
+// searched (see normalized.changed): the others are lines of the input,
+// searched already. Rules that look past a line (multiline) search
+// everywhere.
+func scan(data []byte, allHits []hit, allPresent uint64, norm *normalized) []Finding {
+	if allPresent == 0 {
+		return nil
+	}
+	freshHits, freshPresent := allHits, allPresent
+	if norm != nil {
+		freshHits, freshPresent = changedLineHits(data, norm, allHits)
+	}
 	var found []Finding
-	add := func(r *compiledRule, base int, loc []int) {
+	add := func(r *compiledRule, base int, loc []int, glued bool) {
 		if loc == nil {
 			return
 		}
@@ -105,6 +150,9 @@ func Scan(data []byte) []Finding {
 			return
 		}
 		start, end = base+start, base+end
+		if glued && !r.glued(data[start:end]) {
+			return
+		}
 		if !r.accept(data, start, end) {
 			return
 		}
@@ -115,11 +163,15 @@ func Scan(data []byte) []Finding {
 	}
 	for i := range rules {
 		r := &rules[i]
+		hits, present := freshHits, freshPresent
+		if r.multiline {
+			hits, present = allHits, allPresent
+		}
 		if r.keywordMask&present == 0 {
 			continue
 		}
 		if r.token {
-			r.tokenMatches(data, hits, func(base int, loc []int) { add(r, base, loc) })
+			r.tokenMatches(data, hits, func(base int, loc []int) { add(r, base, loc, false) })
 			continue
 		}
 		lineEnd := -1   // end of the last line searched, in line mode
@@ -130,7 +182,8 @@ func Scan(data []byte) []Finding {
 			}
 			if r.anchored {
 				// The regexp starts at the keyword: try it there only.
-				if h.pos < skipUntil || r.boundary && h.pos > 0 && isWordByte(data[h.pos-1]) {
+				glued := r.boundary && h.pos > 0 && isWordByte(data[h.pos-1])
+				if h.pos < skipUntil || glued && r.glued == nil {
 					continue
 				}
 				end := min(len(data), h.pos+anchoredWindow)
@@ -143,7 +196,7 @@ func Scan(data []byte) []Finding {
 					// no new one: this keeps repeated keywords linear.
 					skipUntil = h.pos + loc[1]
 				}
-				add(r, h.pos, loc)
+				add(r, h.pos, loc, glued)
 				continue
 			}
 			// Line mode: search each line holding a keyword once.
@@ -156,15 +209,34 @@ func Scan(data []byte) []Finding {
 				lineEnd = h.pos + j
 			}
 			for _, loc := range r.re.FindAllSubmatchIndex(data[ls:lineEnd], -1) {
-				add(r, ls, loc)
+				add(r, ls, loc, false)
 			}
 		}
 	}
-	if len(found) == 0 {
-		return nil
+	return found
+}
+
+// changedLineHits keeps the hits on lines of norm.text that differ from
+// the input, and returns the keywords they hold.
+func changedLineHits(data []byte, norm *normalized, hits []hit) ([]hit, uint64) {
+	var out []hit
+	var present uint64
+	ls, le, changed := -1, -1, false // the last line looked at
+	for _, h := range hits {
+		if h.pos < ls || h.pos > le {
+			ls = bytes.LastIndexByte(data[:h.pos], '\n') + 1
+			le = len(data)
+			if j := bytes.IndexByte(data[h.pos:], '\n'); j >= 0 {
+				le = h.pos + j
+			}
+			changed = norm.lineChanged(ls, le)
+		}
+		if changed {
+			out = append(out, h)
+			present |= 1 << h.k
+		}
 	}
-	found = dropOverlaps(found)
-	return place(data, found)
+	return out, present
 }
 
 // accept applies the rule's entropy threshold and validator and the checks
