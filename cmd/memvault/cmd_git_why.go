@@ -8,6 +8,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/memvault/memvault/cmd/memvault/internal/view"
 	"github.com/memvault/memvault/gitstore"
 	"github.com/memvault/memvault/vault"
 	"github.com/memvault/memvault/vault/history"
@@ -19,13 +20,13 @@ const whyHistoryLines = 8
 // whyJSON is why's report as JSON.
 type whyJSON struct {
 	Query    string                `json:"query"`
-	Memory   map[string]any        `json:"memory"`
+	Memory   view.Memory           `json:"memory"`
 	State    string                `json:"state"`
 	Replaced []history.Replacement `json:"supersedes"`
 	// History is null outside git.
-	History []history.Revision `json:"history"`
-	Rivals  []vault.Ref        `json:"possible_conflicts"`
-	InGit   bool               `json:"in_git"`
+	History []view.Revision `json:"history"`
+	Rivals  []view.Ref      `json:"possible_conflicts"`
+	InGit   bool            `json:"in_git"`
 }
 
 func (m *Main) whyCommand() *cobra.Command {
@@ -64,16 +65,17 @@ settle with a person). Outside git the story has no dates or reasons.`,
 				return err
 			}
 			if asJSON {
-				out := whyJSON{Query: rep.Query, Memory: memoryJSON(rep.Memory), State: rep.State, Replaced: rep.Replaced,
-					History: rep.History, Rivals: rep.Rivals, InGit: rep.InGit}
+				mem := rep.Memory
+				out := whyJSON{Query: rep.Query, State: rep.State, Replaced: rep.Replaced, Rivals: view.Refs(rep.Rivals), InGit: rep.InGit,
+					Memory: view.MemoryOf(mem, vault.ProjectVault, v.Related(mem), m.newSet(v, nil).SupersededBy(mem.ID))}
 				if out.Replaced == nil {
 					out.Replaced = []history.Replacement{}
 				}
-				if out.Rivals == nil {
-					out.Rivals = []vault.Ref{}
-				}
-				if out.InGit && out.History == nil {
-					out.History = []history.Revision{}
+				if out.InGit {
+					out.History = make([]view.Revision, 0, len(rep.History))
+					for _, r := range rep.History {
+						out.History = append(out.History, view.RevisionOf(r))
+					}
 				}
 				return writeJSON(m.Stdout, out)
 			}
@@ -121,7 +123,7 @@ func printWhy(w io.Writer, rep *history.Report) {
 				fmt.Fprintf(w, "  … %d older (memvault history %s)\n", len(rep.History)-i, mem.ID)
 				break
 			}
-			fmt.Fprintf(w, "  %s  %-11s  %s%s\n", r.Date.Format("2006-01-02"), orDash(r.Client), changeSummary(r), reasonSuffix(r.Reason))
+			fmt.Fprintf(w, "  %s  %-11s  %s%s\n", r.Date.Format("2006-01-02"), orDash(r.Client), view.Summary(r), reasonSuffix(r.Reason))
 		}
 	}
 

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"context"
 	"fmt"
 	"io"
 	"os"
@@ -11,6 +12,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/memvault/memvault/cmd/memvault/internal/view"
 	"github.com/memvault/memvault/parser"
 	"github.com/memvault/memvault/vault"
 )
@@ -79,7 +81,7 @@ now on it reads the vaults as they are, transient memories included.
 				return err
 			}
 			if f.asJSON {
-				return writeJSON(m.Stdout, map[string]any{"results": recallJSON(rs, len(set.Members()) > 1)})
+				return writeJSON(m.Stdout, recallView(rs))
 			}
 			now := q.AsOf
 			if now.IsZero() {
@@ -102,57 +104,8 @@ now on it reads the vaults as they are, transient memories included.
 	return cmd
 }
 
-// resultJSON is the pinned JSON shape of one recall result.
-type resultJSON struct {
-	ID               string      `json:"id"`
-	Title            string      `json:"title"`
-	Layer            string      `json:"layer"`
-	Score            float64     `json:"score"`
-	Status           string      `json:"status"`
-	Snippet          string      `json:"snippet"`
-	PossibleConflict []string    `json:"possible_conflict"`
-	Supersedes       []vault.Ref `json:"supersedes"`
-	SupersededBy     []vault.Ref `json:"superseded_by,omitempty"`
-	Path             string      `json:"path"`
-	Tags             []string    `json:"tags"`
-	Importance       int         `json:"importance"`
-	UpdatedAt        time.Time   `json:"updated_at"`
-	EffectiveAt      *time.Time  `json:"effective_at,omitempty"`
-	ExpiresAt        *time.Time  `json:"expires_at,omitempty"`
-	Version          int         `json:"version"`
-	Stale            bool        `json:"stale,omitempty"`
-	// Vault names the vault holding the memory when recall searched
-	// more than one: project or user.
-	Vault string `json:"vault,omitempty"`
-}
-
-// recallJSON renders results; withVault names each one's vault.
-func recallJSON(rs []vault.SetResult, withVault bool) []resultJSON {
-	out := make([]resultJSON, 0, len(rs))
-	for _, r := range rs {
-		mem := r.Memory
-		j := resultJSON{
-			ID: mem.ID, Title: mem.Title, Layer: mem.Layer.String(), Score: round3(r.Score), Status: r.State,
-			Snippet: r.Snippet, PossibleConflict: orEmpty(r.PossibleConflict), Supersedes: orEmptyRefs(r.Supersedes),
-			SupersededBy: r.SupersededBy, Path: mem.Path, Tags: orEmpty(mem.Tags), Importance: mem.Importance,
-			UpdatedAt: mem.UpdatedAt, Version: mem.Version, Stale: mem.Stale,
-		}
-		if withVault {
-			j.Vault = r.Vault
-		}
-		if !mem.EffectiveAt.IsZero() {
-			j.EffectiveAt = &mem.EffectiveAt
-		}
-		if !mem.ExpiresAt.IsZero() {
-			j.ExpiresAt = &mem.ExpiresAt
-		}
-		out = append(out, j)
-	}
-	return out
-}
-
-func round3(f float64) float64 { return float64(int64(f*1000+0.5)) / 1000 }
-
+// orEmpty makes a nil list encode as [], for the JSON the MCP tools
+// build until they use the view package too.
 func orEmpty(s []string) []string {
 	if s == nil {
 		return []string{}
@@ -160,11 +113,16 @@ func orEmpty(s []string) []string {
 	return s
 }
 
-func orEmptyRefs(s []vault.Ref) []vault.Ref {
-	if s == nil {
-		return []vault.Ref{}
+// round3 rounds a score to three decimals, for the MCP tools' own JSON.
+func round3(f float64) float64 { return float64(int64(f*1000+0.5)) / 1000 }
+
+// recallView is the JSON of a recall.
+func recallView(rs []vault.SetResult) view.Recall {
+	out := view.Recall{Results: make([]view.RecallResult, 0, len(rs))}
+	for _, r := range rs {
+		out.Results = append(out.Results, view.RecallResultOf(r))
 	}
-	return s
+	return out
 }
 
 // printResults writes recall results as readable blocks; a result from
@@ -208,12 +166,17 @@ func printResults(w io.Writer, rs []vault.SetResult, now time.Time) {
 		for _, line := range strings.Split(strings.TrimSpace(r.Snippet), "\n") {
 			fmt.Fprintf(w, "  │ %s\n", line)
 		}
-		where := mem.Path
-		if r.Vault != "" && r.Vault != vault.ProjectVault {
-			where += " (" + r.Vault + " vault)"
-		}
-		fmt.Fprintf(w, "  id %s · %s\n\n", mem.ID, where)
+		fmt.Fprintf(w, "  id %s · %s\n\n", mem.ID, inVault(mem.Path, r.Vault))
 	}
+}
+
+// inVault is a memory's path for people, naming its vault when it is not
+// the project's.
+func inVault(path, vaultName string) string {
+	if vaultName != "" && vaultName != vault.ProjectVault {
+		return path + " (" + vaultName + " vault)"
+	}
+	return path
 }
 
 // ago renders a past instant relative to now for people.
@@ -253,57 +216,42 @@ func plural(n int, unit string) string {
 
 func (m *Main) showCommand() *cobra.Command {
 	var asJSON bool
+	var user userVaultFlags
 	cmd := &cobra.Command{
 		Use:   "show ID",
 		Short: "Print one memory with its fields and body",
-		Args:  exactArgs(1, "ID"),
+		Long: `show prints one memory of the project vault or the user vault (--user-vault,
+default ~/.memvault when it exists and is in a git repository), as the MCP
+server's get_memory does.`,
+		Args: exactArgs(1, "ID"),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			v, err := m.openVault(cmd.Context())
+			set, err := m.openReadSet(cmd.Context(), user)
 			if err != nil {
 				return err
 			}
-			mem, err := v.Get(args[0])
+			in, mem, err := set.Find(args[0])
 			if err != nil {
 				return err
 			}
+			related := in.Vault.Related(mem)
 			if asJSON {
-				return writeJSON(m.Stdout, memoryJSON(mem))
+				return writeJSON(m.Stdout, view.MemoryOf(mem, in.Name, related, set.SupersededBy(mem.ID)))
 			}
-			printMemory(m.Stdout, mem, v.Related(mem))
+			printMemory(m.Stdout, mem, related, in.Name)
 			return nil
 		},
 	}
 	cmd.Flags().BoolVar(&asJSON, "json", false, "print JSON")
+	user.register(cmd.Flags())
 	return cmd
 }
 
-// memoryJSON is a memory with its layer spelled out.
-func memoryJSON(mem *vault.Memory) map[string]any {
-	out := map[string]any{
-		"id": mem.ID, "title": mem.Title, "layer": mem.Layer.String(), "importance": mem.Importance,
-		"tags": orEmpty(mem.Tags), "created_at": mem.CreatedAt, "updated_at": mem.UpdatedAt, "status": mem.Status,
-		"supersedes": orEmpty(mem.Supersedes), "links": orEmpty(mem.Links), "source": mem.Source,
-		"version": mem.Version, "path": mem.Path, "body": mem.Body,
-	}
-	if !mem.EffectiveAt.IsZero() {
-		out["effective_at"] = mem.EffectiveAt
-	}
-	if !mem.ExpiresAt.IsZero() {
-		out["expires_at"] = mem.ExpiresAt
-	}
-	if len(mem.Aliases) > 0 {
-		out["aliases"] = mem.Aliases
-	}
-	if mem.Stale {
-		out["stale"] = true
-	}
-	return out
-}
-
-func printMemory(w io.Writer, mem *vault.Memory, related []vault.Ref) {
+// printMemory writes a memory for people; one of the user vault says so
+// after its path.
+func printMemory(w io.Writer, mem *vault.Memory, related []vault.Ref, vaultName string) {
 	fmt.Fprintf(w, "%s\n", mem.Title)
 	fmt.Fprintf(w, "  id:         %s\n  path:       %s\n  layer:      L%d %s\n  importance: %d\n  status:     %s\n  version:    %d\n",
-		mem.ID, mem.Path, int(mem.Layer), mem.Layer, mem.Importance, mem.Status, mem.Version)
+		mem.ID, inVault(mem.Path, vaultName), int(mem.Layer), mem.Layer, mem.Importance, mem.Status, mem.Version)
 	if len(mem.Tags) > 0 {
 		fmt.Fprintf(w, "  tags:       %s\n", strings.Join(mem.Tags, ", "))
 	}
@@ -338,7 +286,7 @@ first marked "error", then warnings. Files are never changed. The exit status
 is 1 when there is at least one error.`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			v, err := m.openVault(cmd.Context())
+			v, err := m.openExistingVault(cmd.Context())
 			if err != nil {
 				return err
 			}
@@ -381,30 +329,62 @@ func displayPath(dir, rel string) string {
 
 func (m *Main) statsCommand() *cobra.Command {
 	var asJSON bool
+	var user userVaultFlags
 	cmd := &cobra.Command{
 		Use:   "stats",
-		Short: "Count memories by layer and status",
-		Args:  cobra.NoArgs,
+		Short: "Count memories by layer and status, in the project vault and the user vault",
+		Long: `stats summarises the project vault and the user vault (--user-vault, default
+~/.memvault when it exists and is in a git repository): memories by layer
+and status, the files with problems, git HEAD. --json prints what the MCP
+server's memory_stats answers.`,
+		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			v, err := m.openVault(cmd.Context())
+			ctx := cmd.Context()
+			set, err := m.openReadSet(ctx, user)
 			if err != nil {
 				return err
 			}
-			s := v.Stats()
+			members := set.Members()
+			out := view.Stats{VaultStats: m.vaultStats(ctx, members[0].Vault)}
+			if len(members) > 1 {
+				u := m.vaultStats(ctx, members[1].Vault)
+				out.UserVault = &u
+			}
 			if asJSON {
-				return writeJSON(m.Stdout, s)
+				return writeJSON(m.Stdout, out)
 			}
-			fmt.Fprintf(m.Stdout, "vault     %s\nmemories  %d (in force %d, expired %d, future %d, stale %d)\n", s.Dir, s.Total, s.InForce, s.Expired, s.Future, s.Stale)
-			for _, l := range vault.AllLayers() {
-				fmt.Fprintf(m.Stdout, "  L%d %-11s %d\n", int(l), l, s.ByLayer[l.String()])
+			printStats(m.Stdout, out.VaultStats)
+			if out.UserVault != nil {
+				fmt.Fprintln(m.Stdout, "\nuser vault")
+				printStats(m.Stdout, *out.UserVault)
 			}
-			for _, st := range []vault.Status{vault.StatusActive, vault.StatusSuperseded, vault.StatusArchived} {
-				fmt.Fprintf(m.Stdout, "  %-14s %d\n", st, s.ByStatus[string(st)])
-			}
-			fmt.Fprintf(m.Stdout, "problems  %d errors, %d warnings (memvault lint)\n", s.Errors, s.Warnings)
 			return nil
 		},
 	}
 	cmd.Flags().BoolVar(&asJSON, "json", false, "print JSON")
+	user.register(cmd.Flags())
 	return cmd
+}
+
+// vaultStats summarises v with its repository's HEAD, when it has one.
+func (m *Main) vaultStats(ctx context.Context, v *vault.Vault) view.VaultStats {
+	head := ""
+	if store, err := openGit(ctx, v.Dir()); err == nil {
+		if st, err := store.State(ctx); err == nil {
+			head = st.Head
+		}
+		store.Close()
+	}
+	return view.VaultStatsOf(v, head, m.Now())
+}
+
+func printStats(w io.Writer, s view.VaultStats) {
+	fmt.Fprintf(w, "vault     %s\nmemories  %d (in force %d, expired %d, future %d, stale %d)\n", s.Vault, s.Total, s.InForce, s.Expired, s.Future, s.Stale)
+	for _, l := range vault.AllLayers() {
+		fmt.Fprintf(w, "  L%d %-11s %d\n", int(l), l, s.ByLayer[l.String()])
+	}
+	for _, st := range []vault.Status{vault.StatusActive, vault.StatusSuperseded, vault.StatusArchived} {
+		fmt.Fprintf(w, "  %-14s %d\n", st, s.ByStatus[string(st)])
+	}
+	fmt.Fprintf(w, "problems  %d errors, %d warnings (memvault lint)\n", s.Errors, s.Warnings)
 }

@@ -151,10 +151,15 @@ func TestCLIWorksOnTheSetOfVaults(t *testing.T) {
 		if code != exitUsage || !strings.Contains(r.lastStderr, "scope: want project or user") {
 			t.Errorf("--scope team: exit %d, %q", code, r.lastStderr)
 		}
-		// Without the user vault JSON results name no vault, as before.
-		out := r.ok("recall", "answer", "--json", "--no-user-vault")
-		if strings.Contains(out, `"vault"`) {
-			t.Errorf("recall of the project vault alone names vaults:\n%s", out)
+		// Without the user vault every result is the project's (view.RecallResult always names its vault).
+		out := decodeJSON[recallJSONOut](t, r.ok("recall", "answer", "--json", "--no-user-vault"))
+		if len(out.Results) == 0 {
+			t.Fatal("recall of the project vault alone found nothing")
+		}
+		for _, x := range out.Results {
+			if x.Vault != projectScope {
+				t.Errorf("recall of the project vault alone: %+v, want vault %q", x, projectScope)
+			}
 		}
 	})
 }

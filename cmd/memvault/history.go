@@ -1,6 +1,8 @@
 package main
 
 import (
+	"context"
+	"errors"
 	"fmt"
 	"io"
 	"slices"
@@ -8,11 +10,12 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/memvault/memvault/cmd/memvault/internal/view"
+	"github.com/memvault/memvault/vault"
 	"github.com/memvault/memvault/vault/history"
 )
 
-// This file renders a memory's history for people (history) and the
-// one-line change summaries why and memory_history share; vault/history
+// This file renders a memory's history for people (history); vault/history
 // gathers it.
 
 // listDelta renders the change of a list field ("[a, b]" → "[b, c]") as
@@ -62,6 +65,7 @@ func fmtChange(c history.FieldChange) string {
 
 func (m *Main) historyCommand() *cobra.Command {
 	var asJSON bool
+	var user userVaultFlags
 	cmd := &cobra.Command{
 		Use:   "history ID",
 		Short: "List every commit that changed a memory, newest first",
@@ -69,48 +73,76 @@ func (m *Main) historyCommand() *cobra.Command {
 when it moved between layer folders: when, who (author and client), why (the
 commit message body), which fields changed and a short diff of its body.
 The memory may have been deleted since; its history is still found through
-the Memory-Id trailer of memvault's commits.`,
+the Memory-Id trailer of memvault's commits. The memory may be in the
+project vault or the user vault (--user-vault, default ~/.memvault when it
+exists), as the MCP server's memory_history finds it.`,
 		Example: `  memvault history 01M1JYSK001JFGN6A8F2MM0K3R
   memvault history 01M1JYSK001JFGN6A8F2MM0K3R --json`,
 		Args: exactArgs(1, "ID"),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			ctx := cmd.Context()
 			id := args[0]
-			g, err := m.needRepo(ctx, "history")
+			project, err := m.openVault(ctx)
 			if err != nil {
 				return err
 			}
-			defer g.Close()
-			// One memory's story does not need the whole vault loaded.
-			cur, err := history.FindMemoryFile(ctx, g.dir, id)
+			u, err := m.userVault(ctx, user, project.Dir(), func(u *Main) (*vault.Vault, error) { return u.openVault(ctx) })
 			if err != nil {
 				return err
 			}
-			story, err := g.past(m.Now).History(ctx, id, cur)
+			set := m.newSet(project, u)
+			story, in, err := m.story(ctx, set, id)
 			if err != nil {
 				return err
 			}
 			if asJSON {
-				return writeJSON(m.Stdout, map[string]any{"id": id, "title": story.Title, "path": story.Path, "revisions": orEmptyRevs(story.Revisions)})
+				return writeJSON(m.Stdout, view.HistoryOf(story, in, set.SupersededBy(id)))
 			}
-			printHistory(m.Stdout, id, story.Title, story.Revisions)
+			printHistory(m.Stdout, story, in)
 			return nil
 		},
 	}
 	cmd.Flags().BoolVar(&asJSON, "json", false, "print JSON")
+	user.register(cmd.Flags())
 	return cmd
 }
 
-func orEmptyRevs(r []history.Revision) []history.Revision {
-	if r == nil {
-		return []history.Revision{}
+// story tells memory id's story from the history of the vault that holds
+// it, or, for a memory deleted since, of the first vault whose history
+// knows it, and names that vault.
+func (m *Main) story(ctx context.Context, set *vault.Set, id string) (*history.Story, string, error) {
+	members := set.Members()
+	in, cur, err := set.Find(id)
+	if err == nil {
+		members = []vault.Member{in}
 	}
-	return r
+	for i, mb := range members {
+		g, err := needRepoAt(ctx, mb.Vault.Dir(), "history")
+		if err != nil {
+			return nil, "", err
+		}
+		story, err := g.past(m.Now).History(ctx, id, cur)
+		g.Close()
+		if errors.Is(err, vault.ErrNotFound) && i+1 < len(members) {
+			continue
+		}
+		if err != nil {
+			return nil, "", err
+		}
+		return story, mb.Name, nil
+	}
+	return nil, "", fmt.Errorf("%w: %s", vault.ErrNotFound, id)
 }
 
-// printHistory writes revisions as readable blocks.
-func printHistory(w io.Writer, id, title string, revs []history.Revision) {
-	fmt.Fprintf(w, "%s (%s)\n", title, id)
+// printHistory writes a story as readable blocks; one told by the user
+// vault says so.
+func printHistory(w io.Writer, story *history.Story, vaultName string) {
+	revs := story.Revisions
+	where := ""
+	if vaultName != vault.ProjectVault {
+		where = ", in the " + vaultName + " vault"
+	}
+	fmt.Fprintf(w, "%s (%s)%s\n", story.Title, story.ID, where)
 	if len(revs) == 0 {
 		fmt.Fprintln(w, "no commits yet: the memory is not committed (L1 transient, or a hand edit; see memvault doctor)")
 		return
@@ -149,31 +181,9 @@ func printHistory(w io.Writer, id, title string, revs []history.Revision) {
 	}
 }
 
-// changeSummary is a one-line account of a revision's changes, for why.
-func changeSummary(r history.Revision) string {
-	var parts []string
-	for _, c := range r.Changes {
-		if c.Field == "version" {
-			continue
-		}
-		switch c.Field {
-		case "status", "importance", "layer":
-			parts = append(parts, fmt.Sprintf("%s %s → %s", c.Field, orNone(c.Old), orNone(c.New)))
-		default:
-			parts = append(parts, c.Field)
-		}
-	}
-	if len(r.BodyDiff) > 0 {
-		parts = append(parts, "body")
-	}
-	if r.OldPath != "" {
-		parts = append(parts, "moved from "+r.OldPath)
-	}
-	if len(parts) == 0 {
-		return r.Kind
-	}
-	return r.Kind + " (" + strings.Join(parts, ", ") + ")"
-}
+// changeSummary is view.Summary, for the MCP tools until they use the
+// view package too.
+func changeSummary(r history.Revision) string { return view.Summary(r) }
 
 func orNone(s string) string {
 	if s == "" {
