@@ -4,10 +4,12 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"path/filepath"
 	"strings"
 	"time"
 
 	"github.com/memvault/memvault/gitstore"
+	"github.com/memvault/memvault/vault"
 	"github.com/memvault/memvault/vault/history"
 )
 
@@ -22,7 +24,10 @@ type gitRepo struct {
 	dir, prefix string
 }
 
-var _ history.Repo = (*gitRepo)(nil)
+var (
+	_ history.Repo     = (*gitRepo)(nil)
+	_ vault.DoctorRepo = (*gitRepo)(nil)
+)
 
 // newGitRepo wraps an open store for the vault at dir.
 func newGitRepo(store *gitstore.Store, dir string) (*gitRepo, error) {
@@ -185,4 +190,42 @@ func notFound(err error) error {
 		return fmt.Errorf("%w: %w", history.ErrNotFound, err)
 	}
 	return err
+}
+
+// State implements vault.DoctorRepo.
+func (g *gitRepo) State(ctx context.Context) (vault.RepoState, error) {
+	st, err := g.store.State(ctx)
+	if err != nil {
+		return vault.RepoState{}, err
+	}
+	out := vault.RepoState{Root: g.store.Root(), Branch: st.Branch, Head: st.Head, Detached: st.Detached, Unborn: st.Unborn,
+		Operation: st.Operation, RefLock: st.RefLock}
+	if st.IndexLocked {
+		out.IndexLock = filepath.Join(g.store.GitDir(), "index.lock")
+	}
+	return out, nil
+}
+
+// Changed implements vault.DoctorRepo.
+func (g *gitRepo) Changed(ctx context.Context) ([]string, error) {
+	paths, err := g.store.Dirty(ctx, g.dir)
+	if err != nil {
+		return nil, err
+	}
+	out := make([]string, 0, len(paths))
+	for _, p := range paths {
+		if rel, err := filepath.Rel(g.dir, p); err == nil {
+			out = append(out, filepath.ToSlash(rel))
+		}
+	}
+	return out, nil
+}
+
+// ReadHead implements vault.DoctorRepo.
+func (g *gitRepo) ReadHead(ctx context.Context, rel string) ([]byte, error) {
+	data, err := g.ReadFile(ctx, "", rel)
+	if errors.Is(err, history.ErrNotFound) {
+		return nil, nil
+	}
+	return data, err
 }

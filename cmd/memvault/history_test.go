@@ -12,6 +12,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/memvault/memvault/gitstore"
+	"github.com/memvault/memvault/vault"
 	"github.com/memvault/memvault/vault/commitmsg"
 	"github.com/memvault/memvault/vault/history"
 )
@@ -462,12 +463,12 @@ func TestDoctor(t *testing.T) {
 			t.Errorf("doctor --fix:\n%s", out)
 		}
 		_, msg := r.head()
-		if cm := commitmsg.Parse(msg); cm.Body != handEditReason || cm.Get(commitmsg.KeyID) != id {
+		if cm := commitmsg.Parse(msg); cm.Body != vault.HandEditReason || cm.Get(commitmsg.KeyID) != id {
 			t.Errorf("hand-edit commit %q", msg)
 		}
 		var h historyJSON
 		json.Unmarshal([]byte(r.ok("history", id, "--json")), &h)
-		if len(h.Revisions) != 2 || h.Revisions[0].Reason != handEditReason {
+		if len(h.Revisions) != 2 || h.Revisions[0].Reason != vault.HandEditReason {
 			t.Errorf("history does not show the hand edit: %+v", h.Revisions)
 		}
 		os.Remove(broken)
