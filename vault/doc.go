@@ -15,7 +15,6 @@
 // It imports the parser, its own subpackages and the standard library
 // only. Git, file watching and MCP are adapters that plug in through the
 // small interfaces declared here (Committer, DoctorRepo) and in
-// vault/history (Repo),
-// and are wired together in cmd/memvault. Commit messages are written and
-// read through vault/commitmsg.
+// vault/history (Repo), and are wired together in cmd/memvault. Commit
+// messages are written and read through vault/commitmsg.
 package vault
