@@ -196,13 +196,3 @@ func testHookCommonDir(t *testing.T, bin string) {
 		t.Fatalf("commit with a secret went through in the main worktree:\n%s", out)
 	}
 }
-
-func TestConfigHooksPath(t *testing.T) {
-	p := filepath.Join(t.TempDir(), "config")
-	if err := os.WriteFile(p, []byte("[core]\n\tbare = false\n\thooksPath = .githooks\n[user]\n\thooksPath = no\n"), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	if got := configHooksPath(p); got != ".githooks" {
-		t.Errorf("configHooksPath = %q, want .githooks", got)
-	}
-}
