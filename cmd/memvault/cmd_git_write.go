@@ -3,7 +3,6 @@ package main
 import (
 	"errors"
 	"fmt"
-	"slices"
 	"time"
 
 	"github.com/spf13/cobra"
@@ -221,42 +220,12 @@ again with its old id.`,
 			if by.Reason == "" {
 				by.Reason = fmt.Sprintf("restore the version of %s", shortHash(rev))
 			}
-			// An expiry that was the layer's default, not written in the
-			// file, is left to the write path to set from now: restoring it
-			// verbatim would bring the memory back already expired.
-			expires := &old.ExpiresAt
-			if ttl := old.Layer.TTL(); ttl > 0 && old.ExpiresAt.Equal(old.UpdatedAt.Add(ttl)) {
-				expires = nil
+			res, err := v.Restore(ctx, old, by)
+			if errors.Is(err, vault.ErrUnchanged) {
+				return usagef("restore: %s already matches its version at %s", id, shortHash(rev))
 			}
-			var res vault.WriteResult
-			cur, err := v.Get(id)
-			if errors.Is(err, vault.ErrNotFound) {
-				n := vault.NewMemory{
-					ID: id, Title: old.Title, Content: old.Body, Layer: old.Layer, Tags: old.Tags,
-					Aliases: old.Aliases, Importance: old.Importance, EffectiveAt: old.EffectiveAt,
-					Supersedes: old.Supersedes, Links: old.Links, Kind: old.Source.Kind,
-				}
-				if expires != nil {
-					n.ExpiresAt = *expires
-				}
-				if res, err = v.Create(ctx, n, by); err != nil {
-					return err
-				}
-			} else {
-				p := vault.Patch{Title: &old.Title, Content: &old.Body, Layer: &old.Layer, Tags: &old.Tags,
-					Importance: &old.Importance, EffectiveAt: &old.EffectiveAt, ExpiresAt: expires,
-					Status: &old.Status, Links: &old.Links}
-				// Any Supersedes in a patch makes the write a "supersede";
-				// give it only when it changes.
-				if !slices.Equal(old.Supersedes, cur.Supersedes) {
-					p.Supersedes = &old.Supersedes
-				}
-				if res, err = v.Update(ctx, id, 0, p, by); err != nil {
-					if errors.Is(err, vault.ErrUnchanged) {
-						return usagef("restore: %s already matches its version at %s", id, shortHash(rev))
-					}
-					return err
-				}
+			if err != nil {
+				return err
 			}
 			if asJSON {
 				return writeJSON(m.Stdout, view.WriteOf(res, vault.ProjectVault))
