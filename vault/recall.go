@@ -95,30 +95,16 @@ func (v *Vault) Recall(q Query) []Result {
 	if snippetRunes <= 0 {
 		snippetRunes = DefaultSnippetRunes
 	}
-	tags := make(map[string]bool, len(q.Tags))
-	for _, t := range q.Tags {
-		tags[strings.ToLower(strings.TrimPrefix(strings.TrimSpace(t), "#"))] = true
-	}
+	tags := tagSet(q.Tags)
 
 	v.mu.RLock()
 	defer v.mu.RUnlock()
 	succ := v.successors()
 	keep := func(id index.DocID, m *Memory) (string, bool) {
-		if m == nil || (len(q.Layers) > 0 && !slices.Contains(q.Layers, m.Layer)) {
+		if !q.selects(m, tags) {
 			return "", false
 		}
-		if !q.Since.IsZero() && m.UpdatedAt.Before(q.Since) {
-			return "", false
-		}
-		if len(tags) > 0 && !hasAnyTag(m, tags) {
-			return "", false
-		}
-		var state string
-		if int(id) < len(v.replaced) && v.replaced[id] {
-			state = v.stateAt(m, at, succ)
-		} else {
-			state = plainState(m, at)
-		}
+		state := v.stateLocked(id, m, at, succ)
 		if state == "unborn" {
 			return "", false // did not exist yet at the query instant
 		}
@@ -142,22 +128,59 @@ func (v *Vault) Recall(q Query) []Result {
 	for _, h := range hits {
 		m := v.entries[h.ID]
 		state, _ := keep(h.ID, m)
-		r := Result{Memory: m.clone(), Score: h.Score, Relevance: h.Relevance, State: state,
-			Snippet: index.Snippet(m.Text, h.Terms, snippetRunes)}
-		for _, id := range m.Supersedes {
-			r.Supersedes = append(r.Supersedes, v.refLocked(id))
-		}
-		if q.IncludeInactive {
-			for _, s := range succ[m.ID] {
-				if sm := v.memLocked(s); sm != nil && sm.Status == StatusActive && sm.InForce(at) {
-					r.SupersededBy = append(r.SupersededBy, Ref{ID: sm.ID, Title: sm.Title})
-				}
-			}
-		}
+		r := v.resultLocked(m, state, at, succ, q.IncludeInactive)
+		r.Score, r.Relevance, r.Snippet = h.Score, h.Relevance, index.Snippet(m.Text, h.Terms, snippetRunes)
 		out = append(out, r)
 	}
 	markConflicts(out)
 	return out
+}
+
+// tagSet is the set of tags a query asks for, as hasAnyTag compares them.
+func tagSet(tags []string) map[string]bool {
+	out := make(map[string]bool, len(tags))
+	for _, t := range tags {
+		out[strings.ToLower(strings.TrimPrefix(strings.TrimSpace(t), "#"))] = true
+	}
+	return out
+}
+
+// selects reports whether m passes q's layer, since and tag filters; tags
+// is tagSet(q.Tags).
+func (q Query) selects(m *Memory, tags map[string]bool) bool {
+	switch {
+	case m == nil, len(q.Layers) > 0 && !slices.Contains(q.Layers, m.Layer):
+		return false
+	case !q.Since.IsZero() && m.UpdatedAt.Before(q.Since):
+		return false
+	}
+	return len(tags) == 0 || hasAnyTag(m, tags)
+}
+
+// stateLocked is the state of m (entry id) at instant at, "unborn" before
+// it was created; caller holds v.mu.
+func (v *Vault) stateLocked(id index.DocID, m *Memory, at time.Time, succ map[string][]string) string {
+	if int(id) < len(v.replaced) && v.replaced[id] {
+		return v.stateAt(m, at, succ)
+	}
+	return plainState(m, at)
+}
+
+// resultLocked is m's result in state: the memories it supersedes and,
+// with successors, the in-force ones that supersede it. Caller holds v.mu.
+func (v *Vault) resultLocked(m *Memory, state string, at time.Time, succ map[string][]string, successors bool) Result {
+	r := Result{Memory: m.clone(), State: state}
+	for _, id := range m.Supersedes {
+		r.Supersedes = append(r.Supersedes, v.refLocked(id))
+	}
+	if successors {
+		for _, s := range succ[m.ID] {
+			if sm := v.memLocked(s); sm != nil && sm.Status == StatusActive && sm.InForce(at) {
+				r.SupersededBy = append(r.SupersededBy, Ref{ID: sm.ID, Title: sm.Title})
+			}
+		}
+	}
+	return r
 }
 
 // Weight is the non-relevance part of a memory's score at instant at:
