@@ -100,6 +100,9 @@ var (
 	ErrNotFound = errors.New("not in the repository")
 	// ErrNoMatch reports a question no memory in force answers.
 	ErrNoMatch = errors.New("no memory in force matches")
+	// ErrNoHistory reports that none of the vaults asked about has a git
+	// history to read.
+	ErrNoHistory = errors.New("no git history")
 )
 
 // RevisionError reports a revision the caller named that the repository
