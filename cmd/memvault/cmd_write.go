@@ -167,14 +167,7 @@ func splitList(s string) []string {
 }
 
 // parseTime accepts RFC3339 instants and plain dates (midnight UTC).
-func parseTime(s string) (time.Time, error) {
-	for _, layout := range []string{time.RFC3339Nano, "2006-01-02T15:04:05", "2006-01-02T15:04", "2006-01-02"} {
-		if t, err := time.Parse(layout, s); err == nil {
-			return t.UTC(), nil
-		}
-	}
-	return time.Time{}, fmt.Errorf("%q is not an RFC3339 instant (2026-12-01T09:00:00Z) or a date (2026-12-01)", s)
-}
+func parseTime(s string) (time.Time, error) { return vault.ParseInstant(s) }
 
 func parseTimeFlag(name, s string) (time.Time, error) {
 	if s == "" {
