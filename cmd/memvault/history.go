@@ -11,6 +11,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/memvault/memvault/cmd/memvault/internal/view"
+	"github.com/memvault/memvault/gitstore"
 	"github.com/memvault/memvault/vault"
 	"github.com/memvault/memvault/vault/history"
 )
@@ -107,31 +108,28 @@ exists), as the MCP server's memory_history finds it.`,
 	return cmd
 }
 
-// story tells memory id's story from the history of the vault that holds
-// it, or, for a memory deleted since, of the first vault whose history
-// knows it, and names that vault.
+// story tells memory id's story from the history of the vault of the set
+// that holds it, or, for a memory deleted since, of the first whose
+// history knows it, and names that vault.
 func (m *Main) story(ctx context.Context, set *vault.Set, id string) (*history.Story, string, error) {
-	members := set.Members()
-	in, cur, err := set.Find(id)
-	if err == nil {
-		members = []vault.Member{in}
+	var holders []history.Holder
+	for _, mb := range set.Members() {
+		h := history.Holder{Name: mb.Name, Vault: mb.Vault}
+		g, err := openRepoAt(ctx, mb.Vault.Dir())
+		switch {
+		case err == nil:
+			defer g.Close()
+			h.Teller = g.past(m.Now)
+		case !errors.Is(err, gitstore.ErrNotRepository):
+			return nil, "", fmt.Errorf("open git repository: %w", err)
+		}
+		holders = append(holders, h)
 	}
-	for i, mb := range members {
-		g, err := needRepoAt(ctx, mb.Vault.Dir(), "history")
-		if err != nil {
-			return nil, "", err
-		}
-		story, err := g.past(m.Now).History(ctx, id, cur)
-		g.Close()
-		if errors.Is(err, vault.ErrNotFound) && i+1 < len(members) {
-			continue
-		}
-		if err != nil {
-			return nil, "", err
-		}
-		return story, mb.Name, nil
+	story, name, err := history.FindStory(ctx, id, holders)
+	if errors.Is(err, history.ErrNoHistory) {
+		return nil, "", usagef("history needs the vault to be in a git repository; this one is not")
 	}
-	return nil, "", fmt.Errorf("%w: %s", vault.ErrNotFound, id)
+	return story, name, err
 }
 
 // printHistory writes a story as readable blocks; one told by the user

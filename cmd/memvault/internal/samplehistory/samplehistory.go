@@ -75,6 +75,12 @@ func Replay(ctx context.Context, sampleDir, repoDir string) error {
 	if len(steps) == 0 {
 		return fmt.Errorf("sample history in %s has no steps", sampleDir)
 	}
+	// gitstore reads a relative path as relative to the repository's
+	// root, not to the working directory: a relative repoDir would name
+	// files that do not exist, and every commit would be empty.
+	if repoDir, err = filepath.Abs(repoDir); err != nil {
+		return err
+	}
 	store, err := gitstore.Init(ctx, repoDir)
 	if err != nil {
 		return err

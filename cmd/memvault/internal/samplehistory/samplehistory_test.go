@@ -113,11 +113,38 @@ func TestReplay(t *testing.T) {
 		}
 	})
 
+	t.Run("a relative folder is the working directory's", func(t *testing.T) {
+		rel, err := filepath.Rel(mustGetwd(t), filepath.Join(t.TempDir(), "relative"))
+		if err != nil {
+			t.Skip("the temporary folder has no path relative to the working directory")
+		}
+		if err := Replay(ctx, sample, rel); err != nil {
+			t.Fatal(err)
+		}
+		s, err := gitstore.Open(ctx, rel)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer s.Close()
+		if cs, err := s.History(ctx, filepath.Join(s.Root(), VaultDir), gitstore.HistoryOptions{}); err != nil || len(cs) != len(steps)+1 {
+			t.Errorf("%d commits (%v), want %d", len(cs), err, len(steps)+1)
+		}
+	})
+
 	t.Run("refuses a repository with commits", func(t *testing.T) {
 		if err := Replay(ctx, sample, root); err == nil {
 			t.Error("replayed over existing history")
 		}
 	})
+}
+
+func mustGetwd(t testing.TB) string {
+	t.Helper()
+	wd, err := os.Getwd()
+	if err != nil {
+		t.Fatal(err)
+	}
+	return wd
 }
 
 func readFile(t testing.TB, p string) string {
