@@ -176,9 +176,6 @@ func (m *Main) openVaultAt(ctx context.Context, dir string) (*vault.Vault, error
 	return v, nil
 }
 
-// errNoArgs is returned by commands that need an argument they did not get.
-var errNoArgs = errors.New("missing argument")
-
 func exists(p string) bool {
 	_, err := os.Lstat(p)
 	return err == nil

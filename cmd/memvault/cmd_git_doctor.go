@@ -8,6 +8,8 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/memvault/memvault/cmd/memvault/internal/clitext"
+	"github.com/memvault/memvault/cmd/memvault/internal/gitrepo"
 	"github.com/memvault/memvault/gitstore"
 	"github.com/memvault/memvault/vault"
 )
@@ -40,7 +42,7 @@ The exit status is 1 while problems remain.`,
 				}
 			} else {
 				for _, c := range rep.Checks {
-					fmt.Fprintf(m.Stdout, "%-8s %-9s %s\n", c.Status, c.Name, indentRest(c.Detail, strings.Repeat(" ", 19)))
+					fmt.Fprintf(m.Stdout, "%-8s %-9s %s\n", c.Status, c.Name, clitext.IndentRest(c.Detail, strings.Repeat(" ", 19)))
 				}
 			}
 			if n := rep.Problems(); n > 0 {
@@ -48,7 +50,7 @@ The exit status is 1 while problems remain.`,
 				if !fix {
 					hint = " (memvault doctor --fix repairs what it safely can)"
 				}
-				return usagef("doctor: %s%s", plural(n, "problem"), hint)
+				return usagef("doctor: %s%s", clitext.Plural(n, "problem"), hint)
 			}
 			if !asJSON {
 				fmt.Fprintln(m.Stdout, "no problems")
@@ -82,7 +84,7 @@ func (m *Main) doctor(ctx context.Context, fix bool) (vault.DoctorReport, error)
 	store.Close()
 	var (
 		v *vault.Vault
-		g *gitRepo
+		g *gitrepo.Repo
 	)
 	if fix {
 		// Open with the committer, which finishes the journal, but leave
@@ -92,14 +94,16 @@ func (m *Main) doctor(ctx context.Context, fix bool) (vault.DoctorReport, error)
 			return vault.DoctorReport{}, err
 		}
 		defer wstore.Close()
-		if g, err = newGitRepo(wstore, dir); err != nil {
+		if g, err = gitrepo.New(wstore, dir); err != nil {
 			return vault.DoctorReport{}, err
 		}
 	} else {
-		if g, err = m.openRepo(ctx); err != nil {
+		r, err := m.openRepo(ctx)
+		if err != nil {
 			return vault.DoctorReport{}, err
 		}
-		defer g.Close()
+		defer r.Close()
+		g = r.Repo
 		if v, err = m.openVault(ctx); err != nil {
 			return vault.DoctorReport{}, err
 		}
@@ -107,5 +111,5 @@ func (m *Main) doctor(ctx context.Context, fix bool) (vault.DoctorReport, error)
 	// Without --fix nothing is committed: an unusable MEMVAULT_AUTHOR is
 	// not doctor's business then (openGitVault refused it with --fix).
 	author, _ := parseAuthor(m.Getenv("MEMVAULT_AUTHOR"))
-	return vault.Doctor{Repo: g, Committer: gitCommitter{store: g.store, author: author, logger: m.logger}, Fix: fix}.Run(ctx, v)
+	return vault.Doctor{Repo: g, Committer: gitCommitter{store: g.Store(), author: author, logger: m.logger}, Fix: fix}.Run(ctx, v)
 }

@@ -198,38 +198,3 @@ func TestImportExportUsageErrors(t *testing.T) {
 		})
 	}
 }
-
-func TestProgressBar(t *testing.T) {
-	tests := []struct {
-		name     string
-		terminal bool
-		steps    [][3]int // done, total, milliseconds since the start
-		want     string
-	}{
-		{"not a terminal: nothing", false, [][3]int{{1, 2, 0}, {2, 2, 500}}, ""},
-		{"terminal: redrawn at most every 100 ms, always at the end, then cleared", true,
-			[][3]int{{1, 4, 0}, {2, 4, 50}, {3, 4, 150}, {4, 4, 160}},
-			"\rimporting [=======>                      ] 1/4" +
-				"\rimporting [======================>       ] 3/4" +
-				"\rimporting [==============================] 4/4\r\033[K"},
-		{"terminal, nothing to do: nothing", true, nil, ""},
-	}
-	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
-			var buf strings.Builder
-			b := newProgressBar(&buf, "importing")
-			b.on = tt.terminal // a strings.Builder is never a terminal
-			start := time.Date(2026, 11, 30, 12, 0, 0, 0, time.UTC)
-			var at time.Time
-			b.now = func() time.Time { return at }
-			for _, s := range tt.steps {
-				at = start.Add(time.Duration(s[2]) * time.Millisecond)
-				b.set(s[0], s[1])
-			}
-			b.done()
-			if got := buf.String(); got != tt.want {
-				t.Errorf("drew %q, want %q", got, tt.want)
-			}
-		})
-	}
-}

@@ -2,10 +2,10 @@ package main
 
 import (
 	"fmt"
-	"io"
 
 	"github.com/spf13/cobra"
 
+	"github.com/memvault/memvault/cmd/memvault/internal/clitext"
 	"github.com/memvault/memvault/vault"
 )
 
@@ -65,7 +65,7 @@ list_memories answers.`,
 			if asJSON {
 				return writeJSON(m.Stdout, recallView(rs))
 			}
-			printList(m.Stdout, rs)
+			clitext.List(m.Stdout, rs)
 			if more {
 				fmt.Fprintf(m.Stderr, "memvault: more memories match: raise --limit (0 lists all) or filter by --layer, --status or --tag\n")
 			}
@@ -80,16 +80,4 @@ list_memories answers.`,
 	fl.BoolVar(&asJSON, "json", false, "print JSON")
 	user.register(fl)
 	return cmd
-}
-
-// printList writes one line per memory.
-func printList(w io.Writer, rs []vault.SetResult) {
-	if len(rs) == 0 {
-		fmt.Fprintln(w, "no memories found")
-		return
-	}
-	for _, r := range rs {
-		mem := r.Memory
-		fmt.Fprintf(w, "L%d %-10s  %-10s  v%-3d %s  %s  %s\n", int(mem.Layer), mem.Layer, r.State, mem.Version, mem.Title, mem.ID, inVault(mem.Path, r.Vault))
-	}
 }

@@ -3,15 +3,13 @@ package main
 import (
 	"context"
 	"fmt"
-	"io"
 	"os"
 	"path/filepath"
 	"sort"
-	"strings"
-	"time"
 
 	"github.com/spf13/cobra"
 
+	"github.com/memvault/memvault/cmd/memvault/internal/clitext"
 	"github.com/memvault/memvault/cmd/memvault/internal/view"
 	"github.com/memvault/memvault/parser"
 	"github.com/memvault/memvault/vault"
@@ -87,7 +85,7 @@ now on it reads the vaults as they are, transient memories included.
 			if now.IsZero() {
 				now = m.Now()
 			}
-			printResults(m.Stdout, rs, now)
+			clitext.Results(m.Stdout, rs, now)
 			return nil
 		},
 	}
@@ -104,18 +102,6 @@ now on it reads the vaults as they are, transient memories included.
 	return cmd
 }
 
-// orEmpty makes a nil list encode as [], for the JSON the MCP tools
-// build until they use the view package too.
-func orEmpty(s []string) []string {
-	if s == nil {
-		return []string{}
-	}
-	return s
-}
-
-// round3 rounds a score to three decimals, for the MCP tools' own JSON.
-func round3(f float64) float64 { return float64(int64(f*1000+0.5)) / 1000 }
-
 // recallView is the JSON of a recall.
 func recallView(rs []vault.SetResult) view.Recall {
 	out := view.Recall{Results: make([]view.RecallResult, 0, len(rs))}
@@ -123,95 +109,6 @@ func recallView(rs []vault.SetResult) view.Recall {
 		out.Results = append(out.Results, view.RecallResultOf(r))
 	}
 	return out
-}
-
-// printResults writes recall results as readable blocks; a result from
-// the user vault says so after its path.
-func printResults(w io.Writer, rs []vault.SetResult, now time.Time) {
-	if len(rs) == 0 {
-		fmt.Fprintln(w, "no memories found")
-		return
-	}
-	titles := map[string]string{}
-	for _, r := range rs {
-		titles[r.Memory.ID] = r.Memory.Title
-	}
-	for i, r := range rs {
-		mem := r.Memory
-		fmt.Fprintf(w, "【记忆 #%d】 %s\n", i+1, mem.Title)
-		meta := []string{fmt.Sprintf("L%d %s", int(mem.Layer), mem.Layer)}
-		if len(mem.Tags) > 0 {
-			meta = append(meta, "tags: "+strings.Join(mem.Tags, ", "))
-		}
-		meta = append(meta, "updated "+ago(now, mem.UpdatedAt), fmt.Sprintf("importance %d", mem.Importance), fmt.Sprintf("score %.3f", r.Score))
-		if r.State != string(vault.StatusActive) {
-			meta = append(meta, "status: "+r.State)
-		}
-		if mem.Stale {
-			meta = append(meta, "STALE: the file no longer parses; showing its last good version")
-		}
-		fmt.Fprintf(w, "  %s\n", strings.Join(meta, " · "))
-		if !mem.EffectiveAt.IsZero() {
-			fmt.Fprintf(w, "  effective from %s\n", mem.EffectiveAt.Format(time.RFC3339))
-		}
-		for _, s := range r.Supersedes {
-			fmt.Fprintf(w, "  supersedes: %s (%s)\n", s.Title, s.ID)
-		}
-		for _, s := range r.SupersededBy {
-			fmt.Fprintf(w, "  superseded by: %s (%s)\n", s.Title, s.ID)
-		}
-		for _, c := range r.PossibleConflict {
-			fmt.Fprintf(w, "  ⚠ possible conflict with: %s (%s) — ask which rule holds\n", titles[c], c)
-		}
-		for _, line := range strings.Split(strings.TrimSpace(r.Snippet), "\n") {
-			fmt.Fprintf(w, "  │ %s\n", line)
-		}
-		fmt.Fprintf(w, "  id %s · %s\n\n", mem.ID, inVault(mem.Path, r.Vault))
-	}
-}
-
-// inVault is a memory's path for people, naming its vault when it is not
-// the project's.
-func inVault(path, vaultName string) string {
-	if vaultName != "" && vaultName != vault.ProjectVault {
-		return path + " (" + vaultName + " vault)"
-	}
-	return path
-}
-
-// ago renders a past instant relative to now for people.
-func ago(now, t time.Time) string {
-	d := now.Sub(t)
-	future := d < 0
-	if future {
-		d = -d
-	}
-	var s string
-	switch {
-	case d < time.Minute:
-		return "just now"
-	case d < time.Hour:
-		s = plural(int(d/time.Minute), "minute")
-	case d < 24*time.Hour:
-		s = plural(int(d/time.Hour), "hour")
-	case d < 60*24*time.Hour:
-		s = plural(int(d/(24*time.Hour)), "day")
-	case d < 365*24*time.Hour:
-		s = plural(int(d/(30*24*time.Hour)), "month")
-	default:
-		s = plural(int(d/(365*24*time.Hour)), "year")
-	}
-	if future {
-		return "in " + s
-	}
-	return s + " ago"
-}
-
-func plural(n int, unit string) string {
-	if n == 1 {
-		return "1 " + unit
-	}
-	return fmt.Sprintf("%d %ss", n, unit)
 }
 
 func (m *Main) showCommand() *cobra.Command {
@@ -237,44 +134,13 @@ server's get_memory does.`,
 			if asJSON {
 				return writeJSON(m.Stdout, view.MemoryOf(mem, in.Name, related, set.SupersededBy(mem.ID)))
 			}
-			printMemory(m.Stdout, mem, related, in.Name)
+			clitext.Memory(m.Stdout, mem, related, in.Name)
 			return nil
 		},
 	}
 	cmd.Flags().BoolVar(&asJSON, "json", false, "print JSON")
 	user.register(cmd.Flags())
 	return cmd
-}
-
-// printMemory writes a memory for people; one of the user vault says so
-// after its path.
-func printMemory(w io.Writer, mem *vault.Memory, related []vault.Ref, vaultName string) {
-	fmt.Fprintf(w, "%s\n", mem.Title)
-	fmt.Fprintf(w, "  id:         %s\n  path:       %s\n  layer:      L%d %s\n  importance: %d\n  status:     %s\n  version:    %d\n",
-		mem.ID, inVault(mem.Path, vaultName), int(mem.Layer), mem.Layer, mem.Importance, mem.Status, mem.Version)
-	if len(mem.Tags) > 0 {
-		fmt.Fprintf(w, "  tags:       %s\n", strings.Join(mem.Tags, ", "))
-	}
-	fmt.Fprintf(w, "  created:    %s\n  updated:    %s\n", mem.CreatedAt.Format(time.RFC3339), mem.UpdatedAt.Format(time.RFC3339))
-	if !mem.EffectiveAt.IsZero() {
-		fmt.Fprintf(w, "  effective:  %s\n", mem.EffectiveAt.Format(time.RFC3339))
-	}
-	if !mem.ExpiresAt.IsZero() {
-		fmt.Fprintf(w, "  expires:    %s\n", mem.ExpiresAt.Format(time.RFC3339))
-	}
-	if len(mem.Supersedes) > 0 {
-		fmt.Fprintf(w, "  supersedes: %s\n", strings.Join(mem.Supersedes, ", "))
-	}
-	for _, r := range related {
-		fmt.Fprintf(w, "  related:    %s (%s)\n", r.Title, r.ID)
-	}
-	if mem.Source.Client != "" || mem.Source.Kind != "" {
-		fmt.Fprintf(w, "  source:     %s (%s)\n", mem.Source.Client, mem.Source.Kind)
-	}
-	fmt.Fprintf(w, "\n%s", mem.Body)
-	if !strings.HasSuffix(mem.Body, "\n") {
-		fmt.Fprintln(w)
-	}
 }
 
 func (m *Main) lintCommand() *cobra.Command {
@@ -353,10 +219,10 @@ server's memory_stats answers.`,
 			if asJSON {
 				return writeJSON(m.Stdout, out)
 			}
-			printStats(m.Stdout, out.VaultStats)
+			clitext.Stats(m.Stdout, out.VaultStats)
 			if out.UserVault != nil {
 				fmt.Fprintln(m.Stdout, "\nuser vault")
-				printStats(m.Stdout, *out.UserVault)
+				clitext.Stats(m.Stdout, *out.UserVault)
 			}
 			return nil
 		},
@@ -376,15 +242,4 @@ func (m *Main) vaultStats(ctx context.Context, v *vault.Vault) view.VaultStats {
 		store.Close()
 	}
 	return view.VaultStatsOf(v, head, m.Now())
-}
-
-func printStats(w io.Writer, s view.VaultStats) {
-	fmt.Fprintf(w, "vault     %s\nmemories  %d (in force %d, expired %d, future %d, stale %d)\n", s.Vault, s.Total, s.InForce, s.Expired, s.Future, s.Stale)
-	for _, l := range vault.AllLayers() {
-		fmt.Fprintf(w, "  L%d %-11s %d\n", int(l), l, s.ByLayer[l.String()])
-	}
-	for _, st := range []vault.Status{vault.StatusActive, vault.StatusSuperseded, vault.StatusArchived} {
-		fmt.Fprintf(w, "  %-14s %d\n", st, s.ByStatus[string(st)])
-	}
-	fmt.Fprintf(w, "problems  %d errors, %d warnings (memvault lint)\n", s.Errors, s.Warnings)
 }

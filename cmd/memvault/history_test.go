@@ -11,6 +11,7 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 
+	"github.com/memvault/memvault/cmd/memvault/internal/clitext"
 	"github.com/memvault/memvault/gitstore"
 	"github.com/memvault/memvault/vault"
 	"github.com/memvault/memvault/vault/commitmsg"
@@ -389,7 +390,7 @@ func testDiffSample(t *testing.T, r *cliRepo) {
 		}
 		got := map[string]string{}
 		for _, c := range j.Changes {
-			got[c.ID] = c.Kind + ":" + changeDetails(c)
+			got[c.ID] = c.Kind + ":" + clitext.ChangeDetails(c)
 		}
 		want := map[string]string{
 			sampleAPI200Rule:   "archived:",
