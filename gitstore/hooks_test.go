@@ -51,6 +51,18 @@ func TestInstallHook(t *testing.T) {
 		}
 		return string(b)
 	}
+	absent := func(t *testing.T, p string) {
+		t.Helper()
+		if _, err := os.Lstat(p); !errors.Is(err, os.ErrNotExist) {
+			t.Errorf("%s still there: %v", p, err)
+		}
+	}
+	notOurs := func(t *testing.T, s *Store) {
+		t.Helper()
+		if _, _, err := s.UninstallHook(ctx, h.Name, h.Marker); !errors.Is(err, ErrNotOurHook) {
+			t.Errorf("UninstallHook: %v, want ErrNotOurHook", err)
+		}
+	}
 
 	t.Run("fresh, again, uninstall", func(t *testing.T) {
 		t.Parallel()
@@ -69,12 +81,8 @@ func TestInstallHook(t *testing.T) {
 		if err != nil || p != hook || restored {
 			t.Fatalf("UninstallHook = %q, %v, %v", p, restored, err)
 		}
-		if _, err := os.Lstat(hook); !errors.Is(err, os.ErrNotExist) {
-			t.Errorf("hook still there: %v", err)
-		}
-		if _, _, err := s.UninstallHook(ctx, h.Name, h.Marker); !errors.Is(err, ErrNotOurHook) {
-			t.Errorf("second UninstallHook: %v, want ErrNotOurHook", err)
-		}
+		absent(t, hook)
+		notOurs(t, s)
 	})
 
 	t.Run("someone else's hook is chained and restored", func(t *testing.T) {
@@ -99,12 +107,8 @@ func TestInstallHook(t *testing.T) {
 		if read(hook) != theirs {
 			t.Errorf("after uninstall: %q, want their hook back", read(hook))
 		}
-		if _, err := os.Lstat(hook + ChainedHookSuffix); !errors.Is(err, os.ErrNotExist) {
-			t.Errorf("chained hook left behind: %v", err)
-		}
-		if _, _, err := s.UninstallHook(ctx, h.Name, h.Marker); !errors.Is(err, ErrNotOurHook) {
-			t.Errorf("UninstallHook of their hook: %v, want ErrNotOurHook", err)
-		}
+		absent(t, hook+ChainedHookSuffix)
+		notOurs(t, s)
 	})
 
 	t.Run("both names taken", func(t *testing.T) {

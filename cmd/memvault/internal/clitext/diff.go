@@ -65,19 +65,23 @@ func refList(rs []vault.Ref) string {
 	return strings.Join(out, ", ")
 }
 
-// changeSign marks a kind in the text report, like a diff's +/-.
-func changeSign(kind string) string {
-	switch kind {
-	case history.KindAdded:
-		return "+"
-	case history.KindChanged:
-		return "~"
-	case history.KindSuperseded:
-		return "⇢"
-	case history.KindArchived:
-		return "▫"
+// changeMarks are how the reports mark each kind of change: a sign in the
+// text report, like a diff's +/-, and a label in the Markdown table. A
+// kind not listed is a deletion.
+var changeMarks = map[string]struct{ sign, label string }{
+	history.KindAdded:      {"+", "🆕 added"},
+	history.KindChanged:    {"~", "✏️ changed"},
+	history.KindSuperseded: {"⇢", "⤵️ superseded"},
+	history.KindArchived:   {"▫", "🗄️ archived"},
+	history.KindDeleted:    {"-", "🗑️ deleted"},
+}
+
+// changeMark is the marks of kind.
+func changeMark(kind string) struct{ sign, label string } {
+	if m, ok := changeMarks[kind]; ok {
+		return m
 	}
-	return "-"
+	return changeMarks[history.KindDeleted]
 }
 
 // DiffText writes the memory changes between base and head, by kind.
@@ -93,7 +97,7 @@ func DiffText(w io.Writer, base, head string, changes []history.MemoryChange) {
 				fmt.Fprintf(w, "\n%s%s\n", strings.ToUpper(kind[:1]), kind[1:])
 				first = false
 			}
-			fmt.Fprintf(w, "  %s %s [%s] %s\n", changeSign(kind), c.Title, c.Layer, c.ID)
+			fmt.Fprintf(w, "  %s %s [%s] %s\n", changeMark(kind).sign, c.Title, c.Layer, c.ID)
 			if d := ChangeDetails(c); d != "" {
 				fmt.Fprintf(w, "      %s\n", d)
 			}
@@ -106,21 +110,6 @@ func DiffText(w io.Writer, base, head string, changes []history.MemoryChange) {
 			}
 		}
 	}
-}
-
-// changeLabel names a kind in the Markdown table.
-func changeLabel(kind string) string {
-	switch kind {
-	case history.KindAdded:
-		return "🆕 added"
-	case history.KindChanged:
-		return "✏️ changed"
-	case history.KindSuperseded:
-		return "⤵️ superseded"
-	case history.KindArchived:
-		return "🗄️ archived"
-	}
-	return "🗑️ deleted"
 }
 
 // DiffMarkdown writes a pull-request comment section.
@@ -146,7 +135,7 @@ func DiffMarkdown(w io.Writer, base, head string, changes []history.MemoryChange
 					why += " — _" + c.Client + "_"
 				}
 			}
-			fmt.Fprintf(w, "| %s | **%s**<br>`%s` | %s | %s | %s |\n", changeLabel(kind), mdCell(c.Title), mdCell(c.Path),
+			fmt.Fprintf(w, "| %s | **%s**<br>`%s` | %s | %s | %s |\n", changeMark(kind).label, mdCell(c.Title), mdCell(c.Path),
 				c.Layer, mdCell(ChangeDetails(c)), mdCell(why))
 		}
 	}

@@ -26,18 +26,7 @@ func TestReplay(t *testing.T) {
 	}
 	root := filepath.Join(t.TempDir(), "shopflow")
 	ctx := t.Context()
-	if err := Replay(ctx, sample, root); err != nil {
-		t.Fatal(err)
-	}
-	s, err := gitstore.Open(ctx, root)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer s.Close()
-	commits, err := s.History(ctx, root, gitstore.HistoryOptions{})
-	if err != nil {
-		t.Fatal(err)
-	}
+	s, commits := replayed(t, root)
 	if got, want := len(commits), len(steps)+1; got != want {
 		t.Fatalf("%d commits, want %d (the scaffolding plus one per step)", got, want)
 	}
@@ -77,16 +66,21 @@ func TestReplay(t *testing.T) {
 
 	t.Run("HEAD holds the sample's files", func(t *testing.T) {
 		want := map[string]string{}
-		filepath.WalkDir(sample, func(p string, d fs.DirEntry, err error) error {
+		err := filepath.WalkDir(sample, func(p string, d fs.DirEntry, err error) error {
 			if err != nil || d.IsDir() {
 				return err
 			}
 			rel, _ := filepath.Rel(sample, p)
-			if rel != "history.json" {
-				want[filepath.ToSlash(rel)] = readFile(t, p)
+			if rel == "history.json" {
+				return nil
 			}
-			return nil
+			data, err := os.ReadFile(p)
+			want[filepath.ToSlash(rel)] = string(data)
+			return err
 		})
+		if err != nil {
+			t.Fatal(err)
+		}
 		got := map[string]string{}
 		if err := s.WalkTree(ctx, "HEAD", ".memory", func(p string, data []byte) error {
 			got[strings.TrimPrefix(p, ".memory/")] = string(data)
@@ -105,11 +99,16 @@ func TestReplay(t *testing.T) {
 	})
 
 	t.Run("git agrees", func(t *testing.T) {
-		if out, ok := gitCLI(t, root, "status", "--porcelain"); ok && out != "" {
-			t.Errorf("git status after the replay:\n%s", out)
+		if _, err := exec.LookPath("git"); err != nil {
+			t.Skip("git CLI not installed")
 		}
-		if _, ok := gitCLI(t, root, "fsck", "--strict"); !ok {
-			t.Log("git CLI not installed: fsck skipped")
+		// The machine's git config stays out: status and fsck need none.
+		for _, args := range [][]string{{"status", "--porcelain"}, {"fsck", "--strict"}} {
+			cmd := exec.Command("git", append([]string{"-C", root}, args...)...)
+			cmd.Env = append(os.Environ(), "GIT_CONFIG_NOSYSTEM=1", "GIT_CONFIG_GLOBAL="+os.DevNull)
+			if out, err := cmd.CombinedOutput(); err != nil || (args[0] == "status" && len(out) > 0) {
+				t.Errorf("git %s after the replay: %v\n%s", args[0], err, out)
+			}
 		}
 	})
 
@@ -118,16 +117,8 @@ func TestReplay(t *testing.T) {
 		if err != nil {
 			t.Skip("the temporary folder has no path relative to the working directory")
 		}
-		if err := Replay(ctx, sample, rel); err != nil {
-			t.Fatal(err)
-		}
-		s, err := gitstore.Open(ctx, rel)
-		if err != nil {
-			t.Fatal(err)
-		}
-		defer s.Close()
-		if cs, err := s.History(ctx, filepath.Join(s.Root(), VaultDir), gitstore.HistoryOptions{}); err != nil || len(cs) != len(steps)+1 {
-			t.Errorf("%d commits (%v), want %d", len(cs), err, len(steps)+1)
+		if _, cs := replayed(t, rel); len(cs) != len(steps)+1 {
+			t.Errorf("%d commits, want %d", len(cs), len(steps)+1)
 		}
 	})
 
@@ -138,6 +129,25 @@ func TestReplay(t *testing.T) {
 	})
 }
 
+// replayed replays the sample into dir and returns its repository, open
+// until the test ends, and its commits, newest first.
+func replayed(t *testing.T, dir string) (*gitstore.Store, []gitstore.CommitInfo) {
+	t.Helper()
+	if err := Replay(t.Context(), sample, dir); err != nil {
+		t.Fatal(err)
+	}
+	s, err := gitstore.Open(t.Context(), dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { s.Close() })
+	commits, err := s.History(t.Context(), s.Root(), gitstore.HistoryOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return s, commits
+}
+
 func mustGetwd(t testing.TB) string {
 	t.Helper()
 	wd, err := os.Getwd()
@@ -145,32 +155,6 @@ func mustGetwd(t testing.TB) string {
 		t.Fatal(err)
 	}
 	return wd
-}
-
-func readFile(t testing.TB, p string) string {
-	t.Helper()
-	b, err := os.ReadFile(p)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return string(b)
-}
-
-// gitCLI runs the git command in dir, or reports false when git is not
-// installed so the caller skips only that check. The git config of the
-// machine stays out: git status and fsck need no identity.
-func gitCLI(t testing.TB, dir string, args ...string) (string, bool) {
-	t.Helper()
-	if _, err := exec.LookPath("git"); err != nil {
-		return "", false
-	}
-	cmd := exec.Command("git", append([]string{"-C", dir}, args...)...)
-	cmd.Env = append(os.Environ(), "GIT_CONFIG_NOSYSTEM=1", "GIT_CONFIG_GLOBAL="+os.DevNull)
-	out, err := cmd.CombinedOutput()
-	if err != nil {
-		t.Fatalf("git %s: %v\n%s", strings.Join(args, " "), err, out)
-	}
-	return string(out), true
 }
 
 func TestReadStepsRejectsBadPaths(t *testing.T) {
