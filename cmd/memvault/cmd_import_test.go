@@ -20,6 +20,7 @@ const mcpTestdata = "../../vault/transfer/testdata/memory.jsonl"
 var testAWSKey = "AKIA" + "UJZDEGXDNCF32EPF"
 
 func TestImportMCPMemoryMakesOneCommit(t *testing.T) {
+	t.Parallel()
 	r := newCLIRepo(t)
 	r.addMemory("Existing memory", "already here")
 	before, _ := r.head()
@@ -53,6 +54,7 @@ func TestImportMCPMemoryMakesOneCommit(t *testing.T) {
 }
 
 func TestImportDryRunWritesNothing(t *testing.T) {
+	t.Parallel()
 	r := newCLIRepo(t)
 	r.addMemory("Existing memory", "already here")
 	before, _ := r.head()
@@ -79,6 +81,7 @@ func TestImportDryRunWritesNothing(t *testing.T) {
 }
 
 func TestImportFolderSkipsSecrets(t *testing.T) {
+	t.Parallel()
 	r := newCLIRepo(t)
 	src := t.TempDir()
 	files := map[string]string{
@@ -138,6 +141,7 @@ func TestImportFolderSkipsSecrets(t *testing.T) {
 }
 
 func TestExportImportRoundTripCLI(t *testing.T) {
+	t.Parallel()
 	a := newCLIRepo(t)
 	var ids []string
 	ids = append(ids, a.addMemory("结算使用策略模式", "每个地区一个支付策略。", "--tags", "架构,checkout", "--importance", "9"))
@@ -167,6 +171,7 @@ func TestExportImportRoundTripCLI(t *testing.T) {
 }
 
 func TestImportExportUsageErrors(t *testing.T) {
+	t.Parallel()
 	r := newCLIRepo(t)
 	pem := filepath.Join(t.TempDir(), "server.pem")
 	if err := os.WriteFile(pem, []byte("x"), 0o644); err != nil {

@@ -14,6 +14,7 @@ import (
 
 // TestInitClient runs memvault init --client in-process.
 func TestInitClient(t *testing.T) {
+	t.Parallel()
 	tests := []struct {
 		name     string
 		client   string

@@ -13,11 +13,11 @@ import (
 	"github.com/memvault/memvault/gitstore"
 )
 
-// withUserVault creates ~/.memvault as a git repository in the test's
-// HOME (isolateGit set it) and returns its folder.
-func withUserVault(t *testing.T) string {
+// withUserVault creates ~/.memvault as a git repository in the HOME r
+// runs memvault with and returns its folder.
+func withUserVault(t *testing.T, r *cliRepo) string {
 	t.Helper()
-	dir := filepath.Join(os.Getenv("HOME"), userVaultName)
+	dir := filepath.Join(r.home, userVaultName)
 	s, err := gitstore.Init(context.Background(), dir)
 	if err != nil {
 		t.Fatal(err)
@@ -56,8 +56,9 @@ type recallJSONOut struct {
 // supersede one (one commit, in the project's repository), recall ranks
 // and labels both, and a same title is refused with what to do.
 func TestCLIWorksOnTheSetOfVaults(t *testing.T) {
+	t.Parallel()
 	r := newCLIRepo(t)
-	user := withUserVault(t)
+	user := withUserVault(t, r)
 
 	pref := decodeJSON[addJSON](t, r.ok("add", "Prefer pytest for tests", "--layer", "preference", "--tags", "testing",
 		"--content", "Write and run tests with pytest.", "--json"))

@@ -12,6 +12,7 @@ import (
 // through vault/history and logs what it read with its own logger,
 // nothing on the CLI's streams.
 func TestServedAsOfLogsWhatItRead(t *testing.T) {
+	t.Parallel()
 	r := newCLIRepo(t)
 	r.addMemory("Deploy script", "Deploy with ops/deploy.sh.")
 	var stderr, logs bytes.Buffer

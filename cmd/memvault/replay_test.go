@@ -13,9 +13,9 @@ import (
 // run in order: the read-only ones first, then those that commit. The
 // replay itself is tested in internal/samplehistory.
 func TestSampleHistory(t *testing.T) {
-	isolateGit(t)
+	t.Parallel()
 	root := filepath.Join(t.TempDir(), "shopflow")
-	r := &cliRepo{t: t, root: root, dir: filepath.Join(root, samplehistory.VaultDir), now: gitTestNow}
+	r := &cliRepo{t: t, root: root, dir: filepath.Join(root, samplehistory.VaultDir), now: gitTestNow, home: t.TempDir()}
 	sample := filepath.Join("..", "..", "sample-vault")
 	if out := r.ok("sample-history", root, "--sample", sample); !strings.Contains(out, "HEAD ") {
 		t.Errorf("sample-history printed %q", out)

@@ -19,6 +19,7 @@ const serverVersion = "test"
 // TestVersionFlag: --version prints Main.Version, which NewMain reads
 // from the build.
 func TestVersionFlag(t *testing.T) {
+	t.Parallel()
 	var out, errb bytes.Buffer
 	m := NewMain(strings.NewReader(""), &out, &errb)
 	if m.Version == "" || m.Version != currentVersion() {
@@ -40,6 +41,7 @@ func TestVersionFlag(t *testing.T) {
 // version set at link time, and checks both places it shows: --version
 // and the MCP server's serverInfo.version.
 func TestVersionStamped(t *testing.T) {
+	t.Parallel()
 	const want = "v9.8.7-stamped"
 	bin := filepath.Join(t.TempDir(), "memvault")
 	build := exec.Command("go", "build", "-ldflags", "-X main.version="+want, "-o", bin, ".")
@@ -51,7 +53,6 @@ func TestVersionStamped(t *testing.T) {
 		t.Errorf("memvault --version = %q, %v; want %q", out, err, "memvault version "+want)
 	}
 
-	isolateGit(t)
 	root := newRepo(t)
 	c, err := client.NewStdioMCPClient(bin, nil, "serve", "--no-user-vault", "--vault", filepath.Join(root, ".memory"))
 	if err != nil {
