@@ -98,8 +98,8 @@ func MemoryOf(m *vault.Memory, vaultName string, related []vault.Ref, superseded
 	}
 }
 
-// RecallResult is one recalled memory: an element of `memvault recall
-// --json` and of the MCP recall tool's results.
+// RecallResult is one recalled or listed memory: an element of `memvault
+// recall --json` and of the MCP recall and list_memories tools' results.
 type RecallResult struct {
 	ID          string   `json:"id"`
 	Title       string   `json:"title"`
@@ -126,7 +126,8 @@ type RecallResult struct {
 	Stale            bool     `json:"stale,omitempty"`
 }
 
-// Recall is the answer of a recall.
+// Recall is the answer of a recall, and of a list (vault.Set.List), whose
+// results have no score or conflicts.
 type Recall struct {
 	Results []RecallResult `json:"results"`
 }
