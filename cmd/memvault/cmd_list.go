@@ -6,6 +6,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/memvault/memvault/cmd/memvault/internal/clitext"
+	"github.com/memvault/memvault/cmd/memvault/internal/view"
 	"github.com/memvault/memvault/vault"
 )
 
@@ -63,7 +64,7 @@ list_memories answers.`,
 				rs = rs[:limit]
 			}
 			if asJSON {
-				return writeJSON(m.Stdout, recallView(rs))
+				return writeJSON(m.Stdout, view.RecallOf(rs))
 			}
 			clitext.List(m.Stdout, rs)
 			if more {

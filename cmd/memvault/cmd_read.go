@@ -38,9 +38,8 @@ lists the most recent memories.
 
 recall searches the project vault and the user vault (--user-vault, default
 ~/.memvault when it exists and is in a git repository) and ranks them
-together, as the MCP server's recall does; with a user vault each JSON
-result names its vault. A rule of one vault may supersede a memory of the
-other. --as-of before now reads each vault as git recorded it then; from
+together, as the MCP server's recall does; each JSON result names its
+vault. A rule of one vault may supersede a memory of the other. --as-of before now reads each vault as git recorded it then; from
 now on it reads the vaults as they are, transient memories included.
 --at reads the project vault alone, as recorded at that commit.`,
 		Example: `  memvault recall "结算模块怎么设计的"
@@ -79,7 +78,7 @@ now on it reads the vaults as they are, transient memories included.
 				return err
 			}
 			if f.asJSON {
-				return writeJSON(m.Stdout, recallView(rs))
+				return writeJSON(m.Stdout, view.RecallOf(rs))
 			}
 			now := q.AsOf
 			if now.IsZero() {
@@ -100,15 +99,6 @@ now on it reads the vaults as they are, transient memories included.
 	fl.BoolVar(&f.asJSON, "json", false, "print JSON")
 	f.user.register(fl)
 	return cmd
-}
-
-// recallView is the JSON of a recall.
-func recallView(rs []vault.SetResult) view.Recall {
-	out := view.Recall{Results: make([]view.RecallResult, 0, len(rs))}
-	for _, r := range rs {
-		out.Results = append(out.Results, view.RecallResultOf(r))
-	}
-	return out
 }
 
 func (m *Main) showCommand() *cobra.Command {
