@@ -84,7 +84,13 @@ func (m *Main) openWriteSet(ctx context.Context, f userVaultFlags) (set *vault.S
 // openReadSet opens the live project vault, which must exist, and the
 // user vault when there is one, for reading.
 func (m *Main) openReadSet(ctx context.Context, f userVaultFlags) (*vault.Set, error) {
-	project, err := m.openExistingVault(ctx)
+	return m.openLiveSet(ctx, f, m.openExistingVault)
+}
+
+// openLiveSet opens the live vaults for reading, the project vault with
+// openProject.
+func (m *Main) openLiveSet(ctx context.Context, f userVaultFlags, openProject func(context.Context) (*vault.Vault, error)) (*vault.Set, error) {
+	project, err := openProject(ctx)
 	if err != nil {
 		return nil, err
 	}

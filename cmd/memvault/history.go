@@ -36,15 +36,12 @@ exists), as the MCP server's memory_history finds it.`,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			ctx := cmd.Context()
 			id := args[0]
-			project, err := m.openVault(ctx)
+			// The memory may have been deleted since: no vault here is no
+			// reason to refuse.
+			set, err := m.openLiveSet(ctx, user, m.openVault)
 			if err != nil {
 				return err
 			}
-			u, err := m.userVault(ctx, user, project.Dir(), func(u *Main) (*vault.Vault, error) { return u.openVault(ctx) })
-			if err != nil {
-				return err
-			}
-			set := m.newSet(project, u)
 			story, in, err := m.story(ctx, set, id)
 			if err != nil {
 				return err
