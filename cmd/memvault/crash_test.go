@@ -34,6 +34,7 @@ const crashWrites = 100
 // doctor reports what was left and --fix repairs it. Set
 // MEMVAULT_CRASH_SEED to replay a run; the seed is logged.
 func TestCrashSafety(t *testing.T) {
+	t.Parallel()
 	if testing.Short() {
 		t.Skip("builds and kills the binary many times")
 	}
@@ -46,7 +47,6 @@ func TestCrashSafety(t *testing.T) {
 	}
 	t.Logf("seed %d (replay with MEMVAULT_CRASH_SEED=%d)", seed, seed)
 	bin := buildMemvault(t)
-	isolateGit(t)
 	root := newRepo(t)
 	c := &crashRun{t: t, bin: bin, root: root, dir: filepath.Join(root, ".memory"),
 		rng: rand.New(rand.NewPCG(seed, seed^0x9e3779b97f4a7c15)), acked: map[string]*ackedMemory{}, states: map[string]int{}, spent: map[string]time.Duration{}}
