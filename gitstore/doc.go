@@ -32,6 +32,10 @@
 // lock file is <git-common-dir>/memvault.lock, shared by linked worktrees
 // because they share branches and objects.
 //
+// HooksDir, InstallHook and UninstallHook find the folder git runs hooks
+// from and install a hook there, keeping the one it replaces to be run
+// first.
+//
 // Paths: inputs may be absolute (inside the work tree) or repository-relative;
 // outputs that name files in git objects (History, WalkTree, DiffTrees) are
 // repository-relative with forward slashes, while Dirty returns absolute paths

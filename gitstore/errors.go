@@ -26,6 +26,11 @@ var (
 	// ErrRefChanged means the branch kept moving under us and the commit
 	// could not be placed on top of it after several attempts.
 	ErrRefChanged = errors.New("branch changed concurrently")
+	// ErrHookTaken means InstallHook found someone else's hook under both
+	// the hook's name and the name it keeps a replaced hook under.
+	ErrHookTaken = errors.New("hook name taken")
+	// ErrNotOurHook means UninstallHook found no hook, or someone else's.
+	ErrNotOurHook = errors.New("not the installer's hook")
 	// ErrUnsupported means the repository uses a feature this package cannot
 	// write safely (SHA-256 objects, reftable refs, split or sparse index).
 	ErrUnsupported = errors.New("unsupported repository feature")

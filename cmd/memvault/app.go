@@ -75,6 +75,7 @@ English, with time and layer awareness.`,
 		m.initCommand(),
 		m.addCommand(),
 		m.recallCommand(),
+		m.listCommand(),
 		m.showCommand(),
 		m.lintCommand(),
 		m.statsCommand(),
@@ -152,6 +153,20 @@ func (m *Main) openVault(ctx context.Context) (*vault.Vault, error) {
 	return m.openVaultAt(ctx, dir)
 }
 
+// openExistingVault is openVault for the commands that read a vault and
+// would otherwise answer as if it were empty: a folder without one is a
+// mistake to point out, not an empty answer.
+func (m *Main) openExistingVault(ctx context.Context) (*vault.Vault, error) {
+	dir, err := m.resolveVaultDir()
+	if err != nil {
+		return nil, err
+	}
+	if !exists(dir) {
+		return nil, usagef("no vault at %s: run memvault init", dir)
+	}
+	return m.openVaultAt(ctx, dir)
+}
+
 // openVaultAt loads the vault at dir for a command.
 func (m *Main) openVaultAt(ctx context.Context, dir string) (*vault.Vault, error) {
 	v, err := vault.Open(ctx, dir, vault.Options{Now: m.Now, Client: "cli"})
@@ -160,9 +175,6 @@ func (m *Main) openVaultAt(ctx context.Context, dir string) (*vault.Vault, error
 	}
 	return v, nil
 }
-
-// errNoArgs is returned by commands that need an argument they did not get.
-var errNoArgs = errors.New("missing argument")
 
 func exists(p string) bool {
 	_, err := os.Lstat(p)

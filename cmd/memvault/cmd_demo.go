@@ -8,6 +8,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/memvault/memvault/cmd/memvault/internal/demo"
+	"github.com/memvault/memvault/cmd/memvault/internal/samplehistory"
 )
 
 func (m *Main) demoCommand() *cobra.Command {
@@ -35,7 +36,7 @@ command exits 0 only when every step behaved.`,
 			if root, ok := gitRoot(wd); ok {
 				o.SearchDirs = append(o.SearchDirs, root)
 			}
-			o.Replay, o.Stdout, o.ClientVersion = replaySample, m.Stdout, m.Version
+			o.Replay, o.Stdout, o.ClientVersion = samplehistory.Replay, m.Stdout, m.Version
 			err = demo.Run(cmd.Context(), o)
 			if errors.Is(err, demo.ErrNoSample) {
 				return usageError{err}

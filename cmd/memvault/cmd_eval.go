@@ -9,6 +9,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/memvault/memvault/cmd/memvault/internal/view"
 	"github.com/memvault/memvault/vault"
 )
 
@@ -77,17 +78,17 @@ func (s *evalScore) json(k int) map[string]any {
 	out := map[string]any{"n": s.n}
 	if s.n > 0 {
 		n := float64(s.n)
-		out["recall@1"] = round3(float64(s.hit1) / n)
-		out[fmt.Sprintf("recall@%d", k)] = round3(float64(s.hitK) / n)
-		out["mrr@10"] = round3(s.rr / n)
-		out["strong_recall@1"] = round3(float64(s.strong1) / n)
-		out["strong_recall@5"] = round3(float64(s.strong5) / n)
+		out["recall@1"] = view.Round3(float64(s.hit1) / n)
+		out[fmt.Sprintf("recall@%d", k)] = view.Round3(float64(s.hitK) / n)
+		out["mrr@10"] = view.Round3(s.rr / n)
+		out["strong_recall@1"] = view.Round3(float64(s.strong1) / n)
+		out["strong_recall@5"] = view.Round3(float64(s.strong5) / n)
 	}
 	if s.none > 0 {
 		if s.n == 0 {
 			out["n"] = s.none
 		}
-		out["abstain"] = round3(float64(s.abstain) / float64(s.none))
+		out["abstain"] = view.Round3(float64(s.abstain) / float64(s.none))
 	}
 	return out
 }

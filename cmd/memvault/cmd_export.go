@@ -8,6 +8,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/memvault/memvault/cmd/memvault/internal/clitext"
 	"github.com/memvault/memvault/vault/transfer"
 )
 
@@ -63,9 +64,9 @@ docs/import-export.md.`,
 			if err != nil {
 				return err
 			}
-			msg := fmt.Sprintf("exported %s to %s", countMemories(st.Memories), out)
+			msg := fmt.Sprintf("exported %s to %s", clitext.CountMemories(st.Memories), out)
 			if redact {
-				msg += fmt.Sprintf(" (secrets redacted in %s)", countMemories(st.Redacted))
+				msg += fmt.Sprintf(" (secrets redacted in %s)", clitext.CountMemories(st.Redacted))
 			}
 			fmt.Fprintln(m.Stderr, msg)
 			return nil

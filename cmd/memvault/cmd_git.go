@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"time"
 
+	"github.com/memvault/memvault/cmd/memvault/internal/clitext"
 	"github.com/memvault/memvault/gitstore"
 	"github.com/memvault/memvault/vault"
 	"github.com/memvault/memvault/vault/history"
@@ -124,30 +125,13 @@ func (m *Main) pastVault(ctx context.Context, dir, at string, asOf time.Time, sa
 	if err != nil {
 		return nil, err
 	}
-	for _, note := range snapshotNotes(snap, dir) {
+	for _, note := range clitext.SnapshotNotes(snap, dir) {
 		say(note)
 	}
 	if snap.Unborn {
 		return m.openVaultAt(ctx, dir)
 	}
 	return snap.Vault, nil
-}
-
-// snapshotNotes says, for people, what a read of the past read.
-func snapshotNotes(s *history.Snapshot, dir string) []string {
-	switch {
-	case s.Unborn:
-		// Nothing is recorded yet: valid time over the work tree is the
-		// best answer there is.
-		return []string{"no commits yet; --as-of applies to valid time only"}
-	case s.Commit == "":
-		return []string{fmt.Sprintf("nothing was recorded at or before %s", s.At.Format(time.RFC3339))}
-	}
-	notes := []string{fmt.Sprintf("reading the vault as recorded at %s (%s)", shortHash(s.Commit), s.Time.UTC().Format(time.RFC3339))}
-	if s.Vault.Stats().Total == 0 {
-		notes = append(notes, fmt.Sprintf("%s has no committed memories in %s", shortHash(s.Commit), dir))
-	}
-	return notes
 }
 
 // shortHash abbreviates a commit id for people.

@@ -22,21 +22,31 @@ import (
 // vault's "today".
 var gitTestNow = time.Date(2026, 11, 30, 12, 0, 0, 0, time.UTC)
 
+// testGitConfig is the global git config of the tests: an identity, and
+// main as the first branch.
+const testGitConfig = "[user]\n\tname = Test User\n\temail = test@example.com\n[init]\n\tdefaultBranch = main\n"
+
+// gitEnvToClear are the variables that would steer git, or memvault's
+// author, elsewhere.
+var gitEnvToClear = []string{"GIT_AUTHOR_NAME", "GIT_AUTHOR_EMAIL", "GIT_AUTHOR_DATE", "GIT_COMMITTER_NAME",
+	"GIT_COMMITTER_EMAIL", "GIT_COMMITTER_DATE", "EMAIL", "GIT_DIR", "GIT_WORK_TREE", "GIT_INDEX_FILE", "MEMVAULT_AUTHOR"}
+
 // isolateGit gives the test a private HOME and global git config with an
-// identity, and clears the variables that would steer git elsewhere.
+// identity, and clears the variables that would steer git elsewhere. The
+// whole process has such a HOME already (withIsolatedGit): only a test
+// that writes to HOME, or reads it through the process, needs its own.
 func isolateGit(t testing.TB) {
 	t.Helper()
 	home := t.TempDir()
 	cfg := filepath.Join(home, ".gitconfig")
-	if err := os.WriteFile(cfg, []byte("[user]\n\tname = Test User\n\temail = test@example.com\n[init]\n\tdefaultBranch = main\n"), 0o644); err != nil {
+	if err := os.WriteFile(cfg, []byte(testGitConfig), 0o644); err != nil {
 		t.Fatal(err)
 	}
 	t.Setenv("HOME", home)
 	t.Setenv("GIT_CONFIG_GLOBAL", cfg)
 	t.Setenv("GIT_CONFIG_NOSYSTEM", "1")
 	t.Setenv("XDG_CONFIG_HOME", filepath.Join(home, "xdg"))
-	for _, k := range []string{"GIT_AUTHOR_NAME", "GIT_AUTHOR_EMAIL", "GIT_AUTHOR_DATE", "GIT_COMMITTER_NAME",
-		"GIT_COMMITTER_EMAIL", "GIT_COMMITTER_DATE", "EMAIL", "GIT_DIR", "GIT_WORK_TREE", "GIT_INDEX_FILE", "MEMVAULT_AUTHOR"} {
+	for _, k := range gitEnvToClear {
 		t.Setenv(k, "")
 		os.Unsetenv(k)
 	}
@@ -49,14 +59,18 @@ type cliRepo struct {
 	root, dir  string // repository root and vault folder
 	now        time.Time
 	lastStderr string
+	// home is the HOME memvault sees (where the user vault is): the
+	// test's own, so tests with a user vault can run in parallel. git
+	// reads the process's (withIsolatedGit).
+	home string
 }
 
-// newCLIRepo creates an empty repository with gitstore.Init.
+// newCLIRepo creates an empty repository with gitstore.Init. It changes
+// nothing of the process: tests using it may run in parallel.
 func newCLIRepo(t testing.TB) *cliRepo {
 	t.Helper()
-	isolateGit(t)
 	root := newRepo(t)
-	return &cliRepo{t: t, root: root, dir: filepath.Join(root, ".memory"), now: gitTestNow}
+	return &cliRepo{t: t, root: root, dir: filepath.Join(root, ".memory"), now: gitTestNow, home: t.TempDir()}
 }
 
 // run runs memvault with args against the vault and returns the exit
@@ -67,6 +81,14 @@ func (r *cliRepo) run(stdin string, args ...string) (int, string) {
 	m := NewMain(strings.NewReader(stdin), &out, &errb)
 	now := r.now
 	m.Now = func() time.Time { return now }
+	if r.home != "" {
+		m.Getenv = func(k string) string {
+			if k == "HOME" {
+				return r.home
+			}
+			return os.Getenv(k)
+		}
+	}
 	code := m.Run(context.Background(), append([]string{"--vault", r.dir}, args...))
 	r.lastStderr = errb.String()
 	return code, out.String()
@@ -215,6 +237,7 @@ func golden(t *testing.T, name, got string) {
 }
 
 func TestAddMakesOneCommitOfTheMemory(t *testing.T) {
+	t.Parallel()
 	r := newCLIRepo(t)
 	first := r.addMemory("Deploys go through ops/deploy.sh", "Blue-green, never by hand.", "--reason", "ops asked")
 	if got := r.changedPaths(); len(got) != 2 || !strings.HasSuffix(got[0], ".gitignore") {
@@ -246,6 +269,7 @@ func TestAddMakesOneCommitOfTheMemory(t *testing.T) {
 }
 
 func TestUpdate(t *testing.T) {
+	t.Parallel()
 	r := newCLIRepo(t)
 	id := r.addMemory("Refunds are synchronous", "The admin waits for the provider.", "--tags", "refunds")
 	tests := []struct {
@@ -335,6 +359,7 @@ func TestUpdate(t *testing.T) {
 }
 
 func TestForget(t *testing.T) {
+	t.Parallel()
 	tests := []struct {
 		name       string
 		args       []string
@@ -382,6 +407,7 @@ func TestForget(t *testing.T) {
 }
 
 func TestRestore(t *testing.T) {
+	t.Parallel()
 	r := newCLIRepo(t)
 	id := r.addMemory("Checkout uses the strategy pattern", "One strategy per promotion type.", "--importance", "7")
 	first, _ := r.head()
@@ -428,6 +454,7 @@ func TestRestore(t *testing.T) {
 }
 
 func TestAddKeepsTheUsersStagedAndUnstagedWork(t *testing.T) {
+	t.Parallel()
 	if _, err := exec.LookPath("git"); err != nil {
 		t.Skip("git CLI not installed: staging needs it")
 	}

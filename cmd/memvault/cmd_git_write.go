@@ -3,11 +3,11 @@ package main
 import (
 	"errors"
 	"fmt"
-	"slices"
 	"time"
 
 	"github.com/spf13/cobra"
 
+	"github.com/memvault/memvault/cmd/memvault/internal/view"
 	"github.com/memvault/memvault/vault"
 	"github.com/memvault/memvault/vault/history"
 )
@@ -32,7 +32,8 @@ An empty --effective-at or --expires-at removes the field.
 
 With --expected-version N the update is refused (exit 1) unless the memory
 is still at version N, so a change made since you read it is never
-overwritten.`,
+overwritten. The memory may be in the project vault or the user vault
+(--user-vault, default ~/.memvault when it exists).`,
 		Example: `  memvault update 01M1JYSK001JFGN6A8F2MM0K3R --importance 9 --reason "bit us twice in review"
   cat body.md | memvault update 01M1JYSK001JFGN6A8F2MM0K3R --content - --expected-version 2 --reason "partial refunds"`,
 		Args: exactArgs(1, "ID"),
@@ -95,16 +96,20 @@ overwritten.`,
 			if p == (vault.Patch{}) {
 				return usagef("update: nothing to change; give at least one of --title, --content, --tags, --importance, --layer, --effective-at, --expires-at, --supersedes, --links")
 			}
-			v, store, err := m.openGitVault(ctx, true)
+			set, done, err := m.openWriteSet(ctx, f.user)
 			if err != nil {
 				return err
 			}
-			defer store.Close()
-			res, err := v.Update(ctx, args[0], f.expectedVersion, p, vault.Author{Reason: f.reason, Client: "cli"})
+			defer done()
+			in, _, err := set.Find(args[0])
 			if err != nil {
 				return err
 			}
-			return m.printWrite(res, f.asJSON)
+			res, err := in.Vault.Update(ctx, args[0], f.expectedVersion, p, vault.Author{Reason: f.reason, Client: "cli"})
+			if err != nil {
+				return err
+			}
+			return m.printWrite(set, res, in.Name, f.asJSON)
 		},
 	}
 	fl := cmd.Flags()
@@ -119,39 +124,44 @@ overwritten.`,
 	fl.StringVar(&f.links, "links", "", "comma-separated ids of related memories")
 	fl.IntVar(&f.expectedVersion, "expected-version", 0, "refuse the update unless the memory is at this version")
 	fl.StringVar(&f.reason, "reason", "", "why the memory changes (the commit message body)")
-	fl.BoolVar(&f.asJSON, "json", false, `print {"id", "path", "version", "commit"} as JSON`)
+	fl.BoolVar(&f.asJSON, "json", false, `print {"id", "path", "version", "commit", "superseded", "vault"} as JSON`)
+	f.user.register(fl)
 	return cmd
 }
 
 func (m *Main) forgetCommand() *cobra.Command {
 	var reason string
 	var remove, asJSON bool
+	var user userVaultFlags
 	cmd := &cobra.Command{
 		Use:   "forget ID --reason TEXT",
 		Short: "Archive a memory, or delete its file with --delete (one commit)",
 		Long: `forget marks a memory archived: recall stops returning it, its file and
 history stay. With --delete the file is removed. Either way the change is
-one commit whose body is --reason, which is required.`,
+one commit whose body is --reason, which is required. The memory may be in
+the project vault or the user vault (--user-vault, default ~/.memvault when
+it exists).`,
 		Example: `  memvault forget 01KTQNVG84SZE65GGT73J028CM --reason "the MVP order model is history"
   memvault forget 01KTQNVG84SZE65GGT73J028CM --delete --reason "duplicate of 01M1JYSK..."`,
 		Args: exactArgs(1, "ID"),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			ctx := cmd.Context()
-			v, store, err := m.openGitVault(ctx, true)
+			set, done, err := m.openWriteSet(ctx, user)
 			if err != nil {
 				return err
 			}
-			defer store.Close()
-			res, err := v.Forget(ctx, args[0], remove, vault.Author{Reason: reason, Client: "cli"})
+			defer done()
+			in, _, err := set.Find(args[0])
 			if err != nil {
 				return err
 			}
+			res, err := in.Vault.Forget(ctx, args[0], remove, vault.Author{Reason: reason, Client: "cli"})
+			if err != nil {
+				return err
+			}
+			m.noteWrittenTo(set, in.Name)
 			if asJSON {
-				out := map[string]any{"id": res.Memory.ID, "path": res.Memory.Path, "deleted": remove}
-				if res.Commit != "" {
-					out["commit"] = res.Commit
-				}
-				return writeJSON(m.Stdout, out)
+				return writeJSON(m.Stdout, view.ForgetOf(args[0], res, remove, in.Name))
 			}
 			verb := "archived"
 			if remove {
@@ -164,6 +174,7 @@ one commit whose body is --reason, which is required.`,
 	cmd.Flags().StringVar(&reason, "reason", "", "why the memory is forgotten (required; the commit message body)")
 	cmd.Flags().BoolVar(&remove, "delete", false, "delete the file instead of archiving it")
 	cmd.Flags().BoolVar(&asJSON, "json", false, "print JSON")
+	user.register(cmd.Flags())
 	return cmd
 }
 
@@ -209,45 +220,15 @@ again with its old id.`,
 			if by.Reason == "" {
 				by.Reason = fmt.Sprintf("restore the version of %s", shortHash(rev))
 			}
-			// An expiry that was the layer's default, not written in the
-			// file, is left to the write path to set from now: restoring it
-			// verbatim would bring the memory back already expired.
-			expires := &old.ExpiresAt
-			if ttl := old.Layer.TTL(); ttl > 0 && old.ExpiresAt.Equal(old.UpdatedAt.Add(ttl)) {
-				expires = nil
+			res, err := v.Restore(ctx, old, by)
+			if errors.Is(err, vault.ErrUnchanged) {
+				return usagef("restore: %s already matches its version at %s", id, shortHash(rev))
 			}
-			var res vault.WriteResult
-			cur, err := v.Get(id)
-			if errors.Is(err, vault.ErrNotFound) {
-				n := vault.NewMemory{
-					ID: id, Title: old.Title, Content: old.Body, Layer: old.Layer, Tags: old.Tags,
-					Aliases: old.Aliases, Importance: old.Importance, EffectiveAt: old.EffectiveAt,
-					Supersedes: old.Supersedes, Links: old.Links, Kind: old.Source.Kind,
-				}
-				if expires != nil {
-					n.ExpiresAt = *expires
-				}
-				if res, err = v.Create(ctx, n, by); err != nil {
-					return err
-				}
-			} else {
-				p := vault.Patch{Title: &old.Title, Content: &old.Body, Layer: &old.Layer, Tags: &old.Tags,
-					Importance: &old.Importance, EffectiveAt: &old.EffectiveAt, ExpiresAt: expires,
-					Status: &old.Status, Links: &old.Links}
-				// Any Supersedes in a patch makes the write a "supersede";
-				// give it only when it changes.
-				if !slices.Equal(old.Supersedes, cur.Supersedes) {
-					p.Supersedes = &old.Supersedes
-				}
-				if res, err = v.Update(ctx, id, 0, p, by); err != nil {
-					if errors.Is(err, vault.ErrUnchanged) {
-						return usagef("restore: %s already matches its version at %s", id, shortHash(rev))
-					}
-					return err
-				}
+			if err != nil {
+				return err
 			}
 			if asJSON {
-				return m.printWrite(res, true)
+				return writeJSON(m.Stdout, view.WriteOf(res, vault.ProjectVault))
 			}
 			fmt.Fprintf(m.Stdout, "restored %s (%s) to its version at %s; now version %d\n",
 				res.Memory.ID, res.Memory.Title, shortHash(rev), res.Memory.Version)

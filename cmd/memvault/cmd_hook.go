@@ -1,19 +1,17 @@
 package main
 
 import (
-	"bytes"
 	"context"
 	"errors"
 	"fmt"
-	"io/fs"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
 
 	"github.com/spf13/cobra"
 
 	"github.com/memvault/memvault/gitstore"
+	"github.com/memvault/memvault/vault"
 	"github.com/memvault/memvault/vault/secret"
 )
 
@@ -22,9 +20,10 @@ import (
 // anyone else's hook.
 const hookMarker = "# memvault-pre-commit-hook"
 
-// chainedHookName is where install moves an existing pre-commit hook; the
-// memvault hook runs it first and stops the commit if it fails.
-const chainedHookName = "pre-commit.local"
+// hookName is the hook memvault installs. An existing one is kept with
+// gitstore.ChainedHookSuffix; the memvault hook runs it first and stops
+// the commit if it fails.
+const hookName = "pre-commit"
 
 func (m *Main) hookCommand() *cobra.Command {
 	hook := &cobra.Command{
@@ -54,66 +53,15 @@ never printing the secret. Bypass once with git commit --no-verify.`,
 	return hook
 }
 
-// hooksDir returns the folder git runs hooks from: core.hooksPath when set
-// (asked of git itself, which also reads global config and includes), else
-// the common git dir's hooks/ (shared by linked worktrees).
-func (m *Main) hooksDir(ctx context.Context, store *gitstore.Store) (string, error) {
-	if git, err := exec.LookPath("git"); err == nil {
-		cmd := exec.CommandContext(ctx, git, "rev-parse", "--path-format=absolute", "--git-path", "hooks")
-		cmd.Dir = store.Root()
-		if out, err := cmd.Output(); err == nil {
-			if dir := strings.TrimSpace(string(out)); dir != "" {
-				return dir, nil
-			}
-		}
-	}
-	// Without the git CLI no hook would run anyway; this fallback still
-	// lands where git would look, for the common cases.
-	common := store.CommonDir()
-	if p := configHooksPath(filepath.Join(common, "config")); p != "" {
-		if strings.HasPrefix(p, "~/") {
-			if home, err := os.UserHomeDir(); err == nil {
-				p = filepath.Join(home, p[2:])
-			}
-		}
-		if !filepath.IsAbs(p) {
-			p = filepath.Join(store.Root(), p)
-		}
-		return p, nil
-	}
-	return filepath.Join(common, "hooks"), nil
-}
-
-// configHooksPath reads core.hooksPath from one git config file, simply:
-// the fallback for machines without the git CLI.
-func configHooksPath(path string) string {
-	data, err := os.ReadFile(path)
-	if err != nil {
-		return ""
-	}
-	inCore, val := false, ""
-	for _, line := range strings.Split(string(data), "\n") {
-		line = strings.TrimSpace(line)
-		if strings.HasPrefix(line, "[") {
-			inCore = strings.EqualFold(strings.Trim(line, "[] \t"), "core")
-			continue
-		}
-		k, v, ok := strings.Cut(line, "=")
-		if inCore && ok && strings.EqualFold(strings.TrimSpace(k), "hooksPath") {
-			val = strings.Trim(strings.TrimSpace(v), `"`)
-		}
-	}
-	return val
-}
-
 // hookScript is the pre-commit hook: the chained hook first, then memvault.
 func hookScript(bin, vaultFlag string) string {
+	chained := hookName + gitstore.ChainedHookSuffix
 	return "#!/bin/sh\n" + hookMarker + "\n" +
 		"# Installed by `memvault hook install`; `memvault hook uninstall` removes it\n" +
-		"# and restores " + chainedHookName + " (the previous hook, run first).\n" +
+		"# and restores " + chained + " (the previous hook, run first).\n" +
 		"here=$(dirname \"$0\")\n" +
-		"if [ -x \"$here/" + chainedHookName + "\" ]; then\n" +
-		"\t\"$here/" + chainedHookName + "\" \"$@\" || exit $?\n" +
+		"if [ -x \"$here/" + chained + "\" ]; then\n" +
+		"\t\"$here/" + chained + "\" \"$@\" || exit $?\n" +
 		"fi\n" +
 		"exec " + hookQuote(bin) + vaultFlag + " hook pre-commit\n"
 }
@@ -122,17 +70,7 @@ func hookQuote(s string) string {
 	return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
 }
 
-func isOurHook(path string) (bool, error) {
-	data, err := os.ReadFile(path)
-	if errors.Is(err, fs.ErrNotExist) {
-		return false, nil
-	}
-	if err != nil {
-		return false, err
-	}
-	return bytes.Contains(data, []byte(hookMarker)), nil
-}
-
+// openHookRepo opens the repository holding the vault.
 func (m *Main) openHookRepo(ctx context.Context) (*gitstore.Store, string, error) {
 	dir, err := m.resolveVaultDir()
 	if err != nil {
@@ -148,22 +86,12 @@ func (m *Main) openHookRepo(ctx context.Context) (*gitstore.Store, string, error
 	return store, dir, nil
 }
 
-// repoHooksDir returns the hooks folder of the repository holding the
-// vault (see hooksDir).
-func (m *Main) repoHooksDir(ctx context.Context) (string, error) {
-	store, _, err := m.openHookRepo(ctx)
-	if err != nil {
-		return "", err
-	}
-	defer store.Close()
-	return m.hooksDir(ctx, store)
-}
-
 func (m *Main) hookInstall(ctx context.Context) error {
-	dir, err := m.repoHooksDir(ctx)
+	store, _, err := m.openHookRepo(ctx)
 	if err != nil {
 		return err
 	}
+	defer store.Close()
 	bin, err := os.Executable()
 	if err != nil {
 		return fmt.Errorf("find the memvault binary: %w", err)
@@ -183,81 +111,52 @@ func (m *Main) hookInstall(ctx context.Context) error {
 		}
 		vaultFlag = " --vault " + hookQuote(abs)
 	}
-	if err := os.MkdirAll(dir, 0o755); err != nil {
-		return fmt.Errorf("create hooks folder: %w", err)
+	res, err := store.InstallHook(ctx, gitstore.Hook{Name: hookName, Marker: hookMarker, Script: hookScript(bin, vaultFlag)})
+	if errors.Is(err, gitstore.ErrHookTaken) {
+		hook := filepath.Join(filepath.Dir(res.Path), hookName)
+		return usagef("%s exists and is not memvault's, and %s is taken: merge them by hand, then run hook install again", hook, hook+gitstore.ChainedHookSuffix)
 	}
-	hook := filepath.Join(dir, "pre-commit")
-	ours, err := isOurHook(hook)
 	if err != nil {
-		return fmt.Errorf("read %s: %w", hook, err)
-	}
-	chained := filepath.Join(dir, chainedHookName)
-	if !ours && exists(hook) {
-		if exists(chained) {
-			return usagef("%s exists and is not memvault's, and %s is taken: merge them by hand, then run hook install again", hook, chained)
-		}
-		if err := os.Rename(hook, chained); err != nil {
-			return fmt.Errorf("keep the existing hook: %w", err)
-		}
-		fmt.Fprintf(m.Stdout, "kept the existing pre-commit hook as %s; it runs first\n", chained)
-	}
-	if err := writeExecutable(hook, hookScript(bin, vaultFlag)); err != nil {
 		return err
 	}
-	fmt.Fprintf(m.Stdout, "installed %s: commits of .memory/ files holding secrets are blocked\n", hook)
-	return nil
-}
-
-// writeExecutable replaces path with an executable file, atomically.
-func writeExecutable(path, content string) error {
-	tmp, err := os.CreateTemp(filepath.Dir(path), ".pre-commit-*")
-	if err != nil {
-		return fmt.Errorf("write hook: %w", err)
+	if res.Chained != "" {
+		fmt.Fprintf(m.Stdout, "kept the existing pre-commit hook as %s; it runs first\n", res.Chained)
 	}
-	defer os.Remove(tmp.Name())
-	if _, err := tmp.WriteString(content); err != nil {
-		tmp.Close()
-		return fmt.Errorf("write hook: %w", err)
-	}
-	if err := tmp.Chmod(0o755); err != nil {
-		tmp.Close()
-		return fmt.Errorf("write hook: %w", err)
-	}
-	if err := tmp.Close(); err != nil {
-		return fmt.Errorf("write hook: %w", err)
-	}
-	if err := os.Rename(tmp.Name(), path); err != nil {
-		return fmt.Errorf("write hook: %w", err)
-	}
+	fmt.Fprintf(m.Stdout, "installed %s: commits of .memory/ files holding secrets are blocked\n", res.Path)
 	return nil
 }
 
 func (m *Main) hookUninstall(ctx context.Context) error {
-	dir, err := m.repoHooksDir(ctx)
+	store, _, err := m.openHookRepo(ctx)
 	if err != nil {
 		return err
 	}
-	hook := filepath.Join(dir, "pre-commit")
-	ours, err := isOurHook(hook)
-	if err != nil {
-		return fmt.Errorf("read %s: %w", hook, err)
-	}
-	if !ours {
+	defer store.Close()
+	hook, restored, err := store.UninstallHook(ctx, hookName, hookMarker)
+	if errors.Is(err, gitstore.ErrNotOurHook) {
 		return usagef("%s is not memvault's hook; nothing to uninstall", hook)
 	}
-	if err := os.Remove(hook); err != nil {
-		return fmt.Errorf("remove hook: %w", err)
+	if err != nil {
+		return err
 	}
-	chained := filepath.Join(dir, chainedHookName)
-	if exists(chained) {
-		if err := os.Rename(chained, hook); err != nil {
-			return fmt.Errorf("restore the previous hook: %w", err)
-		}
+	if restored {
 		fmt.Fprintf(m.Stdout, "removed the memvault hook; restored the previous pre-commit hook\n")
 		return nil
 	}
 	fmt.Fprintf(m.Stdout, "removed the memvault hook %s\n", hook)
 	return nil
+}
+
+// stagedIndex is what a commit is about to record under the vault: the
+// index git hands the hook.
+type stagedIndex struct {
+	store      *gitstore.Store
+	index, dir string
+}
+
+// WalkStaged implements vault.Staged.
+func (s stagedIndex) WalkStaged(ctx context.Context, fn func(path string, data []byte) error) error {
+	return s.store.WalkStaged(ctx, s.index, s.dir, fn)
 }
 
 // hookPreCommit scans what the commit would record: the staged blobs under
@@ -275,27 +174,18 @@ func (m *Main) hookPreCommit(ctx context.Context) error {
 		// relative to it.
 		index = filepath.Join(store.Root(), index)
 	}
-	var hits, files int
-	err = store.WalkStaged(ctx, index, dir, func(path string, data []byte) error {
-		if !strings.HasSuffix(path, ".md") {
-			return nil
-		}
-		found := secret.Scan(data)
-		if len(found) > 0 {
-			files++
-		}
-		for _, f := range found {
-			hits++
-			fmt.Fprintf(m.Stderr, "%s:%d:%d: %s (value not shown)\n", path, f.Line, f.Column, f.Rule)
-		}
-		return nil
-	})
+	found, err := vault.StagedSecrets(ctx, stagedIndex{store: store, index: index, dir: dir})
 	if err != nil {
 		return fmt.Errorf("scan staged memory files: %w", err)
 	}
-	if hits > 0 {
+	files := map[string]bool{}
+	for _, f := range found {
+		files[f.Path] = true
+		fmt.Fprintf(m.Stderr, "%s:%d:%d: %s (value not shown)\n", f.Path, f.Line, f.Column, f.Rule)
+	}
+	if len(found) > 0 {
 		return usagef("commit blocked: %d secret(s) in %d staged memory file(s); remove them and stage again, "+
-			"or mark a known false positive with %s on its line (see docs/secrets.md)", hits, files, secret.AllowMarker)
+			"or mark a known false positive with %s on its line (see docs/secrets.md)", len(found), len(files), secret.AllowMarker)
 	}
 	return nil
 }

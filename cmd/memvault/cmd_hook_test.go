@@ -80,14 +80,14 @@ const secretMemory = "---\ntitle: CI\n---\n\nThe CI token is\n\n    ghp_hGAkWvj7
 
 // TestHook builds the binary once: hooks run it by absolute path.
 func TestHook(t *testing.T) {
+	t.Parallel()
 	bin := buildMemvault(t)
-	t.Run("blocks secrets and chains the existing hook", func(t *testing.T) { testHookBlocksAndChains(t, bin) })
-	t.Run("core.hooksPath and worktrees", func(t *testing.T) { testHookHooksPathWorktree(t, bin) })
-	t.Run("common dir from a worktree", func(t *testing.T) { testHookCommonDir(t, bin) })
+	t.Run("blocks secrets and chains the existing hook", func(t *testing.T) { t.Parallel(); testHookBlocksAndChains(t, bin) })
+	t.Run("core.hooksPath and worktrees", func(t *testing.T) { t.Parallel(); testHookHooksPathWorktree(t, bin) })
+	t.Run("common dir from a worktree", func(t *testing.T) { t.Parallel(); testHookCommonDir(t, bin) })
 }
 
 func testHookBlocksAndChains(t *testing.T, bin string) {
-	isolateGit(t)
 	r := newHookRepo(t, bin)
 
 	// An existing hook that leaves a trace each time it runs.
@@ -158,7 +158,6 @@ func testHookBlocksAndChains(t *testing.T, bin string) {
 }
 
 func testHookHooksPathWorktree(t *testing.T, bin string) {
-	isolateGit(t)
 	r := newHookRepo(t, bin)
 	r.git("config", "core.hooksPath", "githooks")
 	r.write("README.md", "x\n")
@@ -180,7 +179,6 @@ func testHookHooksPathWorktree(t *testing.T, bin string) {
 }
 
 func testHookCommonDir(t *testing.T, bin string) {
-	isolateGit(t)
 	r := newHookRepo(t, bin)
 	r.write("README.md", "x\n")
 	r.commit("init", "README.md")
@@ -194,15 +192,5 @@ func testHookCommonDir(t *testing.T, bin string) {
 	r.write(".memory/project/ci.md", secretMemory)
 	if out, ok := r.commit("secret", ".memory/project/ci.md"); ok {
 		t.Fatalf("commit with a secret went through in the main worktree:\n%s", out)
-	}
-}
-
-func TestConfigHooksPath(t *testing.T) {
-	p := filepath.Join(t.TempDir(), "config")
-	if err := os.WriteFile(p, []byte("[core]\n\tbare = false\n\thooksPath = .githooks\n[user]\n\thooksPath = no\n"), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	if got := configHooksPath(p); got != ".githooks" {
-		t.Errorf("configHooksPath = %q, want .githooks", got)
 	}
 }

@@ -2,15 +2,11 @@ package main
 
 import (
 	"fmt"
-	"io"
-	"os"
 	"path/filepath"
-	"strings"
-	"time"
 
 	"github.com/spf13/cobra"
-	"golang.org/x/term"
 
+	"github.com/memvault/memvault/cmd/memvault/internal/clitext"
 	"github.com/memvault/memvault/gitstore"
 	"github.com/memvault/memvault/vault"
 	"github.com/memvault/memvault/vault/transfer"
@@ -82,16 +78,16 @@ shows what would happen and writes nothing. See docs/import-export.md.`,
 			if reason == "" {
 				reason = fmt.Sprintf("Imported from %s (%s).", filepath.Base(filepath.Clean(args[0])), src.Format)
 			}
-			bar := newProgressBar(m.Stderr, "importing")
-			rep, err := transfer.Import(ctx, v, src, vault.Author{Reason: reason}, transfer.ImportOptions{DryRun: dryRun, Progress: bar.set})
-			bar.done()
+			bar := clitext.NewProgress(m.Stderr, "importing")
+			rep, err := transfer.Import(ctx, v, src, vault.Author{Reason: reason}, transfer.ImportOptions{DryRun: dryRun, Progress: bar.Set})
+			bar.Done()
 			if err != nil {
 				return err
 			}
 			if asJSON {
 				return writeJSON(m.Stdout, importJSON(rep, src))
 			}
-			m.printImport(rep, src, verbose || dryRun)
+			clitext.Import(m.Stdout, rep, src, verbose || dryRun)
 			return nil
 		},
 	}
@@ -103,39 +99,6 @@ shows what would happen and writes nothing. See docs/import-export.md.`,
 	cmd.Flags().BoolVar(&asJSON, "json", false, "print the report as JSON")
 	cmd.Flags().BoolVarP(&verbose, "verbose", "v", false, "list every imported memory")
 	return cmd
-}
-
-func (m *Main) printImport(rep transfer.Report, src *transfer.Source, list bool) {
-	w := m.Stdout
-	verb := "imported"
-	if rep.DryRun {
-		verb = "would import"
-	}
-	if list {
-		for _, im := range rep.Imported {
-			fmt.Fprintf(w, "%s %s -> %s (%s) %q\n", verb, im.Pos, im.Memory.Path, im.Memory.Layer, im.Memory.Title)
-		}
-	}
-	for _, im := range rep.Imported {
-		for _, n := range im.Notes {
-			fmt.Fprintf(w, "note %s: %s\n", im.Pos, n)
-		}
-	}
-	for _, p := range rep.Skipped {
-		fmt.Fprintf(w, "skipped %s\n", p)
-	}
-	summary := fmt.Sprintf("%s %s from %s (%s", verb, countMemories(len(rep.Imported)), src.Name, src.Format)
-	if len(rep.Skipped) > 0 {
-		summary += fmt.Sprintf(", %d skipped", len(rep.Skipped))
-	}
-	summary += ")"
-	switch {
-	case rep.DryRun:
-		summary += "; dry run, nothing written"
-	case rep.Commit != "":
-		summary += " in commit " + shortHash(rep.Commit)
-	}
-	fmt.Fprintln(w, summary)
 }
 
 type importReportJSON struct {
@@ -164,54 +127,4 @@ func importJSON(rep transfer.Report, src *transfer.Source) importReportJSON {
 	}
 	out.Skipped = append(out.Skipped, rep.Skipped...)
 	return out
-}
-
-func countMemories(n int) string {
-	if n == 1 {
-		return "1 memory"
-	}
-	return fmt.Sprintf("%d memories", n)
-}
-
-// progressBar draws "label [=====>    ] 450/1000" on a terminal, at most
-// every 100 ms; on anything else (a pipe, a file, a test buffer) it draws
-// nothing. Hand-rolled: a dozen lines do not justify a dependency.
-type progressBar struct {
-	w     io.Writer
-	label string
-	on    bool
-	now   func() time.Time // wall clock for the redraw throttle
-	last  time.Time
-	drawn bool
-}
-
-func newProgressBar(w io.Writer, label string) *progressBar {
-	f, ok := w.(*os.File)
-	return &progressBar{w: w, label: label, on: ok && term.IsTerminal(int(f.Fd())), now: time.Now}
-}
-
-func (b *progressBar) set(done, total int) {
-	if !b.on || total == 0 {
-		return
-	}
-	now := b.now()
-	if done < total && now.Sub(b.last) < 100*time.Millisecond {
-		return
-	}
-	b.last = now
-	const width = 30
-	fill := width * done / total
-	bar := strings.Repeat("=", fill)
-	if fill < width {
-		bar += ">" + strings.Repeat(" ", width-fill-1)
-	}
-	fmt.Fprintf(b.w, "\r%s [%s] %d/%d", b.label, bar, done, total)
-	b.drawn = true
-}
-
-// done clears the bar's line.
-func (b *progressBar) done() {
-	if b.drawn {
-		fmt.Fprint(b.w, "\r\033[K")
-	}
 }

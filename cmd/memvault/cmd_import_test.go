@@ -20,6 +20,7 @@ const mcpTestdata = "../../vault/transfer/testdata/memory.jsonl"
 var testAWSKey = "AKIA" + "UJZDEGXDNCF32EPF"
 
 func TestImportMCPMemoryMakesOneCommit(t *testing.T) {
+	t.Parallel()
 	r := newCLIRepo(t)
 	r.addMemory("Existing memory", "already here")
 	before, _ := r.head()
@@ -53,6 +54,7 @@ func TestImportMCPMemoryMakesOneCommit(t *testing.T) {
 }
 
 func TestImportDryRunWritesNothing(t *testing.T) {
+	t.Parallel()
 	r := newCLIRepo(t)
 	r.addMemory("Existing memory", "already here")
 	before, _ := r.head()
@@ -79,6 +81,7 @@ func TestImportDryRunWritesNothing(t *testing.T) {
 }
 
 func TestImportFolderSkipsSecrets(t *testing.T) {
+	t.Parallel()
 	r := newCLIRepo(t)
 	src := t.TempDir()
 	files := map[string]string{
@@ -138,6 +141,7 @@ func TestImportFolderSkipsSecrets(t *testing.T) {
 }
 
 func TestExportImportRoundTripCLI(t *testing.T) {
+	t.Parallel()
 	a := newCLIRepo(t)
 	var ids []string
 	ids = append(ids, a.addMemory("结算使用策略模式", "每个地区一个支付策略。", "--tags", "架构,checkout", "--importance", "9"))
@@ -167,6 +171,7 @@ func TestExportImportRoundTripCLI(t *testing.T) {
 }
 
 func TestImportExportUsageErrors(t *testing.T) {
+	t.Parallel()
 	r := newCLIRepo(t)
 	pem := filepath.Join(t.TempDir(), "server.pem")
 	if err := os.WriteFile(pem, []byte("x"), 0o644); err != nil {
@@ -194,41 +199,6 @@ func TestImportExportUsageErrors(t *testing.T) {
 			}
 			if code != exitUsage || !strings.Contains(r.lastStderr, tt.want) {
 				t.Errorf("exit %d, stderr %q; want exit %d and %q", code, r.lastStderr, exitUsage, tt.want)
-			}
-		})
-	}
-}
-
-func TestProgressBar(t *testing.T) {
-	tests := []struct {
-		name     string
-		terminal bool
-		steps    [][3]int // done, total, milliseconds since the start
-		want     string
-	}{
-		{"not a terminal: nothing", false, [][3]int{{1, 2, 0}, {2, 2, 500}}, ""},
-		{"terminal: redrawn at most every 100 ms, always at the end, then cleared", true,
-			[][3]int{{1, 4, 0}, {2, 4, 50}, {3, 4, 150}, {4, 4, 160}},
-			"\rimporting [=======>                      ] 1/4" +
-				"\rimporting [======================>       ] 3/4" +
-				"\rimporting [==============================] 4/4\r\033[K"},
-		{"terminal, nothing to do: nothing", true, nil, ""},
-	}
-	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
-			var buf strings.Builder
-			b := newProgressBar(&buf, "importing")
-			b.on = tt.terminal // a strings.Builder is never a terminal
-			start := time.Date(2026, 11, 30, 12, 0, 0, 0, time.UTC)
-			var at time.Time
-			b.now = func() time.Time { return at }
-			for _, s := range tt.steps {
-				at = start.Add(time.Duration(s[2]) * time.Millisecond)
-				b.set(s[0], s[1])
-			}
-			b.done()
-			if got := buf.String(); got != tt.want {
-				t.Errorf("drew %q, want %q", got, tt.want)
 			}
 		})
 	}

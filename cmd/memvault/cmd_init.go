@@ -3,14 +3,13 @@ package main
 import (
 	"errors"
 	"fmt"
-	"io"
 	"os"
 	"path/filepath"
-	"strings"
 
 	"github.com/spf13/cobra"
 
 	"github.com/memvault/memvault/cmd/memvault/internal/clientconfig"
+	"github.com/memvault/memvault/cmd/memvault/internal/clitext"
 	"github.com/memvault/memvault/gitstore"
 	"github.com/memvault/memvault/vault"
 )
@@ -79,18 +78,18 @@ running it again changes nothing.`,
 			if len(created) == 0 {
 				fmt.Fprintf(m.Stdout, "vault %s already initialised\n", dir)
 			}
-			steps := initSteps{vault: dir, vaultChanged: len(created) > 0, client: clientName, command: command}
-			steps.root, steps.inGit = gitRoot(filepath.Dir(dir))
-			if !steps.inGit {
-				steps.root = filepath.Dir(dir)
+			steps := clitext.InitSteps{Vault: dir, VaultChanged: len(created) > 0, Client: clientName, Command: command}
+			steps.Root, steps.InGit = gitRoot(filepath.Dir(dir))
+			if !steps.InGit {
+				steps.Root = filepath.Dir(dir)
 			}
 			if clientName != "" {
-				if steps.config, steps.configChanged, err = m.initClient(client, dir, steps.root, command); err != nil {
+				if steps.Config, steps.ConfigChanged, err = m.initClient(client, dir, steps.Root, command); err != nil {
 					return err
 				}
 			}
 			wd, _ := os.Getwd()
-			steps.print(m.Stdout, wd)
+			steps.Print(m.Stdout, wd)
 			return nil
 		},
 	}
@@ -159,121 +158,4 @@ func (m *Main) initClient(client clientconfig.Client, dir, root, command string)
 		fmt.Fprintf(m.Stdout, "Cursor reads it when it opens the project; check the server is enabled in Cursor's MCP settings\n")
 	}
 	return path, res != clientconfig.Unchanged, nil
-}
-
-// initSteps is what init did, for the next steps it prints.
-type initSteps struct {
-	root          string // the project root: the git root holding the vault, else the vault's parent
-	inGit         bool   // root is a git repository
-	vault         string // the vault folder
-	vaultChanged  bool   // init created something in it
-	client        string // the --client name; "" without --client
-	config        string // the client configuration file, with --client
-	configChanged bool   // init wrote it
-	command       string // the server command the configuration runs
-}
-
-// print writes the steps left to the user, as commands to paste in wd:
-// commit what init created, so every clone has the vault and the server;
-// then approve the server in the client, or connect one. A run that
-// changed nothing prints none.
-func (s initSteps) print(w io.Writer, wd string) {
-	type step struct {
-		title string
-		lines []string // below the title; commands are indented further
-	}
-	var steps []step
-	// Paths as typed in wd when wd is in the project, else with git -C.
-	git, base := "git", wd
-	if _, ok := within(s.root, wd); !ok {
-		git, base = "git -C "+clientconfig.ShellQuote(filepath.ToSlash(s.root)), s.root
-	}
-	rel := func(p string) string { return relPath(base, p) }
-	var add, names []string
-	if s.vaultChanged {
-		add, names = append(add, rel(s.vault)), append(names, "the vault")
-	}
-	if s.configChanged {
-		name := filepath.ToSlash(s.config)
-		if r, ok := within(s.root, s.config); ok {
-			name = filepath.ToSlash(r)
-		}
-		add, names = append(add, rel(s.config)), append(names, name)
-	}
-	if len(add) > 0 {
-		msg := "memvault: add the project memory"
-		switch {
-		case s.configChanged && s.vaultChanged:
-			msg = "memvault: add the project memory and its MCP server"
-		case s.configChanged:
-			msg = "memvault: register the MCP server"
-		}
-		cmd := fmt.Sprintf("%s add %s && %s commit -m %q", git, strings.Join(add, " "), git, msg)
-		st := step{title: "commit " + strings.Join(names, " and ") + ", so everyone who clones the project gets it:"}
-		if len(names) > 1 {
-			st.title = "commit " + strings.Join(names, " and ") + ", so everyone who clones the project gets them:"
-		}
-		if !s.inGit {
-			// git init takes the folder as seen from wd.
-			init := "git init"
-			if r := relPath(wd, s.root); base != wd {
-				init += " " + clientconfig.ShellQuote(filepath.ToSlash(s.root))
-			} else if r != "." {
-				init += " " + r
-			}
-			st.title = "make the project a git repository and commit " + strings.Join(names, " and ") + ":"
-			cmd = init + " && " + cmd
-		}
-		st.lines = append(st.lines, "  "+cmd)
-		if s.configChanged && filepath.IsAbs(s.command) {
-			st.lines = append(st.lines, fmt.Sprintf("%s runs %s, a path on this machine; for a file the whole team uses, run init --client %s --command memvault",
-				names[len(names)-1], clientconfig.ShellQuote(s.command), s.client))
-		}
-		steps = append(steps, st)
-	}
-	switch {
-	case s.client == "claude-code" && s.configChanged:
-		steps = append(steps, step{
-			title: "approve the server in Claude Code: it asks the first time it starts in this project (/mcp shows its state).",
-			lines: []string{
-				"For headless use (claude -p), approve it in .claude/settings.json (shared) or .claude/settings.local.json (yours alone):",
-				fmt.Sprintf("  \"enabledMcpjsonServers\": [%q]", clientconfig.ServerName),
-			},
-		})
-	case s.client == "cursor" && s.configChanged:
-		steps = append(steps, step{title: fmt.Sprintf("enable the server in Cursor: open the project, then check that %q is on in Cursor's MCP settings", clientconfig.ServerName)})
-	case s.client == "" && s.vaultChanged:
-		steps = append(steps, step{title: "connect an assistant: memvault init --client claude-code (or --client cursor)"})
-	}
-	if len(steps) == 0 {
-		return
-	}
-	fmt.Fprintf(w, "\nnext steps:\n")
-	for i, st := range steps {
-		fmt.Fprintf(w, "  %d. %s\n", i+1, st.title)
-		for _, l := range st.lines {
-			fmt.Fprintf(w, "     %s\n", l)
-		}
-	}
-}
-
-// relPath is path relative to dir, for a command run in dir (both in
-// the same project), quoted for the shell.
-func relPath(dir, path string) string {
-	if rel, err := filepath.Rel(dir, path); err == nil {
-		path = rel
-	}
-	return clientconfig.ShellQuote(filepath.ToSlash(path))
-}
-
-// within returns path relative to dir when path is dir or inside it.
-func within(dir, path string) (string, bool) {
-	if dir == "" || path == "" {
-		return "", false
-	}
-	rel, err := filepath.Rel(dir, path)
-	if err != nil || rel == ".." || strings.HasPrefix(rel, ".."+string(filepath.Separator)) {
-		return "", false
-	}
-	return rel, true
 }

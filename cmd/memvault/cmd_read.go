@@ -1,16 +1,16 @@
 package main
 
 import (
+	"context"
 	"fmt"
-	"io"
 	"os"
 	"path/filepath"
 	"sort"
-	"strings"
-	"time"
 
 	"github.com/spf13/cobra"
 
+	"github.com/memvault/memvault/cmd/memvault/internal/clitext"
+	"github.com/memvault/memvault/cmd/memvault/internal/view"
 	"github.com/memvault/memvault/parser"
 	"github.com/memvault/memvault/vault"
 )
@@ -38,9 +38,8 @@ lists the most recent memories.
 
 recall searches the project vault and the user vault (--user-vault, default
 ~/.memvault when it exists and is in a git repository) and ranks them
-together, as the MCP server's recall does; with a user vault each JSON
-result names its vault. A rule of one vault may supersede a memory of the
-other. --as-of before now reads each vault as git recorded it then; from
+together, as the MCP server's recall does; each JSON result names its
+vault. A rule of one vault may supersede a memory of the other. --as-of before now reads each vault as git recorded it then; from
 now on it reads the vaults as they are, transient memories included.
 --at reads the project vault alone, as recorded at that commit.`,
 		Example: `  memvault recall "结算模块怎么设计的"
@@ -79,13 +78,13 @@ now on it reads the vaults as they are, transient memories included.
 				return err
 			}
 			if f.asJSON {
-				return writeJSON(m.Stdout, map[string]any{"results": recallJSON(rs, len(set.Members()) > 1)})
+				return writeJSON(m.Stdout, view.RecallOf(rs))
 			}
 			now := q.AsOf
 			if now.IsZero() {
 				now = m.Now()
 			}
-			printResults(m.Stdout, rs, now)
+			clitext.Results(m.Stdout, rs, now)
 			return nil
 		},
 	}
@@ -102,231 +101,36 @@ now on it reads the vaults as they are, transient memories included.
 	return cmd
 }
 
-// resultJSON is the pinned JSON shape of one recall result.
-type resultJSON struct {
-	ID               string      `json:"id"`
-	Title            string      `json:"title"`
-	Layer            string      `json:"layer"`
-	Score            float64     `json:"score"`
-	Status           string      `json:"status"`
-	Snippet          string      `json:"snippet"`
-	PossibleConflict []string    `json:"possible_conflict"`
-	Supersedes       []vault.Ref `json:"supersedes"`
-	SupersededBy     []vault.Ref `json:"superseded_by,omitempty"`
-	Path             string      `json:"path"`
-	Tags             []string    `json:"tags"`
-	Importance       int         `json:"importance"`
-	UpdatedAt        time.Time   `json:"updated_at"`
-	EffectiveAt      *time.Time  `json:"effective_at,omitempty"`
-	ExpiresAt        *time.Time  `json:"expires_at,omitempty"`
-	Version          int         `json:"version"`
-	Stale            bool        `json:"stale,omitempty"`
-	// Vault names the vault holding the memory when recall searched
-	// more than one: project or user.
-	Vault string `json:"vault,omitempty"`
-}
-
-// recallJSON renders results; withVault names each one's vault.
-func recallJSON(rs []vault.SetResult, withVault bool) []resultJSON {
-	out := make([]resultJSON, 0, len(rs))
-	for _, r := range rs {
-		mem := r.Memory
-		j := resultJSON{
-			ID: mem.ID, Title: mem.Title, Layer: mem.Layer.String(), Score: round3(r.Score), Status: r.State,
-			Snippet: r.Snippet, PossibleConflict: orEmpty(r.PossibleConflict), Supersedes: orEmptyRefs(r.Supersedes),
-			SupersededBy: r.SupersededBy, Path: mem.Path, Tags: orEmpty(mem.Tags), Importance: mem.Importance,
-			UpdatedAt: mem.UpdatedAt, Version: mem.Version, Stale: mem.Stale,
-		}
-		if withVault {
-			j.Vault = r.Vault
-		}
-		if !mem.EffectiveAt.IsZero() {
-			j.EffectiveAt = &mem.EffectiveAt
-		}
-		if !mem.ExpiresAt.IsZero() {
-			j.ExpiresAt = &mem.ExpiresAt
-		}
-		out = append(out, j)
-	}
-	return out
-}
-
-func round3(f float64) float64 { return float64(int64(f*1000+0.5)) / 1000 }
-
-func orEmpty(s []string) []string {
-	if s == nil {
-		return []string{}
-	}
-	return s
-}
-
-func orEmptyRefs(s []vault.Ref) []vault.Ref {
-	if s == nil {
-		return []vault.Ref{}
-	}
-	return s
-}
-
-// printResults writes recall results as readable blocks; a result from
-// the user vault says so after its path.
-func printResults(w io.Writer, rs []vault.SetResult, now time.Time) {
-	if len(rs) == 0 {
-		fmt.Fprintln(w, "no memories found")
-		return
-	}
-	titles := map[string]string{}
-	for _, r := range rs {
-		titles[r.Memory.ID] = r.Memory.Title
-	}
-	for i, r := range rs {
-		mem := r.Memory
-		fmt.Fprintf(w, "【记忆 #%d】 %s\n", i+1, mem.Title)
-		meta := []string{fmt.Sprintf("L%d %s", int(mem.Layer), mem.Layer)}
-		if len(mem.Tags) > 0 {
-			meta = append(meta, "tags: "+strings.Join(mem.Tags, ", "))
-		}
-		meta = append(meta, "updated "+ago(now, mem.UpdatedAt), fmt.Sprintf("importance %d", mem.Importance), fmt.Sprintf("score %.3f", r.Score))
-		if r.State != string(vault.StatusActive) {
-			meta = append(meta, "status: "+r.State)
-		}
-		if mem.Stale {
-			meta = append(meta, "STALE: the file no longer parses; showing its last good version")
-		}
-		fmt.Fprintf(w, "  %s\n", strings.Join(meta, " · "))
-		if !mem.EffectiveAt.IsZero() {
-			fmt.Fprintf(w, "  effective from %s\n", mem.EffectiveAt.Format(time.RFC3339))
-		}
-		for _, s := range r.Supersedes {
-			fmt.Fprintf(w, "  supersedes: %s (%s)\n", s.Title, s.ID)
-		}
-		for _, s := range r.SupersededBy {
-			fmt.Fprintf(w, "  superseded by: %s (%s)\n", s.Title, s.ID)
-		}
-		for _, c := range r.PossibleConflict {
-			fmt.Fprintf(w, "  ⚠ possible conflict with: %s (%s) — ask which rule holds\n", titles[c], c)
-		}
-		for _, line := range strings.Split(strings.TrimSpace(r.Snippet), "\n") {
-			fmt.Fprintf(w, "  │ %s\n", line)
-		}
-		where := mem.Path
-		if r.Vault != "" && r.Vault != vault.ProjectVault {
-			where += " (" + r.Vault + " vault)"
-		}
-		fmt.Fprintf(w, "  id %s · %s\n\n", mem.ID, where)
-	}
-}
-
-// ago renders a past instant relative to now for people.
-func ago(now, t time.Time) string {
-	d := now.Sub(t)
-	future := d < 0
-	if future {
-		d = -d
-	}
-	var s string
-	switch {
-	case d < time.Minute:
-		return "just now"
-	case d < time.Hour:
-		s = plural(int(d/time.Minute), "minute")
-	case d < 24*time.Hour:
-		s = plural(int(d/time.Hour), "hour")
-	case d < 60*24*time.Hour:
-		s = plural(int(d/(24*time.Hour)), "day")
-	case d < 365*24*time.Hour:
-		s = plural(int(d/(30*24*time.Hour)), "month")
-	default:
-		s = plural(int(d/(365*24*time.Hour)), "year")
-	}
-	if future {
-		return "in " + s
-	}
-	return s + " ago"
-}
-
-func plural(n int, unit string) string {
-	if n == 1 {
-		return "1 " + unit
-	}
-	return fmt.Sprintf("%d %ss", n, unit)
-}
-
 func (m *Main) showCommand() *cobra.Command {
 	var asJSON bool
+	var user userVaultFlags
 	cmd := &cobra.Command{
 		Use:   "show ID",
 		Short: "Print one memory with its fields and body",
-		Args:  exactArgs(1, "ID"),
+		Long: `show prints one memory of the project vault or the user vault (--user-vault,
+default ~/.memvault when it exists and is in a git repository), as the MCP
+server's get_memory does.`,
+		Args: exactArgs(1, "ID"),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			v, err := m.openVault(cmd.Context())
+			set, err := m.openReadSet(cmd.Context(), user)
 			if err != nil {
 				return err
 			}
-			mem, err := v.Get(args[0])
+			in, mem, err := set.Find(args[0])
 			if err != nil {
 				return err
 			}
+			related := in.Vault.Related(mem)
 			if asJSON {
-				return writeJSON(m.Stdout, memoryJSON(mem))
+				return writeJSON(m.Stdout, view.MemoryOf(mem, in.Name, related, set.SupersededBy(mem.ID)))
 			}
-			printMemory(m.Stdout, mem, v.Related(mem))
+			clitext.Memory(m.Stdout, mem, related, in.Name)
 			return nil
 		},
 	}
 	cmd.Flags().BoolVar(&asJSON, "json", false, "print JSON")
+	user.register(cmd.Flags())
 	return cmd
-}
-
-// memoryJSON is a memory with its layer spelled out.
-func memoryJSON(mem *vault.Memory) map[string]any {
-	out := map[string]any{
-		"id": mem.ID, "title": mem.Title, "layer": mem.Layer.String(), "importance": mem.Importance,
-		"tags": orEmpty(mem.Tags), "created_at": mem.CreatedAt, "updated_at": mem.UpdatedAt, "status": mem.Status,
-		"supersedes": orEmpty(mem.Supersedes), "links": orEmpty(mem.Links), "source": mem.Source,
-		"version": mem.Version, "path": mem.Path, "body": mem.Body,
-	}
-	if !mem.EffectiveAt.IsZero() {
-		out["effective_at"] = mem.EffectiveAt
-	}
-	if !mem.ExpiresAt.IsZero() {
-		out["expires_at"] = mem.ExpiresAt
-	}
-	if len(mem.Aliases) > 0 {
-		out["aliases"] = mem.Aliases
-	}
-	if mem.Stale {
-		out["stale"] = true
-	}
-	return out
-}
-
-func printMemory(w io.Writer, mem *vault.Memory, related []vault.Ref) {
-	fmt.Fprintf(w, "%s\n", mem.Title)
-	fmt.Fprintf(w, "  id:         %s\n  path:       %s\n  layer:      L%d %s\n  importance: %d\n  status:     %s\n  version:    %d\n",
-		mem.ID, mem.Path, int(mem.Layer), mem.Layer, mem.Importance, mem.Status, mem.Version)
-	if len(mem.Tags) > 0 {
-		fmt.Fprintf(w, "  tags:       %s\n", strings.Join(mem.Tags, ", "))
-	}
-	fmt.Fprintf(w, "  created:    %s\n  updated:    %s\n", mem.CreatedAt.Format(time.RFC3339), mem.UpdatedAt.Format(time.RFC3339))
-	if !mem.EffectiveAt.IsZero() {
-		fmt.Fprintf(w, "  effective:  %s\n", mem.EffectiveAt.Format(time.RFC3339))
-	}
-	if !mem.ExpiresAt.IsZero() {
-		fmt.Fprintf(w, "  expires:    %s\n", mem.ExpiresAt.Format(time.RFC3339))
-	}
-	if len(mem.Supersedes) > 0 {
-		fmt.Fprintf(w, "  supersedes: %s\n", strings.Join(mem.Supersedes, ", "))
-	}
-	for _, r := range related {
-		fmt.Fprintf(w, "  related:    %s (%s)\n", r.Title, r.ID)
-	}
-	if mem.Source.Client != "" || mem.Source.Kind != "" {
-		fmt.Fprintf(w, "  source:     %s (%s)\n", mem.Source.Client, mem.Source.Kind)
-	}
-	fmt.Fprintf(w, "\n%s", mem.Body)
-	if !strings.HasSuffix(mem.Body, "\n") {
-		fmt.Fprintln(w)
-	}
 }
 
 func (m *Main) lintCommand() *cobra.Command {
@@ -338,7 +142,7 @@ first marked "error", then warnings. Files are never changed. The exit status
 is 1 when there is at least one error.`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			v, err := m.openVault(cmd.Context())
+			v, err := m.openExistingVault(cmd.Context())
 			if err != nil {
 				return err
 			}
@@ -381,30 +185,51 @@ func displayPath(dir, rel string) string {
 
 func (m *Main) statsCommand() *cobra.Command {
 	var asJSON bool
+	var user userVaultFlags
 	cmd := &cobra.Command{
 		Use:   "stats",
-		Short: "Count memories by layer and status",
-		Args:  cobra.NoArgs,
+		Short: "Count memories by layer and status, in the project vault and the user vault",
+		Long: `stats summarises the project vault and the user vault (--user-vault, default
+~/.memvault when it exists and is in a git repository): memories by layer
+and status, the files with problems, git HEAD. --json prints what the MCP
+server's memory_stats answers.`,
+		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			v, err := m.openVault(cmd.Context())
+			ctx := cmd.Context()
+			set, err := m.openReadSet(ctx, user)
 			if err != nil {
 				return err
 			}
-			s := v.Stats()
+			members := set.Members()
+			out := view.Stats{VaultStats: m.vaultStats(ctx, members[0].Vault)}
+			if len(members) > 1 {
+				u := m.vaultStats(ctx, members[1].Vault)
+				out.UserVault = &u
+			}
 			if asJSON {
-				return writeJSON(m.Stdout, s)
+				return writeJSON(m.Stdout, out)
 			}
-			fmt.Fprintf(m.Stdout, "vault     %s\nmemories  %d (in force %d, expired %d, future %d, stale %d)\n", s.Dir, s.Total, s.InForce, s.Expired, s.Future, s.Stale)
-			for _, l := range vault.AllLayers() {
-				fmt.Fprintf(m.Stdout, "  L%d %-11s %d\n", int(l), l, s.ByLayer[l.String()])
+			clitext.Stats(m.Stdout, out.VaultStats)
+			if out.UserVault != nil {
+				fmt.Fprintln(m.Stdout, "\nuser vault")
+				clitext.Stats(m.Stdout, *out.UserVault)
 			}
-			for _, st := range []vault.Status{vault.StatusActive, vault.StatusSuperseded, vault.StatusArchived} {
-				fmt.Fprintf(m.Stdout, "  %-14s %d\n", st, s.ByStatus[string(st)])
-			}
-			fmt.Fprintf(m.Stdout, "problems  %d errors, %d warnings (memvault lint)\n", s.Errors, s.Warnings)
 			return nil
 		},
 	}
 	cmd.Flags().BoolVar(&asJSON, "json", false, "print JSON")
+	user.register(cmd.Flags())
 	return cmd
+}
+
+// vaultStats summarises v with its repository's HEAD, when it has one.
+func (m *Main) vaultStats(ctx context.Context, v *vault.Vault) view.VaultStats {
+	head := ""
+	if store, err := openGit(ctx, v.Dir()); err == nil {
+		if st, err := store.State(ctx); err == nil {
+			head = st.Head
+		}
+		store.Close()
+	}
+	return view.VaultStatsOf(v, head, m.Now())
 }

@@ -78,9 +78,35 @@ func (m *Main) openWriteSet(ctx context.Context, f userVaultFlags) (set *vault.S
 		done()
 		return nil, nil, err
 	}
-	set = vault.NewSet(vault.Member{Name: vault.ProjectVault, Vault: project}, vault.Member{Name: vault.UserVault, Vault: user})
+	return m.newSet(project, user), done, nil
+}
+
+// openReadSet opens the live project vault, which must exist, and the
+// user vault when there is one, for reading.
+func (m *Main) openReadSet(ctx context.Context, f userVaultFlags) (*vault.Set, error) {
+	return m.openLiveSet(ctx, f, m.openExistingVault)
+}
+
+// openLiveSet opens the live vaults for reading, the project vault with
+// openProject.
+func (m *Main) openLiveSet(ctx context.Context, f userVaultFlags, openProject func(context.Context) (*vault.Vault, error)) (*vault.Set, error) {
+	project, err := openProject(ctx)
+	if err != nil {
+		return nil, err
+	}
+	user, err := m.userVault(ctx, f, project.Dir(), func(u *Main) (*vault.Vault, error) { return u.openVault(ctx) })
+	if err != nil {
+		return nil, err
+	}
+	return m.newSet(project, user), nil
+}
+
+// newSet is the set of the project vault and the user vault (nil: none)
+// at the Main clock.
+func (m *Main) newSet(project, user *vault.Vault) *vault.Set {
+	set := vault.NewSet(vault.Member{Name: vault.ProjectVault, Vault: project}, vault.Member{Name: vault.UserVault, Vault: user})
 	set.Now = m.Now
-	return set, done, nil
+	return set
 }
 
 // openRecallSet opens the vaults a recall reads: the live project and
@@ -98,10 +124,13 @@ func (m *Main) openRecallSet(ctx context.Context, f userVaultFlags, at string, q
 	}
 	var project *vault.Vault
 	var err error
-	if at != "" {
+	switch {
+	case at != "":
 		project, err = m.recallVault(ctx, at, q.AsOf)
-	} else {
+	case vault.AsOfReadsPast(q.AsOf, m.Now()):
 		project, err = open(m)
+	default:
+		project, err = m.openExistingVault(ctx)
 	}
 	if err != nil {
 		return nil, err
@@ -116,20 +145,19 @@ func (m *Main) openRecallSet(ctx context.Context, f userVaultFlags, at string, q
 			return nil, err
 		}
 	}
-	set := vault.NewSet(vault.Member{Name: vault.ProjectVault, Vault: project}, vault.Member{Name: vault.UserVault, Vault: user})
-	set.Now = m.Now
-	return set, nil
+	return m.newSet(project, user), nil
 }
 
-// setError says what to do about the set's refusals in the CLI's terms.
-func setError(set *vault.Set, err error) error {
+// setError says what to do about the set's refusals in the CLI's terms;
+// f chose the user vault.
+func setError(set *vault.Set, f userVaultFlags, err error) error {
 	var dup *vault.DuplicateError
 	switch {
 	case errors.As(err, &dup):
 		update := "memvault update"
-		if m, ok := set.Member(dup.Vault); ok && dup.Vault != vault.ProjectVault {
-			// update works on one vault: name the one holding it.
-			update = "memvault --vault " + clientconfig.ShellQuote(m.Vault.Dir()) + " update"
+		if m, ok := set.Member(dup.Vault); ok && dup.Vault == vault.UserVault && f.dir != "" {
+			// update finds the memory in the user vault it is given.
+			update = "memvault update --user-vault " + clientconfig.ShellQuote(m.Vault.Dir())
 		}
 		return explained{err: err, msg: fmt.Sprintf("an active memory in the %s vault has the same or a near-identical title: %q (id %s, version %d, %s). "+
 			"Nothing was written: to change it, run %s %s --expected-version %d; to replace it, add with --supersedes %s; "+

@@ -14,11 +14,11 @@ import (
 	"github.com/memvault/memvault/gitstore"
 )
 
-// withUserVault creates ~/.memvault as a git repository in the test's
-// HOME (isolateGit set it) and returns its folder.
-func withUserVault(t *testing.T) string {
+// withUserVault creates ~/.memvault as a git repository in the HOME r
+// runs memvault with and returns its folder.
+func withUserVault(t *testing.T, r *cliRepo) string {
 	t.Helper()
-	dir := filepath.Join(os.Getenv("HOME"), userVaultName)
+	dir := filepath.Join(r.home, userVaultName)
 	s, err := gitstore.Init(context.Background(), dir)
 	if err != nil {
 		t.Fatal(err)
@@ -57,8 +57,9 @@ type recallJSONOut struct {
 // supersede one (one commit, in the project's repository), recall ranks
 // and labels both, and a same title is refused with what to do.
 func TestCLIWorksOnTheSetOfVaults(t *testing.T) {
+	t.Parallel()
 	r := newCLIRepo(t)
-	user := withUserVault(t)
+	user := withUserVault(t, r)
 
 	pref := decodeJSON[addJSON](t, r.ok("add", "Prefer pytest for tests", "--layer", "preference", "--tags", "testing",
 		"--content", "Write and run tests with pytest.", "--json"))
@@ -152,10 +153,15 @@ func TestCLIWorksOnTheSetOfVaults(t *testing.T) {
 		if code != exitUsage || !strings.Contains(r.lastStderr, "scope: want project or user") {
 			t.Errorf("--scope team: exit %d, %q", code, r.lastStderr)
 		}
-		// Without the user vault JSON results name no vault, as before.
-		out := r.ok("recall", "answer", "--json", "--no-user-vault")
-		if strings.Contains(out, `"vault"`) {
-			t.Errorf("recall of the project vault alone names vaults:\n%s", out)
+		// Without the user vault every result is the project's (view.RecallResult always names its vault).
+		out := decodeJSON[recallJSONOut](t, r.ok("recall", "answer", "--json", "--no-user-vault"))
+		if len(out.Results) == 0 {
+			t.Fatal("recall of the project vault alone found nothing")
+		}
+		for _, x := range out.Results {
+			if x.Vault != projectScope {
+				t.Errorf("recall of the project vault alone: %+v, want vault %q", x, projectScope)
+			}
 		}
 	})
 }

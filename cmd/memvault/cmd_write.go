@@ -10,6 +10,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/memvault/memvault/cmd/memvault/internal/view"
 	"github.com/memvault/memvault/vault"
 )
 
@@ -79,17 +80,9 @@ either vault; the write is one commit in the target vault's repository.`,
 			defer done()
 			res, err := set.Remember(ctx, n, f.scope, vault.Author{Reason: f.reason})
 			if err != nil {
-				return setError(set, err)
+				return setError(set, f.user, err)
 			}
-			if res.Vault != vault.ProjectVault {
-				u, _ := set.Member(res.Vault)
-				fmt.Fprintf(m.Stderr, "memvault: written to the %s vault %s\n", res.Vault, u.Vault.Dir())
-			}
-			vaultName := ""
-			if len(set.Members()) > 1 {
-				vaultName = res.Vault
-			}
-			return m.printWriteIn(res.WriteResult, vaultName, f.asJSON)
+			return m.printWrite(set, res.WriteResult, res.Vault, f.asJSON)
 		},
 	}
 	fl := cmd.Flags()
@@ -102,36 +95,30 @@ either vault; the write is one commit in the target vault's repository.`,
 	fl.StringVar(&f.supersedes, "supersedes", "", "comma-separated ids this memory replaces")
 	fl.StringVar(&f.links, "links", "", "comma-separated ids of related memories")
 	fl.StringVar(&f.reason, "reason", "", "why this is remembered (the commit message body)")
-	fl.BoolVar(&f.asJSON, "json", false, `print {"id", "path", "version"} as JSON`)
+	fl.BoolVar(&f.asJSON, "json", false, `print {"id", "path", "version", "commit", "superseded", "vault"} as JSON`)
 	fl.StringVar(&f.scope, "scope", "", "which vault: project or user (default: user for preferences when there is a user vault, else project)")
 	f.user.register(fl)
 	return cmd
 }
 
-// printWrite reports a write: the id, or JSON with id, path, version and
-// commit.
-func (m *Main) printWrite(res vault.WriteResult, asJSON bool) error {
-	return m.printWriteIn(res, "", asJSON)
-}
-
-// printWriteIn is printWrite naming in JSON the vault written when the
-// command had a choice (vaultName not empty).
-func (m *Main) printWriteIn(res vault.WriteResult, vaultName string, asJSON bool) error {
+// printWrite reports a write to the set's vault called vaultName: the
+// id, or its view as JSON.
+func (m *Main) printWrite(set *vault.Set, res vault.WriteResult, vaultName string, asJSON bool) error {
+	m.noteWrittenTo(set, vaultName)
 	if asJSON {
-		out := map[string]any{"id": res.Memory.ID, "path": res.Memory.Path, "version": res.Memory.Version}
-		if res.Commit != "" {
-			out["commit"] = res.Commit
-		}
-		if vaultName != "" {
-			out["vault"] = vaultName
-		}
-		if len(res.Superseded) > 0 {
-			out["superseded"] = res.Superseded
-		}
-		return writeJSON(m.Stdout, out)
+		return writeJSON(m.Stdout, view.WriteOf(res, vaultName))
 	}
 	fmt.Fprintln(m.Stdout, res.Memory.ID)
 	return nil
+}
+
+// noteWrittenTo says on stderr when a write went to a vault other than
+// the project's, which people would not look in.
+func (m *Main) noteWrittenTo(set *vault.Set, vaultName string) {
+	if vaultName != vault.ProjectVault {
+		u, _ := set.Member(vaultName)
+		fmt.Fprintf(m.Stderr, "memvault: written to the %s vault %s\n", vaultName, u.Vault.Dir())
+	}
 }
 
 // readStdin reads the content of add/update from standard input, refusing

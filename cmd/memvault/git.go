@@ -6,9 +6,9 @@ import (
 	"fmt"
 	"log/slog"
 	"net/mail"
-	"path/filepath"
 	"strings"
 
+	"github.com/memvault/memvault/cmd/memvault/internal/gitrepo"
 	"github.com/memvault/memvault/gitstore"
 	"github.com/memvault/memvault/vault"
 )
@@ -54,11 +54,7 @@ func parseAuthor(s string) (*gitstore.Signature, error) {
 // openGit opens the repository that holds the vault folder, or would hold
 // it: a vault that does not exist yet is created by its first write.
 func openGit(ctx context.Context, vaultDir string) (*gitstore.Store, error) {
-	dir := vaultDir
-	for !exists(dir) && filepath.Dir(dir) != dir {
-		dir = filepath.Dir(dir)
-	}
-	return gitstore.Open(ctx, dir)
+	return gitrepo.OpenStore(ctx, vaultDir)
 }
 
 // notRepository is the usage error for a vault outside any git repository.

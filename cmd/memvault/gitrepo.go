@@ -4,48 +4,28 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"strings"
 	"time"
 
+	"github.com/memvault/memvault/cmd/memvault/internal/gitrepo"
 	"github.com/memvault/memvault/gitstore"
 	"github.com/memvault/memvault/vault/history"
 )
 
-// gitRepo is the repository that holds a vault, opened for reading the
-// vault's past: it adapts gitstore.Store to history.Repo, and is the one
-// place vault paths and repository paths are mapped.
-type gitRepo struct {
-	store *gitstore.Store
-	// dir is the vault's folder as the caller spells it; prefix is the
-	// same folder relative to the repository root, with slashes ("" at
-	// the root).
-	dir, prefix string
-}
+// gitRepo is the repository that holds a vault, for the commands that
+// read its past.
+type gitRepo struct{ *gitrepo.Repo }
 
-var _ history.Repo = (*gitRepo)(nil)
-
-// newGitRepo wraps an open store for the vault at dir.
-func newGitRepo(store *gitstore.Store, dir string) (*gitRepo, error) {
-	prefix, err := store.Rel(dir)
-	if err != nil {
-		return nil, fmt.Errorf("vault %s is outside the repository %s: %w", dir, store.Root(), err)
-	}
-	return &gitRepo{store: store, dir: dir, prefix: prefix}, nil
-}
+// past returns a reader of the vault's past at the clock now.
+func (g *gitRepo) past(now func() time.Time) *history.Reader { return g.Past(now) }
 
 // openRepoAt opens the repository around the vault at dir. It returns an
 // error wrapping gitstore.ErrNotRepository when there is none.
 func openRepoAt(ctx context.Context, dir string) (*gitRepo, error) {
-	store, err := openGit(ctx, dir)
+	g, err := gitrepo.Open(ctx, dir)
 	if err != nil {
 		return nil, err
 	}
-	g, err := newGitRepo(store, dir)
-	if err != nil {
-		store.Close()
-		return nil, err
-	}
-	return g, nil
+	return &gitRepo{g}, nil
 }
 
 // needRepoAt is openRepoAt for commands that make no sense without git.
@@ -58,131 +38,4 @@ func needRepoAt(ctx context.Context, dir, what string) (*gitRepo, error) {
 		return nil, fmt.Errorf("open git repository: %w", err)
 	}
 	return g, nil
-}
-
-// Close releases the repository.
-func (g *gitRepo) Close() error { return g.store.Close() }
-
-// past returns a reader of the vault's past whose snapshots use the clock
-// now (nil: the real one).
-func (g *gitRepo) past(now func() time.Time) *history.Reader {
-	r := history.New(g, g.dir)
-	r.Now = now
-	return r
-}
-
-// vaultRel turns a repository-relative path into a vault-relative one,
-// reporting false for paths outside the vault.
-func (g *gitRepo) vaultRel(repoRel string) (string, bool) {
-	if g.prefix == "" {
-		return repoRel, true
-	}
-	rest, ok := strings.CutPrefix(repoRel, g.prefix+"/")
-	return rest, ok
-}
-
-// repoRel turns a vault-relative path ("" for the vault folder) into a
-// repository-relative one.
-func (g *gitRepo) repoRel(vaultRel string) string {
-	switch {
-	case g.prefix == "":
-		return vaultRel
-	case vaultRel == "":
-		return g.prefix
-	}
-	return g.prefix + "/" + vaultRel
-}
-
-// inVault is vaultRel with "" for paths outside the vault.
-func (g *gitRepo) inVault(repoRel string) string {
-	rel, _ := g.vaultRel(repoRel)
-	return rel
-}
-
-// Log implements history.Repo.
-func (g *gitRepo) Log(ctx context.Context, path string, opts history.LogOptions) ([]history.LogEntry, error) {
-	cs, err := g.store.History(ctx, g.repoRel(path), gitstore.HistoryOptions{
-		Rev: opts.Rev, Follow: opts.Follow, NoRenames: opts.NoRenames, Limit: opts.Limit})
-	if err != nil {
-		return nil, notFound(err)
-	}
-	out := make([]history.LogEntry, len(cs))
-	for i, c := range cs {
-		out[i] = history.LogEntry{Commit: commitOf(c), Path: g.inVault(c.Path), OldPath: g.inVault(c.OldPath), Deleted: c.Deleted}
-	}
-	return out, nil
-}
-
-// ReadFile implements history.Repo.
-func (g *gitRepo) ReadFile(ctx context.Context, rev, path string) ([]byte, error) {
-	data, err := g.store.ReadFile(ctx, rev, g.repoRel(path))
-	return data, notFound(err)
-}
-
-// Walk implements history.Repo.
-func (g *gitRepo) Walk(ctx context.Context, rev string, fn func(path string, data []byte) error) error {
-	return notFound(g.store.WalkTree(ctx, rev, g.repoRel(""), func(p string, data []byte) error {
-		if rel, ok := g.vaultRel(p); ok {
-			return fn(rel, data)
-		}
-		return nil
-	}))
-}
-
-// Diff implements history.Repo.
-func (g *gitRepo) Diff(ctx context.Context, base, head string) ([]history.FileChange, error) {
-	fcs, err := g.store.DiffTrees(ctx, base, head, g.repoRel(""))
-	if err != nil {
-		return nil, notFound(err)
-	}
-	out := make([]history.FileChange, 0, len(fcs))
-	for _, fc := range fcs {
-		rel, ok := g.vaultRel(fc.Path)
-		if !ok {
-			continue // DiffTrees is limited to the vault; never here
-		}
-		var kind history.ChangeKind
-		switch fc.Kind {
-		case gitstore.Added:
-			kind = history.FileAdded
-		case gitstore.Modified:
-			kind = history.FileModified
-		case gitstore.Deleted:
-			kind = history.FileDeleted
-		case gitstore.Renamed:
-			kind = history.FileRenamed
-		default:
-			return nil, fmt.Errorf("diff %s..%s: %s: unknown change %v", base, head, fc.Path, fc.Kind)
-		}
-		out = append(out, history.FileChange{Path: rel, OldPath: g.inVault(fc.OldPath), Kind: kind, Old: fc.Old, New: fc.New})
-	}
-	return out, nil
-}
-
-// Resolve implements history.Repo.
-func (g *gitRepo) Resolve(ctx context.Context, rev string) (history.Commit, error) {
-	c, err := g.store.ReadCommit(ctx, rev)
-	if err != nil {
-		return history.Commit{}, notFound(err)
-	}
-	return commitOf(c), nil
-}
-
-// ResolveTime implements history.Repo.
-func (g *gitRepo) ResolveTime(ctx context.Context, t time.Time) (string, error) {
-	h, err := g.store.ResolveTime(ctx, t)
-	return h, notFound(err)
-}
-
-func commitOf(c gitstore.CommitInfo) history.Commit {
-	return history.Commit{Hash: c.Hash, Author: history.Signature{Name: c.Author.Name, Email: c.Author.Email},
-		When: c.When, CommitTime: c.CommitTime, Message: c.Message}
-}
-
-// notFound makes gitstore's not-found errors history's too.
-func notFound(err error) error {
-	if errors.Is(err, gitstore.ErrNotFound) {
-		return fmt.Errorf("%w: %w", history.ErrNotFound, err)
-	}
-	return err
 }

@@ -11,7 +11,9 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 
+	"github.com/memvault/memvault/cmd/memvault/internal/clitext"
 	"github.com/memvault/memvault/gitstore"
+	"github.com/memvault/memvault/vault"
 	"github.com/memvault/memvault/vault/commitmsg"
 	"github.com/memvault/memvault/vault/history"
 )
@@ -37,6 +39,7 @@ type historyJSON struct {
 }
 
 func TestHistory(t *testing.T) {
+	t.Parallel()
 	r := newCLIRepo(t)
 	id := r.addMemory("Refunds are synchronous", "The admin waits for the provider.\n", "--reason", "first cut")
 	steps := []struct {
@@ -189,6 +192,7 @@ func testWhySampleRivals(t *testing.T, r *cliRepo) {
 }
 
 func TestWhyNamesConstructedRivals(t *testing.T) {
+	t.Parallel()
 	r := newCLIRepo(t)
 	a := r.addMemory("API errors use real HTTP status codes", "400, 404, 409, 500.", "--tags", "api")
 	b := r.addMemory("API errors use HTTP 200 with an error code", "Always 200; code in the body.", "--tags", "api")
@@ -207,9 +211,9 @@ func TestWhyNamesConstructedRivals(t *testing.T) {
 }
 
 func TestWhyOutsideGit(t *testing.T) {
-	isolateGit(t)
+	t.Parallel()
 	dir := filepath.Join(t.TempDir(), ".memory")
-	r := &cliRepo{t: t, dir: dir, now: gitTestNow}
+	r := &cliRepo{t: t, dir: dir, now: gitTestNow, home: t.TempDir()}
 	if err := os.MkdirAll(filepath.Join(dir, "project"), 0o755); err != nil {
 		t.Fatal(err)
 	}
@@ -326,9 +330,9 @@ func testRecallAsOf(t *testing.T, r *cliRepo) {
 }
 
 func TestRecallAsOfOutsideGitIsValidTimeOnly(t *testing.T) {
-	isolateGit(t)
+	t.Parallel()
 	dir := filepath.Join(t.TempDir(), ".memory")
-	r := &cliRepo{t: t, dir: dir, now: gitTestNow}
+	r := &cliRepo{t: t, dir: dir, now: gitTestNow, home: t.TempDir()}
 	os.MkdirAll(filepath.Join(dir, "project"), 0o755)
 	os.WriteFile(filepath.Join(dir, "project", "v2.md"), []byte("---\ntitle: Routes move to /v2\ncreated_at: 2026-11-01T00:00:00Z\neffective_at: 2026-12-15T00:00:00Z\n---\nAll public routes.\n"), 0o644)
 	if ids := recallIDs(t, r, "routes v2"); len(ids) != 0 {
@@ -388,7 +392,7 @@ func testDiffSample(t *testing.T, r *cliRepo) {
 		}
 		got := map[string]string{}
 		for _, c := range j.Changes {
-			got[c.ID] = c.Kind + ":" + changeDetails(c)
+			got[c.ID] = c.Kind + ":" + clitext.ChangeDetails(c)
 		}
 		want := map[string]string{
 			sampleAPI200Rule:   "archived:",
@@ -410,6 +414,7 @@ func testDiffSample(t *testing.T, r *cliRepo) {
 }
 
 func TestDoctor(t *testing.T) {
+	t.Parallel()
 	r := newCLIRepo(t)
 	id := r.addMemory("Redis is a cache", "Never the source of truth.")
 	if out := r.ok("doctor"); !strings.Contains(out, "no problems") {
@@ -462,12 +467,12 @@ func TestDoctor(t *testing.T) {
 			t.Errorf("doctor --fix:\n%s", out)
 		}
 		_, msg := r.head()
-		if cm := commitmsg.Parse(msg); cm.Body != handEditReason || cm.Get(commitmsg.KeyID) != id {
+		if cm := commitmsg.Parse(msg); cm.Body != vault.HandEditReason || cm.Get(commitmsg.KeyID) != id {
 			t.Errorf("hand-edit commit %q", msg)
 		}
 		var h historyJSON
 		json.Unmarshal([]byte(r.ok("history", id, "--json")), &h)
-		if len(h.Revisions) != 2 || h.Revisions[0].Reason != handEditReason {
+		if len(h.Revisions) != 2 || h.Revisions[0].Reason != vault.HandEditReason {
 			t.Errorf("history does not show the hand edit: %+v", h.Revisions)
 		}
 		os.Remove(broken)
@@ -492,8 +497,7 @@ func TestDoctor(t *testing.T) {
 	})
 
 	t.Run("outside git", func(t *testing.T) {
-		isolateGit(t)
-		o := &cliRepo{t: t, dir: filepath.Join(t.TempDir(), ".memory"), now: gitTestNow}
+		o := &cliRepo{t: t, dir: filepath.Join(t.TempDir(), ".memory"), now: gitTestNow, home: t.TempDir()}
 		if code, out := o.run("", "doctor"); code != 1 || !strings.Contains(out, "not in a git repository") {
 			t.Errorf("doctor outside git: exit %d\n%s", code, out)
 		}

@@ -37,9 +37,10 @@ const (
 // TestMain lets the test binary act as the memvault command inside scripts,
 // so `exec memvault` runs the real command line, in a separate process. It
 // also gives the package the folder its one built memvault binary lives
-// in (see buildMemvault).
+// in (see buildMemvault), and a git identity of its own (see
+// withIsolatedGit).
 func TestMain(m *testing.M) {
-	testscript.Main(withBinaryDir{m}, map[string]func(){
+	testscript.Main(withIsolatedGit{withBinaryDir{m}}, map[string]func(){
 		"memvault": func() {
 			mv := NewMain(os.Stdin, os.Stdout, os.Stderr)
 			if s := os.Getenv(nowEnv); s != "" {
@@ -55,8 +56,54 @@ func TestMain(m *testing.M) {
 	})
 }
 
+// withIsolatedGit runs the tests in a process whose HOME and global git
+// config are a temporary folder holding a git identity: the developer's
+// git config and ~/.memvault stay out of every test, and a test that
+// needs no HOME of its own (isolateGit) needs no t.Setenv, so it can run
+// in parallel. Go's own folders keep their paths, so the builds the tests
+// run stay warm. testscript calls Run only in the top-level test process.
+type withIsolatedGit struct{ next interface{ Run() int } }
+
+func (w withIsolatedGit) Run() int {
+	home, err := os.MkdirTemp("", "memvault-test-home-")
+	if err != nil {
+		fmt.Fprintln(os.Stderr, "memvault tests:", err)
+		return 1
+	}
+	defer os.RemoveAll(home)
+	if err := isolateProcessGit(home); err != nil {
+		fmt.Fprintln(os.Stderr, "memvault tests:", err)
+		return 1
+	}
+	return w.next.Run()
+}
+
+// isolateProcessGit points the process at home, as isolateGit does for
+// one test.
+func isolateProcessGit(home string) error {
+	// Without the go command there is nothing to keep warm.
+	if goDirs, err := exec.Command("go", "env", "GOCACHE", "GOMODCACHE", "GOPATH", "GOENV").Output(); err == nil {
+		for i, v := range strings.SplitN(strings.TrimSpace(string(goDirs)), "\n", 4) {
+			os.Setenv([]string{"GOCACHE", "GOMODCACHE", "GOPATH", "GOENV"}[i], v)
+		}
+	}
+	cfg := filepath.Join(home, ".gitconfig")
+	if err := os.WriteFile(cfg, []byte(testGitConfig), 0o644); err != nil {
+		return err
+	}
+	os.Setenv("HOME", home)
+	os.Setenv("GIT_CONFIG_GLOBAL", cfg)
+	os.Setenv("GIT_CONFIG_NOSYSTEM", "1")
+	os.Setenv("XDG_CONFIG_HOME", filepath.Join(home, "xdg"))
+	for _, k := range gitEnvToClear {
+		os.Unsetenv(k)
+	}
+	return nil
+}
+
 // TestScript runs the end-to-end scripts in testdata/script.
 func TestScript(t *testing.T) {
+	t.Parallel()
 	sample, err := filepath.Abs(filepath.Join("..", "..", "sample-vault"))
 	if err != nil {
 		t.Fatal(err)

@@ -35,7 +35,7 @@ func openVaultOnRepo(t testing.TB, root, client string) (*vault.Vault, *gitstore
 // same time. Every write must land as its own commit on one linear
 // history, and nothing may be left uncommitted.
 func TestTwoWritersOnOneRepository(t *testing.T) {
-	isolateGit(t)
+	t.Parallel()
 	root := newRepo(t)
 	const perWriter = 100
 	var wg sync.WaitGroup
@@ -121,7 +121,7 @@ func TestTwoWritersOnOneRepository(t *testing.T) {
 // TestStaleUpdateAcrossWriters: a second vault (process) that has not
 // seen the first one's update is refused, naming the current version.
 func TestStaleUpdateAcrossWriters(t *testing.T) {
-	isolateGit(t)
+	t.Parallel()
 	root := newRepo(t)
 	a, sa := openVaultOnRepo(t, root, "cursor")
 	defer sa.Close()

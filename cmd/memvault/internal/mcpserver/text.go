@@ -14,15 +14,6 @@ import (
 // are already short; the budget caps how many of them come back).
 const resultsBudgetBytes = 8000
 
-// resultViews converts the domain's results.
-func resultViews(rs []vault.SetResult) []view.RecallResult {
-	out := make([]view.RecallResult, 0, len(rs))
-	for _, r := range rs {
-		out = append(out, view.RecallResultOf(r))
-	}
-	return out
-}
-
 // renderResults renders results as numbered entries for the model. The
 // first always goes in; later ones stop at the budget so that an answer
 // never floods the model's context, and a last line says how many were

@@ -36,7 +36,7 @@ func (s *Server) listMemories(_ context.Context, vs *openVaults, a listArgs) (st
 		limit = defaultListLimit
 	}
 	rs := vs.List(vault.ListQuery{Layers: a.Layers, Statuses: a.Statuses, Tags: a.Tags, Limit: limit + 1})
-	text, shown := renderResults(resultViews(rs[:min(limit, len(rs))]), "No memories match.", "filter by layer, status or tag")
+	text, shown := renderResults(view.RecallOf(rs[:min(limit, len(rs))]).Results, "No memories match.", "filter by layer, status or tag")
 	if len(rs) > limit && len(shown) == limit {
 		text += "\n(more memories match: raise limit, up to 200, or filter by layer, status or tag)"
 	}

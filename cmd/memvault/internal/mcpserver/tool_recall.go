@@ -41,6 +41,6 @@ func (s *Server) recall(ctx context.Context, vs *openVaults, a recallArgs) (stri
 	if err != nil {
 		return "", nil, err
 	}
-	text, shown := renderResults(resultViews(rs), "No memories found.", "narrow the query, or call get_memory for a whole memory")
+	text, shown := renderResults(view.RecallOf(rs).Results, "No memories found.", "narrow the query, or call get_memory for a whole memory")
 	return text, view.Recall{Results: shown}, nil
 }

@@ -1,0 +1,156 @@
+package clitext
+
+import (
+	"fmt"
+	"io"
+	"strings"
+	"time"
+
+	"github.com/memvault/memvault/cmd/memvault/internal/view"
+	"github.com/memvault/memvault/vault"
+)
+
+// Results writes recall results as readable blocks; a result from
+// the user vault says so after its path.
+func Results(w io.Writer, rs []vault.SetResult, now time.Time) {
+	if len(rs) == 0 {
+		fmt.Fprintln(w, "no memories found")
+		return
+	}
+	titles := map[string]string{}
+	for _, r := range rs {
+		titles[r.Memory.ID] = r.Memory.Title
+	}
+	for i, r := range rs {
+		mem := r.Memory
+		fmt.Fprintf(w, "【记忆 #%d】 %s\n", i+1, mem.Title)
+		meta := []string{fmt.Sprintf("L%d %s", int(mem.Layer), mem.Layer)}
+		if len(mem.Tags) > 0 {
+			meta = append(meta, "tags: "+strings.Join(mem.Tags, ", "))
+		}
+		meta = append(meta, "updated "+Ago(now, mem.UpdatedAt), fmt.Sprintf("importance %d", mem.Importance), fmt.Sprintf("score %.3f", r.Score))
+		if r.State != string(vault.StatusActive) {
+			meta = append(meta, "status: "+r.State)
+		}
+		if mem.Stale {
+			meta = append(meta, "STALE: the file no longer parses; showing its last good version")
+		}
+		fmt.Fprintf(w, "  %s\n", strings.Join(meta, " · "))
+		if !mem.EffectiveAt.IsZero() {
+			fmt.Fprintf(w, "  effective from %s\n", mem.EffectiveAt.Format(time.RFC3339))
+		}
+		for _, s := range r.Supersedes {
+			fmt.Fprintf(w, "  supersedes: %s (%s)\n", s.Title, s.ID)
+		}
+		for _, s := range r.SupersededBy {
+			fmt.Fprintf(w, "  superseded by: %s (%s)\n", s.Title, s.ID)
+		}
+		for _, c := range r.PossibleConflict {
+			fmt.Fprintf(w, "  ⚠ possible conflict with: %s (%s) — ask which rule holds\n", titles[c], c)
+		}
+		for _, line := range strings.Split(strings.TrimSpace(r.Snippet), "\n") {
+			fmt.Fprintf(w, "  │ %s\n", line)
+		}
+		fmt.Fprintf(w, "  id %s · %s\n\n", mem.ID, InVault(mem.Path, r.Vault))
+	}
+}
+
+// InVault is a memory's path for people, naming its vault when it is not
+// the project's.
+func InVault(path, vaultName string) string {
+	if vaultName != "" && vaultName != vault.ProjectVault {
+		return path + " (" + vaultName + " vault)"
+	}
+	return path
+}
+
+// Ago renders an instant relative to now for people.
+func Ago(now, t time.Time) string {
+	d := now.Sub(t)
+	future := d < 0
+	if future {
+		d = -d
+	}
+	var s string
+	switch {
+	case d < time.Minute:
+		return "just now"
+	case d < time.Hour:
+		s = Plural(int(d/time.Minute), "minute")
+	case d < 24*time.Hour:
+		s = Plural(int(d/time.Hour), "hour")
+	case d < 60*24*time.Hour:
+		s = Plural(int(d/(24*time.Hour)), "day")
+	case d < 365*24*time.Hour:
+		s = Plural(int(d/(30*24*time.Hour)), "month")
+	default:
+		s = Plural(int(d/(365*24*time.Hour)), "year")
+	}
+	if future {
+		return "in " + s
+	}
+	return s + " ago"
+}
+
+// Plural is "1 unit" or "n units".
+func Plural(n int, unit string) string {
+	if n == 1 {
+		return "1 " + unit
+	}
+	return fmt.Sprintf("%d %ss", n, unit)
+}
+
+// Memory writes a memory for people; one of the user vault says so
+// after its path.
+func Memory(w io.Writer, mem *vault.Memory, related []vault.Ref, vaultName string) {
+	fmt.Fprintf(w, "%s\n", mem.Title)
+	fmt.Fprintf(w, "  id:         %s\n  path:       %s\n  layer:      L%d %s\n  importance: %d\n  status:     %s\n  version:    %d\n",
+		mem.ID, InVault(mem.Path, vaultName), int(mem.Layer), mem.Layer, mem.Importance, mem.Status, mem.Version)
+	if len(mem.Tags) > 0 {
+		fmt.Fprintf(w, "  tags:       %s\n", strings.Join(mem.Tags, ", "))
+	}
+	fmt.Fprintf(w, "  created:    %s\n  updated:    %s\n", mem.CreatedAt.Format(time.RFC3339), mem.UpdatedAt.Format(time.RFC3339))
+	if !mem.EffectiveAt.IsZero() {
+		fmt.Fprintf(w, "  effective:  %s\n", mem.EffectiveAt.Format(time.RFC3339))
+	}
+	if !mem.ExpiresAt.IsZero() {
+		fmt.Fprintf(w, "  expires:    %s\n", mem.ExpiresAt.Format(time.RFC3339))
+	}
+	if len(mem.Supersedes) > 0 {
+		fmt.Fprintf(w, "  supersedes: %s\n", strings.Join(mem.Supersedes, ", "))
+	}
+	for _, r := range related {
+		fmt.Fprintf(w, "  related:    %s (%s)\n", r.Title, r.ID)
+	}
+	if mem.Source.Client != "" || mem.Source.Kind != "" {
+		fmt.Fprintf(w, "  source:     %s (%s)\n", mem.Source.Client, mem.Source.Kind)
+	}
+	fmt.Fprintf(w, "\n%s", mem.Body)
+	if !strings.HasSuffix(mem.Body, "\n") {
+		fmt.Fprintln(w)
+	}
+}
+
+// Stats writes one vault's summary.
+func Stats(w io.Writer, s view.VaultStats) {
+	fmt.Fprintf(w, "vault     %s\nmemories  %d (in force %d, expired %d, future %d, stale %d)\n", s.Vault, s.Total, s.InForce, s.Expired, s.Future, s.Stale)
+	for _, l := range vault.AllLayers() {
+		fmt.Fprintf(w, "  L%d %-11s %d\n", int(l), l, s.ByLayer[l.String()])
+	}
+	for _, st := range []vault.Status{vault.StatusActive, vault.StatusSuperseded, vault.StatusArchived} {
+		fmt.Fprintf(w, "  %-14s %d\n", st, s.ByStatus[string(st)])
+	}
+	fmt.Fprintf(w, "problems  %d errors, %d warnings (memvault lint)\n", s.Errors, s.Warnings)
+}
+
+// List writes one line per memory.
+func List(w io.Writer, rs []vault.SetResult) {
+	if len(rs) == 0 {
+		fmt.Fprintln(w, "no memories found")
+		return
+	}
+	for _, r := range rs {
+		mem := r.Memory
+		fmt.Fprintf(w, "L%d %-10s  %-10s  v%-3d %s  %s  %s\n", int(mem.Layer), mem.Layer, r.State, mem.Version, mem.Title, mem.ID, InVault(mem.Path, r.Vault))
+	}
+}

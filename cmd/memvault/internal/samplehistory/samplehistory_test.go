@@ -1,0 +1,203 @@
+package samplehistory
+
+import (
+	"io/fs"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/memvault/memvault/gitstore"
+	"github.com/memvault/memvault/vault"
+	"github.com/memvault/memvault/vault/commitmsg"
+)
+
+// sample is the project's sample vault.
+var sample = filepath.Join("..", "..", "..", "..", "sample-vault")
+
+// TestReplay checks a replayed history against history.json.
+func TestReplay(t *testing.T) {
+	t.Parallel()
+	steps, err := ReadSteps(sample)
+	if err != nil {
+		t.Fatal(err)
+	}
+	root := filepath.Join(t.TempDir(), "shopflow")
+	ctx := t.Context()
+	s, commits := replayed(t, root)
+	if got, want := len(commits), len(steps)+1; got != want {
+		t.Fatalf("%d commits, want %d (the scaffolding plus one per step)", got, want)
+	}
+	if c := commits[len(commits)-1]; !c.When.Equal(steps[0].When.Add(-time.Minute)) || !strings.HasPrefix(c.Message, "memory: start") {
+		t.Errorf("first commit %q at %s", c.Message, c.When)
+	}
+
+	t.Run("one commit per step, dated and signed as the step", func(t *testing.T) {
+		for i, st := range steps {
+			c := commits[len(steps)-1-i] // newest first
+			if !c.When.Equal(st.When) || !c.CommitTime.Equal(st.When) {
+				t.Errorf("step %d (%s): commit dated %s / %s, want %s", i+1, st.Path, c.When, c.CommitTime, st.When)
+			}
+			if !strings.HasPrefix(c.Message, "memory(") {
+				t.Errorf("step %d: subject %q", i+1, c.Message)
+			}
+			want := ".memory/" + st.Path
+			if fcs, err := s.DiffTrees(ctx, c.Hash+"^", c.Hash, root); err != nil || len(fcs) != 1 || fcs[0].Path != want {
+				t.Errorf("step %d: commit changed %v (%v), want only %s", i+1, fcs, err, want)
+			}
+			cm := commitmsg.Parse(c.Message)
+			if reason := cm.Body; reason != strings.TrimSpace(st.Reason) || cm.Get(commitmsg.KeyClient) != st.Client {
+				t.Errorf("step %d: reason %q client %q, want %q %q", i+1, reason, cm.Get(commitmsg.KeyClient), st.Reason, st.Client)
+			}
+			if c.Author.Name != authorName {
+				t.Errorf("step %d: author %q", i+1, c.Author.Name)
+			}
+			data, err := s.ReadFile(ctx, c.Hash, want)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if m, _ := vault.ParseMemory(st.Path, data, st.When); m == nil || cm.Get(commitmsg.KeyID) != m.ID {
+				t.Errorf("step %d: Memory-Id trailer %q does not name the file's memory", i+1, cm.Get(commitmsg.KeyID))
+			}
+		}
+	})
+
+	t.Run("HEAD holds the sample's files", func(t *testing.T) {
+		want := map[string]string{}
+		err := filepath.WalkDir(sample, func(p string, d fs.DirEntry, err error) error {
+			if err != nil || d.IsDir() {
+				return err
+			}
+			rel, _ := filepath.Rel(sample, p)
+			if rel == "history.json" {
+				return nil
+			}
+			data, err := os.ReadFile(p)
+			want[filepath.ToSlash(rel)] = string(data)
+			return err
+		})
+		if err != nil {
+			t.Fatal(err)
+		}
+		got := map[string]string{}
+		if err := s.WalkTree(ctx, "HEAD", ".memory", func(p string, data []byte) error {
+			got[strings.TrimPrefix(p, ".memory/")] = string(data)
+			return nil
+		}); err != nil {
+			t.Fatal(err)
+		}
+		for p, w := range want {
+			if got[p] != w {
+				t.Errorf("%s at HEAD differs from the sample", p)
+			}
+		}
+		if len(got) != len(want) {
+			t.Errorf("HEAD has %d files under .memory, the sample %d", len(got), len(want))
+		}
+	})
+
+	t.Run("git agrees", func(t *testing.T) {
+		if _, err := exec.LookPath("git"); err != nil {
+			t.Skip("git CLI not installed")
+		}
+		// The machine's git config stays out: status and fsck need none.
+		for _, args := range [][]string{{"status", "--porcelain"}, {"fsck", "--strict"}} {
+			cmd := exec.Command("git", append([]string{"-C", root}, args...)...)
+			cmd.Env = append(os.Environ(), "GIT_CONFIG_NOSYSTEM=1", "GIT_CONFIG_GLOBAL="+os.DevNull)
+			if out, err := cmd.CombinedOutput(); err != nil || (args[0] == "status" && len(out) > 0) {
+				t.Errorf("git %s after the replay: %v\n%s", args[0], err, out)
+			}
+		}
+	})
+
+	t.Run("a relative folder is the working directory's", func(t *testing.T) {
+		rel, err := filepath.Rel(mustGetwd(t), filepath.Join(t.TempDir(), "relative"))
+		if err != nil {
+			t.Skip("the temporary folder has no path relative to the working directory")
+		}
+		if _, cs := replayed(t, rel); len(cs) != len(steps)+1 {
+			t.Errorf("%d commits, want %d", len(cs), len(steps)+1)
+		}
+	})
+
+	t.Run("refuses a repository with commits", func(t *testing.T) {
+		if err := Replay(ctx, sample, root); err == nil {
+			t.Error("replayed over existing history")
+		}
+	})
+}
+
+// replayed replays the sample into dir and returns its repository, open
+// until the test ends, and its commits, newest first.
+func replayed(t *testing.T, dir string) (*gitstore.Store, []gitstore.CommitInfo) {
+	t.Helper()
+	if err := Replay(t.Context(), sample, dir); err != nil {
+		t.Fatal(err)
+	}
+	s, err := gitstore.Open(t.Context(), dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { s.Close() })
+	commits, err := s.History(t.Context(), s.Root(), gitstore.HistoryOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return s, commits
+}
+
+func mustGetwd(t testing.TB) string {
+	t.Helper()
+	wd, err := os.Getwd()
+	if err != nil {
+		t.Fatal(err)
+	}
+	return wd
+}
+
+func TestReadStepsRejectsBadPaths(t *testing.T) {
+	t.Parallel()
+	tests := []struct{ name, json string }{
+		{"escapes the vault", `[{"path":"../x.md","when":"2026-01-01T00:00:00Z","client":"cli","reason":"r"}]`},
+		{"not markdown", `[{"path":"project/x.txt","when":"2026-01-01T00:00:00Z","client":"cli","reason":"r"}]`},
+		{"no time", `[{"path":"project/x.md","client":"cli","reason":"r"}]`},
+		{"not json", `{`},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			dir := t.TempDir()
+			os.WriteFile(filepath.Join(dir, "history.json"), []byte(tt.json), 0o644)
+			if _, err := ReadSteps(dir); err == nil {
+				t.Error("accepted")
+			}
+		})
+	}
+}
+
+func FuzzReadSteps(f *testing.F) {
+	if data, err := os.ReadFile(filepath.Join(sample, "history.json")); err == nil {
+		f.Add(data)
+	}
+	f.Add([]byte(`[{"path":"project/x.md","when":"2026-01-01T00:00:00Z"}]`))
+	f.Fuzz(func(t *testing.T, data []byte) {
+		dir := t.TempDir()
+		if err := os.WriteFile(filepath.Join(dir, "history.json"), data, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		steps, err := ReadSteps(dir)
+		if err != nil {
+			return
+		}
+		for i, s := range steps {
+			if !vault.IsMemoryPath(s.Path) || !filepath.IsLocal(s.Path) {
+				t.Errorf("accepted path %q", s.Path)
+			}
+			if i > 0 && s.When.Before(steps[i-1].When) {
+				t.Errorf("steps out of time order")
+			}
+		}
+	})
+}

@@ -1,0 +1,256 @@
+package vault
+
+import (
+	"context"
+	"errors"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/memvault/memvault/vault/commitmsg"
+)
+
+// fakeDoctorRepo is a repository as Doctor sees it: a state, the files
+// that differ from HEAD and HEAD's files.
+type fakeDoctorRepo struct {
+	state   RepoState
+	changed []string
+	head    map[string]string // vault-relative path -> content at HEAD
+}
+
+func (r *fakeDoctorRepo) State(context.Context) (RepoState, error)  { return r.state, nil }
+func (r *fakeDoctorRepo) Changed(context.Context) ([]string, error) { return r.changed, nil }
+func (r *fakeDoctorRepo) ReadHead(_ context.Context, rel string) ([]byte, error) {
+	if s, ok := r.head[rel]; ok {
+		return []byte(s), nil
+	}
+	return nil, nil
+}
+
+// heldLock is a committer whose lock another process holds.
+type heldLock struct{ recordingCommitter }
+
+func (*heldLock) Lock(ctx context.Context) (func(), error) {
+	<-ctx.Done()
+	return nil, ctx.Err()
+}
+
+// doctorVault writes files (vault-relative path -> content) into a new
+// vault and opens it with c.
+func doctorVault(t *testing.T, files map[string]string, c Committer) *Vault {
+	t.Helper()
+	dir := t.TempDir()
+	writeFiles(t, dir, files)
+	v, err := Open(t.Context(), dir, Options{Now: newClock("2026-11-30T10:00:00Z").Now, Committer: c})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return v
+}
+
+// checkLines renders a report as "status name: detail" lines.
+func checkLines(rep DoctorReport) []string {
+	var out []string
+	for _, c := range rep.Checks {
+		out = append(out, c.Status+" "+c.Name+": "+c.Detail)
+	}
+	return out
+}
+
+// hasLine reports whether a line of lines starts with prefix and
+// contains every one of parts.
+func hasLine(lines []string, prefix string, parts ...string) bool {
+	return slices.ContainsFunc(lines, func(l string) bool {
+		if !strings.HasPrefix(l, prefix) {
+			return false
+		}
+		for _, p := range parts {
+			if !strings.Contains(l, p) {
+				return false
+			}
+		}
+		return true
+	})
+}
+
+const (
+	goodMemory = "---\nid: 01GOODMEMORY00000000000000\ntitle: Redis is a cache\n---\nNever the source of truth.\n"
+	newMemory  = "---\nid: 01NEWMEMORY000000000000000\ntitle: Queues are durable\n---\nKafka.\n"
+	brokenFile = "---\ntitle: [unclosed\n---\nbody\n"
+)
+
+func TestDoctorChecks(t *testing.T) {
+	t.Parallel()
+	clean := RepoState{Root: "/repo", Branch: "main", Head: "0123456789abcdef"}
+	tests := []struct {
+		name     string
+		repo     *fakeDoctorRepo // nil: no repository
+		files    map[string]string
+		want     []string // each a line prefix, then parts it contains, joined by |
+		problems int
+	}{
+		{name: "clean", repo: &fakeDoctorRepo{state: clean}, files: map[string]string{"project/a.md": goodMemory},
+			want: []string{"note vault:", "ok git: branch main at 0123456|/repo", "ok lock: write lock free", "ok journal:",
+				"ok files: memory files match HEAD", "ok parse: 1 memory file parse"}},
+		{name: "not in git", want: []string{"problem git: not in a git repository", "ok journal:", "ok parse: 0 memory files parse"}, problems: 1},
+		{name: "unborn", repo: &fakeDoctorRepo{state: RepoState{Root: "/repo", Branch: "main", Unborn: true}},
+			want: []string{"note git: branch main has no commits yet (/repo)"}},
+		{name: "detached", repo: &fakeDoctorRepo{state: RepoState{Head: "fedcba9876543210", Detached: true}},
+			want: []string{"note git: HEAD is detached at fedcba9"}},
+		{name: "operation and locks", repo: &fakeDoctorRepo{state: RepoState{Branch: "main", Head: "01234567", Operation: "rebase",
+			IndexLock: "/repo/.git/index.lock", RefLock: "/repo/.git/refs/heads/main.lock"}},
+			want: []string{"problem git: a rebase is in progress|git rebase --continue", "problem git: /repo/.git/index.lock exists",
+				"problem git: /repo/.git/refs/heads/main.lock exists"}, problems: 3},
+		{name: "journal left", repo: &fakeDoctorRepo{state: clean}, files: map[string]string{JournalName: "{}"},
+			want: []string{"problem journal: " + JournalName + ": a write stopped before its commit"}, problems: 1},
+		{name: "hand edits", repo: &fakeDoctorRepo{state: clean,
+			changed: []string{"project/a.md", "project/new.md", "project/broken.md", "transient/scratch.md", "notes.txt"},
+			head:    map[string]string{"project/a.md": goodMemory}},
+			files: map[string]string{"project/a.md": goodMemory, "project/new.md": newMemory, "project/broken.md": brokenFile,
+				"transient/scratch.md": "scratch", "notes.txt": "x"},
+			want: []string{"note files: other files in the vault folder differ from HEAD: notes.txt",
+				"problem files: hand edits that do not parse, not committed: project/broken.md",
+				"problem files: 2 memory files differ from HEAD|--fix commits them: project/a.md, project/new.md",
+				"problem parse: 1 error in vault files"}, problems: 3},
+		{name: "one hand edit", repo: &fakeDoctorRepo{state: clean, changed: []string{"project/a.md"}},
+			files: map[string]string{"project/a.md": goodMemory},
+			want:  []string{"problem files: 1 memory file differs from HEAD"}, problems: 1},
+		{name: "a secret is not committed", repo: &fakeDoctorRepo{state: clean, changed: []string{"project/creds.md"}},
+			files: map[string]string{"project/creds.md": "---\ntitle: Creds\n---\n\n    " + fakeToken + "\n"},
+			want:  []string{"problem files: hand edits that do not parse, not committed: project/creds.md"}, problems: 2},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			c := &recordingCommitter{}
+			v := doctorVault(t, tt.files, c)
+			d := Doctor{Committer: c}
+			if tt.repo != nil {
+				d.Repo = tt.repo
+			}
+			rep, err := d.Run(t.Context(), v)
+			if err != nil {
+				t.Fatal(err)
+			}
+			lines := checkLines(rep)
+			for _, w := range tt.want {
+				parts := strings.Split(w, "|")
+				if !hasLine(lines, parts[0], parts[1:]...) {
+					t.Errorf("no line %q in\n%s", w, strings.Join(lines, "\n"))
+				}
+			}
+			if got := rep.Problems(); got != tt.problems {
+				t.Errorf("Problems() = %d, want %d:\n%s", got, tt.problems, strings.Join(lines, "\n"))
+			}
+			if len(c.commits) != 0 {
+				t.Errorf("doctor without Fix committed %v", c.commits)
+			}
+		})
+	}
+}
+
+func TestDoctorLockHeld(t *testing.T) {
+	t.Parallel()
+	c := &heldLock{}
+	v := doctorVault(t, nil, c)
+	rep, err := Doctor{Repo: &fakeDoctorRepo{state: RepoState{Branch: "main", Head: "01234567"}}, Committer: c, LockWait: time.Millisecond}.Run(t.Context(), v)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if lines := checkLines(rep); !hasLine(lines, "problem lock: another memvault process has held the write lock for 1ms") {
+		t.Errorf("report:\n%s", strings.Join(lines, "\n"))
+	}
+}
+
+func TestDoctorFixCommitsHandEdits(t *testing.T) {
+	t.Parallel()
+	deleted := "---\nid: 01DELETEDMEMORY00000000000\ntitle: Old rule\n---\nGone.\n"
+	tests := []struct {
+		name        string
+		changed     []string
+		head        map[string]string
+		files       map[string]string
+		wantSubject string
+		wantIDs     []string
+		wantFixed   string
+		problems    int
+	}{
+		{name: "one update", changed: []string{"project/a.md"}, head: map[string]string{"project/a.md": goodMemory},
+			files:       map[string]string{"project/a.md": goodMemory + "\nEdited in Obsidian.\n"},
+			wantSubject: `memory(project): update "Redis is a cache"`, wantIDs: []string{"01GOODMEMORY00000000000000"},
+			wantFixed: "fixed files: committed 1 hand-edited file in c0ffee: project/a.md"},
+		{name: "one add", changed: []string{"project/new.md"}, files: map[string]string{"project/new.md": newMemory},
+			wantSubject: `memory(project): add "Queues are durable"`, wantIDs: []string{"01NEWMEMORY000000000000000"}},
+		{name: "one delete", changed: []string{"project/old.md"}, head: map[string]string{"project/old.md": deleted},
+			wantSubject: `memory(project): delete "Old rule"`, wantIDs: []string{"01DELETEDMEMORY00000000000"}},
+		{name: "several, a broken one left", changed: []string{"project/a.md", "project/new.md", "project/broken.md"},
+			head:        map[string]string{"project/a.md": goodMemory},
+			files:       map[string]string{"project/a.md": goodMemory + "\nEdited.\n", "project/new.md": newMemory, "project/broken.md": brokenFile},
+			wantSubject: "memory: commit 2 hand-edited files", wantIDs: []string{"01GOODMEMORY00000000000000", "01NEWMEMORY000000000000000"},
+			wantFixed: "fixed files: committed 2 hand-edited files in c0ffee: project/a.md, project/new.md", problems: 2},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			c := &recordingCommitter{}
+			v := doctorVault(t, tt.files, c)
+			rep, err := Doctor{Repo: &fakeDoctorRepo{state: RepoState{Branch: "main", Head: "01234567"}, changed: tt.changed, head: tt.head},
+				Committer: c, Fix: true}.Run(t.Context(), v)
+			if err != nil {
+				t.Fatal(err)
+			}
+			lines := checkLines(rep)
+			if tt.wantFixed != "" && !hasLine(lines, tt.wantFixed) {
+				t.Errorf("no line %q in\n%s", tt.wantFixed, strings.Join(lines, "\n"))
+			}
+			if got := rep.Problems(); got != tt.problems {
+				t.Errorf("Problems() = %d, want %d:\n%s", got, tt.problems, strings.Join(lines, "\n"))
+			}
+			if len(c.commits) != 1 {
+				t.Fatalf("%d commits, want 1", len(c.commits))
+			}
+			cm := commitmsg.Parse(c.commits[0].message)
+			if cm.Subject != tt.wantSubject || cm.Body != HandEditReason || cm.Get(commitmsg.KeyClient) != "cli" {
+				t.Errorf("commit message %q", c.commits[0].message)
+			}
+			var ids []string
+			for _, tr := range cm.Trailers {
+				if tr.Key == commitmsg.KeyID {
+					ids = append(ids, tr.Value)
+				}
+			}
+			if !slices.Equal(ids, tt.wantIDs) {
+				t.Errorf("Memory-Id trailers %v, want %v", ids, tt.wantIDs)
+			}
+			if len(c.commits[0].paths) != len(tt.wantIDs) {
+				t.Errorf("committed %v", c.commits[0].paths)
+			}
+		})
+	}
+}
+
+func TestDoctorFixFinishesAJournal(t *testing.T) {
+	t.Parallel()
+	c := &recordingCommitter{}
+	v := doctorVault(t, map[string]string{"project/left.md": newMemory}, c)
+	j := `{"message": "memory(project): add \"Queues are durable\"\n\nMemory-Id: 01NEWMEMORY000000000000000\n", "paths": ["project/left.md"], "commit": true}`
+	if err := os.WriteFile(filepath.Join(v.Dir(), JournalName), []byte(j), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	rep, err := Doctor{Repo: &fakeDoctorRepo{state: RepoState{Branch: "main", Head: "01234567"}}, Committer: c, Fix: true}.Run(t.Context(), v)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if lines := checkLines(rep); !hasLine(lines, "fixed journal: committed the interrupted write: project/left.md") || rep.Problems() != 0 {
+		t.Errorf("report:\n%s", strings.Join(lines, "\n"))
+	}
+	if len(c.commits) != 1 || !strings.Contains(c.commits[0].message, "Memory-Recovered") {
+		t.Errorf("commits %v", c.commits)
+	}
+	if _, err := os.Stat(filepath.Join(v.Dir(), JournalName)); !errors.Is(err, os.ErrNotExist) {
+		t.Errorf("journal still there: %v", err)
+	}
+}

@@ -1,0 +1,41 @@
+package vault
+
+import (
+	"context"
+	"strings"
+
+	"github.com/memvault/memvault/vault/secret"
+)
+
+// Staged is what a commit is about to record under a vault, as a
+// pre-commit hook sees it; cmd/memvault implements it with gitstore.
+type Staged interface {
+	// WalkStaged calls fn with the path and staged content (not the work
+	// tree's) of each file the commit would record under the vault.
+	WalkStaged(ctx context.Context, fn func(path string, data []byte) error) error
+}
+
+// StagedSecret is a secret in a file staged for commit: its place and
+// rule, never the secret.
+type StagedSecret struct {
+	// Path is as Staged names the file.
+	Path string
+	secret.Finding
+}
+
+// StagedSecrets is the pre-commit rule: it scans the Markdown files a
+// commit would record under the vault for secrets, and a commit that
+// would record any is to be refused. Findings come in walk order.
+func StagedSecrets(ctx context.Context, staged Staged) ([]StagedSecret, error) {
+	var out []StagedSecret
+	err := staged.WalkStaged(ctx, func(path string, data []byte) error {
+		if !strings.HasSuffix(path, ".md") {
+			return nil
+		}
+		for _, f := range secret.Scan(data) {
+			out = append(out, StagedSecret{Path: path, Finding: f})
+		}
+		return nil
+	})
+	return out, err
+}
