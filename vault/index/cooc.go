@@ -191,12 +191,13 @@ func (ix *Index) translations(term string, maxN int, minConf float64) []learned 
 // learn computes term's translations (see translations), uncapped.
 func (ix *Index) learn(term string) []learned {
 	pl := ix.terms.get(term)
-	if pl == nil || pl.df < coocSupport {
+	df := ix.liveDF(pl)
+	if df < coocSupport {
 		return nil
 	}
 	// A word in a large share of a large vault is no topic of its own
 	// (the same rule skips such expansions).
-	if ix.live >= ix.p.expandMinN && float64(pl.df) > ix.p.expandMaxDF*float64(ix.live) {
+	if ix.live >= ix.p.expandMinN && float64(df) > ix.p.expandMaxDF*float64(ix.live) {
 		return nil
 	}
 	wantCJK := !termIsCJK([]byte(term))
@@ -242,7 +243,7 @@ func (ix *Index) learn(term string) []learned {
 		if other == nil {
 			continue
 		}
-		base := float64(other.df) / total
+		base := float64(ix.liveDF(other)) / total
 		// P(other | term) less P(other): 0 when independent, near 1
 		// when every document with the term has it and it is rare. One
 		// pseudo-document without it keeps two lone documents from

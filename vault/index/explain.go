@@ -86,7 +86,7 @@ func (ix *Index) Explain(text string, id DocID) *Explanation {
 	}
 	qp := ix.plan(text)
 	p := &ix.p
-	n := float64(len(ix.ids))
+	n := float64(ix.live)
 	var norm [numFields]float64
 	for f := range norm {
 		avg := max(ix.lenSum[f]/float64(ix.live), 1)
@@ -105,17 +105,14 @@ func (ix *Index) Explain(text string, id DocID) *Explanation {
 	sum := 0.0
 	for _, t := range qp.terms {
 		pl := ix.terms.get(t.text)
-		df := 0.0
-		if pl != nil {
-			df = float64(pl.df)
-		}
+		df := float64(ix.liveDF(pl))
 		if t.concept >= 0 && t.typed {
 			cw[t.concept] = max(cw[t.concept], math.Pow(idf(n, max(df, 1)), p.cwPow)*t.w)
 			if df > 0 || t.kind != kindBigram {
 				absent[t.concept] = false
 			}
 		}
-		if pl == nil || pl.df == 0 || (!t.typed && len(ix.ids) >= p.expandMinN && df > p.expandMaxDF*n) {
+		if df == 0 || (!t.typed && ix.live >= p.expandMinN && df > p.expandMaxDF*n) {
 			continue
 		}
 		var tf [numFields]uint8

@@ -428,6 +428,51 @@ func (p *postingList) each(fn func(slot uint32, tf [numFields]uint8)) {
 	}
 }
 
+// liveDF is the number of live documents that contain the term of pl.
+// pl.df also counts the postings of retired slots until a compaction drops
+// them; scoring with it would make a long-lived index (a server that took
+// writes) rank differently from a fresh load of the same documents. With
+// no retired slot the two are equal and nothing is scanned.
+func (ix *Index) liveDF(pl *postingList) int {
+	if pl == nil {
+		return 0
+	}
+	if ix.dead == 0 {
+		return int(pl.df)
+	}
+	n := 0
+	pl.each(func(slot uint32, _ [numFields]uint8) {
+		if ix.alive[slot] {
+			n++
+		}
+	})
+	return n
+}
+
+// hasLive reports whether a live document contains the term of pl.
+func (ix *Index) hasLive(pl *postingList) bool {
+	if pl == nil || pl.df == 0 {
+		return false
+	}
+	if ix.dead == 0 {
+		return true
+	}
+	found := false
+	b := pl.data
+	slot := uint32(0)
+	for i := 0; i < len(b) && !found; {
+		var v uint64
+		v, i = uvarint(b, i)
+		slot += uint32(v >> 1)
+		if v&1 != 0 {
+			i += 3
+		}
+		_, i = uvarint(b, i)
+		found = ix.alive[slot]
+	}
+	return found
+}
+
 // Field lengths are stored as one-byte codes, as Lucene does with norms:
 // exact up to 31 terms, then in steps of about 3.5% up to 65535 and beyond.
 // BM25 barely notices the rounding, and a byte per field keeps the lengths

@@ -117,7 +117,7 @@ type Hit struct {
 // present reports whether every one of toks occurs in the index.
 func (ix *Index) present(toks []string) bool {
 	for _, t := range toks {
-		if p := ix.terms.get(t); p == nil || p.df == 0 {
+		if !ix.hasLive(ix.terms.get(t)) {
 			return false
 		}
 	}
@@ -128,7 +128,7 @@ func (ix *Index) present(toks []string) bool {
 // (a term made of stop words) is not absent.
 func (ix *Index) absent(toks []string) bool {
 	for _, t := range toks {
-		if p := ix.terms.get(t); p != nil && p.df > 0 {
+		if ix.hasLive(ix.terms.get(t)) {
 			return false
 		}
 	}
@@ -192,7 +192,7 @@ func (ix *Index) Search(q Query) []Hit {
 		limit = 10
 	}
 	p := &ix.p
-	n := float64(len(ix.ids))
+	n := float64(ix.live)
 	// ideal is the relevance of a document with every typed term once in
 	// its title and once in its body, both of average length.
 	x := p.weight[fieldTitle] + p.weight[fieldBody]
@@ -223,10 +223,7 @@ func (ix *Index) Search(q Query) []Hit {
 	}
 	for qi, t := range terms {
 		pl := ix.terms.get(t.text)
-		df := 0.0
-		if pl != nil {
-			df = float64(pl.df)
-		}
+		df := float64(ix.liveDF(pl))
 		w := idf(n, df) * t.w
 		if t.concept >= 0 && t.typed {
 			cw[t.concept] = max(cw[t.concept], math.Pow(idf(n, max(df, 1)), p.cwPow)*t.w)
@@ -245,10 +242,10 @@ func (ix *Index) Search(q Query) []Hit {
 			}
 			ideal += c
 		}
-		if pl == nil || pl.df == 0 {
+		if df == 0 {
 			continue
 		}
-		if !t.typed && len(ix.ids) >= p.expandMinN && df > p.expandMaxDF*n {
+		if !t.typed && ix.live >= p.expandMinN && df > p.expandMaxDF*n {
 			continue
 		}
 		// Bit 31 marks the document as touched; bits 0-30 say which of
