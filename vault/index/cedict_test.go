@@ -51,10 +51,10 @@ var referenceCedict = sync.OnceValue(func() *dictionary {
 type mapLexicon struct{ d *dictionary }
 
 func (m mapLexicon) match(units []unit, fn func(term int32, start, end int)) { m.d.match(units, fn) }
-func (m mapLexicon) text(id int32) string                                   { return m.d.terms[id].text }
-func (m mapLexicon) toks(id int32) []string                                 { return m.d.terms[id].toks }
-func (m mapLexicon) senses(id int32) []int32                                { return m.d.oneWay[id] }
-func (m mapLexicon) headwords(id int32) []int32                             { return m.d.expand[id] }
+func (m mapLexicon) text(id int32) string                                    { return m.d.terms[id].text }
+func (m mapLexicon) toks(id int32) []string                                  { return m.d.terms[id].toks }
+func (m mapLexicon) senses(id int32) []int32                                 { return m.d.oneWay[id] }
+func (m mapLexicon) headwords(id int32) []int32                              { return m.d.expand[id] }
 
 // compileCedict compiles a word list and opens the table.
 func compileCedict(t testing.TB, list string) *cedict {
