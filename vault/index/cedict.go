@@ -61,7 +61,7 @@ const (
 )
 
 // recBlock is how many records share one stored offset.
-const recBlock = 32
+const recBlock = 16
 
 // cedict is a compiled general dictionary read in place (see CompileCedict
 // for the layout). Term ids 0 to headTab.n-1 are headwords, the next
@@ -149,14 +149,15 @@ func (t *recTable) rec(i int) string {
 	return t.data[off : off+le16(t.lens, i)]
 }
 
-// seek returns the first record whose key is k or after, and its offset,
-// in a table sorted by key: a binary search over the blocks' first records,
+// seek returns the first record of which before is false, and its offset,
+// in a table where before is true of the records up to some point and
+// false from there on: a binary search over the blocks' first records,
 // which need no summing, then a scan of one block.
-func (t *recTable) seek(key func(rec string) string, k string) (i, off int) {
+func (t *recTable) seek(before func(rec string) bool) (i, off int) {
 	nb := (t.n + recBlock - 1) / recBlock
 	b := sort.Search(nb, func(b int) bool {
 		off := le32(t.base, b)
-		return key(t.data[off:off+le16(t.lens, b*recBlock)]) >= k
+		return !before(t.data[off : off+le16(t.lens, b*recBlock)])
 	})
 	if b == 0 {
 		return 0, 0
@@ -164,7 +165,7 @@ func (t *recTable) seek(key func(rec string) string, k string) (i, off int) {
 	i, off = (b-1)*recBlock, le32(t.base, b-1)
 	for end := min(b*recBlock, t.n); i < end; i++ {
 		l := le16(t.lens, i)
-		if key(t.data[off:off+l]) >= k {
+		if !before(t.data[off : off+l]) {
 			break
 		}
 		off += l
@@ -175,7 +176,6 @@ func (t *recTable) seek(key func(rec string) string, k string) (i, off int) {
 // A headword record is its text's length (one byte), its text, then its
 // senses' numbers (uint16 each).
 func headText(r string) string { return r[1 : 1+int(r[0])] }
-func headKey(r string) string  { return cjkKey(headText(r)) }
 
 // A sense record is its text's length (one byte), its text, its flags
 // (one byte), the length of its units (one byte), its units joined by
@@ -213,7 +213,7 @@ func (s senseRec) key() string {
 
 // toks returns the units that are not stop words, each once.
 func (s senseRec) toks() []string {
-	var toks []string
+	toks := make([]string, 0, strings.Count(s.units, " ")+1)
 	i := 0
 	for u := range strings.SplitSeq(s.units, " ") {
 		if s.stops&(1<<i) == 0 {
@@ -224,7 +224,20 @@ func (s senseRec) toks() []string {
 	return toks
 }
 
-func senseKey(r string) string { return readSense(r).key() }
+// senseKey is readSense(r).key(), without reading the rest.
+func senseKey(r string) string {
+	tl := int(r[0])
+	u := r[1 : 1+tl]
+	flags, ul := r[1+tl], int(r[2+tl])
+	if flags&senseOwnUnit != 0 {
+		u = r[3+tl:]
+	}
+	u = u[:ul]
+	if flags&senseMulti != 0 {
+		u, _, _ = strings.Cut(u, " ")
+	}
+	return u
+}
 
 func (c *cedict) text(id int32) string {
 	if int(id) < c.headTab.n {
@@ -276,7 +289,7 @@ func (c *cedict) match(units []unit, fn func(term int32, start, end int)) {
 			matchCJKRun(u.cjk, c.cjkAt, func(id int32, s, e int) { fn(id, u.start+s, u.start+e) })
 			continue
 		}
-		i, off := c.senseTab.seek(senseKey, u.word)
+		i, off := c.senseTab.seek(func(r string) bool { return senseKey(r) < u.word })
 		for ; i < c.senseTab.n; i++ {
 			l := le16(c.senseTab.lens, i)
 			s := readSense(c.senseTab.data[off : off+l])
@@ -314,8 +327,15 @@ func (c *cedict) cjkAt(dst []cjkHit, rest string, p int) []cjkHit {
 		return dst
 	}
 	_, n2 := utf8.DecodeRuneInString(rest[n1:])
+	// Headwords are sorted by their first two runes, k. Comparing
+	// their first len(k) bytes with k orders them the same way: UTF-8
+	// orders bytes as it orders runes, and of two different two-rune
+	// strings neither begins the other.
 	k := rest[:n1+n2]
-	i, off := c.headTab.seek(headKey, k)
+	i, off := c.headTab.seek(func(r string) bool {
+		t := headText(r)
+		return t[:min(len(t), len(k))] < k
+	})
 	for ; i < c.headTab.n; i++ {
 		l := le16(c.headTab.lens, i)
 		t := headText(c.headTab.data[off : off+l])
@@ -342,7 +362,11 @@ func allCJK(s string) bool {
 // bigrams returns the index terms of an all-CJK word: its overlapping
 // bigrams.
 func bigrams(s string) []string {
-	var out []string
+	n := utf8.RuneCountInString(s) - 1
+	if n < 1 {
+		return nil
+	}
+	out := make([]string, 0, n)
 	for i := 0; i < len(s); {
 		_, n1 := utf8.DecodeRuneInString(s[i:])
 		if i+n1 >= len(s) {

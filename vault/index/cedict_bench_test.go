@@ -54,3 +54,40 @@ func BenchmarkGeneralFirstQuery(b *testing.B) {
 		}
 	})
 }
+
+// BenchmarkGeneralMatch measures what the general dictionary costs one
+// query, over the held-out queries: finding its terms and reading their
+// targets, in the compiled table and in the maps parsing the word list
+// built.
+func BenchmarkGeneralMatch(b *testing.B) {
+	var queries [][]unit
+	for _, q := range fuzzSeeds(b) {
+		queries = append(queries, queryUnits(q))
+	}
+	ref := referenceCedict()
+	if ref == nil {
+		b.Fatal("cannot read cedict.txt.gz")
+	}
+	for _, c := range []struct {
+		name string
+		lex  generalLexicon
+	}{{"table", generalDictionary()}, {"maps", mapLexicon{ref}}} {
+		b.Run(c.name, func(b *testing.B) {
+			found := 0
+			for b.Loop() {
+				for _, units := range queries {
+					c.lex.match(units, func(id int32, _, _ int) {
+						found++
+						for _, to := range c.lex.senses(id) {
+							found += len(c.lex.toks(to))
+						}
+						for _, to := range c.lex.headwords(id) {
+							found += len(c.lex.toks(to))
+						}
+					})
+				}
+			}
+			b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N*len(queries)), "ns/query")
+		})
+	}
+}

@@ -31,7 +31,7 @@ import (
 //	  (uint16 each).
 //
 // Each of the two is stored as n and the size of its records (uint32
-// each), each record's length (uint16), the offset of every 32nd record
+// each), each record's length (uint16), the offset of every 16th record
 // (uint32), then the records; integers are little-endian. A lookup thus
 // needs no analyser: a sense's index terms are its units that are not stop
 // words.
