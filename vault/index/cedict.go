@@ -20,8 +20,8 @@ import (
 //go:embed cedict.tab
 var cedictTab string
 
-// generalDictionary opens cedict.tab once per process (a check of its
-// framing, some microseconds).
+// generalDictionary opens cedict.tab once per process: a check of its
+// framing, some tens of microseconds.
 var generalDictionary = sync.OnceValue(func() *cedict {
 	c, err := openCedict(cedictTab)
 	if err != nil {
