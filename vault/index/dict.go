@@ -207,33 +207,49 @@ func (d *dictionary) match(units []unit, fn func(term int32, start, end int)) {
 	}
 }
 
-// matchCJK reports the all-CJK terms that occur in run. Chinese has no
-// spaces, so a short term can straddle two words ("天天" in "明天天气"): a
-// match that crosses a longer (or, at equal length, earlier) match is
-// dropped; matches nested inside one are kept.
+// matchCJK reports the all-CJK terms that occur in run.
 func (d *dictionary) matchCJK(run string, fn func(term int32, start, end int)) {
-	type span struct {
-		id         int32
-		start, end int
+	matchCJKRun(run, d.cjkAt, fn)
+}
+
+// cjkAt appends the all-CJK terms that begin rest, which starts at byte p
+// of its run: those of one rune, then those whose first two runes rest
+// begins with, in the order they were added.
+func (d *dictionary) cjkAt(dst []cjkHit, rest string, p int) []cjkHit {
+	_, n1 := utf8.DecodeRuneInString(rest)
+	for _, id := range d.cjkFirst[rest[:n1]] {
+		dst = append(dst, cjkHit{id, p, p + n1})
 	}
-	var found []span
-	for p := 0; p < len(run); {
-		rest := run[p:]
-		_, n1 := utf8.DecodeRuneInString(rest)
-		for _, id := range d.cjkFirst[rest[:n1]] {
-			found = append(found, span{id, p, p + n1})
-		}
-		if n1 < len(rest) {
-			_, n2 := utf8.DecodeRuneInString(rest[n1:])
-			for _, id := range d.cjkFirst[rest[:n1+n2]] {
-				if t := d.terms[id].units[0].cjk; strings.HasPrefix(rest, t) {
-					found = append(found, span{id, p, p + len(t)})
-				}
+	if n1 < len(rest) {
+		_, n2 := utf8.DecodeRuneInString(rest[n1:])
+		for _, id := range d.cjkFirst[rest[:n1+n2]] {
+			if t := d.terms[id].units[0].cjk; strings.HasPrefix(rest, t) {
+				dst = append(dst, cjkHit{id, p, p + len(t)})
 			}
 		}
+	}
+	return dst
+}
+
+// cjkHit is a term found in a CJK run, with its byte range in the run.
+type cjkHit struct {
+	id         int32
+	start, end int
+}
+
+// matchCJKRun reports the terms that occur in run, where at appends the
+// terms that begin at each rune. Chinese has no spaces, so a short term
+// can straddle two words ("天天" in "明天天气"): a match that crosses a
+// longer (or, at equal length, earlier) match is dropped; matches nested
+// inside one are kept.
+func matchCJKRun(run string, at func(dst []cjkHit, rest string, p int) []cjkHit, fn func(term int32, start, end int)) {
+	var found []cjkHit
+	for p := 0; p < len(run); {
+		found = at(found, run[p:], p)
+		_, n1 := utf8.DecodeRuneInString(run[p:])
 		p += n1
 	}
-	slices.SortStableFunc(found, func(x, y span) int {
+	slices.SortStableFunc(found, func(x, y cjkHit) int {
 		if lx, ly := x.end-x.start, y.end-y.start; lx != ly {
 			return ly - lx
 		}

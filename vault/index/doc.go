@@ -31,9 +31,11 @@
 // groups and Chinese and English paraphrase families; its header documents
 // the format): an expansion weighs 0.5, or 0.8 when the typed word occurs
 // in no document; one-way paraphrase families (question words leading to
-// answer words) weigh 0.3. cedict.txt.gz is a general Chinese-English word
-// list pruned from CC-CEDICT (see gen/cedict and CEDICT-LICENSE.txt),
-// loaded on the first query: a Chinese word's senses weigh 0.4 and a
+// answer words) weigh 0.3. cedict.tab is a general Chinese-English word
+// list pruned from CC-CEDICT (cedict.txt.gz; see gen/cedict and
+// CEDICT-LICENSE.txt), compiled into sorted tables that lookups search in
+// place, so a process pays nothing to load it: a Chinese word's senses
+// weigh 0.4 and a
 // one-word English sense's Chinese words 0.3, only those the index
 // contains. And the index learns translations from its own documents (see
 // cooc.go): for a typed word that neither dictionary translated, the terms

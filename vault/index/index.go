@@ -138,7 +138,7 @@ type Index struct {
 	p    params
 	dict *dictionary
 	// general returns the general dictionary, or nil to use none.
-	general func() *dictionary
+	general func() generalLexicon
 
 	terms *vocabulary
 
@@ -194,7 +194,7 @@ func newIndex(p params, d *dictionary) *Index {
 	return &Index{
 		p:       p,
 		dict:    d,
-		general: generalDictionary,
+		general: func() generalLexicon { return generalDictionary() },
 		terms:   newVocabulary(),
 		slotOf:  map[DocID]uint32{},
 	}

@@ -205,7 +205,7 @@ func (ix *Index) plan(text string) *queryPlan {
 	}
 	// The general dictionary segments Chinese text the curated one does
 	// not cover; its words never cross a curated term.
-	var general *dictionary
+	var general generalLexicon
 	var gspans []span
 	if ix.general != nil {
 		general = ix.general()
@@ -323,26 +323,25 @@ func (ix *Index) plan(text string) *queryPlan {
 			continue
 		}
 		c := qp.terms[sp.rep].concept
-		from := general.terms[sp.id].text
+		from := general.text(sp.id)
 		// Chinese words lead to their English senses and one-word
 		// English senses back to their Chinese words. A general
 		// dictionary knows many senses; only those the vault uses count.
-		targets := general.oneWay[sp.id]
+		targets := general.senses(sp.id)
 		w0 := ix.p.wGeneral
 		if len(targets) == 0 {
-			targets, w0 = general.expand[sp.id], ix.p.wGeneralRev
+			targets, w0 = general.headwords(sp.id), ix.p.wGeneralRev
 		}
-		var keep []int32
+		var keep [][]string
 		for _, to := range targets {
-			if ix.present(general.terms[to].toks) {
-				keep = append(keep, to)
+			if toks := general.toks(to); ix.present(toks) {
+				keep = append(keep, toks)
 			}
 		}
 		if len(keep) > ix.p.maxGeneral {
 			keep = keep[:ix.p.maxGeneral]
 		}
-		for _, to := range keep {
-			toks := general.terms[to].toks
+		for _, toks := range keep {
 			w := w0 / math.Pow(float64(len(toks)), ix.p.expandPow)
 			cov := coverBit(c)
 			if len(toks) > 1 {

@@ -93,13 +93,13 @@ func TestCoverageRanksFullMatchesFirst(t *testing.T) {
 }
 
 func TestGeneralDictionary(t *testing.T) {
-	g := parseCedict("# comment\n部署 -> deploy | deployment\n端口 -> port | interface\nnot a line\n日志 -> log\n")
+	g := compileCedict(t, "# comment\n部署 -> deploy | deployment\n端口 -> port | interface\nnot a line\n日志 -> log\n")
 	cur, err := parseDictionary("订单 | order\n")
 	if err != nil {
 		t.Fatal(err)
 	}
 	ix := newIndex(defaultParams(), cur)
-	ix.general = func() *dictionary { return g }
+	ix.general = func() generalLexicon { return g }
 	ix.Put(1, Doc{Title: "Production deploy script", Body: "ops/deploy.sh rolls out"})
 	ix.Put(2, Doc{Title: "端口分配", Body: "本地开发的端口"})
 	tests := []struct {
@@ -139,18 +139,23 @@ func TestGeneralDictionary(t *testing.T) {
 
 func TestEmbeddedGeneralDictionary(t *testing.T) {
 	d := generalDictionary()
-	if n := len(d.terms); n < 20000 {
+	if n := d.headTab.n + d.senseTab.n; n < 20000 {
 		t.Errorf("general dictionary has %d terms, want the pruned CC-CEDICT (> 20000)", n)
 	}
 	for head, sense := range map[string]string{"部署": "deploy", "回滚": "rollback", "缓存": "cache", "日志": "log"} {
-		id, ok := d.byText[head]
-		if !ok {
+		id := int32(-1)
+		d.match([]unit{{cjk: head}}, func(term int32, start, end int) {
+			if start == 0 && end == len(head) {
+				id = term
+			}
+		})
+		if id < 0 || d.text(id) != head {
 			t.Errorf("%s missing", head)
 			continue
 		}
 		var senses []string
-		for _, to := range d.oneWay[id] {
-			senses = append(senses, d.terms[to].text)
+		for _, to := range d.senses(id) {
+			senses = append(senses, d.text(to))
 		}
 		if !slices.Contains(senses, sense) {
 			t.Errorf("%s senses %v, want %q", head, senses, sense)
@@ -258,7 +263,8 @@ func TestExplainGolden(t *testing.T) {
 		t.Fatal(err)
 	}
 	ix := newIndex(defaultParams(), cur)
-	ix.general = func() *dictionary { return parseCedict("回滚 -> rollback | roll back\n") }
+	g := compileCedict(t, "回滚 -> rollback | roll back\n")
+	ix.general = func() generalLexicon { return g }
 	ix.PutBatch([]Entry{
 		{1, Doc{Title: "Production deploy via ops/deploy.sh", Tags: []string{"deploy", "ops"},
 			Body: "Run ops/deploy.sh prod; it rolls back on failed health checks (rollback is automatic)."}},

