@@ -286,7 +286,9 @@ func setValue(dst reflect.Value, v any, prop *jsonschema.Schema, name string) er
 	return nil
 }
 
-// setList parses a JSON array into dst, dropping blank strings.
+// setList parses a JSON array into dst, dropping blank strings where any
+// text is allowed (a blank tag says nothing); where the schema lists the
+// values, a blank is refused as the schema refuses it.
 func setList(dst reflect.Value, v any, prop *jsonschema.Schema, name string) error {
 	list, ok := v.([]any)
 	if !ok {
@@ -294,7 +296,7 @@ func setList(dst reflect.Value, v any, prop *jsonschema.Schema, name string) err
 	}
 	out := reflect.MakeSlice(dst.Type(), 0, len(list))
 	for i, e := range list {
-		if s, isStr := e.(string); isStr && strings.TrimSpace(s) == "" {
+		if s, isStr := e.(string); isStr && strings.TrimSpace(s) == "" && (prop.Items == nil || len(prop.Items.Enum) == 0) {
 			continue
 		}
 		el := reflect.New(dst.Type().Elem()).Elem()
