@@ -58,10 +58,11 @@ func TestMain(m *testing.M) {
 
 // withIsolatedGit runs the tests in a process whose HOME and global git
 // config are a temporary folder holding a git identity: the developer's
-// git config and ~/.memvault stay out of every test, and a test that
-// needs no HOME of its own (isolateGit) needs no t.Setenv, so it can run
-// in parallel. Go's own folders keep their paths, so the builds the tests
-// run stay warm. testscript calls Run only in the top-level test process.
+// git config and ~/.memvault stay out of every test, and no test needs
+// t.Setenv, so every test can run in parallel. No test writes into that
+// HOME: one that needs a user vault gives its memvault a HOME of its own.
+// Go's own folders keep their paths, so the builds the tests run stay
+// warm. testscript calls Run only in the top-level test process.
 type withIsolatedGit struct{ next interface{ Run() int } }
 
 func (w withIsolatedGit) Run() int {
