@@ -76,7 +76,38 @@ func (w withIsolatedGit) Run() int {
 		fmt.Fprintln(os.Stderr, "memvault tests:", err)
 		return 1
 	}
-	return w.next.Run()
+	code := w.next.Run()
+	// The tests run in parallel and all see this HOME: one that wrote
+	// into it (a ~/.memvault, say) would change what the others find.
+	if written := writtenToHome(home); len(written) > 0 {
+		fmt.Fprintf(os.Stderr, "memvault tests: a test wrote into the shared HOME %s: %v; give it a HOME of its own\n", home, written)
+		return 1
+	}
+	return code
+}
+
+// writtenToHome lists what is in home besides the git config
+// isolateProcessGit put there and Go's own files (the go command the
+// tests run keeps its telemetry under the config folder).
+func writtenToHome(home string) []string {
+	var out []string
+	filepath.WalkDir(home, func(p string, d fs.DirEntry, err error) error {
+		rel, _ := filepath.Rel(home, p)
+		switch {
+		case err != nil:
+			out = append(out, fmt.Sprintf("%s (%v)", rel, err))
+		case rel == "." || rel == ".gitconfig" || rel == "xdg":
+		case rel == filepath.Join("xdg", "go"):
+			return fs.SkipDir
+		default:
+			out = append(out, rel)
+			if d.IsDir() {
+				return fs.SkipDir
+			}
+		}
+		return nil
+	})
+	return out
 }
 
 // isolateProcessGit points the process at home, as isolateGit does for
