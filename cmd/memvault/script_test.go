@@ -143,6 +143,7 @@ func TestScript(t *testing.T) {
 	if _, err := os.Stat(filepath.Join(sample, "README.md")); err != nil {
 		t.Fatalf("sample vault: %v", err)
 	}
+	bin := scriptMemvaultDir(t)
 	testscript.Run(t, testscript.Params{
 		Dir:                 "testdata/script",
 		UpdateScripts:       *update,
@@ -164,9 +165,9 @@ func TestScript(t *testing.T) {
 			env.Setenv("MEMVAULT_AUTHOR", "")
 			env.Setenv(nowEnv, scriptNow)
 			env.Setenv("SAMPLE", sample)
-			// Under -race every process sleeps 1 s at exit by default;
-			// the scripts start about a hundred of them.
-			env.Setenv("GORACE", strings.TrimSpace(os.Getenv("GORACE")+" atexit_sleep_ms=0"))
+			if bin != "" {
+				env.Setenv("PATH", bin+string(filepath.ListSeparator)+env.Getenv("PATH"))
+			}
 			return nil
 		},
 		Cmds: map[string]func(ts *testscript.TestScript, neg bool, args []string){
