@@ -11,6 +11,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"regexp"
+	"runtime"
 	"strconv"
 	"strings"
 	"testing"
@@ -37,10 +38,10 @@ const (
 // TestMain lets the test binary act as the memvault command inside scripts,
 // so `exec memvault` runs the real command line, in a separate process. It
 // also gives the package the folder its one built memvault binary lives
-// in (see buildMemvault), and a git identity of its own (see
-// withIsolatedGit).
+// in (see buildMemvault), a git identity of its own (see
+// withIsolatedGit), and more parallel tests at once (see moreParallel).
 func TestMain(m *testing.M) {
-	testscript.Main(withIsolatedGit{withBinaryDir{m}}, map[string]func(){
+	testscript.Main(moreParallel{withIsolatedGit{withBinaryDir{m}}}, map[string]func(){
 		"memvault": func() {
 			mv := NewMain(os.Stdin, os.Stdout, os.Stderr)
 			if s := os.Getenv(nowEnv); s != "" {
@@ -54,6 +55,26 @@ func TestMain(m *testing.M) {
 			os.Exit(mv.Run(context.Background(), os.Args[1:]))
 		},
 	})
+}
+
+// moreParallel runs up to four parallel tests per CPU at once (the
+// default is one), unless -parallel says otherwise. Most tests here spend
+// their time waiting for the memvault processes they start, and a
+// parallel test holds its slot while it waits: TestCrashSafety's 20 s of
+// writes and kills, the 5 s a server waits for a roots/list answer that
+// cannot come. With one slot per CPU the CPUs idled while tests queued
+// behind those waits. testscript calls Run only in the top-level test
+// process.
+type moreParallel struct{ next interface{ Run() int } }
+
+func (w moreParallel) Run() int {
+	flag.Parse()
+	given := false
+	flag.Visit(func(f *flag.Flag) { given = given || f.Name == "test.parallel" })
+	if !given {
+		flag.Set("test.parallel", strconv.Itoa(4*runtime.GOMAXPROCS(0)))
+	}
+	return w.next.Run()
 }
 
 // withIsolatedGit runs the tests in a process whose HOME and global git
