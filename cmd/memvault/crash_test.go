@@ -147,7 +147,7 @@ func (c *crashRun) serveSession(n int) {
 	kill := c.rng.IntN(100) < 85
 	if kill {
 		// From start-up to about the end of the session's writes.
-		delay := time.Duration(float64(median(c.durations)) * 2 * c.rng.Float64())
+		delay := time.Duration(float64(c.typicalWrite()) * 2 * c.rng.Float64())
 		timer := time.AfterFunc(delay, func() { cmd.Process.Signal(syscall.SIGKILL) })
 		defer timer.Stop()
 	}
@@ -258,7 +258,7 @@ func (c *crashRun) step(n int) {
 	if kill {
 		// Around the typical length of a write, so kills land anywhere
 		// from start-up to after the commit.
-		med := median(c.durations)
+		med := c.typicalWrite()
 		delay = time.Duration(float64(med) * (0.3 + 0.8*c.rng.Float64()))
 	}
 	began := time.Now()
@@ -563,6 +563,20 @@ func (c *crashRun) tempFiles() []string {
 		return nil
 	})
 	return out
+}
+
+// recentWrites is how many of the last writes that were not killed
+// typicalWrite looks at.
+const recentWrites = 9
+
+// typicalWrite is the median length of the last writes that were not
+// killed, which the kill delays are drawn around. Recent ones only: the
+// other tests of the package run beside this one, so a write's length
+// follows the machine's load, which falls as they finish; the median of
+// all writes would draw delays past the end of most writes by then, and
+// the kills would miss.
+func (c *crashRun) typicalWrite() time.Duration {
+	return median(c.durations[max(0, len(c.durations)-recentWrites):])
 }
 
 func median(ds []time.Duration) time.Duration {
