@@ -491,20 +491,42 @@ func (c *crashRun) checkAcked(where string, loose bool) *vault.Vault {
 }
 
 // checkCommitted checks that HEAD holds every acknowledged memory's file
-// as it is on disk.
+// as it is on disk, as git itself reads HEAD: one git cat-file --batch
+// for all the files.
 func (c *crashRun) checkCommitted(where string) {
 	t := c.t
 	v := c.open(where)
+	var rels []string
+	var query strings.Builder
 	for id := range c.acked {
 		m, err := v.Get(id)
 		if err != nil {
 			t.Fatalf("%s: %s: %v", where, id, err)
 		}
 		rel := ".memory/" + m.Path
-		head, err := exec.Command("git", "-C", c.root, "show", "HEAD:"+rel).Output()
-		if err != nil {
-			t.Fatalf("%s: %s is not in HEAD: %v", where, rel, err)
+		rels = append(rels, rel)
+		fmt.Fprintf(&query, "HEAD:%s\n", rel)
+	}
+	cmd := exec.Command("git", "-C", c.root, "cat-file", "--batch")
+	cmd.Stdin = strings.NewReader(query.String())
+	out, err := cmd.Output()
+	if err != nil {
+		t.Fatalf("%s: git cat-file --batch: %v", where, err)
+	}
+	for _, rel := range rels {
+		// Each answer is "<hash> blob <size>\n<content>\n", or
+		// "<object> missing\n".
+		line, rest, _ := bytes.Cut(out, []byte("\n"))
+		f := strings.Fields(string(line))
+		if len(f) != 3 || f[1] != "blob" {
+			t.Fatalf("%s: %s is not in HEAD: git cat-file says %q", where, rel, line)
 		}
+		size, err := strconv.Atoi(f[2])
+		if err != nil || len(rest) < size+1 {
+			t.Fatalf("%s: %s: git cat-file answer %q cut short", where, rel, line)
+		}
+		head := rest[:size]
+		out = rest[size+1:]
 		disk, err := os.ReadFile(filepath.Join(c.root, filepath.FromSlash(rel)))
 		if err != nil || !bytes.Equal(head, disk) {
 			t.Fatalf("%s: %s in HEAD differs from the file (%v)", where, rel, err)
