@@ -56,3 +56,42 @@ func buildMemvault(t testing.TB) string {
 	}
 	return testBinary.path
 }
+
+// scriptBinary is the memvault the scripts run when the tests run with
+// -race (see scriptMemvaultDir), built at most once per run.
+var scriptBinary struct {
+	once sync.Once
+	dir  string
+	err  error
+}
+
+// scriptMemvaultDir returns the folder of the memvault command the scripts
+// run: this package's test binary built without -race, which acts as the
+// memvault command (TestMain) just as the running one does. Under -race
+// every command the scripts start (about 150) would otherwise be
+// instrumented, three to four times the CPU of the command itself, for
+// single-goroutine CLI runs whose races the in-process tests already
+// look for. It returns "" when the tests run without -race: testscript's
+// copy of the running binary is that binary already.
+func scriptMemvaultDir(t testing.TB) string {
+	t.Helper()
+	if !raceEnabled {
+		return ""
+	}
+	scriptBinary.once.Do(func() {
+		dir := filepath.Join(testBinary.dir, "script")
+		if err := os.MkdirAll(dir, 0o755); err != nil {
+			scriptBinary.err = err
+			return
+		}
+		if out, err := exec.Command("go", "test", "-c", "-o", filepath.Join(dir, "memvault"), ".").CombinedOutput(); err != nil {
+			scriptBinary.err = fmt.Errorf("go test -c: %w\n%s", err, out)
+			return
+		}
+		scriptBinary.dir = dir
+	})
+	if scriptBinary.err != nil {
+		t.Fatal(scriptBinary.err)
+	}
+	return scriptBinary.dir
+}

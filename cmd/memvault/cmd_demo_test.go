@@ -15,8 +15,8 @@ import (
 // the scripted session must pass, print its key lines, and fail loudly
 // when the sample no longer supports a step.
 func TestDemo(t *testing.T) {
+	t.Parallel()
 	bin := buildMemvault(t)
-	isolateGit(t)
 	sample, err := filepath.Abs(filepath.Join("..", "..", "sample-vault"))
 	if err != nil {
 		t.Fatal(err)

@@ -31,10 +31,13 @@ const testGitConfig = "[user]\n\tname = Test User\n\temail = test@example.com\n[
 var gitEnvToClear = []string{"GIT_AUTHOR_NAME", "GIT_AUTHOR_EMAIL", "GIT_AUTHOR_DATE", "GIT_COMMITTER_NAME",
 	"GIT_COMMITTER_EMAIL", "GIT_COMMITTER_DATE", "EMAIL", "GIT_DIR", "GIT_WORK_TREE", "GIT_INDEX_FILE", "MEMVAULT_AUTHOR"}
 
-// isolateGit gives the test a private HOME and global git config with an
-// identity, and clears the variables that would steer git elsewhere. The
-// whole process has such a HOME already (withIsolatedGit): only a test
-// that writes to HOME, or reads it through the process, needs its own.
+// isolateGit gives a benchmark a private HOME and global git config with
+// an identity, and clears the variables that would steer git elsewhere.
+// Tests do not call it: it changes the process's environment, so a test
+// calling it could not run in parallel. The whole process has such a HOME
+// already (withIsolatedGit), which no test writes to; a test that needs a
+// HOME of its own gives it to the memvault it runs: spawnOptions.env or
+// exec.Cmd.Env for a process, Main.Getenv in process.
 func isolateGit(t testing.TB) {
 	t.Helper()
 	home := t.TempDir()

@@ -170,6 +170,7 @@ func TestCLIWorksOnTheSetOfVaults(t *testing.T) {
 // applies in a minute: the transient note written a minute ago (never
 // committed) is in it; an as-of in the past reads git, where it is not.
 func TestRecallAsOfFromNowOnKeepsTransientMemories(t *testing.T) {
+	t.Parallel()
 	at := func(t time.Time) string { return t.UTC().Format(time.RFC3339) }
 	t.Run("cli", func(t *testing.T) {
 		r := newCLIRepo(t)

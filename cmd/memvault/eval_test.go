@@ -20,6 +20,7 @@ const devCorpus = "../../../shared/eval/dev-v1.json"
 // figures: Recall@5 >= 0.93 and MRR@10 >= 0.88 overall, Recall@5 >= 0.90
 // per language and >= 0.80 for paraphrase and mixed queries.
 func TestEvalMeetsTargets(t *testing.T) {
+	t.Parallel()
 	path, err := filepath.Abs(devCorpus)
 	if err != nil {
 		t.Fatal(err)

@@ -117,6 +117,7 @@ func liveAwaitLog(t *testing.T, log *lockedBuffer, mark int, line string, cond f
 // at once: nothing is lost, every memory shows up in both, history stays
 // linear and clean, and a stale update is refused across processes.
 func TestLiveTwoServersOneVault(t *testing.T) {
+	t.Parallel()
 	if testing.Short() {
 		t.Skip("builds the binary and runs two servers")
 	}
@@ -124,7 +125,6 @@ func TestLiveTwoServersOneVault(t *testing.T) {
 		t.Skip("git not installed")
 	}
 	bin := buildMemvault(t)
-	isolateGit(t)
 	root := newRepo(t)
 	a := &mcpSession{t: t, bin: bin, root: root}
 	a.connect()

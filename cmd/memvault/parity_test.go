@@ -36,6 +36,7 @@ import (
 // client calls itself "cli", the name the CLI writes as the client, so
 // the commits and the files can be compared byte for byte.
 func TestCLIAndMCPAgree(t *testing.T) {
+	t.Parallel()
 	t0 := time.Date(2026, 10, 1, 9, 0, 0, 0, time.UTC)
 	clock := &testClock{now: t0}
 	cli := newParitySide(t, "cli")
@@ -197,6 +198,10 @@ type paritySide struct {
 	ids                   map[string]string // label -> id
 	home                  string
 	client                *client.Client
+	// hashes is hashLabels' answer, kept until the side next runs an
+	// operation: canon needs it for every answer, file and commit it
+	// reads, and each costs four git processes.
+	hashes map[string]string
 }
 
 func newParitySide(t *testing.T, name string) *paritySide {
@@ -238,6 +243,7 @@ func (s *paritySide) runCLI(t *testing.T, now time.Time, op parityOp) (out json.
 		args = append(args, s.resolve(a))
 	}
 	args = append(args, "--json", "--user-vault", s.userVault())
+	s.hashes = nil
 	var stdout, stderr bytes.Buffer
 	m := NewMain(strings.NewReader(""), &stdout, &stderr)
 	m.Now = func() time.Time { return now }
@@ -265,6 +271,7 @@ func (s *paritySide) callMCP(t *testing.T, op parityOp) (json.RawMessage, string
 	}
 	req := mcp.CallToolRequest{}
 	req.Params.Name, req.Params.Arguments = op.tool, args
+	s.hashes = nil
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
 	res, err := s.client.CallTool(ctx, req)
@@ -316,12 +323,14 @@ func (s *paritySide) canon(t *testing.T, text string) string {
 	for label, id := range s.ids {
 		byID[id] = "{" + label + "}"
 	}
-	hashes := s.hashLabels(t)
 	text = ulidOrHash.ReplaceAllStringFunc(text, func(m string) string {
 		if l, ok := byID[m]; ok {
 			return l
 		}
-		if l, ok := hashes[m]; ok {
+		if s.hashes == nil {
+			s.hashes = s.hashLabels(t)
+		}
+		if l, ok := s.hashes[m]; ok {
 			return l
 		}
 		return "{unknown:" + m + "}"

@@ -20,8 +20,8 @@ import (
 //  3. a superseded rule is not returned as current, and its successor
 //     names it.
 func TestScenarioAcrossSessions(t *testing.T) {
+	t.Parallel()
 	bin := buildMemvault(t)
-	isolateGit(t)
 
 	type lang struct {
 		name             string
@@ -78,13 +78,14 @@ func TestScenarioAcrossSessions(t *testing.T) {
 		t.Run(l.name, func(t *testing.T) {
 			// Each language gets its own developer (home with a user
 			// vault) and project.
+			t.Parallel()
 			home := t.TempDir()
-			t.Setenv("HOME", home)
 			initUserVault(t, home)
+			env := []string{"HOME=" + home}
 			repo := newRepo(t)
 
 			// Session 1 states everything, then ends.
-			s, _ := spawn(t, bin, spawnOptions{dir: repo})
+			s, _ := spawn(t, bin, spawnOptions{dir: repo, env: env})
 			var pref, deploy, oldRule, newRule view.Write
 			s.ok("remember", l.pref, &pref)
 			s.ok("remember", l.deploy, &deploy)
@@ -100,7 +101,7 @@ func TestScenarioAcrossSessions(t *testing.T) {
 			s.c.Close()
 
 			// Session 2 is a new process: only the repositories carry over.
-			s, _ = spawn(t, bin, spawnOptions{dir: repo})
+			s, _ = spawn(t, bin, spawnOptions{dir: repo, env: env})
 			recall := func(q string) []view.RecallResult {
 				t.Helper()
 				var out view.Recall

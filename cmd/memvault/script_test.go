@@ -11,6 +11,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"regexp"
+	"runtime"
 	"strconv"
 	"strings"
 	"testing"
@@ -37,10 +38,10 @@ const (
 // TestMain lets the test binary act as the memvault command inside scripts,
 // so `exec memvault` runs the real command line, in a separate process. It
 // also gives the package the folder its one built memvault binary lives
-// in (see buildMemvault), and a git identity of its own (see
-// withIsolatedGit).
+// in (see buildMemvault), a git identity of its own (see
+// withIsolatedGit), and more parallel tests at once (see moreParallel).
 func TestMain(m *testing.M) {
-	testscript.Main(withIsolatedGit{withBinaryDir{m}}, map[string]func(){
+	testscript.Main(moreParallel{withIsolatedGit{withBinaryDir{m}}}, map[string]func(){
 		"memvault": func() {
 			mv := NewMain(os.Stdin, os.Stdout, os.Stderr)
 			if s := os.Getenv(nowEnv); s != "" {
@@ -56,12 +57,33 @@ func TestMain(m *testing.M) {
 	})
 }
 
+// moreParallel runs up to four parallel tests per CPU at once (the
+// default is one), unless -parallel says otherwise. Most tests here spend
+// their time waiting for the memvault processes they start, and a
+// parallel test holds its slot while it waits: TestCrashSafety's 20 s of
+// writes and kills, the 5 s a server waits for a roots/list answer that
+// cannot come. With one slot per CPU the CPUs idled while tests queued
+// behind those waits. testscript calls Run only in the top-level test
+// process.
+type moreParallel struct{ next interface{ Run() int } }
+
+func (w moreParallel) Run() int {
+	flag.Parse()
+	given := false
+	flag.Visit(func(f *flag.Flag) { given = given || f.Name == "test.parallel" })
+	if !given {
+		flag.Set("test.parallel", strconv.Itoa(4*runtime.GOMAXPROCS(0)))
+	}
+	return w.next.Run()
+}
+
 // withIsolatedGit runs the tests in a process whose HOME and global git
 // config are a temporary folder holding a git identity: the developer's
-// git config and ~/.memvault stay out of every test, and a test that
-// needs no HOME of its own (isolateGit) needs no t.Setenv, so it can run
-// in parallel. Go's own folders keep their paths, so the builds the tests
-// run stay warm. testscript calls Run only in the top-level test process.
+// git config and ~/.memvault stay out of every test, and no test needs
+// t.Setenv, so every test can run in parallel. No test writes into that
+// HOME: one that needs a user vault gives its memvault a HOME of its own.
+// Go's own folders keep their paths, so the builds the tests run stay
+// warm. testscript calls Run only in the top-level test process.
 type withIsolatedGit struct{ next interface{ Run() int } }
 
 func (w withIsolatedGit) Run() int {
@@ -75,7 +97,38 @@ func (w withIsolatedGit) Run() int {
 		fmt.Fprintln(os.Stderr, "memvault tests:", err)
 		return 1
 	}
-	return w.next.Run()
+	code := w.next.Run()
+	// The tests run in parallel and all see this HOME: one that wrote
+	// into it (a ~/.memvault, say) would change what the others find.
+	if written := writtenToHome(home); len(written) > 0 {
+		fmt.Fprintf(os.Stderr, "memvault tests: a test wrote into the shared HOME %s: %v; give it a HOME of its own\n", home, written)
+		return 1
+	}
+	return code
+}
+
+// writtenToHome lists what is in home besides the git config
+// isolateProcessGit put there and Go's own files (the go command the
+// tests run keeps its telemetry under the config folder).
+func writtenToHome(home string) []string {
+	var out []string
+	filepath.WalkDir(home, func(p string, d fs.DirEntry, err error) error {
+		rel, _ := filepath.Rel(home, p)
+		switch {
+		case err != nil:
+			out = append(out, fmt.Sprintf("%s (%v)", rel, err))
+		case rel == "." || rel == ".gitconfig" || rel == "xdg":
+		case rel == filepath.Join("xdg", "go"):
+			return fs.SkipDir
+		default:
+			out = append(out, rel)
+			if d.IsDir() {
+				return fs.SkipDir
+			}
+		}
+		return nil
+	})
+	return out
 }
 
 // isolateProcessGit points the process at home, as isolateGit does for
@@ -111,6 +164,7 @@ func TestScript(t *testing.T) {
 	if _, err := os.Stat(filepath.Join(sample, "README.md")); err != nil {
 		t.Fatalf("sample vault: %v", err)
 	}
+	bin := scriptMemvaultDir(t)
 	testscript.Run(t, testscript.Params{
 		Dir:                 "testdata/script",
 		UpdateScripts:       *update,
@@ -132,9 +186,9 @@ func TestScript(t *testing.T) {
 			env.Setenv("MEMVAULT_AUTHOR", "")
 			env.Setenv(nowEnv, scriptNow)
 			env.Setenv("SAMPLE", sample)
-			// Under -race every process sleeps 1 s at exit by default;
-			// the scripts start about a hundred of them.
-			env.Setenv("GORACE", strings.TrimSpace(os.Getenv("GORACE")+" atexit_sleep_ms=0"))
+			if bin != "" {
+				env.Setenv("PATH", bin+string(filepath.ListSeparator)+env.Getenv("PATH"))
+			}
 			return nil
 		},
 		Cmds: map[string]func(ts *testscript.TestScript, neg bool, args []string){

@@ -22,6 +22,7 @@ import (
 // remember and update_memory with a secret return isError naming the rule
 // and position, and the repository is unchanged (same HEAD, no new file).
 func TestServeRefusesSecrets(t *testing.T) {
+	t.Parallel()
 	s := startServe(t)
 	var w struct {
 		ID      string `json:"id"`
@@ -125,6 +126,7 @@ func (s *mcpSession) memoryFiles() []string {
 // hand shows up: memory_stats counts it, lint lists it and exits 1, doctor
 // reports it; none prints the value.
 func TestHandEditedSecretIsReported(t *testing.T) {
+	t.Parallel()
 	s := startServe(t)
 	rel := filepath.Join(".memory", "project", "ci.md")
 	p := filepath.Join(s.root, rel)
@@ -188,6 +190,7 @@ func TestHandEditedSecretIsReported(t *testing.T) {
 // Each refusal exits 1, names the field and rule, and leaves HEAD as it
 // was; the token is in no commit message and no committed file.
 func TestCLIRefusesSecretsOutsideTheContent(t *testing.T) {
+	t.Parallel()
 	// Fake values of the right shape; not real credentials.
 	const token = "ghp_hGAkWvj7FAc9QeWJKY40uvSwMFLZDe1f8rES"
 	r := newCLIRepo(t)
@@ -292,6 +295,7 @@ func TestCLIRefusesSecretsOutsideTheContent(t *testing.T) {
 // server: a clientInfo.name with line breaks and a token neither forges a
 // trailer nor reaches the commit or source.client.
 func TestServeSanitisesClientName(t *testing.T) {
+	t.Parallel()
 	s := startServe(t)
 	const token = "ghp_hGAkWvj7FAc9QeWJKY40uvSwMFLZDe1f8rES"
 	c, err := client.NewStdioMCPClient(s.bin, nil, "serve", "--vault", filepath.Join(s.root, ".memory"))

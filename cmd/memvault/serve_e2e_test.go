@@ -35,7 +35,6 @@ type mcpSession struct {
 func startServe(t *testing.T) *mcpSession {
 	t.Helper()
 	bin := buildMemvault(t)
-	isolateGit(t)
 	root := newRepo(t)
 	sess := &mcpSession{t: t, bin: bin, root: root}
 	sess.connect()
@@ -147,6 +146,7 @@ func (s *mcpSession) commits() []gitstore.CommitInfo {
 }
 
 func TestServeEndToEnd(t *testing.T) {
+	t.Parallel()
 	s := startServe(t)
 
 	t.Run("tools/list", func(t *testing.T) {
@@ -393,8 +393,8 @@ func statsCall(client string) string {
 // TestServeStdoutIsProtocolOnly checks that nothing but JSON-RPC reaches
 // standard output: logs go to standard error.
 func TestServeStdoutIsProtocolOnly(t *testing.T) {
+	t.Parallel()
 	bin := buildMemvault(t)
-	isolateGit(t)
 	root := newRepo(t)
 	cmd := exec.Command(bin, "serve", "--vault", filepath.Join(root, ".memory"))
 	var stderr strings.Builder
@@ -420,8 +420,8 @@ func TestServeStdoutIsProtocolOnly(t *testing.T) {
 // The first write then makes the vault, and the server follows files
 // added to it by hand from then on.
 func TestServeCreatesNothingUntilTheFirstWrite(t *testing.T) {
+	t.Parallel()
 	bin := buildMemvault(t)
-	isolateGit(t)
 	root := newRepo(t)
 	vaultDir := filepath.Join(root, ".memory")
 	cmd := exec.Command(bin, "serve")

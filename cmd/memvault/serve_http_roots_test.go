@@ -22,8 +22,8 @@ import (
 // legacy client with no GET stream cannot receive roots/list: its calls
 // fail within the bound, saying to use --vault, instead of hanging.
 func TestServeHTTPFindsTheVaultFromTheClientsRoots(t *testing.T) {
+	t.Parallel()
 	bin := buildMemvault(t)
-	isolateGit(t)
 	for _, tc := range []struct {
 		name, protocol string
 		listen         bool // keep the GET stream open (WithContinuousListening)
@@ -36,6 +36,7 @@ func TestServeHTTPFindsTheVaultFromTheClientsRoots(t *testing.T) {
 		{"legacy without a GET stream", legacyProtocol, false, []string{"no answer within 5s", "GET stream", "--vault DIR"}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
 			repo := newRepo(t)
 			notRepo := t.TempDir()
 			url := runHTTPServe(t, bin, notRepo, "serve", "--http", "127.0.0.1:0")
@@ -58,11 +59,18 @@ func TestServeHTTPFindsTheVaultFromTheClientsRoots(t *testing.T) {
 			initClient(t, c, tc.protocol, "http-roots", true)
 			s := &mcpSession{t: t, c: c}
 			if tc.wantErr != nil {
+				// Each waits for the server's bound on the roots/list
+				// answer: they wait side by side, not one after the other.
+				read := make(chan error, 1)
+				go func() {
+					req := mcp.ReadResourceRequest{}
+					req.Params.URI = contextURI
+					_, err := c.ReadResource(ctx, req)
+					read <- err
+				}()
 				res := s.call("remember", map[string]any{"title": "x", "content": "y"})
 				text := resultText(res)
-				req := mcp.ReadResourceRequest{}
-				req.Params.URI = contextURI
-				_, err := c.ReadResource(ctx, req)
+				err := <-read
 				if !res.IsError || err == nil {
 					t.Fatalf("remember = %q, read context: %v; want both to fail", text, err)
 				}

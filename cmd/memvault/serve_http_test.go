@@ -56,8 +56,8 @@ func runHTTPServe(t *testing.T, bin, dir string, args ...string) string {
 }
 
 func TestServeHTTP(t *testing.T) {
+	t.Parallel()
 	bin := buildMemvault(t)
-	isolateGit(t)
 
 	t.Run("beyond loopback needs a token", func(t *testing.T) {
 		out, err := exec.Command(bin, "serve", "--vault", filepath.Join(t.TempDir(), ".memory"), "--http", "0.0.0.0:0").CombinedOutput()

@@ -83,7 +83,6 @@ type gitServer struct {
 
 func newGitServer(t *testing.T, clock *testClock) *gitServer {
 	t.Helper()
-	isolateGit(t)
 	g := &gitServer{project: newRepo(t), callT: t, clock: clock}
 	g.c = serveInProcess(t, clock.Now, "--vault", filepath.Join(g.project, ".memory"))
 	return g
@@ -98,6 +97,7 @@ func (g *gitServer) ok(name string, args map[string]any, out any) string {
 // TestRecallAsOfReadsTheVaultFromGit checks recall's as_of through the
 // whole serve command: before now it reads the vault as git recorded it.
 func TestRecallAsOfReadsTheVaultFromGit(t *testing.T) {
+	t.Parallel()
 	t0 := time.Date(2026, 3, 1, 12, 0, 0, 0, time.UTC)
 	clock := &testClock{now: t0}
 	g := newGitServer(t, clock)
@@ -151,7 +151,7 @@ func TestRecallAsOfReadsTheVaultFromGit(t *testing.T) {
 }
 
 func TestServeOutsideGitFailsAtOnce(t *testing.T) {
-	isolateGit(t)
+	t.Parallel()
 	dir := t.TempDir()
 	var out, errb strings.Builder
 	m := NewMain(strings.NewReader(""), &out, &errb)

@@ -21,7 +21,7 @@ import (
 // follow adds, edits, deletes and renames by re-reading those files alone,
 // including commits that landed before this server's own last commit.
 func TestRefreshReadsOnlyWhatOtherCommitsChanged(t *testing.T) {
-	isolateGit(t)
+	t.Parallel()
 	root := newRepo(t)
 	store, err := gitstore.Open(t.Context(), root)
 	if err != nil {

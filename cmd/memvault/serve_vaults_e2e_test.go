@@ -29,6 +29,10 @@ type spawnOptions struct {
 	args     []string // after "serve"
 	roots    []string // folders the client reports as roots; nil: no roots capability
 	protocol string   // "" is the newest
+	// env is added to the test process's environment, e.g. HOME=dir
+	// for a server with a user vault of its own: the process's HOME is
+	// shared by the tests running in parallel and stays empty.
+	env []string
 }
 
 // rootsList answers roots/list with fixed folders.
@@ -134,7 +138,7 @@ func spawn(t *testing.T, bin string, opts spawnOptions) (*mcpSession, *notificat
 		transport.WithCommandFunc(func(_ context.Context, command string, env, args []string) (*exec.Cmd, error) {
 			// Not bound to the start context: the server outlives it.
 			cmd := exec.Command(command, args...)
-			cmd.Env = append(os.Environ(), env...)
+			cmd.Env = append(append(os.Environ(), env...), opts.env...)
 			cmd.Dir = opts.dir
 			return cmd, nil
 		}))
@@ -200,8 +204,8 @@ func repoCommits(t *testing.T, root string) []gitstore.CommitInfo {
 }
 
 func TestServeFindsTheVaultFromTheClientsRoots(t *testing.T) {
+	t.Parallel()
 	bin := buildMemvault(t)
-	isolateGit(t)
 	for _, protocol := range []string{legacyProtocol, ""} {
 		t.Run(protocolName(protocol), func(t *testing.T) {
 			repo := newRepo(t)
@@ -275,8 +279,8 @@ func readResource(t *testing.T, s *mcpSession, uri string) string {
 }
 
 func TestServeWithoutRepositoryOrRootsSaysWhatItTried(t *testing.T) {
+	t.Parallel()
 	bin := buildMemvault(t)
-	isolateGit(t)
 	notRepo := t.TempDir()
 	other := t.TempDir()
 	for _, tc := range []struct {
@@ -300,8 +304,8 @@ func TestServeWithoutRepositoryOrRootsSaysWhatItTried(t *testing.T) {
 }
 
 func TestServeNotifiesOfChanges(t *testing.T) {
+	t.Parallel()
 	bin := buildMemvault(t)
-	isolateGit(t)
 	for _, protocol := range []string{legacyProtocol, ""} {
 		t.Run(protocolName(protocol), func(t *testing.T) { testNotifications(t, bin, protocol) })
 	}
@@ -419,13 +423,13 @@ func protocolName(protocol string) string {
 }
 
 func TestServeUserVault(t *testing.T) {
+	t.Parallel()
 	bin := buildMemvault(t)
-	isolateGit(t)
 	repo := newRepo(t)
-	home := os.Getenv("HOME") // isolateGit's temporary home
+	home := t.TempDir() // the server's HOME
 	userRepo := initUserVault(t, home)
 	// No --user-vault: ~/.memvault exists, so it is served.
-	s, _ := spawn(t, bin, spawnOptions{dir: repo})
+	s, _ := spawn(t, bin, spawnOptions{dir: repo, env: []string{"HOME=" + home}})
 
 	var pref, projPref, rule view.Write
 	s.ok("remember", map[string]any{"title": "Answer in Chinese", "content": "The developer wants answers in Chinese. 用中文回答。", "layer": "preference"}, &pref)
@@ -490,7 +494,7 @@ func TestServeUserVault(t *testing.T) {
 	}
 
 	t.Run("--no-user-vault", func(t *testing.T) {
-		s, _ := spawn(t, bin, spawnOptions{dir: repo, args: []string{"--no-user-vault"}})
+		s, _ := spawn(t, bin, spawnOptions{dir: repo, args: []string{"--no-user-vault"}, env: []string{"HOME=" + home}})
 		msg := s.fails("remember", map[string]any{"title": "x", "content": "y", "scope": "user"})
 		if !strings.Contains(msg, "scope") || !strings.Contains(msg, "user vault") {
 			t.Errorf("error %q should say scope user needs a user vault", msg)
@@ -498,7 +502,7 @@ func TestServeUserVault(t *testing.T) {
 	})
 	t.Run("--user-vault DIR", func(t *testing.T) {
 		other := newRepo(t)
-		s, _ := spawn(t, bin, spawnOptions{dir: repo, args: []string{"--user-vault", other}})
+		s, _ := spawn(t, bin, spawnOptions{dir: repo, args: []string{"--user-vault", other}, env: []string{"HOME=" + home}})
 		var w view.Write
 		s.ok("remember", map[string]any{"title": "Prefer early returns", "content": "Return early instead of nesting.", "layer": "preference"}, &w)
 		if cs := repoCommits(t, other); w.Vault != userScope || len(cs) != 1 || cs[0].Hash != w.Commit {
@@ -513,6 +517,7 @@ func TestServeUserVault(t *testing.T) {
 	t.Run("--user-vault outside git fails at once", func(t *testing.T) {
 		cmd := exec.Command(bin, "serve", "--user-vault", t.TempDir())
 		cmd.Dir = repo
+		cmd.Env = append(os.Environ(), "HOME="+home)
 		out, err := cmd.CombinedOutput()
 		if err == nil || !strings.Contains(string(out), "not inside a git repository") {
 			t.Errorf("serve --user-vault outside git: err %v, output %q; want a usage error", err, out)
