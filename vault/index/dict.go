@@ -255,18 +255,28 @@ func matchCJKRun(run string, at func(dst []cjkHit, rest string, p int) []cjkHit,
 		}
 		return x.start - y.start
 	})
-	kept := found[:0]
+	// Longest first, each kept unless it crosses one kept already. A kept
+	// match that crosses c starts less than the longest length before c
+	// or inside it: only those starts are looked at, so a long run costs
+	// linear time, not one comparison per pair.
+	longest := 0
+	if len(found) > 0 {
+		longest = found[0].end - found[0].start
+	}
+	keptAt := map[int][]int{} // start -> ends of the kept matches there
 	for _, c := range found {
 		crosses := false
-		for _, k := range kept {
-			if c.start < k.start && c.end > k.start && c.end < k.end ||
-				c.start > k.start && c.start < k.end && c.end > k.end {
-				crosses = true
-				break
+		for p := max(0, c.start-longest+1); p < c.end && !crosses; p++ {
+			for _, kend := range keptAt[p] {
+				if c.start < p && c.end > p && c.end < kend ||
+					c.start > p && c.start < kend && c.end > kend {
+					crosses = true
+					break
+				}
 			}
 		}
 		if !crosses {
-			kept = append(kept, c)
+			keptAt[c.start] = append(keptAt[c.start], c.end)
 			fn(c.id, c.start, c.end)
 		}
 	}

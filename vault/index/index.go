@@ -162,6 +162,11 @@ type Index struct {
 	gen   uint64
 	short shortTerms
 	cooc  coocCache
+
+	// planWork, when set (tests only), is told how many steps each query
+	// plan took, so that a test can check they grow linearly with the
+	// query rather than time them.
+	planWork func(steps int)
 }
 
 // New returns an empty index that expands queries with the embedded default

@@ -1,6 +1,8 @@
 package index
 
 import (
+	"cmp"
+	"context"
 	"math"
 	"slices"
 )
@@ -107,34 +109,59 @@ const maxQueryTerms = 64 // at most this many terms are searched
 // analyzeQuery returns the weighted terms of a query (see plan).
 func (ix *Index) analyzeQuery(text string) []qterm { return ix.plan(text).terms }
 
+// planCheckEvery is how many query tokens plan analyses between two looks
+// at its context: often enough to stop within a millisecond, seldom
+// enough to cost nothing.
+const planCheckEvery = 256
+
 // plan turns query text into weighted terms grouped into concepts: the
 // typed terms, then dictionary expansions of the typed words, weighted
 // below them.
 func (ix *Index) plan(text string) *queryPlan {
+	qp, _ := ix.planContext(context.Background(), text)
+	return qp
+}
+
+// planContext is plan that stops with ctx's error once ctx is done. Its
+// work grows linearly with the length of the query (see
+// BenchmarkRecallQueryLength in package vault): terms are found through a
+// map, and the spans that group and cross them through sorted lists, never
+// by comparing every pair.
+func (ix *Index) planContext(ctx context.Context, text string) (*queryPlan, error) {
 	var a analyzer
 	a.keepStops = true
 	a.runs = true
 	qp := &queryPlan{text: text}
 	var units []unit
+	work := 0                  // inner-loop steps, for Index.planWork
+	at := make(map[string]int) // term text -> index in qp.terms
 	add := func(t qterm) {
-		for i := range qp.terms {
-			if qp.terms[i].text == t.text {
-				old := qp.terms[i]
-				covers := old.covers | t.covers
-				if t.w > old.w {
-					t.start, t.end = old.start, old.end
-					if old.typed {
-						t.concept = old.concept
-					}
-					qp.terms[i] = t
+		work++
+		if i, ok := at[t.text]; ok {
+			old := qp.terms[i]
+			covers := old.covers | t.covers
+			if t.w > old.w {
+				t.start, t.end = old.start, old.end
+				if old.typed {
+					t.concept = old.concept
 				}
-				qp.terms[i].covers = covers
-				return
+				qp.terms[i] = t
 			}
+			qp.terms[i].covers = covers
+			return
 		}
+		at[t.text] = len(qp.terms)
 		qp.terms = append(qp.terms, t)
 	}
+	tokens, stopped := 0, false
 	a.analyze(text, func(t *token) {
+		if stopped {
+			return
+		}
+		if tokens++; tokens%planCheckEvery == 0 && ctx.Err() != nil {
+			stopped = true
+			return
+		}
 		switch t.kind {
 		case kindCJKRun:
 			units = append(units, unit{cjk: string(t.text), start: t.start, end: t.end})
@@ -155,6 +182,9 @@ func (ix *Index) plan(text string) *queryPlan {
 		add(qterm{text: string(t.text), w: w, typed: true, kind: t.kind, src: SourceTyped,
 			start: t.start, end: t.end, concept: -1})
 	})
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
 	nTyped := len(qp.terms)
 
 	// Group typed terms into concepts: the pieces of one identifier are
@@ -172,11 +202,39 @@ func (ix *Index) plan(text string) *queryPlan {
 	}
 	union := func(i, j int) { parent[find(i)] = find(j) }
 	latin := func(k tokKind) bool { return k == kindWord || k == kindPart || k == kindCompound }
-	for i := range nTyped {
-		for j := i + 1; j < nTyped; j++ {
-			ti, tj := &qp.terms[i], &qp.terms[j]
-			if latin(ti.kind) && latin(tj.kind) && ti.start < tj.end && tj.start < ti.end {
-				union(i, j)
+	// byStart orders the typed terms by where they start. Overlapping
+	// Latin terms form one concept: sweeping them in that order, a term
+	// overlaps the group before it when it starts before the group's end.
+	byStart := make([]int, nTyped)
+	for i := range byStart {
+		byStart[i] = i
+	}
+	slices.SortStableFunc(byStart, func(i, j int) int { return cmp.Compare(qp.terms[i].start, qp.terms[j].start) })
+	starts := make([]int, nTyped)
+	for k, i := range byStart {
+		starts[k] = qp.terms[i].start
+	}
+	group, reach := -1, 0
+	for _, i := range byStart {
+		t := &qp.terms[i]
+		if !latin(t.kind) {
+			continue
+		}
+		work++
+		if group >= 0 && t.start < reach {
+			union(i, group)
+			reach = max(reach, t.end)
+		} else {
+			group, reach = i, t.end
+		}
+	}
+	// within calls fn for each typed term inside [s, e), in no order.
+	within := func(s, e int, fn func(i int)) {
+		k, _ := slices.BinarySearch(starts, s)
+		for ; k < len(starts) && starts[k] < e; k++ {
+			work++
+			if i := byStart[k]; qp.terms[i].end <= e {
+				fn(i)
 			}
 		}
 	}
@@ -190,19 +248,21 @@ func (ix *Index) plan(text string) *queryPlan {
 	if ix.dict != nil {
 		ix.dict.match(units, func(id int32, s, e int) {
 			rep := -1
-			for i := range nTyped {
-				if t := &qp.terms[i]; t.start >= s && t.end <= e {
-					dictCovered[i] = true
-					if rep < 0 {
-						rep = i
-					} else {
-						union(i, rep)
-					}
+			within(s, e, func(i int) {
+				dictCovered[i] = true
+				if rep < 0 || i < rep {
+					rep = i
 				}
-			}
+			})
+			within(s, e, func(i int) { union(i, rep) })
 			spans = append(spans, span{id, s, e, rep})
 		})
 	}
+	curated := newSpanSet(len(spans))
+	for _, sp := range spans {
+		curated.add(sp.start, sp.end)
+	}
+	curated.build()
 	// The general dictionary segments Chinese text the curated one does
 	// not cover; its words never cross a curated term.
 	var general generalLexicon
@@ -212,21 +272,17 @@ func (ix *Index) plan(text string) *queryPlan {
 	}
 	if general != nil {
 		general.match(units, func(id int32, s, e int) {
-			for _, sp := range spans {
-				if s < sp.end && sp.start < e && !(sp.start <= s && e <= sp.end) && !(s <= sp.start && sp.end <= e) {
-					return
-				}
+			work++
+			if curated.crosses(s, e) {
+				return
 			}
 			rep := -1
-			for i := range nTyped {
-				if t := &qp.terms[i]; t.start >= s && t.end <= e {
-					if rep < 0 {
-						rep = i
-					} else {
-						union(i, rep)
-					}
+			within(s, e, func(i int) {
+				if rep < 0 || i < rep {
+					rep = i
 				}
-			}
+			})
+			within(s, e, func(i int) { union(i, rep) })
 			gspans = append(gspans, span{id, s, e, rep})
 		})
 	}
@@ -274,16 +330,20 @@ func (ix *Index) plan(text string) *queryPlan {
 		}
 	}
 	// A bigram that no dictionary word holds but that crosses the edge of
-	// one straddles two words.
+	// one, or holds a shorter one, straddles two words.
+	all := newSpanSet(len(spans) + len(gspans))
+	for _, sp := range append(spans, gspans...) {
+		all.add(sp.start, sp.end)
+	}
+	all.build()
 	for i := range nTyped {
 		t := &qp.terms[i]
 		if t.kind != kindBigram || t.concept < 0 || qp.concepts[t.concept].dict {
 			continue
 		}
-		for _, sp := range append(spans, gspans...) {
-			if t.start < sp.end && sp.start < t.end && !(sp.start <= t.start && t.end <= sp.end) {
-				qp.concepts[t.concept].straddle = true
-			}
+		work++
+		if all.crosses(t.start, t.end) || all.holds(t.start, t.end) {
+			qp.concepts[t.concept].straddle = true
 		}
 	}
 
@@ -406,7 +466,10 @@ func (ix *Index) plan(text string) *queryPlan {
 		terms = terms[:maxQueryTerms]
 	}
 	qp.terms = terms
-	return qp
+	if ix.planWork != nil {
+		ix.planWork(work)
+	}
+	return qp, nil
 }
 
 // coverBit is the concept mask bit of concept c, or 0 for none.
