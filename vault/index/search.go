@@ -1,6 +1,7 @@
 package index
 
 import (
+	"context"
 	"math"
 	"math/bits"
 	"slices"
@@ -182,10 +183,25 @@ func idf(n, df float64) float64 {
 // Search returns the best documents for the query, sorted by Score
 // descending and then by ID. An empty query returns nil.
 func (ix *Index) Search(q Query) []Hit {
-	qp := ix.plan(q.Text)
+	hits, _ := ix.SearchContext(context.Background(), q)
+	return hits
+}
+
+// searchCheckEvery is how many candidate documents Search weighs between
+// two looks at its context.
+const searchCheckEvery = 4096
+
+// SearchContext is Search that stops once ctx is done, returning ctx's
+// error: it looks at ctx while it plans the query, before each query
+// term's postings and every searchCheckEvery candidates.
+func (ix *Index) SearchContext(ctx context.Context, q Query) ([]Hit, error) {
+	qp, err := ix.planContext(ctx, q.Text)
+	if err != nil {
+		return nil, err
+	}
 	terms := qp.terms
 	if len(terms) == 0 || ix.live == 0 {
-		return nil
+		return nil, nil
 	}
 	limit := q.Limit
 	if limit <= 0 {
@@ -222,6 +238,9 @@ func (ix *Index) Search(q Query) []Hit {
 		cwAbsent[c] = !qp.concepts[c].dict
 	}
 	for qi, t := range terms {
+		if err := ctx.Err(); err != nil {
+			return nil, err
+		}
 		pl := ix.terms.get(t.text)
 		df := float64(ix.liveDF(pl))
 		w := idf(n, df) * t.w
@@ -288,7 +307,7 @@ func (ix *Index) Search(q Query) []Hit {
 		}
 	}
 	if ideal <= 0 {
-		return nil
+		return nil, nil
 	}
 	// A CJK bigram found nowhere and in no dictionary term most likely
 	// straddles two words: it counts less.
@@ -401,8 +420,17 @@ func (ix *Index) Search(q Query) []Hit {
 			siftDown(top, 0)
 		}
 	}
+	// stop looks at ctx every searchCheckEvery candidates.
+	seen := 0
+	stop := func() bool {
+		seen++
+		return seen%searchCheckEvery == 0 && ctx.Err() != nil
+	}
 	if !prune {
 		for _, s := range sc.touched {
+			if stop() {
+				return nil, ctx.Err()
+			}
 			if ix.alive[s] {
 				offer(s)
 			}
@@ -418,11 +446,17 @@ func (ix *Index) Search(q Query) []Hit {
 		}
 		cut := maxRel / 2
 		for _, s := range sc.touched {
+			if stop() {
+				return nil, ctx.Err()
+			}
 			if acc[s].score >= cut && ix.alive[s] {
 				offer(s)
 			}
 		}
 		for _, s := range sc.touched {
+			if stop() {
+				return nil, ctx.Err()
+			}
 			if acc[s].score < cut && ix.alive[s] {
 				offer(s)
 			}
@@ -446,7 +480,7 @@ func (ix *Index) Search(q Query) []Hit {
 			}
 		}
 	}
-	return out
+	return out, nil
 }
 
 // cand is a candidate hit during top-k selection.
