@@ -1,6 +1,7 @@
 package vault
 
 import (
+	"context"
 	"math"
 	"slices"
 	"sort"
@@ -102,11 +103,24 @@ type Result struct {
 
 // Recall ranks memories for q: relevance x layer weight x time decay x a
 // bounded importance boost, after the time, status, layer and tag filters.
-// An empty query text lists the most recently updated memories.
+// An empty query text lists the most recently updated memories. Recall
+// takes q as it is, for callers inside the program (a title to dedupe,
+// an evaluation query); a query from outside goes through RecallContext
+// or Set.Recall, which refuse one past the limits.
 func (v *Vault) Recall(q Query) []Result { return v.recall(q, defaultCut) }
 
 // recall is Recall with the given strength and cut rules.
 func (v *Vault) recall(q Query, cut cutRules) []Result {
+	out, _ := v.recallContext(context.Background(), q, cut)
+	return out
+}
+
+// recallContext is recall that stops with ctx's error once ctx is done
+// (see RecallContext); it does not check the query's size.
+func (v *Vault) recallContext(ctx context.Context, q Query, cut cutRules) ([]Result, error) {
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
 	at := q.AsOf
 	if at.IsZero() {
 		at = v.now()
@@ -142,13 +156,17 @@ func (v *Vault) recall(q Query, cut cutRules) []Result {
 	} else {
 		// A pool larger than the limit lets the structure rules below
 		// reorder and pull in memories before the tail is cut.
-		hits = v.ix.Search(index.Query{Text: q.Text, Limit: max(poolFactor*limit, minPool), Weight: func(id index.DocID, rel float64) float64 {
+		var err error
+		hits, err = v.ix.SearchContext(ctx, index.Query{Text: q.Text, Limit: max(poolFactor*limit, minPool), Weight: func(id index.DocID, rel float64) float64 {
 			m := v.entries[id]
 			if _, ok := keep(id, m); !ok {
 				return 0
 			}
 			return rel * Weight(m, at)
 		}, MaxWeight: maxWeight()})
+		if err != nil {
+			return nil, err
+		}
 	}
 
 	out := make([]Result, 0, len(hits))
@@ -181,7 +199,7 @@ func (v *Vault) recall(q Query, cut cutRules) []Result {
 		r.Memory, r.Supersedes, r.SupersededBy = base.Memory, base.Supersedes, base.SupersededBy
 	}
 	markConflicts(out)
-	return out
+	return out, nil
 }
 
 // tagSet is the set of tags a query asks for, as hasAnyTag compares them.

@@ -44,7 +44,13 @@ type setVault struct {
 // Supersession and rival rules across the vaults are applied as within
 // one; with results from two or more vaults and a query text, the
 // candidates are ranked again together so that scores compare.
+//
+// A query past the limits (CheckQuery) is refused with a
+// *QueryTooLargeError; once ctx is done the recall stops with its error.
 func (s *Set) Recall(ctx context.Context, q Query) ([]SetResult, error) {
+	if err := CheckQuery(q.Text); err != nil {
+		return nil, fmt.Errorf("recall: %w", err)
+	}
 	limit := q.Limit
 	if limit <= 0 {
 		limit = DefaultLimit
@@ -77,7 +83,11 @@ func (s *Set) Recall(ctx context.Context, q Query) ([]SetResult, error) {
 	}
 	var out []SetResult
 	for _, sv := range vaults {
-		for _, r := range sv.v.Recall(vq) {
+		rs, err := sv.v.recallContext(ctx, vq, defaultCut)
+		if err != nil {
+			return nil, fmt.Errorf("recall the %s vault: %w", sv.name, err)
+		}
+		for _, r := range rs {
 			out = append(out, SetResult{Result: r, Vault: sv.name})
 		}
 	}

@@ -64,21 +64,27 @@ func noteOf(r Revision) *Note {
 // the vault's history; nil outside git, where the story has no dates or
 // reasons. It returns ErrNoMatch when no memory in force matches.
 func Why(ctx context.Context, v *vault.Vault, past *Reader, query string) (*Report, error) {
-	top := v.Recall(vault.Query{Text: query, Limit: 1})
+	top, err := v.RecallContext(ctx, vault.Query{Text: query, Limit: 1})
+	if err != nil {
+		return nil, err
+	}
 	if len(top) == 0 {
 		return nil, ErrNoMatch
 	}
 	st := &storyTeller{v: v, past: past, hists: map[string][]Revision{}}
 	mem := top[0].Memory
 	rep := &Report{Query: query, Memory: mem, State: top[0].State, InGit: past != nil}
-	var err error
 	if rep.Replaced, err = st.chain(ctx, mem, map[string]bool{mem.ID: true}); err != nil {
 		return nil, err
 	}
 	if rep.History, err = st.history(ctx, mem.ID); err != nil {
 		return nil, err
 	}
-	for _, r := range v.Recall(vault.Query{Text: query, Limit: WhyRivalLimit}) {
+	rivals, err := v.RecallContext(ctx, vault.Query{Text: query, Limit: WhyRivalLimit})
+	if err != nil {
+		return nil, err
+	}
+	for _, r := range rivals {
 		if r.Memory.ID != mem.ID {
 			continue
 		}

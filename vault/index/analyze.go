@@ -558,3 +558,15 @@ func (a *analyzer) compound(from, to, end int) {
 	s, e := a.offsets(from, to, end)
 	a.emit(kindCompound, false, s, e)
 }
+
+// DistinctTerms returns how many distinct terms Tokenize finds in s.
+func DistinctTerms(s string) int {
+	seen := map[string]struct{}{}
+	var a analyzer
+	a.analyze(s, func(t *token) {
+		if _, ok := seen[string(t.text)]; !ok {
+			seen[string(t.text)] = struct{}{}
+		}
+	})
+	return len(seen)
+}
