@@ -34,7 +34,8 @@ func (m *Main) recallCommand() *cobra.Command {
 hides what is not in force: rules whose effective_at has not come, expired
 ones, archived and superseded ones (--include-inactive shows them). Results
 that look like rival rules are marked as possible conflicts. An empty QUERY
-lists the most recent memories.
+lists the most recent memories. A QUERY is at most 8 KiB and 2,048 distinct
+terms (docs/hardening.md); a longer one is refused with exit status 1.
 
 recall searches the project vault and the user vault (--user-vault, default
 ~/.memvault when it exists and is in a git repository) and ranks them

@@ -27,14 +27,16 @@ func usagef(format string, args ...any) error {
 
 // exitCode maps an error to the CLI's exit status: input problems (bad
 // flags, invalid fields, unknown ids, version conflicts, malformed files,
-// a title an active memory has already, a vault that is not there) are 1,
-// the rest 2.
+// a title an active memory has already, a vault that is not there, a
+// query past the limits) are 1, the rest 2.
 func exitCode(err error) int {
 	var u usageError
+	var big *vault.QueryTooLargeError
 	switch {
 	case err == nil:
 		return exitOK
 	case errors.As(err, &u),
+		errors.As(err, &big),
 		errors.Is(err, vault.ErrInvalid),
 		errors.Is(err, vault.ErrInvalidLayer),
 		errors.Is(err, vault.ErrNotFound),

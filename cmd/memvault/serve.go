@@ -9,6 +9,7 @@ import (
 	"os"
 	"path/filepath"
 	"sync"
+	"time"
 
 	"github.com/spf13/cobra"
 
@@ -20,6 +21,7 @@ import (
 func (m *Main) serveCommand() *cobra.Command {
 	var logFile, httpAddr, token, userVault string
 	var noUserVault bool
+	var recallTimeout time.Duration
 	cmd := &cobra.Command{
 		Use:   "serve",
 		Short: "Serve the vault to AI assistants over MCP (stdio, or HTTP with --http)",
@@ -39,6 +41,9 @@ recall searches both. See docs/mcp.md.`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			ctx := cmd.Context()
+			if recallTimeout <= 0 {
+				return usagef("--recall-timeout: %s is not positive", recallTimeout)
+			}
 			if token == "" {
 				token = m.Getenv("MEMVAULT_TOKEN")
 			}
@@ -75,7 +80,7 @@ recall searches both. See docs/mcp.md.`,
 			var opened servedVaults
 			defer opened.close()
 			srv := mcpserver.New(mcpserver.Config{Version: m.Version, Logger: logger, Now: m.Now,
-				ProjectDir: projectDir, Cwd: cwd, UserDir: userDir, GitRoot: gitRoot,
+				ProjectDir: projectDir, Cwd: cwd, UserDir: userDir, GitRoot: gitRoot, RecallTimeout: recallTimeout,
 				Open: func(name, dir string, changed func(vault.Change)) mcpserver.Served {
 					return opened.add(m.openServedVault(ctx, name, dir, logger, changed))
 				}})
@@ -94,6 +99,7 @@ recall searches both. See docs/mcp.md.`,
 	cmd.Flags().StringVar(&token, "token", "", "bearer token every HTTP request must carry (default $MEMVAULT_TOKEN); required beyond loopback")
 	cmd.Flags().StringVar(&userVault, "user-vault", "", "vault of preferences that follow you across projects, in a git repository (default ~/.memvault when it exists)")
 	cmd.Flags().BoolVar(&noUserVault, "no-user-vault", false, "serve the project vault only")
+	cmd.Flags().DurationVar(&recallTimeout, "recall-timeout", mcpserver.DefaultRecallTimeout, "stop a recall that runs longer than this and say so")
 	return cmd
 }
 

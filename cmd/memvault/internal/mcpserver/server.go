@@ -84,6 +84,9 @@ type Config struct {
 	// DiscoveryWait bounds how long a resource read waits for the
 	// client's roots to settle the project vault; 0 means 5 seconds.
 	DiscoveryWait time.Duration
+	// RecallTimeout bounds one recall; 0 means DefaultRecallTimeout, a
+	// negative value none.
+	RecallTimeout time.Duration
 }
 
 // Server is memvault's MCP server over a project vault and, optionally,
@@ -102,6 +105,8 @@ type Server struct {
 	wait time.Duration
 	// args holds each tool's argument spec, by tool name.
 	args map[string]*argSpec
+	// recallTimeout bounds one recall (Config.RecallTimeout).
+	recallTimeout time.Duration
 }
 
 // slot is one served vault with its name and folder.
@@ -114,7 +119,8 @@ type slot struct {
 // when its folder is known, in the background (Config.Open).
 func New(cfg Config) *Server {
 	logger := cmp.Or(cfg.Logger, slog.New(slog.NewTextHandler(io.Discard, nil)))
-	s := &Server{logger: logger, now: cfg.Now, notify: newNotifier(logger), wait: cmp.Or(cfg.DiscoveryWait, defaultDiscoveryWait)}
+	s := &Server{logger: logger, now: cfg.Now, notify: newNotifier(logger), wait: cmp.Or(cfg.DiscoveryWait, defaultDiscoveryWait),
+		recallTimeout: cmp.Or(cfg.RecallTimeout, DefaultRecallTimeout)}
 	hooks := &server.Hooks{}
 	s.notify.hook(hooks)
 	hooks.AddBeforeReadResource(s.unknownMemory)

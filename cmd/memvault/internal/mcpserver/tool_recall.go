@@ -12,7 +12,7 @@ import (
 
 // recallArgs are the arguments of recall.
 type recallArgs struct {
-	Query           string        `json:"query,omitempty" jsonschema:"What to look for, in any language (\"部署脚本在哪\", \"test runner\"). Empty: recent memories. Alias: q."`
+	Query           string        `json:"query,omitempty" jsonschema:"What to look for, in any language (\"部署脚本在哪\", \"test runner\"): the question, at most 8 KiB. Empty: recent memories. Alias: q."`
 	Q               string        `json:"q,omitempty" alias:"query" jsonschema:"Alias of query."`
 	Limit           int           `json:"limit,omitempty" min:"1" max:"50" jsonschema:"Most results to return (1..50, default 8). Aliases: k, top_k."`
 	K               int           `json:"k,omitempty" alias:"limit" min:"1" max:"50" jsonschema:"Alias of limit."`
@@ -36,10 +36,12 @@ func recallTool() mcp.Tool {
 }
 
 func (s *Server) recall(ctx context.Context, vs *openVaults, a recallArgs) (string, any, error) {
+	ctx, cancel := s.recallContext(ctx)
+	defer cancel()
 	rs, err := vs.Recall(ctx, vault.Query{Text: a.Query, Limit: a.Limit, Layers: a.Layers, Tags: a.Tags,
 		AsOf: a.AsOf, Since: a.Since, IncludeInactive: a.IncludeInactive})
 	if err != nil {
-		return "", nil, err
+		return "", nil, s.recallError(err)
 	}
 	text, shown := renderResults(view.RecallOf(rs).Results, "No memories found.", "narrow the query, or call get_memory for a whole memory")
 	return text, view.Recall{Results: shown}, nil
