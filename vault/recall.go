@@ -1,6 +1,7 @@
 package vault
 
 import (
+	"cmp"
 	"math"
 	"slices"
 	"sort"
@@ -216,14 +217,28 @@ func (v *Vault) rank(q Query, cut cutRules, pooled bool) []Result {
 }
 
 // finishText labels the ranked results of a query text strong or weak,
-// cuts the tail, keeps near-duplicates apart and cuts the list to limit.
+// cuts the tail, keeps near-duplicates apart, lists the strong results
+// before the weak ones (each group in rank order: a result that scores
+// high on few of the query's concepts never comes above an answer) and
+// cuts the list to limit.
 func finishText(rs []Result, cut cutRules, limit int) []Result {
 	rs = cut.classify(rs)
 	rs = spreadNearDuplicates(rs)
+	slices.SortStableFunc(rs, func(a, b Result) int {
+		return cmp.Compare(strength(a), strength(b))
+	})
 	if len(rs) > limit {
 		rs = rs[:limit]
 	}
 	return rs
+}
+
+// strength orders strong results before weak ones.
+func strength(r Result) int {
+	if r.Match == MatchStrong {
+		return 0
+	}
+	return 1
 }
 
 // explain is index.Explain for the memory id in v; nil when v does not

@@ -88,3 +88,32 @@ func TestSetRecallOneVaultAsVaultRecall(t *testing.T) {
 		}
 	}
 }
+
+// TestFinishTextStrongFirst checks that no weak result is listed above a
+// strong one: a result that scores high on few of the query's concepts
+// goes below the strong answers, which keep their order.
+func TestFinishTextStrongFirst(t *testing.T) {
+	res := func(title string, score, coverage float64) Result {
+		return Result{Memory: &Memory{ID: title, Title: title}, Score: score, Coverage: coverage, Matched: 1, Concepts: 3}
+	}
+	rs := []Result{
+		res("answer", 10, 0.9),
+		res("one word, heavily", 9, 0.2), // weak: covers too little
+		res("second answer", 8, 0.8),
+		res("far below", 1, 0.5),
+	}
+	got := finishText(rs, defaultCut, 8)
+	var order []string
+	for _, r := range got {
+		order = append(order, r.Memory.Title+":"+r.Match)
+	}
+	want := []string{"answer:strong", "second answer:strong", "one word, heavily:weak"}
+	if len(order) != len(want) {
+		t.Fatalf("got %v, want %v", order, want)
+	}
+	for i := range want {
+		if order[i] != want[i] {
+			t.Fatalf("got %v, want %v", order, want)
+		}
+	}
+}
