@@ -106,6 +106,7 @@ func (v *Vault) linkEvidenceLocked(rs []Result, query string, keep func(index.Do
 		if i, ok := pos[id]; ok {
 			rs[i].Score *= 1 + g.share
 			rs[i].MatchReason = reason
+			rs[i].linked = true
 			rs[i].Adjustments = append(rs[i].Adjustments, Adjustment{Rule: AdjustLink, Factor: 1 + g.share,
 				Note: fmt.Sprintf("+%.0f%%: %s, which matches the query strongly", 100*g.share, reason)})
 			continue

@@ -101,7 +101,7 @@ type Result struct {
 	// near-duplicates, ranking across vaults), in the order they applied.
 	Adjustments []Adjustment `json:"adjustments,omitempty"`
 
-	linked bool    // joined the results through a link, not its text
+	linked bool    // a strong match links to it: kept below the tail cut
 	norm   float64 // index.Hit.Norm, for the strength analysis in eval_test.go
 }
 

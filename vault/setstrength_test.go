@@ -117,3 +117,27 @@ func TestFinishTextStrongFirst(t *testing.T) {
 		}
 	}
 }
+
+// TestLinkedKeptBelowTheCut checks that a memory a strong match links to
+// is kept, weak, with the link as its reason, even when its own text
+// matches too little of the query to pass the tail cut.
+func TestLinkedKeptBelowTheCut(t *testing.T) {
+	tv := openTwoVaults(t, "2026-11-30T12:00:00Z")
+	tv.remember(t, NewMemory{ID: "freeze", Title: "No releases on Fridays", Content: "Code freeze from Friday noon."}, "")
+	tv.remember(t, NewMemory{ID: "index", Title: "Deploy index", Layer: Meta, Links: []string{"freeze"},
+		Content: "Everything about how we deploy: the deploy script, the freeze rule."}, "")
+	rs, err := tv.set.Recall(t.Context(), Query{Text: "deploy index"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var titles []string
+	for _, r := range rs {
+		titles = append(titles, r.Memory.Title+":"+r.Match)
+	}
+	if len(rs) != 2 || rs[1].Memory.ID != "freeze" || rs[1].Match != MatchWeak || rs[1].MatchReason != `linked from "Deploy index"` {
+		t.Fatalf("got %v (%+v); want the index, then the rule it links to, weak, linked from the index", titles, rs)
+	}
+	if a := rs[1].Adjustments; len(a) == 0 || a[0].Rule != AdjustLink {
+		t.Errorf("adjustments %+v, want the link", a)
+	}
+}
