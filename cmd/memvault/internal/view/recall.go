@@ -1,6 +1,8 @@
 package view
 
 import (
+	"strings"
+
 	"github.com/memvault/memvault/vault"
 	"github.com/memvault/memvault/vault/index"
 )
@@ -106,7 +108,7 @@ func ExplainOf(e *index.Explanation, adjustments []vault.Adjustment) *Explain {
 		origin := OriginExpansion
 		if t.Source == index.SourceTyped {
 			origin = OriginQuery
-			if t.Concept != "" && t.Concept != t.Term {
+			if !wholeConcept(t.Term, t.Concept) {
 				origin = OriginPart
 			}
 		}
@@ -123,4 +125,15 @@ func ExplainOf(e *index.Explanation, adjustments []vault.Adjustment) *Explain {
 		out.Adjustments = append(out.Adjustments, Adjustment{Rule: a.Rule, Factor: Round3(a.Factor), Note: a.Note})
 	}
 	return out
+}
+
+// wholeConcept reports whether the index term stands for the whole of the
+// typed concept (strategi for strategy, ops/deploy.sh for itself) rather
+// than a part of it (deploy of ops/deploy.sh, 覆盖 of 覆盖率).
+func wholeConcept(term, concept string) bool {
+	if concept == "" || strings.EqualFold(term, concept) {
+		return true
+	}
+	toks := index.Tokenize(concept)
+	return len(toks) == 1 && toks[0] == term
 }
