@@ -56,6 +56,10 @@ type Query struct {
 	// Explain fills Result.Explain: which query terms each result
 	// matched, where they came from, and how much of the query it covers.
 	Explain bool
+
+	// minImportance keeps memories of at least this importance (the
+	// digest's key rules); 0 keeps all.
+	minImportance int
 }
 
 // Ref names another memory.
@@ -269,6 +273,8 @@ func (q Query) selects(m *Memory, tags map[string]bool) bool {
 	case m == nil, len(q.Layers) > 0 && !slices.Contains(q.Layers, m.Layer):
 		return false
 	case !q.Since.IsZero() && m.UpdatedAt.Before(q.Since):
+		return false
+	case m.Importance < q.minImportance:
 		return false
 	}
 	return len(tags) == 0 || hasAnyTag(m, tags)

@@ -2,6 +2,7 @@ package mcpserver
 
 import (
 	"flag"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -79,5 +80,34 @@ func golden(t *testing.T, path, got string) {
 	}
 	if got != string(want) {
 		t.Errorf("%s differs (run with -update and check the diff):\n%s", path, got)
+	}
+}
+
+// TestContextSaysWhatItLeftOut fills the digest past its budget and
+// checks that memory://context stays within it and ends by saying how
+// many memories of each layer it left out.
+func TestContextSaysWhatItLeftOut(t *testing.T) {
+	t.Parallel()
+	ts := newTestServer(t, newClock(time.Date(2026, 11, 30, 12, 0, 0, 0, time.UTC)), serverOptions{})
+	long := strings.Repeat("A rule with a long explanation that the digest shows in part. ", 4)
+	for i := range 60 {
+		// One made-up word per title: no two rules look like rivals.
+		word := string([]byte{'q', byte('a' + i/26), byte('a' + i%26), 'x'})
+		ts.project.add(t, vault.NewMemory{Title: word, Content: long, Importance: 9})
+	}
+	for i := range 12 {
+		ts.project.add(t, vault.NewMemory{Title: fmt.Sprintf("Task %02d", i), Content: "Half done.", Layer: vault.ShortTerm})
+	}
+	text, err := readResource(t, ts.c, contextURI)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(text) > resultsBudgetBytes {
+		t.Errorf("digest is %d bytes, over the %d budget", len(text), resultsBudgetBytes)
+	}
+	shown := strings.Count(text, "\n- q")
+	want := fmt.Sprintf("(%d more memories not shown: 12 L2, %d L3; use the recall tool to see them)\n", 72-shown, 60-shown)
+	if shown == 0 || shown == 60 || !strings.HasSuffix(text, want) {
+		t.Errorf("%d rules shown; digest ends %q, want %q", shown, text[max(0, len(text)-120):], want)
 	}
 }
