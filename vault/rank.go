@@ -179,8 +179,12 @@ func successorsFirst(rs []Result) []Result {
 				continue
 			}
 			r := rs[i]
-			r.Adjustments = append(slices.Clip(r.Adjustments), Adjustment{Rule: AdjustSupersession,
-				Note: fmt.Sprintf("moved below %q, which supersedes it", rs[last].Memory.Title)})
+			// Set.Recall applies this rule again to the merged list: one
+			// note per successor is enough.
+			adj := Adjustment{Rule: AdjustSupersession, Note: fmt.Sprintf("moved below %q, which supersedes it", rs[last].Memory.Title)}
+			if !slices.Contains(r.Adjustments, adj) {
+				r.Adjustments = append(slices.Clip(r.Adjustments), adj)
+			}
 			copy(rs[i:last], rs[i+1:last+1])
 			rs[last] = r
 			if rs[last].Score > rs[last-1].Score {
