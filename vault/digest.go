@@ -1,8 +1,10 @@
 package vault
 
 import (
+	"cmp"
 	"context"
 	"slices"
+	"time"
 )
 
 // The session-start digest's sections, in the order they come.
@@ -32,9 +34,14 @@ type Digest struct {
 	// the budget cut the digest, the last one may list only part of its
 	// entries, or none.
 	Sections []DigestSection
-	// LeftOut counts the memories and conflict pairs left out to stay
-	// within the budget; 0 when the digest is whole.
+	// LeftOut counts the memories and conflict pairs the sections select
+	// but the digest does not show (beyond a section's cap, or to stay
+	// within the budget); 0 when the digest is whole.
 	LeftOut int
+	// Omitted counts the memories left out by layer, and
+	// OmittedConflicts the conflict pairs; they add up to LeftOut.
+	Omitted          map[Layer]int
+	OmittedConflicts int
 }
 
 // DigestSizer measures the parts of a digest as its renderer will write
@@ -46,42 +53,53 @@ type DigestSizer interface {
 	Conflict(pair [2]string) int
 }
 
-// digestSections are the digest's recall queries: which memories, how
-// many at most, and which of the results to keep.
+// digestSections are the digest's recall queries: which memories, and how
+// many a section shows at most.
 var digestSections = []struct {
 	title string
 	q     Query
-	keep  func(SetResult) bool
+	show  int
 }{
-	{DigestPreferences, Query{Layers: []Layer{Preference}, Limit: 50}, nil},
-	{DigestKeyRules, Query{Layers: []Layer{Project}, Limit: 200},
-		func(r SetResult) bool { return r.Memory.Importance >= NoDecayImportance }},
-	{DigestTaskState, Query{Layers: []Layer{ShortTerm}, Limit: 10}, nil},
+	{DigestPreferences, Query{Layers: []Layer{Preference}}, 50},
+	{DigestKeyRules, Query{Layers: []Layer{Project}, minImportance: NoDecayImportance}, 200},
+	{DigestTaskState, Query{Layers: []Layer{ShortTerm}}, 10},
 }
 
+// digestCandidates bounds the memories a section weighs (the most
+// recently updated ones); far more than a digest can show.
+const digestCandidates = 10000
+
 // Digest builds the session-start digest at the set's now, within budget
-// as size measures it: parts are taken in order until the next one does
-// not fit, and the rest is left out. A memory another vault supersedes is
-// left out, as in recall; rival rules from different vaults, which land
-// in different sections, are judged over the whole digest and listed as
-// open conflicts.
+// as size measures it. Each section ranks its memories as recall ranks
+// them when the text says nothing: by layer weight x time decay x
+// importance (Weight), so what the budget drops is what recall would rank
+// last. Parts are taken in order until the next one does not fit, and the
+// rest is left out and counted (Omitted). A memory another vault
+// supersedes is left out, as in recall; rival rules from different
+// vaults, which land in different sections, are judged over the whole
+// digest and listed as open conflicts.
 func (s *Set) Digest(ctx context.Context, budget int, size DigestSizer) (Digest, error) {
 	var all []DigestSection
 	var listed []SetResult
+	capped := map[Layer]int{}
+	at := s.now()
 	for _, sec := range digestSections {
-		rs, err := s.Recall(ctx, sec.q)
+		q := sec.q
+		q.Limit = digestCandidates
+		rs, err := s.Recall(ctx, q)
 		if err != nil {
 			return Digest{}, err
 		}
-		var kept []SetResult
-		for _, r := range rs {
-			if sec.keep == nil || sec.keep(r) {
-				kept = append(kept, r)
+		byWeight(rs, at)
+		if len(rs) > sec.show {
+			for _, r := range rs[sec.show:] {
+				capped[r.Memory.Layer]++
 			}
+			rs = rs[:sec.show]
 		}
-		if len(kept) > 0 {
-			all = append(all, DigestSection{Title: sec.title, Memories: kept})
-			listed = append(listed, kept...)
+		if len(rs) > 0 {
+			all = append(all, DigestSection{Title: sec.title, Memories: rs})
+			listed = append(listed, rs...)
 		}
 	}
 	// A user preference and a project rule are in different sections:
@@ -102,7 +120,24 @@ func (s *Set) Digest(ctx context.Context, budget int, size DigestSizer) (Digest,
 	if len(pairs) > 0 {
 		all = append(all, DigestSection{Title: DigestConflicts, Conflicts: pairs})
 	}
-	return fitDigest(all, budget, size), nil
+	d := fitDigest(all, budget, size)
+	for l, n := range capped {
+		if d.Omitted == nil {
+			d.Omitted = map[Layer]int{}
+		}
+		d.Omitted[l] += n
+		d.LeftOut += n
+	}
+	return d, nil
+}
+
+// byWeight orders results by Weight at instant at, the most recently
+// updated first among equals, then by id.
+func byWeight(rs []SetResult, at time.Time) {
+	slices.SortStableFunc(rs, func(a, b SetResult) int {
+		return cmp.Or(cmp.Compare(Weight(b.Memory, at), Weight(a.Memory, at)),
+			b.Memory.UpdatedAt.Compare(a.Memory.UpdatedAt), cmp.Compare(a.Memory.ID, b.Memory.ID))
+	})
 }
 
 // fitDigest keeps the sections' parts, in order, while they fit in budget.
@@ -116,9 +151,20 @@ func fitDigest(all []DigestSection, budget int, size DigestSizer) Digest {
 		used += n
 		return true
 	}
+	omit := func(r SetResult) {
+		if d.Omitted == nil {
+			d.Omitted = map[Layer]int{}
+		}
+		d.Omitted[r.Memory.Layer]++
+		d.LeftOut++
+	}
 	for _, sec := range all {
 		if !fits(size.Heading(sec.Title)) {
-			d.LeftOut += len(sec.Memories) + len(sec.Conflicts)
+			for _, r := range sec.Memories {
+				omit(r)
+			}
+			d.OmittedConflicts += len(sec.Conflicts)
+			d.LeftOut += len(sec.Conflicts)
 			continue
 		}
 		kept := DigestSection{Title: sec.Title}
@@ -126,13 +172,14 @@ func fitDigest(all []DigestSection, budget int, size DigestSizer) Digest {
 			if fits(size.Memory(r)) {
 				kept.Memories = append(kept.Memories, r)
 			} else {
-				d.LeftOut++
+				omit(r)
 			}
 		}
 		for _, p := range sec.Conflicts {
 			if fits(size.Conflict(p)) {
 				kept.Conflicts = append(kept.Conflicts, p)
 			} else {
+				d.OmittedConflicts++
 				d.LeftOut++
 			}
 		}

@@ -2,6 +2,7 @@ package vault
 
 import (
 	"fmt"
+	"maps"
 	"slices"
 	"testing"
 	"time"
@@ -47,11 +48,13 @@ func TestDigest(t *testing.T) {
 		ids   []string
 	}{
 		{DigestPreferences, []string{pref}},
-		{DigestKeyRules, nil}, // checked as a set below: order by score
+		{DigestKeyRules, []string{rule, successor}}, // importance 9 before 8, as recall ranks them
 		{DigestTaskState, recent},
 	}
-	if len(d.Sections) != len(want) || d.LeftOut != 0 {
-		t.Fatalf("sections %d, left out %d; want %d, 0: %+v", len(d.Sections), d.LeftOut, len(want), d)
+	// The two oldest tasks are beyond the section's ten: left out, and
+	// counted as such.
+	if len(d.Sections) != len(want) || d.LeftOut != 2 || d.Omitted[ShortTerm] != 2 || len(d.Omitted) != 1 {
+		t.Fatalf("sections %d, left out %d %v; want %d, 2 (both L2): %+v", len(d.Sections), d.LeftOut, d.Omitted, len(want), d)
 	}
 	for i, w := range want {
 		s := d.Sections[i]
@@ -62,15 +65,8 @@ func TestDigest(t *testing.T) {
 			t.Errorf("%s lists %v, want %v", s.Title, ids(s.Memories), w.ids)
 		}
 	}
-	keyRules := ids(d.Sections[1].Memories)
-	slices.Sort(keyRules)
-	wantRules := []string{rule, successor}
-	slices.Sort(wantRules)
-	if !slices.Equal(keyRules, wantRules) {
-		t.Errorf("key rules %v, want %v (importance 8+, the superseded one left out)", keyRules, wantRules)
-	}
-
-	// 1 heading + 1 preference, 1 heading + 2 rules, 1 heading + 10 tasks.
+	// 1 heading + 1 preference, 1 heading + 2 rules, 1 heading + 10 tasks;
+	// two more tasks beyond the section's cap are always left out.
 	whole := 16
 	budgets := []struct {
 		name     string
@@ -78,12 +74,13 @@ func TestDigest(t *testing.T) {
 		sections int
 		last     int // entries of the last section kept
 		leftOut  int
+		omitted  map[Layer]int
 	}{
-		{"exactly enough", whole, 3, 10, 0},
-		{"one task too few", whole - 1, 3, 9, 1},
-		{"the task heading does not fit", 5, 2, 2, 10},
-		{"a rule does not fit: nothing after it either", 4, 2, 1, 11},
-		{"nothing fits", 0, 0, 0, 13},
+		{"exactly enough", whole, 3, 10, 2, map[Layer]int{ShortTerm: 2}},
+		{"one task too few", whole - 1, 3, 9, 3, map[Layer]int{ShortTerm: 3}},
+		{"the task heading does not fit", 5, 2, 2, 12, map[Layer]int{ShortTerm: 12}},
+		{"a rule does not fit: nothing after it either", 4, 2, 1, 13, map[Layer]int{Project: 1, ShortTerm: 12}},
+		{"nothing fits", 0, 0, 0, 15, map[Layer]int{Preference: 1, Project: 2, ShortTerm: 12}},
 	}
 	for _, b := range budgets {
 		t.Run(b.name, func(t *testing.T) {
@@ -91,8 +88,8 @@ func TestDigest(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			if len(d.Sections) != b.sections || d.LeftOut != b.leftOut {
-				t.Fatalf("sections %d, left out %d; want %d, %d", len(d.Sections), d.LeftOut, b.sections, b.leftOut)
+			if len(d.Sections) != b.sections || d.LeftOut != b.leftOut || !maps.Equal(d.Omitted, b.omitted) {
+				t.Fatalf("sections %d, left out %d %v; want %d, %d %v", len(d.Sections), d.LeftOut, d.Omitted, b.sections, b.leftOut, b.omitted)
 			}
 			if b.sections > 0 {
 				if got := len(d.Sections[b.sections-1].Memories); got != b.last {
@@ -109,4 +106,41 @@ func TestDigest(t *testing.T) {
 			t.Errorf("got %+v, %v; want nothing", d, err)
 		}
 	})
+}
+
+// TestDigestByWeight checks that each section of the digest ranks its
+// memories as recall ranks them without a query text, by layer weight x
+// decay x importance: an important task noted yesterday comes before a
+// minor one noted an hour ago, and a two-year-old preference of
+// importance 9 (which never decays) before a newer one of importance 5.
+func TestDigestByWeight(t *testing.T) {
+	tv := openTwoVaults(t, "2024-01-01T12:00:00Z")
+	ctx := t.Context()
+	oldPref := tv.remember(t, NewMemory{Title: "Use tabs", Content: "Tabs.", Layer: Preference, Importance: 9}, "").Memory.ID
+	tv.clock.Advance(2 * 365 * 24 * time.Hour)
+	newPref := tv.remember(t, NewMemory{Title: "Answer in Chinese", Content: "用中文回答。", Layer: Preference}, "").Memory.ID
+	tv.clock.Advance(22 * time.Hour)
+	important := tv.remember(t, NewMemory{Title: "Release blocker in payments", Content: "Fix first.", Layer: ShortTerm, Importance: 10}, "").Memory.ID
+	tv.clock.Advance(time.Hour)
+	minor := tv.remember(t, NewMemory{Title: "Rename a variable", Content: "Later.", Layer: ShortTerm, Importance: 1}, "").Memory.ID
+	tv.clock.Advance(time.Hour)
+
+	d, err := tv.set.Digest(ctx, 1<<20, unitSizer{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := map[string][]string{}
+	for _, s := range d.Sections {
+		for _, r := range s.Memories {
+			got[s.Title] = append(got[s.Title], r.Memory.ID)
+		}
+	}
+	for title, want := range map[string][]string{
+		DigestPreferences: {oldPref, newPref},
+		DigestTaskState:   {important, minor},
+	} {
+		if !slices.Equal(got[title], want) {
+			t.Errorf("%s: %v, want %v", title, got[title], want)
+		}
+	}
 }

@@ -106,6 +106,9 @@ func (v *Vault) linkEvidenceLocked(rs []Result, query string, keep func(index.Do
 		if i, ok := pos[id]; ok {
 			rs[i].Score *= 1 + g.share
 			rs[i].MatchReason = reason
+			rs[i].linked = true
+			rs[i].Adjustments = append(rs[i].Adjustments, Adjustment{Rule: AdjustLink, Factor: 1 + g.share,
+				Note: fmt.Sprintf("+%.0f%%: %s, which matches the query strongly", 100*g.share, reason)})
 			continue
 		}
 		d, ok := v.byID[id]
@@ -120,7 +123,8 @@ func (v *Vault) linkEvidenceLocked(rs []Result, query string, keep func(index.Do
 		// Below every textual match, ordered by the linked memory's own
 		// layer, age and importance.
 		score := lowest * pullShare * Weight(m, at) / maxWeight()
-		rs = append(rs, Result{Memory: m, Score: score, State: state, MatchReason: reason, linked: true})
+		rs = append(rs, Result{Memory: m, Score: score, State: state, MatchReason: reason, linked: true,
+			Adjustments: []Adjustment{{Rule: AdjustLink, Note: fmt.Sprintf("joined the results below every text match: %s", reason)}}})
 	}
 	return rs
 }
@@ -175,6 +179,12 @@ func successorsFirst(rs []Result) []Result {
 				continue
 			}
 			r := rs[i]
+			// Set.Recall applies this rule again to the merged list: one
+			// note per successor is enough.
+			adj := Adjustment{Rule: AdjustSupersession, Note: fmt.Sprintf("moved below %q, which supersedes it", rs[last].Memory.Title)}
+			if !slices.Contains(r.Adjustments, adj) {
+				r.Adjustments = append(slices.Clip(r.Adjustments), adj)
+			}
 			copy(rs[i:last], rs[i+1:last+1])
 			rs[last] = r
 			if rs[last].Score > rs[last-1].Score {
@@ -232,6 +242,8 @@ func spreadNearDuplicates(rs []Result) []Result {
 			r := rs[i]
 			r.Match = MatchWeak
 			r.MatchReason = fmt.Sprintf("near-duplicate of %q", rs[x].Memory.Title)
+			r.Adjustments = append(slices.Clip(r.Adjustments), Adjustment{Rule: AdjustNearDuplicate,
+				Note: fmt.Sprintf("moved down to place %d: says what %q says", min(len(rs)-1, distinctTop)+1, rs[x].Memory.Title)})
 			moved[r.Memory] = true
 			to := min(len(rs)-1, distinctTop)
 			copy(rs[i:to], rs[i+1:to+1])

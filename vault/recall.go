@@ -1,6 +1,7 @@
 package vault
 
 import (
+	"cmp"
 	"context"
 	"math"
 	"slices"
@@ -56,6 +57,10 @@ type Query struct {
 	// Explain fills Result.Explain: which query terms each result
 	// matched, where they came from, and how much of the query it covers.
 	Explain bool
+
+	// minImportance keeps memories of at least this importance (the
+	// digest's key rules); 0 keeps all.
+	minImportance int
 }
 
 // Ref names another memory.
@@ -96,9 +101,34 @@ type Result struct {
 	// Explain says why the memory matched (with Query.Explain); its
 	// Format method writes it as text.
 	Explain *index.Explanation `json:"explain,omitempty"`
+	// Adjustments are the structure rules that changed the result's score
+	// or place after the text ranked it (links, supersession,
+	// near-duplicates, ranking across vaults), in the order they applied.
+	Adjustments []Adjustment `json:"adjustments,omitempty"`
 
-	linked bool    // joined the results through a link, not its text
+	linked bool    // a strong match links to it: kept below the tail cut
 	norm   float64 // index.Hit.Norm, for the strength analysis in eval_test.go
+}
+
+// The structure rules an Adjustment names.
+const (
+	AdjustLink          = "link"
+	AdjustSupersession  = "supersession"
+	AdjustNearDuplicate = "near-duplicate"
+	AdjustCrossVault    = "cross-vault"
+)
+
+// Adjustment is one structure rule applied to a result after the text
+// ranked it.
+type Adjustment struct {
+	// Rule is AdjustLink, AdjustSupersession, AdjustNearDuplicate or
+	// AdjustCrossVault.
+	Rule string `json:"rule"`
+	// Factor multiplied the score; 0 when the rule set the score or only
+	// moved the result.
+	Factor float64 `json:"factor,omitempty"`
+	// Note says what the rule did, for people.
+	Note string `json:"note"`
 }
 
 // Recall ranks memories for q: relevance x layer weight x time decay x a
@@ -111,13 +141,21 @@ func (v *Vault) Recall(q Query) []Result { return v.recall(q, defaultCut) }
 
 // recall is Recall with the given strength and cut rules.
 func (v *Vault) recall(q Query, cut cutRules) []Result {
-	out, _ := v.recallContext(context.Background(), q, cut)
+	out, _ := v.rank(context.Background(), q, cut, false)
 	return out
 }
 
 // recallContext is recall that stops with ctx's error once ctx is done
 // (see RecallContext); it does not check the query's size.
 func (v *Vault) recallContext(ctx context.Context, q Query, cut cutRules) ([]Result, error) {
+	return v.rank(ctx, q, cut, false)
+}
+
+// rank is recallContext. With pooled, the results of a query text are the
+// whole ranked pool, neither labelled strong or weak nor cut, without
+// explanations or conflicts: Set.Recall merges the pools of its vaults and
+// decides those once, on the merged list (finishText).
+func (v *Vault) rank(ctx context.Context, q Query, cut cutRules, pooled bool) ([]Result, error) {
 	if err := ctx.Err(); err != nil {
 		return nil, err
 	}
@@ -182,24 +220,61 @@ func (v *Vault) recallContext(ctx context.Context, q Query, cut cutRules) ([]Res
 		out = v.linkEvidenceLocked(out, q.Text, keep, at, cut)
 		sortResults(out)
 		out = successorsFirst(out)
-		out = cut.classify(out)
-		out = spreadNearDuplicates(out)
-		if len(out) > limit {
-			out = out[:limit]
+		if !pooled {
+			out = finishText(out, cut, limit)
 		}
 	}
 	for i := range out {
 		r := &out[i]
 		m := r.Memory
-		if q.Explain && text {
+		if q.Explain && text && !pooled {
 			r.Explain = v.ix.Explain(q.Text, v.byID[m.ID])
 		}
 		r.Snippet = index.Snippet(m.Text, terms[m], snippetRunes)
 		base := v.resultLocked(m, r.State, at, succ, q.IncludeInactive)
 		r.Memory, r.Supersedes, r.SupersededBy = base.Memory, base.Supersedes, base.SupersededBy
 	}
-	markConflicts(out)
+	if !(pooled && text) {
+		markConflicts(out)
+	}
 	return out, nil
+}
+
+// finishText labels the ranked results of a query text strong or weak,
+// cuts the tail, keeps near-duplicates apart, lists the strong results
+// before the weak ones (each group in rank order: a result that scores
+// high on few of the query's concepts never comes above an answer) and
+// cuts the list to limit.
+func finishText(rs []Result, cut cutRules, limit int) []Result {
+	rs = cut.classify(rs)
+	rs = spreadNearDuplicates(rs)
+	slices.SortStableFunc(rs, func(a, b Result) int {
+		return cmp.Compare(strength(a), strength(b))
+	})
+	if len(rs) > limit {
+		rs = rs[:limit]
+	}
+	return rs
+}
+
+// strength orders strong results before weak ones.
+func strength(r Result) int {
+	if r.Match == MatchStrong {
+		return 0
+	}
+	return 1
+}
+
+// explain is index.Explain for the memory id in v; nil when v does not
+// hold it.
+func (v *Vault) explain(text, id string) *index.Explanation {
+	v.mu.RLock()
+	defer v.mu.RUnlock()
+	d, ok := v.byID[id]
+	if !ok {
+		return nil
+	}
+	return v.ix.Explain(text, d)
 }
 
 // tagSet is the set of tags a query asks for, as hasAnyTag compares them.
@@ -218,6 +293,8 @@ func (q Query) selects(m *Memory, tags map[string]bool) bool {
 	case m == nil, len(q.Layers) > 0 && !slices.Contains(q.Layers, m.Layer):
 		return false
 	case !q.Since.IsZero() && m.UpdatedAt.Before(q.Since):
+		return false
+	case m.Importance < q.minImportance:
 		return false
 	}
 	return len(tags) == 0 || hasAnyTag(m, tags)

@@ -263,7 +263,8 @@ type rankPool struct {
 // rescore replaces the scores of rs (from two or more vaults) by the
 // scores they get when searched together for text: the shared index's
 // relevance times each memory's own layer, decay and importance weight
-// at instant at. A candidate the pool does not match keeps its score.
+// at instant at, times the gains its own vault gave it (links). A
+// candidate the pool does not match keeps its score.
 func (p *rankPool) rescore(text string, rs []SetResult, at time.Time) []SetResult {
 	p.mu.Lock()
 	defer p.mu.Unlock()
@@ -283,7 +284,17 @@ func (p *rankPool) rescore(text string, rs []SetResult, at time.Time) []SetResul
 	out := make([]SetResult, len(rs))
 	copy(out, rs)
 	for _, h := range hits {
-		out[h.ID].Score = h.Score
+		r := &out[h.ID]
+		// The gains its own vault gave (links) carry over.
+		score := h.Score
+		for _, a := range r.Adjustments {
+			if a.Factor > 0 {
+				score *= a.Factor
+			}
+		}
+		r.Adjustments = append(slices.Clip(r.Adjustments), Adjustment{Rule: AdjustCrossVault,
+			Note: fmt.Sprintf("scored again among the results of every vault: %.3f → %.3f", r.Score, score)})
+		r.Score = score
 	}
 	return out
 }

@@ -81,9 +81,13 @@ func (s *Set) Recall(ctx context.Context, q Query) ([]SetResult, error) {
 		// for that many more, so the answer still has limit results.
 		vq.Limit = limit + len(succ)
 	}
+	empty := strings.TrimSpace(q.Text) == ""
 	var out []SetResult
 	for _, sv := range vaults {
-		rs, err := sv.v.recallContext(ctx, vq, defaultCut)
+		// For a query text each vault gives its ranked pool, unlabelled
+		// and uncut: strength, the tail cut and near-duplicates are
+		// decided once, on the merged list (finishSet).
+		rs, err := sv.v.rank(ctx, vq, defaultCut, !empty)
 		if err != nil {
 			return nil, fmt.Errorf("recall the %s vault: %w", sv.name, err)
 		}
@@ -96,26 +100,53 @@ func (s *Set) Recall(ctx context.Context, q Query) ([]SetResult, error) {
 	for _, r := range out {
 		from[r.Vault] = true
 	}
-	empty := strings.TrimSpace(q.Text) == ""
-	if len(from) > 1 && !empty {
+	if empty {
+		slices.SortStableFunc(out, func(a, b SetResult) int { return b.Memory.UpdatedAt.Compare(a.Memory.UpdatedAt) })
+		if len(out) > limit {
+			out = out[:limit]
+		}
+		if len(from) > 1 {
+			markCrossConflicts(out)
+		}
+		return out, nil
+	}
+	if len(from) > 1 {
 		pool := &rankPool{}
 		if s.Cache != nil {
 			pool = &s.Cache.pool
 		}
 		out = pool.rescore(q.Text, out, at)
 	}
-	if empty {
-		slices.SortStableFunc(out, func(a, b SetResult) int { return b.Memory.UpdatedAt.Compare(a.Memory.UpdatedAt) })
-	} else {
-		slices.SortStableFunc(out, func(a, b SetResult) int { return cmp.Compare(b.Score, a.Score) })
+	return finishSet(out, vaults, q, limit), nil
+}
+
+// finishSet orders the results merged from the vaults by score (a
+// replaced rule below its successor, across vaults too), labels them
+// strong or weak and cuts them as Vault.Recall does its own, then marks
+// rival rules among the answers and explains them when q asks.
+func finishSet(out []SetResult, vaults []setVault, q Query, limit int) []SetResult {
+	slices.SortStableFunc(out, func(a, b SetResult) int { return cmp.Compare(b.Score, a.Score) })
+	rs := make([]Result, len(out))
+	from := make(map[*Memory]string, len(out))
+	for i, r := range out {
+		rs[i] = r.Result
+		from[r.Memory] = r.Vault
 	}
-	if len(out) > limit {
-		out = out[:limit]
+	rs = finishText(successorsFirst(rs), defaultCut, limit)
+	markConflicts(rs)
+	out = out[:0]
+	for _, r := range rs {
+		name := from[r.Memory]
+		if q.Explain {
+			for _, sv := range vaults {
+				if sv.name == name {
+					r.Explain = sv.v.explain(q.Text, r.Memory.ID)
+				}
+			}
+		}
+		out = append(out, SetResult{Result: r, Vault: name})
 	}
-	if len(from) > 1 {
-		markCrossConflicts(out)
-	}
-	return out, nil
+	return out
 }
 
 // AsOfReadsPast reports whether a recall as of asOf reads the vaults as

@@ -21,6 +21,7 @@ type recallFlags struct {
 	asOf, since     string
 	at              string
 	includeInactive bool
+	explain         bool
 	asJSON          bool
 	user            userVaultFlags
 }
@@ -37,6 +38,15 @@ that look like rival rules are marked as possible conflicts. An empty QUERY
 lists the most recent memories. A QUERY is at most 8 KiB and 2,048 distinct
 terms (docs/hardening.md); a longer one is refused with exit status 1.
 
+Each result of a query is a strong match (it answers the question) or a
+weaker one, kept for what it shares with the question, with the reason;
+strong matches come first, and a question no memory answers gets no strong
+match. --explain shows, under each result, the query's concepts and how the
+memory covers them, the terms it matched (typed in the query, a part of a
+typed identifier, or an expansion: dictionary, cc-cedict, learned,
+paraphrase, with the word it translates) and the structure rules that moved
+it (links, supersession, near-duplicates, ranking across vaults).
+
 recall searches the project vault and the user vault (--user-vault, default
 ~/.memvault when it exists and is in a git repository) and ranks them
 together, as the MCP server's recall does; each JSON result names its
@@ -45,10 +55,11 @@ now on it reads the vaults as they are, transient memories included.
 --at reads the project vault alone, as recorded at that commit.`,
 		Example: `  memvault recall "结算模块怎么设计的"
   memvault recall "how do we deploy" --layers project,preference --json
-  memvault recall "order status" --as-of 2026-10-01`,
+  memvault recall "order status" --as-of 2026-10-01
+  memvault recall "怎么部署" --explain`,
 		Args: cobra.MaximumNArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			q := vault.Query{Limit: f.limit, IncludeInactive: f.includeInactive}
+			q := vault.Query{Limit: f.limit, IncludeInactive: f.includeInactive, Explain: f.explain}
 			if len(args) == 1 {
 				q.Text = args[0]
 			}
@@ -97,6 +108,7 @@ now on it reads the vaults as they are, transient memories included.
 	fl.StringVar(&f.at, "at", "", "read the vault as recorded at this commit (branch, tag, id, HEAD~3)")
 	fl.StringVar(&f.since, "since", "", "only memories updated at or after this instant or date")
 	fl.BoolVar(&f.includeInactive, "include-inactive", false, "also show archived, superseded, expired and future memories")
+	fl.BoolVar(&f.explain, "explain", false, "show why each result ranks where it does: matched terms, where each came from, structure rules")
 	fl.BoolVar(&f.asJSON, "json", false, "print JSON")
 	f.user.register(fl)
 	return cmd

@@ -3,6 +3,7 @@ package clitext
 import (
 	"fmt"
 	"io"
+	"strconv"
 	"strings"
 	"time"
 
@@ -23,7 +24,20 @@ func Results(w io.Writer, rs []vault.SetResult, now time.Time) {
 	}
 	for i, r := range rs {
 		mem := r.Memory
+		// Strong results come first (vault.Set.Recall orders them so):
+		// a heading opens each group.
+		switch {
+		case r.Match == vault.MatchStrong && i == 0:
+			fmt.Fprintln(w, "strong matches:")
+		case r.Match == vault.MatchWeak && i == 0:
+			fmt.Fprintln(w, "no memory answers this strongly; closest:")
+		case r.Match == vault.MatchWeak && rs[i-1].Match == vault.MatchStrong:
+			fmt.Fprintln(w, "weaker matches:")
+		}
 		fmt.Fprintf(w, "【记忆 #%d】 %s\n", i+1, mem.Title)
+		if r.Match == vault.MatchWeak && r.MatchReason != "" {
+			fmt.Fprintf(w, "  weaker: %s\n", r.MatchReason)
+		}
 		meta := []string{fmt.Sprintf("L%d %s", int(mem.Layer), mem.Layer)}
 		if len(mem.Tags) > 0 {
 			meta = append(meta, "tags: "+strings.Join(mem.Tags, ", "))
@@ -51,8 +65,63 @@ func Results(w io.Writer, rs []vault.SetResult, now time.Time) {
 		for _, line := range strings.Split(strings.TrimSpace(r.Snippet), "\n") {
 			fmt.Fprintf(w, "  │ %s\n", line)
 		}
-		fmt.Fprintf(w, "  id %s · %s\n\n", mem.ID, InVault(mem.Path, r.Vault))
+		fmt.Fprintf(w, "  id %s · %s\n", mem.ID, InVault(mem.Path, r.Vault))
+		if e := view.ExplainOf(r.Explain, r.Adjustments); e != nil {
+			Explain(w, e)
+		}
+		fmt.Fprintln(w)
 	}
+}
+
+// Explain writes why a result ranks where it does, indented under it:
+// the relevance and coverage, each query concept and how the memory
+// covers it, each matched term with where it came from, and the
+// structure rules that moved the result.
+func Explain(w io.Writer, e *view.Explain) {
+	fmt.Fprintf(w, "  why: relevance %.3f, covers %.0f%% of the query\n", e.Relevance, 100*e.Coverage)
+	fmt.Fprintln(w, "    concepts:")
+	for _, c := range e.Concepts {
+		fmt.Fprintf(w, "      %-22s %-16s weight %.2f\n", strconv.Quote(c.Label), c.How, c.Weight)
+	}
+	fmt.Fprintln(w, "    matched terms:")
+	for _, t := range e.Terms {
+		fmt.Fprintf(w, "      %-22s %+.3f  weight %.2f  %-36s %s\n", strconv.Quote(t.Term), t.Score, t.Weight, termOrigin(t), fieldCounts(t.Fields))
+	}
+	if len(e.Terms) == 0 {
+		fmt.Fprintln(w, "      none (joined through a link)")
+	}
+	if len(e.Adjustments) > 0 {
+		fmt.Fprintln(w, "    structure:")
+		for _, a := range e.Adjustments {
+			fmt.Fprintf(w, "      %s: %s\n", a.Rule, a.Note)
+		}
+	}
+}
+
+// termOrigin says where a matched term came from, for people.
+func termOrigin(t view.ExplainTerm) string {
+	switch t.Origin {
+	case view.OriginQuery:
+		return "from the query"
+	case view.OriginPart:
+		return "part of " + strconv.Quote(t.Concept)
+	}
+	s := "expansion: " + t.Source
+	if t.From != "" {
+		s += " of " + strconv.Quote(t.From)
+	}
+	return s
+}
+
+// fieldCounts lists where a term occurs, in a fixed order.
+func fieldCounts(fields map[string]int) string {
+	var parts []string
+	for _, f := range []string{"title", "aliases", "tags", "body"} {
+		if n := fields[f]; n > 0 {
+			parts = append(parts, fmt.Sprintf("%s×%d", f, n))
+		}
+	}
+	return strings.Join(parts, " ")
 }
 
 // InVault is a memory's path for people, naming its vault when it is not

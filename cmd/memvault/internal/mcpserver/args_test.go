@@ -73,7 +73,7 @@ func TestParseArguments(t *testing.T) {
 		{name: "bool as string", args: `{"include_inactive":"true"}`, wantErr: `include_inactive: want true or false (a JSON boolean), got the string "true"`},
 		{name: "bad bool", args: `{"include_inactive":"maybe"}`, wantErr: "include_inactive: want true or false"},
 		{name: "unknown", args: `{"query":"x","colour":"red"}`,
-			wantErr: "colour: unknown argument; this tool accepts as_of, include_inactive, k, layers, limit, q, query, since, tags, top_k"},
+			wantErr: "colour: unknown argument; this tool accepts as_of, explain, include_inactive, k, layers, limit, q, query, since, tags, top_k"},
 		{name: "not an object", args: `[1,2]`, wantErr: "arguments: want a JSON object"},
 	}
 	for _, tc := range tests {

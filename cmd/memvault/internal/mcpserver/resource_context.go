@@ -19,7 +19,8 @@ const contextDigestHeader = "# Project memory\n"
 func contextResource() mcp.Resource {
 	return mcp.NewResource(contextURI, "Memory context",
 		mcp.WithResourceDescription("What an assistant should know at session start: the developer's preferences, "+
-			"high-importance project rules, recent task state and open conflicts, within about 2,000 tokens."),
+			"high-importance project rules, recent task state and open conflicts, each ranked as recall ranks memories "+
+			"(layer, age and importance), within about 2,000 tokens; a last line counts what it left out, by layer."),
 		mcp.WithMIMEType("text/markdown"))
 }
 
@@ -28,7 +29,7 @@ func (s *Server) readContext(ctx context.Context, _ mcp.ReadResourceRequest) ([]
 	if err != nil {
 		return nil, err
 	}
-	d, err := vs.Digest(ctx, resultsBudgetBytes-len(contextDigestHeader), digestLines{})
+	d, err := vs.Digest(ctx, resultsBudgetBytes-len(contextDigestHeader)-leftOutReserve, digestLines{})
 	if err != nil {
 		return nil, err
 	}
@@ -45,11 +46,47 @@ func (s *Server) readContext(ctx context.Context, _ mcp.ReadResourceRequest) ([]
 	}
 	switch {
 	case d.LeftOut > 0:
-		b.WriteString("\n(more left out; use the recall tool)\n")
+		b.WriteString(leftOutLine(d))
 	case len(d.Sections) == 0:
 		b.WriteString("\nNo preferences, key rules or task state recorded yet.\n")
 	}
 	return []mcp.ResourceContents{mcp.TextResourceContents{URI: contextURI, MIMEType: "text/markdown", Text: b.String()}}, nil
+}
+
+// leftOutReserve is the part of the budget kept for the line that says
+// what the digest left out (leftOutLine), so the whole fits.
+const leftOutReserve = 160
+
+// leftOutLine says what the digest left out, by layer, and how to see
+// it: "(12 more memories not shown: 5 L2, 7 L3; use the recall tool to
+// see them)".
+func leftOutLine(d vault.Digest) string {
+	var parts, what []string
+	n := 0
+	for _, l := range vault.AllLayers() {
+		if c := d.Omitted[l]; c > 0 {
+			n += c
+			parts = append(parts, fmt.Sprintf("%d L%d", c, int(l)))
+		}
+	}
+	if n > 0 {
+		what = append(what, plural(n, "more memory", "more memories"))
+	}
+	if d.OmittedConflicts > 0 {
+		what = append(what, plural(d.OmittedConflicts, "open conflict", "open conflicts"))
+	}
+	line := "\n(" + strings.Join(what, " and ") + " not shown"
+	if len(parts) > 0 {
+		line += ": " + strings.Join(parts, ", ")
+	}
+	return line + "; use the recall tool to see them)\n"
+}
+
+func plural(n int, one, many string) string {
+	if n == 1 {
+		return "1 " + one
+	}
+	return fmt.Sprintf("%d %s", n, many)
 }
 
 // digestLines renders the digest's parts (vault.Set.Digest decides what

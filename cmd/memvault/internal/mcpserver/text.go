@@ -2,6 +2,7 @@ package mcpserver
 
 import (
 	"fmt"
+	"strconv"
 	"strings"
 
 	"github.com/memvault/memvault/cmd/memvault/internal/view"
@@ -29,7 +30,13 @@ func renderResults(rs []view.RecallResult, empty, hint string) (string, []view.R
 		if r.Vault != vault.ProjectVault {
 			where += ", " + r.Vault + " vault"
 		}
-		entry := fmt.Sprintf("%d. %s [%s, %s, v%d] id=%s\n   %s\n", i+1, r.Title, where, r.Status, r.Version, r.ID, oneLine(r.Snippet))
+		entry := matchHeading(rs, i) + fmt.Sprintf("%d. %s [%s, %s, v%d] id=%s\n   %s\n", i+1, r.Title, where, r.Status, r.Version, r.ID, oneLine(r.Snippet))
+		if r.Match == vault.MatchWeak && r.MatchReason != "" {
+			entry += "   weaker: " + r.MatchReason + "\n"
+		}
+		if r.Explain != nil {
+			entry += explainLines(r.Explain)
+		}
 		if i > 0 && b.Len()+len(entry) > resultsBudgetBytes {
 			fmt.Fprintf(&b, "(%d more results left out to stay within the size budget; %s)\n", len(rs)-i, hint)
 			rs = rs[:i]
@@ -47,6 +54,65 @@ func renderResults(rs []view.RecallResult, empty, hint string) (string, []view.R
 		}
 	}
 	return strings.TrimRight(b.String(), "\n"), rs
+}
+
+// matchHeading opens the groups of a recall's results: the strong
+// matches, which come first, then the weaker ones; when none is strong,
+// it says so plainly. Results without a match label (a list) have none.
+func matchHeading(rs []view.RecallResult, i int) string {
+	switch r := rs[i]; {
+	case r.Match == vault.MatchStrong && i == 0:
+		return "Strong matches:\n"
+	case r.Match == vault.MatchWeak && i == 0:
+		return "No memory answers this strongly; closest:\n"
+	case r.Match == vault.MatchWeak && rs[i-1].Match == vault.MatchStrong:
+		return "Weaker matches:\n"
+	}
+	return ""
+}
+
+// explainLines says in a few lines why a result ranks where it does:
+// coverage, the concepts covered or missing, the matched terms by origin,
+// and the structure rules that moved it. The structured content has
+// every figure.
+func explainLines(e *view.Explain) string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "   why: relevance %.3f, covers %.0f%% of the query", e.Relevance, 100*e.Coverage)
+	var missing []string
+	for _, c := range e.Concepts {
+		if c.How == "missing" {
+			missing = append(missing, strconv.Quote(c.Label))
+		}
+	}
+	if len(missing) > 0 {
+		b.WriteString("; missing " + strings.Join(missing, ", "))
+	}
+	b.WriteString("\n")
+	var typed, expanded []string
+	for _, t := range e.Terms {
+		switch t.Origin {
+		case view.OriginQuery:
+			typed = append(typed, strconv.Quote(t.Term))
+		case view.OriginPart:
+			typed = append(typed, fmt.Sprintf("%q (part of %q)", t.Term, t.Concept))
+		default:
+			s := fmt.Sprintf("%q (%s", t.Term, t.Source)
+			if t.From != "" {
+				s += fmt.Sprintf(" of %q", t.From)
+			}
+			expanded = append(expanded, s+")")
+		}
+	}
+	if len(typed) > 0 {
+		fmt.Fprintf(&b, "   matched from the query: %s\n", strings.Join(typed, ", "))
+	}
+	if len(expanded) > 0 {
+		fmt.Fprintf(&b, "   matched through expansion: %s\n", strings.Join(expanded, ", "))
+	}
+	for _, a := range e.Adjustments {
+		fmt.Fprintf(&b, "   %s: %s\n", a.Rule, a.Note)
+	}
+	return b.String()
 }
 
 // namedRefs names memories for people: "Title" (id), comma-separated.

@@ -22,6 +22,7 @@ type recallArgs struct {
 	AsOf            time.Time     `json:"as_of,omitempty" jsonschema:"Answer as of this instant (RFC3339 or YYYY-MM-DD), with validity and decay evaluated then: before now, the vaults as git recorded them then; from now on, the vaults as they are, transient memories included (\"what applies in an hour\")."`
 	Since           time.Time     `json:"since,omitempty" jsonschema:"Only memories updated at or after this instant (RFC3339 or YYYY-MM-DD)."`
 	IncludeInactive bool          `json:"include_inactive,omitempty" jsonschema:"Also return archived, superseded, expired and not-yet-effective memories, labelled by status."`
+	Explain         bool          `json:"explain,omitempty" jsonschema:"Also say why each result ranks where it does: the query's concepts it covers, the terms it matched (typed, or an expansion such as a translation) and the rules that moved it (links, supersession, near-duplicates)."`
 }
 
 func recallTool() mcp.Tool {
@@ -29,7 +30,8 @@ func recallTool() mcp.Tool {
 		mcp.WithDescription(`Search the project's long-term memory (decisions, conventions, preferences, task state) by meaning, in Chinese or English. `+
 			`Call it before answering questions about how this project does things, before making a choice that may already have been decided, `+
 			`and at the start of a task. It searches the project vault and the user vault (preferences that follow the developer), `+
-			`each result saying which (vault). An empty query lists the most recently updated memories. Results are compact snippets; `+
+			`each result saying which (vault). Each result is a strong match (it answers the question) or weak (kept for what it shares with it, with match_reason); `+
+			`strong ones come first, and when none is strong no memory answers the question: say so rather than guess. An empty query lists the most recently updated memories. Results are compact snippets; `+
 			`call get_memory with an id for the whole text. Superseded and expired memories are hidden unless include_inactive is true. `+
 			layerHelp+` Example: {"query": "how do we run the tests", "limit": 5}`),
 		strictOutputSchema[view.Recall]())...)
@@ -39,7 +41,7 @@ func (s *Server) recall(ctx context.Context, vs *openVaults, a recallArgs) (stri
 	ctx, cancel := s.recallContext(ctx)
 	defer cancel()
 	rs, err := vs.Recall(ctx, vault.Query{Text: a.Query, Limit: a.Limit, Layers: a.Layers, Tags: a.Tags,
-		AsOf: a.AsOf, Since: a.Since, IncludeInactive: a.IncludeInactive})
+		AsOf: a.AsOf, Since: a.Since, IncludeInactive: a.IncludeInactive, Explain: a.Explain})
 	if err != nil {
 		return "", nil, s.recallError(err)
 	}

@@ -24,7 +24,7 @@ func TestToolErrorPaths(t *testing.T) {
 		args map[string]any
 		want string
 	}{
-		{"recall", map[string]any{"bogus": 1}, "bogus: unknown argument; this tool accepts as_of, include_inactive, k, layers, limit, q, query, since, tags, top_k"},
+		{"recall", map[string]any{"bogus": 1}, "bogus: unknown argument; this tool accepts as_of, explain, include_inactive, k, layers, limit, q, query, since, tags, top_k"},
 		{"recall", map[string]any{"query": 5}, "query: want a string"},
 		{"recall", map[string]any{"query": "a", "q": "b"}, `query: given twice (as "query" and "q")`},
 		{"recall", map[string]any{"k": 2, "top_k": 3}, `limit: given twice (as "k" and "top_k")`},

@@ -124,6 +124,15 @@ type RecallResult struct {
 	Path             string   `json:"path"`
 	Version          int      `json:"version"`
 	Stale            bool     `json:"stale,omitempty"`
+	// Match says how well the memory answers the query: strong or weak;
+	// absent for a list or a recall without a query. A question no
+	// memory answers gets no strong result.
+	Match string `json:"match,omitempty"`
+	// MatchReason says, for a weak result, why it was kept though weak
+	// ("matches 1 of 3 query concepts", "linked from ...").
+	MatchReason string `json:"match_reason,omitempty"`
+	// Explain says why the result ranks where it does (explain only).
+	Explain *Explain `json:"explain,omitempty"`
 }
 
 // Recall is the answer of a recall, and of a list (vault.Set.List), whose
@@ -144,6 +153,11 @@ func RecallResultOf(r vault.SetResult) RecallResult {
 	if len(r.SupersededBy) > 0 {
 		out.SupersededBy = Refs(r.SupersededBy)
 	}
+	out.Match = r.Match
+	if r.Match == vault.MatchWeak {
+		out.MatchReason = r.MatchReason
+	}
+	out.Explain = ExplainOf(r.Explain, r.Adjustments)
 	return out
 }
 
