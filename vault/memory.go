@@ -25,6 +25,9 @@ var (
 	ErrDuplicate = errors.New("a memory with this title exists")
 	// ErrNoVault means a Set was asked for a vault it does not have.
 	ErrNoVault = errors.New("no such vault in the set")
+	// ErrSupersessionCycle means memories would supersede each other in a
+	// ring (A supersedes B, B supersedes A): each would hide the others.
+	ErrSupersessionCycle = errors.New("supersession cycle")
 )
 
 // Status is a memory's lifecycle state.
@@ -90,7 +93,8 @@ type Memory struct {
 	// processes.
 	Hash string `json:"-"`
 
-	idLine int // file line of the id field, for diagnostics
+	idLine         int // file line of the id field, for diagnostics
+	supersedesLine int // file line of the supersedes field, for diagnostics
 }
 
 // InForce reports whether the memory's rule applies at t: it has been

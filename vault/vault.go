@@ -5,7 +5,9 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"maps"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strings"
 	"sync"
@@ -64,6 +66,7 @@ type Vault struct {
 	diags    map[string][]*Diagnostic // by vault-relative path
 	succ     map[string][]string      // id -> ids of memories superseding it
 	replaced []bool                   // by DocID: some memory lists it in supersedes
+	cycles   []*Diagnostic            // rings of supersession, rebuilt with succ
 	// names maps wiki-link names to entries (see nameKeys). Only Related
 	// reads it, so it is built on the first Related call, not at load:
 	// four map entries per memory were a tenth of a 100k load's work.
@@ -403,7 +406,7 @@ func (v *Vault) All() []*Memory {
 func (v *Vault) Diagnostics() []*Diagnostic {
 	v.mu.RLock()
 	defer v.mu.RUnlock()
-	var out []*Diagnostic
+	out := slices.Clone(v.cycles)
 	for _, ds := range v.diags {
 		out = append(out, ds...)
 	}
@@ -468,7 +471,7 @@ func (v *Vault) Stats() Stats {
 			s.InForce++
 		}
 	}
-	for _, ds := range v.diags {
+	for _, ds := range append([][]*Diagnostic{v.cycles}, slices.Collect(maps.Values(v.diags))...) {
 		for _, d := range ds {
 			if d.Severity == parser.SeverityError {
 				s.Errors++
