@@ -31,7 +31,10 @@ type Main struct {
 	Version string
 
 	vaultDir string
-	logger   *slog.Logger
+	// allowDetached is --allow-detached: writes may commit on a detached
+	// HEAD (see gitCommitter).
+	allowDetached bool
+	logger        *slog.Logger
 }
 
 // NewMain returns a Main wired to the given streams and the real clock.
@@ -70,6 +73,8 @@ English, with time and layer awareness.`,
 		SilenceErrors: true,
 	}
 	root.PersistentFlags().StringVar(&m.vaultDir, "vault", "", "vault folder (default: .memory at the enclosing git root, else ./.memory)")
+	root.PersistentFlags().BoolVar(&m.allowDetached, "allow-detached", false,
+		"let writes (and serve's writes) commit on a detached HEAD, where the commit is on no branch; refused by default")
 	root.SetFlagErrorFunc(func(_ *cobra.Command, err error) error { return usageError{err} })
 	root.AddCommand(
 		m.initCommand(),

@@ -45,7 +45,7 @@ func (m *Main) openGitVaultAt(ctx context.Context, dir string, recover bool) (*v
 		return nil, nil, usageError{err}
 	}
 	v, err := vault.Open(ctx, dir, vault.Options{Now: m.Now, Client: "cli",
-		Committer: gitCommitter{store: store, author: author, logger: m.logger}})
+		Committer: gitCommitter{store: store, author: author, logger: m.logger, allowDetached: m.allowDetached}})
 	if err != nil {
 		store.Close()
 		return nil, nil, fmt.Errorf("open vault %s: %w", dir, err)

@@ -48,6 +48,7 @@ func exitCode(err error) int {
 		errors.Is(err, vault.ErrNoVault),
 		errors.Is(err, gitstore.ErrNoIdentity),
 		errors.Is(err, gitstore.ErrOperationInProgress),
+		errors.Is(err, gitstore.ErrDetachedHead),
 		errors.Is(err, gitstore.ErrNotRepository),
 		errors.Is(err, gitstore.ErrNotFound):
 		return exitUsage
