@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 
+	"github.com/memvault/memvault/cmd/memvault/internal/gitrepo"
 	"github.com/memvault/memvault/gitstore"
 	"github.com/memvault/memvault/vault"
 )
@@ -49,6 +50,7 @@ func exitCode(err error) int {
 		errors.Is(err, gitstore.ErrNoIdentity),
 		errors.Is(err, gitstore.ErrOperationInProgress),
 		errors.Is(err, gitstore.ErrDetachedHead),
+		errors.Is(err, gitrepo.ErrForeignRepository),
 		errors.Is(err, gitstore.ErrNotRepository),
 		errors.Is(err, gitstore.ErrNotFound):
 		return exitUsage
