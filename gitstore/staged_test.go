@@ -77,3 +77,21 @@ func TestWalkStagedChangesSkipsWhatHeadHas(t *testing.T) {
 		t.Errorf("changed and added (-want +got):\n%s", diff)
 	}
 }
+
+func TestTracked(t *testing.T) {
+	t.Parallel()
+	dir, s := newRepo(t)
+	commitFiles(t, s, "one", map[string]string{".memory/project/a.md": "a\n"})
+	writeFile(t, filepath.Join(dir, ".memory", "project", "b.md"), "b\n")
+	writeFile(t, filepath.Join(dir, ".memory", "project", "c.md"), "c\n")
+	stage(t, dir, ".memory/project/c.md")
+	a, b := filepath.Join(dir, ".memory", "project", "a.md"), filepath.Join(dir, ".memory", "project", "b.md")
+	got, err := s.Tracked(t.Context(), []string{a, b, ".memory/project/c.md", "/elsewhere/x.md"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := map[string]bool{a: true, ".memory/project/c.md": true}
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("tracked (-want +got):\n%s", diff)
+	}
+}

@@ -28,6 +28,8 @@ var (
 	// ErrSupersessionCycle means memories would supersede each other in a
 	// ring (A supersedes B, B supersedes A): each would hide the others.
 	ErrSupersessionCycle = errors.New("supersession cycle")
+	// ErrAmbiguousID means two files carry the id a write names.
+	ErrAmbiguousID = errors.New("ambiguous memory id")
 )
 
 // Status is a memory's lifecycle state.

@@ -40,6 +40,11 @@ type Options struct {
 	// MaxFileSize is the largest file the loader reads; 0 means
 	// parser.MaxFileSize.
 	MaxFileSize int64
+	// Tracker, when set, settles which of two files carrying one id is
+	// the memory: a tracked file wins over an untracked one. Nil leaves
+	// it to path order. Writes to an id two files carry are refused
+	// either way.
+	Tracker Tracker
 }
 
 // Vault is a folder of memory files with its in-memory index. All methods
@@ -48,6 +53,7 @@ type Vault struct {
 	dir         string
 	now         func() time.Time
 	committer   Committer
+	tracker     Tracker
 	client      string
 	maxFileSize int64
 	readOnly    bool // a snapshot of a past revision
@@ -95,6 +101,7 @@ func Open(ctx context.Context, dir string, opts Options) (*Vault, error) {
 		dir:         abs,
 		now:         opts.Now,
 		committer:   opts.Committer,
+		tracker:     opts.Tracker,
 		client:      cmp.Or(SanitizeClient(opts.Client), "cli"),
 		maxFileSize: cmp.Or(opts.MaxFileSize, parser.MaxFileSize),
 	}
@@ -122,6 +129,7 @@ func (v *Vault) Reload(ctx context.Context) error {
 		return err
 	}
 	v.installBuilt(b)
+	v.preferTracked(ctx, b.skipped)
 	v.publish(Change{Full: true})
 	return nil
 }

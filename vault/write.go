@@ -326,6 +326,9 @@ func (v *Vault) readCurrent(ctx context.Context, id string) (*Memory, *parser.Do
 	if m.ID != id {
 		return nil, nil, fmt.Errorf("%w: %s now has id %q on disk", ErrConflict, rel, m.ID)
 	}
+	if err := v.checkUnambiguous(id, rel); err != nil {
+		return nil, nil, err
+	}
 	return m, doc, nil
 }
 

@@ -44,6 +44,7 @@ func exitCode(err error) int {
 		errors.Is(err, vault.ErrMalformedFile),
 		errors.Is(err, vault.ErrSupersedesSelf),
 		errors.Is(err, vault.ErrSupersessionCycle),
+		errors.Is(err, vault.ErrAmbiguousID),
 		errors.Is(err, vault.ErrReadOnly),
 		errors.Is(err, vault.ErrDuplicate),
 		errors.Is(err, vault.ErrNoVault),

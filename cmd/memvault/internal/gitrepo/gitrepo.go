@@ -304,3 +304,41 @@ func (g *Repo) ReadHead(ctx context.Context, rel string) ([]byte, error) {
 	}
 	return data, err
 }
+
+// Tracker implements vault.Tracker for the vault at a folder: it opens
+// the repository around it when asked (the vault asks only when two files
+// carry one id) and reads which files the index holds. Outside a
+// repository nothing is tracked.
+type Tracker struct {
+	// Dir is the vault's folder.
+	Dir string
+}
+
+var _ vault.Tracker = Tracker{}
+
+// Tracked implements vault.Tracker.
+func (t Tracker) Tracked(ctx context.Context, rels []string) (map[string]bool, error) {
+	store, err := OpenStore(ctx, t.Dir)
+	if errors.Is(err, gitstore.ErrNotRepository) {
+		return map[string]bool{}, nil
+	}
+	if err != nil {
+		return nil, err
+	}
+	defer store.Close()
+	abs := make([]string, len(rels))
+	for i, rel := range rels {
+		abs[i] = filepath.Join(t.Dir, filepath.FromSlash(rel))
+	}
+	tracked, err := store.Tracked(ctx, abs)
+	if err != nil {
+		return nil, err
+	}
+	out := make(map[string]bool, len(tracked))
+	for i, rel := range rels {
+		if tracked[abs[i]] {
+			out[rel] = true
+		}
+	}
+	return out, nil
+}
