@@ -74,7 +74,10 @@ func TestTrackedFileKeepsItsID(t *testing.T) {
 			// changes nothing.
 			content := "Changed."
 			for name, write := range map[string]func() error{
-				"update": func() error { _, err := v.Update(t.Context(), "checkout", 0, Patch{Content: &content}, Author{}); return err },
+				"update": func() error {
+					_, err := v.Update(t.Context(), "checkout", 0, Patch{Content: &content}, Author{})
+					return err
+				},
 				"forget": func() error { _, err := v.Forget(t.Context(), "checkout", true, Author{Reason: "gone"}); return err },
 				"supersede": func() error {
 					_, err := v.Create(t.Context(), NewMemory{Title: "Checkout v2", Content: "x", Supersedes: []string{"checkout"}}, Author{})
