@@ -38,8 +38,13 @@ func (g gitCommitter) Commit(ctx context.Context, paths []string, message string
 	if errors.Is(err, gitstore.ErrDetachedHead) {
 		// Both doors show this message: the CLI, and MCP clients as the
 		// tool's error.
-		return "", fmt.Errorf("%w; a memory committed now would be on no branch, and the next `git checkout` would leave it behind: "+
-			"check out a branch first (git switch <branch>), or pass --allow-detached (memvault serve --allow-detached for MCP clients)", err)
+		at := ""
+		if st, err := g.store.State(ctx); err == nil && len(st.Head) >= 12 {
+			at = " at " + st.Head[:12]
+		}
+		return "", fmt.Errorf("%w%s: a memory committed now would be on no branch, and the next `git checkout` would leave it behind; "+
+			"check out a branch first (git switch <branch>), or pass --allow-detached (memvault serve --allow-detached for MCP clients)",
+			gitstore.ErrDetachedHead, at)
 	}
 	if err != nil {
 		return "", err
