@@ -33,6 +33,13 @@ func dedupeIDs(ids []string) []string {
 // index (what this vault holds), following supersedes from each of olds
 // back to id.
 func (v *Vault) checkSupersession(id string, olds []string) error {
+	return v.checkSupersessionWith(id, olds, nil)
+}
+
+// checkSupersessionWith is checkSupersession with pending: the supersedes
+// lists of memories about to be written with this one (earlier items of
+// an import), looked up before the index.
+func (v *Vault) checkSupersessionWith(id string, olds []string, pending map[string][]string) error {
 	if id == "" || len(olds) == 0 {
 		return nil
 	}
@@ -42,7 +49,7 @@ func (v *Vault) checkSupersession(id string, olds []string) error {
 	v.mu.RLock()
 	defer v.mu.RUnlock()
 	for _, old := range olds {
-		if path := v.supersessionPathLocked(old, id); path != nil {
+		if path := v.supersessionPathLocked(old, id, pending); path != nil {
 			ring := append(append([]string{id}, path...), id)
 			return fmt.Errorf("%w: supersedes %s would close the ring %s (→ means supersedes); each memory in a ring hides the others, so recall would show none of them",
 				ErrSupersessionCycle, old, strings.Join(ring, " → "))
@@ -53,18 +60,22 @@ func (v *Vault) checkSupersession(id string, olds []string) error {
 
 // supersessionPathLocked returns the ids from `from` to `to` along
 // supersedes (from, ..., x where x lists to), or nil when to cannot be
-// reached. Caller holds v.mu.
-func (v *Vault) supersessionPathLocked(from, to string) []string {
+// reached. pending lists are used before the index's. Caller holds v.mu.
+func (v *Vault) supersessionPathLocked(from, to string, pending map[string][]string) []string {
 	prev := map[string]string{from: ""}
 	queue := []string{from}
 	for len(queue) > 0 {
 		cur := queue[0]
 		queue = queue[1:]
-		m := v.memLocked(cur)
-		if m == nil {
-			continue
+		olds, ok := pending[cur]
+		if !ok {
+			m := v.memLocked(cur)
+			if m == nil {
+				continue
+			}
+			olds = m.Supersedes
 		}
-		for _, next := range m.Supersedes {
+		for _, next := range olds {
 			if next == to {
 				var path []string
 				for x := cur; x != ""; x = prev[x] {

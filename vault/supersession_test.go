@@ -160,3 +160,40 @@ func TestLintReportsSupersessionProblems(t *testing.T) {
 		t.Errorf("Stats().Errors = %d, want the 3 ring members", s.Errors)
 	}
 }
+
+// An import skips the items that would close a ring, with the vault or
+// with earlier items, and writes the rest.
+func TestImportSkipsSupersessionRings(t *testing.T) {
+	t.Parallel()
+	v, _ := openRecorded(t, t.TempDir())
+	a := mustCreate(t, v, NewMemory{Title: "Alpha rule", Content: "a"}).ID
+	writeFiles(t, v.Dir(), map[string]string{"project/hand.md": "---\nid: hand\nsupersedes: [imp-b]\n---\nh\n"})
+	if err := v.Refresh(t.Context(), []string{"project/hand.md"}); err != nil {
+		t.Fatal(err)
+	}
+	item := func(id string, olds ...string) BatchItem {
+		return BatchItem{Memory: NewMemory{ID: id, Title: "Imported " + id, Content: id, Supersedes: olds}}
+	}
+	res, err := v.CreateBatch(t.Context(), Batch{Items: []BatchItem{
+		item("imp-x", "imp-y"), // fine alone
+		item("imp-y", "imp-x"), // closes imp-y → imp-x → imp-y
+		item("imp-z", a, a),    // fine, the repeat dropped
+		item("imp-b", "hand"),  // closes imp-b → hand → imp-b
+	}, Source: "test"}, Author{Reason: "import"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var skipped []int
+	for _, s := range res.Skipped {
+		if !errors.Is(s.Err, ErrSupersessionCycle) {
+			t.Errorf("item %d skipped for %v, want a ring", s.Index, s.Err)
+		}
+		skipped = append(skipped, s.Index)
+	}
+	if !slices.Equal(skipped, []int{1, 3}) || !slices.Equal(res.Index, []int{0, 2}) {
+		t.Errorf("skipped %v, created %v; want items 1 and 3 skipped", skipped, res.Index)
+	}
+	if m, err := v.Get("imp-z"); err != nil || !slices.Equal(m.Supersedes, []string{a}) {
+		t.Errorf("imp-z: %v, %v; want supersedes [%s]", m, err, a)
+	}
+}
