@@ -27,6 +27,11 @@ type Change struct {
 	// Author is the commit author. Nil means the configured git identity
 	// (see Store.Identity); ErrNoIdentity if there is none.
 	Author *Signature
+	// RefuseDetached makes Commit return ErrDetachedHead, and commit
+	// nothing, when HEAD is detached. It is checked against the HEAD the
+	// commit would be placed on, so a checkout between a caller's own
+	// check and the commit cannot slip through.
+	RefuseDetached bool
 }
 
 // CommitResult describes a commit that was made.
@@ -201,6 +206,9 @@ func (s *Store) Commit(ctx context.Context, c Change) (CommitResult, error) {
 		}
 		if h, err = s.readHead(); err != nil {
 			return CommitResult{}, fmt.Errorf("commit: %w", err)
+		}
+		if h.detached && c.RefuseDetached {
+			return CommitResult{}, fmt.Errorf("commit: %w at %s", ErrDetachedHead, h.hash)
 		}
 		if attempt == 0 {
 			sig, err := s.author(c.Author, h)

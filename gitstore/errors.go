@@ -34,4 +34,8 @@ var (
 	// ErrUnsupported means the repository uses a feature this package cannot
 	// write safely (SHA-256 objects, reftable refs, split or sparse index).
 	ErrUnsupported = errors.New("unsupported repository feature")
+	// ErrDetachedHead means Change.RefuseDetached was set and HEAD names a
+	// commit rather than a branch: a commit made there would be on no
+	// branch, left behind by the next checkout.
+	ErrDetachedHead = errors.New("HEAD is detached")
 )

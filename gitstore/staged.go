@@ -20,6 +20,19 @@ import (
 // `git commit -a` and `git commit <paths>`. For an unmerged path every
 // stage is visited. An error from fn stops the walk and is returned.
 func (s *Store) WalkStaged(ctx context.Context, indexPath, dir string, fn func(path string, data []byte) error) error {
+	return s.walkStaged(ctx, indexPath, dir, false, fn)
+}
+
+// WalkStagedChanges is WalkStaged restricted to what the commit would
+// change: files staged with the same content and mode as HEAD records are
+// skipped, so only added and modified files are visited (all of them on
+// an unborn branch). A pre-commit hook that scans it judges the commit's
+// own changes, not what HEAD already holds.
+func (s *Store) WalkStagedChanges(ctx context.Context, indexPath, dir string, fn func(path string, data []byte) error) error {
+	return s.walkStaged(ctx, indexPath, dir, true, fn)
+}
+
+func (s *Store) walkStaged(ctx context.Context, indexPath, dir string, changedOnly bool, fn func(path string, data []byte) error) error {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if err := s.begin(ctx); err != nil {
@@ -45,12 +58,35 @@ func (s *Store) WalkStaged(ctx context.Context, indexPath, dir string, fn func(p
 	if err != nil {
 		return fmt.Errorf("read index %s: %w", indexPath, err)
 	}
+	base := plumbing.ZeroHash // HEAD's tree; zero: compare with nothing
+	if changedOnly {
+		h, err := s.readHead()
+		if err != nil {
+			return err
+		}
+		if !h.unborn {
+			c, err := s.getCommit(h.hash)
+			if err != nil {
+				return fmt.Errorf("HEAD: %w", err)
+			}
+			base = c.TreeHash
+		}
+	}
 	for _, e := range ix.entries {
 		if prefix != "" && e.name != prefix && !strings.HasPrefix(e.name, prefix+"/") {
 			continue
 		}
 		if m := e.mode(); m != modeFile && m != modeExec {
 			continue
+		}
+		if !base.IsZero() {
+			was, ok, err := s.lookupPath(base, e.name)
+			if err != nil {
+				return fmt.Errorf("HEAD: %s: %w", e.name, err)
+			}
+			if ok && !was.isDir() && was.hash == plumbing.Hash(e.hash()) {
+				continue // the content HEAD has: not this commit's change
+			}
 		}
 		if err := ctx.Err(); err != nil {
 			return err

@@ -91,8 +91,9 @@ type BatchResult struct {
 // fails. Each item is validated like Create (limits, the secret guard) and
 // an invalid item, or one whose id already exists, is skipped and reported
 // in BatchResult.Skipped rather than failing the batch. Supersedes lists
-// are written as given: the memories they name are not marked superseded,
-// since an import carries their status itself.
+// are written as given, repeats dropped: the memories they name are not
+// marked superseded, since an import carries their status itself. An item
+// that would close a ring of supersession is skipped.
 func (v *Vault) CreateBatch(ctx context.Context, b Batch, by Author) (BatchResult, error) {
 	var res BatchResult
 	if len(b.Items) > MaxBatch {
@@ -127,6 +128,7 @@ func (v *Vault) CreateBatch(ctx context.Context, b Batch, by Author) (BatchResul
 		w := &writeSet{v: v}
 		taken := map[string]bool{}
 		ids := map[string]bool{}
+		pending := map[string][]string{} // supersedes of the items accepted so far
 		committed := false
 		var layers []Layer
 		for i := range items {
@@ -137,6 +139,12 @@ func (v *Vault) CreateBatch(ctx context.Context, b Batch, by Author) (BatchResul
 				return err
 			}
 			it := &items[i]
+			// A given id may close a ring of supersession with the vault
+			// or with earlier items (a generated one is new to everyone).
+			if err := v.checkSupersessionWith(it.Memory.ID, it.Memory.Supersedes, pending); err != nil {
+				res.Skipped = append(res.Skipped, BatchSkip{i, err})
+				continue
+			}
 			rel, doc, err := v.prepareItem(it, now, client, taken, ids)
 			if err != nil {
 				res.Skipped = append(res.Skipped, BatchSkip{i, err})
@@ -162,6 +170,9 @@ func (v *Vault) CreateBatch(ctx context.Context, b Batch, by Author) (BatchResul
 			}
 			res.Created = append(res.Created, m)
 			res.Index = append(res.Index, i)
+			if len(it.Memory.Supersedes) > 0 {
+				pending[doc.Meta.ID] = it.Memory.Supersedes
+			}
 			committed = committed || it.Memory.Layer.Committed()
 			if !slices.Contains(layers, it.Memory.Layer) {
 				layers = append(layers, it.Memory.Layer)

@@ -14,7 +14,7 @@
 //
 // It imports the parser, its own subpackages and the standard library
 // only. Git, file watching and MCP are adapters that plug in through the
-// small interfaces declared here (Committer, DoctorRepo) and in
+// small interfaces declared here (Committer, DoctorRepo, Tracker) and in
 // vault/history (Repo), and are wired together in cmd/memvault. Commit
 // messages are written and read through vault/commitmsg.
 package vault

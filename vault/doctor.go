@@ -148,7 +148,7 @@ func (r *doctorRun) repoState(ctx context.Context) error {
 	case st.Unborn:
 		r.add("git", CheckNote, "branch %s has no commits yet (%s)", st.Branch, st.Root)
 	case st.Detached:
-		r.add("git", CheckNote, "HEAD is detached at %s: memory commits go on no branch until you create one", shortHash(st.Head))
+		r.add("git", CheckNote, "HEAD is detached at %s: writes are refused until you check out a branch (with --allow-detached their commits go on no branch)", shortHash(st.Head))
 	default:
 		r.add("git", CheckOK, "branch %s at %s (%s)", st.Branch, shortHash(st.Head), st.Root)
 	}

@@ -360,6 +360,9 @@ func toMemoryScratch(rel string, data []byte, modTime time.Time, ps *parser.Scra
 		Hash:       sum,
 		idLine:     doc.FieldLine("id"),
 	}
+	if len(m.Supersedes) > 0 {
+		m.supersedesLine = doc.FieldLine("supersedes")
+	}
 	if m.ID == "" {
 		m.ID = DerivedID(rel)
 	} else if err := ValidateID(m.ID); err != nil {
@@ -433,9 +436,12 @@ func toMemoryScratch(rel string, data []byte, modTime time.Time, ps *parser.Scra
 	} else if ttl := m.Layer.TTL(); ttl > 0 {
 		m.ExpiresAt = m.UpdatedAt.Add(ttl)
 	}
-	for _, id := range m.Supersedes {
-		if id == m.ID {
+	for i, id := range m.Supersedes {
+		switch {
+		case id == m.ID:
 			warn("supersedes", "%v", ErrSupersedesSelf)
+		case slices.Contains(m.Supersedes[:i], id):
+			warn("supersedes", "%q is listed more than once", id)
 		}
 	}
 	return m, diags

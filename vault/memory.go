@@ -25,6 +25,11 @@ var (
 	ErrDuplicate = errors.New("a memory with this title exists")
 	// ErrNoVault means a Set was asked for a vault it does not have.
 	ErrNoVault = errors.New("no such vault in the set")
+	// ErrSupersessionCycle means memories would supersede each other in a
+	// ring (A supersedes B, B supersedes A): each would hide the others.
+	ErrSupersessionCycle = errors.New("supersession cycle")
+	// ErrAmbiguousID means two files carry the id a write names.
+	ErrAmbiguousID = errors.New("ambiguous memory id")
 )
 
 // Status is a memory's lifecycle state.
@@ -90,7 +95,8 @@ type Memory struct {
 	// processes.
 	Hash string `json:"-"`
 
-	idLine int // file line of the id field, for diagnostics
+	idLine         int // file line of the id field, for diagnostics
+	supersedesLine int // file line of the supersedes field, for diagnostics
 }
 
 // InForce reports whether the memory's rule applies at t: it has been

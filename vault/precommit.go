@@ -11,7 +11,9 @@ import (
 // pre-commit hook sees it; cmd/memvault implements it with gitstore.
 type Staged interface {
 	// WalkStaged calls fn with the path and staged content (not the work
-	// tree's) of each file the commit would record under the vault.
+	// tree's) of each file the commit would add or change under the
+	// vault; files staged as HEAD has them are left out, so a secret
+	// already committed does not block an unrelated commit.
 	WalkStaged(ctx context.Context, fn func(path string, data []byte) error) error
 }
 
@@ -24,7 +26,7 @@ type StagedSecret struct {
 }
 
 // StagedSecrets is the pre-commit rule: it scans the Markdown files a
-// commit would record under the vault for secrets, and a commit that
+// commit would add or change under the vault for secrets, and a commit that
 // would record any is to be refused. Findings come in walk order.
 func StagedSecrets(ctx context.Context, staged Staged) ([]StagedSecret, error) {
 	var out []StagedSecret

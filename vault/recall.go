@@ -447,6 +447,10 @@ func (v *Vault) rebuildSuccLocked() {
 		}
 	}
 	v.succ, v.replaced = succ, replaced
+	v.cycles = nil
+	if len(succ) > 0 {
+		v.cycles = supersessionCycles(v.entries, v.memLocked)
+	}
 }
 
 func (v *Vault) memLocked(id string) *Memory {

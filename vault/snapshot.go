@@ -78,6 +78,9 @@ type builder struct {
 	// strs holds one copy of each tag and source string: they repeat
 	// across thousands of memories.
 	strs map[string]string
+	// skipped are memories left out because an earlier file carries
+	// their id (see Vault.preferTracked).
+	skipped []*Memory
 }
 
 // intern returns the builder's copy of s.
@@ -132,6 +135,9 @@ func (b *builder) add(r loaded) {
 	}
 	if other, dup := b.byID[m.ID]; dup {
 		b.diags[r.rel] = append(b.diags[r.rel], duplicateDiag(m, b.entries[other].Path))
+		if m == r.mem { // read now, not a stale last version
+			b.skipped = append(b.skipped, m)
+		}
 		return
 	}
 	id := index.DocID(len(b.entries))
@@ -156,9 +162,4 @@ func (v *Vault) installBuilt(b *builder) {
 	v.rebuildSuccLocked()
 	v.loadedAt = v.now()
 	v.mu.Unlock()
-}
-
-func duplicateDiag(m *Memory, other string) *Diagnostic {
-	return &Diagnostic{Path: m.Path, Line: m.idLine, Field: "id", Severity: parser.SeverityError,
-		Err: fmt.Errorf("%w %q: already used by %s; this file is skipped", ErrDuplicateID, m.ID, other)}
 }

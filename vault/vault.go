@@ -5,7 +5,9 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"maps"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strings"
 	"sync"
@@ -38,6 +40,11 @@ type Options struct {
 	// MaxFileSize is the largest file the loader reads; 0 means
 	// parser.MaxFileSize.
 	MaxFileSize int64
+	// Tracker, when set, settles which of two files carrying one id is
+	// the memory: a tracked file wins over an untracked one. Nil leaves
+	// it to path order. Writes to an id two files carry are refused
+	// either way.
+	Tracker Tracker
 }
 
 // Vault is a folder of memory files with its in-memory index. All methods
@@ -46,6 +53,7 @@ type Vault struct {
 	dir         string
 	now         func() time.Time
 	committer   Committer
+	tracker     Tracker
 	client      string
 	maxFileSize int64
 	readOnly    bool // a snapshot of a past revision
@@ -64,6 +72,7 @@ type Vault struct {
 	diags    map[string][]*Diagnostic // by vault-relative path
 	succ     map[string][]string      // id -> ids of memories superseding it
 	replaced []bool                   // by DocID: some memory lists it in supersedes
+	cycles   []*Diagnostic            // rings of supersession, rebuilt with succ
 	// names maps wiki-link names to entries (see nameKeys). Only Related
 	// reads it, so it is built on the first Related call, not at load:
 	// four map entries per memory were a tenth of a 100k load's work.
@@ -92,6 +101,7 @@ func Open(ctx context.Context, dir string, opts Options) (*Vault, error) {
 		dir:         abs,
 		now:         opts.Now,
 		committer:   opts.Committer,
+		tracker:     opts.Tracker,
 		client:      cmp.Or(SanitizeClient(opts.Client), "cli"),
 		maxFileSize: cmp.Or(opts.MaxFileSize, parser.MaxFileSize),
 	}
@@ -119,6 +129,7 @@ func (v *Vault) Reload(ctx context.Context) error {
 		return err
 	}
 	v.installBuilt(b)
+	v.preferTracked(ctx, b.skipped)
 	v.publish(Change{Full: true})
 	return nil
 }
@@ -403,7 +414,7 @@ func (v *Vault) All() []*Memory {
 func (v *Vault) Diagnostics() []*Diagnostic {
 	v.mu.RLock()
 	defer v.mu.RUnlock()
-	var out []*Diagnostic
+	out := slices.Clone(v.cycles)
 	for _, ds := range v.diags {
 		out = append(out, ds...)
 	}
@@ -468,7 +479,7 @@ func (v *Vault) Stats() Stats {
 			s.InForce++
 		}
 	}
-	for _, ds := range v.diags {
+	for _, ds := range append([][]*Diagnostic{v.cycles}, slices.Collect(maps.Values(v.diags))...) {
 		for _, d := range ds {
 			if d.Severity == parser.SeverityError {
 				s.Errors++

@@ -110,6 +110,9 @@ func (v *Vault) create(ctx context.Context, n NewMemory, by Author, o createOpti
 			}
 		} else if v.existsLocked(id) {
 			return fmt.Errorf("%w: id %s already exists", ErrInvalid, id)
+		} else if err := v.checkSupersession(id, n.Supersedes); err != nil {
+			// A given id may be one that others already list.
+			return err
 		}
 		rel, err := v.freePath(n.Layer, n.Title)
 		if err != nil {
@@ -153,6 +156,10 @@ func (v *Vault) create(ctx context.Context, n NewMemory, by Author, o createOpti
 // refused with ErrConflict unless the file on disk still has that version,
 // so an assistant never overwrites a change it has not seen.
 func (v *Vault) Update(ctx context.Context, id string, expectedVersion int, p Patch, by Author) (WriteResult, error) {
+	if p.Supersedes != nil {
+		olds := dedupeIDs(*p.Supersedes)
+		p.Supersedes = &olds
+	}
 	if err := validatePatch(p, by); err != nil {
 		return WriteResult{}, err
 	}
@@ -161,6 +168,11 @@ func (v *Vault) Update(ctx context.Context, id string, expectedVersion int, p Pa
 		cur, doc, err := v.readCurrent(ctx, id)
 		if err != nil {
 			return err
+		}
+		if p.Supersedes != nil {
+			if err := v.checkSupersession(id, *p.Supersedes); err != nil {
+				return err
+			}
 		}
 		if expectedVersion > 0 && cur.Version != expectedVersion {
 			return fmt.Errorf("%w: %s is at version %d, not %d; get it again and reapply your change", ErrConflict, id, cur.Version, expectedVersion)
@@ -314,6 +326,9 @@ func (v *Vault) readCurrent(ctx context.Context, id string) (*Memory, *parser.Do
 	if m.ID != id {
 		return nil, nil, fmt.Errorf("%w: %s now has id %q on disk", ErrConflict, rel, m.ID)
 	}
+	if err := v.checkUnambiguous(id, rel); err != nil {
+		return nil, nil, err
+	}
 	return m, doc, nil
 }
 
@@ -415,6 +430,7 @@ func (v *Vault) validateNew(n *NewMemory, by Author) error {
 	if err := validateDates(n.EffectiveAt, n.ExpiresAt); err != nil {
 		return err
 	}
+	n.Supersedes = dedupeIDs(n.Supersedes)
 	for _, id := range append(slices.Clone(n.Supersedes), n.Links...) {
 		if err := ValidateID(id); err != nil {
 			return fmt.Errorf("supersedes/links: %w", err)

@@ -13,6 +13,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/memvault/memvault/cmd/memvault/internal/gitrepo"
 	"github.com/memvault/memvault/gitstore"
 	"github.com/memvault/memvault/vault"
 )
@@ -31,7 +32,10 @@ type Main struct {
 	Version string
 
 	vaultDir string
-	logger   *slog.Logger
+	// allowDetached is --allow-detached: writes may commit on a detached
+	// HEAD (see gitCommitter).
+	allowDetached bool
+	logger        *slog.Logger
 }
 
 // NewMain returns a Main wired to the given streams and the real clock.
@@ -70,6 +74,8 @@ English, with time and layer awareness.`,
 		SilenceErrors: true,
 	}
 	root.PersistentFlags().StringVar(&m.vaultDir, "vault", "", "vault folder (default: .memory at the enclosing git root, else ./.memory)")
+	root.PersistentFlags().BoolVar(&m.allowDetached, "allow-detached", false,
+		"let writes (and serve's writes) commit on a detached HEAD, where the commit is on no branch; refused by default")
 	root.SetFlagErrorFunc(func(_ *cobra.Command, err error) error { return usageError{err} })
 	root.AddCommand(
 		m.initCommand(),
@@ -169,7 +175,7 @@ func (m *Main) openExistingVault(ctx context.Context) (*vault.Vault, error) {
 
 // openVaultAt loads the vault at dir for a command.
 func (m *Main) openVaultAt(ctx context.Context, dir string) (*vault.Vault, error) {
-	v, err := vault.Open(ctx, dir, vault.Options{Now: m.Now, Client: "cli"})
+	v, err := vault.Open(ctx, dir, vault.Options{Now: m.Now, Client: "cli", Tracker: gitrepo.Tracker{Dir: dir}})
 	if err != nil {
 		return nil, fmt.Errorf("open vault %s: %w", dir, err)
 	}

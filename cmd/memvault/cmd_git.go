@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/memvault/memvault/cmd/memvault/internal/clitext"
+	"github.com/memvault/memvault/cmd/memvault/internal/gitrepo"
 	"github.com/memvault/memvault/gitstore"
 	"github.com/memvault/memvault/vault"
 	"github.com/memvault/memvault/vault/history"
@@ -44,8 +45,8 @@ func (m *Main) openGitVaultAt(ctx context.Context, dir string, recover bool) (*v
 		store.Close()
 		return nil, nil, usageError{err}
 	}
-	v, err := vault.Open(ctx, dir, vault.Options{Now: m.Now, Client: "cli",
-		Committer: gitCommitter{store: store, author: author, logger: m.logger}})
+	v, err := vault.Open(ctx, dir, vault.Options{Now: m.Now, Client: "cli", Tracker: gitrepo.Tracker{Dir: dir},
+		Committer: gitCommitter{store: store, author: author, logger: m.logger, allowDetached: m.allowDetached}})
 	if err != nil {
 		store.Close()
 		return nil, nil, fmt.Errorf("open vault %s: %w", dir, err)

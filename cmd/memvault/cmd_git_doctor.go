@@ -111,5 +111,5 @@ func (m *Main) doctor(ctx context.Context, fix bool) (vault.DoctorReport, error)
 	// Without --fix nothing is committed: an unusable MEMVAULT_AUTHOR is
 	// not doctor's business then (openGitVault refused it with --fix).
 	author, _ := parseAuthor(m.Getenv("MEMVAULT_AUTHOR"))
-	return vault.Doctor{Repo: g, Committer: gitCommitter{store: g.Store(), author: author, logger: m.logger}, Fix: fix}.Run(ctx, v)
+	return vault.Doctor{Repo: g, Committer: gitCommitter{store: g.Store(), author: author, logger: m.logger, allowDetached: m.allowDetached}, Fix: fix}.Run(ctx, v)
 }

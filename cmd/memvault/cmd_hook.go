@@ -36,9 +36,12 @@ first; if it fails, the commit stops. Installing again only refreshes the
 binary path. hook uninstall removes the memvault hook and puts the previous
 one back.
 
-hook pre-commit scans the staged .memory/**/*.md blobs (the index, not the
-work tree) for secrets and fails with path:line:column and the rule for each,
-never printing the secret. Bypass once with git commit --no-verify.`,
+hook pre-commit scans the .memory/**/*.md blobs the commit adds or changes
+(the index against HEAD, not the work tree) for secrets and fails with
+path:line:column and the rule for each, never printing the secret. A file
+staged as HEAD has it is not scanned: a secret already committed does not
+block an unrelated commit (memvault lint and doctor report it). Bypass once
+with git commit --no-verify.`,
 	}
 	// sub makes a subcommand without arguments that runs fn.
 	sub := func(use, short string, fn func(context.Context) error) *cobra.Command {
@@ -156,12 +159,13 @@ type stagedIndex struct {
 
 // WalkStaged implements vault.Staged.
 func (s stagedIndex) WalkStaged(ctx context.Context, fn func(path string, data []byte) error) error {
-	return s.store.WalkStaged(ctx, s.index, s.dir, fn)
+	return s.store.WalkStagedChanges(ctx, s.index, s.dir, fn)
 }
 
-// hookPreCommit scans what the commit would record: the staged blobs under
-// the vault, read from $GIT_INDEX_FILE when git set it (commit -a and
-// commit <paths> use a temporary index), else the index.
+// hookPreCommit scans what the commit would change: the staged blobs
+// under the vault that differ from HEAD's, read from $GIT_INDEX_FILE when
+// git set it (commit -a and commit <paths> use a temporary index), else
+// the index.
 func (m *Main) hookPreCommit(ctx context.Context) error {
 	store, dir, err := m.openHookRepo(ctx)
 	if err != nil {

@@ -85,6 +85,46 @@ func TestHook(t *testing.T) {
 	t.Run("blocks secrets and chains the existing hook", func(t *testing.T) { t.Parallel(); testHookBlocksAndChains(t, bin) })
 	t.Run("core.hooksPath and worktrees", func(t *testing.T) { t.Parallel(); testHookHooksPathWorktree(t, bin) })
 	t.Run("common dir from a worktree", func(t *testing.T) { t.Parallel(); testHookCommonDir(t, bin) })
+	t.Run("a secret already in HEAD", func(t *testing.T) { t.Parallel(); testHookSecretInHead(t, bin) })
+}
+
+// Issue 13, finding 14: the hook scanned the whole staged vault, so once a
+// secret was in HEAD an unrelated `git commit main.go` was blocked. It now
+// scans what the commit adds or changes.
+func testHookSecretInHead(t *testing.T, bin string) {
+	r := newHookRepo(t, bin)
+	r.memvault("hook", "install")
+	r.write(".memory/project/ci.md", secretMemory)
+	r.git("add", "--", ".memory/project/ci.md")
+	r.git("commit", "-q", "--no-verify", "-m", "a secret slipped in")
+
+	r.write("main.go", "package main\n")
+	if out, ok := r.commit("unrelated", "main.go"); !ok {
+		t.Fatalf("an unrelated commit was blocked by the secret in HEAD:\n%s", out)
+	}
+	// commit -a hands the hook a temporary index holding every tracked
+	// file, the committed secret included.
+	r.write("main.go", "package main\n\nfunc main() {}\n")
+	if out, err := r.run("git", "commit", "-q", "-a", "-m", "unrelated, -a"); err != nil {
+		t.Fatalf("commit -a of an unrelated change was blocked:\n%s", out)
+	}
+	// A memory file that the commit adds with a secret is still refused,
+	// and only it is named.
+	before := r.head()
+	r.write(".memory/project/deploy.md", strings.Replace(secretMemory, "CI", "Deploy", 1))
+	out, ok := r.commit("new secret", ".memory/project/deploy.md")
+	if ok || !strings.Contains(out, ".memory/project/deploy.md:7:5: github-token") || strings.Contains(out, "ci.md") {
+		t.Errorf("commit adding a secret: went through=%v, want blocked naming deploy.md only:\n%s", ok, out)
+	}
+	r.git("rm", "-q", "--cached", "--", ".memory/project/deploy.md")
+	// So is a change to the file that holds the committed secret.
+	r.write(".memory/project/ci.md", secretMemory+"\nMore words.\n")
+	if out, ok := r.commit("touch the secret", ".memory/project/ci.md"); ok || !strings.Contains(out, ".memory/project/ci.md:7:5") {
+		t.Errorf("commit changing the file with the secret: went through=%v, want blocked:\n%s", ok, out)
+	}
+	if got := r.head(); got != before {
+		t.Errorf("HEAD moved from %s to %s", before, got)
+	}
 }
 
 func testHookBlocksAndChains(t *testing.T, bin string) {

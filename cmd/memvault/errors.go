@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 
+	"github.com/memvault/memvault/cmd/memvault/internal/gitrepo"
 	"github.com/memvault/memvault/gitstore"
 	"github.com/memvault/memvault/vault"
 )
@@ -44,11 +45,15 @@ func exitCode(err error) int {
 		errors.Is(err, vault.ErrUnchanged),
 		errors.Is(err, vault.ErrMalformedFile),
 		errors.Is(err, vault.ErrSupersedesSelf),
+		errors.Is(err, vault.ErrSupersessionCycle),
+		errors.Is(err, vault.ErrAmbiguousID),
 		errors.Is(err, vault.ErrReadOnly),
 		errors.Is(err, vault.ErrDuplicate),
 		errors.Is(err, vault.ErrNoVault),
 		errors.Is(err, gitstore.ErrNoIdentity),
 		errors.Is(err, gitstore.ErrOperationInProgress),
+		errors.Is(err, gitstore.ErrDetachedHead),
+		errors.Is(err, gitrepo.ErrForeignRepository),
 		errors.Is(err, gitstore.ErrNotRepository),
 		errors.Is(err, gitstore.ErrNotFound):
 		return exitUsage

@@ -19,6 +19,11 @@ type gitCommitter struct {
 	store  *gitstore.Store
 	author *gitstore.Signature // nil: the repository's git identity
 	logger *slog.Logger
+	// allowDetached lets a write commit on a detached HEAD (--allow-detached).
+	// Without it such a write is refused: its commit would be on no branch,
+	// and the next `git checkout` would leave the memory behind as a
+	// dangling commit.
+	allowDetached bool
 }
 
 var _ vault.Committer = gitCommitter{}
@@ -26,14 +31,25 @@ var _ vault.Committer = gitCommitter{}
 func (g gitCommitter) Lock(ctx context.Context) (func(), error) { return g.store.Lock(ctx) }
 
 func (g gitCommitter) Commit(ctx context.Context, paths []string, message string) (string, error) {
-	res, err := g.store.Commit(ctx, gitstore.Change{Paths: paths, Message: message, Author: g.author})
+	res, err := g.store.Commit(ctx, gitstore.Change{Paths: paths, Message: message, Author: g.author, RefuseDetached: !g.allowDetached})
 	if errors.Is(err, gitstore.ErrNoChange) {
 		return "", nil
+	}
+	if errors.Is(err, gitstore.ErrDetachedHead) {
+		// Both doors show this message: the CLI, and MCP clients as the
+		// tool's error.
+		at := ""
+		if st, err := g.store.State(ctx); err == nil && len(st.Head) >= 12 {
+			at = " at " + st.Head[:12]
+		}
+		return "", fmt.Errorf("%w%s: a memory committed now would be on no branch, and the next `git checkout` would leave it behind; "+
+			"check out a branch first (git switch <branch>), or pass --allow-detached (memvault serve --allow-detached for MCP clients)",
+			gitstore.ErrDetachedHead, at)
 	}
 	if err != nil {
 		return "", err
 	}
-	if res.Detached {
+	if res.Detached && g.logger != nil {
 		g.logger.Warn("committed on a detached HEAD: the commit is on no branch until you create one", "commit", res.Hash)
 	}
 	return res.Hash, nil

@@ -17,14 +17,79 @@ import (
 // OpenStore opens the repository that holds the vault folder dir, or
 // would hold it: a vault that does not exist yet is created by its first
 // write. The error wraps gitstore.ErrNotRepository when there is none.
+//
+// A vault folder reached through a symbolic link must resolve into the
+// repository its own path is in: a `.memory` link committed in one
+// repository and pointing into another would otherwise send that
+// repository the writes. Such a vault is refused with an error wrapping
+// ErrForeignRepository that names both. A link from outside any
+// repository (~/.memvault linked into a dotfiles repository) is not
+// concerned.
 func OpenStore(ctx context.Context, dir string) (*gitstore.Store, error) {
+	vaultDir := dir
 	for {
 		if _, err := os.Lstat(dir); err == nil || filepath.Dir(dir) == dir {
 			break
 		}
 		dir = filepath.Dir(dir)
 	}
-	return gitstore.Open(ctx, dir)
+	store, err := gitstore.Open(ctx, dir)
+	if err != nil {
+		return nil, err
+	}
+	if err := checkHomeRepository(vaultDir, dir, store); err != nil {
+		store.Close()
+		return nil, err
+	}
+	return store, nil
+}
+
+// ErrForeignRepository means a vault's folder resolves, through a
+// symbolic link, into a repository other than the one its path is in.
+var ErrForeignRepository = errors.New("the vault resolves into another repository")
+
+// checkHomeRepository refuses store when it is not the repository that
+// holds the vault's own path. existing is the vault folder, or the
+// nearest folder above it that exists (what store was opened from). The
+// home repository is found by walking up the path as written, starting
+// above existing when existing is itself a symbolic link, so the link's
+// target cannot choose it.
+func checkHomeRepository(vaultDir, existing string, store *gitstore.Store) error {
+	abs, err := filepath.Abs(existing)
+	if err != nil {
+		return err
+	}
+	start := abs
+	if fi, err := os.Lstat(abs); err == nil && fi.Mode()&os.ModeSymlink != 0 {
+		start = filepath.Dir(abs)
+	}
+	home, err := gitstore.Find(start)
+	if errors.Is(err, gitstore.ErrNotRepository) {
+		return nil
+	}
+	if err != nil {
+		return err
+	}
+	if sameFile(home.GitDir, store.GitDir()) {
+		return nil
+	}
+	resolved := abs
+	if r, err := filepath.EvalSymlinks(abs); err == nil {
+		resolved = r
+	}
+	return fmt.Errorf("%w: the vault %s is in the repository %s, but resolves through a symbolic link to %s, in the repository %s; "+
+		"memvault does not write into another repository: replace the link by a folder, or pass --vault %s",
+		ErrForeignRepository, vaultDir, home.Root, resolved, store.Root(), resolved)
+}
+
+// sameFile reports whether two paths name the same existing file.
+func sameFile(a, b string) bool {
+	fa, err := os.Stat(a)
+	if err != nil {
+		return false
+	}
+	fb, err := os.Stat(b)
+	return err == nil && os.SameFile(fa, fb)
 }
 
 // Open opens the repository around the vault at dir. The error wraps
@@ -238,4 +303,42 @@ func (g *Repo) ReadHead(ctx context.Context, rel string) ([]byte, error) {
 		return nil, nil
 	}
 	return data, err
+}
+
+// Tracker implements vault.Tracker for the vault at a folder: it opens
+// the repository around it when asked (the vault asks only when two files
+// carry one id) and reads which files the index holds. Outside a
+// repository nothing is tracked.
+type Tracker struct {
+	// Dir is the vault's folder.
+	Dir string
+}
+
+var _ vault.Tracker = Tracker{}
+
+// Tracked implements vault.Tracker.
+func (t Tracker) Tracked(ctx context.Context, rels []string) (map[string]bool, error) {
+	store, err := OpenStore(ctx, t.Dir)
+	if errors.Is(err, gitstore.ErrNotRepository) {
+		return map[string]bool{}, nil
+	}
+	if err != nil {
+		return nil, err
+	}
+	defer store.Close()
+	abs := make([]string, len(rels))
+	for i, rel := range rels {
+		abs[i] = filepath.Join(t.Dir, filepath.FromSlash(rel))
+	}
+	tracked, err := store.Tracked(ctx, abs)
+	if err != nil {
+		return nil, err
+	}
+	out := make(map[string]bool, len(tracked))
+	for i, rel := range rels {
+		if tracked[abs[i]] {
+			out[rel] = true
+		}
+	}
+	return out, nil
 }
