@@ -1,0 +1,59 @@
+package merge
+
+import (
+	"errors"
+	"os"
+	"path/filepath"
+	"testing"
+
+	"github.com/memvault/memvault/parser"
+	"github.com/rogpeppe/go-internal/txtar"
+)
+
+// FuzzFiles merges three arbitrary inputs: Files never panics, and when it
+// merges, the result parses, keeps our id and holds a record exactly when
+// it reports conflicts. Seeds: the rule archives and the sample vault.
+func FuzzFiles(f *testing.F) {
+	files, _ := filepath.Glob("testdata/rules/*.txtar")
+	for _, file := range files {
+		ar, err := txtar.ParseFile(file)
+		if err != nil {
+			f.Fatal(err)
+		}
+		sec := map[string][]byte{}
+		for _, x := range ar.Files {
+			sec[x.Name] = x.Data
+		}
+		f.Add(sec["base.md"], sec["ours.md"], sec["theirs.md"])
+	}
+	samples, _ := filepath.Glob("../../sample-vault/*/*.md")
+	for i := 0; i+2 < len(samples) && i < 12; i += 3 {
+		var in [3][]byte
+		for k := range in {
+			b, err := os.ReadFile(samples[i+k])
+			if err != nil {
+				f.Fatal(err)
+			}
+			in[k] = b
+		}
+		f.Add(in[0], in[1], in[2])
+	}
+	f.Fuzz(func(t *testing.T, base, ours, theirs []byte) {
+		res, err := Files(base, ours, theirs)
+		if err != nil {
+			if errors.Is(err, ErrUnmergeable) {
+				return
+			}
+			// Anything else is a merge that broke its promise.
+			t.Fatalf("Files: %v", err)
+		}
+		o, _ := parser.Parse("ours", ours)
+		d, _ := parser.Parse("merged", res.Data)
+		if d == nil || d.Meta.ID != o.Meta.ID {
+			t.Fatalf("merged file does not parse or lost the id:\n%s", res.Data)
+		}
+		if len(res.Conflicts) > 0 && Record(d) == nil {
+			t.Fatalf("conflicts %v but no record:\n%s", res.Conflicts, res.Data)
+		}
+	})
+}

@@ -1,0 +1,78 @@
+package merge
+
+import (
+	"strings"
+	"testing"
+)
+
+func TestText(t *testing.T) {
+	t.Parallel()
+	lines := func(s ...string) string { return strings.Join(s, "\n") + "\n" }
+	for _, tc := range []struct {
+		name, base, ours, theirs, want string
+		ok                             bool
+	}{
+		{"ours only", lines("a", "b"), lines("a", "B"), lines("a", "b"), lines("a", "B"), true},
+		{"theirs only", lines("a", "b"), lines("a", "b"), lines("a", "b", "c"), lines("a", "b", "c"), true},
+		{"same edit both", lines("a", "b"), lines("x", "b"), lines("x", "b"), lines("x", "b"), true},
+		{"apart", lines("a", "b", "c", "d", "e"), lines("A", "b", "c", "d", "e"), lines("a", "b", "c", "d", "E"), lines("A", "b", "c", "d", "E"), true},
+		{"insert both ends", lines("m"), lines("top", "m"), lines("m", "end"), lines("top", "m", "end"), true},
+		{"delete and edit apart", lines("a", "b", "c", "d"), lines("b", "c", "d"), lines("a", "b", "c", "D"), lines("b", "c", "D"), true},
+		{"same line differently", lines("a", "b", "c"), lines("a", "B1", "c"), lines("a", "B2", "c"), "", false},
+		{"both insert at one place", lines("a", "c"), lines("a", "b1", "c"), lines("a", "b2", "c"), "", false},
+		{"edit against delete", lines("a", "b", "c"), lines("a", "c"), lines("a", "B", "c"), "", false},
+		{"empty base, different adds", "", lines("x"), lines("y"), "", false},
+		{"no final newline", "a\nm\nb", "a\nm\nb\nc", "A\nm\nb", "A\nm\nb\nc", true},
+		{"adjacent lines conflict, as in git", lines("a", "b"), lines("A", "b"), lines("a", "B"), "", false},
+		{"chinese", lines("结算", "-", "促销"), lines("结算模块", "-", "促销"), lines("结算", "-", "促销类型"), lines("结算模块", "-", "促销类型"), true},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			got, ok := Text(tc.base, tc.ours, tc.theirs)
+			if ok != tc.ok || got != tc.want {
+				t.Errorf("Text = %q, %v; want %q, %v", got, ok, tc.want, tc.ok)
+			}
+		})
+	}
+}
+
+// TestMatches checks the Myers matching against an LCS length computed by
+// dynamic programming, on small generated inputs.
+func TestMatches(t *testing.T) {
+	t.Parallel()
+	seqs := [][]int{{}, {1}, {1, 2, 3}, {3, 2, 1}, {1, 1, 2, 2, 1}, {2, 1, 2, 1, 2, 3}, {4, 1, 4, 2, 4}, {1, 2, 3, 4, 5, 6}}
+	for _, a := range seqs {
+		for _, b := range seqs {
+			m := matches(a, b)
+			n, last := 0, -1
+			for i, j := range m {
+				if j < 0 {
+					continue
+				}
+				if j <= last || a[i] != b[j] {
+					t.Fatalf("matches(%v, %v) = %v: not an increasing common subsequence", a, b, m)
+				}
+				last, n = j, n+1
+			}
+			if want := lcs(a, b); n != want {
+				t.Errorf("matches(%v, %v) = %v: %d matched, LCS is %d", a, b, m, n, want)
+			}
+		}
+	}
+}
+
+func lcs(a, b []int) int {
+	dp := make([][]int, len(a)+1)
+	for i := range dp {
+		dp[i] = make([]int, len(b)+1)
+	}
+	for i := len(a) - 1; i >= 0; i-- {
+		for j := len(b) - 1; j >= 0; j-- {
+			if a[i] == b[j] {
+				dp[i][j] = dp[i+1][j+1] + 1
+			} else {
+				dp[i][j] = max(dp[i+1][j], dp[i][j+1])
+			}
+		}
+	}
+	return dp[0][0]
+}
