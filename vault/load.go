@@ -21,6 +21,7 @@ import (
 
 	"github.com/memvault/memvault/parser"
 	"github.com/memvault/memvault/vault/index"
+	"github.com/memvault/memvault/vault/merge"
 )
 
 // Diagnostic is a problem found in a vault file, with its place.
@@ -358,6 +359,7 @@ func toMemoryScratch(rel string, data []byte, modTime time.Time, ps *parser.Scra
 		Path:       rel,
 		WikiLinks:  doc.Body.WikiLinks,
 		Hash:       sum,
+		Conflicted: merge.Record(doc),
 		idLine:     doc.FieldLine("id"),
 	}
 	if m.ID == "" {

@@ -85,6 +85,12 @@ type Memory struct {
 	// Stale is set when the file on disk no longer parses and this is the
 	// last good version, kept searchable until the file is fixed.
 	Stale bool `json:"stale,omitempty"`
+	// Conflicted names what a git merge found both sides changing
+	// differently (front-matter keys, "body"): the file keeps one side and
+	// records the other in its conflict entry until someone resolves it.
+	// A file holding git's conflict markers is never loaded as a memory;
+	// its last committed version is, with Conflicted set to "markers".
+	Conflicted []string `json:"conflicted,omitempty"`
 	// Hash identifies the file bytes this memory was read from, within
 	// this process (see contentHash): never store or compare it across
 	// processes.
@@ -113,5 +119,6 @@ func (m *Memory) clone() *Memory {
 	c.Supersedes = append([]string(nil), m.Supersedes...)
 	c.Links = append([]string(nil), m.Links...)
 	c.WikiLinks = append([]string(nil), m.WikiLinks...)
+	c.Conflicted = append([]string(nil), m.Conflicted...)
 	return &c
 }

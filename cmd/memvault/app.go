@@ -93,6 +93,7 @@ English, with time and layer awareness.`,
 		m.importCommand(),
 		m.demoCommand(),
 		m.hookCommand(),
+		m.mergeDriverCommand(),
 	)
 	markArgErrorsAsUsage(root)
 	return root

@@ -31,9 +31,12 @@ func usagef(format string, args ...any) error {
 // the rest 2.
 func exitCode(err error) int {
 	var u usageError
+	var st exitStatus
 	switch {
 	case err == nil:
 		return exitOK
+	case errors.As(err, &st):
+		return st.code
 	case errors.As(err, &u),
 		errors.Is(err, vault.ErrInvalid),
 		errors.Is(err, vault.ErrInvalidLayer),

@@ -338,7 +338,7 @@ func set3(base, ours, theirs []string, fold bool) []string {
 // for what disagrees, nil when it has none. A record whose field list
 // cannot be read still marks the memory: it returns [ConflictKey].
 func Record(d *parser.Document) []string {
-	if d == nil || !slices.Contains(d.Keys(), ConflictKey) {
+	if d == nil || d.FieldLine(ConflictKey) == 0 {
 		return nil
 	}
 	v, _ := d.Value(ConflictKey)
@@ -347,7 +347,7 @@ func Record(d *parser.Document) []string {
 	var out []string
 	for f := range strings.SplitSeq(fields, ",") {
 		if f = strings.TrimSpace(f); f != "" {
-			out = append(out, f)
+			out = append(out, strings.Clone(f)) // never a piece of the parser's scratch memory
 		}
 	}
 	if out == nil {

@@ -1,0 +1,159 @@
+package main
+
+import (
+	"os"
+	"os/exec"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/memvault/memvault/vault"
+)
+
+// mergeRepo is a real git repository whose .gitattributes sends memory
+// files to the memvault merge driver (this package's binary), with one
+// memory committed on main.
+type mergeRepo struct {
+	t    *testing.T
+	root string
+}
+
+const mergeMemory = ".memory/project/money.md"
+
+func newMergeRepo(t *testing.T, base string) *mergeRepo {
+	t.Helper()
+	bin := buildMemvault(t)
+	r := &mergeRepo{t: t, root: t.TempDir()}
+	r.git("init", "-q", "-b", "main")
+	r.git("config", "merge.memvault.driver", hookQuote(bin)+" merge-driver %O %A %B %P")
+	r.write(".gitattributes", ".memory/**/*.md merge=memvault\n")
+	r.write(mergeMemory, base)
+	r.git("add", "-A")
+	r.git("commit", "-q", "-m", "base")
+	return r
+}
+
+func (r *mergeRepo) write(rel, content string) {
+	r.t.Helper()
+	p := filepath.Join(r.root, filepath.FromSlash(rel))
+	if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+		r.t.Fatal(err)
+	}
+	if err := os.WriteFile(p, []byte(content), 0o644); err != nil {
+		r.t.Fatal(err)
+	}
+}
+
+// try runs git and returns its output and whether it succeeded.
+func (r *mergeRepo) try(args ...string) (string, bool) {
+	r.t.Helper()
+	cmd := exec.Command("git", append([]string{"-C", r.root}, args...)...)
+	out, err := cmd.CombinedOutput()
+	return string(out), err == nil
+}
+
+func (r *mergeRepo) git(args ...string) string {
+	r.t.Helper()
+	out, ok := r.try(args...)
+	if !ok {
+		r.t.Fatalf("git %s:\n%s", strings.Join(args, " "), out)
+	}
+	return out
+}
+
+// commitOn commits content as the memory on branch (created from main
+// when new).
+func (r *mergeRepo) commitOn(branch, content string) {
+	r.t.Helper()
+	if _, ok := r.try("rev-parse", "--verify", "-q", branch); ok {
+		r.git("checkout", "-q", branch)
+	} else {
+		r.git("checkout", "-q", "-b", branch, "main")
+	}
+	r.write(mergeMemory, content)
+	r.git("commit", "-q", "-am", "edit on "+branch)
+}
+
+func (r *mergeRepo) memory() string { return readFile(r.t, filepath.Join(r.root, mergeMemory)) }
+
+const mergeBase = `---
+id: 01JDX3Q8W7AAAAAAAAAAAAAAAA
+title: Money is int64 cents
+importance: 5
+tags: [money]
+---
+Money is int64 cents, never float64.
+`
+
+func TestMergeDriverMergesDifferentFields(t *testing.T) {
+	t.Parallel()
+	r := newMergeRepo(t, mergeBase)
+	r.commitOn("theirs", strings.Replace(mergeBase, "importance: 5", "importance: 8 # ledger incident", 1))
+	r.commitOn("main", strings.Replace(mergeBase, "tags: [money]", "tags: [money, 金额]", 1))
+	if out, ok := r.try("merge", "--no-edit", "theirs"); !ok {
+		t.Fatalf("git merge failed:\n%s", out)
+	}
+	want := strings.Replace(strings.Replace(mergeBase, "importance: 5", "importance: 8 # ledger incident", 1), "tags: [money]", "tags: [money, 金额]", 1)
+	if got := r.memory(); got != want {
+		t.Errorf("merged memory:\n%s\nwant:\n%s", got, want)
+	}
+	if st := r.git("status", "--porcelain"); st != "" {
+		t.Errorf("work tree not clean after the merge:\n%s", st)
+	}
+}
+
+func TestMergeDriverConflictLeavesNoMarkers(t *testing.T) {
+	t.Parallel()
+	r := newMergeRepo(t, mergeBase)
+	r.commitOn("theirs", strings.Replace(mergeBase, "title: Money is int64 cents", "title: 金额用 int64 分", 1))
+	r.commitOn("main", strings.Replace(mergeBase, "title: Money is int64 cents", "title: Money is int64 minor units", 1))
+	out, ok := r.try("merge", "--no-edit", "theirs")
+	if ok {
+		t.Fatalf("git merge succeeded; want it to stop on the conflict:\n%s", out)
+	}
+	if !strings.Contains(out, "both sides changed title") {
+		t.Errorf("git merge output does not say what disagrees:\n%s", out)
+	}
+	got := r.memory()
+	for _, marker := range []string{"<<<<<<<", "=======", ">>>>>>>"} {
+		if strings.Contains(got, marker) {
+			t.Fatalf("merged memory holds %q:\n%s", marker, got)
+		}
+	}
+	v, err := vault.Open(t.Context(), filepath.Join(r.root, ".memory"), vault.Options{Now: func() time.Time { return gitTestNow }})
+	if err != nil {
+		t.Fatal(err)
+	}
+	m, err := v.Get("01JDX3Q8W7AAAAAAAAAAAAAAAA")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if m.Title != "Money is int64 minor units" || !slices.Equal(m.Conflicted, []string{"title"}) {
+		t.Errorf("loaded %q conflicted %v; want ours' title, conflicted [title]", m.Title, m.Conflicted)
+	}
+	if !strings.Contains(got, "theirs_title: 金额用 int64 分") {
+		t.Errorf("their title is not readable in the file:\n%s", got)
+	}
+}
+
+func TestMergeDriverUnderRebase(t *testing.T) {
+	t.Parallel()
+	// Adjacent lines: git's own text merge would stop on them.
+	topic := strings.Replace(mergeBase, "importance: 5", "importance: 7", 1)
+	r := newMergeRepo(t, mergeBase)
+	r.commitOn("topic", topic)
+	r.commitOn("main", strings.Replace(mergeBase, "tags: [money]", "tags: [money, ledger]", 1))
+	r.git("checkout", "-q", "topic")
+	if out, ok := r.try("rebase", "main"); !ok {
+		t.Fatalf("git rebase failed:\n%s", out)
+	}
+	want := strings.Replace(topic, "tags: [money]", "tags: [money, ledger]", 1)
+	if got := r.memory(); got != want {
+		t.Errorf("rebased memory:\n%s\nwant:\n%s", got, want)
+	}
+	if n := strings.TrimSpace(r.git("rev-list", "--count", "main..topic")); n != "1" {
+		t.Errorf("topic has %s commits over main, want 1", n)
+	}
+}
