@@ -20,12 +20,20 @@ var (
 	ErrOutsideVault   = errors.New("path outside the vault")
 	ErrSupersedesSelf = errors.New("a memory cannot supersede itself")
 	ErrSecret         = errors.New("secret detected")
+	// ErrConflictMarkers reports a file holding git conflict markers: it
+	// is never loaded, written or committed as a memory.
+	ErrConflictMarkers = errors.New("git conflict markers")
 	// ErrDuplicate is wrapped by *DuplicateError: Remember found an active
 	// memory with the same or a near-identical title.
 	ErrDuplicate = errors.New("a memory with this title exists")
 	// ErrNoVault means a Set was asked for a vault it does not have.
 	ErrNoVault = errors.New("no such vault in the set")
 )
+
+// ConflictedMarkers is the Memory.Conflicted label of a memory whose file
+// holds git conflict markers: what is served is its last committed
+// version.
+const ConflictedMarkers = "markers"
 
 // Status is a memory's lifecycle state.
 type Status string

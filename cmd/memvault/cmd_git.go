@@ -44,7 +44,7 @@ func (m *Main) openGitVaultAt(ctx context.Context, dir string, recover bool) (*v
 		store.Close()
 		return nil, nil, usageError{err}
 	}
-	v, err := vault.Open(ctx, dir, vault.Options{Now: m.Now, Client: "cli",
+	v, err := vault.Open(ctx, dir, vault.Options{Now: m.Now, Client: "cli", Committed: headFiles{dir, store},
 		Committer: gitCommitter{store: store, author: author, logger: m.logger}})
 	if err != nil {
 		store.Close()

@@ -76,3 +76,27 @@ func lcs(a, b []int) int {
 	}
 	return dp[0][0]
 }
+
+func TestMarkerLine(t *testing.T) {
+	t.Parallel()
+	for _, tc := range []struct {
+		name, in string
+		want     int
+	}{
+		{"none", "---\nid: a\n---\nbody\n", 0},
+		{"setext heading", "Title\n=======\n\ntext\n", 0},
+		{"arrows inside a line", "a <<<<<<< b\nx >>>>>>> y\n", 0},
+		{"eight arrows", "<<<<<<<<\n", 0},
+		{"git block in the body", "---\nid: a\n---\nx\n<<<<<<< HEAD\nours\n=======\ntheirs\n>>>>>>> topic\n", 5},
+		{"file starts with a marker", "<<<<<<< HEAD\n---\nid: a\n", 1},
+		{"bare opening", "a\r\n<<<<<<<\r\n", 2},
+		{"diff3 base marker", "a\n||||||| base\n", 2},
+		{"closing only", "a\nb\n>>>>>>> theirs", 3},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			if got := MarkerLine([]byte(tc.in)); got != tc.want {
+				t.Errorf("MarkerLine = %d, want %d", got, tc.want)
+			}
+		})
+	}
+}

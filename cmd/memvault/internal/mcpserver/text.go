@@ -45,8 +45,19 @@ func renderResults(rs []view.RecallResult, empty, hint string) (string, []view.R
 		if len(r.PossibleConflict) > 0 {
 			fmt.Fprintf(&b, "   possible conflict with: %s\n", strings.Join(r.PossibleConflict, ", "))
 		}
+		if len(r.Conflicted) > 0 {
+			fmt.Fprintf(&b, "   %s\n", conflictedText(r.Conflicted))
+		}
 	}
 	return strings.TrimRight(b.String(), "\n"), rs
+}
+
+// conflictedText labels a memory a git merge left in conflict.
+func conflictedText(what []string) string {
+	if len(what) == 1 && what[0] == vault.ConflictedMarkers {
+		return "conflicted: its file holds git conflict markers; this is its last committed version (see memory_stats)"
+	}
+	return "conflicted: a git merge left " + strings.Join(what, ", ") + " in disagreement; another version is in the file's conflict entry (see memory_stats)"
 }
 
 // namedRefs names memories for people: "Title" (id), comma-separated.
