@@ -224,9 +224,9 @@ type VaultStats struct {
 	// Conflicted lists the files a git merge left in conflict, each with
 	// what to do.
 	Conflicted []Conflicted `json:"conflicted,omitempty"`
-	GitHead  string   `json:"git_head,omitempty"`
-	Indexed  int      `json:"index_docs"`
-	LoadedAt string   `json:"loaded_at"`
+	GitHead    string       `json:"git_head,omitempty"`
+	Indexed    int          `json:"index_docs"`
+	LoadedAt   string       `json:"loaded_at"`
 	// IndexAge is the wall-clock seconds since the index last changed.
 	IndexAge float64 `json:"index_age_seconds"`
 }
