@@ -10,6 +10,7 @@ import (
 
 	"github.com/memvault/memvault/parser"
 	"github.com/memvault/memvault/vault/commitmsg"
+	"github.com/memvault/memvault/vault/merge"
 )
 
 // Outcomes of a doctor check.
@@ -292,6 +293,9 @@ func (r *doctorRun) commitHandEdits(ctx context.Context, rels []string) (string,
 	if err := r.v.RefuseSecretsInFiles(ctx, rels); err != nil {
 		return "", err
 	}
+	if err := r.v.refuseConflictMarkers(rels); err != nil {
+		return "", err
+	}
 	msg := commitmsg.Message{Body: HandEditReason}
 	byPath := map[string]*Memory{}
 	for _, m := range r.v.All() {
@@ -322,6 +326,28 @@ func (r *doctorRun) commitHandEdits(ctx context.Context, rels []string) (string,
 		return "", err
 	}
 	return hash, r.v.Refresh(ctx, rels)
+}
+
+// refuseConflictMarkers refuses, with an error matching
+// ErrConflictMarkers, a commit of vault-relative files one of which holds
+// git conflict markers as it is on disk now (sortHandEdits left out those
+// that did at load). A missing file is a deletion.
+func (v *Vault) refuseConflictMarkers(rels []string) error {
+	r, err := openRoot(v.dir, false)
+	if err != nil {
+		return err
+	}
+	defer r.Close()
+	for _, rel := range rels {
+		data, err := r.readFile(rel)
+		if err != nil && !isNotExistErr(err) {
+			return fmt.Errorf("read %s: %w", rel, err)
+		}
+		if line := merge.MarkerLine(data); line > 0 {
+			return fmt.Errorf("commit refused: %s:%d: %w", rel, line, ErrConflictMarkers)
+		}
+	}
+	return nil
 }
 
 // handEditedMemory names the memory of a changed file and what happened

@@ -191,6 +191,12 @@ func TestDoctorFixCommitsHandEdits(t *testing.T) {
 			files:       map[string]string{"project/a.md": goodMemory + "\nEdited.\n", "project/new.md": newMemory, "project/broken.md": brokenFile},
 			wantSubject: "memory: commit 2 hand-edited files", wantIDs: []string{"01GOODMEMORY00000000000000", "01NEWMEMORY000000000000000"},
 			wantFixed: "fixed files: committed 2 hand-edited files in c0ffee: project/a.md, project/new.md", problems: 2},
+		{name: "conflict markers left", changed: []string{"project/a.md", "project/new.md"},
+			head: map[string]string{"project/a.md": goodMemory},
+			files: map[string]string{"project/a.md": goodMemory + "<<<<<<< HEAD\nours\n=======\ntheirs\n>>>>>>> topic\n",
+				"project/new.md": newMemory},
+			wantSubject: `memory(project): add "Queues are durable"`, wantIDs: []string{"01NEWMEMORY000000000000000"},
+			wantFixed: "fixed files: committed 1 hand-edited file in c0ffee: project/new.md", problems: 2},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -252,5 +258,25 @@ func TestDoctorFixFinishesAJournal(t *testing.T) {
 	}
 	if _, err := os.Stat(filepath.Join(v.Dir(), JournalName)); !errors.Is(err, os.ErrNotExist) {
 		t.Errorf("journal still there: %v", err)
+	}
+}
+
+// TestDoctorFixRechecksConflictMarkers: markers written after the vault
+// was loaded (a merge stopping while doctor runs) still stop the commit.
+func TestDoctorFixRechecksConflictMarkers(t *testing.T) {
+	t.Parallel()
+	c := &recordingCommitter{}
+	v := doctorVault(t, map[string]string{"project/a.md": goodMemory + "\nEdited.\n"}, c)
+	writeFiles(t, v.Dir(), map[string]string{"project/a.md": goodMemory + "<<<<<<< HEAD\nx\n=======\ny\n>>>>>>> topic\n"})
+	rep, err := Doctor{Repo: &fakeDoctorRepo{state: RepoState{Branch: "main", Head: "01234567"}, changed: []string{"project/a.md"},
+		head: map[string]string{"project/a.md": goodMemory}}, Committer: c, Fix: true}.Run(t.Context(), v)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if lines := checkLines(rep); !hasLine(lines, "problem files: could not commit the hand edits", "project/a.md:6", "git conflict markers") {
+		t.Errorf("report:\n%s", strings.Join(lines, "\n"))
+	}
+	if len(c.commits) != 0 {
+		t.Errorf("committed %v", c.commits)
 	}
 }

@@ -187,5 +187,15 @@ func (m *Main) hookPreCommit(ctx context.Context) error {
 		return usagef("commit blocked: %d secret(s) in %d staged memory file(s); remove them and stage again, "+
 			"or mark a known false positive with %s on its line (see docs/secrets.md)", len(found), len(files), secret.AllowMarker)
 	}
+	marked, err := vault.StagedConflictMarkers(ctx, stagedIndex{store: store, index: index, dir: dir})
+	if err != nil {
+		return fmt.Errorf("scan staged memory files: %w", err)
+	}
+	for _, f := range marked {
+		fmt.Fprintf(m.Stderr, "%s:%d: git conflict marker\n", f.Path, f.Line)
+	}
+	if len(marked) > 0 {
+		return usagef("commit blocked: %d staged memory file(s) hold git conflict markers; resolve them (see memvault stats) and stage again", len(marked))
+	}
 	return nil
 }

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"errors"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -155,5 +156,82 @@ func TestMergeDriverUnderRebase(t *testing.T) {
 	}
 	if n := strings.TrimSpace(r.git("rev-list", "--count", "main..topic")); n != "1" {
 		t.Errorf("topic has %s commits over main, want 1", n)
+	}
+}
+
+func TestHookBlocksConflictMarkers(t *testing.T) {
+	t.Parallel()
+	r := newHookRepo(t, buildMemvault(t))
+	r.memvault("hook", "install")
+	r.write(".memory/project/money.md", mergeBase)
+	if out, ok := r.commit("base", ".memory/project/money.md"); !ok {
+		t.Fatalf("clean commit blocked:\n%s", out)
+	}
+	before := r.head()
+	r.write(".memory/project/money.md", mergeBase+"<<<<<<< HEAD\nours\n=======\ntheirs\n>>>>>>> topic\n")
+	out, ok := r.commit("half a merge", ".memory/project/money.md")
+	if ok {
+		t.Fatalf("commit with conflict markers went through:\n%s", out)
+	}
+	if want := ".memory/project/money.md:8: git conflict marker"; !strings.Contains(out, want) {
+		t.Errorf("hook output lacks %q:\n%s", want, out)
+	}
+	if got := r.head(); got != before {
+		t.Errorf("HEAD moved from %s to %s", before, got)
+	}
+}
+
+// memvault runs the built memvault in the repository and returns its exit
+// status and combined output.
+func (r *mergeRepo) memvault(args ...string) (int, string) {
+	r.t.Helper()
+	cmd := exec.Command(buildMemvault(r.t), args...)
+	cmd.Dir = r.root
+	out, err := cmd.CombinedOutput()
+	var exit *exec.ExitError
+	if errors.As(err, &exit) {
+		return exit.ExitCode(), string(out)
+	} else if err != nil {
+		r.t.Fatal(err)
+	}
+	return 0, string(out)
+}
+
+// TestMarkersFromAMergeWithoutTheDriver: a clone without the driver
+// registered merges with git's text merge and gets markers; memvault
+// reports them, serves HEAD's version labelled, and the fix it names
+// (register the driver, redo the merge of the file) works.
+func TestMarkersFromAMergeWithoutTheDriver(t *testing.T) {
+	t.Parallel()
+	r := newMergeRepo(t, mergeBase)
+	r.git("config", "--unset", "merge.memvault.driver")
+	r.commitOn("theirs", strings.Replace(mergeBase, "importance: 5", "importance: 8", 1))
+	r.commitOn("main", strings.Replace(mergeBase, "tags: [money]", "tags: [money, ledger]", 1))
+	if out, ok := r.try("merge", "--no-edit", "theirs"); ok {
+		t.Fatalf("git's text merge of adjacent lines succeeded:\n%s", out)
+	}
+	if !strings.Contains(r.memory(), "<<<<<<< ") {
+		t.Fatalf("no markers to test with:\n%s", r.memory())
+	}
+
+	code, out := r.memvault("lint")
+	if code == 0 || !strings.Contains(out, "project/money.md:4: git conflict markers") {
+		t.Errorf("lint exit %d, output:\n%s", code, out)
+	}
+	code, out = r.memvault("show", "01JDX3Q8W7AAAAAAAAAAAAAAAA")
+	if code != 0 || !strings.Contains(out, "CONFLICTED: the file holds git conflict markers") || strings.Contains(out, "<<<<<<<") {
+		t.Errorf("show exit %d, output:\n%s", code, out)
+	}
+	code, out = r.memvault("stats")
+	if code != 0 || !strings.Contains(out, "conflict  project/money.md (markers)") || !strings.Contains(out, "git checkout -m -- ") {
+		t.Errorf("stats exit %d, output:\n%s", code, out)
+	}
+
+	// The fix stats names: register the driver, redo the file's merge.
+	r.git("config", "merge.memvault.driver", hookQuote(buildMemvault(t))+" merge-driver %O %A %B %P")
+	r.git("checkout", "-m", "--", mergeMemory)
+	want := strings.Replace(strings.Replace(mergeBase, "importance: 5", "importance: 8", 1), "tags: [money]", "tags: [money, ledger]", 1)
+	if got := r.memory(); got != want {
+		t.Errorf("after checkout -m with the driver:\n%s\nwant:\n%s", got, want)
 	}
 }
