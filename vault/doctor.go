@@ -104,6 +104,9 @@ type Doctor struct {
 	LockWait time.Duration
 	// Client names the fixer in the hand edits' commit; empty means "cli".
 	Client string
+	// MergeDriver is the merge driver's setup in the clone; nil means it
+	// is not checked.
+	MergeDriver MergeDriverRepo
 }
 
 // Run checks v and, with Fix, repairs it. The error is for failures to
@@ -121,6 +124,11 @@ func (d Doctor) Run(ctx context.Context, v *Vault) (DoctorReport, error) {
 		return r.report, err
 	}
 	r.lock(ctx)
+	if d.MergeDriver != nil {
+		// Before the journal and the hand edits, so that their commits,
+		// which say more, come last.
+		r.mergeDriver(ctx)
+	}
 	r.journal(ctx)
 	if err := r.dirty(ctx); err != nil {
 		return r.report, err

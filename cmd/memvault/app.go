@@ -13,6 +13,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/memvault/memvault/cmd/memvault/internal/gitrepo"
 	"github.com/memvault/memvault/gitstore"
 	"github.com/memvault/memvault/vault"
 )
@@ -170,7 +171,7 @@ func (m *Main) openExistingVault(ctx context.Context) (*vault.Vault, error) {
 
 // openVaultAt loads the vault at dir for a command.
 func (m *Main) openVaultAt(ctx context.Context, dir string) (*vault.Vault, error) {
-	v, err := vault.Open(ctx, dir, vault.Options{Now: m.Now, Client: "cli", Committed: headFiles{dir: dir}})
+	v, err := vault.Open(ctx, dir, vault.Options{Now: m.Now, Client: "cli", Committed: gitrepo.HeadFiles{Dir: dir}})
 	if err != nil {
 		return nil, fmt.Errorf("open vault %s: %w", dir, err)
 	}

@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/memvault/memvault/cmd/memvault/internal/clitext"
+	"github.com/memvault/memvault/cmd/memvault/internal/gitrepo"
 	"github.com/memvault/memvault/gitstore"
 	"github.com/memvault/memvault/vault"
 	"github.com/memvault/memvault/vault/history"
@@ -44,7 +45,7 @@ func (m *Main) openGitVaultAt(ctx context.Context, dir string, recover bool) (*v
 		store.Close()
 		return nil, nil, usageError{err}
 	}
-	v, err := vault.Open(ctx, dir, vault.Options{Now: m.Now, Client: "cli", Committed: headFiles{dir, store},
+	v, err := vault.Open(ctx, dir, vault.Options{Now: m.Now, Client: "cli", Committed: gitrepo.HeadFiles{Dir: dir, Store: store},
 		Committer: gitCommitter{store: store, author: author, logger: m.logger}})
 	if err != nil {
 		store.Close()

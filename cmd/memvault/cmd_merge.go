@@ -3,7 +3,6 @@ package main
 import (
 	"errors"
 	"fmt"
-	"os"
 	"strings"
 
 	"github.com/spf13/cobra"
@@ -30,14 +29,10 @@ func (m *Main) mergeDriverCommand() *cobra.Command {
 	return &cobra.Command{
 		Use:   "merge-driver BASE OURS THEIRS PATH",
 		Short: "Merge a memory file field by field (run by git: merge.memvault.driver)",
-		Long: `merge-driver is git's merge driver for memory files (git passes %O %A %B %P).
-It merges the common ancestor BASE, OURS and THEIRS field by field and the
-body line by line, and writes the result to OURS. Exit 0: merged cleanly.
-Exit 1: both sides changed something differently; OURS keeps our value and
-records theirs in its "conflict" entry (never conflict markers), and the
-memory is labelled conflicted until someone resolves it. Above 128: the
-merge failed. The rules are in docs/team.md; memvault init registers the
-driver.`,
+		Long: `merge-driver merges BASE, OURS and THEIRS (git's %O %A %B %P) field by field into
+OURS (rules: docs/team.md). Exit 0: clean; 1: both sides changed something
+differently, OURS keeps ours and records theirs in its "conflict" entry,
+never markers; above 128: failed. memvault init and doctor --fix register it.`,
 		Args: cobra.ExactArgs(4),
 		RunE: func(_ *cobra.Command, args []string) error {
 			return m.mergeDriver(args[0], args[1], args[2], args[3])
@@ -46,27 +41,13 @@ driver.`,
 }
 
 func (m *Main) mergeDriver(basePath, oursPath, theirsPath, name string) error {
-	fail := func(err error) error { return exitStatus{exitMergeFailure, fmt.Errorf("merge %s: %w", name, err)} }
-	var in [3][]byte
-	for i, p := range []string{basePath, oursPath, theirsPath} {
-		b, err := os.ReadFile(p)
-		if err != nil {
-			return fail(err)
-		}
-		in[i] = b
-	}
-	res, err := merge.Files(in[0], in[1], in[2])
-	if errors.Is(err, merge.ErrUnmergeable) {
-		// Ours stays as it is, without markers; theirs is one
-		// `git checkout --theirs` away.
+	res, err := merge.Driver(basePath, oursPath, theirsPath)
+	switch {
+	case errors.Is(err, merge.ErrUnmergeable):
 		return exitStatus{exitMergeConflict, fmt.Errorf("%s: %w; kept ours as it is: compare with git checkout --theirs -- %s, then git add it", name, err, name)}
-	} else if err != nil {
-		return fail(err)
-	}
-	if err := os.WriteFile(oursPath, res.Data, 0o644); err != nil {
-		return fail(err)
-	}
-	if len(res.Conflicts) > 0 {
+	case err != nil:
+		return exitStatus{exitMergeFailure, fmt.Errorf("merge %s: %w", name, err)}
+	case len(res.Conflicts) > 0:
 		return exitStatus{exitMergeConflict, fmt.Errorf("%s: both sides changed %s: kept ours, theirs is in the file's conflict entry; edit the file, remove the conflict entry, then git add it", name, strings.Join(res.Conflicts, ", "))}
 	}
 	return nil

@@ -235,3 +235,59 @@ func TestMarkersFromAMergeWithoutTheDriver(t *testing.T) {
 		t.Errorf("after checkout -m with the driver:\n%s\nwant:\n%s", got, want)
 	}
 }
+
+// TestInitAndDoctorSetUpTheMergeDriver: init writes the vault's
+// .gitattributes and registers the driver, so a merge of two edits of one
+// memory goes through it; a fresh clone lacks the registration, doctor
+// says so and the command it names fixes it.
+func TestInitAndDoctorSetUpTheMergeDriver(t *testing.T) {
+	t.Parallel()
+	r := &mergeRepo{t: t, root: t.TempDir()}
+	r.git("init", "-q", "-b", "main")
+	if code, out := r.memvault("init"); code != 0 || !strings.Contains(out, "registered the memvault merge driver") {
+		t.Fatalf("init: exit %d\n%s", code, out)
+	}
+	if got := r.git("check-attr", "merge", "--", mergeMemory); !strings.HasSuffix(strings.TrimSpace(got), "merge: memvault") {
+		t.Errorf("check-attr after init: %q", got)
+	}
+	if code, out := r.memvault("doctor"); code != 0 || !strings.Contains(out, "ok       merge") {
+		t.Errorf("doctor after init: exit %d\n%s", code, out)
+	}
+	r.write(mergeMemory, mergeBase)
+	r.git("add", "-A")
+	r.git("commit", "-q", "-m", "base")
+
+	r.commitOn("theirs", strings.Replace(mergeBase, "importance: 5", "importance: 8", 1))
+	r.commitOn("main", strings.Replace(mergeBase, "tags: [money]", "tags: [money, ledger]", 1))
+	if out, ok := r.try("merge", "--no-edit", "theirs"); !ok {
+		t.Fatalf("git merge through the driver init registered failed:\n%s", out)
+	}
+
+	clone := &mergeRepo{t: t, root: filepath.Join(t.TempDir(), "clone")}
+	r.git("clone", "-q", r.root, clone.root)
+	code, out := clone.memvault("doctor")
+	if code != 1 || !strings.Contains(out, "problem  merge") || !strings.Contains(out, "does not register it") ||
+		!strings.Contains(out, "`memvault doctor --fix`") {
+		t.Errorf("doctor in a fresh clone: exit %d\n%s", code, out)
+	}
+	if code, out := clone.memvault("doctor", "--fix"); code != 0 || !strings.Contains(out, "fixed    merge     registered the merge driver") {
+		t.Errorf("doctor --fix in the clone: exit %d\n%s", code, out)
+	}
+	if code, out := clone.memvault("doctor"); code != 0 || !strings.Contains(out, "ok       merge") {
+		t.Errorf("doctor after the fix: exit %d\n%s", code, out)
+	}
+}
+
+func TestMergeDriverUnderCherryPick(t *testing.T) {
+	t.Parallel()
+	topic := strings.Replace(mergeBase, "importance: 5", "importance: 7", 1)
+	r := newMergeRepo(t, mergeBase)
+	r.commitOn("topic", topic)
+	r.commitOn("main", strings.Replace(mergeBase, "tags: [money]", "tags: [money, ledger]", 1))
+	if out, ok := r.try("cherry-pick", "topic"); !ok {
+		t.Fatalf("git cherry-pick failed:\n%s", out)
+	}
+	if got, want := r.memory(), strings.Replace(topic, "tags: [money]", "tags: [money, ledger]", 1); got != want {
+		t.Errorf("cherry-picked memory:\n%s\nwant:\n%s", got, want)
+	}
+}

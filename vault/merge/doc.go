@@ -19,6 +19,7 @@
 // keeps its id, and both versions stay readable. The loader reads that
 // entry ([Record]) and labels the memory conflicted.
 //
-// The package is pure: bytes in, bytes out. It imports the parser and the
-// standard library only; the text merge is its own (Myers diff, diff3).
+// The package is pure, bytes in and bytes out, but for Driver, which reads
+// and writes the files git names. It imports the parser and the standard
+// library only; the text merge is its own (Myers diff, diff3).
 package merge
