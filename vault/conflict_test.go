@@ -112,6 +112,9 @@ func TestConflictEntryLabelsTheMemory(t *testing.T) {
 	if want := []string{"title", "body"}; !slices.Equal(m.Conflicted, want) {
 		t.Errorf("Conflicted = %v, want %v", m.Conflicted, want)
 	}
+	if want := map[string]string{"title": "金额用分", "body": "x\n"}; !cmp.Equal(m.ConflictTheirs, want) {
+		t.Errorf("ConflictTheirs = %v, want %v", m.ConflictTheirs, want)
+	}
 	want := []ConflictedFile{{Path: "project/money.md", ID: m.ID, What: []string{"title", "body"}}}
 	if d := cmp.Diff(want, v.Stats().Conflicted); d != "" {
 		t.Errorf("Stats.Conflicted (-want +got):\n%s", d)

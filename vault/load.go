@@ -392,9 +392,9 @@ func toMemoryScratch(rel string, data []byte, modTime time.Time, ps *parser.Scra
 		Path:       rel,
 		WikiLinks:  doc.Body.WikiLinks,
 		Hash:       sum,
-		Conflicted: merge.Record(doc),
 		idLine:     doc.FieldLine("id"),
 	}
+	m.Conflicted, m.ConflictTheirs = merge.Record(doc)
 	if m.ID == "" {
 		m.ID = DerivedID(rel)
 	} else if err := ValidateID(m.ID); err != nil {

@@ -3,6 +3,7 @@ package vault
 import (
 	"errors"
 	"fmt"
+	"maps"
 	"time"
 )
 
@@ -99,6 +100,10 @@ type Memory struct {
 	// A file holding git's conflict markers is never loaded as a memory;
 	// its last committed version is, with Conflicted set to "markers".
 	Conflicted []string `json:"conflicted,omitempty"`
+	// ConflictTheirs holds the other side's values of what Conflicted
+	// names, from the file's conflict entry ("body" for the body); a name
+	// without a value was deleted on that side.
+	ConflictTheirs map[string]string `json:"conflict_theirs,omitempty"`
 	// Hash identifies the file bytes this memory was read from, within
 	// this process (see contentHash): never store or compare it across
 	// processes.
@@ -128,5 +133,6 @@ func (m *Memory) clone() *Memory {
 	c.Links = append([]string(nil), m.Links...)
 	c.WikiLinks = append([]string(nil), m.WikiLinks...)
 	c.Conflicted = append([]string(nil), m.Conflicted...)
+	c.ConflictTheirs = maps.Clone(m.ConflictTheirs)
 	return &c
 }

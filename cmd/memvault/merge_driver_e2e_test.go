@@ -137,6 +137,10 @@ func TestMergeDriverConflictLeavesNoMarkers(t *testing.T) {
 	if !strings.Contains(got, "theirs_title: 金额用 int64 分") {
 		t.Errorf("their title is not readable in the file:\n%s", got)
 	}
+	if code, out := r.memvault("show", "01JDX3Q8W7AAAAAAAAAAAAAAAA"); code != 0 || !strings.Contains(out, "CONFLICTED: a git merge left title in disagreement") ||
+		!strings.Contains(out, "theirs title: 金额用 int64 分") {
+		t.Errorf("show: exit %d\n%s", code, out)
+	}
 }
 
 func TestMergeDriverUnderRebase(t *testing.T) {

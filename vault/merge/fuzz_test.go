@@ -52,7 +52,7 @@ func FuzzFiles(f *testing.F) {
 		if d == nil || d.Meta.ID != o.Meta.ID {
 			t.Fatalf("merged file does not parse or lost the id:\n%s", res.Data)
 		}
-		if len(res.Conflicts) > 0 && Record(d) == nil {
+		if len(res.Conflicts) > 0 && fieldsOf(d) == nil {
 			t.Fatalf("conflicts %v but no record:\n%s", res.Conflicts, res.Data)
 		}
 	})

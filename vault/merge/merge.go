@@ -334,24 +334,36 @@ func set3(base, ours, theirs []string, fold bool) []string {
 	return out
 }
 
-// Record returns the names the conflict record of a parsed memory gives
-// for what disagrees, nil when it has none. A record whose field list
-// cannot be read still marks the memory: it returns [ConflictKey].
-func Record(d *parser.Document) []string {
+// Record reads the conflict record of a parsed memory: the names it gives
+// for what disagrees (nil when there is no record) and their side's
+// values, by name ("body" for the body; a name without a value was
+// deleted on their side). A record whose field list cannot be read still
+// marks the memory: fields is then [ConflictKey]. Nothing returned points
+// into the parser's scratch memory.
+func Record(d *parser.Document) (fields []string, theirs map[string]string) {
 	if d == nil || d.FieldLine(ConflictKey) == 0 {
-		return nil
+		return nil, nil
 	}
 	v, _ := d.Value(ConflictKey)
 	rec, _ := v.(map[string]any)
-	fields, _ := rec["fields"].(string)
-	var out []string
-	for f := range strings.SplitSeq(fields, ",") {
+	list, _ := rec["fields"].(string)
+	for f := range strings.SplitSeq(list, ",") {
 		if f = strings.TrimSpace(f); f != "" {
-			out = append(out, strings.Clone(f)) // never a piece of the parser's scratch memory
+			fields = append(fields, strings.Clone(f))
 		}
 	}
-	if out == nil {
-		return []string{ConflictKey}
+	for k, x := range rec {
+		name, ok := strings.CutPrefix(k, "theirs_")
+		if !ok || !slices.Contains(fields, name) {
+			continue
+		}
+		if theirs == nil {
+			theirs = map[string]string{}
+		}
+		theirs[strings.Clone(name)] = strings.Clone(text(x))
 	}
-	return out
+	if fields == nil {
+		return []string{ConflictKey}, nil
+	}
+	return fields, theirs
 }

@@ -83,8 +83,8 @@ func assertMerged(t *testing.T, ours []byte, res Result) {
 			t.Errorf("merged file holds the marker %q", m)
 		}
 	}
-	rec := Record(d)
-	if len(res.Conflicts) == 0 && rec != nil && Record(o) == nil {
+	rec := fieldsOf(d)
+	if len(res.Conflicts) == 0 && rec != nil && fieldsOf(o) == nil {
 		t.Errorf("clean merge wrote a conflict record %v", rec)
 	}
 	if len(res.Conflicts) > 0 && !cmp.Equal(rec, res.Conflicts) {
@@ -133,9 +133,19 @@ func TestRecordOfConflictedMerge(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if got := Record(mustParse(t, again.Data)); !cmp.Equal(got, []string{"title", "body"}) {
-		t.Errorf("record after a clean merge: %v", got)
+	fields, values := Record(mustParse(t, again.Data))
+	if !cmp.Equal(fields, []string{"title", "body"}) {
+		t.Errorf("record after a clean merge: %v", fields)
 	}
+	if want := map[string]string{"title": "C", "body": "z\n"}; !cmp.Equal(values, want) {
+		t.Errorf("their values %v, want %v", values, want)
+	}
+}
+
+// fieldsOf is what a document's record names as disagreeing.
+func fieldsOf(d *parser.Document) []string {
+	fields, _ := Record(d)
+	return fields
 }
 
 func mustParse(t *testing.T, b []byte) *parser.Document {

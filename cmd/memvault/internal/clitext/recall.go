@@ -121,6 +121,11 @@ func Memory(w io.Writer, mem *vault.Memory, related []vault.Ref, vaultName strin
 	}
 	if c := Conflicted(mem.Conflicted); c != "" {
 		fmt.Fprintf(w, "  conflict:   %s\n", c)
+		for _, f := range mem.Conflicted {
+			if v, ok := mem.ConflictTheirs[f]; ok {
+				fmt.Fprintf(w, "  theirs %s: %s\n", f, strings.ReplaceAll(strings.TrimRight(v, "\n"), "\n", "\n    "))
+			}
+		}
 	}
 	if len(mem.Supersedes) > 0 {
 		fmt.Fprintf(w, "  supersedes: %s\n", strings.Join(mem.Supersedes, ", "))

@@ -60,6 +60,26 @@ func conflictedText(what []string) string {
 	return "conflicted: a git merge left " + strings.Join(what, ", ") + " in disagreement; another version is in the file's conflict entry (see memory_stats)"
 }
 
+// writeTheirs shows the other side of a merge conflict after a memory, so
+// that both versions are in front of the model.
+func writeTheirs(b *strings.Builder, fields []string, theirs map[string]string) {
+	if len(theirs) == 0 && (len(fields) == 0 || fields[0] == vault.ConflictedMarkers) {
+		return
+	}
+	b.WriteString("\n\n--- the other side of the merge (conflict entry) ---\n")
+	for _, f := range fields {
+		v, ok := theirs[f]
+		switch {
+		case !ok:
+			fmt.Fprintf(b, "%s: (deleted on their side)\n", f)
+		case f == "body":
+			fmt.Fprintf(b, "body:\n%s\n", strings.TrimRight(v, "\n"))
+		default:
+			fmt.Fprintf(b, "%s: %s\n", f, v)
+		}
+	}
+}
+
 // namedRefs names memories for people: "Title" (id), comma-separated.
 func namedRefs(rs []view.Ref) string {
 	parts := make([]string, 0, len(rs))

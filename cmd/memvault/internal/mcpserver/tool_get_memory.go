@@ -41,5 +41,6 @@ func (s *Server) getMemory(_ context.Context, vs *openVaults, a idArgs) (string,
 		fmt.Fprintf(&b, "%s\n", conflictedText(m.Conflicted))
 	}
 	fmt.Fprintf(&b, "updated: %s\n\n%s", out.UpdatedAt, m.Body)
+	writeTheirs(&b, m.Conflicted, m.ConflictTheirs)
 	return strings.TrimRight(b.String(), "\n"), out, nil
 }

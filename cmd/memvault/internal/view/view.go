@@ -86,7 +86,10 @@ type Memory struct {
 	// "body", or "markers": the file holds conflict markers and this is
 	// its last committed version).
 	Conflicted []string `json:"conflicted,omitempty"`
-	Body       string   `json:"body"`
+	// ConflictTheirs holds the other side's values of what Conflicted
+	// names ("body" for the body), from the file's conflict entry.
+	ConflictTheirs map[string]string `json:"conflict_theirs,omitempty"`
+	Body           string            `json:"body"`
 }
 
 // MemoryOf builds the view of m, which lives in the vault named vaultName;
@@ -100,7 +103,7 @@ func MemoryOf(m *vault.Memory, vaultName string, related []vault.Ref, superseded
 		EffectiveAt: Instant(m.EffectiveAt), ExpiresAt: Instant(m.ExpiresAt),
 		Supersedes: orEmpty(m.Supersedes), SupersededBy: orEmpty(supersededBy), Links: orEmpty(m.Links),
 		Related: Refs(related), Source: Source{Client: m.Source.Client, Kind: m.Source.Kind},
-		Path: m.Path, Vault: vaultName, Stale: m.Stale, Conflicted: m.Conflicted, Body: m.Body,
+		Path: m.Path, Vault: vaultName, Stale: m.Stale, Conflicted: m.Conflicted, ConflictTheirs: m.ConflictTheirs, Body: m.Body,
 	}
 }
 
