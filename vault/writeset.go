@@ -74,8 +74,14 @@ func (w *writeSet) apply(ctx context.Context, message string, commit bool) (stri
 		}
 	}
 	if _, err := os.Lstat(filepath.Join(v.dir, GitignoreName)); errors.Is(err, os.ErrNotExist) {
-		// The first write creates the vault's scaffolding in the same commit.
-		w.ops = append([]fileOp{{rel: GitignoreName, data: []byte(GitignoreContent)}}, w.ops...)
+		// The first write creates the vault's scaffolding in the same
+		// commit: the .gitignore, and the .gitattributes that sends memory
+		// files to the merge driver, so every clone has it.
+		scaffold := []fileOp{{rel: GitignoreName, data: []byte(GitignoreContent)}}
+		if _, err := os.Lstat(filepath.Join(v.dir, GitattributesName)); errors.Is(err, os.ErrNotExist) {
+			scaffold = append(scaffold, fileOp{rel: GitattributesName, data: []byte(GitattributesContent)})
+		}
+		w.ops = append(scaffold, w.ops...)
 	}
 	// Nothing a write commits may hold a secret: fields were checked one
 	// by one, this checks the assembled files and message.
