@@ -152,3 +152,29 @@ func TestStagedConflictMarkers(t *testing.T) {
 		t.Errorf("StagedConflictMarkers = %v, want %v", got, want)
 	}
 }
+
+// TestWritesRefuseConflictMarkers: a memory written with a marker line
+// would not load, so no write makes one.
+func TestWritesRefuseConflictMarkers(t *testing.T) {
+	t.Parallel()
+	c := &recordingCommitter{}
+	v, err := Open(t.Context(), t.TempDir(), Options{Now: newClock("2026-11-30T00:00:00Z").Now, Committer: c})
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, err = v.Create(t.Context(), NewMemory{Title: "Resolving merges", Content: "Git writes:\n\n<<<<<<< HEAD\nours\n"}, Author{})
+	if !errors.Is(err, ErrConflictMarkers) || !errors.Is(err, ErrInvalid) {
+		t.Fatalf("Create = %v, want ErrInvalid wrapping ErrConflictMarkers", err)
+	}
+	res, err := v.Create(t.Context(), NewMemory{Title: "Resolving merges", Content: "Git writes:\n\n    <<<<<<< HEAD\n"}, Author{})
+	if err != nil {
+		t.Fatalf("indented marker refused: %v", err)
+	}
+	content := "now:\n>>>>>>> topic\n"
+	if _, err := v.Update(t.Context(), res.Memory.ID, 0, Patch{Content: &content}, Author{}); !errors.Is(err, ErrConflictMarkers) {
+		t.Errorf("Update = %v, want ErrConflictMarkers", err)
+	}
+	if len(c.commits) != 1 {
+		t.Errorf("%d commits, want the one clean create", len(c.commits))
+	}
+}

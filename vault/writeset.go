@@ -11,6 +11,8 @@ import (
 	"slices"
 	"strings"
 	"time"
+
+	"github.com/memvault/memvault/vault/merge"
 )
 
 // GitignoreName and its content keep L1 scratch out of git.
@@ -87,6 +89,13 @@ func (w *writeSet) apply(ctx context.Context, message string, commit bool) (stri
 	// by one, this checks the assembled files and message.
 	if err := w.refuseWriteSecrets(message); err != nil {
 		return "", err
+	}
+	// Nor git conflict markers: the loader would refuse the file it wrote.
+	for _, op := range w.ops {
+		if line := merge.MarkerLine(op.data); line > 0 {
+			return "", fmt.Errorf("%w: %s:%d: %w: a line starting with seven '<', '>' or '|' reads as half a merge; indent it",
+				ErrInvalid, op.rel, line, ErrConflictMarkers)
+		}
 	}
 	// Removals go last: a process that dies between moving a memory's
 	// file and removing the old one leaves two copies, never none.
