@@ -29,8 +29,9 @@ type Result struct {
 	// Data is the merged file: our file with the merged fields and body,
 	// edited line by line.
 	Data []byte
-	// Conflicts names what both sides changed to different values, in
-	// front-matter order, BodyField last. Empty when the merge is clean.
+	// Conflicts names what both sides changed to different values in this
+	// merge, in front-matter order, BodyField last. Empty when the merge
+	// is clean (the file may still carry an earlier merge's record).
 	Conflicts []string
 }
 
@@ -55,16 +56,16 @@ func Files(base, ours, theirs []byte) (Result, error) {
 	out, _ := parser.Parse("ours", ours)
 	m := merger{b: b, o: o, t: t, out: out}
 	for _, key := range keysOf(o, t, b) {
+		if key == ConflictKey {
+			continue // merged below, entry by entry
+		}
 		if err := m.field(key); err != nil {
 			return Result{}, err
 		}
 	}
 	m.body()
-	if len(m.conflicts) > 0 {
-		record := append([]parser.KV{{Key: "fields", Value: strings.Join(m.conflicts, ", ")}}, m.record...)
-		if err := out.Set(ConflictKey, record); err != nil {
-			return Result{}, fmt.Errorf("write the conflict record: %w", err)
-		}
+	if err := m.writeRecord(); err != nil {
+		return Result{}, err
 	}
 	data := out.Format()
 	if err := check(data, o.Meta.ID); err != nil {
@@ -255,6 +256,45 @@ func (m *merger) body() {
 	if merged != ours {
 		m.out.SetBody([]byte(merged))
 	}
+}
+
+// writeRecord writes the conflict record: this merge's conflicts, then the
+// entries of earlier records, merged as a three-way set of field names (an
+// entry one side resolved, by deleting it, stays resolved). Values come
+// from this merge, then ours' record, then theirs'. Without conflicts
+// old or new, the record goes; with only ours' old entries, ours' lines
+// stay as they are.
+func (m *merger) writeRecord() error {
+	bf, _ := Record(m.b)
+	of, ov := Record(m.o)
+	tf, tv := Record(m.t)
+	kept := set3(bf, of, tf, false)
+	if len(m.conflicts) == 0 {
+		switch {
+		case len(kept) == 0:
+			m.out.Delete(ConflictKey)
+			return nil
+		case slices.Equal(kept, of):
+			return nil
+		}
+	}
+	fields, record := slices.Clone(m.conflicts), slices.Clone(m.record)
+	for _, f := range kept {
+		if slices.Contains(fields, f) {
+			continue
+		}
+		fields = append(fields, f)
+		if v, ok := ov[f]; ok {
+			record = append(record, parser.KV{Key: "theirs_" + f, Value: v})
+		} else if v, ok := tv[f]; ok {
+			record = append(record, parser.KV{Key: "theirs_" + f, Value: v})
+		}
+	}
+	record = append([]parser.KV{{Key: "fields", Value: strings.Join(fields, ", ")}}, record...)
+	if err := m.out.Set(ConflictKey, record); err != nil {
+		return fmt.Errorf("write the conflict record: %w", err)
+	}
+	return nil
 }
 
 // text renders a decoded value for the record: strings as they are,
