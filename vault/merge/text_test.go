@@ -1,6 +1,7 @@
 package merge
 
 import (
+	"strconv"
 	"strings"
 	"testing"
 )
@@ -98,5 +99,36 @@ func TestMarkerLine(t *testing.T) {
 				t.Errorf("MarkerLine = %d, want %d", got, tc.want)
 			}
 		})
+	}
+}
+
+// TestTextPastTheEditLimit: bodies whose diff needs more than maxEdits
+// edits merge as a conflict, not by guesswork; below it, the same shape
+// of edits merges.
+func TestTextPastTheEditLimit(t *testing.T) {
+	t.Parallel()
+	body := func(n int, mark func(i int) string) string {
+		var b strings.Builder
+		for i := range n {
+			b.WriteString("line " + strconv.Itoa(i) + mark(i) + "\n")
+		}
+		return b.String()
+	}
+	for _, tc := range []struct {
+		lines int
+		ok    bool
+	}{{400, true}, {4 * maxEdits, false}} {
+		base := body(tc.lines, func(int) string { return "" })
+		// Ours changes every line ending in 0, theirs every line ending in
+		// 5: never neighbours, always apart.
+		ours := body(tc.lines, func(i int) string { return map[bool]string{true: " ours"}[i%10 == 0] })
+		theirs := body(tc.lines, func(i int) string { return map[bool]string{true: " theirs"}[i%10 == 5] })
+		want := body(tc.lines, func(i int) string {
+			return map[int]string{0: " ours", 5: " theirs"}[i%10]
+		})
+		got, ok := Text(base, ours, theirs)
+		if ok != tc.ok || (ok && got != want) {
+			t.Errorf("%d lines: ok %v (want %v), merged right: %v", tc.lines, ok, tc.ok, got == want)
+		}
 	}
 }
