@@ -324,7 +324,7 @@ func (v *Vault) readFile(ctx context.Context, rel string, rs *readerState) loade
 // markersDiagnostic reports git conflict markers at path:line.
 func markersDiagnostic(rel string, line int) *Diagnostic {
 	return &Diagnostic{Path: rel, Line: line, Severity: parser.SeverityError,
-		Err: fmt.Errorf("%w: a merge was left unresolved; the file is not loaded as a memory (its last committed version is served, labelled conflicted)", ErrConflictMarkers)}
+		Err: fmt.Errorf("%w: a merge was left unresolved; the file is not loaded as a memory (memvault stats says what to run)", ErrConflictMarkers)}
 }
 
 // lastCommitted is what the vault serves for a file holding conflict
