@@ -28,7 +28,7 @@ const hookName = "pre-commit"
 func (m *Main) hookCommand() *cobra.Command {
 	hook := &cobra.Command{
 		Use:   "hook",
-		Short: "Install or run the git pre-commit hook that blocks secrets in .memory/",
+		Short: "Install or run the git pre-commit hook that blocks secrets and conflict markers in .memory/",
 		Long: `hook install writes a git pre-commit hook that runs "memvault hook pre-commit"
 (this binary, by absolute path). It honours core.hooksPath and linked
 worktrees. An existing pre-commit hook is kept as pre-commit.local and runs
@@ -37,7 +37,8 @@ binary path. hook uninstall removes the memvault hook and puts the previous
 one back.
 
 hook pre-commit scans the staged .memory/**/*.md blobs (the index, not the
-work tree) for secrets and fails with path:line:column and the rule for each,
+work tree) for secrets and git conflict markers, and fails with
+path:line:column and the rule for each secret, path:line for each marker,
 never printing the secret. Bypass once with git commit --no-verify.`,
 	}
 	// sub makes a subcommand without arguments that runs fn.
@@ -122,7 +123,7 @@ func (m *Main) hookInstall(ctx context.Context) error {
 	if res.Chained != "" {
 		fmt.Fprintf(m.Stdout, "kept the existing pre-commit hook as %s; it runs first\n", res.Chained)
 	}
-	fmt.Fprintf(m.Stdout, "installed %s: commits of .memory/ files holding secrets are blocked\n", res.Path)
+	fmt.Fprintf(m.Stdout, "installed %s: commits of .memory/ files holding secrets or conflict markers are blocked\n", res.Path)
 	return nil
 }
 
