@@ -30,7 +30,7 @@ const (
 type MergeDriverRepo interface {
 	// MergeDriver reports whether git's attributes send the vault's
 	// memory files to the memvault merge driver, and whether this clone's
-	// git config registers that driver.
+	// git config registers that driver with a command that is there.
 	MergeDriver(ctx context.Context) (attribute, registered bool, err error)
 	// RegisterMergeDriver registers the driver in the clone's git config.
 	RegisterMergeDriver(ctx context.Context) error
@@ -71,8 +71,8 @@ func (r *doctorRun) mergeDriver(ctx context.Context) {
 	}
 	if !r.Fix {
 		if attr {
-			r.add("merge", CheckProblem, "the vault's .gitattributes sends memory files to the %q merge driver, but this clone does not register it (git config is not cloned), "+
-				"so merges fall back to text and can leave conflict markers: run `memvault doctor --fix`", MergeDriverName)
+			r.add("merge", CheckProblem, "the vault's .gitattributes sends memory files to the %q merge driver, but this clone does not register it (git config is not cloned) "+
+				"or its binary is gone, so merges fall back to text or fail: run `memvault doctor --fix`", MergeDriverName)
 			return
 		}
 		// A note, not a problem: nothing is broken until two people edit

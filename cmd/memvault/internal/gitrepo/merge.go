@@ -3,6 +3,7 @@ package gitrepo
 import (
 	"context"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strings"
 
@@ -36,7 +37,54 @@ func (m MergeDriver) MergeDriver(ctx context.Context) (attribute, registered boo
 	if err != nil {
 		return false, false, err
 	}
-	return val == vault.MergeDriverName, cmd != "", nil
+	return val == vault.MergeDriverName, cmd != "" && driverRuns(cmd), nil
+}
+
+// driverRuns reports whether the program of a registered driver command is
+// there: a binary moved or removed since it was registered leaves git
+// running nothing. A command it cannot read (someone's own) counts as
+// there.
+func driverRuns(cmd string) bool {
+	prog, ok := firstWord(cmd)
+	if !ok || prog == "" {
+		return true
+	}
+	if !strings.ContainsRune(prog, filepath.Separator) {
+		_, err := exec.LookPath(prog)
+		return err == nil
+	}
+	_, err := os.Stat(prog)
+	return err == nil
+}
+
+// firstWord reads the first word of a shell command as the shell would,
+// for the quoting DriverCommand writes: single quotes and backslashes.
+// ok is false for anything else (double quotes, expansions).
+func firstWord(cmd string) (word string, ok bool) {
+	var b strings.Builder
+	for i := 0; i < len(cmd); i++ {
+		switch c := cmd[i]; c {
+		case ' ', '\t':
+			return b.String(), true
+		case '\'':
+			j := strings.IndexByte(cmd[i+1:], '\'')
+			if j < 0 {
+				return "", false
+			}
+			b.WriteString(cmd[i+1 : i+1+j])
+			i += j + 1
+		case '\\':
+			if i+1 < len(cmd) {
+				i++
+				b.WriteByte(cmd[i])
+			}
+		case '"', '$', '`':
+			return "", false
+		default:
+			b.WriteByte(c)
+		}
+	}
+	return b.String(), true
 }
 
 // RegisterMergeDriver implements vault.MergeDriverRepo.
@@ -44,11 +92,11 @@ func (m MergeDriver) RegisterMergeDriver(ctx context.Context) error {
 	return m.Repo.store.SetMergeDriver(ctx, vault.MergeDriverName, "memvault memory files, field by field", DriverCommand(m.Binary))
 }
 
-// Ensure registers the driver unless the clone does, and reports whether
-// it did.
+// Ensure registers the driver unless the clone registers one that runs,
+// and reports whether it did.
 func (m MergeDriver) Ensure(ctx context.Context) (bool, error) {
 	cmd, err := m.Repo.store.MergeDriver(ctx, vault.MergeDriverName)
-	if err != nil || cmd != "" {
+	if err != nil || (cmd != "" && driverRuns(cmd)) {
 		return false, err
 	}
 	return true, m.RegisterMergeDriver(ctx)
