@@ -10,6 +10,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/memvault/memvault/cmd/memvault/internal/gitrepo"
 	"github.com/memvault/memvault/vault"
 )
 
@@ -28,7 +29,7 @@ func newMergeRepo(t *testing.T, base string) *mergeRepo {
 	bin := buildMemvault(t)
 	r := &mergeRepo{t: t, root: t.TempDir()}
 	r.git("init", "-q", "-b", "main")
-	r.git("config", "merge.memvault.driver", hookQuote(bin)+" merge-driver %O %A %B %P")
+	r.git("config", "merge.memvault.driver", gitrepo.DriverCommand(bin))
 	r.write(".gitattributes", ".memory/**/*.md merge=memvault\n")
 	r.write(mergeMemory, base)
 	r.git("add", "-A")
@@ -232,7 +233,7 @@ func TestMarkersFromAMergeWithoutTheDriver(t *testing.T) {
 	}
 
 	// The fix stats names: register the driver, redo the file's merge.
-	r.git("config", "merge.memvault.driver", hookQuote(buildMemvault(t))+" merge-driver %O %A %B %P")
+	r.git("config", "merge.memvault.driver", gitrepo.DriverCommand(buildMemvault(t)))
 	r.git("checkout", "-m", "--", mergeMemory)
 	want := strings.Replace(strings.Replace(mergeBase, "importance: 5", "importance: 8", 1), "tags: [money]", "tags: [money, ledger]", 1)
 	if got := r.memory(); got != want {
