@@ -115,3 +115,43 @@ func TestCopyKeyRefuses(t *testing.T) {
 		})
 	}
 }
+
+// FuzzCopyKey copies a key between arbitrary documents: CopyKey never
+// panics, and when it succeeds the result parses, the key has the
+// source's value and every other key keeps its own.
+func FuzzCopyKey(f *testing.F) {
+	f.Add([]byte("---\nid: a\nimportance: 5 # x\n---\nbody\n"), []byte("---\nimportance: 8\n---\n"), "importance")
+	f.Add([]byte("---\r\n{id: a}\r\n---\r\n"), []byte("---\nreview:\n  by: [ann]\n---\n"), "review")
+	f.Add([]byte("note\n"), []byte("---\ntags:\n  - a\n---\n"), "tags")
+	f.Fuzz(func(t *testing.T, dst, src []byte, key string) {
+		d, _ := Parse("dst", dst)
+		s, _ := Parse("src", src)
+		if d == nil || s == nil {
+			return
+		}
+		before := map[string]string{}
+		for _, k := range d.Keys() {
+			before[k] = d.valueText(k)
+		}
+		if err := d.CopyKey(key, s); err != nil {
+			return
+		}
+		re, diags := Parse("out", d.Format())
+		if re == nil {
+			t.Fatalf("result does not parse:\n%s", d.Format())
+		}
+		for _, e := range diags {
+			if e.Severity == SeverityError {
+				t.Fatalf("result: %v\n%s", e, d.Format())
+			}
+		}
+		if got, want := re.valueText(key), s.valueText(key); got != want {
+			t.Fatalf("%s = %s, want %s\n%s", key, got, want, d.Format())
+		}
+		for k, v := range before {
+			if k != key && re.valueText(k) != v {
+				t.Fatalf("%s changed from %s to %s\n%s", k, v, re.valueText(k), d.Format())
+			}
+		}
+	})
+}
