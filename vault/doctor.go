@@ -10,6 +10,7 @@ import (
 
 	"github.com/memvault/memvault/parser"
 	"github.com/memvault/memvault/vault/commitmsg"
+	"github.com/memvault/memvault/vault/merge"
 )
 
 // Outcomes of a doctor check.
@@ -103,6 +104,9 @@ type Doctor struct {
 	LockWait time.Duration
 	// Client names the fixer in the hand edits' commit; empty means "cli".
 	Client string
+	// MergeDriver is the merge driver's setup in the clone; nil means it
+	// is not checked.
+	MergeDriver MergeDriverRepo
 }
 
 // Run checks v and, with Fix, repairs it. The error is for failures to
@@ -120,6 +124,11 @@ func (d Doctor) Run(ctx context.Context, v *Vault) (DoctorReport, error) {
 		return r.report, err
 	}
 	r.lock(ctx)
+	if d.MergeDriver != nil {
+		// Before the journal and the hand edits, so that their commits,
+		// which say more, come last.
+		r.mergeDriver(ctx)
+	}
 	r.journal(ctx)
 	if err := r.dirty(ctx); err != nil {
 		return r.report, err
@@ -292,6 +301,9 @@ func (r *doctorRun) commitHandEdits(ctx context.Context, rels []string) (string,
 	if err := r.v.RefuseSecretsInFiles(ctx, rels); err != nil {
 		return "", err
 	}
+	if err := r.v.refuseConflictMarkers(rels); err != nil {
+		return "", err
+	}
 	msg := commitmsg.Message{Body: HandEditReason}
 	byPath := map[string]*Memory{}
 	for _, m := range r.v.All() {
@@ -322,6 +334,28 @@ func (r *doctorRun) commitHandEdits(ctx context.Context, rels []string) (string,
 		return "", err
 	}
 	return hash, r.v.Refresh(ctx, rels)
+}
+
+// refuseConflictMarkers refuses, with an error matching
+// ErrConflictMarkers, a commit of vault-relative files one of which holds
+// git conflict markers as it is on disk now (sortHandEdits left out those
+// that did at load). A missing file is a deletion.
+func (v *Vault) refuseConflictMarkers(rels []string) error {
+	r, err := openRoot(v.dir, false)
+	if err != nil {
+		return err
+	}
+	defer r.Close()
+	for _, rel := range rels {
+		data, err := r.readFile(rel)
+		if err != nil && !isNotExistErr(err) {
+			return fmt.Errorf("read %s: %w", rel, err)
+		}
+		if line := merge.MarkerLine(data); line > 0 {
+			return fmt.Errorf("commit refused: %s:%d: %w", rel, line, ErrConflictMarkers)
+		}
+	}
+	return nil
 }
 
 // handEditedMemory names the memory of a changed file and what happened

@@ -191,6 +191,12 @@ func TestDoctorFixCommitsHandEdits(t *testing.T) {
 			files:       map[string]string{"project/a.md": goodMemory + "\nEdited.\n", "project/new.md": newMemory, "project/broken.md": brokenFile},
 			wantSubject: "memory: commit 2 hand-edited files", wantIDs: []string{"01GOODMEMORY00000000000000", "01NEWMEMORY000000000000000"},
 			wantFixed: "fixed files: committed 2 hand-edited files in c0ffee: project/a.md, project/new.md", problems: 2},
+		{name: "conflict markers left", changed: []string{"project/a.md", "project/new.md"},
+			head: map[string]string{"project/a.md": goodMemory},
+			files: map[string]string{"project/a.md": goodMemory + "<<<<<<< HEAD\nours\n=======\ntheirs\n>>>>>>> topic\n",
+				"project/new.md": newMemory},
+			wantSubject: `memory(project): add "Queues are durable"`, wantIDs: []string{"01NEWMEMORY000000000000000"},
+			wantFixed: "fixed files: committed 1 hand-edited file in c0ffee: project/new.md", problems: 2},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -252,5 +258,92 @@ func TestDoctorFixFinishesAJournal(t *testing.T) {
 	}
 	if _, err := os.Stat(filepath.Join(v.Dir(), JournalName)); !errors.Is(err, os.ErrNotExist) {
 		t.Errorf("journal still there: %v", err)
+	}
+}
+
+// TestDoctorFixRechecksConflictMarkers: markers written after the vault
+// was loaded (a merge stopping while doctor runs) still stop the commit.
+func TestDoctorFixRechecksConflictMarkers(t *testing.T) {
+	t.Parallel()
+	c := &recordingCommitter{}
+	v := doctorVault(t, map[string]string{"project/a.md": goodMemory + "\nEdited.\n"}, c)
+	writeFiles(t, v.Dir(), map[string]string{"project/a.md": goodMemory + "<<<<<<< HEAD\nx\n=======\ny\n>>>>>>> topic\n"})
+	rep, err := Doctor{Repo: &fakeDoctorRepo{state: RepoState{Branch: "main", Head: "01234567"}, changed: []string{"project/a.md"},
+		head: map[string]string{"project/a.md": goodMemory}}, Committer: c, Fix: true}.Run(t.Context(), v)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if lines := checkLines(rep); !hasLine(lines, "problem files: could not commit the hand edits", "project/a.md:6", "git conflict markers") {
+		t.Errorf("report:\n%s", strings.Join(lines, "\n"))
+	}
+	if len(c.commits) != 0 {
+		t.Errorf("committed %v", c.commits)
+	}
+}
+
+// fakeMergeDriver is a clone's merge driver setup.
+type fakeMergeDriver struct {
+	attribute, registered bool
+	registrations         int
+}
+
+func (f *fakeMergeDriver) MergeDriver(context.Context) (bool, bool, error) {
+	return f.attribute, f.registered, nil
+}
+
+func (f *fakeMergeDriver) RegisterMergeDriver(context.Context) error {
+	f.registered = true
+	f.registrations++
+	return nil
+}
+
+func TestDoctorMergeDriver(t *testing.T) {
+	t.Parallel()
+	tests := []struct {
+		name                  string
+		attribute, registered bool
+		fix                   bool
+		want                  string // line prefix, then parts, joined by |
+		wantAttributes        bool   // the vault's .gitattributes written
+		wantRegistrations     int
+	}{
+		{name: "set up", attribute: true, registered: true, want: "ok merge: memory files merge field by field"},
+		{name: "fresh clone", attribute: true, want: "problem merge: the vault's .gitattributes sends memory files|does not register it|`memvault doctor --fix`"},
+		{name: "fresh clone fixed", attribute: true, fix: true, want: "fixed merge: registered the merge driver in this clone's git config", wantRegistrations: 1},
+		{name: "old vault", want: "note merge: memory files merge as text|doctor --fix` writes"},
+		{name: "old vault fixed", fix: true, want: "fixed merge: committed .gitattributes in c0ffee and registered the merge driver",
+			wantAttributes: true, wantRegistrations: 1},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			c := &recordingCommitter{}
+			v := doctorVault(t, map[string]string{"project/a.md": goodMemory}, c)
+			md := &fakeMergeDriver{attribute: tt.attribute, registered: tt.registered}
+			rep, err := Doctor{Repo: &fakeDoctorRepo{state: RepoState{Branch: "main", Head: "01234567"}}, Committer: c,
+				Fix: tt.fix, MergeDriver: md}.Run(t.Context(), v)
+			if err != nil {
+				t.Fatal(err)
+			}
+			lines := checkLines(rep)
+			parts := strings.Split(tt.want, "|")
+			if !hasLine(lines, parts[0], parts[1:]...) {
+				t.Errorf("no line %q in\n%s", tt.want, strings.Join(lines, "\n"))
+			}
+			got, err := os.ReadFile(filepath.Join(v.Dir(), GitattributesName))
+			if tt.wantAttributes != (err == nil) || (err == nil && string(got) != GitattributesContent) {
+				t.Errorf(".gitattributes = %q, %v; want written: %v", got, err, tt.wantAttributes)
+			}
+			if md.registrations != tt.wantRegistrations {
+				t.Errorf("%d registrations, want %d", md.registrations, tt.wantRegistrations)
+			}
+			var committed [][]string
+			for _, cm := range c.commits {
+				committed = append(committed, cm.paths)
+			}
+			if want := [][]string{{filepath.Join(v.Dir(), GitattributesName)}}; tt.wantAttributes != slices.EqualFunc(committed, want, slices.Equal) {
+				t.Errorf("commits %v; want .gitattributes committed: %v", committed, tt.wantAttributes)
+			}
+		})
 	}
 }

@@ -29,7 +29,8 @@ Only title is needed in a hand-written file; the rest has defaults.
 Writes made through memvault are git commits whose message says why.
 `
 
-// Init creates the vault's folders, its README.md and its .gitignore,
+// Init creates the vault's folders, its README.md, its .gitignore and its
+// .gitattributes (which sends memory files to the merge driver),
 // leaving files that already exist untouched. It returns the paths it
 // created.
 func Init(dir string) ([]string, error) {
@@ -48,7 +49,7 @@ func Init(dir string) ([]string, error) {
 			created = append(created, p)
 		}
 	}
-	for name, text := range map[string]string{"README.md": readmeText, GitignoreName: GitignoreContent} {
+	for name, text := range map[string]string{"README.md": readmeText, GitignoreName: GitignoreContent, GitattributesName: GitattributesContent} {
 		p := filepath.Join(dir, name)
 		if _, err := os.Lstat(p); err == nil {
 			continue

@@ -21,6 +21,7 @@ import (
 
 	"github.com/memvault/memvault/parser"
 	"github.com/memvault/memvault/vault/index"
+	"github.com/memvault/memvault/vault/merge"
 )
 
 // Diagnostic is a problem found in a vault file, with its place.
@@ -234,7 +235,7 @@ func (v *Vault) readEach(ctx context.Context, rels []string, ix *index.Index, fn
 					ch = new(readChunk)
 				}
 				for i := c * readChunkFiles; i < min(len(rels), (c+1)*readChunkFiles) && ctx.Err() == nil; i++ {
-					r := v.readFile(rels[i], &rs)
+					r := v.readFile(ctx, rels[i], &rs)
 					if pr != nil && r.mem != nil {
 						r.prep = ch.prepared(len(ch.res))
 						pr.Prepare(indexDoc(r.mem), r.prep)
@@ -299,7 +300,7 @@ type readerState struct {
 // readFile reads one memory file and turns it into a Memory plus the
 // problems found. It never changes the file. rs is the calling reader's
 // state, reused from file to file: the Memory copies what it keeps.
-func (v *Vault) readFile(rel string, rs *readerState) loaded {
+func (v *Vault) readFile(ctx context.Context, rel string, rs *readerState) loaded {
 	dir, name := path.Split(rel)
 	if dir != rs.lastRel || rs.lastDir == "" {
 		rs.lastRel, rs.lastDir = dir, filepath.Join(v.dir, filepath.FromSlash(dir))
@@ -314,7 +315,35 @@ func (v *Vault) readFile(rel string, rs *readerState) loaded {
 		return fail(err)
 	}
 	res.mem, res.diags = toMemoryScratch(rel, data, modTime, &rs.parse)
+	if res.mem == nil && v.committed != nil && len(res.diags) == 1 && errors.Is(res.diags[0].Err, ErrConflictMarkers) {
+		res.mem = v.lastCommitted(ctx, rel, data, modTime)
+	}
 	return res
+}
+
+// markersDiagnostic reports git conflict markers at path:line.
+func markersDiagnostic(rel string, line int) *Diagnostic {
+	return &Diagnostic{Path: rel, Line: line, Severity: parser.SeverityError,
+		Err: fmt.Errorf("%w: a merge was left unresolved; the file is not loaded as a memory (memvault stats says what to run)", ErrConflictMarkers)}
+}
+
+// lastCommitted is what the vault serves for a file holding conflict
+// markers: the version of it last committed, labelled conflicted, or nil
+// when there is none (a file new in the merge). Its Hash is that of the
+// file on disk, so that the file's resolution, even back to the committed
+// bytes, is a change the vault takes in.
+func (v *Vault) lastCommitted(ctx context.Context, rel string, disk []byte, modTime time.Time) *Memory {
+	data, err := v.committed.ReadCommitted(ctx, rel)
+	if err != nil {
+		return nil
+	}
+	m, _ := toMemory(rel, data, modTime)
+	if m == nil {
+		return nil
+	}
+	m.Conflicted = []string{ConflictedMarkers}
+	m.Hash = contentHash(disk)
+	return m
 }
 
 // toMemory converts parsed bytes into a Memory, filling what a hand-written
@@ -327,6 +356,11 @@ func toMemory(rel string, data []byte, modTime time.Time) (*Memory, []*Diagnosti
 // toMemoryScratch is toMemory with parser memory reused from an earlier
 // call (ps may be nil): nothing the Memory keeps points into ps or data.
 func toMemoryScratch(rel string, data []byte, modTime time.Time, ps *parser.Scratch) (*Memory, []*Diagnostic) {
+	if line := merge.MarkerLine(data); line > 0 {
+		// Loading it would serve half of a merge as a memory (or invent one
+		// named after "<<<<<<< HEAD"): see readFile for what is served.
+		return nil, []*Diagnostic{markersDiagnostic(rel, line)}
+	}
 	doc, diags := parser.Options{Scratch: ps}.Parse(rel, data)
 	diags = append(diags, secretDiagnostics(rel, data)...)
 	if doc == nil {
@@ -363,6 +397,7 @@ func toMemoryScratch(rel string, data []byte, modTime time.Time, ps *parser.Scra
 	if len(m.Supersedes) > 0 {
 		m.supersedesLine = doc.FieldLine("supersedes")
 	}
+	m.Conflicted, m.ConflictTheirs = merge.Record(doc)
 	if m.ID == "" {
 		m.ID = DerivedID(rel)
 	} else if err := ValidateID(m.ID); err != nil {

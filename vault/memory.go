@@ -3,6 +3,7 @@ package vault
 import (
 	"errors"
 	"fmt"
+	"maps"
 	"time"
 )
 
@@ -20,6 +21,9 @@ var (
 	ErrOutsideVault   = errors.New("path outside the vault")
 	ErrSupersedesSelf = errors.New("a memory cannot supersede itself")
 	ErrSecret         = errors.New("secret detected")
+	// ErrConflictMarkers reports a file holding git conflict markers: it
+	// is never loaded, written or committed as a memory.
+	ErrConflictMarkers = errors.New("git conflict markers")
 	// ErrDuplicate is wrapped by *DuplicateError: Remember found an active
 	// memory with the same or a near-identical title.
 	ErrDuplicate = errors.New("a memory with this title exists")
@@ -31,6 +35,11 @@ var (
 	// ErrAmbiguousID means two files carry the id a write names.
 	ErrAmbiguousID = errors.New("ambiguous memory id")
 )
+
+// ConflictedMarkers is the Memory.Conflicted label of a memory whose file
+// holds git conflict markers: what is served is its last committed
+// version.
+const ConflictedMarkers = "markers"
 
 // Status is a memory's lifecycle state.
 type Status string
@@ -90,6 +99,16 @@ type Memory struct {
 	// Stale is set when the file on disk no longer parses and this is the
 	// last good version, kept searchable until the file is fixed.
 	Stale bool `json:"stale,omitempty"`
+	// Conflicted names what a git merge found both sides changing
+	// differently (front-matter keys, "body"): the file keeps one side and
+	// records the other in its conflict entry until someone resolves it.
+	// A file holding git's conflict markers is never loaded as a memory;
+	// its last committed version is, with Conflicted set to "markers".
+	Conflicted []string `json:"conflicted,omitempty"`
+	// ConflictTheirs holds the other side's values of what Conflicted
+	// names, from the file's conflict entry ("body" for the body); a name
+	// without a value was deleted on that side.
+	ConflictTheirs map[string]string `json:"conflict_theirs,omitempty"`
 	// Hash identifies the file bytes this memory was read from, within
 	// this process (see contentHash): never store or compare it across
 	// processes.
@@ -119,5 +138,7 @@ func (m *Memory) clone() *Memory {
 	c.Supersedes = append([]string(nil), m.Supersedes...)
 	c.Links = append([]string(nil), m.Links...)
 	c.WikiLinks = append([]string(nil), m.WikiLinks...)
+	c.Conflicted = append([]string(nil), m.Conflicted...)
+	c.ConflictTheirs = maps.Clone(m.ConflictTheirs)
 	return &c
 }

@@ -71,7 +71,7 @@ func (v *Vault) safePath(rel string) (string, error) {
 	if err := ValidateRel(rel); err != nil {
 		return "", err
 	}
-	if rel != GitignoreName && !IsMemoryPath(rel) {
+	if rel != GitignoreName && rel != GitattributesName && !IsMemoryPath(rel) {
 		// Not a .md file, or under a dot-folder such as .git: a journal or
 		// an import naming it must not reach it.
 		return "", fmt.Errorf("%w: %s is not a memory file", ErrInvalid, rel)

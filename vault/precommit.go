@@ -4,6 +4,7 @@ import (
 	"context"
 	"strings"
 
+	"github.com/memvault/memvault/vault/merge"
 	"github.com/memvault/memvault/vault/secret"
 )
 
@@ -36,6 +37,28 @@ func StagedSecrets(ctx context.Context, staged Staged) ([]StagedSecret, error) {
 		}
 		for _, f := range secret.Scan(data) {
 			out = append(out, StagedSecret{Path: path, Finding: f})
+		}
+		return nil
+	})
+	return out, err
+}
+
+// StagedMarker is a staged memory file holding git conflict markers.
+type StagedMarker struct {
+	// Path is as Staged names the file; Line is the first marker's.
+	Path string
+	Line int
+}
+
+// StagedConflictMarkers is the pre-commit rule against committing half a
+// merge: it lists the Markdown files a commit would record under the vault
+// that hold git conflict markers, in walk order; a commit that would
+// record any is to be refused.
+func StagedConflictMarkers(ctx context.Context, staged Staged) ([]StagedMarker, error) {
+	var out []StagedMarker
+	err := staged.WalkStaged(ctx, func(path string, data []byte) error {
+		if line := merge.MarkerLine(data); line > 0 && strings.HasSuffix(path, ".md") {
+			out = append(out, StagedMarker{Path: path, Line: line})
 		}
 		return nil
 	})

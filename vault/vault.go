@@ -45,6 +45,18 @@ type Options struct {
 	// it to path order. Writes to an id two files carry are refused
 	// either way.
 	Tracker Tracker
+	// Committed reads a file's last committed version, served in place of
+	// a file that holds git conflict markers; nil leaves such a file out
+	// (it is reported either way).
+	Committed CommittedReader
+}
+
+// CommittedReader reads the last committed version of a vault file.
+// cmd/memvault implements it over the repository's HEAD.
+type CommittedReader interface {
+	// ReadCommitted returns the vault-relative file rel as committed at
+	// HEAD, or an error when HEAD has no such file.
+	ReadCommitted(ctx context.Context, rel string) ([]byte, error)
 }
 
 // Vault is a folder of memory files with its in-memory index. All methods
@@ -57,6 +69,7 @@ type Vault struct {
 	client      string
 	maxFileSize int64
 	readOnly    bool // a snapshot of a past revision
+	committed   CommittedReader
 
 	writeMu sync.Mutex // serialises the write sequence in this process
 	// afterCheck, when set (tests only), runs in a write between the path
@@ -104,6 +117,7 @@ func Open(ctx context.Context, dir string, opts Options) (*Vault, error) {
 		tracker:     opts.Tracker,
 		client:      cmp.Or(SanitizeClient(opts.Client), "cli"),
 		maxFileSize: cmp.Or(opts.MaxFileSize, parser.MaxFileSize),
+		committed:   opts.Committed,
 	}
 	if v.now == nil {
 		v.now = time.Now
@@ -442,12 +456,26 @@ type Stats struct {
 	// Secrets counts the diagnostics that are secrets found in files
 	// (they are also counted in Errors).
 	Secrets int `json:"secrets"`
+	// Conflicted lists, by path, the files a git merge left in conflict:
+	// a conflict entry, or conflict markers.
+	Conflicted []ConflictedFile `json:"conflicted,omitempty"`
 	// Indexed is the number of memories in the search index.
 	Indexed int `json:"indexed"`
 	// LoadedAt is the last whole-vault load; UpdatedAt the last change
 	// to the index of any kind (a write, a refreshed file, a load).
 	LoadedAt  time.Time `json:"loaded_at"`
 	UpdatedAt time.Time `json:"updated_at"`
+}
+
+// ConflictedFile is a memory file a git merge left in conflict.
+type ConflictedFile struct {
+	Path string `json:"path"`
+	// ID is the memory served for it; "" when none is (a file holding
+	// conflict markers that HEAD does not have).
+	ID string `json:"id,omitempty"`
+	// What names what disagrees: front-matter keys, "body", or
+	// ConflictedMarkers.
+	What []string `json:"what"`
 }
 
 // Stats counts memories by layer and status at the vault's clock.
@@ -470,6 +498,9 @@ func (v *Vault) Stats() Stats {
 		if m.Stale {
 			s.Stale++
 		}
+		if len(m.Conflicted) > 0 {
+			s.Conflicted = append(s.Conflicted, ConflictedFile{Path: m.Path, ID: m.ID, What: slices.Clone(m.Conflicted)})
+		}
 		switch {
 		case !m.EffectiveAt.IsZero() && now.Before(m.EffectiveAt):
 			s.Future++
@@ -489,7 +520,11 @@ func (v *Vault) Stats() Stats {
 			if errors.Is(d.Err, ErrSecret) {
 				s.Secrets++
 			}
+			if _, served := v.byPath[d.Path]; errors.Is(d.Err, ErrConflictMarkers) && !served {
+				s.Conflicted = append(s.Conflicted, ConflictedFile{Path: d.Path, What: []string{ConflictedMarkers}})
+			}
 		}
 	}
+	slices.SortFunc(s.Conflicted, func(a, b ConflictedFile) int { return strings.Compare(a.Path, b.Path) })
 	return s
 }

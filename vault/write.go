@@ -14,6 +14,7 @@ import (
 
 	"github.com/memvault/memvault/parser"
 	"github.com/memvault/memvault/vault/commitmsg"
+	"github.com/memvault/memvault/vault/merge"
 )
 
 // Limits on what a write may contain. Larger input is refused with a
@@ -317,6 +318,9 @@ func (v *Vault) readCurrent(ctx context.Context, id string) (*Memory, *parser.Do
 	fi, err := os.Stat(abs)
 	if err != nil {
 		return nil, nil, fmt.Errorf("stat %s: %w", rel, err)
+	}
+	if line := merge.MarkerLine(data); line > 0 {
+		return nil, nil, fmt.Errorf("%w: %s:%d: %w: resolve the merge first", ErrMalformedFile, rel, line, ErrConflictMarkers)
 	}
 	doc, diags := parser.Parse(rel, data)
 	if doc == nil || hasError(diags) {

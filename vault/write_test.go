@@ -98,8 +98,9 @@ func TestCreateWritesFileAndCommit(t *testing.T) {
 			t.Errorf("commit message lacks %q:\n%s", want, msg)
 		}
 	}
-	// The first write also brings the vault's .gitignore into the commit.
-	if want := []string{filepath.Join(dir, GitignoreName), filepath.Join(dir, m.Path)}; !slices.Equal(c.commits[0].paths, want) {
+	// The first write also brings the vault's .gitignore and .gitattributes
+	// into the commit.
+	if want := []string{filepath.Join(dir, GitignoreName), filepath.Join(dir, GitattributesName), filepath.Join(dir, m.Path)}; !slices.Equal(c.commits[0].paths, want) {
 		t.Errorf("committed paths %v, want %v", c.commits[0].paths, want)
 	}
 }

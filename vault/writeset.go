@@ -11,6 +11,8 @@ import (
 	"slices"
 	"strings"
 	"time"
+
+	"github.com/memvault/memvault/vault/merge"
 )
 
 // GitignoreName and its content keep L1 scratch out of git.
@@ -74,13 +76,26 @@ func (w *writeSet) apply(ctx context.Context, message string, commit bool) (stri
 		}
 	}
 	if _, err := os.Lstat(filepath.Join(v.dir, GitignoreName)); errors.Is(err, os.ErrNotExist) {
-		// The first write creates the vault's scaffolding in the same commit.
-		w.ops = append([]fileOp{{rel: GitignoreName, data: []byte(GitignoreContent)}}, w.ops...)
+		// The first write creates the vault's scaffolding in the same
+		// commit: the .gitignore, and the .gitattributes that sends memory
+		// files to the merge driver, so every clone has it.
+		scaffold := []fileOp{{rel: GitignoreName, data: []byte(GitignoreContent)}}
+		if _, err := os.Lstat(filepath.Join(v.dir, GitattributesName)); errors.Is(err, os.ErrNotExist) {
+			scaffold = append(scaffold, fileOp{rel: GitattributesName, data: []byte(GitattributesContent)})
+		}
+		w.ops = append(scaffold, w.ops...)
 	}
 	// Nothing a write commits may hold a secret: fields were checked one
 	// by one, this checks the assembled files and message.
 	if err := w.refuseWriteSecrets(message); err != nil {
 		return "", err
+	}
+	// Nor git conflict markers: the loader would refuse the file it wrote.
+	for _, op := range w.ops {
+		if line := merge.MarkerLine(op.data); line > 0 {
+			return "", fmt.Errorf("%w: %s:%d: %w: a line starting with seven '<', '>' or '|' reads as half a merge; indent it",
+				ErrInvalid, op.rel, line, ErrConflictMarkers)
+		}
 	}
 	// Removals go last: a process that dies between moving a memory's
 	// file and removing the old one leaves two copies, never none.

@@ -23,10 +23,12 @@ func (m *Main) doctorCommand() *cobra.Command {
 state (branch, detached HEAD, a merge or rebase in progress, a leftover
 .git/index.lock), the write lock, a write journal left by a process that
 stopped before committing, memory files that differ from HEAD (hand edits or
-leftovers), and files that do not parse.
+leftovers), files that do not parse, and whether memory files merge through
+memvault's merge driver (a fresh clone lacks its registration).
 
 --fix finishes an interrupted write (commits its files with their original
-message) and commits hand-edited memory files that parse, with the reason
+message), sets up the merge driver (the vault's .gitattributes, this
+clone's git config), and commits hand-edited memory files that parse, with the reason
 "` + vault.HandEditReason + `". It never touches the git index lock, an
 operation in progress or a broken file: those need a person.
 The exit status is 1 while problems remain.`,
@@ -111,5 +113,6 @@ func (m *Main) doctor(ctx context.Context, fix bool) (vault.DoctorReport, error)
 	// Without --fix nothing is committed: an unusable MEMVAULT_AUTHOR is
 	// not doctor's business then (openGitVault refused it with --fix).
 	author, _ := parseAuthor(m.Getenv("MEMVAULT_AUTHOR"))
-	return vault.Doctor{Repo: g, Committer: gitCommitter{store: g.Store(), author: author, logger: m.logger, allowDetached: m.allowDetached}, Fix: fix}.Run(ctx, v)
+	return vault.Doctor{Repo: g, Committer: gitCommitter{store: g.Store(), author: author, logger: m.logger, allowDetached: m.allowDetached}, Fix: fix,
+		MergeDriver: gitrepo.MergeDriver{Repo: g, Binary: gitrepo.DriverBinary(m.Getenv)}}.Run(ctx, v)
 }

@@ -243,8 +243,8 @@ func TestAddMakesOneCommitOfTheMemory(t *testing.T) {
 	t.Parallel()
 	r := newCLIRepo(t)
 	first := r.addMemory("Deploys go through ops/deploy.sh", "Blue-green, never by hand.", "--reason", "ops asked")
-	if got := r.changedPaths(); len(got) != 2 || !strings.HasSuffix(got[0], ".gitignore") {
-		t.Errorf("first add changed %v, want the vault's .gitignore and the memory", got)
+	if got := r.changedPaths(); len(got) != 3 || !strings.HasSuffix(got[0], ".gitattributes") || !strings.HasSuffix(got[1], ".gitignore") {
+		t.Errorf("first add changed %v, want the vault's .gitattributes, .gitignore and the memory", got)
 	}
 	r.tick(time.Minute)
 	id := r.addMemory("Money is int64 cents", "Never float64.", "--layer", "project", "--reason", "rounding bug in 2025")

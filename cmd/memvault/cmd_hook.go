@@ -28,7 +28,7 @@ const hookName = "pre-commit"
 func (m *Main) hookCommand() *cobra.Command {
 	hook := &cobra.Command{
 		Use:   "hook",
-		Short: "Install or run the git pre-commit hook that blocks secrets in .memory/",
+		Short: "Install or run the git pre-commit hook that blocks secrets and conflict markers in .memory/",
 		Long: `hook install writes a git pre-commit hook that runs "memvault hook pre-commit"
 (this binary, by absolute path). It honours core.hooksPath and linked
 worktrees. An existing pre-commit hook is kept as pre-commit.local and runs
@@ -37,11 +37,12 @@ binary path. hook uninstall removes the memvault hook and puts the previous
 one back.
 
 hook pre-commit scans the .memory/**/*.md blobs the commit adds or changes
-(the index against HEAD, not the work tree) for secrets and fails with
-path:line:column and the rule for each, never printing the secret. A file
-staged as HEAD has it is not scanned: a secret already committed does not
-block an unrelated commit (memvault lint and doctor report it). Bypass once
-with git commit --no-verify.`,
+(the index against HEAD, not the work tree) for secrets and git conflict
+markers, and fails with path:line:column and the rule for each secret,
+path:line for each marker, never printing the secret. A file staged as HEAD
+has it is not scanned: a secret already committed does not block an
+unrelated commit (memvault lint and doctor report it). Bypass once with git
+commit --no-verify.`,
 	}
 	// sub makes a subcommand without arguments that runs fn.
 	sub := func(use, short string, fn func(context.Context) error) *cobra.Command {
@@ -125,7 +126,7 @@ func (m *Main) hookInstall(ctx context.Context) error {
 	if res.Chained != "" {
 		fmt.Fprintf(m.Stdout, "kept the existing pre-commit hook as %s; it runs first\n", res.Chained)
 	}
-	fmt.Fprintf(m.Stdout, "installed %s: commits of .memory/ files holding secrets are blocked\n", res.Path)
+	fmt.Fprintf(m.Stdout, "installed %s: commits of .memory/ files holding secrets or conflict markers are blocked\n", res.Path)
 	return nil
 }
 
@@ -190,6 +191,16 @@ func (m *Main) hookPreCommit(ctx context.Context) error {
 	if len(found) > 0 {
 		return usagef("commit blocked: %d secret(s) in %d staged memory file(s); remove them and stage again, "+
 			"or mark a known false positive with %s on its line (see docs/secrets.md)", len(found), len(files), secret.AllowMarker)
+	}
+	marked, err := vault.StagedConflictMarkers(ctx, stagedIndex{store: store, index: index, dir: dir})
+	if err != nil {
+		return fmt.Errorf("scan staged memory files: %w", err)
+	}
+	for _, f := range marked {
+		fmt.Fprintf(m.Stderr, "%s:%d: git conflict marker\n", f.Path, f.Line)
+	}
+	if len(marked) > 0 {
+		return usagef("commit blocked: %d staged memory file(s) hold git conflict markers; resolve them (see memvault stats) and stage again", len(marked))
 	}
 	return nil
 }

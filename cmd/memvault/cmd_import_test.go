@@ -135,8 +135,8 @@ func TestImportFolderSkipsSecrets(t *testing.T) {
 			t.Errorf("skipped lacks %q; got %q", want, skipped)
 		}
 	}
-	if got := len(r.changedPaths()); got != 3 { // two memories and .gitignore
-		t.Errorf("the commit changed %d paths, want 3", got)
+	if got := len(r.changedPaths()); got != 4 { // two memories, .gitignore and .gitattributes
+		t.Errorf("the commit changed %d paths, want 4", got)
 	}
 }
 

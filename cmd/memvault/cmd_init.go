@@ -1,6 +1,7 @@
 package main
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"os"
@@ -10,6 +11,7 @@ import (
 
 	"github.com/memvault/memvault/cmd/memvault/internal/clientconfig"
 	"github.com/memvault/memvault/cmd/memvault/internal/clitext"
+	"github.com/memvault/memvault/cmd/memvault/internal/gitrepo"
 	"github.com/memvault/memvault/gitstore"
 	"github.com/memvault/memvault/vault"
 )
@@ -19,10 +21,12 @@ func (m *Main) initCommand() *cobra.Command {
 	var clientName, command string
 	cmd := &cobra.Command{
 		Use:   "init",
-		Short: "Create the vault folders, README and .gitignore; --client sets up Claude Code or Cursor",
+		Short: "Create the vault folders, README, .gitignore and .gitattributes; --client sets up Claude Code or Cursor",
 		Long: `init creates .memory/ (or --vault) with one folder per layer, a README.md
-explaining the format to people, and a .gitignore that keeps transient/ (L1
-session scratch) out of git. Existing files are left as they are.
+explaining the format to people, a .gitignore that keeps transient/ (L1
+session scratch) out of git, and a .gitattributes that sends memory files to
+memvault's merge driver, which it registers in this clone's git config.
+Existing files are left as they are.
 
 With --client, init also registers "memvault serve" as the project's MCP
 server for that client, in the project root (the git root holding the
@@ -78,6 +82,9 @@ running it again changes nothing.`,
 			if len(created) == 0 {
 				fmt.Fprintf(m.Stdout, "vault %s already initialised\n", dir)
 			}
+			if err := m.initMergeDriver(cmd.Context(), dir); err != nil {
+				return err
+			}
 			steps := clitext.InitSteps{Vault: dir, VaultChanged: len(created) > 0, Client: clientName, Command: command}
 			steps.Root, steps.InGit = gitRoot(filepath.Dir(dir))
 			if !steps.InGit {
@@ -97,6 +104,24 @@ running it again changes nothing.`,
 	cmd.Flags().StringVar(&clientName, "client", "", "also register memvault as an MCP server for this client: claude-code (.mcp.json) or cursor (.cursor/mcp.json)")
 	cmd.Flags().StringVar(&command, "command", "", "with --client: the server command to write (default: this binary's absolute path)")
 	return cmd
+}
+
+// initMergeDriver registers the merge driver in the clone holding the
+// vault at dir, unless it is there (or there is no repository).
+func (m *Main) initMergeDriver(ctx context.Context, dir string) error {
+	g, err := openRepoAt(ctx, dir)
+	if errors.Is(err, gitstore.ErrNotRepository) {
+		return nil
+	} else if err != nil {
+		return err
+	}
+	defer g.Close()
+	if did, err := (gitrepo.MergeDriver{Repo: g.Repo, Binary: gitrepo.DriverBinary(m.Getenv)}).Ensure(ctx); did {
+		fmt.Fprintf(m.Stdout, "registered the memvault merge driver in this clone's git config (memory files merge field by field)\n")
+	} else if err != nil {
+		return err
+	}
+	return nil
 }
 
 // serverCommand is the command the client configuration runs: command

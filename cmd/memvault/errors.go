@@ -33,9 +33,12 @@ func usagef(format string, args ...any) error {
 func exitCode(err error) int {
 	var u usageError
 	var big *vault.QueryTooLargeError
+	var st exitStatus
 	switch {
 	case err == nil:
 		return exitOK
+	case errors.As(err, &st):
+		return st.code
 	case errors.As(err, &u),
 		errors.As(err, &big),
 		errors.Is(err, vault.ErrInvalid),

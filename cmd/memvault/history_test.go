@@ -417,6 +417,19 @@ func TestDoctor(t *testing.T) {
 	t.Parallel()
 	r := newCLIRepo(t)
 	id := r.addMemory("Redis is a cache", "Never the source of truth.")
+	// The first write committed the vault's .gitattributes, but this clone
+	// never ran init: the merge driver is not registered, doctor says so
+	// and --fix registers it, without a commit.
+	headBefore, _ := r.head()
+	if code, out := r.run("", "doctor"); code != 1 || !strings.Contains(out, "problem  merge") || !strings.Contains(out, "does not register it") {
+		t.Errorf("doctor on a vault whose clone lacks the merge driver: exit %d\n%s", code, out)
+	}
+	if out := r.ok("doctor", "--fix"); !strings.Contains(out, "fixed    merge     registered the merge driver") {
+		t.Errorf("doctor --fix:\n%s", out)
+	}
+	if head, _ := r.head(); head != headBefore {
+		t.Errorf("registering the merge driver moved HEAD from %s to %s", headBefore, head)
+	}
 	if out := r.ok("doctor"); !strings.Contains(out, "no problems") {
 		t.Errorf("doctor on a clean vault:\n%s", out)
 	}

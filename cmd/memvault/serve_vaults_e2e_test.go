@@ -228,13 +228,13 @@ func TestServeFindsTheVaultFromTheClientsRoots(t *testing.T) {
 				t.Errorf("memory file not in %s/.memory: %v", repo, err)
 			}
 			// The repository had no vault: the first write created it,
-			// .gitignore included, in its one commit.
+			// .gitignore and .gitattributes included, in its one commit.
 			g, err := gitstore.Open(context.Background(), repo)
 			if err != nil {
 				t.Fatal(err)
 			}
 			defer g.Close()
-			for _, p := range []string{".memory/.gitignore", ".memory/" + w.Path} {
+			for _, p := range []string{".memory/.gitignore", ".memory/.gitattributes", ".memory/" + w.Path} {
 				if _, err := g.ReadFile(context.Background(), w.Commit, p); err != nil {
 					t.Errorf("%s not in the remember commit: %v", p, err)
 				}

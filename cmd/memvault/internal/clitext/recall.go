@@ -49,6 +49,9 @@ func Results(w io.Writer, rs []vault.SetResult, now time.Time) {
 		if mem.Stale {
 			meta = append(meta, "STALE: the file no longer parses; showing its last good version")
 		}
+		if c := Conflicted(mem.Conflicted); c != "" {
+			meta = append(meta, c)
+		}
 		fmt.Fprintf(w, "  %s\n", strings.Join(meta, " · "))
 		if !mem.EffectiveAt.IsZero() {
 			fmt.Fprintf(w, "  effective from %s\n", mem.EffectiveAt.Format(time.RFC3339))
@@ -185,6 +188,14 @@ func Memory(w io.Writer, mem *vault.Memory, related []vault.Ref, vaultName strin
 	if !mem.ExpiresAt.IsZero() {
 		fmt.Fprintf(w, "  expires:    %s\n", mem.ExpiresAt.Format(time.RFC3339))
 	}
+	if c := Conflicted(mem.Conflicted); c != "" {
+		fmt.Fprintf(w, "  conflict:   %s\n", c)
+		for _, f := range mem.Conflicted {
+			if v, ok := mem.ConflictTheirs[f]; ok {
+				fmt.Fprintf(w, "  theirs %s: %s\n", f, strings.ReplaceAll(strings.TrimRight(v, "\n"), "\n", "\n    "))
+			}
+		}
+	}
 	if len(mem.Supersedes) > 0 {
 		fmt.Fprintf(w, "  supersedes: %s\n", strings.Join(mem.Supersedes, ", "))
 	}
@@ -210,6 +221,21 @@ func Stats(w io.Writer, s view.VaultStats) {
 		fmt.Fprintf(w, "  %-14s %d\n", st, s.ByStatus[string(st)])
 	}
 	fmt.Fprintf(w, "problems  %d errors, %d warnings (memvault lint)\n", s.Errors, s.Warnings)
+	for _, c := range s.Conflicted {
+		fmt.Fprintf(w, "conflict  %s (%s): %s\n", c.Path, strings.Join(c.What, ", "), c.Fix)
+	}
+}
+
+// Conflicted labels a memory a git merge left in conflict, "" for one it
+// did not.
+func Conflicted(what []string) string {
+	switch {
+	case len(what) == 0:
+		return ""
+	case len(what) == 1 && what[0] == vault.ConflictedMarkers:
+		return "CONFLICTED: the file holds git conflict markers; showing its last committed version"
+	}
+	return "CONFLICTED: a git merge left " + strings.Join(what, ", ") + " in disagreement (theirs is in the file's conflict entry)"
 }
 
 // List writes one line per memory.

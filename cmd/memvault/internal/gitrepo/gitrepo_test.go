@@ -12,6 +12,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/memvault/memvault/gitstore"
+	"github.com/memvault/memvault/vault"
 	"github.com/memvault/memvault/vault/history"
 )
 
@@ -226,5 +227,81 @@ func TestDoctorRepo(t *testing.T) {
 	}
 	if st, err := g.State(ctx); err != nil || st.Unborn || st.Head == "" || st.IndexLock != "" {
 		t.Errorf("State = %+v, %v", st, err)
+	}
+}
+
+// TestMergeDriver checks the merge driver's setup against a real
+// repository: the attribute as git applies it, a registration, one whose
+// binary is gone, and the committed version HeadFiles reads.
+func TestMergeDriver(t *testing.T) {
+	t.Parallel()
+	root := t.TempDir()
+	ctx := t.Context()
+	s, err := gitstore.Init(ctx, root)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	dir := filepath.Join(root, "notes", "vault") // not the default .memory
+	g, err := New(s, dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	bin := filepath.Join(t.TempDir(), "it's memvault")
+	if err := os.WriteFile(bin, []byte("#!/bin/sh\n"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	md := MergeDriver{Repo: g, Binary: bin}
+	check := func(when string, wantAttr, wantRegistered bool) {
+		t.Helper()
+		attr, reg, err := md.MergeDriver(ctx)
+		if err != nil || attr != wantAttr || reg != wantRegistered {
+			t.Errorf("%s: attribute %v, registered %v, %v; want %v, %v", when, attr, reg, err, wantAttr, wantRegistered)
+		}
+	}
+	check("fresh", false, false)
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(dir, ".gitattributes"), []byte(vault.GitattributesContent), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	check("with the vault's .gitattributes", true, false)
+	if did, err := md.Ensure(ctx); !did || err != nil {
+		t.Fatalf("Ensure = %v, %v; want it to register", did, err)
+	}
+	check("registered", true, true)
+	if got, _ := s.MergeDriver(ctx, vault.MergeDriverName); got != DriverCommand(bin) {
+		t.Errorf("registered %q, want %q", got, DriverCommand(bin))
+	}
+	if did, err := md.Ensure(ctx); did || err != nil {
+		t.Errorf("Ensure again = %v, %v; want nothing to do", did, err)
+	}
+	if err := os.Remove(bin); err != nil {
+		t.Fatal(err)
+	}
+	check("binary gone", true, false)
+
+	// HeadFiles reads HEAD's version, with or without an open store.
+	p := filepath.Join(dir, "project", "a.md")
+	if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(p, []byte("committed\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := s.Commit(ctx, gitstore.Change{Paths: []string{p}, Message: "add a", Author: &gitstore.Signature{Name: "Ada", Email: "ada@example.com"}}); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(p, []byte("<<<<<<< HEAD\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	for _, h := range []HeadFiles{{Dir: dir}, {Dir: dir, Store: s}} {
+		if got, err := h.ReadCommitted(ctx, "project/a.md"); err != nil || string(got) != "committed\n" {
+			t.Errorf("ReadCommitted (store %v) = %q, %v", h.Store != nil, got, err)
+		}
+		if _, err := h.ReadCommitted(ctx, "project/none.md"); err == nil {
+			t.Errorf("ReadCommitted of a file HEAD lacks: no error")
+		}
 	}
 }

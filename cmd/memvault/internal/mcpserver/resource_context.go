@@ -7,6 +7,7 @@ import (
 
 	"github.com/mark3labs/mcp-go/mcp"
 
+	"github.com/memvault/memvault/cmd/memvault/internal/view"
 	"github.com/memvault/memvault/vault"
 )
 
@@ -44,6 +45,7 @@ func (s *Server) readContext(ctx context.Context, _ mcp.ReadResourceRequest) ([]
 			b.WriteString(digestLines{}.conflict(p))
 		}
 	}
+	writeMergeConflicts(&b, vs)
 	switch {
 	case d.LeftOut > 0:
 		b.WriteString(leftOutLine(d))
@@ -87,6 +89,32 @@ func plural(n int, one, many string) string {
 		return "1 " + one
 	}
 	return fmt.Sprintf("%d %s", n, many)
+}
+
+// maxContextConflicts caps the conflicted files the context names;
+// memory_stats lists them all.
+const maxContextConflicts = 5
+
+// writeMergeConflicts names the memory files a git merge left in conflict
+// and what to run, so that a session does not start on half a merge.
+func writeMergeConflicts(b *strings.Builder, vs *openVaults) {
+	var all []view.Conflicted
+	for _, m := range vs.Members() {
+		for _, c := range m.Vault.Stats().Conflicted {
+			all = append(all, view.ConflictedOf(c, m.Vault.Dir()))
+		}
+	}
+	if len(all) == 0 {
+		return
+	}
+	b.WriteString("\n## Merge conflicts in memory files\n")
+	for i, c := range all {
+		if i == maxContextConflicts {
+			fmt.Fprintf(b, "- … and %d more (memory_stats lists them)\n", len(all)-i)
+			break
+		}
+		fmt.Fprintf(b, "- %s (%s): %s\n", c.Path, strings.Join(c.What, ", "), c.Fix)
+	}
 }
 
 // digestLines renders the digest's parts (vault.Set.Digest decides what

@@ -52,6 +52,9 @@ func renderResults(rs []view.RecallResult, empty, hint string) (string, []view.R
 		if len(r.PossibleConflict) > 0 {
 			fmt.Fprintf(&b, "   possible conflict with: %s\n", strings.Join(r.PossibleConflict, ", "))
 		}
+		if len(r.Conflicted) > 0 {
+			fmt.Fprintf(&b, "   %s\n", conflictedText(r.Conflicted))
+		}
 	}
 	return strings.TrimRight(b.String(), "\n"), rs
 }
@@ -113,6 +116,34 @@ func explainLines(e *view.Explain) string {
 		fmt.Fprintf(&b, "   %s: %s\n", a.Rule, a.Note)
 	}
 	return b.String()
+}
+
+// conflictedText labels a memory a git merge left in conflict.
+func conflictedText(what []string) string {
+	if len(what) == 1 && what[0] == vault.ConflictedMarkers {
+		return "conflicted: its file holds git conflict markers; this is its last committed version (see memory_stats)"
+	}
+	return "conflicted: a git merge left " + strings.Join(what, ", ") + " in disagreement; another version is in the file's conflict entry (see memory_stats)"
+}
+
+// writeTheirs shows the other side of a merge conflict after a memory, so
+// that both versions are in front of the model.
+func writeTheirs(b *strings.Builder, fields []string, theirs map[string]string) {
+	if len(theirs) == 0 && (len(fields) == 0 || fields[0] == vault.ConflictedMarkers) {
+		return
+	}
+	b.WriteString("\n\n--- the other side of the merge (conflict entry) ---\n")
+	for _, f := range fields {
+		v, ok := theirs[f]
+		switch {
+		case !ok:
+			fmt.Fprintf(b, "%s: (deleted on their side)\n", f)
+		case f == "body":
+			fmt.Fprintf(b, "body:\n%s\n", strings.TrimRight(v, "\n"))
+		default:
+			fmt.Fprintf(b, "%s: %s\n", f, v)
+		}
+	}
 }
 
 // namedRefs names memories for people: "Title" (id), comma-separated.

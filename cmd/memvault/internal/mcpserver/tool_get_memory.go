@@ -37,6 +37,10 @@ func (s *Server) getMemory(_ context.Context, vs *openVaults, a idArgs) (string,
 	if len(out.SupersededBy) > 0 {
 		fmt.Fprintf(&b, "superseded by: %s\n", strings.Join(out.SupersededBy, ", "))
 	}
+	if len(m.Conflicted) > 0 {
+		fmt.Fprintf(&b, "%s\n", conflictedText(m.Conflicted))
+	}
 	fmt.Fprintf(&b, "updated: %s\n\n%s", out.UpdatedAt, m.Body)
+	writeTheirs(&b, m.Conflicted, m.ConflictTheirs)
 	return strings.TrimRight(b.String(), "\n"), out, nil
 }

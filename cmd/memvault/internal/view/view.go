@@ -3,6 +3,8 @@ package view
 import (
 	"fmt"
 	"math"
+	"path/filepath"
+	"slices"
 	"time"
 
 	"github.com/memvault/memvault/vault"
@@ -79,8 +81,15 @@ type Memory struct {
 	Vault string `json:"vault"`
 	// Stale is set when the file no longer parses and this is its last
 	// good version.
-	Stale bool   `json:"stale,omitempty"`
-	Body  string `json:"body"`
+	Stale bool `json:"stale,omitempty"`
+	// Conflicted names what a git merge left in disagreement (fields,
+	// "body", or "markers": the file holds conflict markers and this is
+	// its last committed version).
+	Conflicted []string `json:"conflicted,omitempty"`
+	// ConflictTheirs holds the other side's values of what Conflicted
+	// names ("body" for the body), from the file's conflict entry.
+	ConflictTheirs map[string]string `json:"conflict_theirs,omitempty"`
+	Body           string            `json:"body"`
 }
 
 // MemoryOf builds the view of m, which lives in the vault named vaultName;
@@ -94,7 +103,7 @@ func MemoryOf(m *vault.Memory, vaultName string, related []vault.Ref, superseded
 		EffectiveAt: Instant(m.EffectiveAt), ExpiresAt: Instant(m.ExpiresAt),
 		Supersedes: orEmpty(m.Supersedes), SupersededBy: orEmpty(supersededBy), Links: orEmpty(m.Links),
 		Related: Refs(related), Source: Source{Client: m.Source.Client, Kind: m.Source.Kind},
-		Path: m.Path, Vault: vaultName, Stale: m.Stale, Body: m.Body,
+		Path: m.Path, Vault: vaultName, Stale: m.Stale, Conflicted: m.Conflicted, ConflictTheirs: m.ConflictTheirs, Body: m.Body,
 	}
 }
 
@@ -133,6 +142,8 @@ type RecallResult struct {
 	MatchReason string `json:"match_reason,omitempty"`
 	// Explain says why the result ranks where it does (explain only).
 	Explain *Explain `json:"explain,omitempty"`
+	// Conflicted is as in Memory.
+	Conflicted []string `json:"conflicted,omitempty"`
 }
 
 // Recall is the answer of a recall, and of a list (vault.Set.List), whose
@@ -149,6 +160,7 @@ func RecallResultOf(r vault.SetResult) RecallResult {
 		Snippet: r.Snippet, Tags: orEmpty(m.Tags), Importance: m.Importance, UpdatedAt: Instant(m.UpdatedAt),
 		EffectiveAt: Instant(m.EffectiveAt), ExpiresAt: Instant(m.ExpiresAt), Supersedes: Refs(r.Supersedes),
 		PossibleConflict: orEmpty(r.PossibleConflict), Path: m.Path, Version: m.Version, Stale: m.Stale,
+		Conflicted: m.Conflicted,
 	}
 	if len(r.SupersededBy) > 0 {
 		out.SupersededBy = Refs(r.SupersededBy)
@@ -226,9 +238,12 @@ type VaultStats struct {
 	Secrets int `json:"secret_findings"`
 	// Problems lists the first diagnostics as path:line: field: problem.
 	Problems []string `json:"problems"`
-	GitHead  string   `json:"git_head,omitempty"`
-	Indexed  int      `json:"index_docs"`
-	LoadedAt string   `json:"loaded_at"`
+	// Conflicted lists the files a git merge left in conflict, each with
+	// what to do.
+	Conflicted []Conflicted `json:"conflicted,omitempty"`
+	GitHead    string       `json:"git_head,omitempty"`
+	Indexed    int          `json:"index_docs"`
+	LoadedAt   string       `json:"loaded_at"`
 	// IndexAge is the wall-clock seconds since the index last changed.
 	IndexAge float64 `json:"index_age_seconds"`
 }
@@ -246,6 +261,9 @@ func VaultStatsOf(v *vault.Vault, head string, now time.Time) VaultStats {
 		Expired: s.Expired, Future: s.Future, Stale: s.Stale, Errors: s.Errors, Warnings: s.Warnings, Secrets: s.Secrets,
 		Problems: []string{}, GitHead: head, Indexed: s.Indexed, LoadedAt: Instant(s.LoadedAt),
 		IndexAge: max(0, now.Sub(s.UpdatedAt).Round(time.Millisecond).Seconds())}
+	for _, c := range s.Conflicted {
+		out.Conflicted = append(out.Conflicted, ConflictedOf(c, s.Dir))
+	}
 	for _, d := range v.Diagnostics() {
 		if len(out.Problems) == MaxProblems {
 			out.Problems = append(out.Problems, fmt.Sprintf("… and %d more: run memvault lint", s.Errors+s.Warnings-MaxProblems))
@@ -254,6 +272,28 @@ func VaultStatsOf(v *vault.Vault, head string, now time.Time) VaultStats {
 		out.Problems = append(out.Problems, d.Error())
 	}
 	return out
+}
+
+// Conflicted is a memory file a git merge left in conflict.
+type Conflicted struct {
+	Path string `json:"path"`
+	// ID is the memory served for it, "" when none is.
+	ID string `json:"id,omitempty"`
+	// What names what disagrees: fields, "body" or "markers".
+	What []string `json:"what"`
+	// Fix says what to run.
+	Fix string `json:"fix"`
+}
+
+// ConflictedOf builds the view of a conflicted file of the vault at dir.
+func ConflictedOf(c vault.ConflictedFile, dir string) Conflicted {
+	p := filepath.Join(dir, filepath.FromSlash(c.Path))
+	fix := "edit " + p + ": keep the values that hold (theirs are in its conflict entry), delete the conflict entry, then git add it"
+	if slices.Contains(c.What, vault.ConflictedMarkers) {
+		fix = "resolve the git conflict markers in " + p + " and git add it; while the merge is under way, " +
+			"`memvault doctor --fix` then `git checkout -m -- " + p + "` redoes it field by field, without markers"
+	}
+	return Conflicted{Path: c.Path, ID: c.ID, What: c.What, Fix: fix}
 }
 
 // Stats summarises the project vault, and the user vault when one is

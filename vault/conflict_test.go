@@ -1,0 +1,180 @@
+package vault
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io/fs"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+)
+
+// committedFiles is a CommittedReader over a map: the files as at HEAD.
+type committedFiles map[string]string
+
+func (c committedFiles) ReadCommitted(_ context.Context, rel string) ([]byte, error) {
+	s, ok := c[rel]
+	if !ok {
+		return nil, fmt.Errorf("%s at HEAD: %w", rel, fs.ErrNotExist)
+	}
+	return []byte(s), nil
+}
+
+const committedMoney = "---\nid: 01JDX3Q8W7AAAAAAAAAAAAAAAA\ntitle: Money is int64 cents\n---\nNever float64.\n"
+
+// markerFiles holds a memory with a conflict block in its body and a file
+// that starts with a marker (which would load as a memory named after it).
+var markerFiles = map[string]string{
+	"project/money.md": "---\nid: 01JDX3Q8W7AAAAAAAAAAAAAAAA\ntitle: Money is int64 cents\n---\n" +
+		"<<<<<<< HEAD\nNever float64.\n=======\nNever float32.\n>>>>>>> topic\n",
+	"project/ghost.md": "<<<<<<< HEAD\n---\nid: 01JDX3Q8W7BBBBBBBBBBBBBBBB\n---\nours\n=======\ntheirs\n>>>>>>> topic\n",
+}
+
+func TestConflictMarkersAreNeverLoaded(t *testing.T) {
+	t.Parallel()
+	for _, tc := range []struct {
+		name      string
+		committed CommittedReader
+		served    []string // ids served
+		stats     []ConflictedFile
+	}{
+		{
+			name:   "no repository: left out, reported",
+			served: nil,
+			stats: []ConflictedFile{
+				{Path: "project/ghost.md", What: []string{ConflictedMarkers}},
+				{Path: "project/money.md", What: []string{ConflictedMarkers}},
+			},
+		},
+		{
+			name:      "HEAD's version served, labelled",
+			committed: committedFiles{"project/money.md": committedMoney},
+			served:    []string{"01JDX3Q8W7AAAAAAAAAAAAAAAA"},
+			stats: []ConflictedFile{
+				{Path: "project/ghost.md", What: []string{ConflictedMarkers}},
+				{Path: "project/money.md", ID: "01JDX3Q8W7AAAAAAAAAAAAAAAA", What: []string{ConflictedMarkers}},
+			},
+		},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			dir := t.TempDir()
+			writeFiles(t, dir, markerFiles)
+			v, err := Open(t.Context(), dir, Options{Now: newClock("2026-11-30T00:00:00Z").Now, Committed: tc.committed})
+			if err != nil {
+				t.Fatal(err)
+			}
+			var served []string
+			for _, m := range v.All() {
+				served = append(served, m.ID)
+				if strings.Contains(m.Body, "<<<<<<<") || strings.Contains(m.Title, "<<<<<<<") {
+					t.Errorf("served a memory with markers: %q %q", m.Title, m.Body)
+				}
+				if !slices.Equal(m.Conflicted, []string{ConflictedMarkers}) || m.Body != "Never float64.\n" {
+					t.Errorf("%s: conflicted %v body %q; want HEAD's body, labelled markers", m.ID, m.Conflicted, m.Body)
+				}
+			}
+			if !slices.Equal(served, tc.served) {
+				t.Errorf("served %v, want %v", served, tc.served)
+			}
+			lines := map[string]int{}
+			for _, d := range v.Diagnostics() {
+				if errors.Is(d.Err, ErrConflictMarkers) {
+					lines[d.Path] = d.Line
+				}
+			}
+			if want := map[string]int{"project/money.md": 5, "project/ghost.md": 1}; !cmp.Equal(lines, want) {
+				t.Errorf("marker diagnostics at %v, want %v", lines, want)
+			}
+			if d := cmp.Diff(tc.stats, v.Stats().Conflicted); d != "" {
+				t.Errorf("Stats.Conflicted (-want +got):\n%s", d)
+			}
+		})
+	}
+}
+
+func TestConflictEntryLabelsTheMemory(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	writeFiles(t, dir, map[string]string{"project/money.md": "---\nid: 01JDX3Q8W7AAAAAAAAAAAAAAAA\ntitle: Money is int64 cents\n" +
+		"conflict: {fields: 'title, body', theirs_title: 金额用分, theirs_body: \"x\\n\"}\n---\nNever float64.\n"})
+	v, err := Open(t.Context(), dir, Options{Now: newClock("2026-11-30T00:00:00Z").Now})
+	if err != nil {
+		t.Fatal(err)
+	}
+	m, err := v.Get("01JDX3Q8W7AAAAAAAAAAAAAAAA")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := []string{"title", "body"}; !slices.Equal(m.Conflicted, want) {
+		t.Errorf("Conflicted = %v, want %v", m.Conflicted, want)
+	}
+	if want := map[string]string{"title": "金额用分", "body": "x\n"}; !cmp.Equal(m.ConflictTheirs, want) {
+		t.Errorf("ConflictTheirs = %v, want %v", m.ConflictTheirs, want)
+	}
+	want := []ConflictedFile{{Path: "project/money.md", ID: m.ID, What: []string{"title", "body"}}}
+	if d := cmp.Diff(want, v.Stats().Conflicted); d != "" {
+		t.Errorf("Stats.Conflicted (-want +got):\n%s", d)
+	}
+}
+
+func TestUpdateRefusesAFileWithConflictMarkers(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	writeFiles(t, dir, map[string]string{"project/money.md": committedMoney})
+	v, err := Open(t.Context(), dir, Options{Now: newClock("2026-11-30T00:00:00Z").Now})
+	if err != nil {
+		t.Fatal(err)
+	}
+	writeFiles(t, dir, map[string]string{"project/money.md": markerFiles["project/money.md"]})
+	imp := 9
+	_, err = v.Update(t.Context(), "01JDX3Q8W7AAAAAAAAAAAAAAAA", 0, Patch{Importance: &imp}, Author{})
+	if !errors.Is(err, ErrConflictMarkers) || !errors.Is(err, ErrMalformedFile) {
+		t.Fatalf("Update = %v, want ErrMalformedFile wrapping ErrConflictMarkers", err)
+	}
+}
+
+func TestStagedConflictMarkers(t *testing.T) {
+	t.Parallel()
+	s := stagedFiles{paths: []string{".memory/project/a.md", ".memory/project/b.md", ".memory/notes.txt"}, data: map[string]string{
+		".memory/project/a.md": committedMoney,
+		".memory/project/b.md": markerFiles["project/money.md"],
+		".memory/notes.txt":    markerFiles["project/money.md"],
+	}}
+	got, err := StagedConflictMarkers(t.Context(), s)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := []StagedMarker{{Path: ".memory/project/b.md", Line: 5}}; !cmp.Equal(got, want) {
+		t.Errorf("StagedConflictMarkers = %v, want %v", got, want)
+	}
+}
+
+// TestWritesRefuseConflictMarkers: a memory written with a marker line
+// would not load, so no write makes one.
+func TestWritesRefuseConflictMarkers(t *testing.T) {
+	t.Parallel()
+	c := &recordingCommitter{}
+	v, err := Open(t.Context(), t.TempDir(), Options{Now: newClock("2026-11-30T00:00:00Z").Now, Committer: c})
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, err = v.Create(t.Context(), NewMemory{Title: "Resolving merges", Content: "Git writes:\n\n<<<<<<< HEAD\nours\n"}, Author{})
+	if !errors.Is(err, ErrConflictMarkers) || !errors.Is(err, ErrInvalid) {
+		t.Fatalf("Create = %v, want ErrInvalid wrapping ErrConflictMarkers", err)
+	}
+	res, err := v.Create(t.Context(), NewMemory{Title: "Resolving merges", Content: "Git writes:\n\n    <<<<<<< HEAD\n"}, Author{})
+	if err != nil {
+		t.Fatalf("indented marker refused: %v", err)
+	}
+	content := "now:\n>>>>>>> topic\n"
+	if _, err := v.Update(t.Context(), res.Memory.ID, 0, Patch{Content: &content}, Author{}); !errors.Is(err, ErrConflictMarkers) {
+		t.Errorf("Update = %v, want ErrConflictMarkers", err)
+	}
+	if len(c.commits) != 1 {
+		t.Errorf("%d commits, want the one clean create", len(c.commits))
+	}
+}

@@ -1,0 +1,409 @@
+package merge
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"reflect"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/memvault/memvault/parser"
+)
+
+// ErrUnmergeable means one side is not a memory file that can be merged
+// field by field (binary, front matter that does not parse or is not
+// closed): a person must decide.
+var ErrUnmergeable = errors.New("cannot merge the memory field by field")
+
+// ConflictKey is the front-matter key of the conflict record a merge
+// writes when both sides changed something differently.
+const ConflictKey = "conflict"
+
+// BodyField names the body in Result.Conflicts and in the record.
+const BodyField = "body"
+
+// Result is the outcome of Files.
+type Result struct {
+	// Data is the merged file: our file with the merged fields and body,
+	// edited line by line.
+	Data []byte
+	// Conflicts names what both sides changed to different values in this
+	// merge, in front-matter order, BodyField last. Empty when the merge
+	// is clean (the file may still carry an earlier merge's record).
+	Conflicts []string
+}
+
+// Files merges two versions of a memory file (ours and theirs) with their
+// common ancestor base; see the package documentation for the rules. base
+// may be empty (both sides added the file). It returns ErrUnmergeable when
+// ours or theirs cannot be merged field by field; a base that does not
+// parse counts as empty front matter.
+func Files(base, ours, theirs []byte) (Result, error) {
+	o, err := side("ours", ours)
+	if err != nil {
+		return Result{}, err
+	}
+	t, err := side("theirs", theirs)
+	if err != nil {
+		return Result{}, err
+	}
+	b, _ := parser.Parse("base", base)
+	if b == nil {
+		b = parser.New(nil)
+	}
+	out, _ := parser.Parse("ours", ours)
+	m := merger{b: b, o: o, t: t, out: out}
+	for _, key := range keysOf(o, t, b) {
+		if key == ConflictKey {
+			continue // merged below, entry by entry
+		}
+		if err := m.field(key); err != nil {
+			return Result{}, err
+		}
+	}
+	m.body()
+	if err := m.writeRecord(); err != nil {
+		return Result{}, err
+	}
+	data := out.Format()
+	if err := check(data, o.Meta.ID); err != nil {
+		return Result{}, err
+	}
+	return Result{Data: data, Conflicts: m.conflicts}, nil
+}
+
+// side parses ours or theirs, refusing what cannot be merged by fields. A
+// file without front matter (a hand-written note) is a memory.
+func side(name string, data []byte) (*parser.Document, error) {
+	d, diags := parser.Parse(name, data)
+	if d == nil {
+		return nil, fmt.Errorf("%w: %s: %v", ErrUnmergeable, name, diags[0].Err)
+	}
+	for _, e := range diags {
+		if e.Severity == parser.SeverityError && !errors.Is(e.Err, parser.ErrNoFrontMatter) {
+			return nil, fmt.Errorf("%w: %s: %v", ErrUnmergeable, name, e)
+		}
+	}
+	return d, nil
+}
+
+// check holds the merge to its promise: the result parses and keeps our
+// id.
+func check(data []byte, id string) error {
+	d, diags := parser.Parse("merged", data)
+	if d == nil {
+		return fmt.Errorf("merged file does not parse: %v", diags[0])
+	}
+	for _, e := range diags {
+		if e.Severity == parser.SeverityError && !errors.Is(e.Err, parser.ErrNoFrontMatter) {
+			return fmt.Errorf("merged file does not parse: %v", e)
+		}
+	}
+	if id != "" && d.Meta.ID != id {
+		return fmt.Errorf("merged file has id %q, want %q", d.Meta.ID, id)
+	}
+	return nil
+}
+
+// keysOf lists the top-level keys of the documents, each once, in the
+// order of their first appearance (ours first). The conflict record is
+// merged like any key.
+func keysOf(docs ...*parser.Document) []string {
+	var keys []string
+	for _, d := range docs {
+		for _, k := range d.Keys() {
+			if !slices.Contains(keys, k) {
+				keys = append(keys, k)
+			}
+		}
+	}
+	return keys
+}
+
+// merger holds one merge in progress.
+type merger struct {
+	b, o, t   *parser.Document
+	out       *parser.Document // ours, edited into the result
+	conflicts []string
+	record    []parser.KV
+}
+
+// value is a key's decoded value on one side; a value the parser cannot
+// decode is opaque and equal to nothing, so it is never merged silently.
+type value struct {
+	present bool
+	v       any
+}
+
+type opaque struct{ side *parser.Document }
+
+func valueOf(d *parser.Document, key string) value {
+	if !slices.Contains(d.Keys(), key) {
+		return value{}
+	}
+	v, ok := d.Value(key)
+	if !ok {
+		return value{present: true, v: opaque{d}}
+	}
+	return value{present: true, v: v}
+}
+
+func (a value) equal(b value) bool {
+	return a.present == b.present && reflect.DeepEqual(a.v, b.v)
+}
+
+// field merges one top-level key into m.out.
+func (m *merger) field(key string) error {
+	vb, vo, vt := valueOf(m.b, key), valueOf(m.o, key), valueOf(m.t, key)
+	switch {
+	case vo.equal(vt), vb.equal(vt):
+		return nil // ours already holds the answer
+	case key == "id" && vo.present:
+		// The id is what the memory is: theirs never changes ours.
+		m.conflict(key, vt)
+		return nil
+	case vb.equal(vo):
+		return m.takeTheirs(key, vt)
+	}
+	// Both sides changed the key, differently.
+	om, tm := m.o.Meta, m.t.Meta
+	switch key {
+	case "tags", "aliases", "links", "supersedes":
+		merged := set3(list(m.b.Meta, key), list(om, key), list(tm, key), key == "tags")
+		if slices.Equal(merged, list(om, key)) && vo.present {
+			return nil
+		}
+		if merged == nil {
+			merged = []string{}
+		}
+		return m.set(key, merged)
+	case "importance":
+		if om.Importance != nil && tm.Importance != nil {
+			return m.pick(key, vt, *tm.Importance > *om.Importance)
+		}
+	case "created_at":
+		if om.CreatedAt != nil && tm.CreatedAt != nil {
+			return m.pick(key, vt, tm.CreatedAt.Before(*om.CreatedAt))
+		}
+	case "updated_at":
+		if om.UpdatedAt != nil && tm.UpdatedAt != nil {
+			return m.pick(key, vt, tm.UpdatedAt.After(*om.UpdatedAt))
+		}
+	case "status":
+		ro, rt := statusRank(om.Status, vo), statusRank(tm.Status, vt)
+		if ro >= 0 && rt >= 0 {
+			return m.pick(key, vt, rt > ro)
+		}
+	case "version":
+		if om.Version != nil && tm.Version != nil {
+			return m.set(key, max(*om.Version, *tm.Version)+1)
+		}
+	}
+	m.conflict(key, vt)
+	return nil
+}
+
+// takeTheirs makes the result's key what theirs has: their entry's lines,
+// or no entry.
+func (m *merger) takeTheirs(key string, vt value) error {
+	if !vt.present {
+		m.out.Delete(key)
+		return nil
+	}
+	if err := m.out.CopyKey(key, m.t); err != nil {
+		// Their value cannot be carried over (an alias): keep ours and
+		// let a person decide.
+		m.conflict(key, vt)
+	}
+	return nil
+}
+
+// pick takes theirs when theirs wins a rule, else keeps ours.
+func (m *merger) pick(key string, vt value, theirs bool) error {
+	if !theirs {
+		return nil
+	}
+	return m.takeTheirs(key, vt)
+}
+
+func (m *merger) set(key string, v any) error {
+	if err := m.out.Set(key, v); err != nil {
+		return fmt.Errorf("merge %s: %w", key, err)
+	}
+	return nil
+}
+
+// conflict keeps our value of key and records theirs.
+func (m *merger) conflict(key string, vt value) {
+	m.conflicts = append(m.conflicts, key)
+	if vt.present {
+		m.record = append(m.record, parser.KV{Key: "theirs_" + key, Value: text(vt.v)})
+	}
+}
+
+// body merges the bodies line by line; on a conflict ours stays and
+// theirs goes into the record.
+func (m *merger) body() {
+	base, ours, theirs := string(m.b.BodyBytes()), string(m.o.BodyBytes()), string(m.t.BodyBytes())
+	merged, ok := Text(base, ours, theirs)
+	if !ok {
+		m.conflicts = append(m.conflicts, BodyField)
+		m.record = append(m.record, parser.KV{Key: "theirs_" + BodyField, Value: theirs})
+		return
+	}
+	if merged != ours {
+		m.out.SetBody([]byte(merged))
+	}
+}
+
+// writeRecord writes the conflict record: this merge's conflicts, then the
+// entries of earlier records, merged as a three-way set of field names (an
+// entry one side resolved, by deleting it, stays resolved). Values come
+// from this merge, then ours' record, then theirs'. Without conflicts
+// old or new, the record goes; with only ours' old entries, ours' lines
+// stay as they are.
+func (m *merger) writeRecord() error {
+	bf, _ := Record(m.b)
+	of, ov := Record(m.o)
+	tf, tv := Record(m.t)
+	kept := set3(bf, of, tf, false)
+	if len(m.conflicts) == 0 {
+		switch {
+		case len(kept) == 0:
+			m.out.Delete(ConflictKey)
+			return nil
+		case slices.Equal(kept, of):
+			return nil
+		}
+	}
+	fields, record := slices.Clone(m.conflicts), slices.Clone(m.record)
+	for _, f := range kept {
+		if slices.Contains(fields, f) {
+			continue
+		}
+		fields = append(fields, f)
+		if v, ok := ov[f]; ok {
+			record = append(record, parser.KV{Key: "theirs_" + f, Value: v})
+		} else if v, ok := tv[f]; ok {
+			record = append(record, parser.KV{Key: "theirs_" + f, Value: v})
+		}
+	}
+	record = append([]parser.KV{{Key: "fields", Value: strings.Join(fields, ", ")}}, record...)
+	if err := m.out.Set(ConflictKey, record); err != nil {
+		return fmt.Errorf("write the conflict record: %w", err)
+	}
+	return nil
+}
+
+// text renders a decoded value for the record: strings as they are,
+// timestamps in RFC 3339, anything else as JSON.
+func text(v any) string {
+	switch v := v.(type) {
+	case string:
+		return v
+	case time.Time:
+		return v.UTC().Format(time.RFC3339Nano)
+	case opaque:
+		return "(a value that cannot be decoded)"
+	}
+	b, err := json.Marshal(v)
+	if err != nil {
+		return fmt.Sprint(v)
+	}
+	return string(b)
+}
+
+// statusRank orders statuses for the rule "superseded > archived >
+// active"; -1 for a status memvault does not know.
+func statusRank(s string, v value) int {
+	if _, isString := v.v.(string); v.present && !isString {
+		return -1
+	}
+	switch s {
+	case "", "active":
+		return 0
+	case "archived":
+		return 1
+	case "superseded":
+		return 2
+	}
+	return -1
+}
+
+// list returns the list field key of m.
+func list(m parser.Meta, key string) []string {
+	switch key {
+	case "tags":
+		return m.Tags
+	case "aliases":
+		return m.Aliases
+	case "links":
+		return m.Links
+	}
+	return m.Supersedes
+}
+
+// set3 merges two edits of the set base: an item stays when both sides
+// kept it, or when a side added it (it was not in base); a removal on
+// either side wins. Ours' order first, then theirs' additions. Tags
+// compare without case, as the vault does.
+func set3(base, ours, theirs []string, fold bool) []string {
+	norm := func(s string) string {
+		if fold {
+			return strings.ToLower(s)
+		}
+		return s
+	}
+	in := func(l []string, s string) bool {
+		return slices.ContainsFunc(l, func(x string) bool { return norm(x) == norm(s) })
+	}
+	var out []string
+	keep := func(s string, other []string) bool { return !in(base, s) || in(other, s) }
+	for _, s := range ours {
+		if keep(s, theirs) && !in(out, s) {
+			out = append(out, s)
+		}
+	}
+	for _, s := range theirs {
+		if keep(s, ours) && !in(out, s) {
+			out = append(out, s)
+		}
+	}
+	return out
+}
+
+// Record reads the conflict record of a parsed memory: the names it gives
+// for what disagrees (nil when there is no record) and their side's
+// values, by name ("body" for the body; a name without a value was
+// deleted on their side). A record whose field list cannot be read still
+// marks the memory: fields is then [ConflictKey]. Nothing returned points
+// into the parser's scratch memory.
+func Record(d *parser.Document) (fields []string, theirs map[string]string) {
+	if d == nil || d.FieldLine(ConflictKey) == 0 {
+		return nil, nil
+	}
+	v, _ := d.Value(ConflictKey)
+	rec, _ := v.(map[string]any)
+	list, _ := rec["fields"].(string)
+	for f := range strings.SplitSeq(list, ",") {
+		if f = strings.TrimSpace(f); f != "" {
+			fields = append(fields, strings.Clone(f))
+		}
+	}
+	for k, x := range rec {
+		name, ok := strings.CutPrefix(k, "theirs_")
+		if !ok || !slices.Contains(fields, name) {
+			continue
+		}
+		if theirs == nil {
+			theirs = map[string]string{}
+		}
+		theirs[strings.Clone(name)] = strings.Clone(text(x))
+	}
+	if fields == nil {
+		return []string{ConflictKey}, nil
+	}
+	return fields, theirs
+}

@@ -1,0 +1,158 @@
+package merge
+
+import (
+	"bytes"
+	"errors"
+	"flag"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+	"github.com/memvault/memvault/parser"
+	"github.com/rogpeppe/go-internal/txtar"
+)
+
+var update = flag.Bool("update", false, "rewrite the merged.md and conflicts sections of testdata/rules")
+
+// TestRules runs one archive per merge rule (its comment says which):
+// base.md, ours.md and theirs.md in, merged.md and conflicts (one name a
+// line) the golden output.
+func TestRules(t *testing.T) {
+	files, err := filepath.Glob("testdata/rules/*.txtar")
+	if err != nil || len(files) == 0 {
+		t.Fatalf("no rules: %v", err)
+	}
+	for _, file := range files {
+		t.Run(strings.TrimSuffix(filepath.Base(file), ".txtar"), func(t *testing.T) {
+			ar, err := txtar.ParseFile(file)
+			if err != nil {
+				t.Fatal(err)
+			}
+			sec := map[string][]byte{}
+			for _, f := range ar.Files {
+				sec[f.Name] = f.Data
+			}
+			res, err := Files(sec["base.md"], sec["ours.md"], sec["theirs.md"])
+			if err != nil {
+				t.Fatal(err)
+			}
+			gotConflicts := strings.Join(res.Conflicts, "\n")
+			if gotConflicts != "" {
+				gotConflicts += "\n"
+			}
+			if *update {
+				ar.Files = append(ar.Files[:3], txtar.File{Name: "merged.md", Data: res.Data}, txtar.File{Name: "conflicts", Data: []byte(gotConflicts)})
+				if err := os.WriteFile(file, txtar.Format(ar), 0o644); err != nil {
+					t.Fatal(err)
+				}
+				return
+			}
+			if d := cmp.Diff(string(sec["merged.md"]), string(res.Data)); d != "" {
+				t.Errorf("merged file (-want +got):\n%s", d)
+			}
+			if d := cmp.Diff(string(sec["conflicts"]), gotConflicts); d != "" {
+				t.Errorf("conflicts (-want +got):\n%s", d)
+			}
+			assertMerged(t, sec["ours.md"], res)
+		})
+	}
+}
+
+// assertMerged checks what every merge promises: the result parses, keeps
+// our id, holds no conflict marker, and carries a record exactly when
+// there are conflicts.
+func assertMerged(t *testing.T, ours []byte, res Result) {
+	t.Helper()
+	o, _ := parser.Parse("ours", ours)
+	d, diags := parser.Parse("merged", res.Data)
+	if d == nil {
+		t.Fatalf("merged file does not parse: %v", diags)
+	}
+	for _, e := range diags {
+		if e.Severity == parser.SeverityError && !errors.Is(e.Err, parser.ErrNoFrontMatter) {
+			t.Errorf("merged file: %v", e)
+		}
+	}
+	if d.Meta.ID != o.Meta.ID {
+		t.Errorf("id %q, want ours %q", d.Meta.ID, o.Meta.ID)
+	}
+	for _, m := range []string{"<<<<<<< ", "\n=======\n", ">>>>>>> "} {
+		if bytes.Contains(res.Data, []byte(m)) && !bytes.Contains(ours, []byte(m)) {
+			t.Errorf("merged file holds the marker %q", m)
+		}
+	}
+	rec := fieldsOf(d)
+	if len(res.Conflicts) == 0 && rec != nil && fieldsOf(o) == nil {
+		t.Errorf("clean merge wrote a conflict record %v", rec)
+	}
+	if len(res.Conflicts) > 0 && (len(rec) < len(res.Conflicts) || !cmp.Equal(rec[:len(res.Conflicts)], res.Conflicts)) {
+		t.Errorf("record names %v, want %v first", rec, res.Conflicts)
+	}
+}
+
+func TestUnmergeable(t *testing.T) {
+	good := []byte("---\nid: a\n---\nbody\n")
+	for _, tc := range []struct {
+		name         string
+		ours, theirs []byte
+	}{
+		{"ours not closed", []byte("---\nid: a\nbody\n"), good},
+		{"theirs not YAML", good, []byte("---\nid: [\n---\nbody\n")},
+		{"theirs binary", good, []byte("---\nid: a\n---\n\x00")},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			if _, err := Files(good, tc.ours, tc.theirs); !errors.Is(err, ErrUnmergeable) {
+				t.Errorf("err = %v, want ErrUnmergeable", err)
+			}
+		})
+	}
+}
+
+func TestRecordOfConflictedMerge(t *testing.T) {
+	base := []byte("---\nid: 01JDX3Q8W7AAAAAAAAAAAAAAAA\ntitle: A\nimportance: 5\n---\nx\n")
+	ours := []byte("---\nid: 01JDX3Q8W7AAAAAAAAAAAAAAAA\ntitle: B\nimportance: 5\n---\ny\n")
+	theirs := []byte("---\nid: 01JDX3Q8W7AAAAAAAAAAAAAAAA\ntitle: C\nimportance: 5\n---\nz\n")
+	res, err := Files(base, ours, theirs)
+	if err != nil {
+		t.Fatal(err)
+	}
+	d, _ := parser.Parse("m", res.Data)
+	v, _ := d.Value(ConflictKey)
+	want := map[string]any{"fields": "title, body", "theirs_title": "C", "theirs_body": "z\n"}
+	if d := cmp.Diff(want, v); d != "" {
+		t.Errorf("record (-want +got):\n%s", d)
+	}
+	if d.Meta.Title != "B" || string(d.BodyBytes()) != "y\n" {
+		t.Errorf("ours not kept: title %q body %q", d.Meta.Title, d.BodyBytes())
+	}
+	// Merging the conflicted file again with a clean change on one side
+	// keeps the record: it goes away only when someone resolves it.
+	again, err := Files(res.Data, res.Data, bytes.Replace(res.Data, []byte("importance: 5"), []byte("importance: 6"), 1))
+	if err != nil {
+		t.Fatal(err)
+	}
+	fields, values := Record(mustParse(t, again.Data))
+	if !cmp.Equal(fields, []string{"title", "body"}) {
+		t.Errorf("record after a clean merge: %v", fields)
+	}
+	if want := map[string]string{"title": "C", "body": "z\n"}; !cmp.Equal(values, want) {
+		t.Errorf("their values %v, want %v", values, want)
+	}
+}
+
+// fieldsOf is what a document's record names as disagreeing.
+func fieldsOf(d *parser.Document) []string {
+	fields, _ := Record(d)
+	return fields
+}
+
+func mustParse(t *testing.T, b []byte) *parser.Document {
+	t.Helper()
+	d, _ := parser.Parse("m", b)
+	if d == nil {
+		t.Fatal("does not parse")
+	}
+	return d
+}
