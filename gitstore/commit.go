@@ -8,6 +8,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strings"
 
@@ -35,6 +36,9 @@ type CommitResult struct {
 	Branch   string // short branch name; "" when Detached
 	Detached bool   // HEAD was detached and was moved to the new commit
 	Unborn   bool   // the branch had no commits before this one
+	// Cleared are the git locks a memvault process that is gone had left,
+	// which this commit removed to proceed.
+	Cleared []StaleLock
 }
 
 // State describes the repository's HEAD and whether a commit could be made
@@ -51,6 +55,11 @@ type State struct {
 	// moving the branch leaves it, and every commit then fails until it is
 	// removed.
 	RefLock string
+	// Stale are those of the two locks that a memvault process that is
+	// gone left: the next Commit, or ClearStaleLocks, removes them. Locks
+	// not listed here belong to a running process, or to git, and are
+	// never removed.
+	Stale []StaleLock
 }
 
 // maxRefRetries bounds how often Commit rebuilds on a branch that moved.
@@ -72,16 +81,18 @@ func (s *Store) State(ctx context.Context) (State, error) {
 	if !h.unborn {
 		st.Head = h.hash.String()
 	}
-	if _, err := os.Lstat(filepath.Join(s.gitDir, "index.lock")); err == nil {
-		st.IndexLocked = true
-	}
-	ref := h.ref
-	if h.detached {
-		ref = "HEAD"
-	}
-	if p := s.refPath(ref) + ".lock"; ref != "" {
-		if _, err := os.Lstat(p); err == nil {
-			st.RefLock = p
+	for i, target := range s.lockTargets() {
+		exists, stale := inspectLock(target, s.owner)
+		if !exists {
+			continue
+		}
+		if i == 0 {
+			st.IndexLocked = true
+		} else {
+			st.RefLock = target + ".lock"
+		}
+		if stale != nil {
+			st.Stale = append(st.Stale, StaleLock{Path: target + ".lock", Owner: stale.String()})
 		}
 	}
 	return st, nil
@@ -147,12 +158,13 @@ func (s *Store) Commit(ctx context.Context, c Change) (CommitResult, error) {
 	if op := s.operation(); op != "" {
 		return CommitResult{}, fmt.Errorf("commit: %w: %s", ErrOperationInProgress, op)
 	}
+	s.cleared = s.cleared[:0]
 	timeout := s.IndexLockTimeout
 	if timeout <= 0 {
 		timeout = DefaultIndexLockTimeout
 	}
 	indexPath := filepath.Join(s.gitDir, "index")
-	ilock, err := acquireLockFile(ctx, indexPath, timeout)
+	ilock, err := s.acquireLockFile(ctx, indexPath, timeout)
 	if err != nil {
 		if errors.Is(err, errTimeout) {
 			return CommitResult{}, fmt.Errorf("commit: %w (%s.lock)", ErrIndexLocked, indexPath)
@@ -287,7 +299,8 @@ func (s *Store) Commit(ctx context.Context, c Change) (CommitResult, error) {
 		}
 		break
 	}
-	res := CommitResult{Hash: commitHash.String(), Branch: h.branch(), Detached: h.detached, Unborn: h.unborn}
+	res := CommitResult{Hash: commitHash.String(), Branch: h.branch(), Detached: h.detached, Unborn: h.unborn,
+		Cleared: slices.Clone(s.cleared)}
 	indexErr := s.publishIndex(ilock)
 	if !ilock.done {
 		return res, fmt.Errorf("commit %s made, but updating the index failed (run `git reset -q -- <paths>`): %w", commitHash, indexErr)
