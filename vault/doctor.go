@@ -164,7 +164,9 @@ func (r *doctorRun) repoState(ctx context.Context) error {
 		r.add("git", CheckProblem, "a %s is in progress: memvault cannot commit until it ends (git %s --continue or --abort)", st.Operation, st.Operation)
 	}
 	cleared := map[string]bool{}
-	if r.Fix && len(st.StaleLocks) > 0 {
+	if r.Fix {
+		// Also sweeps the owner records of gone processes that hold no
+		// lock (killed just before taking one or just after releasing it).
 		paths, err := r.Repo.ClearStaleLocks(ctx)
 		if err != nil {
 			r.add("git", CheckProblem, "could not remove the locks a stopped memvault process left: %v", err)

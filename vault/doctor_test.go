@@ -17,14 +17,16 @@ import (
 // fakeDoctorRepo is a repository as Doctor sees it: a state, the files
 // that differ from HEAD and HEAD's files.
 type fakeDoctorRepo struct {
-	state   RepoState
-	changed []string
-	head    map[string]string // vault-relative path -> content at HEAD
-	cleared []string          // locks ClearStaleLocks removed
+	state      RepoState
+	changed    []string
+	head       map[string]string // vault-relative path -> content at HEAD
+	cleared    []string          // locks ClearStaleLocks removed
+	clearCalls int
 }
 
 // ClearStaleLocks removes the stale locks from the state.
 func (r *fakeDoctorRepo) ClearStaleLocks(context.Context) ([]string, error) {
+	r.clearCalls++
 	for p := range r.state.StaleLocks {
 		r.cleared = append(r.cleared, p)
 	}
@@ -159,6 +161,9 @@ func TestDoctorChecks(t *testing.T) {
 			if len(c.commits) != 0 {
 				t.Errorf("doctor without Fix committed %v", c.commits)
 			}
+			if tt.repo != nil && tt.repo.clearCalls != 0 {
+				t.Error("doctor without Fix cleared locks")
+			}
 		})
 	}
 }
@@ -200,6 +205,9 @@ func TestDoctorStaleLocks(t *testing.T) {
 			}
 			if got := rep.Problems(); got != tt.problems {
 				t.Errorf("Problems() = %d, want %d", got, tt.problems)
+			}
+			if want := map[bool]int{true: 1}[tt.fix]; repo.clearCalls != want {
+				t.Errorf("ClearStaleLocks called %d times, want %d", repo.clearCalls, want)
 			}
 			if !slices.Equal(repo.cleared, tt.cleared) {
 				t.Errorf("cleared %v, want %v", repo.cleared, tt.cleared)
