@@ -290,14 +290,14 @@ func (v *Vault) readCurrent(ctx context.Context, id string) (*Memory, *parser.Do
 		}
 		v.mu.RUnlock()
 		if !ok {
-			return nil, nil, fmt.Errorf("%w: %s", ErrNotFound, id)
+			return nil, nil, fmt.Errorf("%w: %s", ErrNotFound, ShortID(id))
 		}
 	}
 	abs := filepath.Join(v.dir, filepath.FromSlash(rel))
 	data, err := os.ReadFile(abs)
 	if errors.Is(err, os.ErrNotExist) {
 		_ = v.Refresh(ctx, []string{rel})
-		return nil, nil, fmt.Errorf("%w: %s (its file %s was removed)", ErrNotFound, id, rel)
+		return nil, nil, fmt.Errorf("%w: %s (its file %s was removed)", ErrNotFound, ShortID(id), rel)
 	}
 	if err != nil {
 		return nil, nil, fmt.Errorf("read %s: %w", rel, err)
