@@ -144,7 +144,10 @@ func (s *Store) Identity(ctx context.Context) (Signature, error) {
 // ErrNoChange (and commits nothing) when every path already matches HEAD,
 // ErrOperationInProgress during a merge, rebase and the like, and
 // ErrIndexLocked when another process holds the index for longer than
-// IndexLockTimeout. On any error the repository is left unchanged.
+// IndexLockTimeout. On any error the branch and the index are left
+// unchanged; objects it wrote stay unreferenced until git gc prunes them.
+// The blobs, trees and commit object are written before the index lock is
+// taken, so git's locks are held only to update the index and the ref.
 func (s *Store) Commit(ctx context.Context, c Change) (CommitResult, error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
@@ -159,6 +162,46 @@ func (s *Store) Commit(ctx context.Context, c Change) (CommitResult, error) {
 		return CommitResult{}, fmt.Errorf("commit: %w: %s", ErrOperationInProgress, op)
 	}
 	s.cleared = s.cleared[:0]
+	s.dirtyDirs = s.dirtyDirs[:0] // left over from a commit that failed
+
+	// Read the files and build the commit on HEAD as it is now before
+	// taking any git lock, so that the locks are held for the index and
+	// the ref alone: objects are content-addressed and need no lock, and
+	// a process killed here leaves unreferenced objects (git gc prunes
+	// them), never a lock that blocks the user's git. Under the lock,
+	// HEAD is read again and the commit rebuilt if it moved.
+	files := make([]workFile, len(rels))
+	for i, rel := range rels {
+		if files[i], err = readWorkFile(s.abs(rel), rel, s.fileMode); err != nil {
+			return CommitResult{}, fmt.Errorf("commit: %w", err)
+		}
+	}
+	h0, err := s.readHead()
+	if err != nil {
+		return CommitResult{}, fmt.Errorf("commit: %w", err)
+	}
+	sig, err := s.author(c.Author, h0)
+	if err != nil {
+		return CommitResult{}, fmt.Errorf("commit: %w", err)
+	}
+	when := s.now()
+	author := object.Signature{Name: sig.Name, Email: sig.Email, When: when}
+	committer := object.Signature{Name: committerName, Email: sig.Email, When: when}
+	msg := c.Message
+	if !strings.HasSuffix(msg, "\n") {
+		msg += "\n"
+	}
+	pre, err := s.buildCommit(h0, files, author, committer, msg)
+	if err != nil {
+		return CommitResult{}, fmt.Errorf("commit: %w", err)
+	}
+	// The object files reach the disk before the lock is taken; their
+	// directories' syncs run on, joined by the lock files' in updateRef.
+	defer s.batch.wait()
+	if err := s.startDirSyncs(); err != nil {
+		return CommitResult{}, fmt.Errorf("commit: %w", err)
+	}
+
 	timeout := s.IndexLockTimeout
 	if timeout <= 0 {
 		timeout = DefaultIndexLockTimeout
@@ -179,12 +222,6 @@ func (s *Store) Commit(ctx context.Context, c Change) (CommitResult, error) {
 		return CommitResult{}, fmt.Errorf("commit: %w: %s", ErrOperationInProgress, op)
 	}
 
-	files := make([]workFile, len(rels))
-	for i, rel := range rels {
-		if files[i], err = readWorkFile(s.abs(rel), rel, s.fileMode); err != nil {
-			return CommitResult{}, fmt.Errorf("commit: %w", err)
-		}
-	}
 	ix, err := s.loadIndex(indexPath)
 	if err != nil {
 		return CommitResult{}, fmt.Errorf("commit: %w", err)
@@ -199,11 +236,8 @@ func (s *Store) Commit(ctx context.Context, c Change) (CommitResult, error) {
 	}()
 
 	var h head
-	var commitHash plumbing.Hash
-	var blobs []plumbing.Hash
-	var author, committer object.Signature
-	var refSyncErr error          // the branch moved, but its directory sync failed
-	s.dirtyDirs = s.dirtyDirs[:0] // left over from a commit that failed
+	var b built
+	var refSyncErr error // the branch moved, but its directory sync failed
 	for attempt := 0; ; attempt++ {
 		if attempt == maxRefRetries {
 			return CommitResult{}, fmt.Errorf("commit: %w after %d attempts", ErrRefChanged, attempt)
@@ -214,36 +248,19 @@ func (s *Store) Commit(ctx context.Context, c Change) (CommitResult, error) {
 		if h, err = s.readHead(); err != nil {
 			return CommitResult{}, fmt.Errorf("commit: %w", err)
 		}
-		if attempt == 0 {
-			sig, err := s.author(c.Author, h)
-			if err != nil {
-				return CommitResult{}, fmt.Errorf("commit: %w", err)
-			}
-			when := s.now()
-			author = object.Signature{Name: sig.Name, Email: sig.Email, When: when}
-			committer = object.Signature{Name: committerName, Email: sig.Email, When: when}
-		}
-		base := plumbing.ZeroHash
-		var parents []plumbing.Hash
-		if !h.unborn {
-			pc, err := s.getCommit(h.hash)
-			if err != nil {
-				return CommitResult{}, fmt.Errorf("commit: HEAD: %w", err)
-			}
-			base, parents = pc.TreeHash, []plumbing.Hash{h.hash}
-		}
-		var root plumbing.Hash
-		root, blobs, err = s.applyFiles(base, files)
-		if err != nil {
+		if h == h0 {
+			b = pre
+		} else if b, err = s.buildCommit(h, files, author, committer, msg); err != nil {
 			return CommitResult{}, fmt.Errorf("commit: %w", err)
 		}
-		if root == base && !h.unborn || h.unborn && root == emptyTreeHash {
+		h0, pre = h, b
+		if b.noChange {
 			// Nothing to commit, but the index may lag HEAD for these
 			// paths: a process killed after moving the branch and before
 			// publishing the index leaves it so, and git status would then
 			// show the commit's files as deleted and untracked. Recovery
 			// commits the same paths again; bring their entries in step.
-			synced, err := s.syncIndex(ix, files, blobs, ilock)
+			synced, err := s.syncIndex(ix, files, b.blobs, ilock)
 			if err != nil {
 				edited = true
 				return CommitResult{}, fmt.Errorf("commit: %w", err)
@@ -251,21 +268,13 @@ func (s *Store) Commit(ctx context.Context, c Change) (CommitResult, error) {
 			published = published || synced
 			return CommitResult{}, ErrNoChange
 		}
-		msg := c.Message
-		if !strings.HasSuffix(msg, "\n") {
-			msg += "\n"
-		}
-		co := &object.Commit{Author: author, Committer: committer, Message: msg, TreeHash: root, ParentHashes: parents}
-		if commitHash, err = s.writeCommit(co); err != nil {
-			return CommitResult{}, fmt.Errorf("commit: %w", err)
-		}
-		if attempt == 0 {
+		if !edited {
 			// Prepare the new index before the branch moves, so that a full
 			// disk fails the commit rather than leaving the index behind.
 			edited = true
 			for i, f := range files {
 				if f.exists {
-					ix.set(newIndexEntry(f.rel, f.stat, f.mode, blobs[i]))
+					ix.set(newIndexEntry(f.rel, f.stat, f.mode, b.blobs[i]))
 				} else {
 					ix.remove(f.rel)
 				}
@@ -285,7 +294,7 @@ func (s *Store) Commit(ctx context.Context, c Change) (CommitResult, error) {
 		if h.unborn {
 			reflogMsg = "commit (initial): " + subject(msg)
 		}
-		err = s.updateRef(ctx, h, commitHash, Signature{committer.Name, committer.Email}, committer.When, reflogMsg)
+		err = s.updateRef(ctx, h, b.hash, Signature{committer.Name, committer.Email}, committer.When, reflogMsg)
 		if errors.Is(err, errRefMoved) {
 			continue
 		}
@@ -299,6 +308,7 @@ func (s *Store) Commit(ctx context.Context, c Change) (CommitResult, error) {
 		}
 		break
 	}
+	commitHash := b.hash
 	res := CommitResult{Hash: commitHash.String(), Branch: h.branch(), Detached: h.detached, Unborn: h.unborn,
 		Cleared: slices.Clone(s.cleared)}
 	indexErr := s.publishIndex(ilock)
@@ -317,6 +327,44 @@ func (s *Store) Commit(ctx context.Context, c Change) (CommitResult, error) {
 		return res, fmt.Errorf("commit %s made, but its index update may not survive a power loss: %w", commitHash, indexErr)
 	}
 	return res, nil
+}
+
+// built is a commit built on a HEAD: its root tree, each file's blob, and
+// the commit object; noChange when the files match HEAD already (no
+// commit object then).
+type built struct {
+	root     plumbing.Hash
+	blobs    []plumbing.Hash
+	hash     plumbing.Hash
+	noChange bool
+}
+
+// buildCommit writes the blobs, trees and commit object that put files on
+// top of h.
+func (s *Store) buildCommit(h head, files []workFile, author, committer object.Signature, msg string) (built, error) {
+	base := plumbing.ZeroHash
+	var parents []plumbing.Hash
+	if !h.unborn {
+		pc, err := s.getCommit(h.hash)
+		if err != nil {
+			return built{}, fmt.Errorf("HEAD: %w", err)
+		}
+		base, parents = pc.TreeHash, []plumbing.Hash{h.hash}
+	}
+	root, blobs, err := s.applyFiles(base, files)
+	if err != nil {
+		return built{}, err
+	}
+	b := built{root: root, blobs: blobs}
+	if root == base && !h.unborn || h.unborn && root == emptyTreeHash {
+		b.noChange = true
+		return b, nil
+	}
+	co := &object.Commit{Author: author, Committer: committer, Message: msg, TreeHash: root, ParentHashes: parents}
+	if b.hash, err = s.writeCommit(co); err != nil {
+		return built{}, err
+	}
+	return b, nil
 }
 
 // publishIndex renames index.lock over the index, syncing it first and the

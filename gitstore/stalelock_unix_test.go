@@ -11,6 +11,7 @@ import (
 	"path/filepath"
 	"runtime"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 )
@@ -228,5 +229,57 @@ func linkedRecord(t *testing.T, target string, o lockOwner) {
 	writeFile(t, rec, "new content\n")
 	if err := os.Link(rec, target+".lock"); err != nil {
 		t.Fatal(err)
+	}
+}
+
+// lockProbeFS is a syncFS that notes every object file synced or renamed
+// while .git/index.lock exists.
+type lockProbeFS struct {
+	osFS
+	gitDir string
+	mu     sync.Mutex
+	seen   int      // object steps seen
+	locked []string // object steps taken under the index lock
+}
+
+func (p *lockProbeFS) note(path string) {
+	if !strings.Contains(filepath.ToSlash(path), "/objects/") {
+		return
+	}
+	_, err := os.Lstat(filepath.Join(p.gitDir, "index.lock"))
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	p.seen++
+	if err == nil {
+		p.locked = append(p.locked, path)
+	}
+}
+
+func (p *lockProbeFS) syncFile(f *os.File) error { p.note(f.Name()); return p.osFS.syncFile(f) }
+
+func (p *lockProbeFS) rename(oldpath, newpath string) error {
+	p.note(newpath)
+	return p.osFS.rename(oldpath, newpath)
+}
+
+// TestObjectsWrittenBeforeIndexLock: Commit writes and syncs the blobs,
+// trees and commit object before it takes .git/index.lock, so a kill
+// while they are written leaves no lock (issue 13, finding 13: the lock
+// was held for the whole commit).
+func TestObjectsWrittenBeforeIndexLock(t *testing.T) {
+	t.Parallel()
+	root, s := newRepo(t)
+	commitFiles(t, s, "seed", map[string]string{"mem/a.md": "a\n", "mem/sub/b.md": "b\n"})
+	probe := &lockProbeFS{gitDir: s.gitDir}
+	s.fsys = probe
+	commitFiles(t, s, "probed", map[string]string{"mem/a.md": "a2\n", "mem/sub/b.md": "b2\n", "mem/new/c.md": "c\n"})
+	if probe.seen == 0 {
+		t.Fatal("no object step was seen: the probe watches nothing")
+	}
+	if len(probe.locked) > 0 {
+		t.Errorf("%d of %d object steps ran under index.lock: %v", len(probe.locked), probe.seen, probe.locked)
+	}
+	if out := runGit(t, root, "status", "--porcelain"); strings.TrimSpace(out) != "" {
+		t.Errorf("git status after the commit:\n%s", out)
 	}
 }
