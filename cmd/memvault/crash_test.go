@@ -518,7 +518,7 @@ func (c *crashRun) userCommit(where string) {
 			t.Fatalf("%s: the user's git add fails: %v\n%s", where, err, out)
 		}
 	}
-	if out, err := exec.Command("git", "-C", c.root, "commit", "-q", "--no-verify", "-m", "user's own commit", "--", "notes.txt").CombinedOutput(); err != nil {
+	if out, err := exec.Command("git", "-C", c.root, "commit", "-q", "-m", "user's own commit", "--", "notes.txt").CombinedOutput(); err != nil {
 		t.Fatalf("%s: the user's git commit fails: %v\n%s", where, err, out)
 	}
 }
