@@ -190,15 +190,19 @@ func (s *Store) acquireLockFile(ctx context.Context, target string, timeout time
 		if ok || err != nil || owner == nil {
 			return ok, err
 		}
-		if fails%staleCheckEvery == 0 {
-			if cleared, err := clearStale(target, *owner); err != nil {
-				return false, err
-			} else if cleared != nil {
-				s.cleared = append(s.cleared, *cleared)
-			}
-		}
 		fails++
-		return false, nil
+		if (fails-1)%staleCheckEvery != 0 {
+			return false, nil
+		}
+		cleared, err := clearStale(target, *owner)
+		if err != nil || cleared == nil {
+			return false, err
+		}
+		s.cleared = append(s.cleared, *cleared)
+		// Try again at once: on a loaded machine the check may have
+		// taken longer than the timeout left.
+		l, ok, err = tryLockFile(target, owner)
+		return ok, err
 	})
 	return l, err
 }
