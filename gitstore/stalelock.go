@@ -25,9 +25,8 @@ import (
 // the lock; its inode proves which lock it holds. A later write, or
 // ClearStaleLocks, removes a lock only when a record of a process that is
 // gone (same host, and its pid is free, a zombie, or a process started at
-// another time)
-// is the very same file as the lock. A lock without such a record, the
-// user's git or a live memvault, is never touched. Names ending in .lock
+// another time) is the very same file as the lock. A lock without such a
+// record, the user's git or a live memvault, is never touched. Names ending in .lock
 // are skipped by git when it lists refs, so a record in refs/heads is
 // never taken for a branch.
 //
