@@ -8,6 +8,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strings"
 
@@ -40,6 +41,9 @@ type CommitResult struct {
 	Branch   string // short branch name; "" when Detached
 	Detached bool   // HEAD was detached and was moved to the new commit
 	Unborn   bool   // the branch had no commits before this one
+	// Cleared are the git locks a memvault process that is gone had left,
+	// which this commit removed to proceed.
+	Cleared []StaleLock
 }
 
 // State describes the repository's HEAD and whether a commit could be made
@@ -56,6 +60,11 @@ type State struct {
 	// moving the branch leaves it, and every commit then fails until it is
 	// removed.
 	RefLock string
+	// Stale are those of the two locks that a memvault process that is
+	// gone left: the next Commit, or ClearStaleLocks, removes them. Locks
+	// not listed here belong to a running process, or to git, and are
+	// never removed.
+	Stale []StaleLock
 }
 
 // maxRefRetries bounds how often Commit rebuilds on a branch that moved.
@@ -77,16 +86,18 @@ func (s *Store) State(ctx context.Context) (State, error) {
 	if !h.unborn {
 		st.Head = h.hash.String()
 	}
-	if _, err := os.Lstat(filepath.Join(s.gitDir, "index.lock")); err == nil {
-		st.IndexLocked = true
-	}
-	ref := h.ref
-	if h.detached {
-		ref = "HEAD"
-	}
-	if p := s.refPath(ref) + ".lock"; ref != "" {
-		if _, err := os.Lstat(p); err == nil {
-			st.RefLock = p
+	for i, target := range s.lockTargets() {
+		exists, stale := inspectLock(target, s.owner)
+		if !exists {
+			continue
+		}
+		if i == 0 {
+			st.IndexLocked = true
+		} else {
+			st.RefLock = target + ".lock"
+		}
+		if stale != nil {
+			st.Stale = append(st.Stale, StaleLock{Path: target + ".lock", Owner: stale.String()})
 		}
 	}
 	return st, nil
@@ -138,7 +149,10 @@ func (s *Store) Identity(ctx context.Context) (Signature, error) {
 // ErrNoChange (and commits nothing) when every path already matches HEAD,
 // ErrOperationInProgress during a merge, rebase and the like, and
 // ErrIndexLocked when another process holds the index for longer than
-// IndexLockTimeout. On any error the repository is left unchanged.
+// IndexLockTimeout. On any error the branch and the index are left
+// unchanged; objects it wrote stay unreferenced until git gc prunes them.
+// The blobs, trees and commit object are written before the index lock is
+// taken, so git's locks are held only to update the index and the ref.
 func (s *Store) Commit(ctx context.Context, c Change) (CommitResult, error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
@@ -152,12 +166,58 @@ func (s *Store) Commit(ctx context.Context, c Change) (CommitResult, error) {
 	if op := s.operation(); op != "" {
 		return CommitResult{}, fmt.Errorf("commit: %w: %s", ErrOperationInProgress, op)
 	}
+	s.cleared = s.cleared[:0]
+	s.dirtyDirs = s.dirtyDirs[:0] // left over from a commit that failed
+
+	// Read the files and build the commit on HEAD as it is now before
+	// taking any git lock, so that the locks are held for the index and
+	// the ref alone: objects are content-addressed and need no lock, and
+	// a process killed here leaves unreferenced objects (git gc prunes
+	// them), never a lock that blocks the user's git. Under the lock,
+	// HEAD is read again and the commit rebuilt if it moved.
+	files := make([]workFile, len(rels))
+	for i, rel := range rels {
+		if files[i], err = readWorkFile(s.abs(rel), rel, s.fileMode); err != nil {
+			return CommitResult{}, fmt.Errorf("commit: %w", err)
+		}
+	}
+	h0, err := s.readHead()
+	if err != nil {
+		return CommitResult{}, fmt.Errorf("commit: %w", err)
+	}
+	// Refused early, before any object is written; checked again under
+	// the lock against the HEAD the commit would land on.
+	if h0.detached && c.RefuseDetached {
+		return CommitResult{}, fmt.Errorf("commit: %w at %s", ErrDetachedHead, h0.hash)
+	}
+	sig, err := s.author(c.Author, h0)
+	if err != nil {
+		return CommitResult{}, fmt.Errorf("commit: %w", err)
+	}
+	when := s.now()
+	author := object.Signature{Name: sig.Name, Email: sig.Email, When: when}
+	committer := object.Signature{Name: committerName, Email: sig.Email, When: when}
+	msg := c.Message
+	if !strings.HasSuffix(msg, "\n") {
+		msg += "\n"
+	}
+	pre, err := s.buildCommit(h0, files, author, committer, msg)
+	if err != nil {
+		return CommitResult{}, fmt.Errorf("commit: %w", err)
+	}
+	// The object files reach the disk before the lock is taken; their
+	// directories' syncs run on, joined by the lock files' in updateRef.
+	defer s.batch.wait()
+	if err := s.startDirSyncs(); err != nil {
+		return CommitResult{}, fmt.Errorf("commit: %w", err)
+	}
+
 	timeout := s.IndexLockTimeout
 	if timeout <= 0 {
 		timeout = DefaultIndexLockTimeout
 	}
 	indexPath := filepath.Join(s.gitDir, "index")
-	ilock, err := acquireLockFile(ctx, indexPath, timeout)
+	ilock, err := s.acquireLockFile(ctx, indexPath, timeout)
 	if err != nil {
 		if errors.Is(err, errTimeout) {
 			return CommitResult{}, fmt.Errorf("commit: %w (%s.lock)", ErrIndexLocked, indexPath)
@@ -172,12 +232,6 @@ func (s *Store) Commit(ctx context.Context, c Change) (CommitResult, error) {
 		return CommitResult{}, fmt.Errorf("commit: %w: %s", ErrOperationInProgress, op)
 	}
 
-	files := make([]workFile, len(rels))
-	for i, rel := range rels {
-		if files[i], err = readWorkFile(s.abs(rel), rel, s.fileMode); err != nil {
-			return CommitResult{}, fmt.Errorf("commit: %w", err)
-		}
-	}
 	ix, err := s.loadIndex(indexPath)
 	if err != nil {
 		return CommitResult{}, fmt.Errorf("commit: %w", err)
@@ -192,11 +246,8 @@ func (s *Store) Commit(ctx context.Context, c Change) (CommitResult, error) {
 	}()
 
 	var h head
-	var commitHash plumbing.Hash
-	var blobs []plumbing.Hash
-	var author, committer object.Signature
-	var refSyncErr error          // the branch moved, but its directory sync failed
-	s.dirtyDirs = s.dirtyDirs[:0] // left over from a commit that failed
+	var b built
+	var refSyncErr error // the branch moved, but its directory sync failed
 	for attempt := 0; ; attempt++ {
 		if attempt == maxRefRetries {
 			return CommitResult{}, fmt.Errorf("commit: %w after %d attempts", ErrRefChanged, attempt)
@@ -210,36 +261,19 @@ func (s *Store) Commit(ctx context.Context, c Change) (CommitResult, error) {
 		if h.detached && c.RefuseDetached {
 			return CommitResult{}, fmt.Errorf("commit: %w at %s", ErrDetachedHead, h.hash)
 		}
-		if attempt == 0 {
-			sig, err := s.author(c.Author, h)
-			if err != nil {
-				return CommitResult{}, fmt.Errorf("commit: %w", err)
-			}
-			when := s.now()
-			author = object.Signature{Name: sig.Name, Email: sig.Email, When: when}
-			committer = object.Signature{Name: committerName, Email: sig.Email, When: when}
-		}
-		base := plumbing.ZeroHash
-		var parents []plumbing.Hash
-		if !h.unborn {
-			pc, err := s.getCommit(h.hash)
-			if err != nil {
-				return CommitResult{}, fmt.Errorf("commit: HEAD: %w", err)
-			}
-			base, parents = pc.TreeHash, []plumbing.Hash{h.hash}
-		}
-		var root plumbing.Hash
-		root, blobs, err = s.applyFiles(base, files)
-		if err != nil {
+		if h == h0 {
+			b = pre
+		} else if b, err = s.buildCommit(h, files, author, committer, msg); err != nil {
 			return CommitResult{}, fmt.Errorf("commit: %w", err)
 		}
-		if root == base && !h.unborn || h.unborn && root == emptyTreeHash {
+		h0, pre = h, b
+		if b.noChange {
 			// Nothing to commit, but the index may lag HEAD for these
 			// paths: a process killed after moving the branch and before
 			// publishing the index leaves it so, and git status would then
 			// show the commit's files as deleted and untracked. Recovery
 			// commits the same paths again; bring their entries in step.
-			synced, err := s.syncIndex(ix, files, blobs, ilock)
+			synced, err := s.syncIndex(ix, files, b.blobs, ilock)
 			if err != nil {
 				edited = true
 				return CommitResult{}, fmt.Errorf("commit: %w", err)
@@ -247,21 +281,13 @@ func (s *Store) Commit(ctx context.Context, c Change) (CommitResult, error) {
 			published = published || synced
 			return CommitResult{}, ErrNoChange
 		}
-		msg := c.Message
-		if !strings.HasSuffix(msg, "\n") {
-			msg += "\n"
-		}
-		co := &object.Commit{Author: author, Committer: committer, Message: msg, TreeHash: root, ParentHashes: parents}
-		if commitHash, err = s.writeCommit(co); err != nil {
-			return CommitResult{}, fmt.Errorf("commit: %w", err)
-		}
-		if attempt == 0 {
+		if !edited {
 			// Prepare the new index before the branch moves, so that a full
 			// disk fails the commit rather than leaving the index behind.
 			edited = true
 			for i, f := range files {
 				if f.exists {
-					ix.set(newIndexEntry(f.rel, f.stat, f.mode, blobs[i]))
+					ix.set(newIndexEntry(f.rel, f.stat, f.mode, b.blobs[i]))
 				} else {
 					ix.remove(f.rel)
 				}
@@ -281,7 +307,7 @@ func (s *Store) Commit(ctx context.Context, c Change) (CommitResult, error) {
 		if h.unborn {
 			reflogMsg = "commit (initial): " + subject(msg)
 		}
-		err = s.updateRef(ctx, h, commitHash, Signature{committer.Name, committer.Email}, committer.When, reflogMsg)
+		err = s.updateRef(ctx, h, b.hash, Signature{committer.Name, committer.Email}, committer.When, reflogMsg)
 		if errors.Is(err, errRefMoved) {
 			continue
 		}
@@ -295,7 +321,9 @@ func (s *Store) Commit(ctx context.Context, c Change) (CommitResult, error) {
 		}
 		break
 	}
-	res := CommitResult{Hash: commitHash.String(), Branch: h.branch(), Detached: h.detached, Unborn: h.unborn}
+	commitHash := b.hash
+	res := CommitResult{Hash: commitHash.String(), Branch: h.branch(), Detached: h.detached, Unborn: h.unborn,
+		Cleared: slices.Clone(s.cleared)}
 	indexErr := s.publishIndex(ilock)
 	if !ilock.done {
 		return res, fmt.Errorf("commit %s made, but updating the index failed (run `git reset -q -- <paths>`): %w", commitHash, indexErr)
@@ -312,6 +340,44 @@ func (s *Store) Commit(ctx context.Context, c Change) (CommitResult, error) {
 		return res, fmt.Errorf("commit %s made, but its index update may not survive a power loss: %w", commitHash, indexErr)
 	}
 	return res, nil
+}
+
+// built is a commit built on a HEAD: its root tree, each file's blob, and
+// the commit object; noChange when the files match HEAD already (no
+// commit object then).
+type built struct {
+	root     plumbing.Hash
+	blobs    []plumbing.Hash
+	hash     plumbing.Hash
+	noChange bool
+}
+
+// buildCommit writes the blobs, trees and commit object that put files on
+// top of h.
+func (s *Store) buildCommit(h head, files []workFile, author, committer object.Signature, msg string) (built, error) {
+	base := plumbing.ZeroHash
+	var parents []plumbing.Hash
+	if !h.unborn {
+		pc, err := s.getCommit(h.hash)
+		if err != nil {
+			return built{}, fmt.Errorf("HEAD: %w", err)
+		}
+		base, parents = pc.TreeHash, []plumbing.Hash{h.hash}
+	}
+	root, blobs, err := s.applyFiles(base, files)
+	if err != nil {
+		return built{}, err
+	}
+	b := built{root: root, blobs: blobs}
+	if root == base && !h.unborn || h.unborn && root == emptyTreeHash {
+		b.noChange = true
+		return b, nil
+	}
+	co := &object.Commit{Author: author, Committer: committer, Message: msg, TreeHash: root, ParentHashes: parents}
+	if b.hash, err = s.writeCommit(co); err != nil {
+		return built{}, err
+	}
+	return b, nil
 }
 
 // publishIndex renames index.lock over the index, syncing it first and the

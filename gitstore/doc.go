@@ -22,6 +22,13 @@
 // core.fsync=committed plus the index). The repository's core.fsync, when
 // set, chooses what is synced; Store.NoSync turns syncing off.
 //
+// Git's locks are held only to update the index and the ref: the objects
+// are written and synced before index.lock is taken. Each lock is a hard
+// link to an owner record naming this process (pid, start time, host), so
+// a lock left by a memvault process that was killed is recognised and
+// removed by the next Commit or by ClearStaleLocks; a lock of git or of a
+// running process never is (see stalelock.go).
+//
 // Like any plumbing writer, Commit runs no hooks, does not sign commits
 // (commit.gpgSign) and stores file bytes as they are, without clean filters
 // or end-of-line conversion from .gitattributes.

@@ -48,6 +48,9 @@ func TestMain(m *testing.M) {
 // runWorker makes GITSTORE_TEST_COUNT commits of its own files, each under
 // Lock, in the repository at GITSTORE_TEST_REPO.
 func runWorker() error {
+	if os.Getenv("GITSTORE_TEST_WORKER") == "hold" {
+		return holdLocks()
+	}
 	ctx := context.Background()
 	s, err := Open(ctx, os.Getenv("GITSTORE_TEST_REPO"))
 	if err != nil {

@@ -90,34 +90,67 @@ func retry(ctx context.Context, timeout time.Duration, try func() (bool, error))
 var errTimeout = errors.New("timed out")
 
 // lockFile is a git-style lock: <path>.lock created exclusively, written,
-// then renamed over <path> to publish or removed to abandon.
+// then renamed over <path> to publish or removed to abandon. rec is its
+// owner record (see stalelock.go), a second name of the same file,
+// removed once the lock is gone.
 type lockFile struct {
 	target  string
 	path    string
+	rec     string // "" when the lock has no owner record
 	f       *os.File
 	done    bool // published: the lock file no longer exists
 	created bool // the lock's directory had to be created
 	synced  bool // fsynced since the last write
 }
 
-// tryLockFile creates target+".lock"; it reports false if another process
-// holds it.
-func tryLockFile(target string) (*lockFile, bool, error) {
-	p := target + ".lock"
-	f, err := os.OpenFile(p, os.O_RDWR|os.O_CREATE|os.O_EXCL, 0o666)
-	if errors.Is(err, fs.ErrExist) {
-		return nil, false, nil
-	}
-	created := false
+// createExcl creates p exclusively, and its directory if missing; created
+// tells whether it made the directory.
+func createExcl(p string) (f *os.File, created bool, err error) {
+	f, err = os.OpenFile(p, os.O_RDWR|os.O_CREATE|os.O_EXCL, 0o666)
 	if errors.Is(err, fs.ErrNotExist) {
 		if err := os.MkdirAll(filepath.Dir(p), 0o777); err != nil {
 			return nil, false, err
 		}
 		created = true
 		f, err = os.OpenFile(p, os.O_RDWR|os.O_CREATE|os.O_EXCL, 0o666)
+	}
+	return f, created, err
+}
+
+// tryLockFile creates target+".lock", as a hard link to a fresh owner
+// record of owner when owner is not nil; it reports false if another
+// process holds it.
+func tryLockFile(target string, owner *lockOwner) (*lockFile, bool, error) {
+	p := target + ".lock"
+	if owner != nil {
+		rec := owner.recordPath(target)
+		f, created, err := createExcl(rec)
+		if err != nil {
+			return nil, false, err
+		}
+		err = os.Link(rec, p)
+		f.Close()
+		if err == nil {
+			// Written through the lock's own name, which errors and syncs
+			// then report.
+			l := &lockFile{target: target, path: p, rec: rec, created: created}
+			if l.f, err = os.OpenFile(p, os.O_RDWR, 0); err != nil {
+				os.Remove(p)
+				l.removeRecord()
+				return nil, false, err
+			}
+			return l, true, nil
+		}
+		os.Remove(rec)
 		if errors.Is(err, fs.ErrExist) {
 			return nil, false, nil
 		}
+		// No hard links here (some network and FAT file systems): a lock
+		// without a record, never recognised when stale.
+	}
+	f, created, err := createExcl(p)
+	if errors.Is(err, fs.ErrExist) {
+		return nil, false, nil
 	}
 	if err != nil {
 		return nil, false, err
@@ -125,13 +158,50 @@ func tryLockFile(target string) (*lockFile, bool, error) {
 	return &lockFile{target: target, path: p, f: f, created: created}, true, nil
 }
 
-// acquireLockFile waits up to timeout for target's lock.
-func acquireLockFile(ctx context.Context, target string, timeout time.Duration) (*lockFile, error) {
+// staleCheckEvery is how many failed attempts to take a lock pass between
+// looks for a stale one (about 80 ms at the longest backoff).
+const staleCheckEvery = 16
+
+// acquireLockFile waits up to timeout for target's lock. When the lock is
+// taken it checks, on the first failure and every staleCheckEvery after,
+// whether a memvault process that is gone left it, and removes it then.
+// Owner records of gone processes next to the lock are swept once per
+// Store and target, so that a kill between making a record and taking or
+// after releasing the lock leaves nothing behind for long.
+func (s *Store) acquireLockFile(ctx context.Context, target string, timeout time.Duration) (*lockFile, error) {
+	var owner *lockOwner
+	if s.owner.pid > 0 {
+		owner = &s.owner
+	}
+	if owner != nil && !s.swept[target] {
+		if s.swept == nil {
+			s.swept = map[string]bool{}
+		}
+		s.swept[target] = true
+		// Errors surface when the lock is taken.
+		clearStale(target, *owner)
+	}
 	var l *lockFile
+	fails := 0
 	err := retry(ctx, timeout, func() (bool, error) {
 		var ok bool
 		var err error
-		l, ok, err = tryLockFile(target)
+		l, ok, err = tryLockFile(target, owner)
+		if ok || err != nil || owner == nil {
+			return ok, err
+		}
+		fails++
+		if (fails-1)%staleCheckEvery != 0 {
+			return false, nil
+		}
+		cleared, err := clearStale(target, *owner)
+		if err != nil || cleared == nil {
+			return false, err
+		}
+		s.cleared = append(s.cleared, *cleared)
+		// Try again at once: on a loaded machine the check may have
+		// taken longer than the timeout left.
+		l, ok, err = tryLockFile(target, owner)
 		return ok, err
 	})
 	return l, err
@@ -172,16 +242,21 @@ func (l *lockFile) publish(fsys syncFS, durable bool) error {
 		err = fsys.rename(l.path, l.target)
 	}
 	l.done = err == nil
+	if l.done {
+		l.removeRecord()
+	}
 	return err
 }
 
 // rollback removes the lock file if it is still the one this lockFile
-// created, so a lock someone else took after ours vanished is never deleted.
+// created, so a lock someone else took after ours vanished is never
+// deleted; then its owner record.
 func (l *lockFile) rollback() {
 	if l == nil || l.done {
 		return
 	}
 	l.done = true
+	defer l.removeRecord()
 	if l.f != nil {
 		mine, err1 := l.f.Stat()
 		cur, err2 := os.Lstat(l.path)
@@ -192,4 +267,12 @@ func (l *lockFile) rollback() {
 		}
 	}
 	os.Remove(l.path)
+}
+
+// removeRecord removes the owner record, the lock's second name.
+func (l *lockFile) removeRecord() {
+	if l.rec != "" {
+		os.Remove(l.rec)
+		l.rec = ""
+	}
 }

@@ -68,6 +68,7 @@ type Store struct {
 	fsys     syncFS         // syncs and renames; a recorder in tests
 
 	lockCh chan struct{} // in-process half of Lock
+	owner  lockOwner     // this process, as its git locks' owner records name it
 
 	mu          sync.Mutex // guards everything below
 	storer      *filesystem.Storage
@@ -82,8 +83,10 @@ type Store struct {
 	packs       []*pack
 	packed      *lru[packKey, packedObject] // inflated packed objects, for delta bases
 	packsLoaded bool
-	dirtyDirs   []string  // object directories renamed into, not yet synced
-	batch       syncBatch // object and lock-file syncs in flight
+	dirtyDirs   []string        // object directories renamed into, not yet synced
+	batch       syncBatch       // object and lock-file syncs in flight
+	swept       map[string]bool // lock targets whose stale owner records were swept
+	cleared     []StaleLock     // stale locks the current Commit removed
 	closed      bool
 }
 
@@ -112,6 +115,7 @@ func Open(ctx context.Context, dir string) (*Store, error) {
 		gitDir:    gitDir,
 		commonDir: commonDir,
 		lockCh:    make(chan struct{}, 1),
+		owner:     currentOwner(),
 		fsys:      osFS{},
 		trees:     newLRU[plumbing.Hash, *tree](treeCacheEntries),
 		commits:   newLRU[plumbing.Hash, *object.Commit](commitCacheSize),

@@ -144,6 +144,20 @@ func (s *Store) markDirDirty(dir string, created bool) {
 // given extra syncs (lock files about to be published). Commit calls it
 // before moving the ref, so everything the ref will name is on disk first.
 func (s *Store) flushSyncs(extra ...func() error) error {
+	if err := s.startDirSyncs(); err != nil {
+		return err
+	}
+	for _, fn := range extra {
+		s.batch.run(fn)
+	}
+	return s.batch.wait()
+}
+
+// startDirSyncs waits for the object files in flight to be synced and
+// renamed, then starts the syncs of the directories they were renamed
+// into without waiting for them: Commit calls it before taking the index
+// lock, and the lock files' syncs join them.
+func (s *Store) startDirSyncs() error {
 	if err := s.batch.wait(); err != nil {
 		s.dirtyDirs = s.dirtyDirs[:0]
 		return err
@@ -153,10 +167,7 @@ func (s *Store) flushSyncs(extra ...func() error) error {
 		s.batch.run(func() error { return s.fsys.syncDir(d) })
 	}
 	s.dirtyDirs = s.dirtyDirs[:0]
-	for _, fn := range extra {
-		s.batch.run(fn)
-	}
-	return s.batch.wait()
+	return nil
 }
 
 // maxSyncsInFlight bounds a syncBatch: enough to overlap the flushes of a

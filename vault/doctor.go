@@ -68,6 +68,10 @@ type RepoState struct {
 	// IndexLock and RefLock are the paths of the index's and the branch's
 	// lock files when they exist: a git command runs, or one crashed.
 	IndexLock, RefLock string
+	// StaleLocks maps those of IndexLock and RefLock that a memvault
+	// process that is gone left (its own record says so) to a description
+	// of that process. Only these may be removed without asking a person.
+	StaleLocks map[string]string
 }
 
 // DoctorRepo is the version control around a vault, as Doctor inspects
@@ -81,15 +85,19 @@ type DoctorRepo interface {
 	// ReadHead returns a vault-relative file as HEAD records it; nil,
 	// nil when HEAD has no such file.
 	ReadHead(ctx context.Context, rel string) ([]byte, error)
+	// ClearStaleLocks removes the lock files a memvault process that is
+	// gone left, and no others; it returns the paths it removed.
+	ClearStaleLocks(ctx context.Context) ([]string, error)
 }
 
 // Doctor checks what can stop or spoil a vault's writes: the repository's
 // state, the write lock, a write journal left by a process that stopped
 // before committing, memory files that differ from HEAD (hand edits or
-// leftovers), and files that do not parse. With Fix it finishes an
+// leftovers), and files that do not parse. With Fix it removes git lock
+// files that a memvault process that is gone left, finishes an
 // interrupted write and commits the hand-edited memory files that parse;
-// it never touches git's own locks, an operation in progress or a broken
-// file: those need a person.
+// it never touches a lock of git or of a running process, an operation in
+// progress or a broken file: those need a person.
 type Doctor struct {
 	// Repo is the repository holding the vault; nil means there is none.
 	Repo DoctorRepo
@@ -164,12 +172,32 @@ func (r *doctorRun) repoState(ctx context.Context) error {
 	if st.Operation != "" {
 		r.add("git", CheckProblem, "a %s is in progress: memvault cannot commit until it ends (git %s --continue or --abort)", st.Operation, st.Operation)
 	}
-	if st.IndexLock != "" {
-		r.add("git", CheckProblem, "%s exists: a git command is running, or one crashed; remove the file if no git process runs", st.IndexLock)
+	cleared := map[string]bool{}
+	if r.Fix {
+		// Also sweeps the owner records of gone processes that hold no
+		// lock (killed just before taking one or just after releasing it).
+		paths, err := r.Repo.ClearStaleLocks(ctx)
+		if err != nil {
+			r.add("git", CheckProblem, "could not remove the locks a stopped memvault process left: %v", err)
+		}
+		for _, p := range paths {
+			cleared[p] = true
+		}
 	}
-	if st.RefLock != "" {
-		r.add("git", CheckProblem, "%s exists: a git command is moving the branch, or one crashed; commits fail until it is gone, so remove the file if no git process runs",
-			st.RefLock)
+	for _, l := range []struct{ path, what string }{
+		{st.IndexLock, "a git command is running, or one crashed; remove the file if no git process runs"},
+		{st.RefLock, "a git command is moving the branch, or one crashed; commits fail until it is gone, so remove the file if no git process runs"},
+	} {
+		owner, stale := st.StaleLocks[l.path]
+		switch {
+		case l.path == "":
+		case cleared[l.path]:
+			r.add("git", CheckFixed, "removed %s, left by %s, which is no longer running", l.path, owner)
+		case stale:
+			r.add("git", CheckProblem, "%s was left by %s, which is no longer running; the next memvault write or doctor --fix removes it", l.path, owner)
+		default:
+			r.add("git", CheckProblem, "%s exists: %s", l.path, l.what)
+		}
 	}
 	return nil
 }

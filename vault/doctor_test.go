@@ -3,6 +3,7 @@ package vault
 import (
 	"context"
 	"errors"
+	"fmt"
 	"os"
 	"path/filepath"
 	"slices"
@@ -16,9 +17,21 @@ import (
 // fakeDoctorRepo is a repository as Doctor sees it: a state, the files
 // that differ from HEAD and HEAD's files.
 type fakeDoctorRepo struct {
-	state   RepoState
-	changed []string
-	head    map[string]string // vault-relative path -> content at HEAD
+	state      RepoState
+	changed    []string
+	head       map[string]string // vault-relative path -> content at HEAD
+	cleared    []string          // locks ClearStaleLocks removed
+	clearCalls int
+}
+
+// ClearStaleLocks removes the stale locks from the state.
+func (r *fakeDoctorRepo) ClearStaleLocks(context.Context) ([]string, error) {
+	r.clearCalls++
+	for p := range r.state.StaleLocks {
+		r.cleared = append(r.cleared, p)
+	}
+	slices.Sort(r.cleared)
+	return r.cleared, nil
 }
 
 func (r *fakeDoctorRepo) State(context.Context) (RepoState, error)  { return r.state, nil }
@@ -147,6 +160,57 @@ func TestDoctorChecks(t *testing.T) {
 			}
 			if len(c.commits) != 0 {
 				t.Errorf("doctor without Fix committed %v", c.commits)
+			}
+			if tt.repo != nil && tt.repo.clearCalls != 0 {
+				t.Error("doctor without Fix cleared locks")
+			}
+		})
+	}
+}
+
+// TestDoctorStaleLocks: a lock a gone memvault process left is named as
+// such, and --fix removes it and no other lock.
+func TestDoctorStaleLocks(t *testing.T) {
+	t.Parallel()
+	state := RepoState{Branch: "main", Head: "01234567", IndexLock: "/r/.git/index.lock", RefLock: "/r/.git/refs/heads/main.lock",
+		StaleLocks: map[string]string{"/r/.git/index.lock": "memvault process 42 on box"}}
+	tests := []struct {
+		fix      bool
+		want     []string
+		problems int
+		cleared  []string
+	}{
+		{want: []string{"problem git: /r/.git/index.lock was left by memvault process 42 on box, which is no longer running|doctor --fix removes it",
+			"problem git: /r/.git/refs/heads/main.lock exists: a git command is moving the branch"}, problems: 2},
+		{fix: true, want: []string{"fixed git: removed /r/.git/index.lock, left by memvault process 42 on box",
+			"problem git: /r/.git/refs/heads/main.lock exists: a git command is moving the branch"}, problems: 1,
+			cleared: []string{"/r/.git/index.lock"}},
+	}
+	for _, tt := range tests {
+		t.Run(fmt.Sprint("fix=", tt.fix), func(t *testing.T) {
+			t.Parallel()
+			c := &recordingCommitter{}
+			v := doctorVault(t, nil, c)
+			repo := &fakeDoctorRepo{state: state}
+			rep, err := Doctor{Repo: repo, Committer: c, Fix: tt.fix}.Run(t.Context(), v)
+			if err != nil {
+				t.Fatal(err)
+			}
+			lines := checkLines(rep)
+			for _, w := range tt.want {
+				parts := strings.Split(w, "|")
+				if !hasLine(lines, parts[0], parts[1:]...) {
+					t.Errorf("no line %q in\n%s", w, strings.Join(lines, "\n"))
+				}
+			}
+			if got := rep.Problems(); got != tt.problems {
+				t.Errorf("Problems() = %d, want %d", got, tt.problems)
+			}
+			if want := map[bool]int{true: 1}[tt.fix]; repo.clearCalls != want {
+				t.Errorf("ClearStaleLocks called %d times, want %d", repo.clearCalls, want)
+			}
+			if !slices.Equal(repo.cleared, tt.cleared) {
+				t.Errorf("cleared %v, want %v", repo.cleared, tt.cleared)
 			}
 		})
 	}

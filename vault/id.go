@@ -70,6 +70,24 @@ func ValidateID(id string) error {
 	return nil
 }
 
+// MaxEchoedID is how many bytes of an id an error message repeats: an
+// unknown id can be as long as a request allows (a megabyte), and an
+// error that echoes it whole floods a log or a model's context.
+const MaxEchoedID = 80
+
+// ShortID returns id for an error message: whole up to MaxEchoedID bytes,
+// else cut there (at a character boundary) with its full length noted.
+func ShortID(id string) string {
+	if len(id) <= MaxEchoedID {
+		return id
+	}
+	cut := MaxEchoedID
+	for cut > 0 && !utf8.RuneStart(id[cut]) {
+		cut--
+	}
+	return fmt.Sprintf("%s… (%d bytes)", id[:cut], len(id))
+}
+
 // maxSlugRunes keeps file names well under common file-system limits even
 // for three-byte Han characters.
 const maxSlugRunes = 60

@@ -322,3 +322,31 @@ func TestSafePathOnlyMemoryFiles(t *testing.T) {
 		})
 	}
 }
+
+// TestContentNotText: a NUL in content is named as a NUL with its line
+// and column, not as invalid UTF-8 (issue 13, finding 15); invalid UTF-8
+// is placed the same way.
+func TestContentNotText(t *testing.T) {
+	t.Parallel()
+	v, err := Open(t.Context(), t.TempDir(), Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	tests := []struct {
+		name, content, want string
+	}{
+		{"NUL on the first line", "ab\x00c", "content: NUL byte at line 1, column 3"},
+		{"NUL after Han text", "第一行\n部署\x00", "content: NUL byte at line 2, column 3"},
+		{"NUL alone", "\x00", "content: NUL byte at line 1, column 1"},
+		{"invalid UTF-8", "ok\nx\xffy", "content: invalid UTF-8 at line 2, column 2 (byte 0xff)"},
+		{"a cut character", "部\xe9\x83", "content: invalid UTF-8 at line 1, column 2 (byte 0xe9)"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			_, err := v.Create(t.Context(), NewMemory{Title: "Text " + tt.name, Content: tt.content}, Author{})
+			if !errors.Is(err, ErrInvalid) || !strings.Contains(err.Error(), tt.want) {
+				t.Fatalf("Create = %v, want ErrInvalid containing %q", err, tt.want)
+			}
+		})
+	}
+}

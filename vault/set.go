@@ -111,7 +111,7 @@ func (s *Set) Find(id string) (Member, *Memory, error) {
 		}
 	}
 	if firstErr == nil {
-		firstErr = fmt.Errorf("%w: %s", ErrNotFound, id)
+		firstErr = fmt.Errorf("%w: %s", ErrNotFound, ShortID(id))
 	}
 	return Member{}, nil, firstErr
 }

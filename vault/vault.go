@@ -404,7 +404,7 @@ func (v *Vault) Get(id string) (*Memory, error) {
 	defer v.mu.RUnlock()
 	d, ok := v.byID[id]
 	if !ok {
-		return nil, fmt.Errorf("%w: %s", ErrNotFound, id)
+		return nil, fmt.Errorf("%w: %s", ErrNotFound, ShortID(id))
 	}
 	return v.entries[d].clone(), nil
 }

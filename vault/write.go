@@ -303,14 +303,14 @@ func (v *Vault) readCurrent(ctx context.Context, id string) (*Memory, *parser.Do
 		}
 		v.mu.RUnlock()
 		if !ok {
-			return nil, nil, fmt.Errorf("%w: %s", ErrNotFound, id)
+			return nil, nil, fmt.Errorf("%w: %s", ErrNotFound, ShortID(id))
 		}
 	}
 	abs := filepath.Join(v.dir, filepath.FromSlash(rel))
 	data, err := os.ReadFile(abs)
 	if errors.Is(err, os.ErrNotExist) {
 		_ = v.Refresh(ctx, []string{rel})
-		return nil, nil, fmt.Errorf("%w: %s (its file %s was removed)", ErrNotFound, id, rel)
+		return nil, nil, fmt.Errorf("%w: %s (its file %s was removed)", ErrNotFound, ShortID(id), rel)
 	}
 	if err != nil {
 		return nil, nil, fmt.Errorf("read %s: %w", rel, err)
@@ -464,6 +464,28 @@ func validatePatch(p Patch, by Author) error {
 	return validateFields(p.Title, p.Content, p.Layer, p.Tags, p.Importance, by)
 }
 
+// checkText finds the first byte that keeps s from being text: a NUL
+// (which is valid UTF-8, so it is named as itself) or invalid UTF-8, at a
+// 1-based line and column (in characters).
+func checkText(s string) error {
+	line, col := 1, 1
+	for i := 0; i < len(s); {
+		r, size := utf8.DecodeRuneInString(s[i:])
+		switch {
+		case r == 0:
+			return fmt.Errorf("NUL byte at line %d, column %d: a memory is text; remove it", line, col)
+		case r == utf8.RuneError && size == 1:
+			return fmt.Errorf("invalid UTF-8 at line %d, column %d (byte 0x%02x)", line, col, s[i])
+		case r == '\n':
+			line, col = line+1, 1
+		default:
+			col++
+		}
+		i += size
+	}
+	return nil
+}
+
 // validateFields checks the fields a create or an update may set; nil
 // pointers are skipped. Tags are normalised in place.
 func validateFields(title, content *string, layer *Layer, tags *[]string, importance *int, by Author) error {
@@ -487,8 +509,8 @@ func validateFields(title, content *string, layer *Layer, tags *[]string, import
 		if len(*content) > MaxContentBytes {
 			return fmt.Errorf("%w: content: %d bytes, limit %d", ErrInvalid, len(*content), MaxContentBytes)
 		}
-		if !utf8.ValidString(*content) || strings.ContainsRune(*content, 0) {
-			return fmt.Errorf("%w: content: not valid UTF-8 text", ErrInvalid)
+		if err := checkText(*content); err != nil {
+			return fmt.Errorf("%w: content: %w", ErrInvalid, err)
 		}
 		if strings.HasPrefix(strings.TrimLeft(*content, "\ufeff"), "---") {
 			// A leading --- would be read back as front matter.

@@ -26,11 +26,14 @@ stopped before committing, memory files that differ from HEAD (hand edits or
 leftovers), files that do not parse, and whether memory files merge through
 memvault's merge driver (a fresh clone lacks its registration).
 
---fix finishes an interrupted write (commits its files with their original
-message), sets up the merge driver (the vault's .gitattributes, this
-clone's git config), and commits hand-edited memory files that parse, with the reason
-"` + vault.HandEditReason + `". It never touches the git index lock, an
-operation in progress or a broken file: those need a person.
+--fix removes .git/index.lock and the branch's .lock when memvault's own
+record shows that the memvault process which took them is no longer running,
+finishes an interrupted write (commits its files with their original
+message), sets up the merge driver (the vault's .gitattributes, this clone's
+git config) and commits hand-edited memory files that parse, with the reason
+"` + vault.HandEditReason + `". It never touches a lock of git or of a
+running process, an operation in progress or a broken file: those need a
+person.
 The exit status is 1 while problems remain.`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {

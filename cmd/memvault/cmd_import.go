@@ -37,7 +37,12 @@ secrets/, .aws/, .ssh/, ...; --skip adds patterns), symbolic links are not
 followed, and malformed lines or oversized items are reported with their
 file and line and skipped. Everything imported lands in one commit;
 importing the same source again skips what is already there. --dry-run
-shows what would happen and writes nothing. See docs/import-export.md.`,
+shows what would happen and writes nothing. See docs/import-export.md.
+
+The exit status is 3 when items of the source were refused (a secret, a
+malformed line, an invalid or oversized item), after the rest was imported;
+files left unread by a pattern, links not followed and items already
+imported unchanged do not count.`,
 		Example: `  memvault import ~/.mcp/memory.jsonl --dry-run
   memvault import memory-bank/
   memvault import CLAUDE.md --layer preference
@@ -85,9 +90,15 @@ shows what would happen and writes nothing. See docs/import-export.md.`,
 				return err
 			}
 			if asJSON {
-				return writeJSON(m.Stdout, importJSON(rep, src))
+				if err := writeJSON(m.Stdout, importJSON(rep, src)); err != nil {
+					return err
+				}
+			} else {
+				clitext.Import(m.Stdout, rep, src, verbose || dryRun)
 			}
-			clitext.Import(m.Stdout, rep, src, verbose || dryRun)
+			if n := rep.Refused(); n > 0 {
+				return skippedError{n}
+			}
 			return nil
 		},
 	}

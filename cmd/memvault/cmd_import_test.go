@@ -103,8 +103,10 @@ func TestImportFolderSkipsSecrets(t *testing.T) {
 		}
 	}
 	code, out := r.run("", "import", src, "--skip", "drafts/", "--json")
-	if code != 0 {
-		t.Fatalf("exit %d: %s", code, r.lastStderr)
+	// ops.md was refused for its secret: exit 3 (issue 13, finding 15;
+	// it was 0).
+	if code != exitSkipped || !strings.Contains(r.lastStderr, "1 item of the source refused") {
+		t.Fatalf("exit %d, want %d: %s", code, exitSkipped, r.lastStderr)
 	}
 	if strings.Contains(out, testAWSKey) || strings.Contains(r.lastStderr, testAWSKey) {
 		t.Fatalf("the report echoes the secret:\n%s", out)
@@ -199,6 +201,69 @@ func TestImportExportUsageErrors(t *testing.T) {
 			}
 			if code != exitUsage || !strings.Contains(r.lastStderr, tt.want) {
 				t.Errorf("exit %d, stderr %q; want exit %d and %q", code, r.lastStderr, exitUsage, tt.want)
+			}
+		})
+	}
+}
+
+// TestImportExitStatus: import exits 3 when it refused items of the
+// source, 0 when it skipped only on purpose (issue 13, finding 15).
+func TestImportExitStatus(t *testing.T) {
+	t.Parallel()
+	tests := []struct {
+		name  string
+		files map[string]string
+		args  []string
+		twice bool // import the source again, and check that run
+		want  int
+	}{
+		{name: "all imported", files: map[string]string{"a.md": "# A\n\nAlpha.\n"}, want: exitOK},
+		{name: "again: already imported, unchanged", files: map[string]string{"a.md": "# A\n\nAlpha.\n"}, twice: true, want: exitOK},
+		{name: "a secret-file pattern, unread", files: map[string]string{"a.md": "# A\n\nAlpha.\n", ".env": "X=1\n"}, want: exitOK},
+		{name: "an empty file", files: map[string]string{"a.md": "# A\n\nAlpha.\n", "b.md": ""}, want: exitOK},
+		{name: "an item with a secret", files: map[string]string{"a.md": "# A\n\nAlpha.\n", "ops.md": "# Ops\n\naws_access_key_id = " + testAWSKey + "\n"},
+			want: exitSkipped},
+		{name: "a secret, dry run", files: map[string]string{"ops.md": "# Ops\n\naws_access_key_id = " + testAWSKey + "\n"},
+			args: []string{"--dry-run"}, want: exitSkipped},
+		{name: "a malformed line", files: map[string]string{"m.jsonl": `{"type":"entity","name":"a","entityType":"t","observations":["o"]}` + "\n{oops\n"},
+			want: exitSkipped},
+		{name: "a changed item not overwritten", files: map[string]string{"a.md": "# A\n\nAlpha.\n"}, twice: true, args: []string{"--change"},
+			want: exitSkipped},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			r := newCLIRepo(t)
+			src := t.TempDir()
+			for rel, data := range tt.files {
+				if err := os.WriteFile(filepath.Join(src, rel), []byte(data), 0o644); err != nil {
+					t.Fatal(err)
+				}
+			}
+			target := src
+			if _, ok := tt.files["m.jsonl"]; ok {
+				target = filepath.Join(src, "m.jsonl")
+			}
+			args := []string{"import", target}
+			change := slices.Contains(tt.args, "--change")
+			for _, a := range tt.args {
+				if a != "--change" {
+					args = append(args, a)
+				}
+			}
+			if tt.twice {
+				if code, _ := r.run("", "import", target); code != exitOK {
+					t.Fatalf("first import: exit %d: %s", code, r.lastStderr)
+				}
+				if change {
+					if err := os.WriteFile(filepath.Join(src, "a.md"), []byte("# A\n\nAlpha, changed.\n"), 0o644); err != nil {
+						t.Fatal(err)
+					}
+				}
+			}
+			code, out := r.run("", args...)
+			if code != tt.want {
+				t.Errorf("exit %d, want %d\nstdout:\n%s\nstderr:\n%s", code, tt.want, out, r.lastStderr)
 			}
 		})
 	}

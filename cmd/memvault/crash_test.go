@@ -31,10 +31,13 @@ const crashWrites = 100
 const minKills = crashWrites / 4
 
 // TestCrashSafety runs `memvault add` and `memvault update` against a real
-// repository and kills them with SIGKILL at random moments. After every
-// kill it checks that the vault loads, every acknowledged write is in its
-// file and committed, no file is half written, git fsck is clean, and
-// doctor reports what was left and --fix repairs it. Set
+// repository, then `memvault serve`, and kills them with SIGKILL at random
+// moments. After every kill it checks that the vault loads, every
+// acknowledged write is in its file and committed, no file is half
+// written, git fsck is clean, doctor reports what was left (a git lock as
+// left by a stopped memvault process) and --fix or the next write repairs
+// it, and that the user's own git commit then succeeds with no lock file
+// removed by hand. Set
 // MEMVAULT_CRASH_SEED to replay a run; the seed is logged.
 func TestCrashSafety(t *testing.T) {
 	t.Parallel()
@@ -64,12 +67,19 @@ func TestCrashSafety(t *testing.T) {
 		}
 		c.step(attempt)
 	}
-	cliKills, cliWrites := c.kills, len(c.order)
-	c.serveTarget = cliWrites + serveWrites
+	cliKills, cliWrites, cliLocks := c.kills, len(c.order), c.locksLeft
+	nServe := serveWrites
+	if s := os.Getenv("MEMVAULT_CRASH_SERVE_WRITES"); s != "" {
+		var err error
+		if nServe, err = strconv.Atoi(s); err != nil || nServe < 1 {
+			t.Fatalf("MEMVAULT_CRASH_SERVE_WRITES=%q: want a positive count", s)
+		}
+	}
+	c.serveTarget = cliWrites + nServe
 	// Then the MCP server over stdio: it writes back to back, so a kill
 	// lands inside a write far more often than with one process per write.
 	for session := 0; len(c.order) < c.serveTarget; session++ {
-		if session > 4*serveWrites {
+		if session > 4*nServe {
 			t.Fatalf("only %d acknowledged serve writes after %d sessions", len(c.order)-cliWrites, session)
 		}
 		c.serveSession(session)
@@ -91,14 +101,22 @@ func TestCrashSafety(t *testing.T) {
 	t.Logf("spent %v", c.spent)
 	t.Logf("%d acknowledged writes (%d by serve), %d kills (%d of the CLI, %d of serve) in %s; states after kills:%s",
 		len(c.order), len(c.order)-cliWrites, c.kills, cliKills, c.kills-cliKills, time.Since(start).Round(time.Millisecond), b.String())
+	// Finding 13 of issue 13: a kill of serve mid-write left a git lock
+	// that blocked the user's own git commit until removed by hand.
+	serveKills, serveLocks := c.kills-cliKills, c.locksLeft-cliLocks
+	t.Logf("serve: %d acknowledged writes, %d SIGKILLs, %d of them left .git/index.lock or the branch's .lock; "+
+		"CLI: %d kills, %d left a lock; the user's git commit ran %d times after the next write or doctor --fix, with no manual cleanup, and succeeded every time (a failure fails the test)",
+		len(c.order)-cliWrites, serveKills, serveLocks, cliKills, cliLocks, c.userCommits)
 	if c.kills < minKills {
 		t.Errorf("only %d kills: the test did not exercise crashes", c.kills)
 	}
 }
 
 // serveWrites is how many more acknowledged writes go through `memvault
-// serve` after the CLI ones.
-const serveWrites = 40
+// serve` after the CLI ones; MEMVAULT_CRASH_SERVE_WRITES changes it. The
+// default keeps the test's share of CI small; the fault-injection figure
+// of docs/hardening.md (200 writes) is MEMVAULT_CRASH_SERVE_WRITES=200.
+const serveWrites = 50
 
 // serveSession starts `memvault serve` on stdio, sends remember calls one
 // after another and usually kills the server after a random time. A
@@ -153,12 +171,22 @@ func (c *crashRun) serveSession(n int) {
 	}
 	send(map[string]any{"jsonrpc": "2.0", "method": "notifications/initialized"})
 	kill := c.rng.IntN(100) < 85
+	began := time.Now()
 	if kill {
-		// From start-up to about the end of the session's writes.
-		delay := time.Duration(float64(c.typicalWrite()) * 2 * c.rng.Float64())
+		// Anywhere in the session's writes: uniformly over the length of
+		// recent sessions that were not killed, once there are some
+		// (the first write of a session waits for the vault to load, so
+		// the CLI's write length says little); before, up to twice a CLI
+		// write.
+		span := 2 * c.typicalWrite()
+		if n := len(c.sessions); n >= 2 {
+			span = median(c.sessions[max(0, n-recentWrites):])
+		}
+		delay := time.Duration(float64(span) * c.rng.Float64())
 		timer := time.AfterFunc(delay, func() { cmd.Process.Signal(syscall.SIGKILL) })
 		defer timer.Stop()
 	}
+	writes := 0
 	killed, inFlight := false, "none"
 	for i := 1; i <= 5 && len(c.order) < c.serveTarget; i++ {
 		token := fmt.Sprintf("serve-%03d-%02d", n, i)
@@ -187,6 +215,7 @@ func (c *crashRun) serveSession(n int) {
 		}
 		c.acked[res.Result.StructuredContent.ID] = &ackedMemory{content: content}
 		c.order = append(c.order, res.Result.StructuredContent.ID)
+		writes++
 		if c.autoPending != "" {
 			c.adopt(c.checkAfterRecovery(c.autoPending + ", recovered by the next serve write"))
 		}
@@ -198,6 +227,9 @@ func (c *crashRun) serveSession(n int) {
 		killed = true
 	}
 	if !killed {
+		if !kill && writes == 5 {
+			c.sessions = append(c.sessions, time.Since(began))
+		}
 		return
 	}
 	c.kills++
@@ -215,6 +247,7 @@ type crashRun struct {
 	acked     map[string]*ackedMemory // by id
 	order     []string                // acknowledged write ids in order (repeats for updates)
 	durations []time.Duration         // of writes that were not killed
+	sessions  []time.Duration         // of serve sessions of five writes that were not killed
 	kills     int
 	// serveTarget is how many acknowledged writes there are when the
 	// serve phase ends.
@@ -225,6 +258,9 @@ type crashRun struct {
 	killedTokens []string
 	autoPending  string
 	spent        map[string]time.Duration
+	// locksLeft counts kills that left a git lock; userCommits the
+	// user's git commits that succeeded after recovery.
+	locksLeft, userCommits int
 }
 
 func (c *crashRun) timeit(name string) func() {
@@ -335,6 +371,8 @@ func (c *crashRun) afterKill(where, token string, nextWriteRecovers bool) {
 	journal := exists(filepath.Join(c.dir, vault.JournalName))
 	indexLock := exists(filepath.Join(c.root, ".git", "index.lock"))
 	refLocks, _ := filepath.Glob(filepath.Join(c.root, ".git", "refs", "heads", "*.lock"))
+	// Not the owner records memvault keeps beside its locks.
+	refLocks = slices.DeleteFunc(refLocks, func(p string) bool { return strings.Contains(filepath.Base(p), ".memvault.") })
 	temps := c.tempFiles()
 	var dirty []string // changed memory files, not temp files
 	for _, f := range c.gitStatus() {
@@ -365,26 +403,32 @@ func (c *crashRun) afterKill(where, token string, nextWriteRecovers bool) {
 	// repair: a journal only ever adds the write in flight.
 	c.checkAcked(where+", before repair", true)
 
-	report, code := c.doctor(false)
+	// doctor's report is checked against what the kill left; a clean kill
+	// leaves nothing to check it against, and the run is skipped.
+	clean := !journal && !indexLock && len(refLocks) == 0 && len(temps) == 0 && len(dirty) == 0
+	report, code := "", 0
+	if !clean {
+		report, code = c.doctor(false)
+	}
 	if journal && !strings.Contains(report, `"check": "journal"`) || journal && code == 0 {
 		t.Fatalf("%s: a journal was left but doctor (exit %d) does not report it:\n%s", where, code, report)
 	}
 	if len(dirty) > 0 && code == 0 {
 		t.Fatalf("%s: files differ from HEAD (%v) but doctor exits 0:\n%s", where, dirty, report)
 	}
+	// A lock the killed process left is named as its, not git's: the next
+	// write or doctor --fix removes it, with no person involved.
+	locks := refLocks
 	if indexLock {
-		if !strings.Contains(report, "index.lock") {
-			t.Fatalf("%s: .git/index.lock was left but doctor does not name it:\n%s", where, report)
-		}
-		// doctor leaves the git lock to a person, who checks that no git
-		// process runs and removes it, as doctor says.
-		os.Remove(filepath.Join(c.root, ".git", "index.lock"))
+		locks = append(locks, filepath.Join(c.root, ".git", "index.lock"))
 	}
-	for _, l := range refLocks {
-		if !strings.Contains(report, filepath.Base(l)) {
-			t.Fatalf("%s: %s was left but doctor does not name it:\n%s", where, l, report)
+	for _, l := range locks {
+		if !strings.Contains(report, filepath.Base(l)+" was left by memvault process") || !strings.Contains(report, "no longer running") {
+			t.Fatalf("%s: %s was left but doctor does not call it a stopped memvault process's:\n%s", where, l, report)
 		}
-		os.Remove(l)
+	}
+	if len(locks) > 0 {
+		c.locksLeft++
 	}
 	c.killedTokens = append(c.killedTokens, token)
 	if nextWriteRecovers && c.rng.IntN(3) == 0 {
@@ -409,6 +453,9 @@ func (c *crashRun) afterKill(where, token string, nextWriteRecovers bool) {
 	}
 	if strings.Contains(fixed, "hand-edited file") {
 		c.states["doctor --fix committed leftover files"]++
+	}
+	if strings.Contains(fixed, "left by memvault process") {
+		c.states["doctor --fix removed a git lock"]++
 	}
 	c.adopt(c.checkAfterRecovery(where))
 }
@@ -455,6 +502,7 @@ func (c *crashRun) checkAfterRecovery(where string) *vault.Vault {
 	if exists(filepath.Join(c.dir, vault.JournalName)) {
 		t.Fatalf("%s: journal remains after doctor --fix", where)
 	}
+	c.userCommit(where)
 	done := c.timeit("fsck")
 	out, err := exec.Command("git", "-C", c.root, "fsck", "--no-progress", "--no-dangling").CombinedOutput()
 	done()
@@ -465,6 +513,37 @@ func (c *crashRun) checkAfterRecovery(where string) *vault.Vault {
 	// every one is committed; checkCommitted proves it the long way at the
 	// end.
 	return c.checkAcked(where+", after repair", false)
+}
+
+// userCommit commits a change of the user's, outside the vault, with the
+// git CLI, as a person would after memvault was killed and the next write
+// or doctor --fix ran: it must succeed with no lock left to remove by
+// hand, and no owner record of a memvault lock may be left behind.
+func (c *crashRun) userCommit(where string) {
+	t := c.t
+	defer c.timeit("user commit")()
+	for _, pattern := range []string{"*.lock", "refs/heads/*.lock"} {
+		left, _ := filepath.Glob(filepath.Join(c.root, ".git", pattern))
+		// memvault.lock is the cross-process write lock's flock file,
+		// which stays.
+		left = slices.DeleteFunc(left, func(p string) bool { return filepath.Base(p) == "memvault.lock" })
+		if len(left) > 0 {
+			t.Fatalf("%s: lock files or owner records remain after recovery: %v", where, left)
+		}
+	}
+	c.userCommits++
+	notes := filepath.Join(c.root, "notes.txt")
+	if err := os.WriteFile(notes, fmt.Appendf(nil, "user commit %d\n", c.userCommits), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if c.userCommits == 1 {
+		if out, err := exec.Command("git", "-C", c.root, "add", "notes.txt").CombinedOutput(); err != nil {
+			t.Fatalf("%s: the user's git add fails: %v\n%s", where, err, out)
+		}
+	}
+	if out, err := exec.Command("git", "-C", c.root, "commit", "-q", "-m", "user's own commit", "--", "notes.txt").CombinedOutput(); err != nil {
+		t.Fatalf("%s: the user's git commit fails: %v\n%s", where, err, out)
+	}
 }
 
 // checkAcked opens the vault and checks every acknowledged write: its

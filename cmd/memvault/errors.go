@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 
+	"github.com/memvault/memvault/cmd/memvault/internal/clitext"
 	"github.com/memvault/memvault/cmd/memvault/internal/gitrepo"
 	"github.com/memvault/memvault/gitstore"
 	"github.com/memvault/memvault/vault"
@@ -14,7 +15,19 @@ const (
 	exitOK       = 0
 	exitUsage    = 1 // usage or input error: the message names the problem
 	exitInternal = 2 // anything else
+	// exitSkipped: import did its work but refused items of the source (a
+	// secret, a malformed line, an invalid or oversized item); the report
+	// lists them.
+	exitSkipped = 3
 )
+
+// skippedError reports an import that refused items; its exit status is
+// exitSkipped.
+type skippedError struct{ n int }
+
+func (e skippedError) Error() string {
+	return fmt.Sprintf("import: %s of the source refused (secrets, malformed or invalid items; the report lists them)", clitext.Plural(e.n, "item"))
+}
 
 // usageError marks an error the user can fix by changing the command.
 type usageError struct{ err error }
@@ -39,6 +52,8 @@ func exitCode(err error) int {
 		return exitOK
 	case errors.As(err, &st):
 		return st.code
+	case errors.As(err, new(skippedError)):
+		return exitSkipped
 	case errors.As(err, &u),
 		errors.As(err, &big),
 		errors.Is(err, vault.ErrInvalid),

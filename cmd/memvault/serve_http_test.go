@@ -66,6 +66,13 @@ func TestServeHTTP(t *testing.T) {
 		}
 	})
 
+	t.Run("beyond loopback a short token is refused", func(t *testing.T) {
+		out, err := exec.Command(bin, "serve", "--vault", filepath.Join(t.TempDir(), ".memory"), "--http", "0.0.0.0:0", "--token", "a").CombinedOutput()
+		if err == nil || !strings.Contains(string(out), "want at least 16") {
+			t.Errorf("serve --http 0.0.0.0:0 --token a: err %v, output %q; want a refusal of the short token", err, out)
+		}
+	})
+
 	base, root := startHTTPServe(t, bin, "--token", "s3cret")
 	get := func(path string, header map[string]string) *http.Response {
 		t.Helper()

@@ -141,7 +141,7 @@ func (r *Reader) MemoryAt(ctx context.Context, id, rev string, cur *vault.Memory
 		return nil, "", err
 	}
 	if found == nil {
-		return nil, "", fmt.Errorf("%w: %s is not in the vault at %s", vault.ErrNotFound, id, ShortHash(c.Hash))
+		return nil, "", fmt.Errorf("%w: %s is not in the vault at %s", vault.ErrNotFound, vault.ShortID(id), ShortHash(c.Hash))
 	}
 	return found, c.Hash, nil
 }

@@ -131,7 +131,7 @@ func (r *Reader) locate(ctx context.Context, id string, cur *vault.Memory) (stri
 		return "", err
 	}
 	if len(cs) == 0 {
-		return "", fmt.Errorf("%w: %s (not in the vault, and no commit names it)", vault.ErrNotFound, id)
+		return "", fmt.Errorf("%w: %s (not in the vault, and no commit names it)", vault.ErrNotFound, vault.ShortID(id))
 	}
 	base := cs[0].Hash + "^"
 	if _, err := r.repo.Resolve(ctx, base); errors.Is(err, ErrNotFound) {
@@ -154,7 +154,7 @@ func (r *Reader) locate(ctx context.Context, id string, cur *vault.Memory) (stri
 			}
 		}
 	}
-	return "", fmt.Errorf("%w: %s (commit %s names it but changed no file with that id)", vault.ErrNotFound, id, ShortHash(cs[0].Hash))
+	return "", fmt.Errorf("%w: %s (commit %s names it but changed no file with that id)", vault.ErrNotFound, vault.ShortID(id), ShortHash(cs[0].Hash))
 }
 
 // revisions lists the commits that touched the memory id, whose file is at

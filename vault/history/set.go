@@ -59,5 +59,5 @@ func FindStory(ctx context.Context, id string, holders []Holder) (*Story, string
 	if !searched {
 		return nil, "", ErrNoHistory
 	}
-	return nil, "", fmt.Errorf("%w: %s", vault.ErrNotFound, id)
+	return nil, "", fmt.Errorf("%w: %s", vault.ErrNotFound, vault.ShortID(id))
 }

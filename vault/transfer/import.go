@@ -40,6 +40,18 @@ type Report struct {
 	DryRun  bool
 }
 
+// Refused counts the skipped items that are not Deliberate: what the
+// source held that did not reach the vault and needs a look.
+func (r Report) Refused() int {
+	n := 0
+	for _, p := range r.Skipped {
+		if !p.Deliberate {
+			n++
+		}
+	}
+	return n
+}
+
 // Import writes the memories of s into v as one commit (none in a dry
 // run) and reports, item by item, what was imported and what was skipped.
 func Import(ctx context.Context, v Importer, s *Source, by vault.Author, opts ImportOptions) (Report, error) {
@@ -50,7 +62,7 @@ func Import(ctx context.Context, v Importer, s *Source, by vault.Author, opts Im
 	}
 	res, err := v.CreateBatch(ctx, vault.Batch{Items: items, Source: s.Name, DryRun: opts.DryRun, Progress: opts.Progress}, by)
 	for _, sk := range res.Skipped {
-		reason := sk.Err.Error()
+		reason, deliberate := sk.Err.Error(), false
 		if errors.Is(sk.Err, vault.ErrDuplicateID) {
 			reason = strings.TrimPrefix(reason, vault.ErrDuplicateID.Error()+": ")
 			// Say whether the source changed since the last import: an
@@ -59,12 +71,13 @@ func Import(ctx context.Context, v Importer, s *Source, by vault.Author, opts Im
 			if cur, err := v.Get(n.ID); err == nil {
 				if sameText(cur.Body, n.Content) {
 					reason = "already imported (id " + n.ID + ", unchanged)"
+					deliberate = true
 				} else {
 					reason = "id " + n.ID + " already exists with different content; not overwritten (see memvault update)"
 				}
 			}
 		}
-		rep.Skipped = append(rep.Skipped, Problem{s.Items[sk.Index].Pos, reason})
+		rep.Skipped = append(rep.Skipped, Problem{Pos: s.Items[sk.Index].Pos, Reason: reason, Deliberate: deliberate})
 	}
 	if err != nil {
 		return rep, err

@@ -57,6 +57,13 @@ type Item struct {
 type Problem struct {
 	Pos    string `json:"pos"`
 	Reason string `json:"reason"`
+	// Deliberate marks a skip that loses nothing and needs no fix: an item
+	// already imported unchanged, a file a secret-file or --skip pattern
+	// keeps unread, a symbolic link not followed, an empty file or
+	// section. Every other skip is an item refused (a secret, a malformed
+	// line, an oversized or invalid item) and makes `memvault import` exit
+	// with status 3.
+	Deliberate bool `json:"deliberate,omitempty"`
 }
 
 func (p Problem) String() string { return p.Pos + ": " + p.Reason }

@@ -100,23 +100,23 @@ func ParseJSONL(name string, data []byte) ([]Item, []Problem) {
 	lines(data, func(n int, line []byte) {
 		pos := fmt.Sprintf("%s:%d", name, n)
 		if why := checkLine(line); why != "" {
-			probs = append(probs, Problem{pos, why})
+			probs = append(probs, Problem{Pos: pos, Reason: why})
 			return
 		}
 		dec := json.NewDecoder(bytes.NewReader(line))
 		dec.UseNumber()
 		var r Record
 		if err := dec.Decode(&r); err != nil {
-			probs = append(probs, Problem{pos, jsonError(err)})
+			probs = append(probs, Problem{Pos: pos, Reason: jsonError(err)})
 			return
 		}
 		if dec.More() {
-			probs = append(probs, Problem{pos, "more than one JSON value on the line"})
+			probs = append(probs, Problem{Pos: pos, Reason: "more than one JSON value on the line"})
 			return
 		}
 		it, notes, err := r.Item()
 		if err != nil {
-			probs = append(probs, Problem{pos, err.Error()})
+			probs = append(probs, Problem{Pos: pos, Reason: err.Error()})
 			return
 		}
 		items = append(items, Item{Pos: pos, Batch: it, Notes: notes})
@@ -169,18 +169,18 @@ func ParseMCP(name string, data []byte, opts MCPOptions) ([]Item, []Problem) {
 	lines(data, func(n int, line []byte) {
 		pos := fmt.Sprintf("%s:%d", name, n)
 		if why := checkLine(line); why != "" {
-			probs = append(probs, Problem{pos, why})
+			probs = append(probs, Problem{Pos: pos, Reason: why})
 			return
 		}
 		var l mcpLine
 		if err := json.Unmarshal(line, &l); err != nil {
-			probs = append(probs, Problem{pos, jsonError(err)})
+			probs = append(probs, Problem{Pos: pos, Reason: jsonError(err)})
 			return
 		}
 		switch l.Type {
 		case "entity":
 			if l.Name == nil || strings.TrimSpace(*l.Name) == "" || l.EntityType == nil || l.Observations == nil {
-				probs = append(probs, Problem{pos, "entity without name, entityType or observations"})
+				probs = append(probs, Problem{Pos: pos, Reason: "entity without name, entityType or observations"})
 				return
 			}
 			nm := strings.TrimSpace(*l.Name)
@@ -197,7 +197,7 @@ func ParseMCP(name string, data []byte, opts MCPOptions) ([]Item, []Problem) {
 			}
 		case "relation":
 			if l.From == nil || l.To == nil || l.RelationType == nil || strings.TrimSpace(*l.From) == "" || strings.TrimSpace(*l.To) == "" {
-				probs = append(probs, Problem{pos, "relation without from, to or relationType"})
+				probs = append(probs, Problem{Pos: pos, Reason: "relation without from, to or relationType"})
 				return
 			}
 			r := mcpRelation{strings.TrimSpace(*l.From), strings.TrimSpace(*l.To), strings.TrimSpace(*l.RelationType)}
@@ -206,7 +206,7 @@ func ParseMCP(name string, data []byte, opts MCPOptions) ([]Item, []Problem) {
 				rels = append(rels, r)
 			}
 		default:
-			probs = append(probs, Problem{pos, fmt.Sprintf("unknown record type %q (want entity or relation)", truncate(l.Type, 40))})
+			probs = append(probs, Problem{Pos: pos, Reason: fmt.Sprintf("unknown record type %q (want entity or relation)", truncate(l.Type, 40))})
 		}
 	})
 	out := make([]Item, 0, len(order))

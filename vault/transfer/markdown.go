@@ -87,12 +87,12 @@ func RoleOf(rel string) Role {
 func ParseMarkdown(rel string, data []byte, opts MarkdownOptions) ([]Item, []Problem) {
 	doc, diags := parser.Parse(rel, data)
 	if doc == nil {
-		return nil, []Problem{{posLine(rel, diags[0].Line), diags[0].Err.Error()}}
+		return nil, []Problem{{Pos: posLine(rel, diags[0].Line), Reason: diags[0].Err.Error()}}
 	}
 	if opts.VaultLayout || doc.HasFrontMatter() && doc.Meta.ID != "" {
 		m, _ := vault.ParseMemory(rel, data, opts.ModTime)
 		if m == nil {
-			return nil, []Problem{{rel, "not a readable memory file"}}
+			return nil, []Problem{{Pos: rel, Reason: "not a readable memory file"}}
 		}
 		r := RecordOf(m, data)
 		if opts.Layer != 0 {
@@ -100,7 +100,7 @@ func ParseMarkdown(rel string, data []byte, opts MarkdownOptions) ([]Item, []Pro
 		}
 		it, notes, err := r.Item()
 		if err != nil {
-			return nil, []Problem{{rel, err.Error()}}
+			return nil, []Problem{{Pos: rel, Reason: err.Error()}}
 		}
 		return []Item{{Pos: rel, Batch: it, Notes: notes}}, nil
 	}
@@ -127,7 +127,7 @@ func ParseMarkdown(rel string, data []byte, opts MarkdownOptions) ([]Item, []Pro
 	fileTitle := firstNonEmpty(doc.Meta.Title, doc.Body.Heading, titleFromName(rel))
 	if !role.Sections {
 		if len(bytes.TrimSpace(body)) == 0 {
-			return nil, []Problem{{rel, "empty file"}}
+			return nil, []Problem{{Pos: rel, Reason: "empty file", Deliberate: true}}
 		}
 		return []Item{newItem(rel, bodyLine, "", fileTitle, string(body))}, nil
 	}
@@ -149,13 +149,13 @@ func ParseMarkdown(rel string, data []byte, opts MarkdownOptions) ([]Item, []Pro
 		}
 		line := bodyLine + s.line - 1
 		if len(bytes.TrimSpace(s.text[len(s.headingLine):])) == 0 {
-			probs = append(probs, Problem{posLine(rel, line), "empty section"})
+			probs = append(probs, Problem{Pos: posLine(rel, line), Reason: "empty section", Deliberate: true})
 			continue
 		}
 		items = append(items, newItem(posLine(rel, line), line, s.heading, s.heading, text))
 	}
 	if len(items) == 0 && len(probs) == 0 {
-		probs = append(probs, Problem{rel, "empty file"})
+		probs = append(probs, Problem{Pos: rel, Reason: "empty file", Deliberate: true})
 	}
 	return items, probs
 }

@@ -201,7 +201,7 @@ func (s *Source) readDir(ctx context.Context, root string, skip []string, opts R
 		rel, _ := filepath.Rel(root, p)
 		rel = filepath.ToSlash(rel)
 		if err != nil {
-			s.Problems = append(s.Problems, Problem{rel, "cannot read: " + err.Error()})
+			s.Problems = append(s.Problems, Problem{Pos: rel, Reason: "cannot read: " + err.Error()})
 			if d != nil && d.IsDir() {
 				return fs.SkipDir
 			}
@@ -215,13 +215,13 @@ func (s *Source) readDir(ctx context.Context, root string, skip []string, opts R
 				return fs.SkipDir
 			}
 			if pat := skipped(rel, true, skip); pat != "" {
-				s.Problems = append(s.Problems, Problem{rel + "/", fmt.Sprintf("not read: matches the secret-file pattern %q", pat)})
+				s.Problems = append(s.Problems, Problem{Pos: rel + "/", Reason: fmt.Sprintf("not read: matches the secret-file pattern %q", pat), Deliberate: true})
 				return fs.SkipDir
 			}
 			return nil
 		}
 		if pat := skipped(rel, false, skip); pat != "" {
-			s.Problems = append(s.Problems, Problem{rel, fmt.Sprintf("not read: matches the secret-file pattern %q", pat)})
+			s.Problems = append(s.Problems, Problem{Pos: rel, Reason: fmt.Sprintf("not read: matches the secret-file pattern %q", pat), Deliberate: true})
 			return nil
 		}
 		if !isMarkdownName(d.Name()) {
@@ -230,16 +230,16 @@ func (s *Source) readDir(ctx context.Context, root string, skip []string, opts R
 		if d.Type()&fs.ModeSymlink != 0 {
 			target, err := filepath.EvalSymlinks(p)
 			if err != nil {
-				s.Problems = append(s.Problems, Problem{rel, "broken symbolic link skipped"})
+				s.Problems = append(s.Problems, Problem{Pos: rel, Reason: "broken symbolic link skipped", Deliberate: true})
 				return nil
 			}
 			if !inside(realRoot, target) {
-				s.Problems = append(s.Problems, Problem{rel, "symbolic link to outside the source folder, not followed"})
+				s.Problems = append(s.Problems, Problem{Pos: rel, Reason: "symbolic link to outside the source folder, not followed", Deliberate: true})
 				return nil
 			}
 			// The target is walked itself (or skipped by a pattern):
 			// following the link would import it twice or around a pattern.
-			s.Problems = append(s.Problems, Problem{rel, "symbolic link to a file inside the folder: imported from the file itself"})
+			s.Problems = append(s.Problems, Problem{Pos: rel, Reason: "symbolic link to a file inside the folder: imported from the file itself", Deliberate: true})
 			return nil
 		} else if !d.Type().IsRegular() {
 			return nil
@@ -249,19 +249,19 @@ func (s *Source) readDir(ctx context.Context, root string, skip []string, opts R
 		}
 		fi, err := os.Stat(p)
 		if err != nil {
-			s.Problems = append(s.Problems, Problem{rel, "cannot read: " + err.Error()})
+			s.Problems = append(s.Problems, Problem{Pos: rel, Reason: "cannot read: " + err.Error()})
 			return nil
 		}
 		if !fi.Mode().IsRegular() {
 			return nil
 		}
 		if fi.Size() > parser.MaxFileSize {
-			s.Problems = append(s.Problems, Problem{rel, fmt.Sprintf("file of %d bytes, limit %d", fi.Size(), parser.MaxFileSize)})
+			s.Problems = append(s.Problems, Problem{Pos: rel, Reason: fmt.Sprintf("file of %d bytes, limit %d", fi.Size(), parser.MaxFileSize)})
 			return nil
 		}
 		data, err := readLimited(p, parser.MaxFileSize)
 		if err != nil {
-			s.Problems = append(s.Problems, Problem{rel, err.Error()})
+			s.Problems = append(s.Problems, Problem{Pos: rel, Reason: err.Error()})
 			return nil
 		}
 		s.Files++

@@ -278,7 +278,23 @@ func (g *Repo) State(ctx context.Context) (vault.RepoState, error) {
 	if st.IndexLocked {
 		out.IndexLock = filepath.Join(g.store.GitDir(), "index.lock")
 	}
+	for _, l := range st.Stale {
+		if out.StaleLocks == nil {
+			out.StaleLocks = map[string]string{}
+		}
+		out.StaleLocks[l.Path] = l.Owner
+	}
 	return out, nil
+}
+
+// ClearStaleLocks implements vault.DoctorRepo.
+func (g *Repo) ClearStaleLocks(ctx context.Context) ([]string, error) {
+	cleared, err := g.store.ClearStaleLocks(ctx)
+	paths := make([]string, len(cleared))
+	for i, l := range cleared {
+		paths[i] = l.Path
+	}
+	return paths, err
 }
 
 // Changed implements vault.DoctorRepo.

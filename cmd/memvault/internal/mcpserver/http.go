@@ -82,16 +82,46 @@ func isLoopback(host string) bool {
 	return err == nil && ip.IsLoopback()
 }
 
-// CheckHTTPAddr refuses an address that is not host:port, and one beyond
-// loopback without a token: anyone on the network could read and write
-// the vault.
+// bearerToken returns the credentials of an Authorization header that
+// uses the Bearer scheme, or "". The scheme is case-insensitive (RFC 7235
+// section 2.1); spaces between it and the token are skipped.
+func bearerToken(header string) string {
+	scheme, cred, ok := strings.Cut(header, " ")
+	if !ok || !strings.EqualFold(scheme, "Bearer") {
+		return ""
+	}
+	return strings.TrimLeft(cred, " ")
+}
+
+// MinRemoteTokenBytes is the shortest token CheckHTTPAddr accepts for an
+// address beyond loopback: anyone on the network can try tokens.
+const MinRemoteTokenBytes = 16
+
+// CheckHTTPAddr refuses an address that is not host:port; a token that is
+// blank, or has spaces or control characters (an HTTP client cannot send
+// it intact); and, for an address beyond loopback, no token or one
+// shorter than MinRemoteTokenBytes: anyone on the network could read and
+// write the vault.
 func CheckHTTPAddr(addr, token string) error {
 	host, _, err := net.SplitHostPort(addr)
 	if err != nil {
 		return fmt.Errorf("--http %s: want host:port, e.g. 127.0.0.1:7391", addr)
 	}
-	if !isLoopback(host) && token == "" {
+	if token != "" && strings.TrimSpace(token) == "" {
+		return errors.New("--token is blank: give a token of visible characters, e.g. the output of `openssl rand -hex 32`")
+	}
+	if i := strings.IndexFunc(token, func(r rune) bool { return r <= ' ' || r == 0x7f }); i >= 0 {
+		return fmt.Errorf("--token has a space or control character at byte %d: a client cannot send it in an HTTP header intact", i)
+	}
+	if isLoopback(host) {
+		return nil
+	}
+	switch {
+	case token == "":
 		return fmt.Errorf("--http %s listens beyond loopback: set --token or MEMVAULT_TOKEN so only your clients can use it", addr)
+	case len(token) < MinRemoteTokenBytes:
+		return fmt.Errorf("--http %s listens beyond loopback: --token is %d bytes, want at least %d (e.g. the output of `openssl rand -hex 32`)",
+			addr, len(token), MinRemoteTokenBytes)
 	}
 	return nil
 }
@@ -108,14 +138,14 @@ func CheckHTTPAddr(addr, token string) error {
 //
 // Then it gives a POST its write deadline (HTTPLimits.CallTimeout).
 func guard(h http.Handler, token string, lim HTTPLimits) http.Handler {
-	want := sha256.Sum256([]byte("Bearer " + token))
+	want := sha256.Sum256([]byte(token))
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if loopbackConn(r) && !isLoopback(hostOnly(r.Host)) {
 			http.Error(w, "host not allowed: connect to localhost or 127.0.0.1", http.StatusForbidden)
 			return
 		}
 		if token != "" {
-			got := sha256.Sum256([]byte(r.Header.Get("Authorization")))
+			got := sha256.Sum256([]byte(bearerToken(r.Header.Get("Authorization"))))
 			if subtle.ConstantTimeCompare(got[:], want[:]) != 1 {
 				w.Header().Set("WWW-Authenticate", "Bearer")
 				http.Error(w, "missing or wrong bearer token", http.StatusUnauthorized)

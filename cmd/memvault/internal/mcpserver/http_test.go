@@ -59,6 +59,13 @@ func TestGuard(t *testing.T) {
 		{name: "wrong token", method: "GET", auth: "Bearer s3creT", want: 401},
 		{name: "token prefix", method: "GET", auth: "Bearer s3cre", want: 401},
 		{name: "token without Bearer", method: "GET", auth: "s3cret", want: 401},
+		// The scheme is case-insensitive (RFC 7235 section 2.1).
+		{name: "scheme in lower case", method: "GET", auth: "bearer s3cret", want: 200},
+		{name: "scheme in upper case", method: "GET", auth: "BEARER s3cret", want: 200},
+		{name: "two spaces after the scheme", method: "GET", auth: "Bearer  s3cret", want: 200},
+		{name: "another scheme", method: "GET", auth: "Basic s3cret", want: 401},
+		{name: "scheme alone", method: "GET", auth: "Bearer", want: 401},
+		{name: "token in another case", method: "GET", auth: "bearer S3CRET", want: 401},
 		{name: "loopback origin", method: "GET", auth: ok, origin: "http://localhost:3000", want: 200},
 		{name: "same-host origin", method: "GET", auth: ok, origin: "http://{host}", want: 200},
 		{name: "foreign origin", method: "GET", auth: ok, origin: "https://evil.example", want: 403},
@@ -123,11 +130,20 @@ func TestCheckHTTPAddr(t *testing.T) {
 		{"0.0.0.0:7391", "", "--token"},
 		{":7391", "", "--token"},
 		{"192.168.1.20:7391", "", "--token"},
-		{"0.0.0.0:7391", "s3cret", ""},
+		{"0.0.0.0:7391", "0123456789abcdef", ""},
 		{"7391", "", "host:port"},
+		// Issue 13, finding 15: a short or blank token beyond loopback.
+		{"0.0.0.0:7391", "a", "--token is 1 bytes, want at least 16"},
+		{"0.0.0.0:7391", "s3cret", "--token is 6 bytes, want at least 16"},
+		{"192.168.1.20:7391", "0123456789abcde", "want at least 16"},
+		{"0.0.0.0:7391", "   ", "--token is blank"},
+		{"127.0.0.1:7391", " \t", "--token is blank"},
+		{"127.0.0.1:7391", "s3cret", ""},
+		{"0.0.0.0:7391", "0123456789abcdef ", "space or control character at byte 16"},
+		{"127.0.0.1:7391", "s3c ret", "space or control character at byte 3"},
 	}
 	for _, tt := range tests {
-		t.Run(tt.addr+"/"+tt.token, func(t *testing.T) {
+		t.Run(fmt.Sprintf("%s/%q", tt.addr, tt.token), func(t *testing.T) {
 			err := CheckHTTPAddr(tt.addr, tt.token)
 			switch {
 			case tt.wantErr == "" && err != nil:

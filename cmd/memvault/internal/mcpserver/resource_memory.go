@@ -8,6 +8,7 @@ import (
 	"github.com/mark3labs/mcp-go/mcp"
 
 	"github.com/memvault/memvault/cmd/memvault/internal/view"
+	"github.com/memvault/memvault/vault"
 )
 
 // memoryURIPrefix starts the URI of one memory: memory://memories/{id}.
@@ -22,7 +23,7 @@ func memoryTemplate() mcp.ResourceTemplate {
 func (s *Server) readMemory(ctx context.Context, req mcp.ReadResourceRequest) ([]mcp.ResourceContents, error) {
 	id, ok := strings.CutPrefix(req.Params.URI, memoryURIPrefix)
 	if !ok || id == "" {
-		return nil, fmt.Errorf("%s: want %s{id}", req.Params.URI, memoryURIPrefix)
+		return nil, fmt.Errorf("%s: want %s{id}", vault.ShortID(req.Params.URI), memoryURIPrefix)
 	}
 	vs, err := s.readyVaults(ctx)
 	if err != nil {
@@ -54,6 +55,7 @@ func (s *Server) unknownMemory(ctx context.Context, _ any, req *mcp.ReadResource
 		return // the read reports it
 	}
 	if _, _, err := vs.Find(id); err != nil {
-		req.Params.URI += " (no memory has this id)"
+		// A long id is not echoed whole in the error.
+		req.Params.URI = memoryURIPrefix + vault.ShortID(id) + " (no memory has this id)"
 	}
 }

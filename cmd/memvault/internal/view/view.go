@@ -264,12 +264,53 @@ func VaultStatsOf(v *vault.Vault, head string, now time.Time) VaultStats {
 	for _, c := range s.Conflicted {
 		out.Conflicted = append(out.Conflicted, ConflictedOf(c, s.Dir))
 	}
-	for _, d := range v.Diagnostics() {
-		if len(out.Problems) == MaxProblems {
-			out.Problems = append(out.Problems, fmt.Sprintf("… and %d more: run memvault lint", s.Errors+s.Warnings-MaxProblems))
+	out.Problems = problemLines(v.Diagnostics())
+	return out
+}
+
+// problemLines renders diagnostics for a summary: one line per distinct
+// problem (the same field and message in several files is one line, the
+// first file's, with how many more files have it), at most MaxProblems,
+// then how many diagnostics were left out.
+func problemLines(diags []*vault.Diagnostic) []string {
+	type group struct {
+		first *vault.Diagnostic
+		paths map[string]bool
+		n     int
+	}
+	var groups []*group
+	byKey := map[string]*group{}
+	for _, d := range diags {
+		msg := ""
+		if d.Err != nil {
+			msg = d.Err.Error()
+		}
+		key := fmt.Sprintf("%d\x00%s\x00%s", d.Severity, d.Field, msg)
+		g, ok := byKey[key]
+		if !ok {
+			g = &group{first: d, paths: map[string]bool{}}
+			byKey[key] = g
+			groups = append(groups, g)
+		}
+		g.paths[d.Path] = true
+		g.n++
+	}
+	out := []string{}
+	shown := 0
+	for _, g := range groups {
+		if len(out) == MaxProblems {
+			out = append(out, fmt.Sprintf("… and %d more: run memvault lint", len(diags)-shown))
 			break
 		}
-		out.Problems = append(out.Problems, d.Error())
+		line := g.first.Error()
+		switch others := len(g.paths) - 1; {
+		case others == 1:
+			line += " (same in 1 more file)"
+		case others > 1:
+			line += fmt.Sprintf(" (same in %d more files)", others)
+		}
+		out = append(out, line)
+		shown += g.n
 	}
 	return out
 }

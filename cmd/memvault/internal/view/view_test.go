@@ -2,10 +2,14 @@ package view
 
 import (
 	"encoding/json"
+	"errors"
+	"fmt"
+	"slices"
 	"strings"
 	"testing"
 	"time"
 
+	"github.com/memvault/memvault/parser"
 	"github.com/memvault/memvault/vault"
 	"github.com/memvault/memvault/vault/history"
 )
@@ -105,5 +109,50 @@ func TestSummary(t *testing.T) {
 		if got := Summary(tt.r); got != tt.want {
 			t.Errorf("%s: Summary = %q, want %q", tt.name, got, tt.want)
 		}
+	}
+}
+
+// TestProblemLines: the same problem in many files is one line of the
+// summary with a count, so it does not fill the MaxProblems slots (issue
+// 13, finding 15: nine identical warnings took nine of the 20).
+func TestProblemLines(t *testing.T) {
+	t.Parallel()
+	diag := func(path string, line int, field, msg string) *vault.Diagnostic {
+		return &vault.Diagnostic{Path: path, Line: line, Field: field, Err: errors.New(msg), Severity: parser.SeverityWarning}
+	}
+	var nine, many []*vault.Diagnostic
+	for i := range 9 {
+		nine = append(nine, diag(fmt.Sprintf("project/m%d.md", i), 3+i, "importance", "want a whole number"))
+	}
+	for i := range 25 {
+		many = append(many, diag(fmt.Sprintf("project/m%02d.md", i), 2, "tags", fmt.Sprintf("problem %d", i)))
+	}
+	tests := []struct {
+		name  string
+		diags []*vault.Diagnostic
+		want  []string
+	}{
+		{"none", nil, []string{}},
+		{"nine identical warnings and another", append(slices.Clone(nine), diag("project/x.md", 1, "title", "missing")),
+			[]string{"project/m0.md:3: importance: want a whole number (same in 8 more files)", "project/x.md:1: title: missing"}},
+		{"twice in one file, once elsewhere", []*vault.Diagnostic{diag("a.md", 1, "tags", "bad"), diag("a.md", 4, "tags", "bad"), diag("b.md", 2, "tags", "bad")},
+			[]string{"a.md:1: tags: bad (same in 1 more file)"}},
+		{"distinct problems over the cap", append(slices.Clone(nine), many...), nil},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			got := problemLines(tt.diags)
+			if tt.want != nil {
+				if !slices.Equal(got, tt.want) {
+					t.Errorf("got %q\nwant %q", got, tt.want)
+				}
+				return
+			}
+			// One line for the nine, 19 of the 25, then the rest counted.
+			if len(got) != MaxProblems+1 || got[MaxProblems] != "… and 6 more: run memvault lint" ||
+				!strings.HasSuffix(got[0], "(same in 8 more files)") {
+				t.Errorf("got %d lines: first %q, last %q", len(got), got[0], got[len(got)-1])
+			}
+		})
 	}
 }
