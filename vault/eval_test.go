@@ -15,6 +15,7 @@ import (
 var (
 	evalV    = flag.Bool("eval.v", false, "log the eval queries whose gold memory is not first, and the none queries with a strong result")
 	evalTune = flag.Bool("eval.tune", false, "sweep the strength rules on both halves of dev-v2")
+	evalDump = flag.String("eval.dump", "", "write the features of the top results of both corpora to this file")
 )
 
 // The shared evaluation corpora, beside the clone.
@@ -243,44 +244,74 @@ func TestEvalDev(t *testing.T) {
 	}
 }
 
+// TestEvalDump writes the features of the first ten results of every
+// query of both corpora to the file named by -eval.dump, for the offline
+// analysis of the strength rules (docs/ranking.md).
+func TestEvalDump(t *testing.T) {
+	if *evalDump == "" {
+		t.Skip("run with -eval.dump FILE")
+	}
+	var sb strings.Builder
+	sb.WriteString("corpus\tqi\tkind\tlang\trank\tgold\tcov\tnorm\tmatched\tconcepts\tratio\tlinked\tkey\tq\n")
+	for _, corpus := range []string{devV1, devV2} {
+		v, c, keys := evalVault(t, corpus)
+		for qi, q := range c.Queries {
+			rs := v.recall(Query{Text: q.Q, Limit: 10}, keepAll)
+			for i, r := range rs[:min(10, len(rs))] {
+				g := 0
+				if contains(q.Gold, keys[r.Memory.ID]) {
+					g = 1
+				}
+				fmt.Fprintf(&sb, "%s\t%d\t%s\t%s\t%d\t%d\t%.4f\t%.4f\t%d\t%d\t%.4f\t%v\t%s\t%s\n", c.Name, qi, q.Kind, q.Lang, i, g,
+					r.Coverage, r.norm, r.Matched, r.Concepts, r.Score/rs[0].Score, r.linked, keys[r.Memory.ID], q.Q)
+			}
+		}
+	}
+	if err := os.WriteFile(*evalDump, []byte(sb.String()), 0o644); err != nil {
+		t.Fatal(err)
+	}
+}
+
 func TestEvalFeatures(t *testing.T) {
 	if !*evalTune {
 		t.Skip("run with -eval.tune")
 	}
-	v, c, keys := evalVault(t, devV2)
-	var lines []string
-	for _, q := range c.Queries {
-		rs := v.recall(Query{Text: q.Q, Limit: 10}, keepAll)
-		if len(rs) == 0 {
-			lines = append(lines, fmt.Sprintf("%-10s EMPTY %s", q.Kind, q.Q))
-			continue
-		}
-		label := "none"
-		if len(q.Gold) > 0 {
-			label = "MISS"
-			if contains(q.Gold, keys[rs[0].Memory.ID]) {
-				label = "GOLD"
+	for _, corpus := range []string{devV1, devV2} {
+		v, c, keys := evalVault(t, corpus)
+		var lines []string
+		for _, q := range c.Queries {
+			rs := v.recall(Query{Text: q.Q, Limit: 10}, keepAll)
+			if len(rs) == 0 {
+				lines = append(lines, fmt.Sprintf("%-10s EMPTY %s", q.Kind, q.Q))
+				continue
 			}
-		}
-		m2 := 0.0
-		if len(rs) > 1 {
-			m2 = rs[1].Score / rs[0].Score
-		}
-		h := rs[0]
-		gi := -1
-		for i, r := range rs {
-			if contains(q.Gold, keys[r.Memory.ID]) {
-				gi = i
-				break
+			label := "none"
+			if len(q.Gold) > 0 {
+				label = "MISS"
+				if contains(q.Gold, keys[rs[0].Memory.ID]) {
+					label = "GOLD"
+				}
 			}
+			m2 := 0.0
+			if len(rs) > 1 {
+				m2 = rs[1].Score / rs[0].Score
+			}
+			h := rs[0]
+			gi := -1
+			for i, r := range rs {
+				if contains(q.Gold, keys[r.Memory.ID]) {
+					gi = i
+					break
+				}
+			}
+			g := ""
+			if gi >= 0 {
+				x := rs[gi]
+				g = fmt.Sprintf("%d %.3f %.3f %d %d %.3f", gi, x.Coverage, x.norm, x.Matched, x.Concepts, x.Score/h.Score)
+			}
+			lines = append(lines, fmt.Sprintf("%s\t%s\t%s\t%.3f %.3f %d %d %.3f\t%s", label, q.Kind, q.Q, h.Coverage, h.norm, h.Matched, h.Concepts, m2, g))
 		}
-		g := ""
-		if gi >= 0 {
-			x := rs[gi]
-			g = fmt.Sprintf("%d %.3f %.3f %d %d %.3f", gi, x.Coverage, x.norm, x.Matched, x.Concepts, x.Score/h.Score)
-		}
-		lines = append(lines, fmt.Sprintf("%s\t%s\t%s\t%.3f %.3f %d %d %.3f\t%s", label, q.Kind, q.Q, h.Coverage, h.norm, h.Matched, h.Concepts, m2, g))
+		sort.Strings(lines)
+		t.Log(corpus + "\n" + strings.Join(lines, "\n"))
 	}
-	sort.Strings(lines)
-	t.Log("\n" + strings.Join(lines, "\n"))
 }

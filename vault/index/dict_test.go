@@ -152,3 +152,42 @@ func TestNewWithTerms(t *testing.T) {
 		t.Errorf("NewWithTerms error = %v, want a *DictError on line 2", err)
 	}
 }
+
+// TestWordNetTerms checks the WordNet synonym groups: well formed (one
+// lowercase English word per member, two or more members) and used by
+// the query planner, both ways.
+func TestWordNetTerms(t *testing.T) {
+	t.Parallel()
+	groups := 0
+	for i, l := range strings.Split(wordnetTerms, "\n") {
+		if l = strings.TrimSpace(l); l == "" || strings.HasPrefix(l, "#") {
+			continue
+		}
+		groups++
+		ws := strings.Split(l, " | ")
+		if len(ws) < 2 {
+			t.Errorf("line %d %q: want two or more members", i+1, l)
+		}
+		for _, w := range ws {
+			if w == "" || strings.Trim(w, "abcdefghijklmnopqrstuvwxyz") != "" {
+				t.Errorf("line %d %q: member %q is not one lowercase word", i+1, l, w)
+			}
+		}
+	}
+	if groups < 100 || groups > 2000 {
+		t.Errorf("wordnet.txt has %d groups, want a pruned table of 100 to 2000", groups)
+	}
+	ix := New()
+	for _, c := range []struct {
+		query string
+		want  string
+	}{
+		{"reply", "answer"},
+		{"answer", "repli"}, // stemmed like any index term
+		{"examine", "analyz"},
+	} {
+		if got := expansions(ix, c.query); !slices.Contains(got, c.want) {
+			t.Errorf("expansions(%q) = %v, want %q among them", c.query, got, c.want)
+		}
+	}
+}
