@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io/fs"
 	"os"
+	"slices"
 	"sort"
 	"strings"
 	"testing"
@@ -313,5 +314,87 @@ func TestEvalFeatures(t *testing.T) {
 		}
 		sort.Strings(lines)
 		t.Log(corpus + "\n" + strings.Join(lines, "\n"))
+	}
+}
+
+// TestEvalStrengthCV checks the strength rules for overfitting: on each
+// half of dev-v2 (splitHalves) it picks, from a grid of minCoverage,
+// standout and fullCoverage, the rules with the highest strong_recall@5
+// at abstain >= 0.80, and logs what they give on the other half and on
+// dev-v1 (which has no unanswerable questions), next to the default
+// rules. docs/ranking.md quotes the figures.
+func TestEvalStrengthCV(t *testing.T) {
+	if !*evalTune {
+		t.Skip("run with -eval.tune")
+	}
+	type pooled struct {
+		q  evalQuery
+		rs []Result
+	}
+	pools := func(path string) ([]pooled, map[string]string) {
+		v, c, keys := evalVault(t, path)
+		var ps []pooled
+		for _, q := range c.Queries {
+			rs, err := v.rank(t.Context(), Query{Text: q.Q, Limit: 10}, defaultCut, true)
+			if err != nil {
+				t.Fatal(err)
+			}
+			ps = append(ps, pooled{q, rs})
+		}
+		return ps, keys
+	}
+	score := func(ps []pooled, keys map[string]string, cut cutRules) *evalTally {
+		var tl evalTally
+		for _, p := range ps {
+			tl.add(p.q, finishText(slices.Clone(p.rs), cut, 10), keys)
+		}
+		return &tl
+	}
+	rate := func(a, n int) float64 { return float64(a) / float64(max(n, 1)) }
+	v2, keys2 := pools(devV2)
+	v1, keys1 := pools(devV1)
+	var qa, qb []evalQuery
+	for _, p := range v2 {
+		qa = append(qa, p.q)
+	}
+	qa, qb = splitHalves(qa)
+	half := func(qs []evalQuery) []pooled {
+		in := map[string]bool{}
+		for _, q := range qs {
+			in[q.Q] = true
+		}
+		var out []pooled
+		for _, p := range v2 {
+			if in[p.q.Q] {
+				out = append(out, p)
+			}
+		}
+		return out
+	}
+	halves := map[string][]pooled{"A": half(qa), "B": half(qb)}
+	for _, fold := range [][2]string{{"A", "B"}, {"B", "A"}} {
+		train, test := halves[fold[0]], halves[fold[1]]
+		best, bestS, bestA := defaultCut, -1.0, -1.0
+		for _, minCov := range []float64{0.2, 0.25, 0.3, 0.35, 0.4, 0.45, 0.5} {
+			for _, standout := range []float64{0.3, 0.4, 0.5, 0.6, 0.7, 0.8, 0.9, 1} {
+				for _, full := range []float64{0.5, 0.6, 0.7, 0.75, 0.8, 0.85, 0.9, 0.95, 1.01} {
+					c := defaultCut
+					c.minCoverage, c.standout, c.fullCoverage = minCov, standout, full
+					tl := score(train, keys2, c)
+					s, a := rate(tl.strong5, tl.n), rate(tl.abstain, tl.none)
+					if a >= 0.8 && (s > bestS || s == bestS && a > bestA) {
+						best, bestS, bestA = c, s, a
+					}
+				}
+			}
+		}
+		for _, r := range []struct {
+			name string
+			cut  cutRules
+		}{{"tuned on " + fold[0], best}, {"default", defaultCut}} {
+			tr, te, o := score(train, keys2, r.cut), score(test, keys2, r.cut), score(v1, keys1, r.cut)
+			t.Logf("%-10s min %.2f standout %.2f full %.2f | half %s %s | half %s %s | dev-v1 sR@5 %.3f",
+				r.name, r.cut.minCoverage, r.cut.standout, r.cut.fullCoverage, fold[0], tr, fold[1], te, rate(o.strong5, o.n))
+		}
 	}
 }
