@@ -154,7 +154,8 @@ func TestNewWithTerms(t *testing.T) {
 }
 
 // TestWordNetTerms checks the WordNet synonym groups: well formed (one
-// lowercase English word per member, two or more members) and used by
+// lowercase English word per member, two or more members, no stop word,
+// no two members the same index term) and used by
 // the query planner, both ways.
 func TestWordNetTerms(t *testing.T) {
 	t.Parallel()
@@ -168,10 +169,18 @@ func TestWordNetTerms(t *testing.T) {
 		if len(ws) < 2 {
 			t.Errorf("line %d %q: want two or more members", i+1, l)
 		}
+		terms := map[string]bool{}
 		for _, w := range ws {
 			if w == "" || strings.Trim(w, "abcdefghijklmnopqrstuvwxyz") != "" {
 				t.Errorf("line %d %q: member %q is not one lowercase word", i+1, l, w)
 			}
+			// A stop word would expand every question that uses it.
+			toks := Tokenize(w)
+			if len(toks) != 1 || terms[toks[0]] {
+				t.Errorf("line %d %q: member %q is a stop word or repeats another (terms %v)", i+1, l, w, toks)
+				continue
+			}
+			terms[toks[0]] = true
 		}
 	}
 	if groups < 100 || groups > 2000 {

@@ -18,6 +18,8 @@
 //     there at least once counts): a word is never expanded through a rare
 //     sense ("bug" is an insect first, but that sense is not what a vault
 //     means by it, and "bug" then simply gets no group of that sense);
+//   - are not English stop words to the index's analyser (index.Tokenize
+//     keeps them), and make distinct index terms;
 //   - are in a software vocabulary, the same one gen/cedict uses: the
 //     English words of the curated terms.txt, plus the words used at
 //     least five times in the comments of the Go standard library.
@@ -38,6 +40,8 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+
+	"github.com/memvault/memvault/vault/index"
 )
 
 func main() {
@@ -111,14 +115,24 @@ func synonyms(dir string, vocab map[string]bool) ([][]string, error) {
 				return nil, fmt.Errorf("data.%s: bad line %.40q", pos, line)
 			}
 			var g []string
+			terms := map[string]bool{}
 			for i := range int(n) {
 				w := strings.ToLower(fs[4+2*i])
 				if j := strings.IndexByte(w, '('); j >= 0 {
 					w = w[:j] // adjective markers: "(a)", "(p)"
 				}
-				if oneWord.MatchString(w) && vocab[w] && first[w] == fs[0] && !slices.Contains(g, w) {
-					g = append(g, w)
+				if !oneWord.MatchString(w) || !vocab[w] || first[w] != fs[0] {
+					continue
 				}
+				// A stop word ("do", "let") is never a synonym: the
+				// query planner reads them, and they say nothing. Two
+				// words the analyser makes one term are one member.
+				toks := index.Tokenize(w)
+				if len(toks) != 1 || terms[toks[0]] {
+					continue
+				}
+				terms[toks[0]] = true
+				g = append(g, w)
 			}
 			if len(g) < 2 {
 				continue
