@@ -9,22 +9,11 @@ import (
 	"unicode/utf8"
 )
 
-// curatedTerms is the curated bilingual dictionary; terms.txt documents
+// defaultTerms is the curated bilingual dictionary; terms.txt documents
 // its format in its header.
 //
 //go:embed terms.txt
-var curatedTerms string
-
-// wordnetTerms are English synonym groups pruned from WordNet 3.0 by
-// gen/wordnet (licence: WORDNET-LICENSE.txt), in the terms.txt format: a
-// paraphrase finds the word a memory used ("reply" finds "answer").
-//
-//go:embed wordnet.txt
-var wordnetTerms string
-
-// defaultTerms is the dictionary every index starts from: the curated
-// groups, then the WordNet ones.
-var defaultTerms = curatedTerms + "\n" + wordnetTerms
+var defaultTerms string
 
 // unit is one step of a term or query: a Latin word (stemmed, stop words
 // kept) or a whole CJK run. Exactly one of word and cjk is set; start and
