@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io/fs"
 	"os"
+	"slices"
 	"sort"
 	"strings"
 	"testing"
@@ -15,6 +16,7 @@ import (
 var (
 	evalV    = flag.Bool("eval.v", false, "log the eval queries whose gold memory is not first, and the none queries with a strong result")
 	evalTune = flag.Bool("eval.tune", false, "sweep the strength rules on both halves of dev-v2")
+	evalDump = flag.String("eval.dump", "", "write the features of the top results of both corpora to this file")
 )
 
 // The shared evaluation corpora, beside the clone.
@@ -38,7 +40,7 @@ type evalCorpus struct {
 
 // keepAll labels results as Recall does without cutting any.
 var keepAll = cutRules{minCoverage: defaultCut.minCoverage, standout: defaultCut.standout,
-	fullCoverage: defaultCut.fullCoverage, strongRatio: defaultCut.strongRatio}
+	fullCoverage: defaultCut.fullCoverage, strongRatio: defaultCut.strongRatio, rivals: defaultCut.rivals}
 
 type evalQuery struct {
 	Q    string   `json:"q"`
@@ -232,7 +234,7 @@ func TestEvalDev(t *testing.T) {
 		{"dev-v2 Recall@5", rate(all.all.hit5, all.all.n), 0.96},
 		{"dev-v2 MRR@10", all.all.rr / float64(all.all.n), 0.90},
 		{"dev-v2 strong_recall@5", rate(all.all.strong5, all.all.n), 0.70},
-		{"dev-v2 abstain", rate(all.all.abstain, all.all.none), 0.75},
+		{"dev-v2 abstain", rate(all.all.abstain, all.all.none), 0.80},
 		{"dev-v2 mixed Recall@1", rate(all.groups["kind/mixed"].hit1, all.groups["kind/mixed"].n), 0.90},
 		{"dev-v1 Recall@1", rate(r1.all.hit1, r1.all.n), 0.90},
 		{"dev-v1 Recall@5", rate(r1.all.hit5, r1.all.n), 0.97},
@@ -243,44 +245,158 @@ func TestEvalDev(t *testing.T) {
 	}
 }
 
+// TestEvalDump writes the features of the first ten results of every
+// query of both corpora to the file named by -eval.dump, for the offline
+// analysis of the strength rules (docs/ranking.md).
+func TestEvalDump(t *testing.T) {
+	if *evalDump == "" {
+		t.Skip("run with -eval.dump FILE")
+	}
+	var sb strings.Builder
+	sb.WriteString("corpus\tqi\tkind\tlang\trank\tgold\tcov\tnorm\tmatched\tconcepts\tratio\tlinked\tkey\tq\n")
+	for _, corpus := range []string{devV1, devV2} {
+		v, c, keys := evalVault(t, corpus)
+		for qi, q := range c.Queries {
+			rs := v.recall(Query{Text: q.Q, Limit: 10}, keepAll)
+			for i, r := range rs[:min(10, len(rs))] {
+				g := 0
+				if contains(q.Gold, keys[r.Memory.ID]) {
+					g = 1
+				}
+				fmt.Fprintf(&sb, "%s\t%d\t%s\t%s\t%d\t%d\t%.4f\t%.4f\t%d\t%d\t%.4f\t%v\t%s\t%s\n", c.Name, qi, q.Kind, q.Lang, i, g,
+					r.Coverage, r.norm, r.Matched, r.Concepts, r.Score/rs[0].Score, r.linked, keys[r.Memory.ID], q.Q)
+			}
+		}
+	}
+	if err := os.WriteFile(*evalDump, []byte(sb.String()), 0o644); err != nil {
+		t.Fatal(err)
+	}
+}
+
 func TestEvalFeatures(t *testing.T) {
 	if !*evalTune {
 		t.Skip("run with -eval.tune")
 	}
-	v, c, keys := evalVault(t, devV2)
-	var lines []string
-	for _, q := range c.Queries {
-		rs := v.recall(Query{Text: q.Q, Limit: 10}, keepAll)
-		if len(rs) == 0 {
-			lines = append(lines, fmt.Sprintf("%-10s EMPTY %s", q.Kind, q.Q))
-			continue
-		}
-		label := "none"
-		if len(q.Gold) > 0 {
-			label = "MISS"
-			if contains(q.Gold, keys[rs[0].Memory.ID]) {
-				label = "GOLD"
+	for _, corpus := range []string{devV1, devV2} {
+		v, c, keys := evalVault(t, corpus)
+		var lines []string
+		for _, q := range c.Queries {
+			rs := v.recall(Query{Text: q.Q, Limit: 10}, keepAll)
+			if len(rs) == 0 {
+				lines = append(lines, fmt.Sprintf("%-10s EMPTY %s", q.Kind, q.Q))
+				continue
 			}
-		}
-		m2 := 0.0
-		if len(rs) > 1 {
-			m2 = rs[1].Score / rs[0].Score
-		}
-		h := rs[0]
-		gi := -1
-		for i, r := range rs {
-			if contains(q.Gold, keys[r.Memory.ID]) {
-				gi = i
-				break
+			label := "none"
+			if len(q.Gold) > 0 {
+				label = "MISS"
+				if contains(q.Gold, keys[rs[0].Memory.ID]) {
+					label = "GOLD"
+				}
 			}
+			m2 := 0.0
+			if len(rs) > 1 {
+				m2 = rs[1].Score / rs[0].Score
+			}
+			h := rs[0]
+			gi := -1
+			for i, r := range rs {
+				if contains(q.Gold, keys[r.Memory.ID]) {
+					gi = i
+					break
+				}
+			}
+			g := ""
+			if gi >= 0 {
+				x := rs[gi]
+				g = fmt.Sprintf("%d %.3f %.3f %d %d %.3f", gi, x.Coverage, x.norm, x.Matched, x.Concepts, x.Score/h.Score)
+			}
+			lines = append(lines, fmt.Sprintf("%s\t%s\t%s\t%.3f %.3f %d %d %.3f\t%s", label, q.Kind, q.Q, h.Coverage, h.norm, h.Matched, h.Concepts, m2, g))
 		}
-		g := ""
-		if gi >= 0 {
-			x := rs[gi]
-			g = fmt.Sprintf("%d %.3f %.3f %d %d %.3f", gi, x.Coverage, x.norm, x.Matched, x.Concepts, x.Score/h.Score)
-		}
-		lines = append(lines, fmt.Sprintf("%s\t%s\t%s\t%.3f %.3f %d %d %.3f\t%s", label, q.Kind, q.Q, h.Coverage, h.norm, h.Matched, h.Concepts, m2, g))
+		sort.Strings(lines)
+		t.Log(corpus + "\n" + strings.Join(lines, "\n"))
 	}
-	sort.Strings(lines)
-	t.Log("\n" + strings.Join(lines, "\n"))
+}
+
+// TestEvalStrengthCV checks the strength rules for overfitting: on each
+// half of dev-v2 (splitHalves) it picks, from a grid of minCoverage,
+// standout, fullCoverage and rivals, the rules with the highest strong_recall@5
+// at abstain >= 0.80, and logs what they give on the other half and on
+// dev-v1 (which has no unanswerable questions), next to the default
+// rules. docs/ranking.md quotes the figures.
+func TestEvalStrengthCV(t *testing.T) {
+	if !*evalTune {
+		t.Skip("run with -eval.tune")
+	}
+	type pooled struct {
+		q  evalQuery
+		rs []Result
+	}
+	pools := func(path string) ([]pooled, map[string]string) {
+		v, c, keys := evalVault(t, path)
+		var ps []pooled
+		for _, q := range c.Queries {
+			rs, err := v.rank(t.Context(), Query{Text: q.Q, Limit: 10}, defaultCut, true)
+			if err != nil {
+				t.Fatal(err)
+			}
+			ps = append(ps, pooled{q, rs})
+		}
+		return ps, keys
+	}
+	score := func(ps []pooled, keys map[string]string, cut cutRules) *evalTally {
+		var tl evalTally
+		for _, p := range ps {
+			tl.add(p.q, finishText(slices.Clone(p.rs), cut, 10), keys)
+		}
+		return &tl
+	}
+	rate := func(a, n int) float64 { return float64(a) / float64(max(n, 1)) }
+	v2, keys2 := pools(devV2)
+	v1, keys1 := pools(devV1)
+	var qa, qb []evalQuery
+	for _, p := range v2 {
+		qa = append(qa, p.q)
+	}
+	qa, qb = splitHalves(qa)
+	half := func(qs []evalQuery) []pooled {
+		in := map[string]bool{}
+		for _, q := range qs {
+			in[q.Q] = true
+		}
+		var out []pooled
+		for _, p := range v2 {
+			if in[p.q.Q] {
+				out = append(out, p)
+			}
+		}
+		return out
+	}
+	halves := map[string][]pooled{"A": half(qa), "B": half(qb)}
+	for _, fold := range [][2]string{{"A", "B"}, {"B", "A"}} {
+		train, test := halves[fold[0]], halves[fold[1]]
+		best, bestS, bestA := defaultCut, -1.0, -1.0
+		for _, minCov := range []float64{0.2, 0.25, 0.3, 0.35, 0.4, 0.45, 0.5} {
+			for _, standout := range []float64{0.3, 0.4, 0.5, 0.6, 0.7, 0.8, 0.9, 1} {
+				for _, full := range []float64{0.5, 0.6, 0.7, 0.75, 0.8, 0.85, 0.9, 0.95, 1.01} {
+					for _, rivals := range []int{0, 2, 4, 9} {
+						c := defaultCut
+						c.minCoverage, c.standout, c.fullCoverage, c.rivals = minCov, standout, full, rivals
+						tl := score(train, keys2, c)
+						s, a := rate(tl.strong5, tl.n), rate(tl.abstain, tl.none)
+						if a >= 0.8 && (s > bestS || s == bestS && a > bestA) {
+							best, bestS, bestA = c, s, a
+						}
+					}
+				}
+			}
+		}
+		for _, r := range []struct {
+			name string
+			cut  cutRules
+		}{{"tuned on " + fold[0], best}, {"default", defaultCut}} {
+			tr, te, o := score(train, keys2, r.cut), score(test, keys2, r.cut), score(v1, keys1, r.cut)
+			t.Logf("%-10s min %.2f standout %.2f full %.2f rivals %d | half %s %s | half %s %s | dev-v1 sR@5 %.3f",
+				r.name, r.cut.minCoverage, r.cut.standout, r.cut.fullCoverage, r.cut.rivals, fold[0], tr, fold[1], te, rate(o.strong5, o.n))
+		}
+	}
 }

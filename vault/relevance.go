@@ -29,6 +29,12 @@ type cutRules struct {
 	minCoverage  float64
 	standout     float64
 	fullCoverage float64
+	// rivals is how many results after the best one may not cover more
+	// of the query than it does for it to be strong: when one of them
+	// does, the best result won on how often or where it names part of
+	// the question, not on answering more of it, and neither answers
+	// clearly.
+	rivals int
 	// Below a strong best result, a result is strong too when it covers
 	// at least minCoverage and scores at least strongRatio of the best.
 	strongRatio float64
@@ -47,6 +53,7 @@ var defaultCut = cutRules{
 	minCoverage:  0.3,
 	standout:     0.4,
 	fullCoverage: 0.7,
+	rivals:       4,
 	strongRatio:  0.5,
 	keepRatio:    0.3,
 	keepCoverage: 0.15,
@@ -69,8 +76,12 @@ func (c cutRules) classify(rs []Result) []Result {
 		next = rs[1].Score
 	}
 	top := &rs[0]
+	rival, rivalCov := c.rival(rs), 0.0
+	if rival > 0 {
+		rivalCov = rs[rival].Coverage // read now: the loop below reuses rs
+	}
 	topStrong := best > 0 && top.Coverage >= c.minCoverage &&
-		(next <= c.standout*best || top.Coverage >= c.fullCoverage)
+		(next <= c.standout*best || top.Coverage >= c.fullCoverage) && rival < 0
 	out := rs[:0]
 	strong := 0
 	for i := range rs {
@@ -86,7 +97,7 @@ func (c cutRules) classify(rs []Result) []Result {
 		} else {
 			r.Match = MatchWeak
 			if r.MatchReason == "" {
-				r.MatchReason = weakReason(r, i, ratio, topStrong, next/math.Max(best, 1e-300), c)
+				r.MatchReason = weakReason(r, i, ratio, topStrong, next/math.Max(best, 1e-300), rival, rivalCov, c)
 			}
 		}
 		keep := isStrong || r.linked ||
@@ -99,13 +110,26 @@ func (c cutRules) classify(rs []Result) []Result {
 	return out
 }
 
+// rival returns the index of the first of the c.rivals results after the
+// best one that covers more of the query than the best, or -1.
+func (c cutRules) rival(rs []Result) int {
+	for i := 1; i < len(rs) && i <= c.rivals; i++ {
+		if rs[i].Coverage > rs[0].Coverage {
+			return i
+		}
+	}
+	return -1
+}
+
 // weakReason says in a few words why a weak result is weak.
-func weakReason(r *Result, i int, ratio float64, topStrong bool, runnerUp float64, c cutRules) string {
+func weakReason(r *Result, i int, ratio float64, topStrong bool, runnerUp float64, rival int, rivalCov float64, c cutRules) string {
 	switch {
 	case r.Coverage < c.minCoverage && r.Concepts > 0:
 		return fmt.Sprintf("matches %d of %d query concepts", r.Matched, r.Concepts)
 	case r.Coverage < c.minCoverage:
 		return "matches little of the query"
+	case !topStrong && i == 0 && rival > 0 && r.Coverage >= c.minCoverage:
+		return fmt.Sprintf("covers %.0f%% of the query and result %d covers %.0f%%", 100*r.Coverage, rival+1, 100*rivalCov)
 	case !topStrong && i == 0:
 		return fmt.Sprintf("covers %.0f%% of the query and the next result scores %.0f%% of it", 100*r.Coverage, 100*runnerUp)
 	case !topStrong:
