@@ -289,7 +289,7 @@ func (v *Vault) prepareItem(it *BatchItem, now time.Time, client string, taken, 
 
 // knownKeys are the front-matter keys memvault writes itself.
 var knownKeys = []string{"id", "title", "layer", "importance", "tags", "aliases", "created_at", "updated_at",
-	"effective_at", "expires_at", "status", "supersedes", "links", "source", "version"}
+	"effective_at", "expires_at", "status", "supersedes", "links", "source", "version", "refs", "verified_at"}
 
 // IsKnownKey reports whether key is a front-matter key memvault itself
 // reads and writes; other keys are kept as they are.

@@ -44,7 +44,9 @@ type NewMemory struct {
 	ExpiresAt   time.Time // zero: the layer's TTL from now, if any
 	Supersedes  []string
 	Links       []string
-	Kind        string // source.kind: manual (default), auto, import
+	// Refs name the code the memory is about (see Memory.Refs).
+	Refs []string
+	Kind string // source.kind: manual (default), auto, import
 	// ID, when set, is used instead of a fresh ULID (import, tests).
 	ID string
 }
@@ -61,6 +63,7 @@ type Patch struct {
 	Status      *Status
 	Supersedes  *[]string
 	Links       *[]string
+	Refs        *[]string
 }
 
 // WriteResult reports a completed write.
@@ -419,7 +422,7 @@ func (v *Vault) validateNew(n *NewMemory, by Author) error {
 	if err := validateFields(&n.Title, &n.Content, &n.Layer, &n.Tags, &n.Importance, by); err != nil {
 		return err
 	}
-	if err := refuseSecretLists(namedList{"aliases", n.Aliases}, namedList{"supersedes", n.Supersedes}, namedList{"links", n.Links}); err != nil {
+	if err := refuseSecretLists(namedList{"aliases", n.Aliases}, namedList{"supersedes", n.Supersedes}, namedList{"links", n.Links}, namedList{"refs", n.Refs}); err != nil {
 		return err
 	}
 	if n.ID != "" {
@@ -576,6 +579,14 @@ func applyPatch(doc *parser.Document, cur *Memory, p Patch, now time.Time) (bool
 	if p.Links != nil && !slices.Equal(*p.Links, cur.Links) {
 		err = errors.Join(err, set("links", *p.Links))
 	}
+	if p.Refs != nil && !slices.Equal(*p.Refs, cur.Refs) {
+		if len(*p.Refs) == 0 {
+			doc.Delete("refs")
+			changed = true
+		} else {
+			err = errors.Join(err, set("refs", *p.Refs))
+		}
+	}
 	if err != nil || !changed {
 		return changed, err
 	}
@@ -627,6 +638,7 @@ func newDocument(body, id string, n *NewMemory, created, updated, expires time.T
 		{"status", string(status), true},
 		{"supersedes", n.Supersedes, len(n.Supersedes) > 0},
 		{"links", n.Links, len(n.Links) > 0},
+		{"refs", n.Refs, len(n.Refs) > 0},
 		{"source", source, len(source) > 0},
 		{"version", version, true},
 	}
