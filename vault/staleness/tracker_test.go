@@ -1,0 +1,175 @@
+package staleness
+
+import (
+	"fmt"
+	"strings"
+	"testing"
+)
+
+const goSrc = "package cache\n\nfunc Get(k string) string {\n\treturn k\n}\n\nfunc Put(k string) {\n\t_ = k\n}\n"
+
+func TestStates(t *testing.T) {
+	t.Parallel()
+	const mem = ".memory/project/cache.md"
+	tests := []struct {
+		name   string
+		refs   []string
+		after  func(g *fakeGit) // what happens after the memory is written
+		state  State
+		reason []string // substrings of the reason
+	}{
+		{"unrelated change", []string{"cache.go"}, func(g *fakeGit) { g.commit("touch other", map[string]string{"other.go": "x2"}) },
+			Fresh, []string{"none of its 1 ref changed"}},
+		{"edit", []string{"cache.go"}, func(g *fakeGit) {
+			g.commit("tune get", map[string]string{"cache.go": strings.Replace(goSrc, "return k", "return k+k", 1)})
+		}, PossiblyStale, []string{`cache.go changed in 1 commit`, `"tune get"`}},
+		{"two edits name the latest", []string{"cache.go"}, func(g *fakeGit) {
+			g.commit("first", map[string]string{"cache.go": goSrc + "// 1\n"})
+			g.commit("second", map[string]string{"cache.go": goSrc + "// 2\n"})
+		}, PossiblyStale, []string{"2 commits", `"second"`}},
+		{"rename", []string{"cache.go"}, func(g *fakeGit) { g.rename("move cache", "cache.go", "store/cache.go") },
+			Stale, []string{"cache.go was renamed to store/cache.go", `"move cache"`}},
+		{"delete", []string{"cache.go"}, func(g *fakeGit) { g.commit("drop cache", map[string]string{"cache.go": ""}) },
+			Stale, []string{"cache.go was deleted in", `"drop cache"`}},
+		{"deleted then recreated", []string{"cache.go"}, func(g *fakeGit) {
+			g.commit("drop cache", map[string]string{"cache.go": ""})
+			g.commit("bring it back", map[string]string{"cache.go": goSrc})
+		}, PossiblyStale, []string{"2 commits", `"bring it back"`}},
+		{"never existed", []string{"nope.go"}, func(*fakeGit) {}, Stale, []string{"nope.go does not exist at HEAD"}},
+		{"uncommitted edit", []string{"cache.go"}, func(g *fakeGit) { g.work["cache.go"] = goSrc + "// wip\n" },
+			PossiblyStale, []string{"cache.go has uncommitted changes"}},
+		{"uncommitted delete", []string{"cache.go"}, func(g *fakeGit) { delete(g.work, "cache.go") },
+			Stale, []string{"deleted in the working tree (uncommitted)"}},
+		{"confirmed after the edit", []string{"cache.go"}, func(g *fakeGit) {
+			g.commit("tune get", map[string]string{"cache.go": goSrc + "// 1\n"})
+			g.commit("memory: confirm", map[string]string{mem: "confirmed"})
+		}, Fresh, nil},
+		{"edit in the memory's own commit does not count", []string{"cache.go"}, func(g *fakeGit) {
+			g.commit("both", map[string]string{"cache.go": goSrc + "// 1\n", mem: "rewritten"})
+		}, Fresh, nil},
+		{"symbol: other symbol changed", []string{"cache.go#Get"}, func(g *fakeGit) {
+			g.commit("tune put", map[string]string{"cache.go": strings.Replace(goSrc, "_ = k", "_ = k + k", 1)})
+		}, Fresh, nil},
+		{"symbol: its block changed", []string{"cache.go#Get"}, func(g *fakeGit) {
+			g.commit("tune get", map[string]string{"cache.go": strings.Replace(goSrc, "return k", "return k+k", 1)})
+		}, PossiblyStale, []string{"cache.go#Get changed in 1 commit"}},
+		{"symbol: removed", []string{"cache.go#Get"}, func(g *fakeGit) {
+			g.commit("drop get", map[string]string{"cache.go": "package cache\n\nfunc Put(k string) {\n\t_ = k\n}\n"})
+		}, Stale, []string{"Get is no longer defined in cache.go"}},
+		{"symbol: uncommitted edit elsewhere", []string{"cache.go#Get"}, func(g *fakeGit) { g.work["cache.go"] = goSrc + "// wip\n" },
+			Fresh, nil},
+		{"folder", []string{"store/"}, func(g *fakeGit) { g.commit("store tweak", map[string]string{"store/a.go": "a2"}) },
+			PossiblyStale, []string{"store/ changed in 1 commit"}},
+		{"folder: a file renamed out", []string{"store/"}, func(g *fakeGit) { g.rename("out", "store/a.go", "lib/a.go") },
+			PossiblyStale, []string{"store/ changed in 1 commit", `"out"`}},
+		{"folder emptied", []string{"store/"}, func(g *fakeGit) {
+			g.commit("drop store", map[string]string{"store/a.go": "", "store/b.go": ""})
+		}, Stale, []string{"store/ does not exist at HEAD"}},
+		{"glob: no match", []string{"docs/**/*.md"}, func(g *fakeGit) { g.commit("code", map[string]string{"docs/gen/x.go": "2"}) },
+			Fresh, nil},
+		{"glob: match", []string{"docs/**/*.md"}, func(g *fakeGit) { g.commit("docs", map[string]string{"docs/gen/x.md": "2"}) },
+			PossiblyStale, []string{"docs/**/*.md changed in 1 commit"}},
+		{"worst ref wins, every reason said", []string{"cache.go", "other.go"}, func(g *fakeGit) {
+			g.commit("tune", map[string]string{"other.go": "x2"})
+			g.commit("drop cache", map[string]string{"cache.go": ""})
+		}, Stale, []string{"cache.go was deleted", "other.go changed in 1 commit"}},
+		{"invalid ref is reported", []string{"../x", "cache.go"}, func(*fakeGit) {}, Fresh, []string{`ref "../x" is not a valid`}},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			g := newFakeGit()
+			g.commit("init", map[string]string{"cache.go": goSrc, "other.go": "x", "store/a.go": "a", "store/b.go": "b", "docs/gen/x.go": "1", "docs/gen/x.md": "1"})
+			g.commit("memory: add", map[string]string{mem: "body"})
+			tc.after(g)
+			got := statesOf(t, NewTracker(g), Item{ID: "m", File: mem, Refs: tc.refs})
+			if got.State != tc.state {
+				t.Fatalf("state = %s (%s), want %s", got.State, got.Reason, tc.state)
+			}
+			for _, want := range tc.reason {
+				if !strings.Contains(got.Reason, want) {
+					t.Errorf("reason %q lacks %q", got.Reason, want)
+				}
+			}
+		})
+	}
+}
+
+func statesOf(t *testing.T, tr *Tracker, items ...Item) Staleness {
+	t.Helper()
+	if err := tr.Update(t.Context(), items); err != nil {
+		t.Fatal(err)
+	}
+	got, err := tr.States(t.Context(), []string{items[0].ID})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return got[items[0].ID]
+}
+
+// TestIncrementalMatchesFull moves HEAD one commit at a time and checks
+// that the cached tracker, which reads only the new commit, agrees with a
+// tracker computing everything afresh.
+func TestIncrementalMatchesFull(t *testing.T) {
+	t.Parallel()
+	g := newFakeGit()
+	g.commit("init", map[string]string{"a.go": goSrc, "b.go": "b", "d/x.go": "x"})
+	var items []Item
+	for i := range 6 {
+		f := fmt.Sprintf(".memory/m%d.md", i)
+		g.commit("memory "+f, map[string]string{f: "v1"})
+		items = append(items, Item{ID: f, File: f, Refs: [][]string{{"a.go"}, {"b.go", "d/"}, {"a.go#Put"}, {"d/**"}, {"a.go#Get", "b.go"}, {"c.go"}}[i]})
+	}
+	inc := NewTracker(g)
+	steps := []func(){
+		func() { g.commit("edit a", map[string]string{"a.go": goSrc + "// x\n"}) },
+		func() { g.commit("rewrite m1", map[string]string{".memory/m1.md": "v2"}) },
+		func() { g.commit("edit get", map[string]string{"a.go": strings.Replace(goSrc, "return k", "return k+k", 1)}) },
+		func() { g.rename("move b", "b.go", "lib/b.go") },
+		func() { g.commit("add c", map[string]string{"c.go": "c", "d/y.go": "y"}) },
+		func() { g.commit("edit put", map[string]string{"a.go": strings.Replace(goSrc, "_ = k", "_ = 2", 1)}) },
+		func() { g.commit("rewrite m4", map[string]string{".memory/m4.md": "v2"}) },
+		func() { g.commit("drop a", map[string]string{"a.go": ""}) },
+	}
+	ids := make([]string, len(items))
+	for i, it := range items {
+		ids[i] = it.ID
+	}
+	for i, step := range steps {
+		if err := inc.Update(t.Context(), items); err != nil {
+			t.Fatal(err)
+		}
+		step()
+		before := g.visited
+		if err := inc.Update(t.Context(), items); err != nil {
+			t.Fatal(err)
+		}
+		if n := g.visited - before; n != 1 {
+			t.Errorf("step %d: incremental update visited %d commits, want 1", i, n)
+		}
+		full := NewTracker(g)
+		if err := full.Update(t.Context(), items); err != nil {
+			t.Fatal(err)
+		}
+		a, err := inc.States(t.Context(), ids)
+		if err != nil {
+			t.Fatal(err)
+		}
+		b, err := full.States(t.Context(), ids)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, id := range ids {
+			if a[id] != b[id] {
+				t.Errorf("step %d, %s: incremental %+v, full %+v", i, id, a[id], b[id])
+			}
+		}
+	}
+}
+
+func TestWeightOrdersStates(t *testing.T) {
+	t.Parallel()
+	if !(Weight(Fresh) > Weight(PossiblyStale) && Weight(PossiblyStale) > Weight(Stale) && Weight(Stale) > 0) {
+		t.Fatalf("weights %v %v %v: want fresh > possibly > stale > 0", Weight(Fresh), Weight(PossiblyStale), Weight(Stale))
+	}
+}
