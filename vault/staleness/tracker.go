@@ -52,13 +52,13 @@ type refState struct {
 	ref Ref
 	// count is the number of commits after the anchor that changed it;
 	// latest is the newest of them.
-	count                 int
-	latestID, latestSubj  string
-	lastCounted           string
-	decided               bool // the newest event has been seen (backward walks)
-	gone                  bool // the newest event deleted or renamed the file
-	movedTo               string
-	goneID, goneSubj      string
+	count                int
+	latestID, latestSubj string
+	lastCounted          string
+	decided              bool // the newest event has been seen (backward walks)
+	gone                 bool // the newest event deleted or renamed the file
+	movedTo              string
+	goneID, goneSubj     string
 }
 
 func (r *refState) reset() { *r = refState{ref: r.ref} }

@@ -124,7 +124,9 @@ func TestIncrementalMatchesFull(t *testing.T) {
 	steps := []func(){
 		func() { g.commit("edit a", map[string]string{"a.go": goSrc + "// x\n"}) },
 		func() { g.commit("rewrite m1", map[string]string{".memory/m1.md": "v2"}) },
-		func() { g.commit("edit get", map[string]string{"a.go": strings.Replace(goSrc, "return k", "return k+k", 1)}) },
+		func() {
+			g.commit("edit get", map[string]string{"a.go": strings.Replace(goSrc, "return k", "return k+k", 1)})
+		},
 		func() { g.rename("move b", "b.go", "lib/b.go") },
 		func() { g.commit("add c", map[string]string{"c.go": "c", "d/y.go": "y"}) },
 		func() { g.commit("edit put", map[string]string{"a.go": strings.Replace(goSrc, "_ = k", "_ = 2", 1)}) },
