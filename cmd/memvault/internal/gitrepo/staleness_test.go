@@ -1,0 +1,151 @@
+package gitrepo
+
+import (
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/memvault/memvault/gitstore"
+	"github.com/memvault/memvault/vault/staleness"
+)
+
+const cacheGo = "package cache\n\nfunc Get(k string) string {\n\treturn k\n}\n\nfunc Put(k string) {\n\t_ = k\n}\n"
+
+// TestStalenessInARealRepository drives one Tracker through a real
+// repository made with the git CLI, HEAD moving one commit at a time, and
+// checks every memory's state after each step against a Tracker computing
+// from scratch.
+func TestStalenessInARealRepository(t *testing.T) {
+	t.Parallel()
+	if _, err := exec.LookPath("git"); err != nil {
+		t.Fatal("git not installed")
+	}
+	root := t.TempDir()
+	if real, err := filepath.EvalSymlinks(root); err == nil {
+		root = real
+	}
+	git := func(args ...string) {
+		t.Helper()
+		cmd := exec.CommandContext(t.Context(), "git", args...)
+		cmd.Dir = root
+		cmd.Env = append(os.Environ(), "GIT_AUTHOR_NAME=Ada", "GIT_AUTHOR_EMAIL=ada@example.com", "GIT_COMMITTER_NAME=Ada",
+			"GIT_COMMITTER_EMAIL=ada@example.com", "GIT_CONFIG_GLOBAL=/dev/null", "GIT_CONFIG_NOSYSTEM=1")
+		if out, err := cmd.CombinedOutput(); err != nil {
+			t.Fatalf("git %s: %v\n%s", strings.Join(args, " "), err, out)
+		}
+	}
+	write := func(rel, data string) {
+		t.Helper()
+		p := filepath.Join(root, filepath.FromSlash(rel))
+		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(p, []byte(data), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	commitAll := func(msg string) {
+		t.Helper()
+		git("add", "-A")
+		git("commit", "-q", "-m", msg)
+	}
+	git("init", "-q", "-b", "main")
+	write("internal/cache.go", cacheGo)
+	write("README.md", "hello\n")
+	write("docs/a.md", "a\n")
+	commitAll("init")
+	write(".memory/project/file.md", "---\nid: file\nrefs: [internal/cache.go]\n---\nCache.\n")
+	write(".memory/project/sym.md", "---\nid: sym\nrefs: [internal/cache.go#Get]\n---\nGet.\n")
+	write(".memory/project/docs.md", "---\nid: docs\nrefs: [docs/]\n---\nDocs.\n")
+	commitAll("memory: add three")
+
+	s, err := gitstore.Open(t.Context(), root)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	g, err := New(s, filepath.Join(root, ".memory"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	items := []staleness.Item{
+		{ID: "file", File: ".memory/project/file.md", Refs: []string{"internal/cache.go"}},
+		{ID: "sym", File: ".memory/project/sym.md", Refs: []string{"internal/cache.go#Get"}},
+		{ID: "docs", File: ".memory/project/docs.md", Refs: []string{"docs/"}},
+	}
+	ids := []string{"file", "sym", "docs"}
+	tr := staleness.NewTracker(g.Code())
+	type want struct {
+		state  staleness.State
+		reason string
+	}
+	steps := []struct {
+		name string
+		do   func()
+		want map[string]want
+	}{
+		{"written", func() {}, map[string]want{"file": {staleness.Fresh, "none of its 1 ref changed"}, "sym": {staleness.Fresh, ""}, "docs": {staleness.Fresh, ""}}},
+		{"unrelated change", func() { write("README.md", "hello again\n"); commitAll("readme") },
+			map[string]want{"file": {staleness.Fresh, ""}, "sym": {staleness.Fresh, ""}, "docs": {staleness.Fresh, ""}}},
+		{"other symbol changed", func() { write("internal/cache.go", strings.Replace(cacheGo, "_ = k", "_ = k + k", 1)); commitAll("tune put") },
+			map[string]want{"file": {staleness.PossiblyStale, `internal/cache.go changed in 1 commit since the memory was last written or confirmed, latest`}, "sym": {staleness.Fresh, ""}}},
+		{"symbol changed", func() {
+			write("internal/cache.go", strings.Replace(strings.Replace(cacheGo, "_ = k", "_ = k + k", 1), "return k", "return k + \"!\"", 1))
+			commitAll("tune get")
+		}, map[string]want{"file": {staleness.PossiblyStale, `2 commits`}, "sym": {staleness.PossiblyStale, `internal/cache.go#Get changed in 1 commit`}}},
+		{"docs edited", func() { write("docs/b.md", "b\n"); commitAll("more docs") },
+			map[string]want{"docs": {staleness.PossiblyStale, `docs/ changed in 1 commit`}}},
+		{"confirmed", func() {
+			write(".memory/project/file.md", "---\nid: file\nrefs: [internal/cache.go]\nverified_at: 2026-12-01T00:00:00Z\n---\nCache.\n")
+			commitAll("memory: confirm")
+		}, map[string]want{"file": {staleness.Fresh, ""}, "sym": {staleness.PossiblyStale, ""}}},
+		{"uncommitted edit", func() { write("internal/cache.go", cacheGo+"// wip\n") },
+			map[string]want{"file": {staleness.PossiblyStale, "internal/cache.go has uncommitted changes in the working tree"}, "sym": {staleness.PossiblyStale, "1 commit"}}},
+		{"renamed", func() {
+			if err := os.MkdirAll(filepath.Join(root, "internal", "store"), 0o755); err != nil {
+				t.Fatal(err)
+			}
+			git("mv", "internal/cache.go", "internal/store/cache.go")
+			commitAll("move cache")
+		},
+			map[string]want{"file": {staleness.Stale, `internal/cache.go was renamed to internal/store/cache.go in`}, "sym": {staleness.Stale, `"move cache"`}}},
+		{"recreated then deleted", func() {
+			write("internal/cache.go", cacheGo)
+			commitAll("bring back")
+			git("rm", "-q", "internal/cache.go")
+			commitAll("drop cache")
+		}, map[string]want{"file": {staleness.Stale, `internal/cache.go was deleted in`}, "sym": {staleness.Stale, `"drop cache"`}}},
+		{"docs folder removed", func() { git("rm", "-q", "-r", "docs"); commitAll("no docs") },
+			map[string]want{"docs": {staleness.Stale, "docs/ does not exist at HEAD"}}},
+	}
+	for _, st := range steps {
+		st.do()
+		if err := tr.Update(t.Context(), items); err != nil {
+			t.Fatalf("%s: %v", st.name, err)
+		}
+		got, err := tr.States(t.Context(), ids)
+		if err != nil {
+			t.Fatalf("%s: %v", st.name, err)
+		}
+		for id, w := range st.want {
+			if got[id].State != w.state || !strings.Contains(got[id].Reason, w.reason) {
+				t.Errorf("%s: %s = %+v, want %s with %q", st.name, id, got[id], w.state, w.reason)
+			}
+		}
+		full := staleness.NewTracker(g.Code())
+		if err := full.Update(t.Context(), items); err != nil {
+			t.Fatal(err)
+		}
+		again, err := full.States(t.Context(), ids)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, id := range ids {
+			if got[id] != again[id] {
+				t.Errorf("%s: %s incremental %+v, from scratch %+v", st.name, id, got[id], again[id])
+			}
+		}
+	}
+}
