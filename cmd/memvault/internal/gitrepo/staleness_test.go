@@ -89,7 +89,10 @@ func TestStalenessInARealRepository(t *testing.T) {
 		{"written", func() {}, map[string]want{"file": {staleness.Fresh, "none of its 1 ref changed"}, "sym": {staleness.Fresh, ""}, "docs": {staleness.Fresh, ""}}},
 		{"unrelated change", func() { write("README.md", "hello again\n"); commitAll("readme") },
 			map[string]want{"file": {staleness.Fresh, ""}, "sym": {staleness.Fresh, ""}, "docs": {staleness.Fresh, ""}}},
-		{"other symbol changed", func() { write("internal/cache.go", strings.Replace(cacheGo, "_ = k", "_ = k + k", 1)); commitAll("tune put") },
+		{"other symbol changed", func() {
+			write("internal/cache.go", strings.Replace(cacheGo, "_ = k", "_ = k + k", 1))
+			commitAll("tune put")
+		},
 			map[string]want{"file": {staleness.PossiblyStale, `internal/cache.go changed in 1 commit since the memory was last written or confirmed, latest`}, "sym": {staleness.Fresh, ""}}},
 		{"symbol changed", func() {
 			write("internal/cache.go", strings.Replace(strings.Replace(cacheGo, "_ = k", "_ = k + k", 1), "return k", "return k + \"!\"", 1))
