@@ -10,9 +10,11 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/memvault/memvault/cmd/memvault/internal/clitext"
+	"github.com/memvault/memvault/cmd/memvault/internal/gitrepo"
 	"github.com/memvault/memvault/cmd/memvault/internal/view"
 	"github.com/memvault/memvault/parser"
 	"github.com/memvault/memvault/vault"
+	"github.com/memvault/memvault/vault/staleness"
 )
 
 type recallFlags struct {
@@ -89,8 +91,12 @@ now on it reads the vaults as they are, transient memories included.
 			if err != nil {
 				return err
 			}
+			states := gitrepo.SetStaleness(cmd.Context(), set.Members(), rs)
+			staleness.Rerank(rs, states)
 			if f.asJSON {
-				return writeJSON(m.Stdout, view.RecallOf(rs))
+				rv := view.RecallOf(rs)
+				rv.SetStaleness(states)
+				return writeJSON(m.Stdout, rv)
 			}
 			now := q.AsOf
 			if now.IsZero() {
@@ -134,10 +140,12 @@ server's get_memory does.`,
 				return err
 			}
 			related := in.Vault.Related(mem)
+			out := view.MemoryOf(mem, in.Name, related, set.SupersededBy(mem.ID))
+			out.Staleness = view.StalenessOf(gitrepo.MemoryStaleness(cmd.Context(), set.Members(), in.Name, mem), mem.ID)
 			if asJSON {
-				return writeJSON(m.Stdout, view.MemoryOf(mem, in.Name, related, set.SupersededBy(mem.ID)))
+				return writeJSON(m.Stdout, out)
 			}
-			clitext.Memory(m.Stdout, mem, related, in.Name)
+			clitext.Memory(m.Stdout, mem, related, in.Name, out.Staleness)
 			return nil
 		},
 	}

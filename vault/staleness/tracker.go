@@ -362,3 +362,21 @@ func (t *Tracker) record(ctx context.Context, r *refState, c Commit, ch Change, 
 	}
 	return nil
 }
+
+// Current reports whether the Tracker was last updated at head and tracks
+// every one of items as it is now, so that States answers for them
+// without an Update.
+func (t *Tracker) Current(head string, items []Item) bool {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	if head != t.head {
+		return false
+	}
+	for _, it := range items {
+		e, ok := t.entries[it.ID]
+		if !ok || e.spec != it.File+"\x00"+strings.Join(it.Refs, "\x00") {
+			return false
+		}
+	}
+	return true
+}

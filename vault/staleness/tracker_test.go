@@ -2,8 +2,11 @@ package staleness
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 	"testing"
+
+	"github.com/memvault/memvault/vault"
 )
 
 const goSrc = "package cache\n\nfunc Get(k string) string {\n\treturn k\n}\n\nfunc Put(k string) {\n\t_ = k\n}\n"
@@ -173,5 +176,29 @@ func TestWeightOrdersStates(t *testing.T) {
 	t.Parallel()
 	if !(Weight(Fresh) > Weight(PossiblyStale) && Weight(PossiblyStale) > Weight(Stale) && Weight(Stale) > 0) {
 		t.Fatalf("weights %v %v %v: want fresh > possibly > stale > 0", Weight(Fresh), Weight(PossiblyStale), Weight(Stale))
+	}
+}
+
+func TestRerankDemotesButKeeps(t *testing.T) {
+	t.Parallel()
+	res := func(id, match string, score float64) vault.SetResult {
+		return vault.SetResult{Result: vault.Result{Memory: &vault.Memory{ID: id}, Score: score, Match: match}}
+	}
+	rs := []vault.SetResult{res("stale", vault.MatchStrong, 1.0), res("fresh", vault.MatchStrong, 0.9), res("weak", vault.MatchWeak, 0.95), res("possibly", vault.MatchWeak, 0.5)}
+	Rerank(rs, map[string]Staleness{"stale": {Stale, "gone"}, "possibly": {PossiblyStale, "edited"}, "fresh": {Fresh, ""}})
+	var got []string
+	for _, r := range rs {
+		got = append(got, r.Memory.ID)
+	}
+	if want := []string{"fresh", "stale", "weak", "possibly"}; !slices.Equal(got, want) {
+		t.Fatalf("order = %q, want %q", got, want)
+	}
+	if a := rs[1].Adjustments; len(a) != 1 || a[0].Rule != AdjustStaleness || a[0].Factor != Weight(Stale) {
+		t.Fatalf("stale adjustments = %+v", a)
+	}
+	list := []vault.SetResult{res("stale", "", 0), res("fresh", "", 0)}
+	Rerank(list, map[string]Staleness{"stale": {Stale, "gone"}})
+	if list[0].Memory.ID != "stale" {
+		t.Fatalf("a list without a query was reordered")
 	}
 }

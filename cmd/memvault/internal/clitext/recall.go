@@ -9,6 +9,7 @@ import (
 
 	"github.com/memvault/memvault/cmd/memvault/internal/view"
 	"github.com/memvault/memvault/vault"
+	"github.com/memvault/memvault/vault/staleness"
 )
 
 // Results writes recall results as readable blocks; a result from
@@ -50,6 +51,11 @@ func Results(w io.Writer, rs []vault.SetResult, now time.Time) {
 			meta = append(meta, "STALE: the file no longer parses; showing its last good version")
 		}
 		fmt.Fprintf(w, "  %s\n", strings.Join(meta, " · "))
+		for _, a := range r.Adjustments {
+			if a.Rule == staleness.AdjustStaleness {
+				fmt.Fprintf(w, "  %s\n", strings.Replace(a.Note, "possibly_stale", "possibly stale", 1))
+			}
+		}
 		if !mem.EffectiveAt.IsZero() {
 			fmt.Fprintf(w, "  effective from %s\n", mem.EffectiveAt.Format(time.RFC3339))
 		}
@@ -171,7 +177,7 @@ func Plural(n int, unit string) string {
 
 // Memory writes a memory for people; one of the user vault says so
 // after its path.
-func Memory(w io.Writer, mem *vault.Memory, related []vault.Ref, vaultName string) {
+func Memory(w io.Writer, mem *vault.Memory, related []vault.Ref, vaultName string, st *view.Staleness) {
 	fmt.Fprintf(w, "%s\n", mem.Title)
 	fmt.Fprintf(w, "  id:         %s\n  path:       %s\n  layer:      L%d %s\n  importance: %d\n  status:     %s\n  version:    %d\n",
 		mem.ID, InVault(mem.Path, vaultName), int(mem.Layer), mem.Layer, mem.Importance, mem.Status, mem.Version)
@@ -193,6 +199,15 @@ func Memory(w io.Writer, mem *vault.Memory, related []vault.Ref, vaultName strin
 	}
 	if mem.Source.Client != "" || mem.Source.Kind != "" {
 		fmt.Fprintf(w, "  source:     %s (%s)\n", mem.Source.Client, mem.Source.Kind)
+	}
+	if len(mem.Refs) > 0 {
+		fmt.Fprintf(w, "  refs:       %s\n", strings.Join(mem.Refs, ", "))
+	}
+	if !mem.VerifiedAt.IsZero() {
+		fmt.Fprintf(w, "  verified:   %s\n", mem.VerifiedAt.Format(time.RFC3339))
+	}
+	if st != nil {
+		fmt.Fprintf(w, "  staleness:  %s: %s\n", strings.ReplaceAll(st.State, "_", " "), st.Reason)
 	}
 	fmt.Fprintf(w, "\n%s", mem.Body)
 	if !strings.HasSuffix(mem.Body, "\n") {

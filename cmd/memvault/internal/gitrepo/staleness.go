@@ -3,6 +3,7 @@ package gitrepo
 import (
 	"context"
 	"errors"
+	"maps"
 
 	"github.com/memvault/memvault/gitstore"
 	"github.com/memvault/memvault/vault"
@@ -94,4 +95,87 @@ func (c Code) Blob(ctx context.Context, id string) ([]byte, error) { return c.st
 // WorkFile implements staleness.Git.
 func (c Code) WorkFile(ctx context.Context, path string) ([]byte, error) {
 	return c.store.ReadWorkFile(ctx, path)
+}
+
+// Checker keeps a staleness.Tracker over one vault's repository, for
+// both doors: a server keeps one for its life, a CLI command makes one.
+type Checker struct {
+	repo    *Repo
+	tracker *staleness.Tracker
+}
+
+// Checker returns a new Checker over the vault's repository.
+func (g *Repo) Checker() *Checker {
+	return &Checker{repo: g, tracker: staleness.NewTracker(g.Code())}
+}
+
+// Check returns the staleness of the memories ms that have refs. When the
+// tracker is not current for them (HEAD moved, or a memory is new or its
+// refs changed) it is first brought up to date with every memory all
+// returns, so that one walk serves them all and later calls read the
+// cache; all is called only then.
+func (c *Checker) Check(ctx context.Context, all func() []*vault.Memory, ms []*vault.Memory) (map[string]staleness.Staleness, error) {
+	items := c.repo.Items(ms)
+	if len(items) == 0 {
+		return nil, nil
+	}
+	head, err := c.repo.Code().Head(ctx)
+	if err != nil {
+		return nil, err
+	}
+	if !c.tracker.Current(head, items) {
+		every := c.repo.Items(all())
+		seen := make(map[string]bool, len(every))
+		for _, it := range every {
+			seen[it.ID] = true
+		}
+		for _, it := range items {
+			if !seen[it.ID] {
+				every = append(every, it)
+			}
+		}
+		if err := c.tracker.Update(ctx, every); err != nil {
+			return nil, err
+		}
+	}
+	ids := make([]string, len(items))
+	for i, it := range items {
+		ids[i] = it.ID
+	}
+	return c.tracker.States(ctx, ids)
+}
+
+// SetStaleness is the CLI's one-shot check: for the memories with refs in
+// results of the set's members, it opens each member's repository, walks
+// back only as far as those memories need, and returns their staleness.
+// A vault outside git, or whose history cannot be read, has none: staleness
+// is advice and never fails a read.
+func SetStaleness(ctx context.Context, members []vault.Member, rs []vault.SetResult) map[string]staleness.Staleness {
+	out := map[string]staleness.Staleness{}
+	for _, mb := range members {
+		var ms []*vault.Memory
+		for _, r := range rs {
+			if r.Vault == mb.Name && len(r.Memory.Refs) > 0 {
+				ms = append(ms, r.Memory)
+			}
+		}
+		if len(ms) == 0 || mb.Vault == nil {
+			continue
+		}
+		g, err := Open(ctx, mb.Vault.Dir())
+		if err != nil {
+			continue
+		}
+		states, err := g.Checker().Check(ctx, func() []*vault.Memory { return ms }, ms)
+		g.Close()
+		if err == nil {
+			maps.Copy(out, states)
+		}
+	}
+	return out
+}
+
+// MemoryStaleness is SetStaleness for one memory of the vault called name.
+func MemoryStaleness(ctx context.Context, members []vault.Member, name string, m *vault.Memory) map[string]staleness.Staleness {
+	return SetStaleness(ctx, members, []vault.SetResult{{Result: vault.Result{Memory: m}, Vault: name}})
 }

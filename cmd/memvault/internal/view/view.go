@@ -79,8 +79,16 @@ type Memory struct {
 	Vault string `json:"vault"`
 	// Stale is set when the file no longer parses and this is its last
 	// good version.
-	Stale bool   `json:"stale,omitempty"`
-	Body  string `json:"body"`
+	Stale bool `json:"stale,omitempty"`
+	// Refs name the code the memory is about (paths, "dir/", globs,
+	// "path#Symbol").
+	Refs []string `json:"refs,omitempty"`
+	// VerifiedAt is when someone last confirmed the memory still holds.
+	VerifiedAt string `json:"verified_at,omitempty"`
+	// Staleness says whether the code its refs name changed since it was
+	// last written or confirmed; absent without refs.
+	Staleness *Staleness `json:"staleness,omitempty"`
+	Body      string     `json:"body"`
 }
 
 // MemoryOf builds the view of m, which lives in the vault named vaultName;
@@ -94,7 +102,7 @@ func MemoryOf(m *vault.Memory, vaultName string, related []vault.Ref, superseded
 		EffectiveAt: Instant(m.EffectiveAt), ExpiresAt: Instant(m.ExpiresAt),
 		Supersedes: orEmpty(m.Supersedes), SupersededBy: orEmpty(supersededBy), Links: orEmpty(m.Links),
 		Related: Refs(related), Source: Source{Client: m.Source.Client, Kind: m.Source.Kind},
-		Path: m.Path, Vault: vaultName, Stale: m.Stale, Body: m.Body,
+		Path: m.Path, Vault: vaultName, Stale: m.Stale, Refs: m.Refs, VerifiedAt: Instant(m.VerifiedAt), Body: m.Body,
 	}
 }
 
@@ -133,6 +141,9 @@ type RecallResult struct {
 	MatchReason string `json:"match_reason,omitempty"`
 	// Explain says why the result ranks where it does (explain only).
 	Explain *Explain `json:"explain,omitempty"`
+	// Staleness says whether the code the memory's refs name changed
+	// since it was last written or confirmed; absent without refs.
+	Staleness *Staleness `json:"staleness,omitempty"`
 }
 
 // Recall is the answer of a recall, and of a list (vault.Set.List), whose
