@@ -38,3 +38,14 @@ func (v *Vault) Confirm(ctx context.Context, id string, by Author) (WriteResult,
 	})
 	return res, err
 }
+
+// Confirm confirms memory id (Vault.Confirm) in the vault of the set
+// that holds it, and names that vault.
+func (s *Set) Confirm(ctx context.Context, id string, by Author) (Member, WriteResult, error) {
+	in, _, err := s.Find(id)
+	if err != nil {
+		return Member{}, WriteResult{}, err
+	}
+	res, err := in.Vault.Confirm(ctx, id, by)
+	return in, res, err
+}

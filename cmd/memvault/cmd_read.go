@@ -14,7 +14,6 @@ import (
 	"github.com/memvault/memvault/cmd/memvault/internal/view"
 	"github.com/memvault/memvault/parser"
 	"github.com/memvault/memvault/vault"
-	"github.com/memvault/memvault/vault/staleness"
 )
 
 type recallFlags struct {
@@ -91,12 +90,9 @@ now on it reads the vaults as they are, transient memories included.
 			if err != nil {
 				return err
 			}
-			states := gitrepo.SetStaleness(cmd.Context(), set.Members(), rs)
-			staleness.Rerank(rs, states)
+			states := gitrepo.RankStale(cmd.Context(), set.Members(), rs)
 			if f.asJSON {
-				rv := view.RecallOf(rs)
-				rv.SetStaleness(states)
-				return writeJSON(m.Stdout, rv)
+				return writeJSON(m.Stdout, view.RecallWith(rs, states))
 			}
 			now := q.AsOf
 			if now.IsZero() {
@@ -140,8 +136,7 @@ server's get_memory does.`,
 				return err
 			}
 			related := in.Vault.Related(mem)
-			out := view.MemoryOf(mem, in.Name, related, set.SupersededBy(mem.ID))
-			out.Staleness = view.StalenessOf(gitrepo.MemoryStaleness(cmd.Context(), set.Members(), in.Name, mem), mem.ID)
+			out := view.MemoryWith(mem, in.Name, related, set.SupersededBy(mem.ID), gitrepo.MemoryStaleness(cmd.Context(), set.Members(), in.Name, mem))
 			if asJSON {
 				return writeJSON(m.Stdout, out)
 			}

@@ -206,9 +206,7 @@ func Memory(w io.Writer, mem *vault.Memory, related []vault.Ref, vaultName strin
 	if !mem.VerifiedAt.IsZero() {
 		fmt.Fprintf(w, "  verified:   %s\n", mem.VerifiedAt.Format(time.RFC3339))
 	}
-	if st != nil {
-		fmt.Fprintf(w, "  staleness:  %s: %s\n", strings.ReplaceAll(st.State, "_", " "), st.Reason)
-	}
+	fmt.Fprint(w, StalenessLine(st))
 	fmt.Fprintf(w, "\n%s", mem.Body)
 	if !strings.HasSuffix(mem.Body, "\n") {
 		fmt.Fprintln(w)
@@ -237,4 +235,18 @@ func List(w io.Writer, rs []vault.SetResult) {
 		mem := r.Memory
 		fmt.Fprintf(w, "L%d %-10s  %-10s  v%-3d %s  %s  %s\n", int(mem.Layer), mem.Layer, r.State, mem.Version, mem.Title, mem.ID, InVault(mem.Path, r.Vault))
 	}
+}
+
+// StalenessLine is the "staleness:" line of a memory with refs; "" for
+// one without (st nil).
+func StalenessLine(st *view.Staleness) string {
+	if st == nil {
+		return ""
+	}
+	return fmt.Sprintf("  staleness:  %s: %s\n", strings.ReplaceAll(st.State, "_", " "), st.Reason)
+}
+
+// Confirmed is what `memvault confirm` prints.
+func Confirmed(m *vault.Memory, c view.Confirm) string {
+	return fmt.Sprintf("confirmed %s (%s) at %s\n%s", c.ID, m.Title, c.VerifiedAt, StalenessLine(c.Staleness))
 }

@@ -175,6 +175,14 @@ func SetStaleness(ctx context.Context, members []vault.Member, rs []vault.SetRes
 	return out
 }
 
+// RankStale is SetStaleness followed by staleness.Rerank of rs: what a
+// recall at the CLI does before it renders.
+func RankStale(ctx context.Context, members []vault.Member, rs []vault.SetResult) map[string]staleness.Staleness {
+	states := SetStaleness(ctx, members, rs)
+	staleness.Rerank(rs, states)
+	return states
+}
+
 // MemoryStaleness is SetStaleness for one memory of the vault called name.
 func MemoryStaleness(ctx context.Context, members []vault.Member, name string, m *vault.Memory) map[string]staleness.Staleness {
 	return SetStaleness(ctx, members, []vault.SetResult{{Result: vault.Result{Memory: m}, Vault: name}})

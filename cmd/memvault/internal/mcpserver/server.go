@@ -161,6 +161,7 @@ func (s *Server) register() {
 	addTool(s, getMemoryTool(), s.getMemory)
 	addTool(s, updateMemoryTool(), s.updateMemory)
 	addTool(s, forgetTool(), s.forget)
+	addTool(s, confirmMemoryTool(), s.confirmMemory)
 	addTool(s, listMemoriesTool(), s.listMemories)
 	addTool(s, memoryStatsTool(), s.memoryStats)
 	addTool(s, memoryHistoryTool(), s.memoryHistory)

@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/memvault/memvault/vault"
+	"github.com/memvault/memvault/vault/staleness"
 )
 
 // Instant renders a time as RFC3339 in UTC, "" for the zero time.
@@ -89,6 +90,13 @@ type Memory struct {
 	// last written or confirmed; absent without refs.
 	Staleness *Staleness `json:"staleness,omitempty"`
 	Body      string     `json:"body"`
+}
+
+// MemoryWith is MemoryOf with the memory's staleness from states.
+func MemoryWith(m *vault.Memory, vaultName string, related []vault.Ref, supersededBy []string, states map[string]staleness.Staleness) Memory {
+	out := MemoryOf(m, vaultName, related, supersededBy)
+	out.Staleness = StalenessOf(states, m.ID)
+	return out
 }
 
 // MemoryOf builds the view of m, which lives in the vault named vaultName;
