@@ -7,6 +7,7 @@ import (
 	"os"
 	"sort"
 	"strings"
+	"time"
 
 	"github.com/go-git/go-git/v5/plumbing"
 )
@@ -28,7 +29,9 @@ type PathChange struct {
 // PathCommit is one commit of WalkPathChanges.
 type PathCommit struct {
 	Hash, Subject string
-	Changes       []PathChange
+	// Time is the committer time.
+	Time    time.Time
+	Changes []PathChange
 }
 
 // watchNode is one folder of the set of watched paths: whole means
@@ -128,7 +131,7 @@ func (s *Store) pathCommit(ctx context.Context, h plumbing.Hash, watch *watchNod
 	if err != nil {
 		return PathCommit{}, plumbing.ZeroHash, err
 	}
-	out := PathCommit{Hash: h.String(), Subject: subject(c.Message)}
+	out := PathCommit{Hash: h.String(), Subject: subject(c.Message), Time: c.Committer.When}
 	var all []treeDiff // the whole commit's changes, read once for renames
 	for _, d := range ds {
 		ch := PathChange{Kind: d.kind, Path: d.path, OldPath: d.oldPath}

@@ -28,7 +28,10 @@ const staleCacheGo = "package cache\n\nfunc Get(k string) string {\n\treturn k\n
 // path and a delete says the file is gone.
 func TestStalenessAtBothDoors(t *testing.T) {
 	t.Parallel()
-	clock := &testClock{now: time.Date(2026, 11, 2, 9, 0, 0, 0, time.UTC)}
+	// Every step is a minute after the last; the git commits are dated by
+	// the same clock as the writes, as in real life.
+	t0 := time.Date(2026, 11, 1, 0, 0, 0, 0, time.UTC)
+	clock := &testClock{now: t0}
 	cli := newParitySide(t, "cli")
 	srv := newParitySide(t, "mcp")
 	sides := []*paritySide{cli, srv}
@@ -37,7 +40,7 @@ func TestStalenessAtBothDoors(t *testing.T) {
 		t.Helper()
 		cmd := exec.CommandContext(t.Context(), "git", args...)
 		cmd.Dir = root
-		date := time.Date(2026, 11, 1, 0, step, 0, 0, time.UTC).Format(time.RFC3339)
+		date := clock.Now().Format(time.RFC3339)
 		cmd.Env = append(os.Environ(), "GIT_AUTHOR_NAME=Ada", "GIT_AUTHOR_EMAIL=ada@example.com", "GIT_COMMITTER_NAME=Ada",
 			"GIT_COMMITTER_EMAIL=ada@example.com", "GIT_AUTHOR_DATE="+date, "GIT_COMMITTER_DATE="+date)
 		if out, err := cmd.CombinedOutput(); err != nil {
@@ -48,6 +51,9 @@ func TestStalenessAtBothDoors(t *testing.T) {
 	each := func(commit string, files map[string]string, gitArgs ...string) {
 		t.Helper()
 		step++
+		clock.mu.Lock()
+		clock.now = t0.Add(time.Duration(step) * time.Minute)
+		clock.mu.Unlock()
 		for _, s := range sides {
 			for rel, data := range files {
 				p := filepath.Join(s.projectRoot, filepath.FromSlash(rel))
@@ -69,9 +75,9 @@ func TestStalenessAtBothDoors(t *testing.T) {
 	}
 	each("init", map[string]string{"internal/cache.go": staleCacheGo, "README.md": "hello\n", "docs/old.md": "old\n"})
 	each("memory: add", map[string]string{
-		".memory/project/cache.md": "---\ncreated_at: 2026-11-01T00:00:00Z\nid: 01KCACHE0000000000000000AA\ntitle: Cache keys are plain strings\nrefs:\n  - internal/cache.go\n---\nThe cache keys are plain strings.\n",
-		".memory/project/get.md":   "---\ncreated_at: 2026-11-01T00:00:00Z\nid: 01KCACHE0000000000000000BB\ntitle: Cache Get returns the key\nrefs: [internal/cache.go#Get]\n---\nGet returns its key.\n",
-		".memory/project/docs.md":  "---\ncreated_at: 2026-11-01T00:00:00Z\nid: 01KCACHE0000000000000000CC\ntitle: Old docs explain the cache\nrefs: [docs/old.md]\n---\nSee the old docs.\n",
+		".memory/project/cache.md": "---\ncreated_at: 2026-11-01T00:02:00Z\nid: 01KCACHE0000000000000000AA\ntitle: Cache keys are plain strings\nrefs:\n  - internal/cache.go\n---\nThe cache keys are plain strings.\n",
+		".memory/project/get.md":   "---\ncreated_at: 2026-11-01T00:02:00Z\nid: 01KCACHE0000000000000000BB\ntitle: Cache Get returns the key\nrefs: [internal/cache.go#Get]\n---\nGet returns its key.\n",
+		".memory/project/docs.md":  "---\ncreated_at: 2026-11-01T00:02:00Z\nid: 01KCACHE0000000000000000CC\ntitle: Old docs explain the cache\nrefs: [docs/old.md]\n---\nSee the old docs.\n",
 	})
 	const file, sym, docs = "01KCACHE0000000000000000AA", "01KCACHE0000000000000000BB", "01KCACHE0000000000000000CC"
 	srv.client = serveParity(t, clock.Now, srv)
@@ -129,6 +135,10 @@ func TestStalenessAtBothDoors(t *testing.T) {
 	check("symbol edited", want{sym, "possibly_stale", `internal/cache.go#Get changed in 1 commit`}, want{sym, "possibly_stale", `"tune get"`},
 		want{file, "possibly_stale", "2 commits"})
 
+	step++
+	clock.mu.Lock()
+	clock.now = t0.Add(time.Duration(step) * time.Minute)
+	clock.mu.Unlock()
 	before := len(gitLog(t, cli.projectRoot, "--format=%H"))
 	var stdout, stderr bytes.Buffer
 	m := NewMain(strings.NewReader(""), &stdout, &stderr)
@@ -147,7 +157,7 @@ func TestStalenessAtBothDoors(t *testing.T) {
 	if err := json.Unmarshal(out, &c); err != nil {
 		t.Fatal(err)
 	}
-	if c.Staleness == nil || c.Staleness.State != "fresh" || c.Commit == "" || c.VerifiedAt != "2026-11-02T09:00:00Z" {
+	if c.Staleness == nil || c.Staleness.State != "fresh" || c.Commit == "" || c.VerifiedAt != clock.Now().Format(time.RFC3339) {
 		t.Errorf("confirm_memory = %+v, want fresh, a commit, verified now", c)
 	}
 	for _, s := range sides {

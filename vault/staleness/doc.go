@@ -12,15 +12,19 @@
 //     latest one's subject), or has uncommitted changes in the work tree;
 //   - fresh otherwise.
 //
-// "Last written or confirmed" is the last commit that changed the memory's
-// own file: every write and every `memvault confirm` (which sets
-// verified_at) is one commit, so that commit is the point after which code
-// changes count. A memory whose file was never committed is measured from
-// the HEAD at which the Tracker first saw it.
+// "Last written or confirmed" is the later of the memory's updated_at and
+// verified_at: commits whose committer time is after it count. Every write
+// through memvault sets updated_at and every `memvault confirm` sets
+// verified_at, each in the commit that records it, so this instant is the
+// commit that last wrote the memory. (Finding that commit from the file's
+// own history would need a walk over the memory folder's trees, which
+// change in every memory write: at 10,000 memories that alone costs
+// seconds. docs/staleness.md says what the choice gives up.)
 //
 // The package declares the small [Git] interface it needs (a first-parent
 // walk with the changes under some paths, the work tree's changes, blobs);
 // cmd/memvault adapts gitstore to it. [Tracker] computes every memory's
-// state in one walk back to the oldest point any memory needs, caches it,
-// and updates it from the new commits alone when HEAD moves forward.
+// state in one first-parent walk back to the oldest instant any memory
+// needs, caches it, and updates it from the new commits alone when HEAD
+// moves forward.
 package staleness

@@ -7,6 +7,7 @@ import (
 	"maps"
 	"slices"
 	"strings"
+	"time"
 )
 
 // fakeGit is a linear history of whole trees, with exact-content rename
@@ -21,7 +22,23 @@ type fakeGit struct {
 
 type fakeCommit struct {
 	id, subject string
+	time        time.Time
 	files       map[string]string
+}
+
+// fakeT0 is the time of a fake history's first commit; each next commit
+// is a minute later.
+var fakeT0 = time.Date(2026, 11, 1, 0, 0, 0, 0, time.UTC)
+
+// memorySince is the time of the last commit whose subject starts with
+// "memory:", as a memory's updated_at or verified_at would say.
+func (g *fakeGit) memorySince() time.Time {
+	for i := len(g.commits) - 1; i >= 0; i-- {
+		if strings.HasPrefix(g.commits[i].subject, "memory:") {
+			return g.commits[i].time
+		}
+	}
+	return time.Time{}
 }
 
 func newFakeGit() *fakeGit { return &fakeGit{work: map[string]string{}, blobs: map[string]string{}} }
@@ -47,7 +64,7 @@ func (g *fakeGit) commit(subject string, edits map[string]string) string {
 		}
 	}
 	id := fmt.Sprintf("%x", sha1.Sum([]byte(fmt.Sprint(len(g.commits), subject))))
-	g.commits = append(g.commits, fakeCommit{id, subject, files})
+	g.commits = append(g.commits, fakeCommit{id, subject, fakeT0.Add(time.Duration(len(g.commits)) * time.Minute), files})
 	g.work = maps.Clone(files)
 	return id
 }
@@ -126,7 +143,7 @@ func (g *fakeGit) Walk(_ context.Context, head, stop string, prefixes []string, 
 		if i > 0 {
 			parent = g.commits[i-1].files
 		}
-		if err := fn(Commit{ID: c.id, Subject: c.subject, Changes: g.diff(parent, c.files, prefixes)}); err != nil {
+		if err := fn(Commit{ID: c.id, Subject: c.subject, Time: c.time, Changes: g.diff(parent, c.files, prefixes)}); err != nil {
 			return err
 		}
 	}

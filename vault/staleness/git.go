@@ -3,6 +3,7 @@ package staleness
 import (
 	"context"
 	"errors"
+	"time"
 )
 
 // ErrNotAncestor is returned by Git.Walk when stop is not on head's
@@ -35,6 +36,8 @@ type Change struct {
 type Commit struct {
 	ID      string
 	Subject string
+	// Time is the committer time.
+	Time    time.Time
 	Changes []Change
 }
 

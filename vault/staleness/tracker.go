@@ -8,6 +8,7 @@ import (
 	"slices"
 	"strings"
 	"sync"
+	"time"
 )
 
 // State is how far a memory may have fallen behind its code.
@@ -40,18 +41,23 @@ type Staleness struct {
 // Item is one memory as the Tracker needs it.
 type Item struct {
 	ID string
-	// File is the memory file's repository-relative path.
-	File string
+	// Since is when the memory was last written or confirmed: the later
+	// of its updated_at and verified_at. Commits after it count.
+	Since time.Time
 	// Refs are the memory's refs as written.
 	Refs []string
 }
 
+func (it Item) spec() string {
+	return it.Since.UTC().Format(time.RFC3339Nano) + "\x00" + strings.Join(it.Refs, "\x00")
+}
+
 // refState is what the history says about one ref of one memory since the
-// memory's anchor commit.
+// memory was last written or confirmed.
 type refState struct {
 	ref Ref
-	// count is the number of commits after the anchor that changed it;
-	// latest is the newest of them.
+	// count is the number of commits since then that changed it; latest
+	// is the newest of them.
 	count                int
 	latestID, latestSubj string
 	lastCounted          string
@@ -61,15 +67,12 @@ type refState struct {
 	goneID, goneSubj     string
 }
 
-func (r *refState) reset() { *r = refState{ref: r.ref} }
-
 // entry is one tracked memory.
 type entry struct {
-	spec     string // File and Refs, to notice a change
-	file     string
-	refs     []*refState
-	bad      []string // refs that do not parse, with why
-	anchored bool
+	spec  string // Since and Refs, to notice a change
+	since time.Time
+	refs  []*refState
+	bad   []string // refs that do not parse
 }
 
 // Tracker computes and caches the staleness of many memories. Update
@@ -88,13 +91,14 @@ func NewTracker(git Git) *Tracker {
 	return &Tracker{git: git, entries: make(map[string]*entry)}
 }
 
-// errDone stops a backward walk once every memory found its anchor.
-var errDone = errors.New("all anchored")
+// errDone stops a backward walk at the oldest point any memory needs.
+var errDone = errors.New("walked far enough")
 
 // Update makes the tracked set exactly items and brings every memory's
 // history up to HEAD: memories already tracked at an older HEAD read only
-// the new commits (when HEAD moved forward along first parents), new or
-// changed ones are computed in one walk back to the oldest point they need.
+// the new commits (when HEAD moved forward along first parents); new or
+// changed ones are computed in one walk back to the oldest Since among
+// them.
 func (t *Tracker) Update(ctx context.Context, items []Item) error {
 	head, err := t.git.Head(ctx)
 	if err != nil {
@@ -106,7 +110,7 @@ func (t *Tracker) Update(ctx context.Context, items []Item) error {
 	var fresh []*entry
 	for _, it := range items {
 		keep[it.ID] = true
-		spec := it.File + "\x00" + strings.Join(it.Refs, "\x00")
+		spec := it.spec()
 		if e, ok := t.entries[it.ID]; ok && e.spec == spec {
 			continue
 		}
@@ -114,26 +118,23 @@ func (t *Tracker) Update(ctx context.Context, items []Item) error {
 		t.entries[it.ID] = e
 		fresh = append(fresh, e)
 	}
-	for id := range t.entries {
-		if !keep[id] {
+	var old []*entry
+	for id, e := range t.entries {
+		switch {
+		case !keep[id]:
 			delete(t.entries, id)
+		case !slices.Contains(fresh, e):
+			old = append(old, e)
 		}
 	}
-	if head != t.head && t.head != "" {
-		var old []*entry
-		for _, e := range t.entries {
-			if e.anchored {
-				old = append(old, e)
-			}
-		}
+	if head != t.head && t.head != "" && len(old) > 0 {
 		if err := t.forward(ctx, head, t.head, old); err != nil {
 			if !errors.Is(err, ErrNotAncestor) {
 				return err
 			}
 			for _, e := range old { // history was rewritten: start over
-				e.anchored = false
 				for _, r := range e.refs {
-					r.reset()
+					*r = refState{ref: r.ref}
 				}
 			}
 			fresh = append(fresh, old...)
@@ -141,16 +142,13 @@ func (t *Tracker) Update(ctx context.Context, items []Item) error {
 	}
 	t.head = head
 	if len(fresh) == 0 || head == "" {
-		for _, e := range fresh {
-			e.anchored = true
-		}
 		return nil
 	}
 	return t.backward(ctx, head, fresh)
 }
 
 func newEntry(it Item, spec string) *entry {
-	e := &entry{spec: spec, file: it.File}
+	e := &entry{spec: spec, since: it.Since}
 	for _, raw := range it.Refs {
 		r, err := ParseRef(raw)
 		if err != nil {
@@ -170,25 +168,16 @@ type hit struct {
 
 // matcher finds the memories and refs a change concerns.
 type matcher struct {
-	files   map[string][]*entry // memory file -> memories
-	exact   map[string][]hit    // file refs
-	folders map[string][]hit    // folder refs, by folder
-	globs   map[string][]hit    // glob refs, by fixed prefix
+	exact   map[string][]hit // file refs
+	folders map[string][]hit // folder refs, by folder
+	globs   map[string][]hit // glob refs, by fixed prefix
 }
 
 func newMatcher(es []*entry) (*matcher, []string) {
-	m := &matcher{files: map[string][]*entry{}, exact: map[string][]hit{}, folders: map[string][]hit{}, globs: map[string][]hit{}}
+	m := &matcher{exact: map[string][]hit{}, folders: map[string][]hit{}, globs: map[string][]hit{}}
 	seen := map[string]bool{}
 	var prefixes []string
-	add := func(p string) {
-		if !seen[p] {
-			seen[p] = true
-			prefixes = append(prefixes, p)
-		}
-	}
 	for _, e := range es {
-		m.files[e.file] = append(m.files[e.file], e)
-		add(e.file)
 		for _, r := range e.refs {
 			h := hit{e, r}
 			switch r.ref.Kind {
@@ -199,7 +188,10 @@ func newMatcher(es []*entry) (*matcher, []string) {
 			case Glob:
 				m.globs[r.ref.Prefix()] = append(m.globs[r.ref.Prefix()], h)
 			}
-			add(r.ref.Prefix())
+			if p := r.ref.Prefix(); !seen[p] {
+				seen[p] = true
+				prefixes = append(prefixes, p)
+			}
 		}
 	}
 	slices.Sort(prefixes)
@@ -229,42 +221,27 @@ func (m *matcher) hits(p string, fn func(hit)) {
 	}
 }
 
-// backward walks from head until every memory of es found the last
-// commit that wrote its file, gathering the ref changes made after it.
+// backward walks from head back to the oldest Since of es, gathering the
+// ref changes each memory's Since lets count.
 func (t *Tracker) backward(ctx context.Context, head string, es []*entry) error {
 	m, prefixes := newMatcher(es)
-	left := len(es)
+	if len(prefixes) == 0 {
+		return nil
+	}
+	oldest := es[0].since
+	for _, e := range es[1:] {
+		if e.since.Before(oldest) {
+			oldest = e.since
+		}
+	}
 	err := t.git.Walk(ctx, head, "", prefixes, func(c Commit) error {
-		var now []*entry
-		for _, ch := range c.Changes {
-			for _, e := range m.files[ch.Path] {
-				if !e.anchored && !slices.Contains(now, e) {
-					now = append(now, e)
-				}
-			}
-		}
-		if err := t.apply(ctx, m, c, false, func(e *entry) bool { return !e.anchored && !slices.Contains(now, e) }); err != nil {
-			return err
-		}
-		for _, e := range now {
-			e.anchored = true
-			left--
-		}
-		if left == 0 {
+		if !c.Time.After(oldest) {
 			return errDone
 		}
-		return nil
+		return t.apply(ctx, m, c, false)
 	})
 	if err != nil && !errors.Is(err, errDone) {
 		return fmt.Errorf("staleness: walk: %w", err)
-	}
-	for _, e := range es {
-		if !e.anchored { // never committed: measured from this HEAD on
-			e.anchored = true
-			for _, r := range e.refs {
-				r.reset()
-			}
-		}
 	}
 	return nil
 }
@@ -272,10 +249,10 @@ func (t *Tracker) backward(ctx context.Context, head string, es []*entry) error 
 // forward reads the commits from stop (exclusive) to head, oldest first,
 // for memories already up to date at stop.
 func (t *Tracker) forward(ctx context.Context, head, stop string, es []*entry) error {
-	if len(es) == 0 {
+	m, prefixes := newMatcher(es)
+	if len(prefixes) == 0 {
 		return nil
 	}
-	m, prefixes := newMatcher(es)
 	var cs []Commit
 	if err := t.git.Walk(ctx, head, stop, prefixes, func(c Commit) error {
 		cs = append(cs, c)
@@ -284,31 +261,21 @@ func (t *Tracker) forward(ctx context.Context, head, stop string, es []*entry) e
 		return fmt.Errorf("staleness: walk: %w", err)
 	}
 	for i := len(cs) - 1; i >= 0; i-- {
-		c := cs[i]
-		var now []*entry
-		for _, ch := range c.Changes {
-			now = append(now, m.files[ch.Path]...)
-		}
-		for _, e := range now {
-			for _, r := range e.refs {
-				r.reset()
-			}
-		}
-		if err := t.apply(ctx, m, c, true, func(e *entry) bool { return !slices.Contains(now, e) }); err != nil {
+		if err := t.apply(ctx, m, cs[i], true); err != nil {
 			return err
 		}
 	}
 	return nil
 }
 
-// apply records commit c's changes in the refs of the memories open
-// accepts. newer says c is newer than everything recorded so far.
-func (t *Tracker) apply(ctx context.Context, m *matcher, c Commit, newer bool, open func(*entry) bool) error {
+// apply records commit c's changes in the refs of the memories whose
+// Since is before it. newer says c is newer than everything recorded.
+func (t *Tracker) apply(ctx context.Context, m *matcher, c Commit, newer bool) error {
 	var err error
 	for _, ch := range c.Changes {
 		visit := func(p string) {
 			m.hits(p, func(h hit) {
-				if err != nil || !open(h.e) {
+				if err != nil || !c.Time.After(h.e.since) {
 					return
 				}
 				err = t.record(ctx, h.r, c, ch, newer)
@@ -374,7 +341,7 @@ func (t *Tracker) Current(head string, items []Item) bool {
 	}
 	for _, it := range items {
 		e, ok := t.entries[it.ID]
-		if !ok || e.spec != it.File+"\x00"+strings.Join(it.Refs, "\x00") {
+		if !ok || e.spec != it.spec() {
 			return false
 		}
 	}

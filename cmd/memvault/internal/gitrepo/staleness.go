@@ -21,15 +21,20 @@ var _ staleness.Git = Code{}
 // Code returns the repository's code history for vault/staleness.
 func (g *Repo) Code() Code { return Code{g.store} }
 
-// Items describes memories for a staleness.Tracker: their files as
-// repository paths, and their refs. Memories without refs are left out.
-func (g *Repo) Items(ms []*vault.Memory) []staleness.Item {
+// Items describes memories for a staleness.Tracker: when each was last
+// written or confirmed (the later of updated_at and verified_at), and its
+// refs. Memories without refs are left out.
+func Items(ms []*vault.Memory) []staleness.Item {
 	var out []staleness.Item
 	for _, m := range ms {
 		if len(m.Refs) == 0 {
 			continue
 		}
-		out = append(out, staleness.Item{ID: m.ID, File: g.repoRel(m.Path), Refs: m.Refs})
+		since := m.UpdatedAt
+		if m.VerifiedAt.After(since) {
+			since = m.VerifiedAt
+		}
+		out = append(out, staleness.Item{ID: m.ID, Since: since, Refs: m.Refs})
 	}
 	return out
 }
@@ -46,7 +51,7 @@ func (c Code) Head(ctx context.Context) (string, error) {
 // Walk implements staleness.Git.
 func (c Code) Walk(ctx context.Context, head, stop string, prefixes []string, fn func(staleness.Commit) error) error {
 	err := c.store.WalkPathChanges(ctx, head, stop, prefixes, func(pc gitstore.PathCommit) error {
-		sc := staleness.Commit{ID: pc.Hash, Subject: pc.Subject, Changes: make([]staleness.Change, len(pc.Changes))}
+		sc := staleness.Commit{ID: pc.Hash, Subject: pc.Subject, Time: pc.Time, Changes: make([]staleness.Change, len(pc.Changes))}
 		for i, ch := range pc.Changes {
 			sc.Changes[i] = changeOf(ch)
 		}
@@ -115,7 +120,7 @@ func (g *Repo) Checker() *Checker {
 // returns, so that one walk serves them all and later calls read the
 // cache; all is called only then.
 func (c *Checker) Check(ctx context.Context, all func() []*vault.Memory, ms []*vault.Memory) (map[string]staleness.Staleness, error) {
-	items := c.repo.Items(ms)
+	items := Items(ms)
 	if len(items) == 0 {
 		return nil, nil
 	}
@@ -124,7 +129,7 @@ func (c *Checker) Check(ctx context.Context, all func() []*vault.Memory, ms []*v
 		return nil, err
 	}
 	if !c.tracker.Current(head, items) {
-		every := c.repo.Items(all())
+		every := Items(all())
 		seen := make(map[string]bool, len(every))
 		for _, it := range every {
 			seen[it.ID] = true

@@ -6,6 +6,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/memvault/memvault/gitstore"
 	"github.com/memvault/memvault/vault/staleness"
@@ -26,12 +27,16 @@ func TestStalenessInARealRepository(t *testing.T) {
 	if real, err := filepath.EvalSymlinks(root); err == nil {
 		root = real
 	}
+	// Commits are a minute apart; when is the last one's time.
+	when := time.Date(2026, 11, 1, 0, 0, 0, 0, time.UTC)
 	git := func(args ...string) {
 		t.Helper()
 		cmd := exec.CommandContext(t.Context(), "git", args...)
 		cmd.Dir = root
+		date := when.Format(time.RFC3339)
 		cmd.Env = append(os.Environ(), "GIT_AUTHOR_NAME=Ada", "GIT_AUTHOR_EMAIL=ada@example.com", "GIT_COMMITTER_NAME=Ada",
-			"GIT_COMMITTER_EMAIL=ada@example.com", "GIT_CONFIG_GLOBAL=/dev/null", "GIT_CONFIG_NOSYSTEM=1")
+			"GIT_COMMITTER_EMAIL=ada@example.com", "GIT_CONFIG_GLOBAL=/dev/null", "GIT_CONFIG_NOSYSTEM=1",
+			"GIT_AUTHOR_DATE="+date, "GIT_COMMITTER_DATE="+date)
 		if out, err := cmd.CombinedOutput(); err != nil {
 			t.Fatalf("git %s: %v\n%s", strings.Join(args, " "), err, out)
 		}
@@ -48,6 +53,7 @@ func TestStalenessInARealRepository(t *testing.T) {
 	}
 	commitAll := func(msg string) {
 		t.Helper()
+		when = when.Add(time.Minute)
 		git("add", "-A")
 		git("commit", "-q", "-m", msg)
 	}
@@ -71,9 +77,9 @@ func TestStalenessInARealRepository(t *testing.T) {
 		t.Fatal(err)
 	}
 	items := []staleness.Item{
-		{ID: "file", File: ".memory/project/file.md", Refs: []string{"internal/cache.go"}},
-		{ID: "sym", File: ".memory/project/sym.md", Refs: []string{"internal/cache.go#Get"}},
-		{ID: "docs", File: ".memory/project/docs.md", Refs: []string{"docs/"}},
+		{ID: "file", Since: when, Refs: []string{"internal/cache.go"}},
+		{ID: "sym", Since: when, Refs: []string{"internal/cache.go#Get"}},
+		{ID: "docs", Since: when, Refs: []string{"docs/"}},
 	}
 	ids := []string{"file", "sym", "docs"}
 	tr := staleness.NewTracker(g.Code())
@@ -103,6 +109,7 @@ func TestStalenessInARealRepository(t *testing.T) {
 		{"confirmed", func() {
 			write(".memory/project/file.md", "---\nid: file\nrefs: [internal/cache.go]\nverified_at: 2026-12-01T00:00:00Z\n---\nCache.\n")
 			commitAll("memory: confirm")
+			items[0].Since = when
 		}, map[string]want{"file": {staleness.Fresh, ""}, "sym": {staleness.PossiblyStale, ""}}},
 		{"uncommitted edit", func() { write("internal/cache.go", cacheGo+"// wip\n") },
 			map[string]want{"file": {staleness.PossiblyStale, "internal/cache.go has uncommitted changes in the working tree"}, "sym": {staleness.PossiblyStale, "1 commit"}}},
