@@ -75,7 +75,7 @@ func TestStalenessAtBothDoors(t *testing.T) {
 	}
 	each("init", map[string]string{"internal/cache.go": staleCacheGo, "README.md": "hello\n", "docs/old.md": "old\n"})
 	each("memory: add", map[string]string{
-		".memory/project/cache.md": "---\ncreated_at: 2026-11-01T00:02:00Z\nid: 01KCACHE0000000000000000AA\ntitle: Cache keys are plain strings\nrefs:\n  - internal/cache.go\n---\nThe cache keys are plain strings.\n",
+		".memory/project/cache.md": "---\ncreated_at: 2026-11-01T00:02:00Z\nid: 01KCACHE0000000000000000AA\ntitle: Cache keys are plain strings\nimportance: 9\nrefs:\n  - internal/cache.go\n---\nThe cache keys are plain strings.\n",
 		".memory/project/get.md":   "---\ncreated_at: 2026-11-01T00:02:00Z\nid: 01KCACHE0000000000000000BB\ntitle: Cache Get returns the key\nrefs: [internal/cache.go#Get]\n---\nGet returns its key.\n",
 		".memory/project/docs.md":  "---\ncreated_at: 2026-11-01T00:02:00Z\nid: 01KCACHE0000000000000000CC\ntitle: Old docs explain the cache\nrefs: [docs/old.md]\n---\nSee the old docs.\n",
 	})
@@ -172,6 +172,13 @@ func TestStalenessAtBothDoors(t *testing.T) {
 		want{sym, "stale", "renamed to internal/cache_store.go"})
 	each("drop old docs", nil, "rm", "-q", "docs/old.md")
 	check("deleted", want{docs, "stale", `docs/old.md was deleted in`}, want{docs, "stale", `"drop old docs"`})
+
+	// memory://context marks the stale rule.
+	ctx := &mcpSession{t: t, c: srv.client}
+	if got := readResource(t, ctx, "memory://context"); !strings.Contains(got, "Cache keys are plain strings") ||
+		!strings.Contains(got, "[stale: internal/cache.go was renamed to internal/cache_store.go") {
+		t.Errorf("memory://context does not mark the stale rule:\n%s", got)
+	}
 
 	// recall carries the staleness at both doors.
 	for _, s := range sides {
