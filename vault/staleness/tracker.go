@@ -84,6 +84,10 @@ type Tracker struct {
 	mu      sync.Mutex
 	head    string
 	entries map[string]*entry
+	// match and prefixes index every entry's refs for forward walks;
+	// nil when the set of entries changed since they were built.
+	match    *matcher
+	prefixes []string
 }
 
 // NewTracker returns a Tracker reading git.
@@ -118,17 +122,33 @@ func (t *Tracker) Update(ctx context.Context, items []Item) error {
 		t.entries[it.ID] = e
 		fresh = append(fresh, e)
 	}
-	var old []*entry
-	for id, e := range t.entries {
-		switch {
-		case !keep[id]:
-			delete(t.entries, id)
-		case !slices.Contains(fresh, e):
-			old = append(old, e)
+	if len(t.entries) != len(keep) {
+		for id := range t.entries {
+			if !keep[id] {
+				delete(t.entries, id)
+			}
 		}
+		t.match = nil
 	}
-	if head != t.head && t.head != "" && len(old) > 0 {
-		if err := t.forward(ctx, head, t.head, old); err != nil {
+	if len(fresh) > 0 {
+		t.match = nil
+	}
+	if head != t.head && t.head != "" && len(t.entries) > len(fresh) {
+		old := make([]*entry, 0, len(t.entries)-len(fresh))
+		isFresh := make(map[*entry]bool, len(fresh))
+		for _, e := range fresh {
+			isFresh[e] = true
+		}
+		for _, e := range t.entries {
+			if !isFresh[e] {
+				old = append(old, e)
+			}
+		}
+		m, prefixes := t.match, t.prefixes
+		if m == nil || len(fresh) > 0 {
+			m, prefixes = newMatcher(old)
+		}
+		if err := t.forward(ctx, head, t.head, m, prefixes); err != nil {
 			if !errors.Is(err, ErrNotAncestor) {
 				return err
 			}
@@ -141,10 +161,19 @@ func (t *Tracker) Update(ctx context.Context, items []Item) error {
 		}
 	}
 	t.head = head
-	if len(fresh) == 0 || head == "" {
-		return nil
+	if len(fresh) > 0 && head != "" {
+		if err := t.backward(ctx, head, fresh); err != nil {
+			return err
+		}
 	}
-	return t.backward(ctx, head, fresh)
+	if t.match == nil {
+		all := make([]*entry, 0, len(t.entries))
+		for _, e := range t.entries {
+			all = append(all, e)
+		}
+		t.match, t.prefixes = newMatcher(all)
+	}
+	return nil
 }
 
 func newEntry(it Item, spec string) *entry {
@@ -247,9 +276,8 @@ func (t *Tracker) backward(ctx context.Context, head string, es []*entry) error 
 }
 
 // forward reads the commits from stop (exclusive) to head, oldest first,
-// for memories already up to date at stop.
-func (t *Tracker) forward(ctx context.Context, head, stop string, es []*entry) error {
-	m, prefixes := newMatcher(es)
+// for the memories m indexes, already up to date at stop.
+func (t *Tracker) forward(ctx context.Context, head, stop string, m *matcher, prefixes []string) error {
 	if len(prefixes) == 0 {
 		return nil
 	}
