@@ -45,6 +45,15 @@ type Options struct {
 	// it to path order. Writes to an id two files carry are refused
 	// either way.
 	Tracker Tracker
+	// Proposer, when set, proposes refs for a new memory from what its
+	// text mentions (WriteResult.ProposedRefs). Nil proposes none.
+	Proposer RefProposer
+}
+
+// RefProposer proposes the refs (code paths and symbols, see
+// vault/staleness) a memory's text mentions, leaving out those in have.
+type RefProposer interface {
+	ProposeRefs(ctx context.Context, text string, have []string) ([]string, error)
 }
 
 // Vault is a folder of memory files with its in-memory index. All methods
@@ -54,6 +63,7 @@ type Vault struct {
 	now         func() time.Time
 	committer   Committer
 	tracker     Tracker
+	proposer    RefProposer
 	client      string
 	maxFileSize int64
 	readOnly    bool // a snapshot of a past revision
@@ -102,6 +112,7 @@ func Open(ctx context.Context, dir string, opts Options) (*Vault, error) {
 		now:         opts.Now,
 		committer:   opts.Committer,
 		tracker:     opts.Tracker,
+		proposer:    opts.Proposer,
 		client:      cmp.Or(SanitizeClient(opts.Client), "cli"),
 		maxFileSize: cmp.Or(opts.MaxFileSize, parser.MaxFileSize),
 	}

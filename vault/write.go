@@ -46,7 +46,10 @@ type NewMemory struct {
 	Links       []string
 	// Refs name the code the memory is about (see Memory.Refs).
 	Refs []string
-	Kind string // source.kind: manual (default), auto, import
+	// AcceptRefs adds the refs proposed from the text (Options.Proposer)
+	// to Refs; without it they are only reported.
+	AcceptRefs bool
+	Kind       string // source.kind: manual (default), auto, import
 	// ID, when set, is used instead of a fresh ULID (import, tests).
 	ID string
 }
@@ -74,6 +77,10 @@ type WriteResult struct {
 	Commit string
 	// Superseded lists ids that this write marked superseded.
 	Superseded []string
+	// ProposedRefs are refs the new memory's text suggests and it does
+	// not have (Options.Proposer); accept them with NewMemory.AcceptRefs
+	// or an update of refs.
+	ProposedRefs []string
 }
 
 // Create writes a new memory file and commits it. Memories it supersedes
@@ -96,6 +103,14 @@ type createOptions struct {
 func (v *Vault) create(ctx context.Context, n NewMemory, by Author, o createOptions) (WriteResult, error) {
 	if err := v.validateNew(&n, by); err != nil {
 		return WriteResult{}, err
+	}
+	var proposed []string
+	if v.proposer != nil && n.Kind != "import" {
+		// Advice only: a repository that cannot be read proposes nothing.
+		proposed, _ = v.proposer.ProposeRefs(ctx, n.Title+"\n"+n.Content, n.Refs)
+		if n.AcceptRefs {
+			n.Refs, proposed = append(slices.Clone(n.Refs), proposed...), nil
+		}
 	}
 	var res WriteResult
 	err := v.withWriteLock(ctx, func() error {
@@ -150,6 +165,7 @@ func (v *Vault) create(ctx context.Context, n NewMemory, by Author, o createOpti
 			verb = "supersede"
 		}
 		res, err = w.finish(ctx, commitMessage(verb, n.Layer, n.Title, id, by.Reason, v.clientOf(by), n.Supersedes), n.Layer.Committed(), id, superseded)
+		res.ProposedRefs = proposed
 		return err
 	})
 	return res, err

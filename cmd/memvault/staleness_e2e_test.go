@@ -4,10 +4,12 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -178,6 +180,32 @@ func TestStalenessAtBothDoors(t *testing.T) {
 	if got := readResource(t, ctx, "memory://context"); !strings.Contains(got, "Cache keys are plain strings") ||
 		!strings.Contains(got, "[stale: internal/cache.go was renamed to internal/cache_store.go") {
 		t.Errorf("memory://context does not mark the stale rule:\n%s", got)
+	}
+
+	// A new memory gets refs proposed from what it mentions, and added
+	// only when accepted.
+	content := "`Get` in `internal/cache_store.go` returns the key; see README.md and lib/gone.go."
+	wantProposed := []string{"internal/cache_store.go#Get", "README.md"}
+	for _, accept := range []bool{false, true} {
+		title := fmt.Sprintf("Get returns the key (accept %v)", accept)
+		out, errText := cli.runCLI(t, clock.Now(), parityOp{cli: []string{"add", title, "--content", content, fmt.Sprintf("--accept-refs=%v", accept)}})
+		out2, errText2 := srv.callMCP(t, parityOp{name: "remember", tool: "remember", args: map[string]any{"title": title, "content": content, "accept_refs": accept}})
+		if errText != "" || errText2 != "" {
+			t.Fatalf("add: %s; remember: %s", errText, errText2)
+		}
+		for _, raw := range []json.RawMessage{out, out2} {
+			var w view.Write
+			if err := json.Unmarshal(raw, &w); err != nil {
+				t.Fatal(err)
+			}
+			gotRefs, gotProposed := w.Refs, w.ProposedRefs
+			if accept {
+				gotRefs, gotProposed = gotProposed, gotRefs
+			}
+			if !slices.Equal(gotProposed, wantProposed) || len(gotRefs) != 0 {
+				t.Errorf("accept %v: refs %q, proposed %q; want %q on the %s side", accept, w.Refs, w.ProposedRefs, wantProposed, map[bool]string{false: "proposed", true: "refs"}[accept])
+			}
+		}
 	}
 
 	// recall carries the staleness at both doors.

@@ -246,7 +246,8 @@ func StalenessLine(st *view.Staleness) string {
 	return fmt.Sprintf("  staleness:  %s: %s\n", strings.ReplaceAll(st.State, "_", " "), st.Reason)
 }
 
-// Confirmed is what `memvault confirm` prints.
-func Confirmed(m *vault.Memory, c view.Confirm) string {
-	return fmt.Sprintf("confirmed %s (%s) at %s\n%s", c.ID, m.Title, c.VerifiedAt, StalenessLine(c.Staleness))
+// Confirmed writes what `memvault confirm` prints.
+func Confirmed(w io.Writer, m *vault.Memory, c view.Confirm) error {
+	_, err := fmt.Fprintf(w, "confirmed %s (%s) at %s\n%s", c.ID, m.Title, c.VerifiedAt, StalenessLine(c.Staleness))
+	return err
 }

@@ -192,3 +192,25 @@ func RankStale(ctx context.Context, members []vault.Member, rs []vault.SetResult
 func MemoryStaleness(ctx context.Context, members []vault.Member, name string, m *vault.Memory) map[string]staleness.Staleness {
 	return SetStaleness(ctx, members, []vault.SetResult{{Result: vault.Result{Memory: m}, Vault: name}})
 }
+
+// ReadFile implements staleness.Files: a file's content at rev ("" is
+// HEAD).
+func (c Code) ReadFile(ctx context.Context, rev, path string) ([]byte, error) {
+	return c.store.ReadFile(ctx, rev, path)
+}
+
+// Proposer proposes refs for new memories from the repository at HEAD
+// (vault.RefProposer).
+type Proposer struct {
+	Store *gitstore.Store
+}
+
+var _ vault.RefProposer = Proposer{}
+
+// ProposeRefs implements vault.RefProposer with staleness.Propose.
+func (p Proposer) ProposeRefs(ctx context.Context, text string, have []string) ([]string, error) {
+	if p.Store == nil {
+		return nil, nil
+	}
+	return staleness.Propose(ctx, Code{p.Store}, text, have)
+}

@@ -193,12 +193,18 @@ type Write struct {
 	Superseded []string `json:"superseded"`
 	// Vault says which vault was written: project or user.
 	Vault string `json:"vault"`
+	// Refs are the memory's refs after the write.
+	Refs []string `json:"refs,omitempty"`
+	// ProposedRefs are refs the new memory's text suggests (paths and
+	// symbols it mentions that exist at HEAD) and it does not have;
+	// accept them with accept_refs, or by updating refs.
+	ProposedRefs []string `json:"proposed_refs,omitempty"`
 }
 
 // WriteOf builds the view of a write to the vault named vaultName.
 func WriteOf(res vault.WriteResult, vaultName string) Write {
 	return Write{ID: res.Memory.ID, Path: res.Memory.Path, Version: res.Memory.Version, Commit: res.Commit,
-		Superseded: orEmpty(res.Superseded), Vault: vaultName}
+		Superseded: orEmpty(res.Superseded), Vault: vaultName, Refs: res.Memory.Refs, ProposedRefs: res.ProposedRefs}
 }
 
 // Forget reports a forget: `memvault forget --json` and the MCP forget
