@@ -175,6 +175,20 @@ func TestStalenessAtBothDoors(t *testing.T) {
 	each("drop old docs", nil, "rm", "-q", "docs/old.md")
 	check("deleted", want{docs, "stale", `docs/old.md was deleted in`}, want{docs, "stale", `"drop old docs"`})
 
+	// why tells the story with the staleness.
+	stdout.Reset()
+	stderr.Reset()
+	if code := m.Run(context.Background(), []string{"--vault", cli.projectVault(), "why", "cache keys plain strings", "--json"}); code != 0 {
+		t.Fatalf("why: exit %d: %s", code, stderr.String())
+	}
+	var why struct{ Memory view.Memory }
+	if err := json.Unmarshal(stdout.Bytes(), &why); err != nil {
+		t.Fatal(err)
+	}
+	if st := why.Memory.Staleness; why.Memory.ID != file || st == nil || st.State != "stale" || !strings.Contains(st.Reason, "renamed to internal/cache_store.go") {
+		t.Errorf("why: memory %s staleness %+v, want %s stale, renamed", why.Memory.ID, st, file)
+	}
+
 	// memory://context marks the stale rule.
 	ctx := &mcpSession{t: t, c: srv.client}
 	if got := readResource(t, ctx, "memory://context"); !strings.Contains(got, "Cache keys are plain strings") ||
