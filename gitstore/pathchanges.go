@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"path/filepath"
 	"sort"
 	"strings"
 	"time"
@@ -274,40 +275,42 @@ func (s *Store) Exists(ctx context.Context, rev string, paths []string) (map[str
 // Uncommitted lists the files under prefixes (repository-relative files
 // or folders) whose work-tree content differs from HEAD: Modified,
 // Deleted, or Added (untracked and not ignored). OldBlob is the HEAD
-// blob; NewBlob is "" (the content is in the work tree).
+// blob; NewBlob is "" (the content is in the work tree). A file whose
+// index entry matches HEAD and whose stat data matches the entry is not
+// read, as git status does; a folder is scanned as Dirty does.
 func (s *Store) Uncommitted(ctx context.Context, prefixes []string) ([]PathChange, error) {
+	w, err := s.newWorkCheck(ctx)
+	if err != nil {
+		return nil, err
+	}
 	var out []PathChange
 	seen := map[string]bool{}
 	for _, p := range prefixes {
 		s.mu.Lock()
-		_, e, ok, err := s.entryAt(ctx, "", p)
+		e, ok, err := s.lookupPath(w.root, p)
 		s.mu.Unlock()
-		if errors.Is(err, ErrNotFound) {
-			err, ok = nil, false // no commits yet
-		}
 		if err != nil {
 			return nil, err
 		}
-		var paths []string
+		paths := []string{p}
 		if ok && e.isDir() || p == "" {
 			abs, err := s.Dirty(ctx, p)
 			if err != nil {
 				return nil, err
 			}
+			paths = paths[:0]
 			for _, a := range abs {
 				if r, err := s.rel(a); err == nil {
 					paths = append(paths, r)
 				}
 			}
-		} else {
-			paths = []string{p}
 		}
 		for _, rel := range paths {
 			if seen[rel] {
 				continue
 			}
 			seen[rel] = true
-			ch, changed, err := s.workChange(ctx, rel)
+			ch, changed, err := w.change(rel)
 			if err != nil {
 				return nil, err
 			}
@@ -319,14 +322,53 @@ func (s *Store) Uncommitted(ctx context.Context, prefixes []string) ([]PathChang
 	return out, nil
 }
 
-// workChange compares one file of the work tree with HEAD.
-func (s *Store) workChange(ctx context.Context, rel string) (PathChange, bool, error) {
+// workCheck compares work-tree files with HEAD, read once.
+type workCheck struct {
+	s         *Store
+	root      plumbing.Hash // HEAD's tree; zero on an unborn branch
+	ix        *indexFile
+	indexTime statData
+}
+
+func (s *Store) newWorkCheck(ctx context.Context) (*workCheck, error) {
 	s.mu.Lock()
-	_, e, inHead, err := s.entryAt(ctx, "", rel)
-	s.mu.Unlock()
-	if errors.Is(err, ErrNotFound) {
-		err, inHead = nil, false
+	defer s.mu.Unlock()
+	if err := s.begin(ctx); err != nil {
+		return nil, err
 	}
+	w := &workCheck{s: s}
+	h, err := s.readHead()
+	if err != nil {
+		return nil, err
+	}
+	if !h.unborn {
+		c, err := s.getCommit(h.hash)
+		if err != nil {
+			return nil, err
+		}
+		w.root = c.TreeHash
+	}
+	index := filepath.Join(s.gitDir, "index")
+	if w.ix, err = s.loadIndex(index); err != nil {
+		return nil, err
+	}
+	if fi, err := os.Stat(index); err == nil {
+		w.indexTime = statFromInfo(fi)
+	}
+	return w, nil
+}
+
+// change compares one file of the work tree with HEAD.
+func (w *workCheck) change(rel string) (PathChange, bool, error) {
+	s := w.s
+	s.mu.Lock()
+	e, inHead, err := s.lookupPath(w.root, rel)
+	var ie indexEntry
+	var inIndex bool
+	if err == nil && w.ix != nil {
+		ie, inIndex = w.ix.lookup(rel)
+	}
+	s.mu.Unlock()
 	if err != nil {
 		return PathChange{}, false, err
 	}
@@ -336,6 +378,16 @@ func (s *Store) workChange(ctx context.Context, rel string) (PathChange, bool, e
 	ch := PathChange{Path: rel, OldPath: rel}
 	if inHead {
 		ch.OldBlob = e.hash.String()
+		if inIndex && ie.hash() == e.hash && ie.mode() == e.mode {
+			if fi, err := os.Lstat(s.abs(rel)); err == nil {
+				st := statFields(fi)
+				racy := st.mtimeSec > w.indexTime.mtimeSec ||
+					(st.mtimeSec == w.indexTime.mtimeSec && st.mtimeNsec >= w.indexTime.mtimeNsec)
+				if !racy && ie.statMatches(st) {
+					return ch, false, nil
+				}
+			}
+		}
 	}
 	wf, err := readWorkFile(s.abs(rel), rel, s.fileMode)
 	if err != nil {
