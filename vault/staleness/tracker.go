@@ -110,6 +110,17 @@ func (t *Tracker) Update(ctx context.Context, items []Item) error {
 	}
 	t.mu.Lock()
 	defer t.mu.Unlock()
+	if err := t.update(ctx, head, items); err != nil {
+		// A walk cut short (a recall's deadline, say) leaves some memories
+		// half counted: forget everything, the next Update starts over.
+		t.head, t.entries, t.match, t.prefixes = "", make(map[string]*entry), nil, nil
+		return err
+	}
+	return nil
+}
+
+// update is Update with the lock held, at head.
+func (t *Tracker) update(ctx context.Context, head string, items []Item) error {
 	keep := make(map[string]bool, len(items))
 	var fresh []*entry
 	for _, it := range items {

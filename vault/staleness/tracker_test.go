@@ -1,6 +1,8 @@
 package staleness
 
 import (
+	"context"
+	"errors"
 	"fmt"
 	"slices"
 	"strings"
@@ -206,5 +208,44 @@ func TestRerankDemotesButKeeps(t *testing.T) {
 	Rerank(list, map[string]Staleness{"stale": {Stale, "gone"}})
 	if list[0].Memory.ID != "stale" {
 		t.Fatalf("a list without a query was reordered")
+	}
+}
+
+// failingGit fails walks after the first n commits.
+type failingGit struct {
+	*fakeGit
+	n int
+}
+
+func (g *failingGit) Walk(ctx context.Context, head, stop string, prefixes []string, fn func(Commit) error) error {
+	seen := 0
+	return g.fakeGit.Walk(ctx, head, stop, prefixes, func(c Commit) error {
+		if seen++; seen > g.n {
+			return errors.New("deadline")
+		}
+		return fn(c)
+	})
+}
+
+func TestAFailedWalkLeavesNothingHalfCounted(t *testing.T) {
+	t.Parallel()
+	g := newFakeGit()
+	g.commit("init", map[string]string{"a.go": "a"})
+	g.commit("memory: add", map[string]string{".memory/m.md": "m"})
+	item := Item{ID: "m", Since: g.memorySince(), Refs: []string{"a.go"}}
+	g.commit("edit 1", map[string]string{"a.go": "a1"})
+	g.commit("edit 2", map[string]string{"a.go": "a2"})
+	fg := &failingGit{fakeGit: g, n: 1}
+	tr := NewTracker(fg)
+	if err := tr.Update(t.Context(), []Item{item}); err == nil {
+		t.Fatal("Update after a failed walk: no error")
+	}
+	head, _ := g.Head(t.Context())
+	if tr.Current(head, []Item{item}) {
+		t.Fatal("the tracker says it is current after a failed walk")
+	}
+	fg.n = 100
+	if got := statesOf(t, tr, item); got.State != PossiblyStale || !strings.Contains(got.Reason, "2 commits") {
+		t.Fatalf("after the retry: %+v, want possibly stale, 2 commits", got)
 	}
 }
