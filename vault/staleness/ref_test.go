@@ -2,6 +2,7 @@ package staleness
 
 import (
 	"errors"
+	"slices"
 	"testing"
 )
 
@@ -67,5 +68,16 @@ func TestDefinitionBlocks(t *testing.T) {
 		if got != tc.want || ok != (tc.want != "") {
 			t.Errorf("%s: block = %q, %v; want %q", tc.name, got, ok, tc.want)
 		}
+	}
+}
+
+func TestCoverPrefixes(t *testing.T) {
+	t.Parallel()
+	got := coverPrefixes([]string{"src/a.go", "src", "docs/x.md", "src", "srcx/b.go", "docs/x.md"})
+	if want := []string{"docs/x.md", "src", "srcx/b.go"}; !slices.Equal(got, want) {
+		t.Fatalf("coverPrefixes = %q, want %q", got, want)
+	}
+	if got := coverPrefixes([]string{"a", "", "b/c"}); !slices.Equal(got, []string{""}) {
+		t.Fatalf("with the root: %q", got)
 	}
 }

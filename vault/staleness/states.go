@@ -3,6 +3,7 @@ package staleness
 import (
 	"context"
 	"fmt"
+	"slices"
 	"strings"
 )
 
@@ -33,6 +34,7 @@ func (t *Tracker) States(ctx context.Context, ids []string) (map[string]Stalenes
 	}
 	head := t.head
 	t.mu.Unlock()
+	prefixes = coverPrefixes(prefixes)
 	out := make(map[string]Staleness, len(ws))
 	if len(ws) == 0 {
 		return out, nil
@@ -163,4 +165,19 @@ func Weight(s State) float64 {
 		return 0.85
 	}
 	return 1
+}
+
+// coverPrefixes sorts and dedupes prefixes and drops those inside another
+// ("a/b.go" when "a" is there), so a work-tree scan reads each place once.
+func coverPrefixes(ps []string) []string {
+	slices.Sort(ps)
+	ps = slices.Compact(ps)
+	out := ps[:0]
+	for _, p := range ps {
+		if n := len(out); n > 0 && (out[n-1] == "" || strings.HasPrefix(p, out[n-1]+"/")) {
+			continue
+		}
+		out = append(out, p)
+	}
+	return out
 }
