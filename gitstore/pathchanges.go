@@ -40,6 +40,7 @@ type PathCommit struct {
 type watchNode struct {
 	whole    bool
 	children map[string]*watchNode
+	names    []string // the children's names, sorted
 }
 
 func newWatch(prefixes []string) *watchNode {
@@ -61,7 +62,17 @@ func newWatch(prefixes []string) *watchNode {
 		}
 		n.whole, n.children = true, nil
 	}
+	root.sortNames()
 	return root
+}
+
+func (n *watchNode) sortNames() {
+	n.names = n.names[:0]
+	for name, c := range n.children {
+		n.names = append(n.names, name)
+		c.sortNames()
+	}
+	sort.Strings(n.names)
 }
 
 // WalkPathChanges calls fn for each commit on head's first-parent line,
@@ -191,12 +202,7 @@ func (s *Store) diffWatched(ctx context.Context, a, b plumbing.Hash, prefix stri
 		}
 		return t.find(name)
 	}
-	names := make([]string, 0, len(n.children))
-	for name := range n.children {
-		names = append(names, name)
-	}
-	sort.Strings(names)
-	for _, name := range names {
+	for _, name := range n.names {
 		child := n.children[name]
 		ea, okA := find(ta, name)
 		eb, okB := find(tb, name)

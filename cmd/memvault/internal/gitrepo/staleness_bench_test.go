@@ -143,15 +143,12 @@ func BenchmarkStaleness(b *testing.B) {
 	}
 	b.Run("first", func(b *testing.B) {
 		bench.moveHead(b, commits-1)
-		var st map[string]staleness.Staleness
 		for b.Loop() {
 			s, tr := open(b)
 			if err := tr.Update(b.Context(), bench.items); err != nil {
 				b.Fatal(err)
 			}
 			s.Close()
-			st = nil
-			_ = st
 		}
 	})
 	b.Run("incremental", func(b *testing.B) {
