@@ -88,6 +88,8 @@ type Tracker struct {
 	// nil when the set of entries changed since they were built.
 	match    *matcher
 	prefixes []string
+	// running is the Update Refresh started, nil when none runs.
+	running *refresh
 }
 
 // NewTracker returns a Tracker reading git.
@@ -385,4 +387,40 @@ func (t *Tracker) Current(head string, items []Item) bool {
 		}
 	}
 	return true
+}
+
+// refresh is one Update running for Refresh.
+type refresh struct {
+	done chan struct{}
+	err  error
+}
+
+// Refresh runs Update for items without tying it to ctx: it starts one
+// (or joins the one running) in the background and waits for it until
+// ctx is done. A caller with a deadline (a recall) then answers without
+// staleness when the walk is long, and the walk still finishes, so a later
+// call finds the tracker current instead of starting over.
+func (t *Tracker) Refresh(ctx context.Context, items []Item) error {
+	t.mu.Lock()
+	r := t.running
+	if r == nil {
+		r = &refresh{done: make(chan struct{})}
+		t.running = r
+		bg := context.WithoutCancel(ctx)
+		go func() {
+			err := t.Update(bg, items)
+			t.mu.Lock()
+			r.err = err
+			t.running = nil
+			t.mu.Unlock()
+			close(r.done)
+		}()
+	}
+	t.mu.Unlock()
+	select {
+	case <-r.done:
+		return r.err
+	case <-ctx.Done():
+		return fmt.Errorf("staleness: %w", ctx.Err())
+	}
 }

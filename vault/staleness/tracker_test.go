@@ -249,3 +249,48 @@ func TestAFailedWalkLeavesNothingHalfCounted(t *testing.T) {
 		t.Fatalf("after the retry: %+v, want possibly stale, 2 commits", got)
 	}
 }
+
+// blockingGit holds every walk until release is closed.
+type blockingGit struct {
+	*fakeGit
+	started chan struct{}
+	release chan struct{}
+}
+
+func (g *blockingGit) Walk(ctx context.Context, head, stop string, prefixes []string, fn func(Commit) error) error {
+	g.started <- struct{}{}
+	<-g.release
+	return g.fakeGit.Walk(ctx, head, stop, prefixes, fn)
+}
+
+func TestRefreshOutlivesItsCaller(t *testing.T) {
+	t.Parallel()
+	g := newFakeGit()
+	g.commit("init", map[string]string{"a.go": "a"})
+	g.commit("memory: add", map[string]string{".memory/m.md": "m"})
+	item := Item{ID: "m", Since: g.memorySince(), Refs: []string{"a.go"}}
+	g.commit("edit", map[string]string{"a.go": "a1"})
+	bg := &blockingGit{fakeGit: g, started: make(chan struct{}, 4), release: make(chan struct{})}
+	tr := NewTracker(bg)
+	ctx, cancel := context.WithCancel(t.Context())
+	errc := make(chan error, 1)
+	go func() { errc <- tr.Refresh(ctx, []Item{item}) }()
+	<-bg.started
+	cancel()
+	if err := <-errc; !errors.Is(err, context.Canceled) {
+		t.Fatalf("Refresh with its caller gone = %v, want context.Canceled", err)
+	}
+	// The walk goes on; a later caller joins it, or finds it done.
+	close(bg.release)
+	if err := tr.Refresh(t.Context(), []Item{item}); err != nil {
+		t.Fatal(err)
+	}
+	head, _ := g.Head(t.Context())
+	if !tr.Current(head, []Item{item}) {
+		t.Fatal("not current after the walk finished")
+	}
+	st, err := tr.States(t.Context(), []string{"m"})
+	if err != nil || st["m"].State != PossiblyStale {
+		t.Fatalf("States = %+v, %v; want possibly stale", st, err)
+	}
+}

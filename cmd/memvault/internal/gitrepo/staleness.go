@@ -118,7 +118,9 @@ func (g *Repo) Checker() *Checker {
 // tracker is not current for them (HEAD moved, or a memory is new or its
 // refs changed) it is first brought up to date with every memory all
 // returns, so that one walk serves them all and later calls read the
-// cache; all is called only then.
+// cache; all is called only then. The walk is not cut short by ctx
+// (Tracker.Refresh): when ctx ends first, Check returns its error and the
+// walk goes on for the next call.
 func (c *Checker) Check(ctx context.Context, all func() []*vault.Memory, ms []*vault.Memory) (map[string]staleness.Staleness, error) {
 	items := Items(ms)
 	if len(items) == 0 {
@@ -139,7 +141,7 @@ func (c *Checker) Check(ctx context.Context, all func() []*vault.Memory, ms []*v
 				every = append(every, it)
 			}
 		}
-		if err := c.tracker.Update(ctx, every); err != nil {
+		if err := c.tracker.Refresh(ctx, every); err != nil {
 			return nil, err
 		}
 	}
