@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"maps"
 	"slices"
 	"strings"
 	"testing"
@@ -292,5 +293,61 @@ func TestRefreshOutlivesItsCaller(t *testing.T) {
 	st, err := tr.States(t.Context(), []string{"m"})
 	if err != nil || st["m"].State != PossiblyStale {
 		t.Fatalf("States = %+v, %v; want possibly stale", st, err)
+	}
+}
+
+// TestSaveAndLoad checks that a tracker loaded from a saved one goes on
+// from the saved HEAD, reading only the commits since, and answers as a
+// tracker computing from scratch.
+func TestSaveAndLoad(t *testing.T) {
+	t.Parallel()
+	g := newFakeGit()
+	g.commit("init", map[string]string{"a.go": goSrc, "b.go": "b", "d/x.go": "x"})
+	g.commit("memory: add", map[string]string{".memory/m.md": "m"})
+	items := []Item{
+		{ID: "file", Since: g.memorySince(), Refs: []string{"a.go", "../bad"}},
+		{ID: "sym", Since: g.memorySince(), Refs: []string{"a.go#Get"}},
+		{ID: "dir", Since: g.memorySince(), Refs: []string{"d/"}},
+	}
+	g.commit("edit get", map[string]string{"a.go": strings.Replace(goSrc, "return k", "return k+k", 1)})
+	first := NewTracker(g)
+	if err := first.Update(t.Context(), items); err != nil {
+		t.Fatal(err)
+	}
+	data, err := first.Save()
+	if err != nil {
+		t.Fatal(err)
+	}
+	g.rename("move b", "b.go", "c.go")
+	g.commit("edit d", map[string]string{"d/x.go": "x2"})
+	loaded := NewTracker(g)
+	if err := loaded.Load(data); err != nil {
+		t.Fatal(err)
+	}
+	before := g.visited
+	if err := loaded.Update(t.Context(), items); err != nil {
+		t.Fatal(err)
+	}
+	if n := g.visited - before; n != 2 {
+		t.Errorf("the loaded tracker read %d commits, want the 2 new ones", n)
+	}
+	full := NewTracker(g)
+	if err := full.Update(t.Context(), items); err != nil {
+		t.Fatal(err)
+	}
+	ids := []string{"file", "sym", "dir"}
+	a, err := loaded.States(t.Context(), ids)
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, err := full.States(t.Context(), ids)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !maps.Equal(a, b) || a["sym"].State != PossiblyStale || a["dir"].State != PossiblyStale {
+		t.Fatalf("loaded %+v\nfull   %+v", a, b)
+	}
+	if err := loaded.Load([]byte(`{"version": 99}`)); !errors.Is(err, ErrSnapshot) {
+		t.Fatalf("Load of another version: %v, want ErrSnapshot", err)
 	}
 }

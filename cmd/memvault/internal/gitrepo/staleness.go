@@ -2,8 +2,13 @@ package gitrepo
 
 import (
 	"context"
+	"crypto/sha256"
 	"errors"
+	"fmt"
 	"maps"
+	"os"
+	"path/filepath"
+	"sync/atomic"
 
 	"github.com/memvault/memvault/gitstore"
 	"github.com/memvault/memvault/vault"
@@ -104,14 +109,51 @@ func (c Code) WorkFile(ctx context.Context, path string) ([]byte, error) {
 
 // Checker keeps a staleness.Tracker over one vault's repository, for
 // both doors: a server keeps one for its life, a CLI command makes one.
+// It starts from the tracker saved in the repository's git folder by the
+// last process, and saves it after its first update, so only the first
+// command in a repository walks the whole history.
 type Checker struct {
 	repo    *Repo
 	tracker *staleness.Tracker
+	saved   atomic.Bool // the tracker was saved by this Checker
 }
 
-// Checker returns a new Checker over the vault's repository.
+// Checker returns a new Checker over the vault's repository, loading the
+// saved tracker when there is one (a damaged or older one is ignored).
 func (g *Repo) Checker() *Checker {
-	return &Checker{repo: g, tracker: staleness.NewTracker(g.Code())}
+	c := &Checker{repo: g, tracker: staleness.NewTracker(g.Code())}
+	if data, err := os.ReadFile(c.cachePath()); err == nil {
+		_ = c.tracker.Load(data) // on error the tracker stays empty: computed afresh
+	}
+	return c
+}
+
+// cachePath is where the vault's tracker is saved: in the git folder, one
+// file per vault folder of the repository.
+func (c *Checker) cachePath() string {
+	sum := sha256.Sum256([]byte(c.repo.prefix))
+	return filepath.Join(c.repo.store.CommonDir(), "memvault", fmt.Sprintf("staleness-%x.json", sum[:6]))
+}
+
+// save writes the tracker atomically (temporary file, rename); a failure
+// costs the next process a longer walk, nothing more.
+func (c *Checker) save() {
+	data, err := c.tracker.Save()
+	if err != nil {
+		return
+	}
+	p := c.cachePath()
+	if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+		return
+	}
+	f, err := os.CreateTemp(filepath.Dir(p), ".staleness-*")
+	if err != nil {
+		return
+	}
+	_, werr := f.Write(data)
+	if cerr := f.Close(); werr != nil || cerr != nil || os.Rename(f.Name(), p) != nil {
+		os.Remove(f.Name())
+	}
 }
 
 // Check returns the staleness of the memories ms that have refs. When the
@@ -144,6 +186,9 @@ func (c *Checker) Check(ctx context.Context, all func() []*vault.Memory, ms []*v
 		if err := c.tracker.Refresh(ctx, every); err != nil {
 			return nil, err
 		}
+		if c.saved.CompareAndSwap(false, true) {
+			c.save()
+		}
 	}
 	ids := make([]string, len(items))
 	for i, it := range items {
@@ -153,8 +198,10 @@ func (c *Checker) Check(ctx context.Context, all func() []*vault.Memory, ms []*v
 }
 
 // SetStaleness is the CLI's one-shot check: for the memories with refs in
-// results of the set's members, it opens each member's repository, walks
-// back only as far as those memories need, and returns their staleness.
+// results of the set's members, it opens each member's repository, brings
+// the saved tracker up to date with every memory of the vault (walking
+// only the commits since the last command, and back as far as new or
+// changed memories need), and returns their staleness.
 // A vault outside git, or whose history cannot be read, has none: staleness
 // is advice and never fails a read.
 func SetStaleness(ctx context.Context, members []vault.Member, rs []vault.SetResult) map[string]staleness.Staleness {
@@ -173,7 +220,7 @@ func SetStaleness(ctx context.Context, members []vault.Member, rs []vault.SetRes
 		if err != nil {
 			continue
 		}
-		states, err := g.Checker().Check(ctx, func() []*vault.Memory { return ms }, ms)
+		states, err := g.Checker().Check(ctx, mb.Vault.All, ms)
 		g.Close()
 		if err == nil {
 			maps.Copy(out, states)

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/memvault/memvault/gitstore"
+	"github.com/memvault/memvault/vault"
 	"github.com/memvault/memvault/vault/staleness"
 )
 
@@ -157,5 +158,51 @@ func TestStalenessInARealRepository(t *testing.T) {
 				t.Errorf("%s: %s incremental %+v, from scratch %+v", st.name, id, got[id], again[id])
 			}
 		}
+	}
+}
+
+// TestCheckerSavesItsTracker checks that a Checker saves its tracker in
+// the git folder after its first update, and that the next Checker (the
+// next command) starts from it: current without walking.
+func TestCheckerSavesItsTracker(t *testing.T) {
+	t.Parallel()
+	root := t.TempDir()
+	if real, err := filepath.EvalSymlinks(root); err == nil {
+		root = real
+	}
+	s, err := gitstore.Init(t.Context(), root)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	when := time.Date(2026, 3, 1, 12, 0, 0, 0, time.UTC)
+	s.Now = func() time.Time { return when }
+	if err := os.WriteFile(filepath.Join(root, "cache.go"), []byte(cacheGo), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := s.Commit(t.Context(), gitstore.Change{Paths: []string{filepath.Join(root, "cache.go")}, Message: "code", Author: &gitstore.Signature{Name: "Ada", Email: "ada@example.com"}}); err != nil {
+		t.Fatal(err)
+	}
+	g, err := New(s, filepath.Join(root, ".memory"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	m := &vault.Memory{ID: "m", Refs: []string{"cache.go"}, UpdatedAt: when.Add(-time.Hour)}
+	all := func() []*vault.Memory { return []*vault.Memory{m} }
+	st, err := g.Checker().Check(t.Context(), all, []*vault.Memory{m})
+	if err != nil || st["m"].State != staleness.PossiblyStale {
+		t.Fatalf("first Check = %+v, %v; want possibly stale", st, err)
+	}
+	c2 := g.Checker()
+	head, err := g.Code().Head(t.Context())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !c2.tracker.Current(head, Items([]*vault.Memory{m})) {
+		t.Fatal("a new Checker did not start from the saved tracker")
+	}
+	st2, err := c2.Check(t.Context(), all, []*vault.Memory{m})
+	if err != nil || st2["m"] != st["m"] {
+		t.Fatalf("second Check = %+v, %v; want %+v", st2, err, st)
 	}
 }
