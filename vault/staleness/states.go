@@ -88,7 +88,11 @@ func (t *Tracker) judge(ctx context.Context, r *refState, exists map[string]bool
 		return Stale, fmt.Sprintf("%s was deleted in %s %q", r.ref.Path, short(r.goneID), r.goneSubj), nil
 	}
 	if !exists[r.ref.Prefix()] {
-		return Stale, fmt.Sprintf("%s does not exist at HEAD", name), nil
+		missing := name
+		if r.ref.Kind == File {
+			missing = r.ref.Path
+		}
+		return Stale, fmt.Sprintf("%s does not exist at HEAD", missing), nil
 	}
 	uncommitted, deleted := false, false
 	for _, ch := range work {
