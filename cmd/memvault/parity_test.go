@@ -125,6 +125,8 @@ func TestCLIAndMCPAgree(t *testing.T) {
 			tool: "list_memories", args: map[string]any{"layers": []any{"project"}, "statuses": []any{"active"}}},
 		{name: "list everything", cli: []string{"list"}, tool: "list_memories", args: map[string]any{}},
 		{name: "show / get_memory", cli: []string{"show", "{A}"}, tool: "get_memory", args: map[string]any{"id": "{A}"}},
+		{name: "update refs", cli: []string{"update", "{R}", "--expected-version", "1", "--refs", "internal/cache.go", "--reason", "narrower"},
+			tool: "update_memory", args: map[string]any{"id": "{R}", "expected_version": 1, "refs": []any{"internal/cache.go"}, "reason": "narrower"}},
 		{name: "show a memory with refs: its staleness", cli: []string{"show", "{R}"}, tool: "get_memory", args: map[string]any{"id": "{R}"}},
 		{name: "show a superseded preference", cli: []string{"show", "{P}"}, tool: "get_memory", args: map[string]any{"id": "{P}"}},
 		{name: "history", cli: []string{"history", "{A}"}, tool: "memory_history", args: map[string]any{"id": "{A}"}},
