@@ -63,6 +63,10 @@ func decodeMeta(m *Meta, root *yaml.Node, path string, line func(int) int, diags
 			m.Supersedes, err = decodeList(v, true, false, func(n *yaml.Node, err error) { warn(n, key, err) })
 		case "links":
 			m.Links, err = decodeList(v, true, false, func(n *yaml.Node, err error) { warn(n, key, err) })
+		case "refs":
+			m.Refs, err = decodeList(v, false, false, func(n *yaml.Node, err error) { warn(n, key, err) })
+		case "verified_at":
+			m.VerifiedAt, err = decodeTime(v)
 		case "created_at":
 			m.CreatedAt, err = decodeTime(v)
 		case "updated_at":

@@ -76,11 +76,18 @@ type Meta struct {
 	// string: tags, supersedes and links split it on commas (ASCII or
 	// full-width), aliases take it whole. Tags lose a leading '#'.
 	Tags, Aliases, Supersedes, Links []string
+	// Refs name the code a memory is about: repository paths, folders
+	// ("dir/"), globs ("dir/**/*.go") and symbols ("path#Symbol"), taken
+	// whole (a single string is one ref).
+	Refs []string
 
 	// Times are in UTC. Accepted: RFC 3339, "2006-01-02T15:04:05" and
 	// "2006-01-02 15:04:05" (read as UTC), plain dates "2006-01-02" (midnight
 	// UTC), and the other YAML timestamp forms.
 	CreatedAt, UpdatedAt, EffectiveAt, ExpiresAt *time.Time
+	// VerifiedAt is when a person or assistant last confirmed the memory
+	// still holds (memvault confirm).
+	VerifiedAt *time.Time
 
 	Source Source
 }

@@ -287,7 +287,9 @@ func (v *Vault) prepareItem(it *BatchItem, now time.Time, client string, taken, 
 	return rel, doc, nil
 }
 
-// knownKeys are the front-matter keys memvault writes itself.
+// knownKeys are the front-matter keys memvault writes itself. refs and
+// verified_at are read but left out: an import carries them through as
+// the file's own keys, so an exported memory keeps them.
 var knownKeys = []string{"id", "title", "layer", "importance", "tags", "aliases", "created_at", "updated_at",
 	"effective_at", "expires_at", "status", "supersedes", "links", "source", "version"}
 

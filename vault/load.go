@@ -386,6 +386,7 @@ func toMemoryScratch(rel string, data []byte, modTime time.Time, ps *parser.Scra
 		Aliases:    cloneStrings(meta.Aliases),
 		Supersedes: cloneStrings(meta.Supersedes),
 		Links:      cloneStrings(meta.Links),
+		Refs:       cloneStrings(meta.Refs),
 		Source:     Source{Client: strings.Clone(meta.Source.Client), Kind: strings.Clone(meta.Source.Kind)},
 		Body:       string(doc.BodyBytes()),
 		Text:       doc.Body.Text,
@@ -449,6 +450,9 @@ func toMemoryScratch(rel string, data []byte, modTime time.Time, ps *parser.Scra
 	m.Version = 1
 	if meta.Version != nil && *meta.Version > 0 {
 		m.Version = *meta.Version
+	}
+	if meta.VerifiedAt != nil {
+		m.VerifiedAt = meta.VerifiedAt.UTC()
 	}
 	mod := modTime.UTC().Truncate(time.Second)
 	m.CreatedAt, m.UpdatedAt = mod, mod

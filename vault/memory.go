@@ -84,8 +84,14 @@ type Memory struct {
 	Status      Status    `json:"status"`
 	Supersedes  []string  `json:"supersedes,omitempty"`
 	Links       []string  `json:"links,omitempty"`
-	Source      Source    `json:"source,omitzero"`
-	Version     int       `json:"version"`
+	// Refs name the code the memory is about (paths, "dir/", globs,
+	// "path#Symbol"), repository-relative; see vault/staleness.
+	Refs []string `json:"refs,omitempty"`
+	// VerifiedAt is when someone last confirmed the memory still holds;
+	// zero when never.
+	VerifiedAt time.Time `json:"verified_at,omitzero"`
+	Source     Source    `json:"source,omitzero"`
+	Version    int       `json:"version"`
 
 	// Body is the Markdown body exactly as in the file; Text is its plain
 	// text as indexed.
@@ -137,6 +143,7 @@ func (m *Memory) clone() *Memory {
 	c.Aliases = append([]string(nil), m.Aliases...)
 	c.Supersedes = append([]string(nil), m.Supersedes...)
 	c.Links = append([]string(nil), m.Links...)
+	c.Refs = append([]string(nil), m.Refs...)
 	c.WikiLinks = append([]string(nil), m.WikiLinks...)
 	c.Conflicted = append([]string(nil), m.Conflicted...)
 	c.ConflictTheirs = maps.Clone(m.ConflictTheirs)

@@ -49,6 +49,9 @@ type Options struct {
 	// a file that holds git conflict markers; nil leaves such a file out
 	// (it is reported either way).
 	Committed CommittedReader
+	// Proposer, when set, proposes refs for a new memory from what its
+	// text mentions (WriteResult.ProposedRefs). Nil proposes none.
+	Proposer RefProposer
 }
 
 // CommittedReader reads the last committed version of a vault file.
@@ -59,6 +62,12 @@ type CommittedReader interface {
 	ReadCommitted(ctx context.Context, rel string) ([]byte, error)
 }
 
+// RefProposer proposes the refs (code paths and symbols, see
+// vault/staleness) a memory's text mentions, leaving out those in have.
+type RefProposer interface {
+	ProposeRefs(ctx context.Context, text string, have []string) ([]string, error)
+}
+
 // Vault is a folder of memory files with its in-memory index. All methods
 // are safe for concurrent use.
 type Vault struct {
@@ -66,6 +75,7 @@ type Vault struct {
 	now         func() time.Time
 	committer   Committer
 	tracker     Tracker
+	proposer    RefProposer
 	client      string
 	maxFileSize int64
 	readOnly    bool // a snapshot of a past revision
@@ -115,6 +125,7 @@ func Open(ctx context.Context, dir string, opts Options) (*Vault, error) {
 		now:         opts.Now,
 		committer:   opts.Committer,
 		tracker:     opts.Tracker,
+		proposer:    opts.Proposer,
 		client:      cmp.Or(SanitizeClient(opts.Client), "cli"),
 		maxFileSize: cmp.Or(opts.MaxFileSize, parser.MaxFileSize),
 		committed:   opts.Committed,

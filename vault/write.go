@@ -45,7 +45,12 @@ type NewMemory struct {
 	ExpiresAt   time.Time // zero: the layer's TTL from now, if any
 	Supersedes  []string
 	Links       []string
-	Kind        string // source.kind: manual (default), auto, import
+	// Refs name the code the memory is about (see Memory.Refs).
+	Refs []string
+	// AcceptRefs adds the refs proposed from the text (Options.Proposer)
+	// to Refs; without it they are only reported.
+	AcceptRefs bool
+	Kind       string // source.kind: manual (default), auto, import
 	// ID, when set, is used instead of a fresh ULID (import, tests).
 	ID string
 }
@@ -62,6 +67,7 @@ type Patch struct {
 	Status      *Status
 	Supersedes  *[]string
 	Links       *[]string
+	Refs        *[]string
 }
 
 // WriteResult reports a completed write.
@@ -72,6 +78,10 @@ type WriteResult struct {
 	Commit string
 	// Superseded lists ids that this write marked superseded.
 	Superseded []string
+	// ProposedRefs are refs the new memory's text suggests and it does
+	// not have (Options.Proposer); accept them with NewMemory.AcceptRefs
+	// or an update of refs.
+	ProposedRefs []string
 }
 
 // Create writes a new memory file and commits it. Memories it supersedes
@@ -94,6 +104,14 @@ type createOptions struct {
 func (v *Vault) create(ctx context.Context, n NewMemory, by Author, o createOptions) (WriteResult, error) {
 	if err := v.validateNew(&n, by); err != nil {
 		return WriteResult{}, err
+	}
+	var proposed []string
+	if v.proposer != nil && n.Kind != "import" {
+		// Advice only: a repository that cannot be read proposes nothing.
+		proposed, _ = v.proposer.ProposeRefs(ctx, n.Title+"\n"+n.Content, n.Refs)
+		if n.AcceptRefs {
+			n.Refs, proposed = append(slices.Clone(n.Refs), proposed...), nil
+		}
 	}
 	var res WriteResult
 	err := v.withWriteLock(ctx, func() error {
@@ -148,6 +166,7 @@ func (v *Vault) create(ctx context.Context, n NewMemory, by Author, o createOpti
 			verb = "supersede"
 		}
 		res, err = w.finish(ctx, commitMessage(verb, n.Layer, n.Title, id, by.Reason, v.clientOf(by), n.Supersedes), n.Layer.Committed(), id, superseded)
+		res.ProposedRefs = proposed
 		return err
 	})
 	return res, err
@@ -423,7 +442,7 @@ func (v *Vault) validateNew(n *NewMemory, by Author) error {
 	if err := validateFields(&n.Title, &n.Content, &n.Layer, &n.Tags, &n.Importance, by); err != nil {
 		return err
 	}
-	if err := refuseSecretLists(namedList{"aliases", n.Aliases}, namedList{"supersedes", n.Supersedes}, namedList{"links", n.Links}); err != nil {
+	if err := refuseSecretLists(namedList{"aliases", n.Aliases}, namedList{"supersedes", n.Supersedes}, namedList{"links", n.Links}, namedList{"refs", n.Refs}); err != nil {
 		return err
 	}
 	if n.ID != "" {
@@ -602,6 +621,14 @@ func applyPatch(doc *parser.Document, cur *Memory, p Patch, now time.Time) (bool
 	if p.Links != nil && !slices.Equal(*p.Links, cur.Links) {
 		err = errors.Join(err, set("links", *p.Links))
 	}
+	if p.Refs != nil && !slices.Equal(*p.Refs, cur.Refs) {
+		if len(*p.Refs) == 0 {
+			doc.Delete("refs")
+			changed = true
+		} else {
+			err = errors.Join(err, set("refs", *p.Refs))
+		}
+	}
 	if err != nil || !changed {
 		return changed, err
 	}
@@ -653,6 +680,7 @@ func newDocument(body, id string, n *NewMemory, created, updated, expires time.T
 		{"status", string(status), true},
 		{"supersedes", n.Supersedes, len(n.Supersedes) > 0},
 		{"links", n.Links, len(n.Links) > 0},
+		{"refs", n.Refs, len(n.Refs) > 0},
 		{"source", source, len(source) > 0},
 		{"version", version, true},
 	}

@@ -45,7 +45,7 @@ func (m *Main) openGitVaultAt(ctx context.Context, dir string, recover bool) (*v
 		store.Close()
 		return nil, nil, usageError{err}
 	}
-	v, err := vault.Open(ctx, dir, vault.Options{Now: m.Now, Client: "cli", Tracker: gitrepo.Tracker{Dir: dir}, Committed: gitrepo.HeadFiles{Dir: dir, Store: store},
+	v, err := vault.Open(ctx, dir, vault.Options{Now: m.Now, Client: "cli", Tracker: gitrepo.Tracker{Dir: dir}, Committed: gitrepo.HeadFiles{Dir: dir, Store: store}, Proposer: gitrepo.Proposer{Store: store},
 		Committer: gitCommitter{store: store, author: author, logger: m.logger, allowDetached: m.allowDetached}})
 	if err != nil {
 		store.Close()

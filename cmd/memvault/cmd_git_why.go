@@ -7,6 +7,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/memvault/memvault/cmd/memvault/internal/clitext"
+	"github.com/memvault/memvault/cmd/memvault/internal/gitrepo"
 	"github.com/memvault/memvault/cmd/memvault/internal/view"
 	"github.com/memvault/memvault/gitstore"
 	"github.com/memvault/memvault/vault"
@@ -60,10 +61,11 @@ settle with a person). Outside git the story has no dates or reasons.`,
 			if err != nil {
 				return err
 			}
+			st := gitrepo.MemoryStaleness(ctx, m.newSet(v, nil).Members(), vault.ProjectVault, rep.Memory)
 			if asJSON {
 				mem := rep.Memory
 				out := whyJSON{Query: rep.Query, State: rep.State, Replaced: rep.Replaced, Rivals: view.Refs(rep.Rivals), InGit: rep.InGit,
-					Memory: view.MemoryOf(mem, vault.ProjectVault, v.Related(mem), m.newSet(v, nil).SupersededBy(mem.ID))}
+					Memory: view.MemoryWith(mem, vault.ProjectVault, v.Related(mem), m.newSet(v, nil).SupersededBy(mem.ID), st)}
 				if out.Replaced == nil {
 					out.Replaced = []history.Replacement{}
 				}
@@ -75,7 +77,7 @@ settle with a person). Outside git the story has no dates or reasons.`,
 				}
 				return writeJSON(m.Stdout, out)
 			}
-			clitext.Why(m.Stdout, rep)
+			clitext.Why(m.Stdout, rep, view.StalenessOf(st, rep.Memory.ID))
 			return nil
 		},
 	}

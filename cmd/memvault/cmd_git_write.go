@@ -82,19 +82,17 @@ overwritten. The memory may be in the project vault or the user vault
 				}
 				*t.dst = &v
 			}
-			if fl.Changed("supersedes") {
-				ids := splitList(f.supersedes)
-				p.Supersedes = &ids
-			}
-			if fl.Changed("links") {
-				ids := splitList(f.links)
-				p.Links = &ids
+			for name, dst := range map[string]**[]string{"supersedes": &p.Supersedes, "links": &p.Links, "refs": &p.Refs} {
+				if fl.Changed(name) {
+					ids := splitList(fl.Lookup(name).Value.String())
+					*dst = &ids
+				}
 			}
 			if f.expectedVersion < 0 {
 				return usagef("--expected-version: %d is negative", f.expectedVersion)
 			}
 			if p == (vault.Patch{}) {
-				return usagef("update: nothing to change; give at least one of --title, --content, --tags, --importance, --layer, --effective-at, --expires-at, --supersedes, --links")
+				return usagef("update: nothing to change; give at least one of --title, --content, --tags, --importance, --layer, --effective-at, --expires-at, --supersedes, --links, --refs")
 			}
 			set, done, err := m.openWriteSet(ctx, f.user)
 			if err != nil {
@@ -122,6 +120,7 @@ overwritten. The memory may be in the project vault or the user vault
 	fl.StringVar(&f.expiresAt, "expires-at", "", "RFC3339 instant or YYYY-MM-DD when it expires; empty removes it")
 	fl.StringVar(&f.supersedes, "supersedes", "", "comma-separated ids this memory replaces (they are marked superseded)")
 	fl.StringVar(&f.links, "links", "", "comma-separated ids of related memories")
+	fl.StringVar(&f.refs, "refs", "", "comma-separated code the memory is about, replacing the current refs; empty removes them (docs/staleness.md)")
 	fl.IntVar(&f.expectedVersion, "expected-version", 0, "refuse the update unless the memory is at this version")
 	fl.StringVar(&f.reason, "reason", "", "why the memory changes (the commit message body)")
 	fl.BoolVar(&f.asJSON, "json", false, `print {"id", "path", "version", "commit", "superseded", "vault"} as JSON`)

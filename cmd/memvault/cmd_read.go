@@ -10,6 +10,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/memvault/memvault/cmd/memvault/internal/clitext"
+	"github.com/memvault/memvault/cmd/memvault/internal/gitrepo"
 	"github.com/memvault/memvault/cmd/memvault/internal/view"
 	"github.com/memvault/memvault/parser"
 	"github.com/memvault/memvault/vault"
@@ -89,8 +90,9 @@ now on it reads the vaults as they are, transient memories included.
 			if err != nil {
 				return err
 			}
+			states := gitrepo.RankStale(cmd.Context(), set.Members(), rs)
 			if f.asJSON {
-				return writeJSON(m.Stdout, view.RecallOf(rs))
+				return writeJSON(m.Stdout, view.RecallWith(rs, states))
 			}
 			now := q.AsOf
 			if now.IsZero() {
@@ -134,10 +136,11 @@ server's get_memory does.`,
 				return err
 			}
 			related := in.Vault.Related(mem)
+			out := view.MemoryWith(mem, in.Name, related, set.SupersededBy(mem.ID), gitrepo.MemoryStaleness(cmd.Context(), set.Members(), in.Name, mem))
 			if asJSON {
-				return writeJSON(m.Stdout, view.MemoryOf(mem, in.Name, related, set.SupersededBy(mem.ID)))
+				return writeJSON(m.Stdout, out)
 			}
-			clitext.Memory(m.Stdout, mem, related, in.Name)
+			clitext.Memory(m.Stdout, mem, related, in.Name, out.Staleness)
 			return nil
 		},
 	}

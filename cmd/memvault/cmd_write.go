@@ -16,9 +16,9 @@ import (
 
 // writeFlags are the memory fields shared by add and update.
 type writeFlags struct {
-	content, layer, tags, effectiveAt, expiresAt, supersedes, links, reason string
-	importance                                                              int
-	asJSON                                                                  bool
+	content, layer, tags, effectiveAt, expiresAt, supersedes, links, reason, refs string
+	importance                                                                    int
+	asJSON, acceptRefs                                                            bool
 	// scope and user are add's: which vault, and where the user vault is.
 	scope string
 	user  userVaultFlags
@@ -59,7 +59,7 @@ either vault; the write is one commit in the target vault's repository.`,
 			if f.importance < 1 || f.importance > 10 {
 				return usagef("--importance: %d is outside 1..10", f.importance)
 			}
-			n := vault.NewMemory{Title: args[0], Content: content, Importance: f.importance}
+			n := vault.NewMemory{Title: args[0], Content: content, Importance: f.importance, Refs: splitList(f.refs), AcceptRefs: f.acceptRefs}
 			var err error
 			if n.Layer, err = parseLayerFlag(f.layer); err != nil {
 				return err
@@ -95,7 +95,9 @@ either vault; the write is one commit in the target vault's repository.`,
 	fl.StringVar(&f.supersedes, "supersedes", "", "comma-separated ids this memory replaces")
 	fl.StringVar(&f.links, "links", "", "comma-separated ids of related memories")
 	fl.StringVar(&f.reason, "reason", "", "why this is remembered (the commit message body)")
-	fl.BoolVar(&f.asJSON, "json", false, `print {"id", "path", "version", "commit", "superseded", "vault"} as JSON`)
+	fl.StringVar(&f.refs, "refs", "", "comma-separated code the memory is about: paths, dir/, globs, path#Symbol (docs/staleness.md)")
+	fl.BoolVar(&f.acceptRefs, "accept-refs", false, "also add the refs proposed from what the content mentions (else only listed as proposed_refs)")
+	fl.BoolVar(&f.asJSON, "json", false, `print {"id", "path", "version", "commit", "superseded", "vault", "proposed_refs"} as JSON`)
 	fl.StringVar(&f.scope, "scope", "", "which vault: project or user (default: user for preferences when there is a user vault, else project)")
 	f.user.register(fl)
 	return cmd

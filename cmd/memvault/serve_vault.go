@@ -8,10 +8,12 @@ import (
 	"sync"
 	"time"
 
+	"github.com/memvault/memvault/cmd/memvault/internal/gitrepo"
 	"github.com/memvault/memvault/cmd/memvault/internal/mcpserver"
 	"github.com/memvault/memvault/gitstore"
 	"github.com/memvault/memvault/vault"
 	"github.com/memvault/memvault/vault/history"
+	"github.com/memvault/memvault/vault/staleness"
 )
 
 // servedVault is one vault memvault serve serves, the project's or the
@@ -42,6 +44,9 @@ type servedVault struct {
 	mu   sync.Mutex
 	seen string // HEAD when the index was last known current
 	own  string // the last commit this server made
+	// checker caches the staleness of the vault's memories for the
+	// server's life (made on first use, under mu).
+	checker *gitrepo.Checker
 }
 
 var (
@@ -160,6 +165,27 @@ func (o *servedVault) History(ctx context.Context, id string, cur *vault.Memory)
 // --as-of does, and logs what it read.
 func (o *servedVault) AsOf(ctx context.Context, at time.Time) (*vault.Vault, error) {
 	return o.pastVault(ctx, at)
+}
+
+// Staleness says which of ms may no longer match the code their refs
+// name, from a tracker kept for the server's life and updated from the
+// new commits when HEAD moves.
+func (o *servedVault) Staleness(ctx context.Context, ms []*vault.Memory) (map[string]staleness.Staleness, error) {
+	if o.store == nil || o.v == nil {
+		return nil, nil
+	}
+	o.mu.Lock()
+	if o.checker == nil {
+		g, err := gitrepo.New(o.store, o.dir)
+		if err != nil {
+			o.mu.Unlock()
+			return nil, err
+		}
+		o.checker = g.Checker()
+	}
+	c := o.checker
+	o.mu.Unlock()
+	return c.Check(ctx, o.v.All, ms)
 }
 
 // noteHead records h as a HEAD the index is current with.

@@ -113,7 +113,7 @@ func IndentRest(s, indent string) string {
 const whyHistoryLines = 8
 
 // Why writes the report as a short readable story.
-func Why(w io.Writer, rep *history.Report) {
+func Why(w io.Writer, rep *history.Report, st *view.Staleness) {
 	mem := rep.Memory
 	fmt.Fprintf(w, "%s\n", mem.Title)
 	fmt.Fprintf(w, "  %s · %s · L%d %s · importance %d · version %d · %s\n",
@@ -129,6 +129,7 @@ func Why(w io.Writer, rep *history.Report) {
 		line += ", expires " + mem.ExpiresAt.UTC().Format("2006-01-02")
 	}
 	fmt.Fprintln(w, line)
+	fmt.Fprint(w, StalenessLine(st))
 
 	fmt.Fprintln(w, "\nWhat it replaced")
 	if len(rep.Replaced) == 0 {

@@ -9,6 +9,7 @@ import (
 
 	"github.com/memvault/memvault/cmd/memvault/internal/view"
 	"github.com/memvault/memvault/vault"
+	"github.com/memvault/memvault/vault/staleness"
 )
 
 // Results writes recall results as readable blocks; a result from
@@ -53,6 +54,11 @@ func Results(w io.Writer, rs []vault.SetResult, now time.Time) {
 			meta = append(meta, c)
 		}
 		fmt.Fprintf(w, "  %s\n", strings.Join(meta, " · "))
+		for _, a := range r.Adjustments {
+			if a.Rule == staleness.AdjustStaleness {
+				fmt.Fprintf(w, "  %s\n", strings.Replace(a.Note, "possibly_stale", "possibly stale", 1))
+			}
+		}
 		if !mem.EffectiveAt.IsZero() {
 			fmt.Fprintf(w, "  effective from %s\n", mem.EffectiveAt.Format(time.RFC3339))
 		}
@@ -174,7 +180,7 @@ func Plural(n int, unit string) string {
 
 // Memory writes a memory for people; one of the user vault says so
 // after its path.
-func Memory(w io.Writer, mem *vault.Memory, related []vault.Ref, vaultName string) {
+func Memory(w io.Writer, mem *vault.Memory, related []vault.Ref, vaultName string, st *view.Staleness) {
 	fmt.Fprintf(w, "%s\n", mem.Title)
 	fmt.Fprintf(w, "  id:         %s\n  path:       %s\n  layer:      L%d %s\n  importance: %d\n  status:     %s\n  version:    %d\n",
 		mem.ID, InVault(mem.Path, vaultName), int(mem.Layer), mem.Layer, mem.Importance, mem.Status, mem.Version)
@@ -205,6 +211,13 @@ func Memory(w io.Writer, mem *vault.Memory, related []vault.Ref, vaultName strin
 	if mem.Source.Client != "" || mem.Source.Kind != "" {
 		fmt.Fprintf(w, "  source:     %s (%s)\n", mem.Source.Client, mem.Source.Kind)
 	}
+	if len(mem.Refs) > 0 {
+		fmt.Fprintf(w, "  refs:       %s\n", strings.Join(mem.Refs, ", "))
+	}
+	if !mem.VerifiedAt.IsZero() {
+		fmt.Fprintf(w, "  verified:   %s\n", mem.VerifiedAt.Format(time.RFC3339))
+	}
+	fmt.Fprint(w, StalenessLine(st))
 	fmt.Fprintf(w, "\n%s", mem.Body)
 	if !strings.HasSuffix(mem.Body, "\n") {
 		fmt.Fprintln(w)
@@ -248,4 +261,19 @@ func List(w io.Writer, rs []vault.SetResult) {
 		mem := r.Memory
 		fmt.Fprintf(w, "L%d %-10s  %-10s  v%-3d %s  %s  %s\n", int(mem.Layer), mem.Layer, r.State, mem.Version, mem.Title, mem.ID, InVault(mem.Path, r.Vault))
 	}
+}
+
+// StalenessLine is the "staleness:" line of a memory with refs; "" for
+// one without (st nil).
+func StalenessLine(st *view.Staleness) string {
+	if st == nil {
+		return ""
+	}
+	return fmt.Sprintf("  staleness:  %s: %s\n", strings.ReplaceAll(st.State, "_", " "), st.Reason)
+}
+
+// Confirmed writes what `memvault confirm` prints.
+func Confirmed(w io.Writer, m *vault.Memory, c view.Confirm) error {
+	_, err := fmt.Fprintf(w, "confirmed %s (%s) at %s\n%s", c.ID, m.Title, c.VerifiedAt, StalenessLine(c.Staleness))
+	return err
 }

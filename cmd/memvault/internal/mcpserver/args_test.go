@@ -295,7 +295,7 @@ func fieldOf(s *argSpec, name string) argField {
 // accepted number is within its bounds.
 func FuzzParseArguments(f *testing.F) {
 	specs := []func() (*argSpec, error){specOf[recallArgs], specOf[rememberArgs], specOf[updateArgs], specOf[forgetArgs],
-		specOf[listArgs], specOf[idArgs], specOf[noArgs]}
+		specOf[listArgs], specOf[idArgs], specOf[noArgs], specOf[confirmArgs]}
 	type tool struct {
 		spec     *argSpec
 		resolved *jsonschema.Resolved

@@ -19,6 +19,7 @@ import (
 
 	"github.com/memvault/memvault/vault"
 	"github.com/memvault/memvault/vault/history"
+	"github.com/memvault/memvault/vault/staleness"
 )
 
 // legacyProtocol is a protocol version before 2026-07-28: the client
@@ -99,6 +100,11 @@ func (r fakeRepo) History(_ context.Context, id string, cur *vault.Memory) (*his
 }
 
 func (r fakeRepo) AsOf(context.Context, time.Time) (*vault.Vault, error) { return r.v, nil }
+
+// Staleness reports no refs checked: the fake has no code history.
+func (r fakeRepo) Staleness(context.Context, []*vault.Memory) (map[string]staleness.Staleness, error) {
+	return nil, nil
+}
 
 // testVault is one vault of a test server.
 type testVault struct {

@@ -9,6 +9,7 @@ import (
 
 	"github.com/memvault/memvault/cmd/memvault/internal/view"
 	"github.com/memvault/memvault/vault"
+	"github.com/memvault/memvault/vault/staleness"
 )
 
 // contextURI is the session-start digest a client can pull in.
@@ -34,12 +35,17 @@ func (s *Server) readContext(ctx context.Context, _ mcp.ReadResourceRequest) ([]
 	if err != nil {
 		return nil, err
 	}
+	var shown []vault.SetResult
+	for _, sec := range d.Sections {
+		shown = append(shown, sec.Memories...)
+	}
+	states := s.recallStaleness(ctx, vs, shown)
 	var b strings.Builder
 	b.WriteString(contextDigestHeader)
 	for _, sec := range d.Sections {
 		b.WriteString(digestLines{}.heading(sec.Title))
 		for _, r := range sec.Memories {
-			b.WriteString(digestLines{}.memory(r))
+			b.WriteString(withStaleness(digestLines{}.memory(r), states[r.Memory.ID]))
 		}
 		for _, p := range sec.Conflicts {
 			b.WriteString(digestLines{}.conflict(p))
@@ -53,6 +59,20 @@ func (s *Server) readContext(ctx context.Context, _ mcp.ReadResourceRequest) ([]
 		b.WriteString("\nNo preferences, key rules or task state recorded yet.\n")
 	}
 	return []mcp.ResourceContents{mcp.TextResourceContents{URI: contextURI, MIMEType: "text/markdown", Text: b.String()}}, nil
+}
+
+// withStaleness adds to a digest line a short note when the code the
+// memory refers to changed since it was last written or confirmed, so an
+// assistant checks the code before relying on it.
+func withStaleness(line string, st staleness.Staleness) string {
+	if st.State == "" || st.State == staleness.Fresh {
+		return line
+	}
+	reason := []rune(st.Reason)
+	if len(reason) > 120 {
+		reason = append(reason[:119], '…')
+	}
+	return strings.TrimSuffix(line, "\n") + fmt.Sprintf(" [%s: %s]\n", strings.ReplaceAll(string(st.State), "_", " "), string(reason))
 }
 
 // leftOutReserve is the part of the budget kept for the line that says

@@ -12,6 +12,7 @@ import (
 
 	"github.com/memvault/memvault/vault"
 	"github.com/memvault/memvault/vault/history"
+	"github.com/memvault/memvault/vault/staleness"
 )
 
 // instructions is what an MCP client shows the model about the server as
@@ -44,6 +45,9 @@ type Repo interface {
 	History(ctx context.Context, id string, cur *vault.Memory) (*history.Story, error)
 	// AsOf returns the vault as recorded at an instant.
 	AsOf(ctx context.Context, at time.Time) (*vault.Vault, error)
+	// Staleness says, for each of ms that has refs, whether the code
+	// they name changed since the memory was last written or confirmed.
+	Staleness(ctx context.Context, ms []*vault.Memory) (map[string]staleness.Staleness, error)
 }
 
 // Served is a vault as cmd/memvault opened it for the server.
@@ -157,6 +161,7 @@ func (s *Server) register() {
 	addTool(s, getMemoryTool(), s.getMemory)
 	addTool(s, updateMemoryTool(), s.updateMemory)
 	addTool(s, forgetTool(), s.forget)
+	addTool(s, confirmMemoryTool(), s.confirmMemory)
 	addTool(s, listMemoriesTool(), s.listMemories)
 	addTool(s, memoryStatsTool(), s.memoryStats)
 	addTool(s, memoryHistoryTool(), s.memoryHistory)

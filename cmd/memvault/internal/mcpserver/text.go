@@ -183,5 +183,8 @@ func writeText(verb string, w view.Write) string {
 	if w.Vault != "" && w.Vault != vault.ProjectVault {
 		s += " (in the " + w.Vault + " vault)"
 	}
+	if len(w.ProposedRefs) > 0 {
+		s += "; proposed refs (code it mentions; add them with update_memory refs): " + strings.Join(w.ProposedRefs, ", ")
+	}
 	return s
 }

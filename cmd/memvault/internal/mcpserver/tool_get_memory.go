@@ -8,6 +8,7 @@ import (
 	"github.com/mark3labs/mcp-go/mcp"
 
 	"github.com/memvault/memvault/cmd/memvault/internal/view"
+	"github.com/memvault/memvault/vault"
 )
 
 // idArgs are the arguments of the tools that take one memory id.
@@ -22,12 +23,15 @@ func getMemoryTool() mcp.Tool {
 		strictOutputSchema[view.Memory]())...)
 }
 
-func (s *Server) getMemory(_ context.Context, vs *openVaults, a idArgs) (string, any, error) {
+func (s *Server) getMemory(ctx context.Context, vs *openVaults, a idArgs) (string, any, error) {
 	in, m, err := vs.find(a.ID)
 	if err != nil {
 		return "", nil, err
 	}
 	out := view.MemoryOf(m, in.Name, in.Vault.Related(m), vs.SupersededBy(m.ID))
+	if len(m.Refs) > 0 {
+		out.Staleness = view.StalenessOf(s.staleness(ctx, vs, map[string][]*vault.Memory{in.Name: {m}}), m.ID)
+	}
 	var b strings.Builder
 	fmt.Fprintf(&b, "%s\nid: %s\nlayer: %s  importance: %d  status: %s  version: %d\npath: %s (%s vault)\n",
 		m.Title, m.ID, out.Layer, m.Importance, m.Status, m.Version, m.Path, in.Name)
@@ -39,6 +43,12 @@ func (s *Server) getMemory(_ context.Context, vs *openVaults, a idArgs) (string,
 	}
 	if len(m.Conflicted) > 0 {
 		fmt.Fprintf(&b, "%s\n", conflictedText(m.Conflicted))
+	}
+	if len(m.Refs) > 0 {
+		fmt.Fprintf(&b, "refs: %s\n", strings.Join(m.Refs, ", "))
+	}
+	if st := out.Staleness; st != nil && st.State != "fresh" {
+		fmt.Fprintf(&b, "%s: %s\n", strings.ReplaceAll(st.State, "_", " "), st.Reason)
 	}
 	fmt.Fprintf(&b, "updated: %s\n\n%s", out.UpdatedAt, m.Body)
 	writeTheirs(&b, m.Conflicted, m.ConflictTheirs)

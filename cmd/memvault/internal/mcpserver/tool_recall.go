@@ -8,6 +8,7 @@ import (
 
 	"github.com/memvault/memvault/cmd/memvault/internal/view"
 	"github.com/memvault/memvault/vault"
+	"github.com/memvault/memvault/vault/staleness"
 )
 
 // recallArgs are the arguments of recall.
@@ -45,6 +46,10 @@ func (s *Server) recall(ctx context.Context, vs *openVaults, a recallArgs) (stri
 	if err != nil {
 		return "", nil, s.recallError(err)
 	}
-	text, shown := renderResults(view.RecallOf(rs).Results, "No memories found.", "narrow the query, or call get_memory for a whole memory")
+	states := s.recallStaleness(ctx, vs, rs)
+	staleness.Rerank(rs, states)
+	rv := view.RecallOf(rs)
+	rv.SetStaleness(states)
+	text, shown := renderResults(rv.Results, "No memories found.", "narrow the query, or call get_memory for a whole memory")
 	return text, view.Recall{Results: shown}, nil
 }

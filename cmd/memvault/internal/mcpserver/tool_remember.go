@@ -21,6 +21,8 @@ type rememberArgs struct {
 	ExpiresAt   time.Time   `json:"expires_at,omitempty" jsonschema:"When it stops applying (RFC3339 or YYYY-MM-DD); default: the layer's TTL, none for project and preference."`
 	Supersedes  []string    `json:"supersedes,omitempty" jsonschema:"Ids of memories this one replaces; they are marked superseded in the same commit."`
 	Links       []string    `json:"links,omitempty" jsonschema:"Ids of related memories."`
+	Refs        []string    `json:"refs,omitempty" jsonschema:"Code the memory is about, so readers learn when it changes: repository paths (internal/cache.go), folders (internal/cache/), globs (cmd/**/*.go) or symbols (internal/cache.go#Get)."`
+	AcceptRefs  bool        `json:"accept_refs,omitempty" jsonschema:"Also add the refs proposed from what the content mentions (paths and backticked symbols that exist); without it they are only returned in proposed_refs."`
 	Reason      string      `json:"reason,omitempty" jsonschema:"Why this is recorded; goes into the commit message."`
 	Scope       string      `json:"scope,omitempty" enum:"project,user" jsonschema:"Which vault: project (this repository) or user (follows the developer across projects). Default: user for the preference layer when a user vault is served, else project."`
 }
@@ -41,7 +43,7 @@ func rememberTool() mcp.Tool {
 
 func (s *Server) remember(ctx context.Context, vs *openVaults, a rememberArgs) (string, any, error) {
 	n := vault.NewMemory{Title: a.Title, Content: a.Content, Layer: a.Layer, Tags: a.Tags, Importance: a.Importance,
-		EffectiveAt: a.EffectiveAt, ExpiresAt: a.ExpiresAt, Supersedes: a.Supersedes, Links: a.Links}
+		EffectiveAt: a.EffectiveAt, ExpiresAt: a.ExpiresAt, Supersedes: a.Supersedes, Links: a.Links, Refs: a.Refs, AcceptRefs: a.AcceptRefs}
 	res, err := vs.Remember(ctx, n, a.Scope, vault.Author{Reason: a.Reason, Client: clientName(ctx)})
 	if err != nil {
 		return "", nil, toolError(err)

@@ -24,6 +24,7 @@ type updateArgs struct {
 	ExpiresAt       *time.Time   `json:"expires_at,omitempty" jsonschema:"New end of validity (RFC3339 or YYYY-MM-DD); an empty string removes it."`
 	Supersedes      *[]string    `json:"supersedes,omitempty" jsonschema:"New list of the ids this memory replaces (replaces the old list); they are not marked superseded by this call."`
 	Links           *[]string    `json:"links,omitempty" jsonschema:"New list of related memory ids (replaces the old list)."`
+	Refs            *[]string    `json:"refs,omitempty" jsonschema:"New list of the code the memory is about (replaces the old list; [] removes it): paths, folders (dir/), globs, path#Symbol."`
 	Reason          string       `json:"reason" jsonschema:"Why the memory changes; goes into the commit message."`
 }
 
@@ -43,7 +44,7 @@ func (s *Server) updateMemory(ctx context.Context, vs *openVaults, a updateArgs)
 		return "", nil, err
 	}
 	p := vault.Patch{Title: a.Title, Content: a.Content, Tags: a.Tags, Importance: a.Importance, Layer: a.Layer,
-		EffectiveAt: a.EffectiveAt, ExpiresAt: a.ExpiresAt, Supersedes: a.Supersedes, Links: a.Links}
+		EffectiveAt: a.EffectiveAt, ExpiresAt: a.ExpiresAt, Supersedes: a.Supersedes, Links: a.Links, Refs: a.Refs}
 	res, err := in.Vault.Update(ctx, m.ID, a.ExpectedVersion, p, vault.Author{Reason: a.Reason, Client: clientName(ctx)})
 	if err != nil {
 		return "", nil, toolError(err)

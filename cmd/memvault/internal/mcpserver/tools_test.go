@@ -151,7 +151,7 @@ func TestToolSchemasAreStrict(t *testing.T) {
 		walk("", decoded)
 	}
 	names := slices.Sorted(maps.Keys(listed))
-	want := []string{"forget", "get_memory", "list_memories", "memory_history", "memory_stats", "recall", "remember", "update_memory"}
+	want := []string{"confirm_memory", "forget", "get_memory", "list_memories", "memory_history", "memory_stats", "recall", "remember", "update_memory"}
 	if !slices.Equal(names, want) {
 		t.Errorf("tools %v, want %v", names, want)
 	}
@@ -174,6 +174,7 @@ func TestEveryToolAnswersWithinItsOutputSchema(t *testing.T) {
 		{"list_memories", map[string]any{}},
 		{"memory_stats", map[string]any{}},
 		{"memory_history", map[string]any{"id": w.ID}},
+		{"confirm_memory", map[string]any{"id": w.ID, "reason": "checked"}},
 		{"forget", map[string]any{"id": w.ID, "reason": "r", "delete": true}},
 	} {
 		res, text := callTool(t, ts.c, tc.tool, tc.args)
@@ -264,6 +265,7 @@ func TestToolAnnotationsAreTruthful(t *testing.T) {
 		{rememberTool(), hints{false, false, false}},
 		{updateMemoryTool(), hints{false, false, false}},
 		{forgetTool(), hints{false, true, false}},
+		{confirmMemoryTool(), hints{false, false, false}},
 		{recallTool(), hints{true, false, true}},
 		{getMemoryTool(), hints{true, false, true}},
 		{listMemoriesTool(), hints{true, false, true}},

@@ -3,12 +3,14 @@ package mcpserver
 import (
 	"context"
 	"fmt"
+	"maps"
 	"strings"
 
 	"github.com/mark3labs/mcp-go/mcp"
 
 	"github.com/memvault/memvault/vault"
 	"github.com/memvault/memvault/vault/history"
+	"github.com/memvault/memvault/vault/staleness"
 )
 
 // openVaults is what one call works on: the set of the project vault and,
@@ -110,4 +112,38 @@ func (p *slot) member(v *vault.Vault) vault.Member {
 		m.AsOf = p.Git.AsOf
 	}
 	return m
+}
+
+// staleness returns the staleness of the memories with refs among
+// results, asking each result's vault. Staleness is advice: a vault that
+// cannot say is logged and left out, never failing the read.
+func (s *Server) staleness(ctx context.Context, vs *openVaults, byVault map[string][]*vault.Memory) map[string]staleness.Staleness {
+	out := map[string]staleness.Staleness{}
+	for name, ms := range byVault {
+		sl := vs.slot(name)
+		if sl == nil || sl.Git == nil {
+			continue
+		}
+		states, err := sl.Git.Staleness(ctx, ms)
+		if err != nil {
+			s.logger.Warn("staleness", "vault", name, "err", err)
+			continue
+		}
+		maps.Copy(out, states)
+	}
+	return out
+}
+
+// recallStaleness is staleness for recall results.
+func (s *Server) recallStaleness(ctx context.Context, vs *openVaults, rs []vault.SetResult) map[string]staleness.Staleness {
+	byVault := map[string][]*vault.Memory{}
+	for _, r := range rs {
+		if len(r.Memory.Refs) > 0 {
+			byVault[r.Vault] = append(byVault[r.Vault], r.Memory)
+		}
+	}
+	if len(byVault) == 0 {
+		return nil
+	}
+	return s.staleness(ctx, vs, byVault)
 }

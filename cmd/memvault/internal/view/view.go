@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/memvault/memvault/vault"
+	"github.com/memvault/memvault/vault/staleness"
 )
 
 // Instant renders a time as RFC3339 in UTC, "" for the zero time.
@@ -89,7 +90,22 @@ type Memory struct {
 	// ConflictTheirs holds the other side's values of what Conflicted
 	// names ("body" for the body), from the file's conflict entry.
 	ConflictTheirs map[string]string `json:"conflict_theirs,omitempty"`
-	Body           string            `json:"body"`
+	// Refs name the code the memory is about (paths, "dir/", globs,
+	// "path#Symbol").
+	Refs []string `json:"refs,omitempty"`
+	// VerifiedAt is when someone last confirmed the memory still holds.
+	VerifiedAt string `json:"verified_at,omitempty"`
+	// Staleness says whether the code its refs name changed since it was
+	// last written or confirmed; absent without refs.
+	Staleness *Staleness `json:"staleness,omitempty"`
+	Body      string     `json:"body"`
+}
+
+// MemoryWith is MemoryOf with the memory's staleness from states.
+func MemoryWith(m *vault.Memory, vaultName string, related []vault.Ref, supersededBy []string, states map[string]staleness.Staleness) Memory {
+	out := MemoryOf(m, vaultName, related, supersededBy)
+	out.Staleness = StalenessOf(states, m.ID)
+	return out
 }
 
 // MemoryOf builds the view of m, which lives in the vault named vaultName;
@@ -103,7 +119,7 @@ func MemoryOf(m *vault.Memory, vaultName string, related []vault.Ref, superseded
 		EffectiveAt: Instant(m.EffectiveAt), ExpiresAt: Instant(m.ExpiresAt),
 		Supersedes: orEmpty(m.Supersedes), SupersededBy: orEmpty(supersededBy), Links: orEmpty(m.Links),
 		Related: Refs(related), Source: Source{Client: m.Source.Client, Kind: m.Source.Kind},
-		Path: m.Path, Vault: vaultName, Stale: m.Stale, Conflicted: m.Conflicted, ConflictTheirs: m.ConflictTheirs, Body: m.Body,
+		Path: m.Path, Vault: vaultName, Stale: m.Stale, Conflicted: m.Conflicted, ConflictTheirs: m.ConflictTheirs, Refs: m.Refs, VerifiedAt: Instant(m.VerifiedAt), Body: m.Body,
 	}
 }
 
@@ -144,6 +160,9 @@ type RecallResult struct {
 	Explain *Explain `json:"explain,omitempty"`
 	// Conflicted is as in Memory.
 	Conflicted []string `json:"conflicted,omitempty"`
+	// Staleness says whether the code the memory's refs name changed
+	// since it was last written or confirmed; absent without refs.
+	Staleness *Staleness `json:"staleness,omitempty"`
 }
 
 // Recall is the answer of a recall, and of a list (vault.Set.List), whose
@@ -186,12 +205,18 @@ type Write struct {
 	Superseded []string `json:"superseded"`
 	// Vault says which vault was written: project or user.
 	Vault string `json:"vault"`
+	// Refs are the memory's refs after the write.
+	Refs []string `json:"refs,omitempty"`
+	// ProposedRefs are refs the new memory's text suggests (paths and
+	// symbols it mentions that exist at HEAD) and it does not have;
+	// accept them with accept_refs, or by updating refs.
+	ProposedRefs []string `json:"proposed_refs,omitempty"`
 }
 
 // WriteOf builds the view of a write to the vault named vaultName.
 func WriteOf(res vault.WriteResult, vaultName string) Write {
 	return Write{ID: res.Memory.ID, Path: res.Memory.Path, Version: res.Memory.Version, Commit: res.Commit,
-		Superseded: orEmpty(res.Superseded), Vault: vaultName}
+		Superseded: orEmpty(res.Superseded), Vault: vaultName, Refs: res.Memory.Refs, ProposedRefs: res.ProposedRefs}
 }
 
 // Forget reports a forget: `memvault forget --json` and the MCP forget

@@ -1,0 +1,265 @@
+package gitrepo
+
+import (
+	"context"
+	"crypto/sha256"
+	"errors"
+	"fmt"
+	"maps"
+	"os"
+	"path/filepath"
+	"sync/atomic"
+
+	"github.com/memvault/memvault/gitstore"
+	"github.com/memvault/memvault/vault"
+	"github.com/memvault/memvault/vault/staleness"
+)
+
+// Code adapts gitstore to staleness.Git: the history of the repository's
+// code, with repository-relative paths.
+type Code struct {
+	store *gitstore.Store
+}
+
+var _ staleness.Git = Code{}
+
+// Code returns the repository's code history for vault/staleness.
+func (g *Repo) Code() Code { return Code{g.store} }
+
+// Items describes memories for a staleness.Tracker: when each was last
+// written or confirmed (the later of updated_at and verified_at), and its
+// refs. Memories without refs are left out.
+func Items(ms []*vault.Memory) []staleness.Item {
+	var out []staleness.Item
+	for _, m := range ms {
+		if len(m.Refs) == 0 {
+			continue
+		}
+		since := m.UpdatedAt
+		if m.VerifiedAt.After(since) {
+			since = m.VerifiedAt
+		}
+		out = append(out, staleness.Item{ID: m.ID, Since: since, Refs: m.Refs})
+	}
+	return out
+}
+
+// Head implements staleness.Git.
+func (c Code) Head(ctx context.Context) (string, error) {
+	h, err := c.store.Resolve(ctx, "")
+	if errors.Is(err, gitstore.ErrNotFound) {
+		return "", nil
+	}
+	return h, err
+}
+
+// Walk implements staleness.Git.
+func (c Code) Walk(ctx context.Context, head, stop string, prefixes []string, fn func(staleness.Commit) error) error {
+	err := c.store.WalkPathChanges(ctx, head, stop, prefixes, func(pc gitstore.PathCommit) error {
+		sc := staleness.Commit{ID: pc.Hash, Subject: pc.Subject, Time: pc.Time, Changes: make([]staleness.Change, len(pc.Changes))}
+		for i, ch := range pc.Changes {
+			sc.Changes[i] = changeOf(ch)
+		}
+		return fn(sc)
+	})
+	if errors.Is(err, gitstore.ErrNotAncestor) {
+		return staleness.ErrNotAncestor
+	}
+	return err
+}
+
+func changeOf(ch gitstore.PathChange) staleness.Change {
+	k := staleness.Modified
+	switch ch.Kind {
+	case gitstore.Added:
+		k = staleness.Added
+	case gitstore.Deleted:
+		k = staleness.Deleted
+	case gitstore.Renamed:
+		k = staleness.Renamed
+	}
+	return staleness.Change{Kind: k, Path: ch.Path, OldPath: ch.OldPath, OldBlob: ch.OldBlob, NewBlob: ch.NewBlob}
+}
+
+// Uncommitted implements staleness.Git.
+func (c Code) Uncommitted(ctx context.Context, prefixes []string) ([]staleness.Change, error) {
+	chs, err := c.store.Uncommitted(ctx, prefixes)
+	if err != nil {
+		return nil, err
+	}
+	out := make([]staleness.Change, len(chs))
+	for i, ch := range chs {
+		out[i] = changeOf(ch)
+	}
+	return out, nil
+}
+
+// Exists implements staleness.Git.
+func (c Code) Exists(ctx context.Context, rev string, paths []string) (map[string]bool, error) {
+	return c.store.Exists(ctx, rev, paths)
+}
+
+// Blob implements staleness.Git.
+func (c Code) Blob(ctx context.Context, id string) ([]byte, error) { return c.store.ReadBlob(ctx, id) }
+
+// WorkFile implements staleness.Git.
+func (c Code) WorkFile(ctx context.Context, path string) ([]byte, error) {
+	return c.store.ReadWorkFile(ctx, path)
+}
+
+// Checker keeps a staleness.Tracker over one vault's repository, for
+// both doors: a server keeps one for its life, a CLI command makes one.
+// It starts from the tracker saved in the repository's git folder by the
+// last process, and saves it after its first update, so only the first
+// command in a repository walks the whole history.
+type Checker struct {
+	repo    *Repo
+	tracker *staleness.Tracker
+	saved   atomic.Bool // the tracker was saved by this Checker
+}
+
+// Checker returns a new Checker over the vault's repository, loading the
+// saved tracker when there is one (a damaged or older one is ignored).
+func (g *Repo) Checker() *Checker {
+	c := &Checker{repo: g, tracker: staleness.NewTracker(g.Code())}
+	if data, err := os.ReadFile(c.cachePath()); err == nil {
+		_ = c.tracker.Load(data) // on error the tracker stays empty: computed afresh
+	}
+	return c
+}
+
+// cachePath is where the vault's tracker is saved: in the git folder, one
+// file per vault folder of the repository.
+func (c *Checker) cachePath() string {
+	sum := sha256.Sum256([]byte(c.repo.prefix))
+	return filepath.Join(c.repo.store.CommonDir(), "memvault", fmt.Sprintf("staleness-%x.json", sum[:6]))
+}
+
+// save writes the tracker atomically (temporary file, rename); a failure
+// costs the next process a longer walk, nothing more.
+func (c *Checker) save() {
+	data, err := c.tracker.Save()
+	if err != nil {
+		return
+	}
+	p := c.cachePath()
+	if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+		return
+	}
+	f, err := os.CreateTemp(filepath.Dir(p), ".staleness-*")
+	if err != nil {
+		return
+	}
+	_, werr := f.Write(data)
+	if cerr := f.Close(); werr != nil || cerr != nil || os.Rename(f.Name(), p) != nil {
+		os.Remove(f.Name())
+	}
+}
+
+// Check returns the staleness of the memories ms that have refs. When the
+// tracker is not current for them (HEAD moved, or a memory is new or its
+// refs changed) it is first brought up to date with every memory all
+// returns, so that one walk serves them all and later calls read the
+// cache; all is called only then. The walk is not cut short by ctx
+// (Tracker.Refresh): when ctx ends first, Check returns its error and the
+// walk goes on for the next call.
+func (c *Checker) Check(ctx context.Context, all func() []*vault.Memory, ms []*vault.Memory) (map[string]staleness.Staleness, error) {
+	items := Items(ms)
+	if len(items) == 0 {
+		return nil, nil
+	}
+	head, err := c.repo.Code().Head(ctx)
+	if err != nil {
+		return nil, err
+	}
+	if !c.tracker.Current(head, items) {
+		every := Items(all())
+		seen := make(map[string]bool, len(every))
+		for _, it := range every {
+			seen[it.ID] = true
+		}
+		for _, it := range items {
+			if !seen[it.ID] {
+				every = append(every, it)
+			}
+		}
+		if err := c.tracker.Refresh(ctx, every); err != nil {
+			return nil, err
+		}
+		if c.saved.CompareAndSwap(false, true) {
+			c.save()
+		}
+	}
+	ids := make([]string, len(items))
+	for i, it := range items {
+		ids[i] = it.ID
+	}
+	return c.tracker.States(ctx, ids)
+}
+
+// SetStaleness is the CLI's one-shot check: for the memories with refs in
+// results of the set's members, it opens each member's repository, brings
+// the saved tracker up to date with every memory of the vault (walking
+// only the commits since the last command, and back as far as new or
+// changed memories need), and returns their staleness.
+// A vault outside git, or whose history cannot be read, has none: staleness
+// is advice and never fails a read.
+func SetStaleness(ctx context.Context, members []vault.Member, rs []vault.SetResult) map[string]staleness.Staleness {
+	out := map[string]staleness.Staleness{}
+	for _, mb := range members {
+		var ms []*vault.Memory
+		for _, r := range rs {
+			if r.Vault == mb.Name && len(r.Memory.Refs) > 0 {
+				ms = append(ms, r.Memory)
+			}
+		}
+		if len(ms) == 0 || mb.Vault == nil {
+			continue
+		}
+		g, err := Open(ctx, mb.Vault.Dir())
+		if err != nil {
+			continue
+		}
+		states, err := g.Checker().Check(ctx, mb.Vault.All, ms)
+		g.Close()
+		if err == nil {
+			maps.Copy(out, states)
+		}
+	}
+	return out
+}
+
+// RankStale is SetStaleness followed by staleness.Rerank of rs: what a
+// recall at the CLI does before it renders.
+func RankStale(ctx context.Context, members []vault.Member, rs []vault.SetResult) map[string]staleness.Staleness {
+	states := SetStaleness(ctx, members, rs)
+	staleness.Rerank(rs, states)
+	return states
+}
+
+// MemoryStaleness is SetStaleness for one memory of the vault called name.
+func MemoryStaleness(ctx context.Context, members []vault.Member, name string, m *vault.Memory) map[string]staleness.Staleness {
+	return SetStaleness(ctx, members, []vault.SetResult{{Result: vault.Result{Memory: m}, Vault: name}})
+}
+
+// ReadFile implements staleness.Files: a file's content at rev ("" is
+// HEAD).
+func (c Code) ReadFile(ctx context.Context, rev, path string) ([]byte, error) {
+	return c.store.ReadFile(ctx, rev, path)
+}
+
+// Proposer proposes refs for new memories from the repository at HEAD
+// (vault.RefProposer).
+type Proposer struct {
+	Store *gitstore.Store
+}
+
+var _ vault.RefProposer = Proposer{}
+
+// ProposeRefs implements vault.RefProposer with staleness.Propose.
+func (p Proposer) ProposeRefs(ctx context.Context, text string, have []string) ([]string, error) {
+	if p.Store == nil {
+		return nil, nil
+	}
+	return staleness.Propose(ctx, Code{p.Store}, text, have)
+}

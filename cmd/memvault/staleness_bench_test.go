@@ -1,0 +1,70 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/memvault/memvault/gitstore"
+)
+
+// BenchmarkServeRecallRefs compares recall through `memvault serve` on
+// two copies of the bench vault (10,000 memories): without refs, and with
+// 3 refs per memory (two files and a folder of 500 committed code files,
+// a tenth of them edited after the memories were written). The
+// difference is what staleness costs a recall: the tracker is current
+// after the first call, so it is the check and the states of the results.
+func BenchmarkServeRecallRefs(b *testing.B) {
+	bin := buildMemvault(b)
+	isolateGit(b)
+	build := func(refs bool) string {
+		root := newRepo(b)
+		s, err := gitstore.Open(context.Background(), root)
+		if err != nil {
+			b.Fatal(err)
+		}
+		defer s.Close()
+		files := benchMemories(b, benchFiles, gitTestNow.Add(-24*time.Hour))
+		code := map[string]string{}
+		for i := range 500 {
+			code[fmt.Sprintf("src/d%02d/f%03d.go", i/25, i)] = fmt.Sprintf("package d\n\nfunc F%d() {}\n", i)
+		}
+		if refs {
+			i := 0
+			for p, text := range files {
+				files[p] = strings.Replace(text, "\nstatus: active\n", fmt.Sprintf("\nstatus: active\nrefs: [src/d%02d/f%03d.go, src/d%02d/f%03d.go, src/d%02d/]\n",
+					i%500/25, i%500, (i+7)%500/25, (i+7)%500, (i+3)%20), 1)
+				i++
+			}
+		}
+		commitFiles(b, s, code, gitTestNow.Add(-48*time.Hour), "code")
+		commitFiles(b, s, files, gitTestNow.Add(-time.Hour), "seed the vault")
+		edited := map[string]string{}
+		for i := 0; i < 500; i += 10 {
+			edited[fmt.Sprintf("src/d%02d/f%03d.go", i/25, i)] = fmt.Sprintf("package d\n\nfunc F%d() { _ = 1 }\n", i)
+		}
+		commitFiles(b, s, edited, gitTestNow.Add(-30*time.Minute), "edit code")
+		return filepath.Join(root, ".memory")
+	}
+	queries := []string{"deploy script", "部署脚本", "how do we run the tests", "数据库迁移", "code review", "release"}
+	for _, refs := range []bool{false, true} {
+		dir := build(refs)
+		b.Run(fmt.Sprintf("refs=%v", refs), func(b *testing.B) {
+			c := startBenchClient(b, bin, dir)
+			defer c.Close()
+			benchCall(b, c, "recall", map[string]any{"query": "deploy"}) // load, and the first staleness walk
+			var ds []time.Duration
+			i := 0
+			for b.Loop() {
+				start := time.Now()
+				benchCall(b, c, "recall", map[string]any{"query": queries[i%len(queries)]})
+				ds = append(ds, time.Since(start))
+				i++
+			}
+			reportQuantiles(b, ds, "")
+		})
+	}
+}

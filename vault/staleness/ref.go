@@ -1,0 +1,120 @@
+package staleness
+
+import (
+	"errors"
+	"fmt"
+	"path"
+	"strings"
+)
+
+// ErrBadRef is wrapped by ParseRef's errors.
+var ErrBadRef = errors.New("invalid ref")
+
+// Kind is what a ref names.
+type Kind int
+
+// The kinds of ref.
+const (
+	File   Kind = iota + 1 // one file: "internal/cache.go"
+	Folder                 // everything under a folder: "internal/cache/"
+	Glob                   // files matching a pattern: "cmd/**/*.go"
+)
+
+// Ref is one parsed entry of a memory's refs.
+type Ref struct {
+	// Raw is the ref as written.
+	Raw string
+	// Path is the repository-relative path: the file, the folder (without
+	// its trailing slash) or the pattern.
+	Path string
+	Kind Kind
+	// Symbol is the name after '#' ("Backoff", "Cache.Get"); "" for none.
+	Symbol string
+}
+
+// ParseRef reads one ref: a repository-relative path with forward slashes,
+// "dir/" for a folder, a pattern with '*', '?' or '[' (where "**" matches
+// any number of folders), or "path#Symbol".
+func ParseRef(s string) (Ref, error) {
+	r := Ref{Raw: s}
+	p := strings.TrimSpace(s)
+	if i := strings.IndexByte(p, '#'); i >= 0 {
+		p, r.Symbol = p[:i], strings.TrimSpace(p[i+1:])
+		if r.Symbol == "" {
+			return Ref{}, fmt.Errorf("%w %q: empty symbol after '#'", ErrBadRef, s)
+		}
+	}
+	p = strings.TrimPrefix(p, "./")
+	switch {
+	case p == "" || p == "/":
+		return Ref{}, fmt.Errorf("%w %q: empty path", ErrBadRef, s)
+	case strings.HasPrefix(p, "/") || strings.Contains(p, "\\"):
+		return Ref{}, fmt.Errorf("%w %q: want a repository-relative path with forward slashes", ErrBadRef, s)
+	}
+	for seg := range strings.SplitSeq(strings.TrimSuffix(p, "/"), "/") {
+		if seg == ".." || seg == "." || seg == "" {
+			return Ref{}, fmt.Errorf("%w %q: want a clean repository-relative path", ErrBadRef, s)
+		}
+	}
+	switch {
+	case strings.ContainsAny(p, "*?["):
+		r.Kind, r.Path = Glob, strings.TrimSuffix(p, "/")
+		if _, err := path.Match(strings.ReplaceAll(r.Path, "**", "*"), ""); err != nil {
+			return Ref{}, fmt.Errorf("%w %q: %w", ErrBadRef, s, err)
+		}
+	case strings.HasSuffix(p, "/"):
+		r.Kind, r.Path = Folder, strings.TrimSuffix(p, "/")
+	default:
+		r.Kind, r.Path = File, p
+	}
+	if r.Symbol != "" && r.Kind != File {
+		return Ref{}, fmt.Errorf("%w %q: a symbol needs a file", ErrBadRef, s)
+	}
+	return r, nil
+}
+
+// Prefix is the path a history walk watches for this ref: the file, the
+// folder, or a glob's fixed leading folders ("" for the whole tree).
+func (r Ref) Prefix() string {
+	if r.Kind != Glob {
+		return r.Path
+	}
+	i := strings.IndexAny(r.Path, "*?[")
+	return strings.TrimSuffix(r.Path[:strings.LastIndexByte(r.Path[:i], '/')+1], "/")
+}
+
+// Matches reports whether the ref covers the repository-relative file p.
+func (r Ref) Matches(p string) bool {
+	switch r.Kind {
+	case File:
+		return p == r.Path
+	case Folder:
+		return strings.HasPrefix(p, r.Path+"/")
+	case Glob:
+		return globMatch(strings.Split(r.Path, "/"), strings.Split(p, "/"))
+	}
+	return false
+}
+
+// globMatch matches path segments against pattern segments, "**" standing
+// for any number of segments.
+func globMatch(pat, segs []string) bool {
+	for len(pat) > 0 {
+		if pat[0] == "**" {
+			for i := 0; i <= len(segs); i++ {
+				if globMatch(pat[1:], segs[i:]) {
+					return true
+				}
+			}
+			return false
+		}
+		if len(segs) == 0 {
+			return false
+		}
+		if ok, _ := path.Match(pat[0], segs[0]); !ok {
+			return false
+		}
+		pat, segs = pat[1:], segs[1:]
+	}
+	return len(segs) == 0
+}

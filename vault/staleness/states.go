@@ -1,0 +1,187 @@
+package staleness
+
+import (
+	"context"
+	"fmt"
+	"slices"
+	"strings"
+)
+
+// States returns the staleness of the tracked memories ids, as of the
+// last Update plus the work tree's uncommitted changes now. Memories with
+// no refs, or not tracked, are left out.
+func (t *Tracker) States(ctx context.Context, ids []string) (map[string]Staleness, error) {
+	t.mu.Lock()
+	type want struct {
+		id   string
+		refs []refState
+		bad  []string
+	}
+	var ws []want
+	var paths, prefixes []string
+	for _, id := range ids {
+		e, ok := t.entries[id]
+		if !ok || len(e.refs)+len(e.bad) == 0 {
+			continue
+		}
+		w := want{id: id, bad: e.bad}
+		for _, r := range e.refs {
+			w.refs = append(w.refs, *r)
+			paths = append(paths, r.ref.Prefix())
+			prefixes = append(prefixes, r.ref.Prefix())
+		}
+		ws = append(ws, w)
+	}
+	head := t.head
+	t.mu.Unlock()
+	prefixes = coverPrefixes(prefixes)
+	out := make(map[string]Staleness, len(ws))
+	if len(ws) == 0 {
+		return out, nil
+	}
+	exists := map[string]bool{}
+	if head != "" {
+		var err error
+		if exists, err = t.git.Exists(ctx, head, paths); err != nil {
+			return nil, fmt.Errorf("staleness: %w", err)
+		}
+	}
+	exists[""] = true
+	work, err := t.git.Uncommitted(ctx, prefixes)
+	if err != nil {
+		return nil, fmt.Errorf("staleness: uncommitted: %w", err)
+	}
+	for _, w := range ws {
+		st := Staleness{State: Fresh}
+		var reasons []string
+		for i := range w.refs {
+			s, reason, err := t.judge(ctx, &w.refs[i], exists, work)
+			if err != nil {
+				return nil, err
+			}
+			if s.rank() > st.State.rank() {
+				st.State = s
+			}
+			if reason != "" {
+				reasons = append(reasons, reason)
+			}
+		}
+		for _, b := range w.bad {
+			reasons = append(reasons, fmt.Sprintf("ref %q is not a valid path, folder, glob or path#Symbol and is ignored", b))
+		}
+		if st.State == Fresh && len(w.refs) > 0 {
+			reasons = append([]string{fmt.Sprintf("none of its %s changed since it was last written or confirmed", plural(len(w.refs), "ref"))}, reasons...)
+		}
+		st.Reason = strings.Join(reasons, "; ")
+		out[w.id] = st
+	}
+	return out, nil
+}
+
+// judge decides one ref: its state and the reason, "" when fresh.
+func (t *Tracker) judge(ctx context.Context, r *refState, exists map[string]bool, work []Change) (State, string, error) {
+	name := r.ref.Raw
+	if r.gone {
+		if r.movedTo != "" {
+			return Stale, fmt.Sprintf("%s was renamed to %s in %s %q", r.ref.Path, r.movedTo, short(r.goneID), r.goneSubj), nil
+		}
+		return Stale, fmt.Sprintf("%s was deleted in %s %q", r.ref.Path, short(r.goneID), r.goneSubj), nil
+	}
+	if !exists[r.ref.Prefix()] {
+		missing := name
+		if r.ref.Kind == File {
+			missing = r.ref.Path
+		}
+		return Stale, fmt.Sprintf("%s does not exist at HEAD", missing), nil
+	}
+	uncommitted, deleted := false, false
+	for _, ch := range work {
+		if !r.ref.Matches(ch.Path) {
+			continue
+		}
+		if r.ref.Kind == File && ch.Kind == Deleted {
+			deleted = true
+			continue
+		}
+		if r.ref.Symbol != "" {
+			old, err := t.git.Blob(ctx, ch.OldBlob)
+			if err != nil {
+				return "", "", err
+			}
+			cur, err := t.git.WorkFile(ctx, ch.Path)
+			if err != nil {
+				return "", "", err
+			}
+			if !symbolChanged(r.ref.Path, old, cur, r.ref.Symbol) {
+				continue
+			}
+		}
+		uncommitted = true
+	}
+	if deleted {
+		return Stale, fmt.Sprintf("%s was deleted in the working tree (uncommitted)", r.ref.Path), nil
+	}
+	if r.ref.Symbol != "" {
+		src, err := t.git.WorkFile(ctx, r.ref.Path)
+		if err != nil {
+			return "", "", err
+		}
+		if _, ok := block(r.ref.Path, src, r.ref.Symbol); !ok {
+			return Stale, fmt.Sprintf("%s is no longer defined in %s", r.ref.Symbol, r.ref.Path), nil
+		}
+	}
+	var parts []string
+	if r.count > 0 {
+		parts = append(parts, fmt.Sprintf("%s changed in %s since the memory was last written or confirmed, latest %s %q",
+			name, plural(r.count, "commit"), short(r.latestID), r.latestSubj))
+	}
+	if uncommitted {
+		parts = append(parts, fmt.Sprintf("%s has uncommitted changes in the working tree", name))
+	}
+	if len(parts) == 0 {
+		return Fresh, "", nil
+	}
+	return PossiblyStale, strings.Join(parts, "; "), nil
+}
+
+func short(id string) string {
+	if len(id) > 7 {
+		return id[:7]
+	}
+	return id
+}
+
+func plural(n int, what string) string {
+	if n == 1 {
+		return "1 " + what
+	}
+	return fmt.Sprintf("%d %ss", n, what)
+}
+
+// Weight is the factor recall multiplies a memory's score by: a stale
+// memory ranks below a fresh one of similar relevance, and is never
+// hidden.
+func Weight(s State) float64 {
+	switch s {
+	case Stale:
+		return 0.6
+	case PossiblyStale:
+		return 0.85
+	}
+	return 1
+}
+
+// coverPrefixes sorts and dedupes prefixes and drops those inside another
+// ("a/b.go" when "a" is there), so a work-tree scan reads each place once.
+func coverPrefixes(ps []string) []string {
+	slices.Sort(ps)
+	ps = slices.Compact(ps)
+	out := ps[:0]
+	for _, p := range ps {
+		if n := len(out); n > 0 && (out[n-1] == "" || strings.HasPrefix(p, out[n-1]+"/")) {
+			continue
+		}
+		out = append(out, p)
+	}
+	return out
+}

@@ -1,0 +1,426 @@
+package staleness
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"path"
+	"slices"
+	"strings"
+	"sync"
+	"time"
+)
+
+// State is how far a memory may have fallen behind its code.
+type State string
+
+// The states, from best to worst.
+const (
+	Fresh         State = "fresh"
+	PossiblyStale State = "possibly_stale"
+	Stale         State = "stale"
+)
+
+func (s State) rank() int {
+	switch s {
+	case PossiblyStale:
+		return 1
+	case Stale:
+		return 2
+	}
+	return 0
+}
+
+// Staleness is a memory's state and the reason, for people and
+// assistants alike.
+type Staleness struct {
+	State  State  `json:"state"`
+	Reason string `json:"reason"`
+}
+
+// Item is one memory as the Tracker needs it.
+type Item struct {
+	ID string
+	// Since is when the memory was last written or confirmed: the later
+	// of its updated_at and verified_at. Commits after it count.
+	Since time.Time
+	// Refs are the memory's refs as written.
+	Refs []string
+}
+
+func (it Item) spec() string {
+	return it.Since.UTC().Format(time.RFC3339Nano) + "\x00" + strings.Join(it.Refs, "\x00")
+}
+
+// refState is what the history says about one ref of one memory since the
+// memory was last written or confirmed.
+type refState struct {
+	ref Ref
+	// count is the number of commits since then that changed it; latest
+	// is the newest of them.
+	count                int
+	latestID, latestSubj string
+	lastCounted          string
+	decided              bool // the newest event has been seen (backward walks)
+	gone                 bool // the newest event deleted or renamed the file
+	movedTo              string
+	goneID, goneSubj     string
+}
+
+// entry is one tracked memory.
+type entry struct {
+	spec  string // Since and Refs, to notice a change
+	since time.Time
+	refs  []*refState
+	bad   []string // refs that do not parse
+}
+
+// Tracker computes and caches the staleness of many memories. Update
+// brings it to the repository's HEAD; States reads it. It is safe for
+// concurrent use.
+type Tracker struct {
+	git Git
+
+	mu      sync.Mutex
+	head    string
+	entries map[string]*entry
+	// match and prefixes index every entry's refs for forward walks;
+	// nil when the set of entries changed since they were built.
+	match    *matcher
+	prefixes []string
+	// running is the Update Refresh started, nil when none runs.
+	running *refresh
+}
+
+// NewTracker returns a Tracker reading git.
+func NewTracker(git Git) *Tracker {
+	return &Tracker{git: git, entries: make(map[string]*entry)}
+}
+
+// errDone stops a backward walk at the oldest point any memory needs.
+var errDone = errors.New("walked far enough")
+
+// Update makes the tracked set exactly items and brings every memory's
+// history up to HEAD: memories already tracked at an older HEAD read only
+// the new commits (when HEAD moved forward along first parents); new or
+// changed ones are computed in one walk back to the oldest Since among
+// them.
+func (t *Tracker) Update(ctx context.Context, items []Item) error {
+	head, err := t.git.Head(ctx)
+	if err != nil {
+		return fmt.Errorf("staleness: head: %w", err)
+	}
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	if err := t.update(ctx, head, items); err != nil {
+		// A walk cut short (a recall's deadline, say) leaves some memories
+		// half counted: forget everything, the next Update starts over.
+		t.head, t.entries, t.match, t.prefixes = "", make(map[string]*entry), nil, nil
+		return err
+	}
+	return nil
+}
+
+// update is Update with the lock held, at head.
+func (t *Tracker) update(ctx context.Context, head string, items []Item) error {
+	keep := make(map[string]bool, len(items))
+	var fresh []*entry
+	for _, it := range items {
+		keep[it.ID] = true
+		spec := it.spec()
+		if e, ok := t.entries[it.ID]; ok && e.spec == spec {
+			continue
+		}
+		e := newEntry(it, spec)
+		t.entries[it.ID] = e
+		fresh = append(fresh, e)
+	}
+	if len(t.entries) != len(keep) {
+		for id := range t.entries {
+			if !keep[id] {
+				delete(t.entries, id)
+			}
+		}
+		t.match = nil
+	}
+	if len(fresh) > 0 {
+		t.match = nil
+	}
+	if head != t.head && t.head != "" && len(t.entries) > len(fresh) {
+		old := make([]*entry, 0, len(t.entries)-len(fresh))
+		isFresh := make(map[*entry]bool, len(fresh))
+		for _, e := range fresh {
+			isFresh[e] = true
+		}
+		for _, e := range t.entries {
+			if !isFresh[e] {
+				old = append(old, e)
+			}
+		}
+		m, prefixes := t.match, t.prefixes
+		if m == nil || len(fresh) > 0 {
+			m, prefixes = newMatcher(old)
+		}
+		if err := t.forward(ctx, head, t.head, m, prefixes); err != nil {
+			if !errors.Is(err, ErrNotAncestor) {
+				return err
+			}
+			for _, e := range old { // history was rewritten: start over
+				for _, r := range e.refs {
+					*r = refState{ref: r.ref}
+				}
+			}
+			fresh = append(fresh, old...)
+		}
+	}
+	t.head = head
+	if len(fresh) > 0 && head != "" {
+		if err := t.backward(ctx, head, fresh); err != nil {
+			return err
+		}
+	}
+	if t.match == nil {
+		all := make([]*entry, 0, len(t.entries))
+		for _, e := range t.entries {
+			all = append(all, e)
+		}
+		t.match, t.prefixes = newMatcher(all)
+	}
+	return nil
+}
+
+func newEntry(it Item, spec string) *entry {
+	e := &entry{spec: spec, since: it.Since}
+	for _, raw := range it.Refs {
+		r, err := ParseRef(raw)
+		if err != nil {
+			e.bad = append(e.bad, raw)
+			continue
+		}
+		e.refs = append(e.refs, &refState{ref: r})
+	}
+	return e
+}
+
+// hit is one ref of one memory that a change may concern.
+type hit struct {
+	e *entry
+	r *refState
+}
+
+// matcher finds the memories and refs a change concerns.
+type matcher struct {
+	exact   map[string][]hit // file refs
+	folders map[string][]hit // folder refs, by folder
+	globs   map[string][]hit // glob refs, by fixed prefix
+}
+
+func newMatcher(es []*entry) (*matcher, []string) {
+	m := &matcher{exact: map[string][]hit{}, folders: map[string][]hit{}, globs: map[string][]hit{}}
+	seen := map[string]bool{}
+	var prefixes []string
+	for _, e := range es {
+		for _, r := range e.refs {
+			h := hit{e, r}
+			switch r.ref.Kind {
+			case File:
+				m.exact[r.ref.Path] = append(m.exact[r.ref.Path], h)
+			case Folder:
+				m.folders[r.ref.Path] = append(m.folders[r.ref.Path], h)
+			case Glob:
+				m.globs[r.ref.Prefix()] = append(m.globs[r.ref.Prefix()], h)
+			}
+			if p := r.ref.Prefix(); !seen[p] {
+				seen[p] = true
+				prefixes = append(prefixes, p)
+			}
+		}
+	}
+	slices.Sort(prefixes)
+	return m, prefixes
+}
+
+// hits calls fn for every ref a file path concerns.
+func (m *matcher) hits(p string, fn func(hit)) {
+	for _, h := range m.exact[p] {
+		fn(h)
+	}
+	for dir := path.Dir(p); ; dir = path.Dir(dir) {
+		if dir == "." {
+			dir = ""
+		}
+		for _, h := range m.folders[dir] {
+			fn(h)
+		}
+		for _, h := range m.globs[dir] {
+			if h.r.ref.Matches(p) {
+				fn(h)
+			}
+		}
+		if dir == "" {
+			return
+		}
+	}
+}
+
+// backward walks from head back to the oldest Since of es, gathering the
+// ref changes each memory's Since lets count.
+func (t *Tracker) backward(ctx context.Context, head string, es []*entry) error {
+	m, prefixes := newMatcher(es)
+	if len(prefixes) == 0 {
+		return nil
+	}
+	oldest := es[0].since
+	for _, e := range es[1:] {
+		if e.since.Before(oldest) {
+			oldest = e.since
+		}
+	}
+	err := t.git.Walk(ctx, head, "", prefixes, func(c Commit) error {
+		if !c.Time.After(oldest) {
+			return errDone
+		}
+		return t.apply(ctx, m, c, false)
+	})
+	if err != nil && !errors.Is(err, errDone) {
+		return fmt.Errorf("staleness: walk: %w", err)
+	}
+	return nil
+}
+
+// forward reads the commits from stop (exclusive) to head, oldest first,
+// for the memories m indexes, already up to date at stop.
+func (t *Tracker) forward(ctx context.Context, head, stop string, m *matcher, prefixes []string) error {
+	if len(prefixes) == 0 {
+		return nil
+	}
+	var cs []Commit
+	if err := t.git.Walk(ctx, head, stop, prefixes, func(c Commit) error {
+		cs = append(cs, c)
+		return nil
+	}); err != nil {
+		return fmt.Errorf("staleness: walk: %w", err)
+	}
+	for i := len(cs) - 1; i >= 0; i-- {
+		if err := t.apply(ctx, m, cs[i], true); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// apply records commit c's changes in the refs of the memories whose
+// Since is before it. newer says c is newer than everything recorded.
+func (t *Tracker) apply(ctx context.Context, m *matcher, c Commit, newer bool) error {
+	var err error
+	for _, ch := range c.Changes {
+		visit := func(p string) {
+			m.hits(p, func(h hit) {
+				if err != nil || !c.Time.After(h.e.since) {
+					return
+				}
+				err = t.record(ctx, h.r, c, ch, newer)
+			})
+		}
+		visit(ch.Path)
+		if ch.Kind == Renamed && ch.OldPath != ch.Path {
+			visit(ch.OldPath)
+		}
+	}
+	return err
+}
+
+// record notes that change ch of commit c concerns ref r.
+func (t *Tracker) record(ctx context.Context, r *refState, c Commit, ch Change, newer bool) error {
+	gone := r.ref.Kind == File && (ch.Kind == Deleted && ch.Path == r.ref.Path || ch.Kind == Renamed && ch.OldPath == r.ref.Path)
+	if r.ref.Symbol != "" && !gone {
+		old, err := t.git.Blob(ctx, ch.OldBlob)
+		if err != nil {
+			return err
+		}
+		cur, err := t.git.Blob(ctx, ch.NewBlob)
+		if err != nil {
+			return err
+		}
+		if ch.Kind == Renamed && ch.Path == r.ref.Path {
+			old = nil // the file arrived here
+		}
+		if !symbolChanged(r.ref.Path, old, cur, r.ref.Symbol) {
+			return nil
+		}
+	}
+	if newer || !r.decided {
+		r.decided = true
+		r.gone = gone
+		r.movedTo, r.goneID, r.goneSubj = "", "", ""
+		if gone {
+			r.goneID, r.goneSubj = c.ID, c.Subject
+			if ch.Kind == Renamed {
+				r.movedTo = ch.Path
+			}
+		}
+	}
+	if r.lastCounted == c.ID {
+		return nil
+	}
+	r.lastCounted = c.ID
+	r.count++
+	if newer || r.latestID == "" {
+		r.latestID, r.latestSubj = c.ID, c.Subject
+	}
+	return nil
+}
+
+// Current reports whether the Tracker was last updated at head and tracks
+// every one of items as it is now, so that States answers for them
+// without an Update.
+func (t *Tracker) Current(head string, items []Item) bool {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	if head != t.head {
+		return false
+	}
+	for _, it := range items {
+		e, ok := t.entries[it.ID]
+		if !ok || e.spec != it.spec() {
+			return false
+		}
+	}
+	return true
+}
+
+// refresh is one Update running for Refresh.
+type refresh struct {
+	done chan struct{}
+	err  error
+}
+
+// Refresh runs Update for items without tying it to ctx: it starts one
+// (or joins the one running) in the background and waits for it until
+// ctx is done. A caller with a deadline (a recall) then answers without
+// staleness when the walk is long, and the walk still finishes, so a later
+// call finds the tracker current instead of starting over.
+func (t *Tracker) Refresh(ctx context.Context, items []Item) error {
+	t.mu.Lock()
+	r := t.running
+	if r == nil {
+		r = &refresh{done: make(chan struct{})}
+		t.running = r
+		bg := context.WithoutCancel(ctx)
+		go func() {
+			err := t.Update(bg, items)
+			t.mu.Lock()
+			r.err = err
+			t.running = nil
+			t.mu.Unlock()
+			close(r.done)
+		}()
+	}
+	t.mu.Unlock()
+	select {
+	case <-r.done:
+		return r.err
+	case <-ctx.Done():
+		return fmt.Errorf("staleness: %w", ctx.Err())
+	}
+}
