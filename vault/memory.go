@@ -25,6 +25,9 @@ var (
 	ErrDuplicate = errors.New("a memory with this title exists")
 	// ErrNoVault means a Set was asked for a vault it does not have.
 	ErrNoVault = errors.New("no such vault in the set")
+	// ErrHeadersOnly refuses a text recall on a vault opened with
+	// Options.HeadersOnly, which has no full-text index.
+	ErrHeadersOnly = errors.New("vault opened with headers only: no full-text index")
 )
 
 // Status is a memory's lifecycle state.

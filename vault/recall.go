@@ -150,6 +150,9 @@ func (v *Vault) recallContext(ctx context.Context, q Query, cut cutRules) ([]Res
 	}
 
 	text := strings.TrimSpace(q.Text) != ""
+	if text && v.ix == nil {
+		return nil, ErrHeadersOnly
+	}
 	var hits []index.Hit
 	if !text {
 		hits = v.recentLocked(keep, at, limit)

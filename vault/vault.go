@@ -38,6 +38,17 @@ type Options struct {
 	// MaxFileSize is the largest file the loader reads; 0 means
 	// parser.MaxFileSize.
 	MaxFileSize int64
+	// HeadersOnly opens the vault for adding memories only: it loads each
+	// memory's header (id, path, title, layer, dates, status, version,
+	// supersedes) and neither bodies nor the full-text index, so recall,
+	// listing and reading see headers only. Writes work as usual; the
+	// same-title refusal compares the new title with every memory of its
+	// layer instead of with the best recall hits.
+	HeadersOnly bool
+	// HeaderCache is a file where a HeadersOnly vault keeps the headers
+	// between processes, trusted for a file only while its stat data is
+	// unchanged; "" keeps none. See HeaderCacheName.
+	HeaderCache string
 }
 
 // Vault is a folder of memory files with its in-memory index. All methods
@@ -48,7 +59,12 @@ type Vault struct {
 	committer   Committer
 	client      string
 	maxFileSize int64
-	readOnly    bool // a snapshot of a past revision
+	readOnly    bool   // a snapshot of a past revision
+	headersOnly bool   // Options.HeadersOnly
+	headerCache string // Options.HeaderCache
+	// titleSigs are a headers-only vault's title signatures by path, as
+	// loaded (see sameTitleScanLocked).
+	titleSigs map[string]titledSig
 
 	writeMu sync.Mutex // serialises the write sequence in this process
 	// afterCheck, when set (tests only), runs in a write between the path
@@ -94,6 +110,8 @@ func Open(ctx context.Context, dir string, opts Options) (*Vault, error) {
 		committer:   opts.Committer,
 		client:      cmp.Or(SanitizeClient(opts.Client), "cli"),
 		maxFileSize: cmp.Or(opts.MaxFileSize, parser.MaxFileSize),
+		headersOnly: opts.HeadersOnly,
+		headerCache: opts.HeaderCache,
 	}
 	if v.now == nil {
 		v.now = time.Now
@@ -110,6 +128,13 @@ func (v *Vault) Dir() string { return v.dir }
 // Reload reads the whole vault again and swaps the index in one step, so
 // readers see either the old or the new state, never a mix.
 func (v *Vault) Reload(ctx context.Context) error {
+	if v.headersOnly {
+		if err := v.loadHeaders(ctx); err != nil {
+			return err
+		}
+		v.publish(Change{Full: true})
+		return nil
+	}
 	rels, err := scan(ctx, v.dir)
 	if err != nil {
 		return err
@@ -246,7 +271,9 @@ func (v *Vault) applyLocked(r loaded) []string {
 		v.addNamesLocked(m, oldID)
 		v.entries[oldID] = m
 		v.byID[m.ID] = oldID
-		v.ix.Put(oldID, indexDoc(m))
+		if v.ix != nil {
+			v.ix.Put(oldID, indexDoc(m))
+		}
 		if old != m.ID {
 			return []string{old, m.ID}
 		}
@@ -263,7 +290,9 @@ func (v *Vault) applyLocked(r loaded) []string {
 	v.byID[m.ID] = id
 	v.byPath[m.Path] = id
 	v.addNamesLocked(m, id)
-	v.ix.Put(id, indexDoc(m))
+	if v.ix != nil {
+		v.ix.Put(id, indexDoc(m))
+	}
 	return []string{m.ID}
 }
 
@@ -274,7 +303,9 @@ func (v *Vault) removeLocked(id index.DocID) {
 	delete(v.byPath, m.Path)
 	v.entries[id] = nil
 	v.free = append(v.free, id)
-	v.ix.Delete(id)
+	if v.ix != nil {
+		v.ix.Delete(id)
+	}
 }
 
 func isNotExist(diags []*Diagnostic) bool {
@@ -445,7 +476,10 @@ func (v *Vault) Stats() Stats {
 	v.mu.RLock()
 	defer v.mu.RUnlock()
 	s := Stats{Dir: v.dir, ByLayer: map[string]int{}, ByStatus: map[string]int{}, LoadedAt: v.loadedAt,
-		UpdatedAt: v.loadedAt, Indexed: v.ix.Len()}
+		UpdatedAt: v.loadedAt}
+	if v.ix != nil {
+		s.Indexed = v.ix.Len()
+	}
 	if v.changedAt.After(s.UpdatedAt) {
 		s.UpdatedAt = v.changedAt
 	}

@@ -73,7 +73,7 @@ either vault; the write is one commit in the target vault's repository.`,
 			if n.ExpiresAt, err = parseTimeFlag("expires-at", f.expiresAt); err != nil {
 				return err
 			}
-			set, done, err := m.openWriteSet(ctx, f.user)
+			set, done, err := m.openWriteSet(ctx, f.user, true)
 			if err != nil {
 				return err
 			}
