@@ -62,13 +62,13 @@ type Store struct {
 	gitDir    string // per-worktree git dir: HEAD, index, MERGE_HEAD, logs/HEAD
 	commonDir string // shared git dir: objects, refs, packed-refs, config
 
-	fileMode bool           // core.fileMode: record the executable bit
+	fileMode bool // core.fileMode: record the executable bit
 	// looseLevel is core.looseCompression (else core.compression) as a
 	// zlib level; looseLevelUnset when neither is set (see looseLevelFor).
 	looseLevel int
-	logRefs  bool           // core.logAllRefUpdates: write reflogs for branches
-	fsync    fsyncComponent // core.fsync: which writes Commit syncs unless NoSync
-	fsys     syncFS         // syncs and renames; a recorder in tests
+	logRefs    bool           // core.logAllRefUpdates: write reflogs for branches
+	fsync      fsyncComponent // core.fsync: which writes Commit syncs unless NoSync
+	fsys       syncFS         // syncs and renames; a recorder in tests
 
 	lockCh chan struct{} // in-process half of Lock
 
@@ -78,8 +78,8 @@ type Store struct {
 	trees       *lru[plumbing.Hash, *tree]
 	lookups     *lru[lookupKey, lookupResult] // single-name lookups in trees not decoded
 	commits     *lru[plumbing.Hash, *object.Commit]
-	index       *indexFile // last index read or written, reused while its checksum matches
-	indexBuf    []byte     // encoding buffer for the index, reused between commits
+	index       *indexFile                             // last index read or written, reused while its checksum matches
+	indexBuf    []byte                                 // encoding buffer for the index, reused between commits
 	zw          [zlib.BestCompression + 2]*zlib.Writer // by level+1 (-1 is zlib's default), reused
 	zr          io.ReadCloser
 	packs       []*pack
