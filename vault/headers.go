@@ -110,22 +110,28 @@ func (v *Vault) loadHeaders(ctx context.Context) error {
 		return err
 	}
 	b := v.newBuilder(len(rels), nil)
+	read := 0
 	sigs := make(map[string]titledSig, len(res))
 	for _, x := range res {
 		b.add(x.r)
+		read += boolInt(x.miss)
 		if x.r.mem != nil {
 			sigs[x.r.rel] = titledSig{x.r.mem.Title, x.sig}
 		}
 	}
 	v.installBuilt(b)
 	v.mu.Lock()
-	v.titleSigs = sigs
+	v.titleSigs, v.headersRead = sigs, read
 	v.mu.Unlock()
 	if v.headerCache == "" || stamp == "" {
 		return nil
 	}
 	keep := make([]headerEntry, 0, len(res))
-	newest := time.Now().Add(-racyWindow).UnixNano()
+	fsNow := time.Now
+	if v.fsNow != nil {
+		fsNow = v.fsNow
+	}
+	newest := fsNow().Add(-racyWindow).UnixNano()
 	added := false // an entry the cache does not hold yet
 	for _, x := range res {
 		// Files with problems are read again each time, so their

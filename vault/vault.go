@@ -49,6 +49,9 @@ type Options struct {
 	// between processes, trusted for a file only while its stat data is
 	// unchanged; "" keeps none. See HeaderCacheName.
 	HeaderCache string
+
+	// fsNow is Vault.fsNow (tests only).
+	fsNow func() time.Time
 }
 
 // Vault is a folder of memory files with its in-memory index. All methods
@@ -65,6 +68,12 @@ type Vault struct {
 	// titleSigs are a headers-only vault's title signatures by path, as
 	// loaded (see sameTitleScanLocked).
 	titleSigs map[string]titledSig
+	// fsNow, when set (tests only), is the file-system time the header
+	// cache compares change times with; nil is time.Now.
+	fsNow func() time.Time
+	// headersRead is how many files the last headers-only load read
+	// rather than took from the cache (tests look at it).
+	headersRead int
 
 	writeMu sync.Mutex // serialises the write sequence in this process
 	// afterCheck, when set (tests only), runs in a write between the path
@@ -112,6 +121,7 @@ func Open(ctx context.Context, dir string, opts Options) (*Vault, error) {
 		maxFileSize: cmp.Or(opts.MaxFileSize, parser.MaxFileSize),
 		headersOnly: opts.HeadersOnly,
 		headerCache: opts.HeaderCache,
+		fsNow:       opts.fsNow,
 	}
 	if v.now == nil {
 		v.now = time.Now
