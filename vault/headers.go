@@ -12,7 +12,9 @@ import (
 	"runtime"
 	"slices"
 	"strconv"
+	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/memvault/memvault/vault/index"
@@ -38,6 +40,10 @@ import (
 // cached: comfortably more than any file system's timestamp granularity.
 const racyWindow = 2 * time.Second
 
+// maxUncachedReads is how many files a load may read for want of a cache
+// entry before it rewrites the cache.
+const maxUncachedReads = 32
+
 // headerCacheMagic starts a header cache file; the digit is the format
 // version.
 const headerCacheMagic = "memvault-headers 1\n"
@@ -59,10 +65,12 @@ type headerEntry struct {
 // cached where the stat data matches, read and parsed otherwise. It
 // rewrites the cache when anything was read.
 func (v *Vault) loadHeaders(ctx context.Context) error {
-	rels, err := scan(ctx, v.dir)
+	var sawTemp atomic.Bool
+	rels, err := scanWith(ctx, v.dir, &sawTemp)
 	if err != nil {
 		return err
 	}
+	v.noTempFiles.Store(!sawTemp.Load())
 	stamp := executableStamp()
 	cache := readHeaderCache(v.headerCache, stamp)
 	type result struct {
@@ -73,13 +81,19 @@ func (v *Vault) loadHeaders(ctx context.Context) error {
 		sig  titleSig
 	}
 	res := make([]result, len(rels))
-	workers := min(runtime.GOMAXPROCS(0), max(1, len(rels)/256))
+	workers := min(runtime.GOMAXPROCS(0), len(rels)/256+1)
+	if len(rels) == 0 {
+		workers = 0
+	}
 	var wg sync.WaitGroup
 	for w := range workers {
 		wg.Go(func() {
 			var rs readerState
 			defer rs.files.close()
-			for i := w * len(rels) / workers; i < (w+1)*len(rels)/workers; i++ {
+			lo := w * len(rels) / workers
+			// The cache is sorted by path, as rels are: walk both.
+			next, _ := slices.BinarySearchFunc(cache, rels[lo], func(e headerEntry, rel string) int { return strings.Compare(e.mem.Path, rel) })
+			for i := lo; i < (w+1)*len(rels)/workers; i++ {
 				if ctx.Err() != nil {
 					return
 				}
@@ -92,8 +106,11 @@ func (v *Vault) loadHeaders(ctx context.Context) error {
 				// linked memory is seen. It comes before the read: a change
 				// made after it changes the key the next process sees.
 				res[i].key, res[i].ok = rs.files.statKey(rs.lastDir, name)
-				if e, hit := cache[rel]; hit && res[i].ok && e.key == res[i].key {
-					res[i].r, res[i].sig = loaded{rel: rel, mem: e.mem}, e.sig
+				for next < len(cache) && cache[next].mem.Path < rel {
+					next++
+				}
+				if next < len(cache) && cache[next].mem.Path == rel && res[i].ok && cache[next].key == res[i].key {
+					res[i].r, res[i].sig = loaded{rel: rel, mem: cache[next].mem}, cache[next].sig
 					continue
 				}
 				r := v.readFile(rel, &rs)
@@ -132,7 +149,7 @@ func (v *Vault) loadHeaders(ctx context.Context) error {
 		fsNow = v.fsNow
 	}
 	newest := fsNow().Add(-racyWindow).UnixNano()
-	added := false // an entry the cache does not hold yet
+	added := 0 // entries the cache does not hold yet
 	for _, x := range res {
 		// Files with problems are read again each time, so their
 		// diagnostics are reported; files changed a moment ago too.
@@ -140,10 +157,13 @@ func (v *Vault) loadHeaders(ctx context.Context) error {
 			continue
 		}
 		keep = append(keep, headerEntry{key: x.key, mem: x.r.mem, sig: x.sig})
-		added = added || x.miss
+		added += boolInt(x.miss)
 	}
-	if !added && len(keep) == len(cache) {
-		return nil // the cache holds exactly these entries already
+	if added <= maxUncachedReads && len(keep) <= len(cache) {
+		// Reading a few files again costs less than rewriting the
+		// cache: each add would otherwise rewrite it for the file the
+		// add before it wrote. Entries of files gone are skipped.
+		return nil
 	}
 	// A cache that cannot be written only costs the next process time.
 	_ = writeHeaderCache(v.headerCache, stamp, keep)
@@ -179,9 +199,10 @@ func executableStamp() string {
 	return exe + "\x00" + strconv.FormatInt(fi.Size(), 10) + "\x00" + strconv.FormatInt(fi.ModTime().UnixNano(), 10)
 }
 
-// readHeaderCache reads the cache file at path, if stamp wrote it, into a
-// map by path. A missing, unreadable or damaged file is an empty cache.
-func readHeaderCache(path, stamp string) map[string]headerEntry {
+// readHeaderCache reads the cache file at path, if stamp wrote it: its
+// entries sorted by path. A missing, unreadable or damaged file is an
+// empty cache.
+func readHeaderCache(path, stamp string) []headerEntry {
 	if path == "" || stamp == "" {
 		return nil
 	}
@@ -193,11 +214,12 @@ func readHeaderCache(path, stamp string) map[string]headerEntry {
 	if err != nil {
 		return nil
 	}
-	m := make(map[string]headerEntry, len(entries))
-	for _, e := range entries {
-		m[e.mem.Path] = e
+	for i := 1; i < len(entries); i++ {
+		if entries[i-1].mem.Path >= entries[i].mem.Path {
+			return nil // not written by loadHeaders
+		}
 	}
-	return m
+	return entries
 }
 
 // writeHeaderCache replaces the cache file at path with entries: written

@@ -9,6 +9,7 @@ import (
 	"sort"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/memvault/memvault/parser"
@@ -71,6 +72,9 @@ type Vault struct {
 	// fsNow, when set (tests only), is the file-system time the header
 	// cache compares change times with; nil is time.Now.
 	fsNow func() time.Time
+	// noTempFiles is set when a headers-only load's scan passed no temp
+	// file: Recover then need not list the folders again for them.
+	noTempFiles atomic.Bool
 	// headersRead is how many files the last headers-only load read
 	// rather than took from the cache (tests look at it).
 	headersRead int
