@@ -26,7 +26,8 @@ import (
 //
 // With MEMVAULT_BENCH_CACHE the seeded repository is built once, packed,
 // and kept there (serve-repo-N); each run works on a copy of it, because
-// remember commits to it.
+// remember commits to it. MEMVAULT_BENCH_BIN=/path/to/memvault runs that
+// build instead of this package's.
 
 // serveBenchSize is the number of memories the serve benchmarks seed.
 func serveBenchSize(b *testing.B) int {
@@ -47,7 +48,11 @@ func serveBenchSize(b *testing.B) int {
 // repository (a git index of n entries to update).
 func serveBenchRepo(b *testing.B) (bin, vaultDir string) {
 	b.Helper()
-	bin = buildMemvault(b)
+	// MEMVAULT_BENCH_BIN runs another build (an older one, for a
+	// before/after comparison).
+	if bin = os.Getenv("MEMVAULT_BENCH_BIN"); bin == "" {
+		bin = buildMemvault(b)
+	}
 	isolateGit(b)
 	n := serveBenchSize(b)
 	cache := os.Getenv("MEMVAULT_BENCH_CACHE")
