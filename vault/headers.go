@@ -128,12 +128,13 @@ func (v *Vault) loadHeaders(ctx context.Context) error {
 	}
 	b := v.newBuilder(len(rels), nil)
 	read := 0
-	sigs := make(map[string]titledSig, len(res))
+	sigs := make([]titledSig, 0, len(res))
 	for _, x := range res {
+		n := len(b.entries)
 		b.add(x.r)
 		read += boolInt(x.miss)
-		if x.r.mem != nil {
-			sigs[x.r.rel] = titledSig{x.r.mem.Title, x.sig}
+		if len(b.entries) > n { // entry n is x's memory
+			sigs = append(sigs, titledSig{b.entries[n], x.sig})
 		}
 	}
 	v.installBuilt(b)
@@ -177,10 +178,10 @@ func (m *Memory) header() *Memory {
 		Status: m.Status, Supersedes: m.Supersedes, Version: m.Version, Path: m.Path, idLine: m.idLine}
 }
 
-// titledSig is a title's signature with the title it was computed for.
+// titledSig is a title's signature with the memory it was computed for.
 type titledSig struct {
-	title string
-	sig   titleSig
+	mem *Memory
+	sig titleSig
 }
 
 // executableStamp names the running program's file: path, size and
@@ -317,13 +318,14 @@ func decodeHeaderCache(data []byte, stamp string) ([]headerEntry, error) {
 		return nil, errBadHeaderCache
 	}
 	n := d.uvarint()
-	if n > uint64(d.rest()) {
+	if n > uint64(d.rest()/16) { // an entry takes more than 16 bytes
 		return nil, errBadHeaderCache
 	}
 	out := make([]headerEntry, 0, n)
-	for range n {
+	mems := make([]Memory, n) // one allocation for all
+	for i := range n {
 		var e headerEntry
-		m := &Memory{}
+		m := &mems[i]
 		e.key.size, e.key.mtime, e.key.ctime, e.key.ino = d.varint(), d.varint(), d.varint(), d.uvarint()
 		m.Path, m.ID, m.Title = d.str(), d.str(), d.str()
 		m.Layer = Layer(d.uvarint())
@@ -464,11 +466,13 @@ func (v *Vault) sameTitleScanLocked(title string, layer Layer, exempt []string, 
 		if v.stateLocked(index.DocID(id), m, at, succ) != string(StatusActive) {
 			continue
 		}
-		ts, ok := v.titleSigs[m.Path]
-		if !ok || ts.title != m.Title {
-			ts = titledSig{m.Title, newTitleSig(m.Title)} // written since the load
+		var sig titleSig
+		if id < len(v.titleSigs) && v.titleSigs[id].mem == m {
+			sig = v.titleSigs[id].sig
+		} else {
+			sig = newTitleSig(m.Title) // written since the load
 		}
-		if want.same(ts.sig) {
+		if want.same(sig) {
 			return m.clone()
 		}
 	}

@@ -66,9 +66,9 @@ type Vault struct {
 	readOnly    bool   // a snapshot of a past revision
 	headersOnly bool   // Options.HeadersOnly
 	headerCache string // Options.HeaderCache
-	// titleSigs are a headers-only vault's title signatures by path, as
+	// titleSigs are a headers-only vault's title signatures by DocID, as
 	// loaded (see sameTitleScanLocked).
-	titleSigs map[string]titledSig
+	titleSigs []titledSig
 	// fsNow, when set (tests only), is the file-system time the header
 	// cache compares change times with; nil is time.Now.
 	fsNow func() time.Time
