@@ -47,7 +47,7 @@ func TestLargeObjectsStored(t *testing.T) {
 	big := strings.Repeat("a memory line that compresses very well\n", largeObjectBytes/40+100)
 	small := strings.Repeat("one small memory\n", 200) // under largeObjectBytes
 	for _, tc := range []struct {
-		name, config string
+		name, config  string
 		wantBigStored bool
 	}{
 		{"default", "", true},
