@@ -24,8 +24,8 @@ import (
 // adds a memory needs: every memory's id, path, title, layer, dates,
 // status, version and supersedes, for the id and file-name checks, the
 // same-title refusal and the successor rules, but no bodies and no
-// full-text index. Reading and indexing every file was nine tenths of a
-// `memvault add` on a 10k vault.
+// full-text index. Reading and indexing every file was two thirds of the
+// CPU of a `memvault add` on a 10k vault (docs/git.md, "The write path").
 //
 // The headers come from a cache file (Options.HeaderCache) when a file's
 // stat data still matches the one recorded with it: size, modification
