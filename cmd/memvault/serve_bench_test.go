@@ -182,11 +182,17 @@ func BenchmarkServeStdio(b *testing.B) {
 
 	b.Run("remember", func(b *testing.B) {
 		var ds []time.Duration
+		cpu0, cpuOK := childrenCPU(filepath.Base(bin))
 		for b.Loop() {
 			start := time.Now()
 			benchCall(b, c, "remember", map[string]any{"title": "bench note " + time.Now().Format(time.RFC3339Nano), "content": "a note", "reason": "bench"})
 			ds = append(ds, time.Since(start))
 		}
 		reportQuantiles(b, ds, "")
+		// The server's CPU per write: what the commit costs, whatever the
+		// load (10 ms resolution, over all writes).
+		if cpu1, ok := childrenCPU(filepath.Base(bin)); ok && cpuOK && len(ds) > 0 {
+			b.ReportMetric(float64(cpu1-cpu0)/float64(time.Millisecond)/float64(len(ds)), "server-cpu-ms/op")
+		}
 	})
 }
