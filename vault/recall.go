@@ -375,6 +375,20 @@ func (v *Vault) rebuildSuccLocked() {
 	v.succ, v.replaced = succ, replaced
 }
 
+// touchesSuccLocked reports whether m takes part in supersession: it
+// lists memories in supersedes, or another memory lists it. A change to
+// a memory that does not leaves the successor map and the replaced flags
+// as they are (a freed DocID's stale flag only sends its next memory
+// through stateAt, which gives plainState's answer without successors).
+// Caller holds v.mu.
+func (v *Vault) touchesSuccLocked(m *Memory) bool {
+	if m == nil {
+		return false
+	}
+	_, superseded := v.succ[m.ID]
+	return len(m.Supersedes) > 0 || superseded
+}
+
 func (v *Vault) memLocked(id string) *Memory {
 	if d, ok := v.byID[id]; ok {
 		return v.entries[d]

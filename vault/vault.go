@@ -191,13 +191,19 @@ func (v *Vault) refresh(ctx context.Context, rels []string) ([]string, error) {
 	// Which of the ids this batch may touch the index holds before it,
 	// so the change can say what was added and what removed.
 	before := map[string]bool{}
+	// The successor map only changes if a memory of the batch, before or
+	// after, supersedes something or is superseded: rebuilding it scans
+	// every entry, 6 ms of each write at 100,000 memories.
+	succChanges := false
 	for _, r := range res {
 		if d, had := v.byPath[r.rel]; had {
 			before[v.entries[d].ID] = true
+			succChanges = succChanges || v.touchesSuccLocked(v.entries[d])
 		}
 		if r.mem != nil {
 			_, held := v.byID[r.mem.ID]
 			before[r.mem.ID] = before[r.mem.ID] || held
+			succChanges = succChanges || v.touchesSuccLocked(r.mem)
 		}
 	}
 	for _, r := range res {
@@ -216,7 +222,9 @@ func (v *Vault) refresh(ctx context.Context, rels []string) ([]string, error) {
 	for _, r := range res {
 		changed = append(changed, v.applyLocked(r)...)
 	}
-	v.rebuildSuccLocked()
+	if succChanges {
+		v.rebuildSuccLocked()
+	}
 	if len(changed) == 0 {
 		v.mu.Unlock()
 		return nil, nil
