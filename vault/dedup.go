@@ -29,6 +29,11 @@ func (v *Vault) nearDuplicate(title string, layer Layer, exempt []string) *Memor
 	if layer == 0 {
 		layer = Project
 	}
+	if v.headersOnly {
+		v.mu.RLock()
+		defer v.mu.RUnlock()
+		return v.sameTitleScanLocked(title, layer, exempt, v.now())
+	}
 	for _, r := range v.Recall(Query{Text: title, Limit: dedupCandidates + len(exempt), Layers: []Layer{layer}}) {
 		if r.State == string(StatusActive) && !slices.Contains(exempt, r.Memory.ID) && sameTitle(r.Memory.Title, title) {
 			return r.Memory
@@ -42,19 +47,40 @@ func (v *Vault) nearDuplicate(title string, layer Layer, exempt []string) *Memor
 // polarity with term sequences at least dedupThreshold alike (stop words
 // and inflections aside, as the index sees them).
 func sameTitle(a, b string) bool {
-	ka, kb := titleKey(a), titleKey(b)
-	if ka == "" || kb == "" {
+	return newTitleSig(a).same(newTitleSig(b))
+}
+
+// titleSig is what sameTitle compares of a title, computed once.
+type titleSig struct {
+	key  string   // titleKey
+	neg  bool     // negated
+	toks []string // index.Tokenize
+}
+
+func newTitleSig(title string) titleSig {
+	return titleSig{key: titleKey(title), neg: negated(title), toks: index.Tokenize(title)}
+}
+
+// same is sameTitle on signatures.
+func (a titleSig) same(b titleSig) bool {
+	if a.key == "" || b.key == "" {
 		return false
 	}
-	if ka == kb {
+	if a.key == b.key {
 		return true
 	}
 	// "Use tabs" and "Do not use tabs" share every index term (the
 	// index drops "do" and "not"), and are opposites.
-	if negated(a) != negated(b) {
+	if a.neg != b.neg {
 		return false
 	}
-	return seqJaccard(index.Tokenize(a), index.Tokenize(b)) >= dedupThreshold
+	// The LCS is at most the shorter sequence and the union at least the
+	// longer: a ratio of lengths under the threshold cannot reach it.
+	la, lb := len(a.toks), len(b.toks)
+	if float64(min(la, lb)) < dedupThreshold*float64(max(la, lb)) {
+		return false
+	}
+	return seqJaccard(a.toks, b.toks) >= dedupThreshold
 }
 
 // titleKey normalises a title for duplicate detection: letters and digits

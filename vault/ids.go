@@ -82,7 +82,9 @@ func (v *Vault) preferTracked(ctx context.Context, skipped []*Memory) {
 		v.entries[d] = m
 		v.byPath[m.Path] = d
 		v.addNamesLocked(m, d)
-		v.ix.Put(d, indexDoc(m))
+		if v.ix != nil { // a headers-only vault has no index
+			v.ix.Put(d, indexDoc(m))
+		}
 		swapped = true
 		// Every other carrier of the id now names m; w says why it lost.
 		for rel, ds := range v.diags {

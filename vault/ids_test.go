@@ -107,3 +107,21 @@ func TestTrackedFileKeepsItsID(t *testing.T) {
 		})
 	}
 }
+
+// A headers-only vault (memvault add) settles an id two files carry as a
+// full load does.
+func TestHeadersOnlyTrackedFileKeepsItsID(t *testing.T) {
+	t.Parallel()
+	committed := "---\nid: checkout\ncreated_at: 2026-11-01T00:00:00Z\ntitle: Checkout uses the strategy pattern\n---\nPromotions multiply.\n"
+	impostor := "---\nid: checkout\ncreated_at: 2026-11-01T00:00:00Z\ntitle: Checkout uses if/else chains\n---\nNo patterns here.\n"
+	dir := t.TempDir()
+	writeFiles(t, dir, map[string]string{"aaa-impostor.md": impostor, "project/checkout.md": committed})
+	v, err := Open(t.Context(), dir, Options{Now: newClock("2026-11-30T10:00:00Z").Now, Committer: &recordingCommitter{},
+		Tracker: trackedSet{"project/checkout.md": true}, HeadersOnly: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if m, err := v.Get("checkout"); err != nil || m.Path != "project/checkout.md" {
+		t.Fatalf("Get = %v, %v; want the tracked project/checkout.md", m, err)
+	}
+}

@@ -102,9 +102,11 @@ func (v *Vault) recoverLocked(ctx context.Context) ([]string, error) {
 		return nil, err
 	}
 	defer r.Close()
-	if v.committer != nil {
+	if v.committer != nil && !(v.headersOnly && v.noTempFiles.Load()) {
 		// Only with the cross-process lock held is no other writer in
-		// the middle of a write whose temp file this would delete.
+		// the middle of a write whose temp file this would delete. A
+		// headers-only vault (one add) skips the listing when its load
+		// saw none: a temp file left since is removed by the next write.
 		r.removeTempFiles()
 	}
 	data, err := r.readFile(JournalName)

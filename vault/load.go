@@ -45,6 +45,12 @@ type loaded struct {
 // The top-level folders (the layers) are listed on all cores: a large
 // vault's scan is otherwise a pause in which only one core works.
 func scan(ctx context.Context, dir string) ([]string, error) {
+	return scanWith(ctx, dir, nil)
+}
+
+// scanWith is scan that also sets sawTemp, when not nil, if it passes a
+// temp file a write left behind (see removeTempFiles).
+func scanWith(ctx context.Context, dir string, sawTemp *atomic.Bool) ([]string, error) {
 	root := dir
 	if real, err := filepath.EvalSymlinks(dir); err == nil {
 		root = real
@@ -58,7 +64,7 @@ func scan(ctx context.Context, dir string) ([]string, error) {
 	} else if !fi.IsDir() {
 		return nil, nil
 	}
-	w := scanner{ctx: ctx, root: root}
+	w := scanner{ctx: ctx, root: root, sawTemp: sawTemp}
 	rels, subdirs, err := w.list("")
 	if errors.Is(err, fs.ErrNotExist) {
 		return nil, nil // removed since the Lstat
@@ -92,8 +98,9 @@ func scan(ctx context.Context, dir string) ([]string, error) {
 
 // scanner lists the memory files under one vault folder; see scan.
 type scanner struct {
-	ctx  context.Context
-	root string
+	ctx     context.Context
+	root    string
+	sawTemp *atomic.Bool // nil: not asked
 }
 
 // walk returns the memory files in the folder rel (a slash path, "" for
@@ -137,6 +144,9 @@ func (w scanner) list(rel string) (files, subdirs []string, err error) {
 		}
 		name := d.Name()
 		if strings.HasPrefix(name, ".") {
+			if w.sawTemp != nil && strings.Contains(name, tempInfix) {
+				w.sawTemp.Store(true)
+			}
 			continue // neither a memory nor a folder to enter
 		}
 		r := prefix + name

@@ -34,6 +34,9 @@ var (
 	ErrSupersessionCycle = errors.New("supersession cycle")
 	// ErrAmbiguousID means two files carry the id a write names.
 	ErrAmbiguousID = errors.New("ambiguous memory id")
+	// ErrHeadersOnly refuses a text recall on a vault opened with
+	// Options.HeadersOnly, which has no full-text index.
+	ErrHeadersOnly = errors.New("vault opened with headers only: no full-text index")
 )
 
 // ConflictedMarkers is the Memory.Conflicted label of a memory whose file

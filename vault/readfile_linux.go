@@ -7,6 +7,7 @@ import (
 	"slices"
 	"syscall"
 	"time"
+	"unsafe"
 
 	"github.com/memvault/memvault/parser"
 )
@@ -115,4 +116,46 @@ func ignoringEINTR(fn func() error) error {
 			return err
 		}
 	}
+}
+
+// statKey stats dir/name, following a link, and returns what says the
+// file is unchanged (see loadHeaders). It looks the name up in the open
+// folder, as read does, rather than walking the whole path per file.
+func (r *fileReader) statKey(dir, name string) (statKey, bool) {
+	var st syscall.Stat_t
+	var err error
+	if nr := int(sysFstatat); nr >= 0 && r.useDir(dir) {
+		var p *byte
+		if p, err = syscall.BytePtrFromString(name); err != nil {
+			return statKey{}, false
+		}
+		err = ignoringEINTR(func() error {
+			_, _, e := syscall.Syscall6(uintptr(nr), uintptr(r.dirFD), uintptr(unsafe.Pointer(p)), uintptr(unsafe.Pointer(&st)), 0, 0, 0)
+			if e != 0 {
+				return e
+			}
+			return nil
+		})
+	} else {
+		p := filepath.Join(dir, name)
+		err = ignoringEINTR(func() error { return syscall.Stat(p, &st) })
+	}
+	if err != nil || st.Mode&syscall.S_IFMT != syscall.S_IFREG {
+		return statKey{}, false
+	}
+	return statKey{size: st.Size, mtime: st.Mtim.Nano(), ctime: st.Ctim.Nano(), ino: st.Ino}, true
+}
+
+// useDir makes dir the open folder, and reports whether it is.
+func (r *fileReader) useDir(dir string) bool {
+	if r.dir != dir {
+		r.close()
+		fd, err := openRetry(func() (int, error) {
+			return syscall.Open(dir, syscall.O_RDONLY|syscall.O_DIRECTORY|syscall.O_CLOEXEC, 0)
+		})
+		if err == nil {
+			r.dir, r.dirFD = dir, fd
+		}
+	}
+	return r.dir == dir
 }

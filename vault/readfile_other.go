@@ -56,3 +56,8 @@ func (r *fileReader) read(dir, name string, limit int64) ([]byte, time.Time, err
 
 // close releases what r holds open: nothing here.
 func (r *fileReader) close() {}
+
+// statKey reports no key: without a portable change time and inode, a
+// cached header cannot be trusted, so a headers-only vault reads every
+// file (see loadHeaders).
+func (r *fileReader) statKey(dir, name string) (statKey, bool) { return statKey{}, false }

@@ -188,6 +188,9 @@ func (v *Vault) rank(ctx context.Context, q Query, cut cutRules, pooled bool) ([
 	}
 
 	text := strings.TrimSpace(q.Text) != ""
+	if text && v.ix == nil {
+		return nil, ErrHeadersOnly
+	}
 	var hits []index.Hit
 	if !text {
 		hits = v.recentLocked(keep, at, limit)
@@ -451,6 +454,20 @@ func (v *Vault) rebuildSuccLocked() {
 	if len(succ) > 0 {
 		v.cycles = supersessionCycles(v.entries, v.memLocked)
 	}
+}
+
+// touchesSuccLocked reports whether m takes part in supersession: it
+// lists memories in supersedes, or another memory lists it. A change to
+// a memory that does not leaves the successor map and the replaced flags
+// as they are (a freed DocID's stale flag only sends its next memory
+// through stateAt, which gives plainState's answer without successors).
+// Caller holds v.mu.
+func (v *Vault) touchesSuccLocked(m *Memory) bool {
+	if m == nil {
+		return false
+	}
+	_, superseded := v.succ[m.ID]
+	return len(m.Supersedes) > 0 || superseded
 }
 
 func (v *Vault) memLocked(id string) *Memory {

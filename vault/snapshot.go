@@ -75,6 +75,7 @@ type builder struct {
 	old        map[string]index.DocID // the state being replaced
 	oldEntries []*Memory
 	pending    []index.Entry // memories without a Prepared, for PutBatch
+	noIndex    bool          // ix is nil: a headers-only vault
 	// strs holds one copy of each tag and source string: they repeat
 	// across thousands of memories.
 	strs map[string]string
@@ -92,14 +93,20 @@ func (b *builder) intern(s string) string {
 	return s
 }
 
-// newBuilder starts a new state for about n files, indexed in ix.
+// newBuilder starts a new state for about n files, indexed in ix; nil
+// indexes nothing (a headers-only vault).
 func (v *Vault) newBuilder(n int, ix *index.Index) *builder {
 	v.mu.RLock()
 	old, oldEntries := v.byPath, v.entries
 	v.mu.RUnlock()
+	var bulk *index.Bulk
+	if ix != nil {
+		bulk = ix.NewBulk()
+	}
 	return &builder{
 		ix:         ix,
-		bulk:       ix.NewBulk(),
+		noIndex:    ix == nil,
+		bulk:       bulk,
 		entries:    make([]*Memory, 0, n),
 		byID:       make(map[string]index.DocID, n),
 		byPath:     make(map[string]index.DocID, n),
@@ -144,9 +151,11 @@ func (b *builder) add(r loaded) {
 	b.entries = append(b.entries, m)
 	b.byID[m.ID] = id
 	b.byPath[m.Path] = id
-	if prep != nil {
+	switch {
+	case b.noIndex:
+	case prep != nil:
 		b.bulk.Put(id, prep)
-	} else {
+	default:
 		b.pending = append(b.pending, index.Entry{ID: id, Doc: indexDoc(m)})
 	}
 }
@@ -154,9 +163,11 @@ func (b *builder) add(r loaded) {
 // installBuilt finishes b and swaps it in as the vault's state.
 func (v *Vault) installBuilt(b *builder) {
 	// Ids are distinct, so the order of insertion does not matter.
-	b.bulk.Flush()
-	b.ix.PutBatch(b.pending)
-	b.ix.Trim()
+	if b.ix != nil {
+		b.bulk.Flush()
+		b.ix.PutBatch(b.pending)
+		b.ix.Trim()
+	}
 	v.mu.Lock()
 	v.ix, v.entries, v.free, v.byID, v.byPath, v.diags, v.names = b.ix, b.entries, nil, b.byID, b.byPath, b.diags, nil
 	v.rebuildSuccLocked()

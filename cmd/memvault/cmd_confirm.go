@@ -16,7 +16,7 @@ func (m *Main) confirmCommand() *cobra.Command {
 		Short: "Record that a memory was re-checked against its code: verified_at, one commit (docs/staleness.md)",
 		Args:  exactArgs(1, "ID"),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			set, done, err := m.openWriteSet(cmd.Context(), f.user)
+			set, done, err := m.openWriteSet(cmd.Context(), f.user, false)
 			if err != nil {
 				return err
 			}

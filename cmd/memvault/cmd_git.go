@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"path/filepath"
 	"time"
 
 	"github.com/memvault/memvault/cmd/memvault/internal/clitext"
@@ -32,6 +33,14 @@ func (m *Main) openGitVault(ctx context.Context, recover bool) (*vault.Vault, *g
 
 // openGitVaultAt is openGitVault for the vault at dir.
 func (m *Main) openGitVaultAt(ctx context.Context, dir string, recover bool) (*vault.Vault, *gitstore.Store, error) {
+	return m.openGitVaultWith(ctx, dir, recover, false)
+}
+
+// openGitVaultWith is openGitVaultAt, opening the vault with headers only
+// when headersOnly is set: enough to add a memory (see
+// vault.Options.HeadersOnly), with the headers cached in the repository's
+// git directory between processes.
+func (m *Main) openGitVaultWith(ctx context.Context, dir string, recover, headersOnly bool) (*vault.Vault, *gitstore.Store, error) {
 	store, err := openGit(ctx, dir)
 	if errors.Is(err, gitstore.ErrNotRepository) {
 		return nil, nil, notRepository(dir)
@@ -45,8 +54,13 @@ func (m *Main) openGitVaultAt(ctx context.Context, dir string, recover bool) (*v
 		store.Close()
 		return nil, nil, usageError{err}
 	}
-	v, err := vault.Open(ctx, dir, vault.Options{Now: m.Now, Client: "cli", Tracker: gitrepo.Tracker{Dir: dir}, Committed: gitrepo.HeadFiles{Dir: dir, Store: store}, Proposer: gitrepo.Proposer{Store: store},
-		Committer: gitCommitter{store: store, author: author, logger: m.logger, allowDetached: m.allowDetached}})
+	opts := vault.Options{Now: m.Now, Client: "cli", Tracker: gitrepo.Tracker{Dir: dir}, Committed: gitrepo.HeadFiles{Dir: dir, Store: store}, Proposer: gitrepo.Proposer{Store: store},
+		Committer: gitCommitter{store: store, author: author, logger: m.logger, allowDetached: m.allowDetached}}
+	if headersOnly {
+		opts.HeadersOnly = true
+		opts.HeaderCache = filepath.Join(store.GitDir(), "memvault", vault.HeaderCacheName(dir))
+	}
+	v, err := vault.Open(ctx, dir, opts)
 	if err != nil {
 		store.Close()
 		return nil, nil, fmt.Errorf("open vault %s: %w", dir, err)

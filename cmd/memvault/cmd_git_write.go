@@ -94,7 +94,7 @@ overwritten. The memory may be in the project vault or the user vault
 			if p == (vault.Patch{}) {
 				return usagef("update: nothing to change; give at least one of --title, --content, --tags, --importance, --layer, --effective-at, --expires-at, --supersedes, --links, --refs")
 			}
-			set, done, err := m.openWriteSet(ctx, f.user)
+			set, done, err := m.openWriteSet(ctx, f.user, false)
 			if err != nil {
 				return err
 			}
@@ -145,7 +145,7 @@ it exists).`,
 		Args: exactArgs(1, "ID"),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			ctx := cmd.Context()
-			set, done, err := m.openWriteSet(ctx, user)
+			set, done, err := m.openWriteSet(ctx, user, false)
 			if err != nil {
 				return err
 			}

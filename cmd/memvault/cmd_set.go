@@ -56,8 +56,14 @@ func (m *Main) userVault(ctx context.Context, f userVaultFlags, projectDir strin
 
 // openWriteSet opens the project vault for writing, with git, and the
 // user vault when there is one, as a set. done releases the repositories.
-func (m *Main) openWriteSet(ctx context.Context, f userVaultFlags) (set *vault.Set, done func(), err error) {
-	project, store, err := m.openGitVault(ctx, true)
+// With headersOnly the vaults hold headers only (vault.Options.HeadersOnly):
+// enough for an add, which then reads no memory body.
+func (m *Main) openWriteSet(ctx context.Context, f userVaultFlags, headersOnly bool) (set *vault.Set, done func(), err error) {
+	dir, err := m.resolveVaultDir()
+	if err != nil {
+		return nil, nil, err
+	}
+	project, store, err := m.openGitVaultWith(ctx, dir, true, headersOnly)
 	if err != nil {
 		return nil, nil, err
 	}
@@ -68,7 +74,11 @@ func (m *Main) openWriteSet(ctx context.Context, f userVaultFlags) (set *vault.S
 		}
 	}
 	user, err := m.userVault(ctx, f, project.Dir(), func(u *Main) (*vault.Vault, error) {
-		v, s, err := u.openGitVault(ctx, true)
+		udir, err := u.resolveVaultDir()
+		if err != nil {
+			return nil, err
+		}
+		v, s, err := u.openGitVaultWith(ctx, udir, true, headersOnly)
 		if err == nil {
 			stores = append(stores, s)
 		}

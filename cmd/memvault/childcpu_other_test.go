@@ -1,0 +1,8 @@
+//go:build !linux
+
+package main
+
+import "time"
+
+// childrenCPU is not measured outside Linux.
+func childrenCPU(string) (time.Duration, bool) { return 0, false }
