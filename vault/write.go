@@ -68,6 +68,11 @@ type Patch struct {
 	Supersedes  *[]string
 	Links       *[]string
 	Refs        *[]string
+	// ExpectedETag, when set, is a precondition rather than a change: the
+	// update is refused with ErrConflict unless the memory's ETag is still
+	// this one. It catches what a version cannot: after a merge, two
+	// different contents can carry the same version.
+	ExpectedETag string
 }
 
 // WriteResult reports a completed write.
@@ -174,7 +179,9 @@ func (v *Vault) create(ctx context.Context, n NewMemory, by Author, o createOpti
 
 // Update applies p to the memory id. With expectedVersion > 0 the write is
 // refused with ErrConflict unless the file on disk still has that version,
-// so an assistant never overwrites a change it has not seen.
+// and with p.ExpectedETag unless it still has that etag, so an assistant
+// never overwrites a change it has not seen. The error names the current
+// version and etag.
 func (v *Vault) Update(ctx context.Context, id string, expectedVersion int, p Patch, by Author) (WriteResult, error) {
 	if p.Supersedes != nil {
 		olds := dedupeIDs(*p.Supersedes)
@@ -195,7 +202,12 @@ func (v *Vault) Update(ctx context.Context, id string, expectedVersion int, p Pa
 			}
 		}
 		if expectedVersion > 0 && cur.Version != expectedVersion {
-			return fmt.Errorf("%w: %s is at version %d, not %d; get it again and reapply your change", ErrConflict, id, cur.Version, expectedVersion)
+			return fmt.Errorf("%w: %s is at version %d (etag %s), not %d; get it again and reapply your change", ErrConflict, id, cur.Version, cur.ETag(), expectedVersion)
+		}
+		if p.ExpectedETag != "" {
+			if etag := cur.ETag(); etag != p.ExpectedETag {
+				return fmt.Errorf("%w: %s is at etag %s (version %d), not %s: it changed since you read it (a merge can keep the version number); get it again and reapply your change", ErrConflict, id, etag, cur.Version, p.ExpectedETag)
+			}
 		}
 		now := v.now().UTC().Truncate(time.Second)
 		changed, err := applyPatch(doc, cur, p, now)
