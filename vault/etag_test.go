@@ -52,6 +52,10 @@ func TestUpdateStaleETagIsAConflict(t *testing.T) {
 	if !errors.Is(err, ErrConflict) || !strings.Contains(err.Error(), theirTag) {
 		t.Fatalf("update with the other content's etag: err = %v, want ErrConflict naming %s", err, theirTag)
 	}
+	var stale *StaleError
+	if !errors.As(err, &stale) || !stale.ByETag || stale.ETag != theirTag || stale.Version != 2 || stale.Expected != oursTag {
+		t.Fatalf("update with the other content's etag: err = %#v, want a StaleError by etag at %s", err, theirTag)
+	}
 	if b, _ := os.ReadFile(filepath.Join(dir, "project/money.md")); string(b) != etagTheir {
 		t.Fatalf("a refused update changed the file:\n%s", b)
 	}

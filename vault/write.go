@@ -8,6 +8,7 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"strconv"
 	"strings"
 	"time"
 	"unicode/utf8"
@@ -190,6 +191,9 @@ func (v *Vault) Update(ctx context.Context, id string, expectedVersion int, p Pa
 	if err := validatePatch(p, by); err != nil {
 		return WriteResult{}, err
 	}
+	if p.ExpectedETag != "" && !IsETag(p.ExpectedETag) {
+		return WriteResult{}, fmt.Errorf("%w: expected etag %q is not <version>-<12 hex digits> as get_memory, recall and show give it", ErrInvalid, p.ExpectedETag)
+	}
 	var res WriteResult
 	err := v.withWriteLock(ctx, func() error {
 		cur, doc, err := v.readCurrent(ctx, id)
@@ -202,11 +206,11 @@ func (v *Vault) Update(ctx context.Context, id string, expectedVersion int, p Pa
 			}
 		}
 		if expectedVersion > 0 && cur.Version != expectedVersion {
-			return fmt.Errorf("%w: %s is at version %d (etag %s), not %d; get it again and reapply your change", ErrConflict, id, cur.Version, cur.ETag(), expectedVersion)
+			return &StaleError{ID: id, Expected: strconv.Itoa(expectedVersion), Version: cur.Version, ETag: cur.ETag()}
 		}
 		if p.ExpectedETag != "" {
 			if etag := cur.ETag(); etag != p.ExpectedETag {
-				return fmt.Errorf("%w: %s is at etag %s (version %d), not %s: it changed since you read it (a merge can keep the version number); get it again and reapply your change", ErrConflict, id, etag, cur.Version, p.ExpectedETag)
+				return &StaleError{ID: id, Expected: p.ExpectedETag, ByETag: true, Version: cur.Version, ETag: etag}
 			}
 		}
 		now := v.now().UTC().Truncate(time.Second)
