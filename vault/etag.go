@@ -17,9 +17,9 @@ const etagHexLen = 12
 
 // ETag identifies the memory's content: "<version>-<12 hex digits>", the
 // hex being the start of the SHA-256 of what the memory says (every field
-// read from its file, body included). Unlike Version, which two branches
-// can both raise to the same number, two contents that differ have
-// different etags; unlike Hash, it is the same in every process, so a
+// read from its file, body and merge-conflict entry included). Unlike
+// Version, which two branches can both raise to the same number, two
+// contents that differ have different etags; unlike Hash, it is the same in every process, so a
 // caller can keep it and hand it back (Patch.ExpectedETag).
 //
 // It hashes the parsed memory rather than the file bytes so that a load
@@ -33,8 +33,10 @@ func (m *Memory) ETag() string {
 		EffectiveAt: etagTime(m.EffectiveAt), ExpiresAt: etagTime(m.ExpiresAt), Status: string(m.Status),
 		Supersedes: m.Supersedes, Links: m.Links, Refs: m.Refs, VerifiedAt: etagTime(m.VerifiedAt),
 		SourceClient: m.Source.Client, SourceKind: m.Source.Kind, Version: m.Version, Body: m.Body,
+		Conflicted: m.Conflicted, ConflictTheirs: m.ConflictTheirs,
 	}
-	// Marshalling a struct of strings, ints and string slices cannot fail.
+	// Marshalling strings, ints, string slices and a string map cannot
+	// fail.
 	b, _ := json.Marshal(c)
 	sum := sha256.Sum256(b)
 	return strconv.Itoa(m.Version) + "-" + hex.EncodeToString(sum[:])[:etagHexLen]
@@ -52,6 +54,8 @@ type etagContent struct {
 	VerifiedAt, SourceClient, SourceKind         string
 	Version                                      int
 	Body                                         string
+	Conflicted                                   []string
+	ConflictTheirs                               map[string]string // JSON sorts its keys
 }
 
 func etagTime(t time.Time) string {
