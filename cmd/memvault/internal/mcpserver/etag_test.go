@@ -60,11 +60,24 @@ func TestUpdateMemoryExpectedETag(t *testing.T) {
 	if !res.IsError || !strings.Contains(text, "not <version>-<12 hex digits>") {
 		t.Fatalf("update with a malformed etag: %s", text)
 	}
-	up := mustCall[view.Write](t, ts.c, "update_memory", update(now.ETag))
+	res, text = callTool(t, ts.c, "update_memory", update(now.ETag))
+	if res.IsError || !strings.Contains(text, "etag ") {
+		t.Fatalf("update with the current etag: %s", text)
+	}
+	var up view.Write
+	decodeStructured(t, res, &up)
+	if !strings.Contains(text, "etag "+up.ETag) {
+		t.Errorf("update_memory text does not give the new etag %s: %s", up.ETag, text)
+	}
 	if up.Version != w.Version+1 || !vault.IsETag(up.ETag) || up.ETag == now.ETag {
 		t.Fatalf("update with the current etag: %+v", up)
 	}
 	if again := mustCall[view.Memory](t, ts.c, "get_memory", map[string]any{"id": w.ID}); again.ETag != up.ETag {
 		t.Errorf("get_memory after the update: etag %q, the update said %q", again.ETag, up.ETag)
 	}
+	// A model reading only the text finds the etag too.
+	if _, text := callTool(t, ts.c, "get_memory", map[string]any{"id": w.ID}); !strings.Contains(text, "etag: "+up.ETag) {
+		t.Errorf("get_memory text does not give the etag %s:\n%s", up.ETag, text)
+	}
+
 }
