@@ -8,6 +8,7 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"strconv"
 	"strings"
 	"time"
 	"unicode/utf8"
@@ -68,6 +69,11 @@ type Patch struct {
 	Supersedes  *[]string
 	Links       *[]string
 	Refs        *[]string
+	// ExpectedETag, when set, is a precondition rather than a change: the
+	// update is refused with ErrConflict unless the memory's ETag is still
+	// this one. It catches what a version cannot: after a merge, two
+	// different contents can carry the same version.
+	ExpectedETag string
 }
 
 // WriteResult reports a completed write.
@@ -174,7 +180,9 @@ func (v *Vault) create(ctx context.Context, n NewMemory, by Author, o createOpti
 
 // Update applies p to the memory id. With expectedVersion > 0 the write is
 // refused with ErrConflict unless the file on disk still has that version,
-// so an assistant never overwrites a change it has not seen.
+// and with p.ExpectedETag unless it still has that etag, so an assistant
+// never overwrites a change it has not seen. The error names the current
+// version and etag.
 func (v *Vault) Update(ctx context.Context, id string, expectedVersion int, p Patch, by Author) (WriteResult, error) {
 	if p.Supersedes != nil {
 		olds := dedupeIDs(*p.Supersedes)
@@ -182,6 +190,9 @@ func (v *Vault) Update(ctx context.Context, id string, expectedVersion int, p Pa
 	}
 	if err := validatePatch(p, by); err != nil {
 		return WriteResult{}, err
+	}
+	if p.ExpectedETag != "" && !IsETag(p.ExpectedETag) {
+		return WriteResult{}, fmt.Errorf("%w: expected etag %q is not <version>-<12 hex digits> as get_memory, recall and show give it", ErrInvalid, p.ExpectedETag)
 	}
 	var res WriteResult
 	err := v.withWriteLock(ctx, func() error {
@@ -195,7 +206,12 @@ func (v *Vault) Update(ctx context.Context, id string, expectedVersion int, p Pa
 			}
 		}
 		if expectedVersion > 0 && cur.Version != expectedVersion {
-			return fmt.Errorf("%w: %s is at version %d, not %d; get it again and reapply your change", ErrConflict, id, cur.Version, expectedVersion)
+			return &StaleError{ID: id, Expected: strconv.Itoa(expectedVersion), Version: cur.Version, ETag: cur.ETag()}
+		}
+		if p.ExpectedETag != "" {
+			if etag := cur.ETag(); etag != p.ExpectedETag {
+				return &StaleError{ID: id, Expected: p.ExpectedETag, ByETag: true, Version: cur.Version, ETag: etag}
+			}
 		}
 		now := v.now().UTC().Truncate(time.Second)
 		changed, err := applyPatch(doc, cur, p, now)

@@ -3,6 +3,7 @@ package main
 import (
 	"errors"
 	"fmt"
+	"strconv"
 	"time"
 
 	"github.com/spf13/cobra"
@@ -16,8 +17,9 @@ import (
 // command line become part of the patch.
 type updateFlags struct {
 	writeFlags
-	title           string
-	expectedVersion int
+	title string
+	// expected is --expected-version: a version number or an etag.
+	expected string
 }
 
 func (m *Main) updateCommand() *cobra.Command {
@@ -32,7 +34,11 @@ An empty --effective-at or --expires-at removes the field.
 
 With --expected-version N the update is refused (exit 1) unless the memory
 is still at version N, so a change made since you read it is never
-overwritten. The memory may be in the project vault or the user vault
+overwritten. --expected-version also takes the etag that show --json,
+recall --json and a write's --json give ("2-5f1c0e9a7b3d"): then the
+update is refused unless the memory still has exactly that content, which
+a version cannot promise after a git merge (both branches may have raised
+it to the same number). The memory may be in the project vault or the user vault
 (--user-vault, default ~/.memvault when it exists).`,
 		Example: `  memvault update 01M1JYSK001JFGN6A8F2MM0K3R --importance 9 --reason "bit us twice in review"
   cat body.md | memvault update 01M1JYSK001JFGN6A8F2MM0K3R --content - --expected-version 2 --reason "partial refunds"`,
@@ -88,12 +94,14 @@ overwritten. The memory may be in the project vault or the user vault
 					*dst = &ids
 				}
 			}
-			if f.expectedVersion < 0 {
-				return usagef("--expected-version: %d is negative", f.expectedVersion)
-			}
 			if p == (vault.Patch{}) {
 				return usagef("update: nothing to change; give at least one of --title, --content, --tags, --importance, --layer, --effective-at, --expires-at, --supersedes, --links, --refs")
 			}
+			version, etag, err := parseExpected(f.expected)
+			if err != nil {
+				return err
+			}
+			p.ExpectedETag = etag
 			set, done, err := m.openWriteSet(ctx, f.user, false)
 			if err != nil {
 				return err
@@ -103,7 +111,7 @@ overwritten. The memory may be in the project vault or the user vault
 			if err != nil {
 				return err
 			}
-			res, err := in.Vault.Update(ctx, args[0], f.expectedVersion, p, vault.Author{Reason: f.reason, Client: "cli"})
+			res, err := in.Vault.Update(ctx, args[0], version, p, vault.Author{Reason: f.reason, Client: "cli"})
 			if err != nil {
 				return err
 			}
@@ -121,11 +129,27 @@ overwritten. The memory may be in the project vault or the user vault
 	fl.StringVar(&f.supersedes, "supersedes", "", "comma-separated ids this memory replaces (they are marked superseded)")
 	fl.StringVar(&f.links, "links", "", "comma-separated ids of related memories")
 	fl.StringVar(&f.refs, "refs", "", "comma-separated code the memory is about, replacing the current refs; empty removes them (docs/staleness.md)")
-	fl.IntVar(&f.expectedVersion, "expected-version", 0, "refuse the update unless the memory is at this version")
+	fl.StringVar(&f.expected, "expected-version", "", "refuse the update unless the memory is at this version, or has this etag (show --json)")
 	fl.StringVar(&f.reason, "reason", "", "why the memory changes (the commit message body)")
-	fl.BoolVar(&f.asJSON, "json", false, `print {"id", "path", "version", "commit", "superseded", "vault"} as JSON`)
+	fl.BoolVar(&f.asJSON, "json", false, `print {"id", "path", "version", "etag", "commit", "superseded", "vault"} as JSON`)
 	f.user.register(fl)
 	return cmd
+}
+
+// parseExpected reads --expected-version: "" expects nothing, a whole
+// number a version, and an etag ("<version>-<hex>") that exact content.
+func parseExpected(s string) (version int, etag string, err error) {
+	switch n, nerr := strconv.Atoi(s); {
+	case s == "":
+		return 0, "", nil
+	case nerr == nil && n < 0:
+		return 0, "", usagef("--expected-version: %d is negative", n)
+	case nerr == nil:
+		return n, "", nil
+	case vault.IsETag(s):
+		return 0, s, nil
+	}
+	return 0, "", usagef("--expected-version: %q is neither a version number nor an etag such as 2-5f1c0e9a7b3d (show --json gives it)", s)
 }
 
 func (m *Main) forgetCommand() *cobra.Command {

@@ -102,7 +102,7 @@ either vault; the write is one commit in the target vault's repository.`,
 	fl.StringVar(&f.reason, "reason", "", "why this is remembered (the commit message body)")
 	fl.StringVar(&f.refs, "refs", "", "comma-separated code the memory is about: paths, dir/, globs, path#Symbol (docs/staleness.md)")
 	fl.BoolVar(&f.acceptRefs, "accept-refs", false, "also add the refs proposed from what the content mentions (else only listed as proposed_refs)")
-	fl.BoolVar(&f.asJSON, "json", false, `print {"id", "path", "version", "commit", "superseded", "vault", "proposed_refs"} as JSON`)
+	fl.BoolVar(&f.asJSON, "json", false, `print {"id", "path", "version", "etag", "commit", "superseded", "vault", "proposed_refs"} as JSON`)
 	fl.StringVar(&f.scope, "scope", "", "which vault: project or user (default: user for preferences when there is a user vault, else project)")
 	f.user.register(fl)
 	return cmd

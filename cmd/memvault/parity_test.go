@@ -30,8 +30,9 @@ import (
 // operation the answers must be the same JSON, or the same refusal; at the
 // end the two sides must hold the same files and the same commits.
 //
-// What differs by design is normalised away: the ids (random ULIDs) and
-// commit hashes become labels in the order they appear, the temporary
+// What differs by design is normalised away: the ids (random ULIDs),
+// commit hashes and etags (which hash the ids) become labels in the order
+// they appear, the temporary
 // folders become placeholders, and the index's age is dropped. The MCP
 // client calls itself "cli", the name the CLI writes as the client, so
 // the commits and the files can be compared byte for byte.
@@ -209,11 +210,15 @@ type paritySide struct {
 	// operation: canon needs it for every answer, file and commit it
 	// reads, and each costs four git processes.
 	hashes map[string]string
+	// etags labels each etag the side has answered with by its order of
+	// first appearance: the two sides' etags differ (they hash ids), but
+	// the same operations must give equal etags at the same places.
+	etags map[string]string
 }
 
 func newParitySide(t *testing.T, name string) *paritySide {
 	t.Helper()
-	return &paritySide{name: name, projectRoot: newRepo(t), userRoot: newRepo(t), ids: map[string]string{}, home: t.TempDir()}
+	return &paritySide{name: name, projectRoot: newRepo(t), userRoot: newRepo(t), ids: map[string]string{}, etags: map[string]string{}, home: t.TempDir()}
 }
 
 func (s *paritySide) projectVault() string { return filepath.Join(s.projectRoot, ".memory") }
@@ -309,6 +314,9 @@ func (s *paritySide) learn(t *testing.T, label string, out json.RawMessage) {
 // commit hashes (full or abbreviated in text).
 var ulidOrHash = regexp.MustCompile(`\b[0-9A-HJKMNP-TV-Z]{26}\b|\b[0-9a-f]{40}\b`)
 
+// etagPattern matches a memory's etag (vault.Memory.ETag).
+var etagPattern = regexp.MustCompile(`\b([0-9]+)-[0-9a-f]{12}\b`)
+
 // normalise decodes a JSON answer into plain values with ids, hashes and
 // folders replaced by stable names and wall-clock fields dropped.
 func (s *paritySide) normalise(t *testing.T, raw json.RawMessage) any {
@@ -323,7 +331,8 @@ func (s *paritySide) normalise(t *testing.T, raw json.RawMessage) any {
 }
 
 // canon replaces ids by their labels, commit hashes by their place in the
-// repositories' logs, and the side's folders by placeholders.
+// repositories' logs, etags by their order of appearance, and the side's
+// folders by placeholders.
 func (s *paritySide) canon(t *testing.T, text string) string {
 	t.Helper()
 	byID := map[string]string{}
@@ -341,6 +350,14 @@ func (s *paritySide) canon(t *testing.T, text string) string {
 			return l
 		}
 		return "{unknown:" + m + "}"
+	})
+	text = etagPattern.ReplaceAllStringFunc(text, func(m string) string {
+		l, ok := s.etags[m]
+		if !ok {
+			l = etagPattern.ReplaceAllString(m, "$1-{etag"+strconv.Itoa(len(s.etags)+1)+"}")
+			s.etags[m] = l
+		}
+		return l
 	})
 	for _, r := range []struct{ dir, name string }{{s.userRoot, "{user-repo}"}, {s.projectRoot, "{project-repo}"}} {
 		real, _ := filepath.EvalSymlinks(r.dir)

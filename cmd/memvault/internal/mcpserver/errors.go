@@ -12,9 +12,12 @@ import (
 // sentinel's words are kept, the details say what to do in this door's
 // terms.
 func toolError(err error) error {
+	var stale *vault.StaleError
 	switch {
 	case errors.Is(err, vault.ErrNotFound):
 		return fmt.Errorf("%w; call recall to find the right id", err)
+	case errors.As(err, &stale) && stale.ByETag:
+		return fmt.Errorf("expected_etag: %w", err)
 	case errors.Is(err, vault.ErrConflict):
 		return fmt.Errorf("expected_version: %w", err)
 	case errors.Is(err, vault.ErrNoVault):

@@ -171,7 +171,7 @@ const layerHelp = `Layers: transient (L1, scratch for this session, expires in 1
 
 // writeText says what a write did.
 func writeText(verb string, w view.Write) string {
-	s := fmt.Sprintf("%s %s (version %d) at %s", verb, w.ID, w.Version, w.Path)
+	s := fmt.Sprintf("%s %s (version %d, etag %s) at %s", verb, w.ID, w.Version, w.ETag, w.Path)
 	if w.Commit != "" {
 		s += ", commit " + history.ShortHash(w.Commit)
 	} else {

@@ -19,7 +19,7 @@ type idArgs struct {
 func getMemoryTool() mcp.Tool {
 	return mcp.NewTool("get_memory", append(readOnly("Get memory"),
 		mcp.WithDescription(`Read one whole memory by id (from recall): all front matter fields and the full Markdown body. `+
-			`Call it when a recall snippet is not enough, and before update_memory to learn the current version. Example: {"id": "01JD0Q7M4X8V2T5R9K3N6B1C0A"}`),
+			`Call it when a recall snippet is not enough, and before update_memory to learn the current version and etag. Example: {"id": "01JD0Q7M4X8V2T5R9K3N6B1C0A"}`),
 		strictOutputSchema[view.Memory]())...)
 }
 
@@ -33,8 +33,8 @@ func (s *Server) getMemory(ctx context.Context, vs *openVaults, a idArgs) (strin
 		out.Staleness = view.StalenessOf(s.staleness(ctx, vs, map[string][]*vault.Memory{in.Name: {m}}), m.ID)
 	}
 	var b strings.Builder
-	fmt.Fprintf(&b, "%s\nid: %s\nlayer: %s  importance: %d  status: %s  version: %d\npath: %s (%s vault)\n",
-		m.Title, m.ID, out.Layer, m.Importance, m.Status, m.Version, m.Path, in.Name)
+	fmt.Fprintf(&b, "%s\nid: %s\nlayer: %s  importance: %d  status: %s  version: %d  etag: %s\npath: %s (%s vault)\n",
+		m.Title, m.ID, out.Layer, m.Importance, m.Status, m.Version, out.ETag, m.Path, in.Name)
 	if len(m.Tags) > 0 {
 		fmt.Fprintf(&b, "tags: %s\n", strings.Join(m.Tags, ", "))
 	}

@@ -15,6 +15,7 @@ import (
 type updateArgs struct {
 	ID              string       `json:"id" jsonschema:"The memory's id."`
 	ExpectedVersion int          `json:"expected_version" min:"1" jsonschema:"The version you read; the update is refused if the memory is at another one."`
+	ExpectedETag    string       `json:"expected_etag,omitempty" jsonschema:"The etag you read (get_memory, recall, or a write's result); the update is refused if the memory's content changed, even when a merge left it at the same version. Give it whenever you have it."`
 	Title           *string      `json:"title,omitempty" jsonschema:"New title."`
 	Content         *string      `json:"content,omitempty" jsonschema:"New Markdown body (replaces the whole body)."`
 	Tags            *[]string    `json:"tags,omitempty" jsonschema:"New tag list (replaces the old one)."`
@@ -32,9 +33,10 @@ func updateMemoryTool() mcp.Tool {
 	return mcp.NewTool("update_memory", append(write("Update memory", false, false),
 		mcp.WithDescription(`Change an existing memory in place (one git commit; the old text stays in git history). `+
 			`Pass the version you last read (get_memory or recall) as expected_version: if someone changed the memory since, `+
-			`the call fails naming the current version and nothing is overwritten; read it again and reapply. Only the fields `+
+			`the call fails naming the current version and nothing is overwritten; read it again and reapply. Pass the etag you read too, as `+
+			`expected_etag: after a git merge two different contents can carry the same version, and only the etag tells them apart. Only the fields `+
 			`given change. To replace a rule with a different one, prefer remember with supersedes. `+layerHelp+
-			` Example: {"id": "01JD0Q7M4X8V2T5R9K3N6B1C0A", "expected_version": 2, "content": "Deploy with ops/deploy.sh --canary.", "reason": "canary step added"}`),
+			` Example: {"id": "01JD0Q7M4X8V2T5R9K3N6B1C0A", "expected_version": 2, "expected_etag": "2-5f1c0e9a7b3d", "content": "Deploy with ops/deploy.sh --canary.", "reason": "canary step added"}`),
 		strictOutputSchema[view.Write]())...)
 }
 
@@ -44,7 +46,8 @@ func (s *Server) updateMemory(ctx context.Context, vs *openVaults, a updateArgs)
 		return "", nil, err
 	}
 	p := vault.Patch{Title: a.Title, Content: a.Content, Tags: a.Tags, Importance: a.Importance, Layer: a.Layer,
-		EffectiveAt: a.EffectiveAt, ExpiresAt: a.ExpiresAt, Supersedes: a.Supersedes, Links: a.Links, Refs: a.Refs}
+		EffectiveAt: a.EffectiveAt, ExpiresAt: a.ExpiresAt, Supersedes: a.Supersedes, Links: a.Links, Refs: a.Refs,
+		ExpectedETag: a.ExpectedETag}
 	res, err := in.Vault.Update(ctx, m.ID, a.ExpectedVersion, p, vault.Author{Reason: a.Reason, Client: clientName(ctx)})
 	if err != nil {
 		return "", nil, toolError(err)

@@ -56,14 +56,18 @@ type Source struct {
 // Memory is one whole memory: `memvault show --json` and the MCP
 // get_memory tool.
 type Memory struct {
-	ID          string   `json:"id"`
-	Title       string   `json:"title"`
-	Layer       string   `json:"layer"`
-	Importance  int      `json:"importance"`
-	Tags        []string `json:"tags"`
-	Aliases     []string `json:"aliases"`
-	Status      string   `json:"status"`
-	Version     int      `json:"version"`
+	ID         string   `json:"id"`
+	Title      string   `json:"title"`
+	Layer      string   `json:"layer"`
+	Importance int      `json:"importance"`
+	Tags       []string `json:"tags"`
+	Aliases    []string `json:"aliases"`
+	Status     string   `json:"status"`
+	Version    int      `json:"version"`
+	// ETag identifies this content (vault.Memory.ETag): pass it as the
+	// expected version of an update to be refused if anything changed,
+	// even at the same version number.
+	ETag        string   `json:"etag"`
 	CreatedAt   string   `json:"created_at"`
 	UpdatedAt   string   `json:"updated_at"`
 	EffectiveAt string   `json:"effective_at,omitempty"`
@@ -114,7 +118,7 @@ func MemoryWith(m *vault.Memory, vaultName string, related []vault.Ref, supersed
 func MemoryOf(m *vault.Memory, vaultName string, related []vault.Ref, supersededBy []string) Memory {
 	return Memory{
 		ID: m.ID, Title: m.Title, Layer: m.Layer.String(), Importance: m.Importance, Tags: orEmpty(m.Tags),
-		Aliases: orEmpty(m.Aliases), Status: string(m.Status), Version: m.Version,
+		Aliases: orEmpty(m.Aliases), Status: string(m.Status), Version: m.Version, ETag: m.ETag(),
 		CreatedAt: Instant(m.CreatedAt), UpdatedAt: Instant(m.UpdatedAt),
 		EffectiveAt: Instant(m.EffectiveAt), ExpiresAt: Instant(m.ExpiresAt),
 		Supersedes: orEmpty(m.Supersedes), SupersededBy: orEmpty(supersededBy), Links: orEmpty(m.Links),
@@ -148,7 +152,9 @@ type RecallResult struct {
 	PossibleConflict []string `json:"possible_conflict"`
 	Path             string   `json:"path"`
 	Version          int      `json:"version"`
-	Stale            bool     `json:"stale,omitempty"`
+	// ETag is as in Memory.
+	ETag  string `json:"etag"`
+	Stale bool   `json:"stale,omitempty"`
 	// Match says how well the memory answers the query: strong or weak;
 	// absent for a list or a recall without a query. A question no
 	// memory answers gets no strong result.
@@ -178,7 +184,7 @@ func RecallResultOf(r vault.SetResult) RecallResult {
 		ID: m.ID, Title: m.Title, Layer: m.Layer.String(), Vault: r.Vault, Score: Round3(r.Score), Status: r.State,
 		Snippet: r.Snippet, Tags: orEmpty(m.Tags), Importance: m.Importance, UpdatedAt: Instant(m.UpdatedAt),
 		EffectiveAt: Instant(m.EffectiveAt), ExpiresAt: Instant(m.ExpiresAt), Supersedes: Refs(r.Supersedes),
-		PossibleConflict: orEmpty(r.PossibleConflict), Path: m.Path, Version: m.Version, Stale: m.Stale,
+		PossibleConflict: orEmpty(r.PossibleConflict), Path: m.Path, Version: m.Version, ETag: m.ETag(), Stale: m.Stale,
 		Conflicted: m.Conflicted,
 	}
 	if len(r.SupersededBy) > 0 {
@@ -198,6 +204,8 @@ type Write struct {
 	ID      string `json:"id"`
 	Path    string `json:"path"`
 	Version int    `json:"version"`
+	// ETag is the etag of what was written (see Memory.ETag).
+	ETag string `json:"etag"`
 	// Commit is the commit made; "" for the transient layer, which is
 	// never committed.
 	Commit string `json:"commit"`
@@ -215,7 +223,7 @@ type Write struct {
 
 // WriteOf builds the view of a write to the vault named vaultName.
 func WriteOf(res vault.WriteResult, vaultName string) Write {
-	return Write{ID: res.Memory.ID, Path: res.Memory.Path, Version: res.Memory.Version, Commit: res.Commit,
+	return Write{ID: res.Memory.ID, Path: res.Memory.Path, Version: res.Memory.Version, ETag: res.Memory.ETag(), Commit: res.Commit,
 		Superseded: orEmpty(res.Superseded), Vault: vaultName, Refs: res.Memory.Refs, ProposedRefs: res.ProposedRefs}
 }
 

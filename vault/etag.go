@@ -1,0 +1,110 @@
+package vault
+
+import (
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"fmt"
+	"strconv"
+	"strings"
+	"time"
+)
+
+// etagHexLen is how many hex digits of the SHA-256 an etag keeps: 48
+// bits, plenty to tell apart the few contents that can share one version
+// after a merge.
+const etagHexLen = 12
+
+// ETag identifies the memory's content: "<version>-<12 hex digits>", the
+// hex being the start of the SHA-256 of what the memory says (every field
+// read from its file, body and merge-conflict entry included). Unlike
+// Version, which two branches can both raise to the same number, two
+// contents that differ have different etags; unlike Hash, it is the same in every process, so a
+// caller can keep it and hand it back (Patch.ExpectedETag).
+//
+// It hashes the parsed memory rather than the file bytes so that a load
+// pays nothing for it: it is computed only for the memories shown or
+// checked. Files that differ only in layout (key order, quoting) share
+// an etag, as they say the same thing.
+func (m *Memory) ETag() string {
+	c := etagContent{
+		ID: m.ID, Title: m.Title, Layer: m.Layer.String(), Importance: m.Importance,
+		Tags: m.Tags, Aliases: m.Aliases, CreatedAt: etagTime(m.CreatedAt), UpdatedAt: etagTime(m.UpdatedAt),
+		EffectiveAt: etagTime(m.EffectiveAt), ExpiresAt: etagTime(m.ExpiresAt), Status: string(m.Status),
+		Supersedes: m.Supersedes, Links: m.Links, Refs: m.Refs, VerifiedAt: etagTime(m.VerifiedAt),
+		SourceClient: m.Source.Client, SourceKind: m.Source.Kind, Version: m.Version, Body: m.Body,
+		Conflicted: m.Conflicted, ConflictTheirs: m.ConflictTheirs,
+	}
+	// Marshalling strings, ints, string slices and a string map cannot
+	// fail.
+	b, _ := json.Marshal(c)
+	sum := sha256.Sum256(b)
+	return strconv.Itoa(m.Version) + "-" + hex.EncodeToString(sum[:])[:etagHexLen]
+}
+
+// etagContent is what an etag hashes, in a fixed order (JSON of a struct
+// keeps field order).
+type etagContent struct {
+	ID, Title, Layer                             string
+	Importance                                   int
+	Tags, Aliases                                []string
+	CreatedAt, UpdatedAt, EffectiveAt, ExpiresAt string
+	Status                                       string
+	Supersedes, Links, Refs                      []string
+	VerifiedAt, SourceClient, SourceKind         string
+	Version                                      int
+	Body                                         string
+	Conflicted                                   []string
+	ConflictTheirs                               map[string]string // JSON sorts its keys
+}
+
+func etagTime(t time.Time) string {
+	if t.IsZero() {
+		return ""
+	}
+	return t.UTC().Format(time.RFC3339Nano)
+}
+
+// IsETag reports whether s has the form of an etag ("<version>-<hex>"),
+// so that a caller accepting a version or an etag can tell them apart.
+func IsETag(s string) bool {
+	v, h, ok := strings.Cut(s, "-")
+	if !ok || len(h) != etagHexLen {
+		return false
+	}
+	if n, err := strconv.Atoi(v); err != nil || n < 1 {
+		return false
+	}
+	for _, r := range h {
+		if !strings.ContainsRune("0123456789abcdef", r) {
+			return false
+		}
+	}
+	return true
+}
+
+// StaleError refuses an update prepared against a content the memory no
+// longer has: its version (Expected is a number) or its etag (Expected is
+// an etag) is not the one the caller read. It wraps ErrConflict and names
+// what the memory is at now, so the caller can read it again.
+type StaleError struct {
+	ID string
+	// Expected is the version or etag the caller gave.
+	Expected string
+	// ByETag is set when Expected is an etag.
+	ByETag bool
+	// Version and ETag are the memory's current ones.
+	Version int
+	ETag    string
+}
+
+func (e *StaleError) Error() string {
+	if e.ByETag {
+		return fmt.Sprintf("%v: %s is at etag %s (version %d), not %s: it changed since you read it (a merge can keep the version number); get it again and reapply your change",
+			ErrConflict, e.ID, e.ETag, e.Version, e.Expected)
+	}
+	return fmt.Sprintf("%v: %s is at version %d (etag %s), not %s; get it again and reapply your change", ErrConflict, e.ID, e.Version, e.ETag, e.Expected)
+}
+
+// Unwrap makes a StaleError an ErrConflict.
+func (e *StaleError) Unwrap() error { return ErrConflict }
