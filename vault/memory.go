@@ -38,7 +38,7 @@ var (
 	// ErrStatusDisagrees means a file's status says active while an
 	// in-force successor supersedes it, or superseded while nothing does
 	// (lint warns about it).
-	ErrStatusDisagrees = errors.New("status disagrees with supersession")
+	ErrStatusDisagrees = errors.New("disagrees with supersession")
 	// ErrAmbiguousID means two files carry the id a write names.
 	ErrAmbiguousID = errors.New("ambiguous memory id")
 	// ErrHeadersOnly refuses a text recall on a vault opened with

@@ -76,14 +76,14 @@ func TestLintReportsRelationProblems(t *testing.T) {
 			"project/a.md": memFile("ida", "supersedes: [idb]"),
 			"project/b.md": memFile("idb", "importance: 3", "status: active"),
 		},
-		want: []string{`project/b.md:6: status: status disagrees with supersession: active, but ida ("T ida") supersedes it and is in force, so recall treats it as superseded; expected status: superseded`},
+		want: []string{`project/b.md:6: status: disagrees with supersession: active, but ida ("T ida") supersedes it and is in force, so recall treats it as superseded; expected status: superseded`},
 	}, {
 		name: "active without a status line",
 		files: map[string]string{
 			"project/a.md": memFile("ida", "supersedes: [idb]"),
 			"project/b.md": memFile("idb"),
 		},
-		want: []string{`project/b.md: status: status disagrees with supersession: active, but ida`},
+		want: []string{`project/b.md: status: disagrees with supersession: active, but ida`},
 	}, {
 		name: "superseded while nothing supersedes it",
 		files: map[string]string{
@@ -91,8 +91,8 @@ func TestLintReportsRelationProblems(t *testing.T) {
 			"project/b.md": memFile("idb", "supersedes: [idb]", "status: superseded"),
 		},
 		want: []string{
-			`project/a.md:5: status: status disagrees with supersession: superseded, but no memory of this vault lists ida in supersedes`,
-			`project/b.md:6: status: status disagrees with supersession: superseded, but no memory of this vault lists idb in supersedes`,
+			`project/a.md:5: status: disagrees with supersession: superseded, but no memory of this vault lists ida in supersedes`,
+			`project/b.md:6: status: disagrees with supersession: superseded, but no memory of this vault lists idb in supersedes`,
 		},
 	}, {
 		name: "a ring is reported as a cycle only",
@@ -164,7 +164,7 @@ func TestRelationProblemsFollowOtherFiles(t *testing.T) {
 	}
 	want := []string{
 		`project/a.md:5: links: "idb" names no memory of this vault`,
-		`project/c.md:5: status: status disagrees with supersession: active, but idd`,
+		`project/c.md:5: status: disagrees with supersession: active, but idd`,
 	}
 	got := relationProblems(t, v)
 	if len(got) != len(want) {
