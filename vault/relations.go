@@ -42,16 +42,19 @@ func (v *Vault) relationDiagsLocked(at time.Time) []*Diagnostic {
 		if m == nil {
 			continue
 		}
-		dangling(m, "supersedes", m.supersedesLine, m.Supersedes)
-		dangling(m, "links", m.linksLine, m.Links)
+		if len(m.Supersedes) > 0 {
+			dangling(m, "supersedes", m.supersedesLine, m.Supersedes)
+		}
+		if len(m.Links) > 0 {
+			dangling(m, "links", m.linksLine, m.Links)
+		}
 		switch {
-		case inRing[m.Path]:
 		case m.Status == StatusActive && d < len(v.replaced) && v.replaced[d]:
-			if s := v.inForceSuccessorLocked(m, at); s != nil {
+			if s := v.inForceSuccessorLocked(m, at); s != nil && !inRing[m.Path] {
 				warn(m, "status", m.statusLine, fmt.Errorf("%w: active, but %s (%q) supersedes it and is in force, so recall treats it as superseded; expected status: superseded",
 					ErrStatusDisagrees, s.ID, s.Title))
 			}
-		case m.Status == StatusSuperseded && !v.hasSuccessorLocked(m):
+		case m.Status == StatusSuperseded && !v.hasSuccessorLocked(m) && !inRing[m.Path]:
 			warn(m, "status", m.statusLine, fmt.Errorf("%w: superseded, but no memory of this vault lists %s in supersedes, so recall hides it with nothing in its place; set status: active (or archived), or add the id to its successor's supersedes (fine when a memory of the other vault supersedes it)",
 				ErrStatusDisagrees, m.ID))
 		}
