@@ -408,6 +408,12 @@ func toMemoryScratch(rel string, data []byte, modTime time.Time, ps *parser.Scra
 	if len(m.Supersedes) > 0 {
 		m.supersedesLine = doc.FieldLine("supersedes")
 	}
+	if len(m.Links) > 0 {
+		m.linksLine = doc.FieldLine("links")
+	}
+	if meta.Status != "" {
+		m.statusLine = doc.FieldLine("status")
+	}
 	m.Conflicted, m.ConflictTheirs = merge.Record(doc)
 	if m.ID == "" {
 		m.ID = DerivedID(rel)

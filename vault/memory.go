@@ -32,6 +32,13 @@ var (
 	// ErrSupersessionCycle means memories would supersede each other in a
 	// ring (A supersedes B, B supersedes A): each would hide the others.
 	ErrSupersessionCycle = errors.New("supersession cycle")
+	// ErrDangling means a supersedes or links entry names an id no memory
+	// of the vault carries (lint warns about it).
+	ErrDangling = errors.New("names no memory of this vault")
+	// ErrStatusDisagrees means a file's status says active while an
+	// in-force successor supersedes it, or superseded while nothing does
+	// (lint warns about it).
+	ErrStatusDisagrees = errors.New("disagrees with supersession")
 	// ErrAmbiguousID means two files carry the id a write names.
 	ErrAmbiguousID = errors.New("ambiguous memory id")
 	// ErrHeadersOnly refuses a text recall on a vault opened with
@@ -125,6 +132,8 @@ type Memory struct {
 
 	idLine         int // file line of the id field, for diagnostics
 	supersedesLine int // file line of the supersedes field, for diagnostics
+	linksLine      int // file line of the links field, for diagnostics
+	statusLine     int // file line of the status field, for diagnostics
 }
 
 // InForce reports whether the memory's rule applies at t: it has been

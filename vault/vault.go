@@ -488,11 +488,14 @@ func (v *Vault) All() []*Memory {
 }
 
 // Diagnostics returns every problem found in vault files, sorted by path
-// and line.
+// and line. Problems between files (dangling supersedes and links, a
+// status that disagrees with supersession at the vault's clock) are
+// computed on each call, so they follow every change to the other files.
 func (v *Vault) Diagnostics() []*Diagnostic {
+	now := v.now()
 	v.mu.RLock()
 	defer v.mu.RUnlock()
-	out := slices.Clone(v.cycles)
+	out := append(slices.Clone(v.cycles), v.relationDiagsLocked(now)...)
 	for _, ds := range v.diags {
 		out = append(out, ds...)
 	}
@@ -577,7 +580,7 @@ func (v *Vault) Stats() Stats {
 			s.InForce++
 		}
 	}
-	for _, ds := range append([][]*Diagnostic{v.cycles}, slices.Collect(maps.Values(v.diags))...) {
+	for _, ds := range append([][]*Diagnostic{v.cycles, v.relationDiagsLocked(now)}, slices.Collect(maps.Values(v.diags))...) {
 		for _, d := range ds {
 			if d.Severity == parser.SeverityError {
 				s.Errors++
