@@ -26,10 +26,15 @@ func (m *Main) confirmCommand() *cobra.Command {
 				return err
 			}
 			m.noteWrittenTo(set, in.Name)
-			return clitext.Confirmed(m.Stdout, res.Memory, view.ConfirmOf(res, in.Name, gitrepo.MemoryStaleness(cmd.Context(), set.Members(), in.Name, res.Memory)))
+			out := view.ConfirmOf(res, in.Name, gitrepo.MemoryStaleness(cmd.Context(), set.Members(), in.Name, res.Memory))
+			if f.asJSON {
+				return writeJSON(m.Stdout, out)
+			}
+			return clitext.Confirmed(m.Stdout, res.Memory, out)
 		},
 	}
 	cmd.Flags().StringVar(&f.reason, "reason", "", "what was checked (the commit message body)")
+	cmd.Flags().BoolVar(&f.asJSON, "json", false, `print {"id", "verified_at", "commit", "vault", "staleness"} as JSON, as the MCP tool confirm_memory answers`)
 	f.user.register(cmd.Flags())
 	return cmd
 }
