@@ -15,8 +15,9 @@ import (
 // supersedes it; superseded while nothing lists it in supersedes). They
 // depend on other files, so they are computed when asked for, from the
 // entries and the successor map, rather than stored with each file's
-// problems. Caller holds v.mu.
-func (v *Vault) relationDiagsLocked(at time.Time) []*Diagnostic {
+// problems. in, when not nil, limits the report to the files it accepts
+// (the others are not looked at). Caller holds v.mu.
+func (v *Vault) relationDiagsLocked(at time.Time, in func(path string) bool) []*Diagnostic {
 	var inRing map[string]bool // paths in a supersession ring: already errors
 	for _, d := range v.cycles {
 		if inRing == nil {
@@ -39,7 +40,7 @@ func (v *Vault) relationDiagsLocked(at time.Time) []*Diagnostic {
 		}
 	}
 	for d, m := range v.entries {
-		if m == nil {
+		if m == nil || in != nil && !in(m.Path) {
 			continue
 		}
 		if len(m.Supersedes) > 0 {

@@ -177,6 +177,11 @@ func TestRelationProblemsFollowOtherFiles(t *testing.T) {
 			t.Errorf("after, problem %d:\n got %s\nwant %s...", i, got[i], want[i])
 		}
 	}
+	// Asked for one file, only that file's problems come back.
+	onlyA := v.DiagnosticsOf(func(path string) bool { return path == "project/a.md" })
+	if len(onlyA) != 1 || onlyA[0].Path != "project/a.md" || !errors.Is(onlyA[0].Err, ErrDangling) {
+		t.Errorf("DiagnosticsOf(project/a.md) = %v, want its dangling link alone", onlyA)
+	}
 	writeFiles(t, dir, map[string]string{
 		"project/a.md": memFile("ida"),
 		"project/c.md": memFile("idc", "status: superseded"),
@@ -215,7 +220,7 @@ func BenchmarkRelationDiags(b *testing.B) {
 	b.Run("relations", func(b *testing.B) {
 		for b.Loop() {
 			v.mu.RLock()
-			_ = v.relationDiagsLocked(relationsNow)
+			_ = v.relationDiagsLocked(relationsNow, nil)
 			v.mu.RUnlock()
 		}
 	})

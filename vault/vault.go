@@ -491,13 +491,27 @@ func (v *Vault) All() []*Memory {
 // and line. Problems between files (dangling supersedes and links, a
 // status that disagrees with supersession at the vault's clock) are
 // computed on each call, so they follow every change to the other files.
-func (v *Vault) Diagnostics() []*Diagnostic {
+func (v *Vault) Diagnostics() []*Diagnostic { return v.DiagnosticsOf(nil) }
+
+// DiagnosticsOf is Diagnostics for the files in accepts (nil accepts
+// every file). The problems that depend on other files are computed for
+// those files only, so a server that reports the files a change touched
+// does not pay for a pass over the whole vault.
+func (v *Vault) DiagnosticsOf(in func(path string) bool) []*Diagnostic {
 	now := v.now()
 	v.mu.RLock()
 	defer v.mu.RUnlock()
-	out := append(slices.Clone(v.cycles), v.relationDiagsLocked(now)...)
-	for _, ds := range v.diags {
-		out = append(out, ds...)
+	var out []*Diagnostic
+	for _, d := range v.cycles {
+		if in == nil || in(d.Path) {
+			out = append(out, d)
+		}
+	}
+	out = append(out, v.relationDiagsLocked(now, in)...)
+	for path, ds := range v.diags {
+		if in == nil || in(path) {
+			out = append(out, ds...)
+		}
 	}
 	sort.SliceStable(out, func(i, j int) bool {
 		if out[i].Path != out[j].Path {
@@ -580,7 +594,7 @@ func (v *Vault) Stats() Stats {
 			s.InForce++
 		}
 	}
-	for _, ds := range append([][]*Diagnostic{v.cycles, v.relationDiagsLocked(now)}, slices.Collect(maps.Values(v.diags))...) {
+	for _, ds := range append([][]*Diagnostic{v.cycles, v.relationDiagsLocked(now, nil)}, slices.Collect(maps.Values(v.diags))...) {
 		for _, d := range ds {
 			if d.Severity == parser.SeverityError {
 				s.Errors++

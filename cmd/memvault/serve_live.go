@@ -95,11 +95,8 @@ func (s liveSink) Reload(ctx context.Context) error {
 // rule and place but never the value, and one per other problem.
 func (s liveSink) logDiagnostics(in func(path string) bool) {
 	var stale map[string]bool // paths served from their last good version; built on first need
-	for _, d := range s.v.Diagnostics() {
+	for _, d := range s.v.DiagnosticsOf(in) {
 		if in == nil && d.Severity != parser.SeverityError {
-			continue
-		}
-		if in != nil && !in(d.Path) {
 			continue
 		}
 		if errors.Is(d.Err, vault.ErrSecret) {
