@@ -92,6 +92,12 @@ func TestConflictMarkersAreNeverLoaded(t *testing.T) {
 			if d := cmp.Diff(tc.stats, v.Stats().Conflicted); d != "" {
 				t.Errorf("Stats.Conflicted (-want +got):\n%s", d)
 			}
+			if d := cmp.Diff(tc.stats, v.Conflicted()); d != "" {
+				t.Errorf("Conflicted() (-want +got):\n%s", d)
+			}
+			if v.Len() != v.Stats().Total {
+				t.Errorf("Len() = %d, Stats().Total = %d", v.Len(), v.Stats().Total)
+			}
 		})
 	}
 }

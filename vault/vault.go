@@ -582,9 +582,6 @@ func (v *Vault) Stats() Stats {
 		if m.Stale {
 			s.Stale++
 		}
-		if len(m.Conflicted) > 0 {
-			s.Conflicted = append(s.Conflicted, ConflictedFile{Path: m.Path, ID: m.ID, What: slices.Clone(m.Conflicted)})
-		}
 		switch {
 		case !m.EffectiveAt.IsZero() && now.Before(m.EffectiveAt):
 			s.Future++
@@ -604,11 +601,46 @@ func (v *Vault) Stats() Stats {
 			if errors.Is(d.Err, ErrSecret) {
 				s.Secrets++
 			}
-			if _, served := v.byPath[d.Path]; errors.Is(d.Err, ErrConflictMarkers) && !served {
-				s.Conflicted = append(s.Conflicted, ConflictedFile{Path: d.Path, What: []string{ConflictedMarkers}})
-			}
 		}
 	}
-	slices.SortFunc(s.Conflicted, func(a, b ConflictedFile) int { return strings.Compare(a.Path, b.Path) })
+	s.Conflicted = v.conflictedLocked()
 	return s
+}
+
+// Len is how many memories the vault holds (Stats().Total, without the
+// rest of Stats).
+func (v *Vault) Len() int {
+	v.mu.RLock()
+	defer v.mu.RUnlock()
+	return len(v.byID)
+}
+
+// Conflicted is Stats().Conflicted without the rest of Stats: the files a
+// git merge left in conflict, by path.
+func (v *Vault) Conflicted() []ConflictedFile {
+	v.mu.RLock()
+	defer v.mu.RUnlock()
+	return v.conflictedLocked()
+}
+
+// conflictedLocked lists the memories whose file carries a conflict entry
+// and the files whose conflict markers keep them out of the vault, by
+// path. Caller holds v.mu.
+func (v *Vault) conflictedLocked() []ConflictedFile {
+	var out []ConflictedFile
+	for _, m := range v.entries {
+		if m != nil && len(m.Conflicted) > 0 {
+			out = append(out, ConflictedFile{Path: m.Path, ID: m.ID, What: slices.Clone(m.Conflicted)})
+		}
+	}
+	for path, ds := range v.diags {
+		if _, served := v.byPath[path]; served {
+			continue
+		}
+		if slices.ContainsFunc(ds, func(d *Diagnostic) bool { return errors.Is(d.Err, ErrConflictMarkers) }) {
+			out = append(out, ConflictedFile{Path: path, What: []string{ConflictedMarkers}})
+		}
+	}
+	slices.SortFunc(out, func(a, b ConflictedFile) int { return strings.Compare(a.Path, b.Path) })
+	return out
 }

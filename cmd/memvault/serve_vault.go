@@ -103,7 +103,7 @@ func (m *Main) loadServedVault(ctx context.Context, o *servedVault, changed func
 	}
 	o.store = s
 	o.stop = v.Subscribe(changed)
-	o.logger.Info("vault loaded", "vault", v.Dir(), "scope", o.name, "memories", v.Stats().Total)
+	o.logger.Info("vault loaded", "vault", v.Dir(), "scope", o.name, "memories", v.Len())
 	if stopLive, err := startLive(ctx, v, o.logger.With("scope", o.name)); err != nil {
 		o.logger.Warn("cannot follow changes on disk", "vault", v.Dir(), "err", err)
 	} else {

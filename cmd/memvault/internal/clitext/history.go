@@ -233,7 +233,7 @@ func SnapshotNotes(s *history.Snapshot, dir string) []string {
 		return []string{fmt.Sprintf("nothing was recorded at or before %s", s.At.Format(time.RFC3339))}
 	}
 	notes := []string{fmt.Sprintf("reading the vault as recorded at %s (%s)", history.ShortHash(s.Commit), s.Time.UTC().Format(time.RFC3339))}
-	if s.Vault.Stats().Total == 0 {
+	if s.Vault.Len() == 0 {
 		notes = append(notes, fmt.Sprintf("%s has no committed memories in %s", history.ShortHash(s.Commit), dir))
 	}
 	return notes

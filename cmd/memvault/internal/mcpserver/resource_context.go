@@ -120,7 +120,7 @@ const maxContextConflicts = 5
 func writeMergeConflicts(b *strings.Builder, vs *openVaults) {
 	var all []view.Conflicted
 	for _, m := range vs.Members() {
-		for _, c := range m.Vault.Stats().Conflicted {
+		for _, c := range m.Vault.Conflicted() {
 			all = append(all, view.ConflictedOf(c, m.Vault.Dir()))
 		}
 	}
