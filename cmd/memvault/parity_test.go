@@ -185,6 +185,7 @@ func TestCLIAndMCPAgree(t *testing.T) {
 	if n := len(cli.log(t, "user")); n != 1 {
 		t.Errorf("user repository: %d commits, want 1 (the preference)", n)
 	}
+	t.Logf("%d operations through both doors; %d writes, %d commits in the project repository", len(ops), writes, len(cli.log(t, "project")))
 }
 
 // parityOp is one operation, as a CLI command line (without --json and
