@@ -103,6 +103,17 @@ func (s *Store) State(ctx context.Context) (State, error) {
 	return st, nil
 }
 
+// Operation names the multi-step git operation in progress ("merge",
+// "rebase", "am", "cherry-pick", "revert" or "bisect"), or "" when none
+// is, from the marker files git leaves in the worktree's git dir: a few
+// stats, cheap enough to ask before every write.
+func (s *Store) Operation(ctx context.Context) (string, error) {
+	if err := ctx.Err(); err != nil {
+		return "", err
+	}
+	return s.operation(), nil
+}
+
 // operation names the multi-step git operation in progress, if any, from
 // the marker files git leaves in the worktree's git dir.
 func (s *Store) operation() string {

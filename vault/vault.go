@@ -50,6 +50,11 @@ type Options struct {
 	// a file that holds git conflict markers; nil leaves such a file out
 	// (it is reported either way).
 	Committed CommittedReader
+	// Operations tells whether git is in the middle of a merge, rebase or
+	// the like; a write that would commit is then refused with an
+	// OperationError before any file changes. Nil never refuses (the
+	// committer may still fail).
+	Operations OperationReader
 	// Proposer, when set, proposes refs for a new memory from what its
 	// text mentions (WriteResult.ProposedRefs). Nil proposes none.
 	Proposer RefProposer
@@ -95,6 +100,7 @@ type Vault struct {
 	maxFileSize int64
 	readOnly    bool // a snapshot of a past revision
 	committed   CommittedReader
+	operations  OperationReader
 	headersOnly bool   // Options.HeadersOnly
 	headerCache string // Options.HeaderCache
 	// titleSigs are a headers-only vault's title signatures by DocID, as
@@ -158,6 +164,7 @@ func Open(ctx context.Context, dir string, opts Options) (*Vault, error) {
 		client:      cmp.Or(SanitizeClient(opts.Client), "cli"),
 		maxFileSize: cmp.Or(opts.MaxFileSize, parser.MaxFileSize),
 		committed:   opts.Committed,
+		operations:  opts.Operations,
 		headersOnly: opts.HeadersOnly,
 		headerCache: opts.HeaderCache,
 		fsNow:       opts.fsNow,

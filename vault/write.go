@@ -341,6 +341,13 @@ func (v *Vault) readCurrent(ctx context.Context, id string) (*Memory, *parser.Do
 			return nil, nil, fmt.Errorf("%w: %s", ErrNotFound, ShortID(id))
 		}
 	}
+	if l, ok := layerFromDir(rel); !ok || l.Committed() {
+		// Before the file is read: during a merge it may hold markers, and
+		// the operation, not the file, is what to tell the writer about.
+		if err := v.refuseDuringOperation(ctx); err != nil {
+			return nil, nil, err
+		}
+	}
 	abs := filepath.Join(v.dir, filepath.FromSlash(rel))
 	data, err := os.ReadFile(abs)
 	if errors.Is(err, os.ErrNotExist) {

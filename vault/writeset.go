@@ -67,6 +67,13 @@ func (w *writeSet) markSuperseded(ctx context.Context, id string, now time.Time)
 // files are restored and nothing changes.
 func (w *writeSet) apply(ctx context.Context, message string, commit bool) (string, error) {
 	v := w.v
+	if commit && v.committer != nil && w.commitsAny() {
+		// Before anything is written, recovery included: during a merge
+		// the files themselves may be what git is asking about.
+		if err := v.refuseDuringOperation(ctx); err != nil {
+			return "", err
+		}
+	}
 	if v.committer != nil && fileExists(v.journalPath()) {
 		// A write whose process died: finish it first, or this write's
 		// journal would replace it. Holding the cross-process lock, no
@@ -188,6 +195,17 @@ func (w *writeSet) apply(ctx context.Context, message string, commit bool) (stri
 		return hash, fmt.Errorf("index after write: %w", err)
 	}
 	return hash, nil
+}
+
+// commitsAny reports whether a file of the set is in a committed layer
+// (L1 scratch is git-ignored and never committed).
+func (w *writeSet) commitsAny() bool {
+	for _, op := range w.ops {
+		if l, ok := layerFromDir(op.rel); !ok || l.Committed() {
+			return true
+		}
+	}
+	return false
 }
 
 // finish applies the write set and returns the result with the memory id

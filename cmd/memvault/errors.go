@@ -70,6 +70,7 @@ func exitCode(err error) int {
 		errors.Is(err, vault.ErrNoVault),
 		errors.Is(err, gitstore.ErrNoIdentity),
 		errors.Is(err, gitstore.ErrOperationInProgress),
+		errors.Is(err, vault.ErrGitOperation),
 		errors.Is(err, gitstore.ErrDetachedHead),
 		errors.Is(err, gitrepo.ErrForeignRepository),
 		errors.Is(err, gitstore.ErrNotRepository),
