@@ -41,6 +41,9 @@ type CommitInfo struct {
 	Path       string // the path (repository-relative) at this commit
 	OldPath    string // the path in the parent, when this commit renamed it
 	Deleted    bool   // this commit deleted the path
+	// Parents are the commit's parents' ids, first parent first: more
+	// than one for a merge.
+	Parents []string
 }
 
 // History lists the commits reachable from opts.Rev that changed path (a

@@ -95,5 +95,18 @@ func commitInfo(c *object.Commit) CommitInfo {
 		Committer:  Signature{c.Committer.Name, c.Committer.Email},
 		CommitTime: c.Committer.When,
 		Message:    c.Message,
+		Parents:    parentIDs(c),
 	}
+}
+
+// parentIDs lists a commit's parents' ids, first parent first.
+func parentIDs(c *object.Commit) []string {
+	if len(c.ParentHashes) == 0 {
+		return nil
+	}
+	out := make([]string, len(c.ParentHashes))
+	for i, h := range c.ParentHashes {
+		out[i] = h.String()
+	}
+	return out
 }

@@ -77,3 +77,25 @@ func (s *Store) Attribute(ctx context.Context, path, attr string) (string, error
 	}
 	return line[i+2:], nil
 }
+
+// MergeBase returns the best common ancestor of two revisions, as `git
+// merge-base` picks it (and `git diff A...B` compares from): one of them
+// when it is an ancestor of the other. It asks the git command, which
+// settles criss-cross histories the way every other git tool does. Two
+// revisions with no common ancestor are ErrNotFound.
+func (s *Store) MergeBase(ctx context.Context, a, b string) (string, error) {
+	for _, rev := range []string{a, b} {
+		if strings.HasPrefix(rev, "-") {
+			return "", fmt.Errorf("merge base: revision %q: %w", rev, ErrNotFound)
+		}
+	}
+	out, err := s.gitCLI(ctx, "merge-base", "--end-of-options", a, b)
+	var exit *exec.ExitError
+	if errors.As(err, &exit) && exit.ExitCode() == 1 {
+		return "", fmt.Errorf("merge base of %s and %s: %w (no common ancestor)", a, b, ErrNotFound)
+	}
+	if err != nil {
+		return "", fmt.Errorf("merge base of %s and %s: %w", a, b, err)
+	}
+	return strings.TrimSpace(string(out)), nil
+}

@@ -1,6 +1,7 @@
 package gitstore
 
 import (
+	"errors"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -46,5 +47,46 @@ func TestMergeDriverAndAttribute(t *testing.T) {
 		if got, err := s.Attribute(ctx, path, "merge"); err != nil || got != want {
 			t.Errorf("Attribute(%s) = %q, %v; want %q", path, got, err, want)
 		}
+	}
+}
+
+// TestMergeBaseAndParents: MergeBase agrees with git on a forked history
+// (and on an ancestor), refuses unrelated histories as not found, and a
+// merge's history entry lists both parents.
+func TestMergeBaseAndParents(t *testing.T) {
+	t.Parallel()
+	requireGit(t)
+	dir, s := newRepo(t)
+	ctx := t.Context()
+	base := commitFiles(t, s, "base", map[string]string{"a.md": "a\n"}).Hash
+	runGit(t, dir, "checkout", "-q", "-b", "side")
+	side := commitFiles(t, s, "side", map[string]string{"a.md": "a\nside\n"}).Hash
+	runGit(t, dir, "checkout", "-q", "-")
+	main := commitFiles(t, s, "main", map[string]string{"a.md": "main\na\n"}).Hash
+	for _, tc := range []struct{ a, b, want string }{
+		{main, side, base},
+		{"HEAD", "side", base},
+		{base, side, base},
+	} {
+		if got, err := s.MergeBase(ctx, tc.a, tc.b); err != nil || got != tc.want {
+			t.Errorf("MergeBase(%s, %s) = %s, %v; want %s", tc.a, tc.b, got, err, tc.want)
+		}
+	}
+	if _, err := s.MergeBase(ctx, "--all", "side"); !errors.Is(err, ErrNotFound) {
+		t.Errorf("MergeBase with an option for a revision: %v", err)
+	}
+	runGit(t, dir, "checkout", "-q", "--orphan", "lonely")
+	runGit(t, dir, "commit", "-q", "--allow-empty", "-m", "lonely")
+	if _, err := s.MergeBase(ctx, "lonely", "side"); !errors.Is(err, ErrNotFound) {
+		t.Errorf("MergeBase of unrelated histories: %v, want ErrNotFound", err)
+	}
+	runGit(t, dir, "checkout", "-q", "-f", main)
+	runGit(t, dir, "merge", "-q", "--no-edit", "side")
+	cs, err := s.History(ctx, "a.md", HistoryOptions{Limit: 1})
+	if err != nil || len(cs) != 1 {
+		t.Fatalf("History: %v, %v", cs, err)
+	}
+	if len(cs[0].Parents) != 2 || cs[0].Parents[0] != main || cs[0].Parents[1] != side {
+		t.Errorf("merge parents %v, want [%s %s]", cs[0].Parents, main, side)
 	}
 }

@@ -255,6 +255,19 @@ func (f *fakeRepo) ResolveTime(ctx context.Context, t time.Time) (string, error)
 	return "", fmt.Errorf("no commit at or before %s: %w", t, ErrNotFound)
 }
 
+// MergeBase of two commits of a linear history is the older one.
+func (f *fakeRepo) MergeBase(ctx context.Context, a, b string) (string, error) {
+	i, err := f.index(a)
+	if err != nil {
+		return "", err
+	}
+	j, err := f.index(b)
+	if err != nil {
+		return "", err
+	}
+	return f.commits[min(i, j)].Hash, nil
+}
+
 var _ Repo = (*fakeRepo)(nil)
 
 // checkout writes the files at HEAD into a new vault folder and opens it.

@@ -31,6 +31,9 @@ type Repo interface {
 	// ResolveTime returns the id of the newest commit on HEAD's
 	// first-parent line whose commit time is at or before t.
 	ResolveTime(ctx context.Context, t time.Time) (string, error)
+	// MergeBase returns the best common ancestor of two revisions, as
+	// `git merge-base` picks it; ErrNotFound when they have none.
+	MergeBase(ctx context.Context, a, b string) (string, error)
 }
 
 // LogOptions selects the commits Log lists. The zero value lists every
@@ -61,6 +64,9 @@ type Commit struct {
 	When       time.Time // author time
 	CommitTime time.Time // committer time: when the repository learnt it
 	Message    string
+	// Parents are the parents' ids, first parent first; two or more for
+	// a merge. Log and Resolve fill it.
+	Parents []string
 }
 
 // LogEntry is a commit in a path's log, with the path at that commit.

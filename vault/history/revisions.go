@@ -27,6 +27,10 @@ const (
 	KindMentioned  = "mentioned"
 	KindSuperseded = "superseded" // changes only: status became superseded
 	KindArchived   = "archived"   // changes only: status became archived
+	// KindMerged is a merge commit whose version of the memory differs
+	// from every parent's (revisions only): Revision.Merged holds the
+	// reasons of the commits it brought together.
+	KindMerged = "merged"
 )
 
 // Revision is one commit in a memory's history and what it changed.
@@ -40,13 +44,19 @@ type Revision struct {
 	Reason  string        `json:"reason,omitempty"`
 	Path    string        `json:"path"`               // vault-relative, at this commit
 	OldPath string        `json:"old_path,omitempty"` // vault-relative, in the parent, when moved
-	Kind    string        `json:"kind"`               // KindAdded, KindChanged, KindMoved, KindDeleted or KindMentioned
+	Kind    string        `json:"kind"`               // KindAdded, KindChanged, KindMoved, KindDeleted, KindMentioned or KindMerged
 	Version int           `json:"version,omitempty"`
 	Changes []FieldChange `json:"changes,omitempty"`
 	// BodyDiff holds "+ line" / "- line" entries, at most
 	// MaxBodyDiffLines; BodyDiffMore counts the ones left out.
 	BodyDiff     []string `json:"body_diff,omitempty"`
 	BodyDiffMore int      `json:"body_diff_more,omitempty"`
+	// Merged, for a KindMerged revision, holds on each side of the merge
+	// (first parent's first) the last commit that changed the memory
+	// since the merge base: the merge's reasons. Changes and BodyDiff
+	// compare with the first parent. Reason is empty: a merge message
+	// says what was merged, not why the memory changed.
+	Merged []Note `json:"merged,omitempty"`
 
 	before, after *vault.Memory // the memory in the parent and at this commit
 }
@@ -212,6 +222,15 @@ func (r *Reader) revisions(ctx context.Context, id, rel string) ([]Revision, err
 			rv.after, rv.before = nil, nil
 		}
 		describeRevision(&rv)
+		if len(e.Parents) > 1 {
+			keep, err := r.mergedRevision(ctx, id, e, &rv)
+			if err != nil {
+				return nil, err
+			}
+			if !keep {
+				continue
+			}
+		}
 		out = append(out, rv)
 	}
 	return out, nil

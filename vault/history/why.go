@@ -1,9 +1,11 @@
 package history
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"slices"
+	"strings"
 	"time"
 
 	"github.com/memvault/memvault/vault"
@@ -51,11 +53,26 @@ type Note struct {
 	Date   time.Time `json:"date"`
 	Client string    `json:"client,omitempty"`
 	Author string    `json:"author,omitempty"`
-	Reason string    `json:"reason,omitempty"`
+	// Subject is the commit's first line; set for the sides of a merge.
+	Subject string `json:"subject,omitempty"`
+	Reason  string `json:"reason,omitempty"`
+}
+
+// Why is the reason a revision records: its commit's, or for a merge,
+// those of the commits it brought together, one per side.
+func (r Revision) Why() string {
+	if r.Kind != KindMerged {
+		return r.Reason
+	}
+	var parts []string
+	for _, n := range r.Merged {
+		parts = append(parts, cmp.Or(n.Reason, n.Subject))
+	}
+	return strings.Join(parts, " + ")
 }
 
 func noteOf(r Revision) *Note {
-	return &Note{Commit: r.Commit, Date: r.Date, Client: r.Client, Author: r.Author, Reason: r.Reason}
+	return &Note{Commit: r.Commit, Date: r.Date, Client: r.Client, Author: r.Author, Reason: r.Why()}
 }
 
 // Why recalls the memory of v that best answers query and tells its

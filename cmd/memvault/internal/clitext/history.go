@@ -86,6 +86,12 @@ func History(w io.Writer, story *history.Story, vaultName string) {
 		if r.Reason != "" {
 			fmt.Fprintf(w, "  why: %s\n", IndentRest(r.Reason, "       "))
 		}
+		for _, n := range r.Merged {
+			fmt.Fprintf(w, "  from %s  %s%s: %s\n", history.ShortHash(n.Commit), n.Author, prefixed(" via ", n.Client), n.Subject)
+			if n.Reason != "" {
+				fmt.Fprintf(w, "    why: %s\n", IndentRest(n.Reason, "         "))
+			}
+		}
 		if r.OldPath != "" {
 			fmt.Fprintf(w, "  moved: %s → %s\n", r.OldPath, r.Path)
 		}
@@ -149,7 +155,7 @@ func Why(w io.Writer, rep *history.Report, st *view.Staleness) {
 				fmt.Fprintf(w, "  … %d older (memvault history %s)\n", len(rep.History)-i, mem.ID)
 				break
 			}
-			fmt.Fprintf(w, "  %s  %-11s  %s%s\n", r.Date.Format("2006-01-02"), orDash(r.Client), view.Summary(r), reasonSuffix(r.Reason))
+			fmt.Fprintf(w, "  %s  %-11s  %s%s\n", r.Date.Format("2006-01-02"), orDash(r.Client), view.Summary(r), reasonSuffix(r.Why()))
 		}
 	}
 

@@ -256,7 +256,13 @@ func (g *Repo) ResolveTime(ctx context.Context, t time.Time) (string, error) {
 
 func commitOf(c gitstore.CommitInfo) history.Commit {
 	return history.Commit{Hash: c.Hash, Author: history.Signature{Name: c.Author.Name, Email: c.Author.Email},
-		When: c.When, CommitTime: c.CommitTime, Message: c.Message}
+		When: c.When, CommitTime: c.CommitTime, Message: c.Message, Parents: c.Parents}
+}
+
+// MergeBase implements history.Repo.
+func (g *Repo) MergeBase(ctx context.Context, a, b string) (string, error) {
+	h, err := g.store.MergeBase(ctx, a, b)
+	return h, notFound(err)
 }
 
 // notFound makes gitstore's not-found errors history's too.

@@ -23,13 +23,14 @@ type Revision struct {
 	Email   string `json:"email"`
 	Client  string `json:"client"`
 	Subject string `json:"subject"`
-	// Reason is the commit message body: why the change was made.
+	// Reason is the commit message body: why the change was made. For a
+	// merge, the reasons of the commits it brought together, joined.
 	Reason string `json:"reason"`
 	// Path is the memory's vault-relative path at this commit; OldPath
 	// its path in the parent when the commit moved it.
 	Path    string `json:"path"`
 	OldPath string `json:"old_path,omitempty"`
-	// Kind is added, changed, moved, deleted or mentioned.
+	// Kind is added, changed, moved, deleted, mentioned or merged.
 	Kind    string        `json:"kind"`
 	Version int           `json:"version"`
 	Changes []FieldChange `json:"changes"`
@@ -39,6 +40,21 @@ type Revision struct {
 	BodyDiffMore int      `json:"body_diff_more"`
 	// Summary says in one line what the commit changed.
 	Summary string `json:"summary"`
+	// Merged, for a merge, holds on each side (the branch merged into
+	// first) the last commit that changed the memory since the merge
+	// base.
+	Merged []MergedSide `json:"merged,omitempty"`
+}
+
+// MergedSide is the last commit on one side of a merge that changed the
+// memory.
+type MergedSide struct {
+	Commit  string `json:"commit"`
+	Date    string `json:"date"`
+	Author  string `json:"author"`
+	Client  string `json:"client"`
+	Subject string `json:"subject"`
+	Reason  string `json:"reason"`
 }
 
 // History is how a memory came to be: `memvault history --json` and the
@@ -76,8 +92,12 @@ func RevisionOf(r history.Revision) Revision {
 	for _, c := range r.Changes {
 		changes = append(changes, FieldChange(c))
 	}
+	var merged []MergedSide
+	for _, n := range r.Merged {
+		merged = append(merged, MergedSide{Commit: n.Commit, Date: Instant(n.Date), Author: n.Author, Client: n.Client, Subject: n.Subject, Reason: n.Reason})
+	}
 	return Revision{Commit: r.Commit, Date: Instant(r.Date), Author: r.Author, Email: r.Email, Client: r.Client,
-		Subject: r.Subject, Reason: r.Reason, Path: r.Path, OldPath: r.OldPath, Kind: r.Kind, Version: r.Version,
+		Subject: r.Subject, Reason: r.Why(), Merged: merged, Path: r.Path, OldPath: r.OldPath, Kind: r.Kind, Version: r.Version,
 		Changes: changes, BodyDiff: orEmpty(r.BodyDiff), BodyDiffMore: r.BodyDiffMore, Summary: Summary(r)}
 }
 

@@ -1,0 +1,87 @@
+package main
+
+import (
+	"encoding/json"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/memvault/memvault/cmd/memvault/internal/gitrepo"
+	"github.com/memvault/memvault/cmd/memvault/internal/view"
+)
+
+// TestHistoryOfMergesAndRebases: a merge whose result for a memory
+// differs from both parents appears in its history once, as merged, with
+// the reasons of the last commit on each side; a merge that took one
+// side's version does not appear; a commit rebased onto another branch
+// keeps its reason and client; why tells the merge by its sides' reasons.
+func TestHistoryOfMergesAndRebases(t *testing.T) {
+	t.Parallel()
+	r := newCLIRepo(t)
+	liveGitOut(t, r.root, "config", "merge.memvault.driver", gitrepo.DriverCommand(buildMemvault(t)))
+	both := r.addMemory("Money is int64 cents", "Money is int64 cents, never float64.\n", "--tags", "money", "--reason", "first cut")
+	oneSide := r.addMemory("Deploys go through make ship", "Never by hand.\n", "--reason", "ops rule")
+	rebased := r.addMemory("Logs are JSON lines", "One object per line.\n", "--reason", "log shipping")
+	liveGitOut(t, r.root, "branch", "-M", "main")
+
+	liveGitOut(t, r.root, "checkout", "-q", "-b", "feature")
+	r.tick(time.Hour)
+	r.ok("update", both, "--importance", "8", "--reason", "ledger incident")
+	r.tick(time.Hour)
+	r.ok("update", oneSide, "--importance", "7", "--reason", "outage last week")
+	liveGitOut(t, r.root, "checkout", "-q", "main")
+	r.tick(time.Hour)
+	r.ok("update", both, "--tags", "money,ledger", "--reason", "tagged for search")
+	liveGitOut(t, r.root, "merge", "-q", "--no-edit", "feature")
+	merge := liveGitOut(t, r.root, "rev-parse", "HEAD")
+
+	var h view.History
+	if err := json.Unmarshal([]byte(r.ok("history", both, "--json")), &h); err != nil {
+		t.Fatal(err)
+	}
+	type row struct{ Kind, Reason string }
+	var got []row
+	for _, rev := range h.Revisions {
+		got = append(got, row{rev.Kind, rev.Reason})
+	}
+	want := []row{{"merged", "tagged for search + ledger incident"}, {"changed", "tagged for search"}, {"changed", "ledger incident"}, {"added", "first cut"}}
+	if !slices.Equal(got, want) {
+		t.Fatalf("history of the memory both sides changed:\n got %v\nwant %v", got, want)
+	}
+	m := h.Revisions[0]
+	if m.Commit != merge || len(m.Merged) != 2 || m.Merged[0].Reason != "tagged for search" || m.Merged[1].Reason != "ledger incident" ||
+		m.Merged[0].Client != "cli" || !strings.Contains(m.Summary, "importance 5 → 8") {
+		t.Errorf("merged revision: %+v", m)
+	}
+
+	if err := json.Unmarshal([]byte(r.ok("history", oneSide, "--json")), &h); err != nil {
+		t.Fatal(err)
+	}
+	if len(h.Revisions) != 2 || h.Revisions[0].Kind != "changed" || h.Revisions[0].Reason != "outage last week" {
+		t.Errorf("a merge that took one side's version is in the history: %+v", h.Revisions)
+	}
+
+	text := r.ok("history", both)
+	for _, w := range []string{"merged (version", "why: ledger incident", "why: tagged for search", "importance 5 → 8"} {
+		if !strings.Contains(text, w) {
+			t.Errorf("history text lacks %q:\n%s", w, text)
+		}
+	}
+	if text := r.ok("why", "money int64 cents"); !strings.Contains(text, "merged (importance 5 → 8") || !strings.Contains(text, ": tagged for search + ledger incident") {
+		t.Errorf("why does not tell the merge by its sides' reasons:\n%s", text)
+	}
+
+	// A rebased commit keeps its reason and client trailer.
+	liveGitOut(t, r.root, "checkout", "-q", "-b", "topic", "main~1")
+	r.tick(time.Hour)
+	r.ok("update", rebased, "--importance", "6", "--reason", "parsers depend on it")
+	liveGitOut(t, r.root, "rebase", "-q", "main")
+	if err := json.Unmarshal([]byte(r.ok("history", rebased, "--json")), &h); err != nil {
+		t.Fatal(err)
+	}
+	if len(h.Revisions) != 2 || h.Revisions[0].Reason != "parsers depend on it" || h.Revisions[0].Client != "cli" ||
+		h.Revisions[0].Kind != "changed" || !strings.Contains(h.Revisions[0].Summary, "importance 5 → 6") {
+		t.Errorf("rebased history: %+v", h.Revisions)
+	}
+}
