@@ -10,14 +10,15 @@ import (
 	"github.com/memvault/memvault/vault/history"
 )
 
-// parseRange reads BASE..HEAD or BASE (meaning BASE..HEAD).
+// parseRange reads BASE..HEAD, BASE...HEAD (the same: both compare from
+// the merge base) or BASE (meaning BASE..HEAD).
 func parseRange(arg string) (base, head string, err error) {
-	if strings.Contains(arg, "...") {
-		return "", "", usagef("diff: %q: three-dot ranges are not supported; use $(git merge-base A B)..B", arg)
+	base, head, ok := strings.Cut(arg, "...")
+	if !ok {
+		base, head, _ = strings.Cut(arg, "..")
 	}
-	base, head, _ = strings.Cut(arg, "..")
-	if base == "" {
-		return "", "", usagef("diff: %q: want BASE..HEAD or BASE", arg)
+	if base == "" || strings.HasPrefix(head, ".") {
+		return "", "", usagef("diff: %q: want BASE..HEAD, BASE...HEAD or BASE", arg)
 	}
 	if head == "" {
 		head = "HEAD"
@@ -30,11 +31,17 @@ func (m *Main) diffCommand() *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "diff BASE..HEAD",
 		Short: "Summarise the memory changes between two revisions",
-		Long: `diff lists the memories added, changed (and which fields), superseded,
-archived and deleted between two revisions, with the reason recorded in the
-commit that changed each. BASE alone means BASE..HEAD. --markdown prints a
-section for a pull-request comment.`,
+		Long: `diff lists the memories HEAD added, changed (and which fields), superseded,
+archived and deleted since it forked from BASE, with the reason recorded in
+the commit that changed each. Like git diff BASE...HEAD, it compares from
+the merge base of the two revisions, so what BASE did meanwhile (main moving
+on while a branch is reviewed) is not shown as HEAD deleting or undoing it;
+BASE..HEAD and BASE...HEAD mean the same, and BASE alone means BASE..HEAD.
+Memories are matched by id, wherever their files moved. --markdown prints a
+section for a pull-request comment: a table, then each memory's body diff in
+a collapsed block.`,
 		Example: `  memvault diff main..HEAD
+  memvault diff main...feature --json
   memvault diff origin/main --markdown > memory-changes.md`,
 		Args: exactArgs(1, "BASE..HEAD"),
 		RunE: func(cmd *cobra.Command, args []string) error {
@@ -62,11 +69,11 @@ section for a pull-request comment.`,
 				if changes == nil {
 					changes = []history.MemoryChange{}
 				}
-				return writeJSON(m.Stdout, map[string]any{"base": rep.Base, "head": rep.Head, "changes": changes})
+				return writeJSON(m.Stdout, map[string]any{"base": rep.Base, "head": rep.Head, "merge_base": rep.From, "changes": changes})
 			case markdown:
-				clitext.DiffMarkdown(m.Stdout, rep.Base, rep.Head, changes)
+				clitext.DiffMarkdown(m.Stdout, rep.From, rep.Head, changes)
 			default:
-				clitext.DiffText(m.Stdout, rep.Base, rep.Head, changes)
+				clitext.DiffText(m.Stdout, rep.From, rep.Head, changes)
 			}
 			return nil
 		},

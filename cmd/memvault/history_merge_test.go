@@ -85,3 +85,51 @@ func TestHistoryOfMergesAndRebases(t *testing.T) {
 		t.Errorf("rebased history: %+v", h.Revisions)
 	}
 }
+
+// TestDiffFromTheMergeBase: once main moves on, diff main..feature (and
+// main...feature) still lists only what the branch did: main's new
+// memory is not "deleted", main's edit is not undone; the body diff of
+// the branch's change is in the JSON and the Markdown.
+func TestDiffFromTheMergeBase(t *testing.T) {
+	t.Parallel()
+	r := newCLIRepo(t)
+	shared := r.addMemory("Money is int64 cents", "Money is int64 cents.\nNever float64.\n", "--reason", "first cut")
+	liveGitOut(t, r.root, "branch", "-M", "main")
+	liveGitOut(t, r.root, "checkout", "-q", "-b", "feature")
+	r.tick(time.Hour)
+	r.ok("update", shared, "--content", "Money is int64 cents.\nNever float64, not even in tests.\n", "--reason", "a test used float")
+	added := r.addMemory("Logs are JSON lines", "One object per line.\n", "--reason", "log shipping")
+	liveGitOut(t, r.root, "checkout", "-q", "main")
+	r.tick(time.Hour)
+	mainOnly := r.addMemory("Deploys go through make ship", "Never by hand.\n", "--reason", "ops rule")
+
+	for _, rg := range []string{"main..feature", "main...feature"} {
+		var rep struct {
+			MergeBase string `json:"merge_base"`
+			Changes   []struct {
+				ID, Kind string
+				BodyDiff []string `json:"body_diff"`
+			}
+		}
+		if err := json.Unmarshal([]byte(r.ok("diff", rg, "--json")), &rep); err != nil {
+			t.Fatal(err)
+		}
+		got := map[string]string{}
+		for _, c := range rep.Changes {
+			got[c.ID] = c.Kind
+			if c.ID == shared && !slices.Contains(c.BodyDiff, "+Never float64, not even in tests.") {
+				t.Errorf("%s: body diff %q", rg, c.BodyDiff)
+			}
+		}
+		if len(got) != 2 || got[shared] != "changed" || got[added] != "added" || got[mainOnly] != "" {
+			t.Errorf("diff %s: %v; want %s changed and %s added, nothing about main's %s", rg, got, shared, added, mainOnly)
+		}
+		if fork := liveGitOut(t, r.root, "merge-base", "main", "feature"); rep.MergeBase != fork {
+			t.Errorf("diff %s: merge_base %s, want %s", rg, rep.MergeBase, fork)
+		}
+	}
+	md := r.ok("diff", "main...feature", "--markdown")
+	if !strings.Contains(md, "<details><summary>body: <b>Money is int64 cents</b>") || !strings.Contains(md, "-Never float64.\n+Never float64, not even in tests.\n") {
+		t.Errorf("markdown lacks the body diff:\n%s", md)
+	}
+}

@@ -2,6 +2,7 @@ package history
 
 import (
 	"context"
+	"errors"
 	"slices"
 	"time"
 
@@ -21,7 +22,10 @@ func DiffKinds() []string {
 // DiffReport is the memory changes between two commits.
 type DiffReport struct {
 	Base, Head string // full commit ids
-	Changes    []MemoryChange
+	// From is the commit the changes are counted from: the merge base
+	// of Base and Head (Base itself when it is an ancestor of Head).
+	From    string
+	Changes []MemoryChange
 }
 
 // MemoryChange is one memory that differs between two commits.
@@ -42,12 +46,23 @@ type MemoryChange struct {
 	// Reason and Client come from the newest commit that changed the file.
 	Reason string `json:"reason,omitempty"`
 	Client string `json:"client,omitempty"`
+	// BodyDiff is the body's change in unified form (UnifiedBodyDiff), an
+	// added memory's body as added lines; at most MaxDiffBodyLines, and
+	// BodyDiffMore counts the lines left out.
+	BodyDiff     []string `json:"body_diff,omitempty"`
+	BodyDiffMore int      `json:"body_diff_more,omitempty"`
 }
 
-// Diff compares the vault at two revisions: the memories added, changed
-// (and which fields), superseded, archived and deleted, each with the
-// reason recorded by the newest commit up to head that changed its file.
-// A revision the repository does not have is a *RevisionError.
+// Diff tells what head did to the vault since it forked from base, as
+// `git diff base...head` does: it compares the vault at their merge base
+// with the vault at head, so commits base made meanwhile (main moving on
+// while a branch was reviewed) are not reported as head deleting or
+// undoing them. Memories are matched by id, wherever their files are: the
+// memories added, changed (and which fields, and a body diff), superseded,
+// archived and deleted, each with the reason recorded by the newest
+// commit up to head that changed its file. A revision the repository does
+// not have is a *RevisionError; two unrelated histories are compared
+// from base itself.
 func (r *Reader) Diff(ctx context.Context, base, head string) (*DiffReport, error) {
 	b, err := r.resolve(ctx, base)
 	if err != nil {
@@ -57,11 +72,58 @@ func (r *Reader) Diff(ctx context.Context, base, head string) (*DiffReport, erro
 	if err != nil {
 		return nil, err
 	}
-	changes, err := r.memoryChanges(ctx, b.Hash, h.Hash)
+	from, err := r.repo.MergeBase(ctx, b.Hash, h.Hash)
+	if errors.Is(err, ErrNotFound) {
+		from = b.Hash
+	} else if err != nil {
+		return nil, err
+	}
+	changes, err := r.memoryChanges(ctx, from, h.Hash)
 	if err != nil {
 		return nil, err
 	}
-	return &DiffReport{Base: b.Hash, Head: h.Hash, Changes: changes}, nil
+	return &DiffReport{Base: b.Hash, Head: h.Hash, From: from, Changes: changes}, nil
+}
+
+// sides is one memory's file on each side of a diff.
+type sides struct {
+	fc            FileChange
+	before, after *vault.Memory
+}
+
+// pairByID joins a memory's deletion and addition under two paths (a move
+// git did not see as a rename: the file changed too much) into one
+// change, matched by the memory's id.
+func pairByID(in []sides) []sides {
+	addedAt := map[string]int{}
+	for i, s := range in {
+		if s.fc.Kind == FileAdded && s.after != nil {
+			addedAt[s.after.ID] = i
+		}
+	}
+	joinedTo := map[int]int{} // deletion -> addition
+	taken := map[int]bool{}   // additions joined
+	for i, s := range in {
+		if s.fc.Kind != FileDeleted || s.before == nil {
+			continue
+		}
+		if a, ok := addedAt[s.before.ID]; ok && !taken[a] {
+			joinedTo[i], taken[a] = a, true
+		}
+	}
+	out := make([]sides, 0, len(in))
+	for i, s := range in {
+		if taken[i] {
+			continue
+		}
+		if a, ok := joinedTo[i]; ok {
+			add := in[a]
+			s = sides{fc: FileChange{Path: add.fc.Path, OldPath: s.fc.OldPath, Kind: FileRenamed, Old: s.fc.Old, New: add.fc.New},
+				before: s.before, after: add.after}
+		}
+		out = append(out, s)
+	}
+	return out
 }
 
 // memoryChanges compares the vault at two commits.
@@ -70,19 +132,24 @@ func (r *Reader) memoryChanges(ctx context.Context, base, head string) ([]Memory
 	if err != nil {
 		return nil, err
 	}
-	var out []MemoryChange
-	titles := map[string]string{}
+	var all []sides
 	for _, fc := range fcs {
 		if fc.Path == "" || !vault.IsMemoryPath(fc.Path) {
 			continue
 		}
-		var before, after *vault.Memory
+		s := sides{fc: fc}
 		if fc.Old != nil {
-			before, _ = vault.ParseMemory(fc.OldPath, fc.Old, time.Time{})
+			s.before, _ = vault.ParseMemory(fc.OldPath, fc.Old, time.Time{})
 		}
 		if fc.New != nil {
-			after, _ = vault.ParseMemory(fc.Path, fc.New, time.Time{})
+			s.after, _ = vault.ParseMemory(fc.Path, fc.New, time.Time{})
 		}
+		all = append(all, s)
+	}
+	var out []MemoryChange
+	titles := map[string]string{}
+	for _, s := range pairByID(all) {
+		fc, before, after := s.fc, s.before, s.after
 		c := MemoryChange{Path: fc.Path}
 		if fc.Kind == FileRenamed {
 			c.OldPath = fc.OldPath
@@ -97,6 +164,7 @@ func (r *Reader) memoryChanges(ctx context.Context, base, head string) ([]Memory
 		case fc.Kind == FileAdded:
 			c.Kind = KindAdded
 			c.Supersedes = refs(after.Supersedes)
+			c.BodyDiff, c.BodyDiffMore = UnifiedBodyDiff("", after.Body, MaxDiffBodyLines)
 		case fc.Kind == FileDeleted:
 			c.Kind, c.Path = KindDeleted, fc.OldPath
 		case after == nil:
@@ -106,6 +174,7 @@ func (r *Reader) memoryChanges(ctx context.Context, base, head string) ([]Memory
 		default:
 			c.Changes = FieldChanges(before, after)
 			c.Body = before.Body != after.Body
+			c.BodyDiff, c.BodyDiffMore = UnifiedBodyDiff(before.Body, after.Body, MaxDiffBodyLines)
 			for _, id := range after.Supersedes {
 				if !slices.Contains(before.Supersedes, id) {
 					c.Supersedes = append(c.Supersedes, vault.Ref{ID: id})

@@ -3,6 +3,7 @@ package history
 import (
 	"errors"
 	"fmt"
+	"strings"
 	"testing"
 	"time"
 
@@ -26,7 +27,8 @@ func TestDiff(t *testing.T) {
 		}
 		want := []MemoryChange{
 			{Kind: KindAdded, ID: succ.id, Title: succ.title, Layer: "project", Path: "project/new.md",
-				Supersedes: []vault.Ref{{ID: old.id, Title: old.title}}, Reason: "线上退款上线", Client: "claude-code"},
+				Supersedes: []vault.Ref{{ID: old.id, Title: old.title}}, Reason: "线上退款上线", Client: "claude-code",
+				BodyDiff: []string{"@@ -0,0 +1,1 @@", "+" + strings.TrimSuffix(succ.body, "\n")}},
 			{Kind: KindSuperseded, ID: old.id, Title: old.title, Layer: "project", Path: "project/old.md",
 				Changes:      []FieldChange{{"status", "active", "superseded"}, {"version", "1", "2"}},
 				SupersededBy: []vault.Ref{{ID: succ.id, Title: succ.title}}, Reason: "Marked superseded by 01NEW", Client: "claude-code"},
@@ -92,6 +94,29 @@ func TestDiff(t *testing.T) {
 		}
 		if diff := cmp.Diff(want, got); diff != "" {
 			t.Errorf("changes (-want +got):\n%s", diff)
+		}
+	})
+
+	t.Run("matched by id across a rewrite and a move", func(t *testing.T) {
+		r := &fakeRepo{}
+		m := mem{id: "01MOVE", title: "Short-lived note", layer: "short-term", body: "one\ntwo\nthree\nfour\n"}
+		r.commit(t0, msg("add", m, "", "cli"), map[string]string{"short-term/note.md": m.file()})
+		m.layer, m.title, m.version, m.body = "project", "A project rule now", 2, strings.Repeat("entirely different words\n", 20)
+		r.commit(t0.Add(time.Hour), msg("update", m, "promoted and rewritten", "cli"),
+			map[string]string{"short-term/note.md": "", "project/rule.md": m.file()})
+		if fcs, _ := r.Diff(t.Context(), "HEAD~1", "HEAD"); len(fcs) != 2 {
+			t.Fatalf("the repository sees %d file changes; the test wants an addition and a deletion: %+v", len(fcs), fcs)
+		}
+		rep, err := New(r, "vault").Diff(t.Context(), "HEAD~1", "HEAD")
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(rep.Changes) != 1 {
+			t.Fatalf("%d changes, want the one memory: %+v", len(rep.Changes), rep.Changes)
+		}
+		c := rep.Changes[0]
+		if c.Kind != KindChanged || c.Path != "project/rule.md" || c.OldPath != "short-term/note.md" || !c.Body || len(c.BodyDiff) == 0 {
+			t.Errorf("change %+v", c)
 		}
 	})
 
