@@ -18,7 +18,7 @@ func TestDiffMarkdown(t *testing.T) {
 		{Kind: history.KindChanged, ID: "01M5E68866RCT3YJBGTRQ5KYHA", Title: "API 错误：使用真实 HTTP 状态码", Layer: "project",
 			Path: "project/api-errors.md", Changes: []history.FieldChange{{Field: "importance", Old: "6", New: "8"}}, Body: true,
 			BodyDiff: []string{"@@ -1,3 +1,3 @@", " 4xx for client errors.", "-5xx | 200 for server errors.", "+5xx for server errors.", " Body: {code, message}."},
-			Reason: "client SDKs retry on 5xx", Client: "claude-code"},
+			Reason:   "client SDKs retry on 5xx", Client: "claude-code"},
 		{Kind: history.KindAdded, ID: "01M8GPD4P3BT9KFY4RD35W18B4", Title: "Deploy <with> make ship", Layer: "project",
 			Path: "project/deploy.md", BodyDiff: []string{"@@ -0,0 +1,3 @@", "+```sh", "+make ship", "+```"}, BodyDiffMore: 2,
 			Reason: "ops rule", Client: "cursor"},
