@@ -31,7 +31,11 @@ var _ vault.Committer = gitCommitter{}
 func (g gitCommitter) Lock(ctx context.Context) (func(), error) { return g.store.Lock(ctx) }
 
 func (g gitCommitter) Commit(ctx context.Context, paths []string, message string) (string, error) {
-	res, err := g.store.Commit(ctx, gitstore.Change{Paths: paths, Message: message, Author: g.author, RefuseDetached: !g.allowDetached})
+	author := g.author
+	if p, ok := vault.PersonOf(ctx); ok { // a team server's caller
+		author = &gitstore.Signature{Name: p.Name, Email: p.Email}
+	}
+	res, err := g.store.Commit(ctx, gitstore.Change{Paths: paths, Message: message, Author: author, RefuseDetached: !g.allowDetached})
 	if errors.Is(err, gitstore.ErrNoChange) {
 		return "", nil
 	}

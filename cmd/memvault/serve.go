@@ -19,7 +19,7 @@ import (
 )
 
 func (m *Main) serveCommand() *cobra.Command {
-	var logFile, httpAddr, token, userVault string
+	var logFile, httpAddr, token, tokensFile, userVault string
 	var noUserVault bool
 	var recallTimeout time.Duration
 	cmd := &cobra.Command{
@@ -35,7 +35,10 @@ Nothing is created on disk until the first write.
 
 Without --vault the project vault is .memory at the git root of the
 working directory, else at the git root of the first root the client
-reports (MCP roots). The user vault (--user-vault, default ~/.memvault when
+reports (MCP roots). With --http and --tokens FILE (one line per person:
+token, name, email; # comments; the file must not be readable by group or
+others) it is a team server: a request carries one person's token, and
+that person authors its writes. The user vault (--user-vault, default ~/.memvault when
 it exists) holds preferences that follow the developer across projects;
 recall searches both. See docs/mcp.md.`,
 		Args: cobra.NoArgs,
@@ -47,8 +50,19 @@ recall searches both. See docs/mcp.md.`,
 			if token == "" {
 				token = m.Getenv("MEMVAULT_TOKEN")
 			}
+			var callers []mcpserver.Caller
+			check := mcpserver.CheckHTTPAddr
+			if tokensFile != "" {
+				var err error
+				if callers, err = mcpserver.LoadTokens(tokensFile); err != nil {
+					return usageError{err}
+				} else if httpAddr == "" {
+					return usagef("--tokens is for a team server over HTTP: add --http ADDR")
+				}
+				check = mcpserver.CheckTeamHTTPAddr
+			}
 			if httpAddr != "" {
-				if err := mcpserver.CheckHTTPAddr(httpAddr, token); err != nil {
+				if err := check(httpAddr, token); err != nil {
 					return usageError{err}
 				}
 			}
@@ -85,7 +99,7 @@ recall searches both. See docs/mcp.md.`,
 					return opened.add(m.openServedVault(ctx, name, dir, logger, changed))
 				}})
 			if httpAddr != "" {
-				return srv.ServeHTTP(ctx, httpAddr, mcpserver.HTTPOptions{Token: token, Listening: func(url string) {
+				return srv.ServeHTTP(ctx, httpAddr, mcpserver.HTTPOptions{Token: token, Callers: callers, Listening: func(url string) {
 					// The address goes to stderr so whoever started the
 					// server (and the tests, which bind port 0) can find it.
 					fmt.Fprintf(m.Stderr, "memvault: serving MCP at %s\n", url)
@@ -97,6 +111,7 @@ recall searches both. See docs/mcp.md.`,
 	cmd.Flags().StringVar(&logFile, "log-file", "", "append logs to this file instead of standard error")
 	cmd.Flags().StringVar(&httpAddr, "http", "", "serve streamable HTTP at this address (e.g. 127.0.0.1:7391) instead of stdio")
 	cmd.Flags().StringVar(&token, "token", "", "bearer token every HTTP request must carry (default $MEMVAULT_TOKEN); required beyond loopback")
+	cmd.Flags().StringVar(&tokensFile, "tokens", "", "team server: file of one person a line (token name email), mode 600; each caller's writes are committed as them")
 	cmd.Flags().StringVar(&userVault, "user-vault", "", "vault of preferences that follow you across projects, in a git repository (default ~/.memvault when it exists)")
 	cmd.Flags().BoolVar(&noUserVault, "no-user-vault", false, "serve the project vault only")
 	cmd.Flags().DurationVar(&recallTimeout, "recall-timeout", mcpserver.DefaultRecallTimeout, "stop a recall that runs longer than this and say so")

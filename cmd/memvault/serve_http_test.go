@@ -4,7 +4,9 @@ import (
 	"bufio"
 	"context"
 	"encoding/json"
+	"fmt"
 	"net/http"
+	"os"
 	"os/exec"
 	"path/filepath"
 	"strings"
@@ -14,6 +16,7 @@ import (
 	"github.com/mark3labs/mcp-go/client"
 	"github.com/mark3labs/mcp-go/client/transport"
 
+	"github.com/memvault/memvault/cmd/memvault/internal/view"
 	"github.com/memvault/memvault/gitstore"
 )
 
@@ -145,4 +148,71 @@ func TestServeHTTP(t *testing.T) {
 			t.Errorf("healthz = %d %v, want ok with 1 memory indexed, the index age, the vault and git_head", res.StatusCode, h)
 		}
 	})
+}
+
+// TestServeHTTPTeamTokens: a team server with a tokens file commits each
+// caller's writes as that person; a tokens file others can read is
+// refused before the server starts.
+func TestServeHTTPTeamTokens(t *testing.T) {
+	t.Parallel()
+	bin := buildMemvault(t)
+	people := map[string][2]string{ // token -> name, email
+		"ada-0123456789abcdef": {"Ada Lovelace", "ada@example.com"},
+		"li-0123456789abcdefg": {"李 明", "li.ming@example.com"},
+	}
+	file := filepath.Join(t.TempDir(), "tokens")
+	var lines strings.Builder
+	lines.WriteString("# token name email\n")
+	for tok, p := range people {
+		fmt.Fprintf(&lines, "%s %s %s\n", tok, p[0], p[1])
+	}
+	if err := os.WriteFile(file, []byte(lines.String()), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	out, err := exec.Command(bin, "serve", "--vault", filepath.Join(t.TempDir(), ".memory"), "--http", "127.0.0.1:0", "--tokens", file).CombinedOutput()
+	if err == nil || !strings.Contains(string(out), "chmod 600") {
+		t.Errorf("a tokens file others can read: err %v, output %q; want a refusal naming chmod 600", err, out)
+	}
+	if err := os.Chmod(file, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	// A tokens file and no shared token.
+	base, root := startHTTPServe(t, bin, "--tokens", file)
+	for tok, p := range people {
+		c, err := client.NewStreamableHttpClient(base+"/mcp", transport.WithHTTPHeaders(map[string]string{"Authorization": "Bearer " + tok}))
+		if err != nil {
+			t.Fatal(err)
+		}
+		ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+		if err := c.Start(ctx); err != nil {
+			t.Fatal(err)
+		}
+		initClient(t, c, "", "team-client", false)
+		var w view.Write
+		(&mcpSession{t: t, c: c}).ok("remember", map[string]any{"title": "Written by " + p[0], "content": "Team server write.", "reason": "team test"}, &w)
+		st, err := gitstore.Open(ctx, root)
+		if err != nil {
+			t.Fatal(err)
+		}
+		info, err := st.ReadCommit(ctx, w.Commit)
+		st.Close()
+		cancel()
+		c.Close()
+		if err != nil {
+			t.Fatal(err)
+		}
+		if info.Author.Name != p[0] || info.Author.Email != p[1] {
+			t.Errorf("%s's write is authored by %s <%s>", p[0], info.Author.Name, info.Author.Email)
+		}
+	}
+	req, _ := http.NewRequest(http.MethodGet, base+"/healthz", nil)
+	req.Header.Set("Authorization", "Bearer ada-0123456789abcdeX")
+	res, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	res.Body.Close()
+	if res.StatusCode != http.StatusUnauthorized {
+		t.Errorf("a wrong token: status %d, want 401", res.StatusCode)
+	}
 }

@@ -3,8 +3,6 @@ package mcpserver
 import (
 	"bytes"
 	"context"
-	"crypto/sha256"
-	"crypto/subtle"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -63,8 +61,13 @@ func DefaultHTTPLimits() HTTPLimits {
 
 // newHTTPServer wraps h in guard and sets the timeouts of lim.
 func newHTTPServer(h http.Handler, token string, lim HTTPLimits) *http.Server {
+	return newGuardedServer(h, newTokens(token, nil), lim)
+}
+
+// newGuardedServer is newHTTPServer accepting any of tokens.
+func newGuardedServer(h http.Handler, tokens tokens, lim HTTPLimits) *http.Server {
 	return &http.Server{
-		Handler:           guard(h, token, lim),
+		Handler:           guard(h, tokens, lim),
 		ReadHeaderTimeout: lim.ReadHeaderTimeout,
 		ReadTimeout:       lim.ReadTimeout,
 		IdleTimeout:       lim.IdleTimeout,
@@ -103,6 +106,17 @@ const MinRemoteTokenBytes = 16
 // shorter than MinRemoteTokenBytes: anyone on the network could read and
 // write the vault.
 func CheckHTTPAddr(addr, token string) error {
+	return checkHTTPAddr(addr, token, false)
+}
+
+// CheckTeamHTTPAddr is CheckHTTPAddr for a server with a tokens file
+// (LoadTokens checked each token): any address will do, with or
+// without a shared token.
+func CheckTeamHTTPAddr(addr, token string) error {
+	return checkHTTPAddr(addr, token, true)
+}
+
+func checkHTTPAddr(addr, token string, team bool) error {
 	host, _, err := net.SplitHostPort(addr)
 	if err != nil {
 		return fmt.Errorf("--http %s: want host:port, e.g. 127.0.0.1:7391", addr)
@@ -113,7 +127,7 @@ func CheckHTTPAddr(addr, token string) error {
 	if i := strings.IndexFunc(token, func(r rune) bool { return r <= ' ' || r == 0x7f }); i >= 0 {
 		return fmt.Errorf("--token has a space or control character at byte %d: a client cannot send it in an HTTP header intact", i)
 	}
-	if isLoopback(host) {
+	if isLoopback(host) || (team && token == "") {
 		return nil
 	}
 	switch {
@@ -131,26 +145,28 @@ func CheckHTTPAddr(addr, token string) error {
 //     page whose domain was rebound to 127.0.0.1 (DNS rebinding) sends its
 //     own domain (403);
 //   - the bearer token, compared in constant time over SHA-256 digests so
-//     that neither content nor length leaks through timing (401);
+//     that neither content nor length leaks through timing (401); a
+//     person's token (--tokens) puts the person in the request's context,
+//     so their writes are committed as them;
 //   - an Origin, when present, that is loopback or this host (403);
 //   - a body of at most lim.MaxBody bytes, read in full before h runs
 //     (413).
 //
 // Then it gives a POST its write deadline (HTTPLimits.CallTimeout).
-func guard(h http.Handler, token string, lim HTTPLimits) http.Handler {
-	want := sha256.Sum256([]byte(token))
+func guard(h http.Handler, tokens tokens, lim HTTPLimits) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if loopbackConn(r) && !isLoopback(hostOnly(r.Host)) {
 			http.Error(w, "host not allowed: connect to localhost or 127.0.0.1", http.StatusForbidden)
 			return
 		}
-		if token != "" {
-			got := sha256.Sum256([]byte(bearerToken(r.Header.Get("Authorization"))))
-			if subtle.ConstantTimeCompare(got[:], want[:]) != 1 {
+		if len(tokens.digests) > 0 {
+			ctx, ok := tokens.check(r.Context(), bearerToken(r.Header.Get("Authorization")))
+			if !ok {
 				w.Header().Set("WWW-Authenticate", "Bearer")
 				http.Error(w, "missing or wrong bearer token", http.StatusUnauthorized)
 				return
 			}
+			r = r.WithContext(ctx)
 		}
 		if o := r.Header.Get("Origin"); o != "" {
 			u, err := url.Parse(o)
@@ -206,6 +222,10 @@ type HTTPOptions struct {
 	// Token is the bearer token every request must carry; "" asks none
 	// (CheckHTTPAddr allows that on loopback only).
 	Token string
+	// Callers are the people of a team server (LoadTokens): a request may
+	// carry any of their tokens instead, and its writes are committed as
+	// that person.
+	Callers []Caller
 	// Limits protect the server; the zero value means DefaultHTTPLimits.
 	Limits HTTPLimits
 	// Listening, when set, is told the MCP endpoint's URL once the server
@@ -243,11 +263,11 @@ func (s *Server) ServeHTTP(ctx context.Context, addr string, o HTTPOptions) erro
 	mux := http.NewServeMux()
 	mux.Handle("/mcp", mcpHandler)
 	mux.HandleFunc("GET /healthz", s.healthz)
-	srv := newHTTPServer(mux, o.Token, lim)
+	srv := newGuardedServer(mux, newTokens(o.Token, o.Callers), lim)
 	if o.Listening != nil {
 		o.Listening(fmt.Sprintf("http://%s/mcp", ln.Addr()))
 	}
-	s.logger.Info("serving", "vault", s.projectDir(), "user_vault", s.userDir(), "transport", "http", "addr", ln.Addr().String(), "token", o.Token != "")
+	s.logger.Info("serving", "vault", s.projectDir(), "user_vault", s.userDir(), "transport", "http", "addr", ln.Addr().String(), "token", o.Token != "", "people", len(o.Callers))
 	errc := make(chan error, 1)
 	go func() { errc <- srv.Serve(ln) }()
 	select {

@@ -7,6 +7,8 @@ import (
 
 	"github.com/mark3labs/mcp-go/mcp"
 	"github.com/mark3labs/mcp-go/server"
+
+	"github.com/memvault/memvault/vault"
 )
 
 // The server logs one line per call (tool, resource read, prompt): who
@@ -18,6 +20,9 @@ func (s *Server) loggedTool(name string, h server.ToolHandlerFunc) server.ToolHa
 		start := time.Now()
 		res, err := h(ctx, req)
 		attrs := []any{"tool", name, "client", clientName(ctx)}
+		if p, ok := vault.PersonOf(ctx); ok {
+			attrs = append(attrs, "person", p.Name)
+		}
 		switch {
 		case err != nil:
 			s.logger.Warn("tool call", append(attrs, "duration", since(start), "error", err.Error())...)
