@@ -64,6 +64,9 @@ func Files(base, ours, theirs []byte) (Result, error) {
 		}
 	}
 	m.body()
+	if err := m.bumpSameVersion(); err != nil {
+		return Result{}, err
+	}
 	if err := m.writeRecord(); err != nil {
 		return Result{}, err
 	}
@@ -203,6 +206,38 @@ func (m *merger) field(key string) error {
 	}
 	m.conflict(key, vt)
 	return nil
+}
+
+// bumpSameVersion gives the merge a new version when both sides bumped
+// the version to the same number (two edits made from one version, on two
+// branches) and the merged memory is neither side's: without it, three
+// different contents (ours, theirs, the merge) would carry one version,
+// and an update expecting that version could overwrite the merge. field
+// took that version once, as for any same change; a merge equal to one
+// side keeps it, because it is that side's content.
+func (m *merger) bumpSameVersion() error {
+	vb, vo, vt := valueOf(m.b, "version"), valueOf(m.o, "version"), valueOf(m.t, "version")
+	if !vo.equal(vt) || vb.equal(vo) || m.o.Meta.Version == nil {
+		return nil
+	}
+	if sameContent(m.out, m.o) || sameContent(m.out, m.t) {
+		return nil
+	}
+	return m.set("version", *m.o.Meta.Version+1)
+}
+
+// sameContent reports whether two documents hold the same values for every
+// key but version, and the same body.
+func sameContent(a, b *parser.Document) bool {
+	if string(a.BodyBytes()) != string(b.BodyBytes()) {
+		return false
+	}
+	for _, k := range keysOf(a, b) {
+		if k != "version" && !valueOf(a, k).equal(valueOf(b, k)) {
+			return false
+		}
+	}
+	return true
 }
 
 // takeTheirs makes the result's key what theirs has: their entry's lines,
