@@ -125,6 +125,15 @@ func TestConflictEntryLabelsTheMemory(t *testing.T) {
 	if d := cmp.Diff(want, v.Stats().Conflicted); d != "" {
 		t.Errorf("Stats.Conflicted (-want +got):\n%s", d)
 	}
+	// lint names the unresolved conflict on the entry's line.
+	var named bool
+	for _, d := range v.Diagnostics() {
+		named = named || (d.Path == "project/money.md" && d.Line == 4 && d.Field == "conflict" &&
+			strings.Contains(d.Err.Error(), "unresolved merge conflict: both sides changed title, body"))
+	}
+	if !named {
+		t.Errorf("no diagnostic names the conflict entry: %v", v.Diagnostics())
+	}
 }
 
 func TestUpdateRefusesAFileWithConflictMarkers(t *testing.T) {

@@ -415,6 +415,11 @@ func toMemoryScratch(rel string, data []byte, modTime time.Time, ps *parser.Scra
 		m.statusLine = doc.FieldLine("status")
 	}
 	m.Conflicted, m.ConflictTheirs = merge.Record(doc)
+	if len(m.Conflicted) > 0 {
+		// Served (labelled conflicted) but not settled: lint names it.
+		warn(merge.ConflictKey, "unresolved merge conflict: both sides changed %s; keep the values that hold (theirs are in this entry), delete the entry, then git add the file",
+			strings.Join(m.Conflicted, ", "))
+	}
 	if m.ID == "" {
 		m.ID = DerivedID(rel)
 	} else if err := ValidateID(m.ID); err != nil {
