@@ -203,6 +203,18 @@ func (m *merger) field(key string) error {
 		if om.Version != nil && tm.Version != nil {
 			return m.set(key, max(*om.Version, *tm.Version)+1)
 		}
+	case "expires_at":
+		// An expiry comes with the layer (short-term memories get a TTL,
+		// project ones none): the side that moved the memory to another
+		// layer set it for that layer, and the other side's change (a
+		// TTL renewed by an edit) belonged to the old one.
+		lb, lo, lt := valueOf(m.b, "layer"), valueOf(m.o, "layer"), valueOf(m.t, "layer")
+		switch {
+		case !lb.equal(lo) && lb.equal(lt):
+			return nil
+		case lb.equal(lo) && !lb.equal(lt):
+			return m.takeTheirs(key, vt)
+		}
 	}
 	m.conflict(key, vt)
 	return nil
