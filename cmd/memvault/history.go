@@ -27,7 +27,9 @@ func (m *Main) historyCommand() *cobra.Command {
 when it moved between layer folders: when, who (author and client), why (the
 commit message body), which fields changed and a short diff of its body.
 The memory may have been deleted since; its history is still found through
-the Memory-Id trailer of memvault's commits. The memory may be in the
+the Memory-Id trailer of memvault's commits. A merge commit appears only
+where its version differs from both parents', as "merged", with the reasons
+of the last commit on each side since the merge base (docs/team.md). The memory may be in the
 project vault or the user vault (--user-vault, default ~/.memvault when it
 exists), as the MCP server's memory_history finds it.`,
 		Example: `  memvault history 01M1JYSK001JFGN6A8F2MM0K3R

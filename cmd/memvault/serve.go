@@ -35,12 +35,16 @@ Nothing is created on disk until the first write.
 
 Without --vault the project vault is .memory at the git root of the
 working directory, else at the git root of the first root the client
-reports (MCP roots). With --http and --tokens FILE (one line per person:
-token, name, email; # comments; the file must not be readable by group or
-others) it is a team server: a request carries one person's token, and
-that person authors its writes. The user vault (--user-vault, default ~/.memvault when
-it exists) holds preferences that follow the developer across projects;
-recall searches both. See docs/mcp.md.`,
+reports (MCP roots). The user vault (--user-vault, default ~/.memvault
+when it exists) holds preferences that follow the developer across
+projects; recall searches both. See docs/mcp.md.
+
+With --http and --tokens FILE (one line per person: token, name, email;
+# comments; the file must not be readable by group or others) it is a
+team server: a request carries one person's token, and that person
+authors its writes. During a git merge, rebase or cherry-pick the server
+keeps serving (files in conflict as last committed, labelled conflicted)
+and refuses writes, saying what to run. See docs/team.md.`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			ctx := cmd.Context()
