@@ -405,7 +405,8 @@ func testDiffSample(t *testing.T, r *cliRepo) {
 	})
 
 	t.Run("bad ranges", func(t *testing.T) {
-		for _, arg := range []string{"..HEAD", "main...HEAD", "nosuchrev..HEAD"} {
+		// BASE...HEAD is accepted now (issue 12): it means BASE..HEAD.
+		for _, arg := range []string{"..HEAD", "...HEAD", "HEAD....HEAD", "nosuchrev..HEAD", "nosuchrev...HEAD"} {
 			if code, _ := r.run("", "diff", arg); code != 1 {
 				t.Errorf("diff %s: exit %d, want 1", arg, code)
 			}
