@@ -48,6 +48,13 @@ func (e *OperationError) Error() string {
 // Unwrap makes errors.Is(err, ErrGitOperation) hold.
 func (e *OperationError) Unwrap() error { return ErrGitOperation }
 
+// OperationInProgress returns the OperationError a write that commits
+// would get now, or nil: memory_stats and the session digest say so
+// before an assistant tries.
+func (v *Vault) OperationInProgress(ctx context.Context) error {
+	return v.refuseDuringOperation(ctx)
+}
+
 // refuseDuringOperation returns an OperationError when git is in the
 // middle of an operation. Both doors reach it: every write that commits
 // passes here before touching a file.

@@ -75,6 +75,16 @@ func TestServeThroughAMerge(t *testing.T) {
 		t.Errorf("a conflict marker reached the assistant:\n%s\n%s", text, during.Body)
 	}
 
+	// memory_stats and the session digest say so before anyone tries.
+	var st view.Stats
+	s.ok("memory_stats", nil, &st)
+	if st.GitOperation != "merge" || !strings.Contains(st.WritesRefused, "git merge --continue") {
+		t.Errorf("memory_stats during the merge: git_operation %q, writes_refused %q", st.GitOperation, st.WritesRefused)
+	}
+	if ctx := readResource(t, s, "memory://context"); !strings.Contains(ctx, "## A git merge is under way") {
+		t.Errorf("memory://context does not say a merge is under way:\n%s", ctx)
+	}
+
 	head := r.git("rev-parse", "HEAD")
 	for _, w := range []struct {
 		tool string
@@ -121,6 +131,11 @@ func TestServeThroughAMerge(t *testing.T) {
 	})
 	if !slices.Equal(after.Tags, []string{"money", "ledger"}) {
 		t.Errorf("after the merge: tags %v", after.Tags)
+	}
+	st = view.Stats{}
+	s.ok("memory_stats", nil, &st)
+	if st.GitOperation != "" || st.WritesRefused != "" {
+		t.Errorf("memory_stats after the merge: git_operation %q, writes_refused %q", st.GitOperation, st.WritesRefused)
 	}
 	var w view.Write
 	s.ok("remember", map[string]any{"title": "Deploys go through make ship", "content": "Never by hand.", "reason": "after the merge"}, &w)

@@ -2,6 +2,7 @@ package mcpserver
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"strings"
 
@@ -52,6 +53,7 @@ func (s *Server) readContext(ctx context.Context, _ mcp.ReadResourceRequest) ([]
 		}
 	}
 	writeMergeConflicts(&b, vs)
+	writeOperation(ctx, &b, vs)
 	switch {
 	case d.LeftOut > 0:
 		b.WriteString(leftOutLine(d))
@@ -134,6 +136,17 @@ func writeMergeConflicts(b *strings.Builder, vs *openVaults) {
 			break
 		}
 		fmt.Fprintf(b, "- %s (%s): %s\n", c.Path, strings.Join(c.What, ", "), c.Fix)
+	}
+}
+
+// writeOperation says when git is in the middle of a merge (or rebase...)
+// in a served vault's repository: writes are refused until it ends.
+func writeOperation(ctx context.Context, b *strings.Builder, vs *openVaults) {
+	for _, m := range vs.Members() {
+		var op *vault.OperationError
+		if err := m.Vault.OperationInProgress(ctx); errors.As(err, &op) {
+			fmt.Fprintf(b, "\n## A git %s is under way (%s vault)\n%s\n", op.Op, m.Name, op.Error())
+		}
 	}
 }
 

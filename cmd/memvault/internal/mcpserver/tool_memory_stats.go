@@ -3,12 +3,14 @@ package mcpserver
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"time"
 
 	"github.com/mark3labs/mcp-go/mcp"
 
 	"github.com/memvault/memvault/cmd/memvault/internal/view"
+	"github.com/memvault/memvault/vault"
 )
 
 // noArgs are the arguments of a tool that takes none.
@@ -28,6 +30,10 @@ func (s *Server) memoryStats(ctx context.Context, vs *openVaults, _ noArgs) (str
 		// The index age is this process's wall clock, not the ranking
 		// clock: it describes the server, not the data.
 		st := view.VaultStatsOf(m.Vault, vs.head(ctx, m.Name), time.Now())
+		var op *vault.OperationError
+		if err := m.Vault.OperationInProgress(ctx); errors.As(err, &op) {
+			st.GitOperation, st.WritesRefused = op.Op, op.Error()
+		}
 		b, err := json.Marshal(st)
 		if err != nil {
 			return "", nil, err

@@ -275,8 +275,13 @@ type VaultStats struct {
 	// what to do.
 	Conflicted []Conflicted `json:"conflicted,omitempty"`
 	GitHead    string       `json:"git_head,omitempty"`
-	Indexed    int          `json:"index_docs"`
-	LoadedAt   string       `json:"loaded_at"`
+	// GitOperation is the merge, rebase, cherry-pick... under way in the
+	// vault's repository; WritesRefused says why writes are refused
+	// meanwhile and what to run.
+	GitOperation  string `json:"git_operation,omitempty"`
+	WritesRefused string `json:"writes_refused,omitempty"`
+	Indexed       int    `json:"index_docs"`
+	LoadedAt      string `json:"loaded_at"`
 	// IndexAge is the wall-clock seconds since the index last changed.
 	IndexAge float64 `json:"index_age_seconds"`
 }
