@@ -90,3 +90,14 @@ func TestMergeBaseAndParents(t *testing.T) {
 		t.Errorf("merge parents %v, want [%s %s]", cs[0].Parents, main, side)
 	}
 }
+
+// BenchmarkOperation is what every committing write now pays before it
+// starts: the stats of git's operation marker files.
+func BenchmarkOperation(b *testing.B) {
+	_, s := newRepo(b)
+	for b.Loop() {
+		if op, err := s.Operation(b.Context()); err != nil || op != "" {
+			b.Fatal(op, err)
+		}
+	}
+}
