@@ -28,6 +28,11 @@ type HistoryOptions struct {
 	NoRenames bool
 	// Limit caps the number of commits returned; 0 means no limit.
 	Limit int
+	// FullHistory follows every parent of a merge, as `git log
+	// --full-history` does: a merge that kept one parent's version is
+	// still left out, but the other side's commits that changed the path
+	// are listed too (an edit the merge's rules outranked, say).
+	FullHistory bool
 }
 
 // CommitInfo is one commit in a path's history.
@@ -173,10 +178,12 @@ func (w *historyWalk) visit(it walkItem) error {
 		}
 	}
 	if len(parents) > 1 {
-		if same >= 0 {
+		if same >= 0 && !w.opts.FullHistory {
 			return w.push(parents[same].commit.Hash, it.path)
 		}
-		w.add(c, it.path, "", false)
+		if same < 0 {
+			w.add(c, it.path, "", false)
+		}
 		for _, p := range parents {
 			if err := w.push(p.commit.Hash, it.path); err != nil {
 				return err

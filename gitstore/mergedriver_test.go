@@ -5,6 +5,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"testing"
 )
 
@@ -98,6 +99,41 @@ func BenchmarkOperation(b *testing.B) {
 	for b.Loop() {
 		if op, err := s.Operation(b.Context()); err != nil || op != "" {
 			b.Fatal(op, err)
+		}
+	}
+}
+
+// TestHistoryFullHistory: a merge that kept one side's version is never
+// listed; by default only that side is followed, with FullHistory the
+// other side's commit of the path is listed too.
+func TestHistoryFullHistory(t *testing.T) {
+	t.Parallel()
+	requireGit(t)
+	dir, s := newRepo(t)
+	ctx := t.Context()
+	base := commitFiles(t, s, "base", map[string]string{"a.md": "a\n"}).Hash
+	runGit(t, dir, "checkout", "-q", "-b", "side")
+	side := commitFiles(t, s, "side edit", map[string]string{"a.md": "a\nside\n"}).Hash
+	runGit(t, dir, "checkout", "-q", "-")
+	main := commitFiles(t, s, "main edit", map[string]string{"a.md": "main\na\n"}).Hash
+	runGit(t, dir, "merge", "-q", "-s", "ours", "--no-edit", "side")
+	for _, tc := range []struct {
+		full bool
+		want []string
+	}{
+		{false, []string{main, base}},
+		{true, []string{main, side, base}},
+	} {
+		cs, err := s.History(ctx, "a.md", HistoryOptions{FullHistory: tc.full})
+		if err != nil {
+			t.Fatal(err)
+		}
+		var got []string
+		for _, c := range cs {
+			got = append(got, c.Hash)
+		}
+		if !slices.Equal(got, tc.want) {
+			t.Errorf("FullHistory %v: %v, want %v", tc.full, got, tc.want)
 		}
 	}
 }

@@ -133,3 +133,39 @@ func TestDiffFromTheMergeBase(t *testing.T) {
 		t.Errorf("markdown lacks the body diff:\n%s", md)
 	}
 }
+
+// TestHistoryKeepsTheOutrankedSide: two edits of one field in the same
+// second on two branches merge into one side's version (the higher
+// importance wins, and the rest is equal): the merge is not listed, and
+// the outranked edit still is, with its reason.
+func TestHistoryKeepsTheOutrankedSide(t *testing.T) {
+	t.Parallel()
+	r := newCLIRepo(t)
+	liveGitOut(t, r.root, "config", "merge.memvault.driver", gitrepo.DriverCommand(buildMemvault(t)))
+	id := r.addMemory("Money is int64 cents", "Never float64.\n", "--reason", "first cut")
+	liveGitOut(t, r.root, "branch", "-M", "main")
+	liveGitOut(t, r.root, "checkout", "-q", "-b", "feature")
+	r.tick(time.Hour)
+	r.ok("update", id, "--importance", "3", "--reason", "rarely matters")
+	liveGitOut(t, r.root, "checkout", "-q", "main")
+	r.ok("update", id, "--importance", "9", "--reason", "ledger incident") // the same second
+	liveGitOut(t, r.root, "merge", "-q", "--no-edit", "feature")
+	if m := r.memory(id); m.Importance != 9 || m.Version != 2 {
+		t.Fatalf("merged importance %d version %d; want main's whole version (9, 2)", m.Importance, m.Version)
+	}
+	var h view.History
+	if err := json.Unmarshal([]byte(r.ok("history", id, "--json")), &h); err != nil {
+		t.Fatal(err)
+	}
+	var reasons []string
+	for _, rev := range h.Revisions {
+		if rev.Kind == "merged" {
+			t.Errorf("a merge that kept one side's version is listed: %+v", rev)
+		}
+		reasons = append(reasons, rev.Reason)
+	}
+	slices.Sort(reasons)
+	if want := []string{"first cut", "ledger incident", "rarely matters"}; !slices.Equal(reasons, want) {
+		t.Errorf("history reasons %q, want %q", reasons, want)
+	}
+}

@@ -50,6 +50,10 @@ type LogOptions struct {
 	NoRenames bool
 	// Limit caps the number of commits; 0 means no limit.
 	Limit int
+	// FullHistory lists the commits of every side of a merge that kept
+	// one side's version, as `git log --full-history`; by default only
+	// the kept side is followed.
+	FullHistory bool
 }
 
 // Signature names a commit's author.

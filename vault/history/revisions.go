@@ -170,7 +170,10 @@ func (r *Reader) locate(ctx context.Context, id string, cur *vault.Memory) (stri
 // revisions lists the commits that touched the memory id, whose file is at
 // rel now (or was when last seen), newest first.
 func (r *Reader) revisions(ctx context.Context, id, rel string) ([]Revision, error) {
-	entries, err := r.repo.Log(ctx, rel, LogOptions{Follow: followID(id)})
+	// Every side of a merge: an edit the merge's rules outranked (an
+	// archive under a supersession) is part of the story even when the
+	// merge kept the other side's version.
+	entries, err := r.repo.Log(ctx, rel, LogOptions{Follow: followID(id), FullHistory: true})
 	if err != nil {
 		return nil, fmt.Errorf("history of %s: %w", id, err)
 	}

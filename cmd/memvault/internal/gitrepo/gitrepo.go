@@ -182,7 +182,7 @@ func (g *Repo) inVault(repoRel string) string {
 // Log implements history.Repo.
 func (g *Repo) Log(ctx context.Context, path string, opts history.LogOptions) ([]history.LogEntry, error) {
 	cs, err := g.store.History(ctx, g.repoRel(path), gitstore.HistoryOptions{
-		Rev: opts.Rev, Follow: opts.Follow, NoRenames: opts.NoRenames, Limit: opts.Limit})
+		Rev: opts.Rev, Follow: opts.Follow, NoRenames: opts.NoRenames, Limit: opts.Limit, FullHistory: opts.FullHistory})
 	if err != nil {
 		return nil, notFound(err)
 	}
