@@ -8,7 +8,9 @@
 // both sides stay and a removal on either side wins; importance takes the
 // higher value, created_at the earlier, updated_at the later; status ranks
 // superseded over archived over active; version becomes max(ours, theirs)+1
-// when both sides changed it; keys memvault does not know are merged by the
+// when both sides changed it (to the same number too, when the merge is
+// neither side's content); expires_at follows the side that moved the
+// memory to another layer; keys memvault does not know are merged by the
 // same one-side rule; the body is merged line by line against the base
 // (diff3).
 //
