@@ -146,3 +146,39 @@ func TestServeThroughAMerge(t *testing.T) {
 		t.Errorf("the write did not land on the merge commit: HEAD~1 has parents %v", parents)
 	}
 }
+
+// TestWritesRefusedDuringARebaseOrCherryPick: with real git stopped in
+// the middle of a rebase or a cherry-pick (a memory conflict, no driver),
+// the CLI's writes are refused naming that operation's commands; once it
+// is aborted they work again.
+func TestWritesRefusedDuringARebaseOrCherryPick(t *testing.T) {
+	t.Parallel()
+	for _, tc := range []struct {
+		op    string
+		start []string
+	}{
+		{"rebase", []string{"rebase", "theirs"}},
+		{"cherry-pick", []string{"cherry-pick", "theirs"}},
+	} {
+		t.Run(tc.op, func(t *testing.T) {
+			t.Parallel()
+			r := newMergeRepo(t, mergeBase)
+			r.git("config", "--unset", "merge.memvault.driver")
+			r.commitOn("theirs", strings.Replace(mergeBase, "importance: 5", "importance: 8", 1))
+			r.commitOn("main", strings.Replace(mergeBase, "tags: [money]", "tags: [money, ledger]", 1))
+			if out, ok := r.try(tc.start...); ok {
+				t.Fatalf("git %s succeeded; want it to stop on the conflict:\n%s", tc.op, out)
+			}
+			code, out := r.memvault("add", "Deploys go through make ship", "--content", "Never by hand.")
+			for _, want := range []string{"git " + tc.op + " is under way", "git " + tc.op + " --continue", "git " + tc.op + " --abort"} {
+				if code != exitUsage || !strings.Contains(out, want) {
+					t.Errorf("add during the %s: exit %d, output lacks %q:\n%s", tc.op, code, want, out)
+				}
+			}
+			r.git(tc.op, "--abort")
+			if code, out := r.memvault("add", "Deploys go through make ship", "--content", "Never by hand."); code != 0 {
+				t.Errorf("add after the %s was aborted: exit %d\n%s", tc.op, code, out)
+			}
+		})
+	}
+}
