@@ -202,13 +202,13 @@ func expiring(live []*vault.Memory, now, until time.Time) []Entry {
 		if in(m.EffectiveAt) {
 			e := entryOf(m)
 			e.Kind, e.When = "takes_effect", m.EffectiveAt
-			e.Reason = fmt.Sprintf("takes effect %s (%s); until then recall hides it", day(m.EffectiveAt), inDays(now, m.EffectiveAt))
+			e.Reason = fmt.Sprintf("takes effect %s (%s); until then recall hides it", dayOf(m.EffectiveAt), inDays(now, m.EffectiveAt))
 			out = append(out, e)
 		}
 		if in(m.ExpiresAt) {
 			e := entryOf(m)
 			e.Kind, e.When = "expires", m.ExpiresAt
-			e.Reason = fmt.Sprintf("expires %s (%s); after that recall hides it", day(m.ExpiresAt), inDays(now, m.ExpiresAt))
+			e.Reason = fmt.Sprintf("expires %s (%s); after that recall hides it", dayOf(m.ExpiresAt), inDays(now, m.ExpiresAt))
 			out = append(out, e)
 		}
 	}
@@ -218,7 +218,7 @@ func expiring(live []*vault.Memory, now, until time.Time) []Entry {
 	return out
 }
 
-func day(t time.Time) string { return t.UTC().Format("2006-01-02 15:04 UTC") }
+func dayOf(t time.Time) string { return t.UTC().Format("2006-01-02 15:04 UTC") }
 
 // inDays says how far t is from now, in whole days, rounded down.
 func inDays(now, t time.Time) string {
