@@ -158,8 +158,18 @@ func seqJaccard(a, b []string) float64 {
 // 0 when one is negated and the other not ("Use tabs", "Do not use tabs")
 // or either is empty, else the Jaccard index of their index-term
 // sequences, where the shared terms must keep their order.
-func TitleSimilarity(a, b string) float64 {
-	sa, sb := newTitleSig(a), newTitleSig(b)
+func TitleSimilarity(a, b string) float64 { return NewTitle(a).Similarity(NewTitle(b)) }
+
+// Title is a title analysed once for TitleSimilarity, to compare it with
+// many others.
+type Title struct{ sig titleSig }
+
+// NewTitle analyses a title.
+func NewTitle(s string) Title { return Title{newTitleSig(s)} }
+
+// Similarity is TitleSimilarity of the two titles.
+func (t Title) Similarity(o Title) float64 {
+	sa, sb := t.sig, o.sig
 	switch {
 	case sa.key == "" || sb.key == "":
 		return 0

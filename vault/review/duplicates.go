@@ -20,21 +20,33 @@ func duplicates(live []*vault.Memory, now time.Time) ([]Entry, map[[2]string]boo
 	ms := slices.Clone(live)
 	slices.SortFunc(ms, older)
 	toks := make([]map[string]bool, len(ms))
+	titles := make([]vault.Title, len(ms))
 	for i, m := range ms {
-		toks[i] = tokens(m.Title)
+		toks[i], titles[i] = tokens(m.Title), vault.NewTitle(m.Title)
 	}
 	dupPairs := map[[2]string]bool{}
 	near := newClusters(len(ms))
 	sims := map[[2]int]float64{}
-	for _, p := range candidates(ms, toks) {
-		a, b := ms[p[0]], ms[p[1]]
-		if a.Layer != b.Layer {
-			continue
+	// Near-duplicates are within one layer: pair the titles of each layer
+	// that share a term.
+	for _, l := range vault.AllLayers() {
+		var idx []int
+		var lt []map[string]bool
+		for i, m := range ms {
+			if m.Layer == l {
+				idx = append(idx, i)
+				lt = append(lt, toks[i])
+			}
 		}
-		if s := vault.TitleSimilarity(a.Title, b.Title); s >= NearDuplicate {
-			near.join(p[0], p[1])
-			sims[p] = s
-			dupPairs[pairKey(a.ID, b.ID)] = true
+		for _, q := range candidates(lt) {
+			x, y := idx[q[0]], idx[q[1]]
+			s := titles[x].Similarity(titles[y])
+			if s < NearDuplicate {
+				continue
+			}
+			near.join(x, y)
+			sims[[2]int{x, y}] = s
+			dupPairs[pairKey(ms[x].ID, ms[y].ID)] = true
 		}
 	}
 	var out []Entry
@@ -53,10 +65,9 @@ func duplicates(live []*vault.Memory, now time.Time) ([]Entry, map[[2]string]boo
 
 	topic := newClusters(len(ms))
 	shared := map[[2]int][]string{}
-	for _, p := range candidatesAll(ms) {
+	for _, p := range byTag(ms, now) {
 		a, b := ms[p[0]], ms[p[1]]
-		if a.Layer != vault.ShortTerm || b.Layer != vault.ShortTerm || !a.InForce(now) || !b.InForce(now) ||
-			dupPairs[pairKey(a.ID, b.ID)] {
+		if dupPairs[pairKey(a.ID, b.ID)] {
 			continue
 		}
 		tags := sharedTags(a, b)
@@ -89,11 +100,12 @@ func older(a, b *vault.Memory) int {
 	return cmp.Or(a.CreatedAt.Compare(b.CreatedAt), strings.Compare(a.ID, b.ID))
 }
 
-// candidates returns the pairs (i < j) whose titles share an index term:
-// the only ones TitleSimilarity can find alike.
-func candidates(ms []*vault.Memory, toks []map[string]bool) [][2]int {
+// candidates returns the pairs (i < j) of titles, given as term sets,
+// that share a term: the only ones TitleSimilarity or RivalPairs can find
+// alike.
+func candidates(toks []map[string]bool) [][2]int {
 	byTok := map[string][]int{}
-	for i := range ms {
+	for i := range toks {
 		for t := range toks[i] {
 			byTok[t] = append(byTok[t], i)
 		}
@@ -115,21 +127,36 @@ func candidates(ms []*vault.Memory, toks []map[string]bool) [][2]int {
 	return out
 }
 
-// candidatesAll returns every pair of short-term notes (few: L2 is task
-// state that expires within days).
-func candidatesAll(ms []*vault.Memory) [][2]int {
-	var l2 []int
+// byTag returns the pairs (i < j) of in-force short-term notes of ms
+// that share a tag (case-insensitively): both same-topic criteria need
+// one.
+func byTag(ms []*vault.Memory, now time.Time) [][2]int {
+	idx := map[string][]int{}
 	for i, m := range ms {
-		if m.Layer == vault.ShortTerm {
-			l2 = append(l2, i)
+		if m.Layer != vault.ShortTerm || !m.InForce(now) {
+			continue
+		}
+		for _, t := range m.Tags {
+			k := strings.ToLower(t)
+			if l := idx[k]; len(l) == 0 || l[len(l)-1] != i {
+				idx[k] = append(l, i)
+			}
 		}
 	}
+	seen := map[[2]int]bool{}
 	var out [][2]int
-	for x, i := range l2 {
-		for _, j := range l2[x+1:] {
-			out = append(out, [2]int{i, j})
+	for _, is := range idx {
+		for x, i := range is {
+			for _, j := range is[x+1:] {
+				p := [2]int{min(i, j), max(i, j)}
+				if !seen[p] {
+					seen[p] = true
+					out = append(out, p)
+				}
+			}
 		}
 	}
+	slices.SortFunc(out, func(a, b [2]int) int { return cmp.Or(cmp.Compare(a[0], b[0]), cmp.Compare(a[1], b[1])) })
 	return out
 }
 

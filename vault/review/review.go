@@ -243,8 +243,12 @@ func rivals(live []*vault.Memory, now time.Time, dup map[[2]string]bool, recall 
 		}
 	}
 	slices.SortFunc(rules, func(a, b *vault.Memory) int { return strings.Compare(a.ID, b.ID) })
+	toks := make([]map[string]bool, len(rules))
+	for i, m := range rules {
+		toks[i] = tokens(m.Title)
+	}
 	var out []Entry
-	for _, p := range vault.RivalPairs(rules, func(i, j int) bool { return true }) {
+	for _, p := range vault.RivalPairsOf(rules, candidates(toks)) {
 		a, b := rules[p[0]], rules[p[1]]
 		if dup[pairKey(a.ID, b.ID)] || recall != nil && !flagged(recall, now, a, b) && !flagged(recall, now, b, a) {
 			continue
