@@ -303,7 +303,9 @@ func rivalReason(a, b *vault.Memory) string {
 func conflicted(files []vault.ConflictedFile, byID map[string]*vault.Memory) []Entry {
 	var out []Entry
 	for _, f := range files {
-		e := Entry{ID: f.ID, Path: f.Path, Kind: "record"}
+		// A file whose markers keep it out of the vault has no memory:
+		// its path stands for the title.
+		e := Entry{ID: f.ID, Title: f.Path, Path: f.Path, Kind: "record"}
 		m := byID[f.ID]
 		if m != nil {
 			e.Title, e.Layer = m.Title, m.Layer.String()
