@@ -151,3 +151,36 @@ func seqJaccard(a, b []string) float64 {
 	lcs := prev[len(b)]
 	return float64(lcs) / float64(len(a)+len(b)-lcs)
 }
+
+// TitleSimilarity says how alike two titles are, as Remember judges
+// near-duplicates (it refuses a new memory from DedupThreshold): 1 when
+// they are equal once case, width, punctuation and spacing are ignored,
+// 0 when one is negated and the other not ("Use tabs", "Do not use tabs")
+// or either is empty, else the Jaccard index of their index-term
+// sequences, where the shared terms must keep their order.
+func TitleSimilarity(a, b string) float64 { return NewTitle(a).Similarity(NewTitle(b)) }
+
+// Title is a title analysed once for TitleSimilarity, to compare it with
+// many others.
+type Title struct{ sig titleSig }
+
+// NewTitle analyses a title.
+func NewTitle(s string) Title { return Title{newTitleSig(s)} }
+
+// Similarity is TitleSimilarity of the two titles.
+func (t Title) Similarity(o Title) float64 {
+	sa, sb := t.sig, o.sig
+	switch {
+	case sa.key == "" || sb.key == "":
+		return 0
+	case sa.key == sb.key:
+		return 1
+	case sa.neg != sb.neg:
+		return 0
+	}
+	return seqJaccard(sa.toks, sb.toks)
+}
+
+// DedupThreshold is the TitleSimilarity from which Remember takes a new
+// memory for one that exists.
+const DedupThreshold = dedupThreshold

@@ -85,6 +85,10 @@ func (s *Set) Member(name string) (Member, bool) {
 	return Member{}, false
 }
 
+// Instant is the set's current instant: its Now, else its first
+// vault's clock.
+func (s *Set) Instant() time.Time { return s.now() }
+
 // now is the set's current instant.
 func (s *Set) now() time.Time {
 	switch {

@@ -14,18 +14,7 @@ import (
 func (m *Main) demoCommand() *cobra.Command {
 	var o demo.Options
 	cmd := &cobra.Command{
-		Use:   "demo",
-		Short: "Run a scripted MCP session against a copy of the sample vault",
-		Long: `demo shows memvault working end to end. It replays sample-vault/ and its
-history into a temporary git repository, starts "memvault serve" there as a
-child process (as Claude Code or Cursor would), and drives it over stdio with
-an MCP client: tools/list, a recall in Chinese and one in English, a remember
-that supersedes two rival rules (one git commit), memory_history explaining
-why, and the memory://context digest. Each step checks its answer; the
-command exits 0 only when every step behaved.`,
-		Example: `  go run ./cmd/memvault demo
-  memvault demo --keep      # keep the repository and print its path
-  memvault demo --json      # one JSON object per step: request, response, check`,
+		Use: "demo", Short: demo.Short, Long: demo.Long, Example: demo.Example,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			wd, err := os.Getwd()

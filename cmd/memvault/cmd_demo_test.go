@@ -57,7 +57,8 @@ func TestDemo(t *testing.T) {
 				"1. API errors: real HTTP status codes on every route [project, active, v1]",
 				"replaced by: ",
 				"## Project rules",
-				"all 8 steps behaved as expected",
+				"stale: ops/deploy.sh was renamed to ops/release.sh",
+				"all 9 steps behaved as expected",
 			},
 			notWant: []string{"✗"},
 		},
@@ -70,7 +71,7 @@ func TestDemo(t *testing.T) {
 				`want "结算模块设计" first; got [Checkout module notes`,
 				"the server's log:",
 			},
-			notWant: []string{"all 8 steps behaved", "[4]"},
+			notWant: []string{"all 9 steps behaved", "[4]"},
 		},
 		{
 			name:     "no sample vault",
@@ -111,8 +112,8 @@ func TestDemo(t *testing.T) {
 			}
 			steps = append(steps, st)
 		}
-		if len(steps) != 8 {
-			t.Fatalf("got %d steps, want 8", len(steps))
+		if len(steps) != 9 {
+			t.Fatalf("got %d steps, want 9", len(steps))
 		}
 		for _, st := range steps {
 			if st["ok"] != true || st["request"] == nil || st["response"] == nil {

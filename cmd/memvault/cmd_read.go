@@ -91,6 +91,9 @@ now on it reads the vaults as they are, transient memories included.
 				return err
 			}
 			states := gitrepo.RankStale(cmd.Context(), set.Members(), rs)
+			if q.AsOf.IsZero() && f.at == "" { // a read of the past is not a use; the record is advice and never fails a recall
+				_ = gitrepo.RecordAccess(cmd.Context(), set.Members(), rs, m.Now())
+			}
 			if f.asJSON {
 				return writeJSON(m.Stdout, view.RecallWith(rs, states))
 			}

@@ -13,6 +13,7 @@ import (
 	"github.com/memvault/memvault/gitstore"
 	"github.com/memvault/memvault/vault"
 	"github.com/memvault/memvault/vault/history"
+	"github.com/memvault/memvault/vault/review"
 	"github.com/memvault/memvault/vault/staleness"
 )
 
@@ -44,15 +45,18 @@ type servedVault struct {
 	mu   sync.Mutex
 	seen string // HEAD when the index was last known current
 	own  string // the last commit this server made
-	// checker caches the staleness of the vault's memories for the
-	// server's life (made on first use, under mu).
-	checker *gitrepo.Checker
+	// code keeps the staleness tracker and the access log of the vault's
+	// repository for the server's life; nil outside git.
+	code *gitrepo.Served
 }
 
 var (
 	_ mcpserver.Loader = (*servedVault)(nil)
 	_ mcpserver.Repo   = (*servedVault)(nil)
 	_ history.Teller   = (*servedVault)(nil)
+
+	_ mcpserver.Reviewer       = (*servedVault)(nil)
+	_ mcpserver.AccessRecorder = (*servedVault)(nil)
 )
 
 // openServedVault starts loading the vault at dir in the background and
@@ -101,7 +105,9 @@ func (m *Main) loadServedVault(ctx context.Context, o *servedVault, changed func
 		o.logger.Error("open vault", "vault", o.dir, "err", err)
 		return nil, err
 	}
-	o.store = s
+	if o.store = s; s != nil {
+		o.code = gitrepo.NewServed(s, o.dir)
+	}
 	o.stop = v.Subscribe(changed)
 	o.logger.Info("vault loaded", "vault", v.Dir(), "scope", o.name, "memories", v.Len())
 	if stopLive, err := startLive(ctx, v, o.logger.With("scope", o.name)); err != nil {
@@ -171,21 +177,20 @@ func (o *servedVault) AsOf(ctx context.Context, at time.Time) (*vault.Vault, err
 // name, from a tracker kept for the server's life and updated from the
 // new commits when HEAD moves.
 func (o *servedVault) Staleness(ctx context.Context, ms []*vault.Memory) (map[string]staleness.Staleness, error) {
-	if o.store == nil || o.v == nil {
+	if o.v == nil {
 		return nil, nil
 	}
-	o.mu.Lock()
-	if o.checker == nil {
-		g, err := gitrepo.New(o.store, o.dir)
-		if err != nil {
-			o.mu.Unlock()
-			return nil, err
-		}
-		o.checker = g.Checker()
-	}
-	c := o.checker
-	o.mu.Unlock()
-	return c.Check(ctx, o.v.All, ms)
+	return o.code.Staleness(ctx, o.v, ms)
+}
+
+// Review reviews v from its repository (memory://review).
+func (o *servedVault) Review(ctx context.Context, v *vault.Vault, now time.Time, days int) (review.Report, error) {
+	return o.code.Review(ctx, v, now, days)
+}
+
+// RecordAccess records the ids a recall returned in the clone's access log.
+func (o *servedVault) RecordAccess(ctx context.Context, at time.Time, ids []string) error {
+	return o.code.RecordAccess(ctx, at, ids)
 }
 
 // noteHead records h as a HEAD the index is current with.

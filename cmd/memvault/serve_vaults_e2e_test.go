@@ -358,11 +358,13 @@ func testNotifications(t *testing.T, bin, protocol string) {
 		}
 	}
 	subscribe(contextURI)
+	subscribe("memory://review")
 
 	var w view.Write
 	s.ok("remember", map[string]any{"title": "Prefer small commits", "content": "One change per commit.", "importance": 9}, &w)
 	n.waitFor(t, "list_changed after remember", isMethod(mcp.MethodNotificationResourcesListChanged))
 	n.waitFor(t, "context updated after remember", updated(contextURI))
+	n.waitFor(t, "review updated after remember", updated("memory://review"))
 
 	memURI := memoryURIPrefix + w.ID
 	subscribe(memURI)

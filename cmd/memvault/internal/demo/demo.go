@@ -31,6 +31,11 @@ const (
 	rivalRealHTTP = "API 错误：使用真实 HTTP 状态码，成功响应带 success=true"
 	newRuleTitle  = "API errors: real HTTP status codes on every route"
 	englishQuery  = "How should API errors be returned?"
+	// deployQuery finds the deploy rule, whose script was renamed after
+	// the rule was written (sample-vault/history.json).
+	deployQuery   = "how do we ship to production"
+	deployTitle   = "Shipping to production: ops/deploy.sh blue-green deploy"
+	deployMovedTo = "ops/release.sh"
 	chineseQuery  = "结算模块怎么设计的"
 	clientName    = "memvault-demo"
 	author        = "Demo Developer <demo@shopflow.example>"
@@ -238,6 +243,7 @@ func (d *demo) run(ctx context.Context) error {
 		{"tools/list", d.listTools},
 		{"recall, asked in Chinese", d.recallChinese},
 		{"recall, asked in English: two rival rules", d.recallEnglish},
+		{"recall: a rule whose code moved on is marked stale", d.recallStale},
 		{"remember a decision that supersedes both rivals", d.remember},
 		{"recall again: only the new rule is current", d.recallAgain},
 		{"memory_history: why the HTTP-200 rule is gone", d.history},
@@ -366,6 +372,11 @@ type recallResult struct {
 	// Supersedes names the memories the result replaces.
 	Supersedes       []ref    `json:"supersedes"`
 	PossibleConflict []string `json:"possible_conflict"`
+	// Staleness is set for memories with refs.
+	Staleness *struct {
+		State  string `json:"state"`
+		Reason string `json:"reason"`
+	} `json:"staleness"`
 }
 
 // ref names another memory in an answer.
@@ -420,6 +431,22 @@ func (d *demo) recallEnglish(ctx context.Context) (step, error) {
 		if other != "" && !slices.Contains(r.PossibleConflict, other) {
 			return st, fmt.Errorf("want %q flagged as a possible conflict with %s; got possible_conflict %v", r.Title, other, r.PossibleConflict)
 		}
+	}
+	return st, nil
+}
+
+func (d *demo) recallStale(ctx context.Context) (step, error) {
+	st := step{Check: fmt.Sprintf("%q is found, marked stale, and the reason names where the script went (%s)", deployTitle, deployMovedTo)}
+	rs, err := d.recall(ctx, deployQuery, &st)
+	if err != nil {
+		return st, err
+	}
+	i := slices.IndexFunc(rs, func(r recallResult) bool { return r.Title == deployTitle })
+	if i < 0 {
+		return st, fmt.Errorf("want %q in the top 3; got %v", deployTitle, titles(rs))
+	}
+	if s := rs[i].Staleness; s == nil || s.State != "stale" || !strings.Contains(s.Reason, deployMovedTo) {
+		return st, fmt.Errorf("want %q stale, naming %s; got staleness %+v", deployTitle, deployMovedTo, s)
 	}
 	return st, nil
 }

@@ -123,9 +123,9 @@ func (n *notifier) changed(c vault.Change) {
 	var out []send
 	consider := func(session, uri string) {
 		id, isMemory := strings.CutPrefix(uri, memoryURIPrefix)
-		// The digest may change with any memory; a memory's own
-		// resource only when it is among the changed ones.
-		if k := (send{session, uri}); !seen[k] && (uri == contextURI || (isMemory && (c.Full || ids[id]))) {
+		// The digest and the review may change with any memory; a
+		// memory's own resource only when it is among the changed ones.
+		if k := (send{session, uri}); !seen[k] && (uri == contextURI || uri == reviewURI || (isMemory && (c.Full || ids[id]))) {
 			seen[k] = true
 			out = append(out, k)
 		}

@@ -111,3 +111,34 @@ func TestContextSaysWhatItLeftOut(t *testing.T) {
 		t.Errorf("%d rules shown; digest ends %q, want %q", shown, text[max(0, len(text)-120):], want)
 	}
 }
+
+// TestRecallTextStaleness: a result whose code moved on carries its state
+// and reason in the text the model reads; a fresh one and one without
+// refs add nothing.
+func TestRecallTextStaleness(t *testing.T) {
+	t.Parallel()
+	tests := []struct {
+		name string
+		st   *view.Staleness
+		want string // "" means no staleness line
+	}{
+		{"stale", &view.Staleness{State: "stale", Reason: "ops/deploy.sh was renamed to ops/release.sh"}, "   stale: ops/deploy.sh was renamed to ops/release.sh"},
+		{"possibly stale", &view.Staleness{State: "possibly_stale", Reason: "a.go changed in 1 commit"}, "   possibly stale: a.go changed in 1 commit"},
+		{"fresh", &view.Staleness{State: "fresh", Reason: "none of its 1 ref changed"}, ""},
+		{"no refs", nil, ""},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			text, _ := renderResults([]view.RecallResult{{ID: "x", Title: "X", Layer: "project", Status: "active", Version: 1, Staleness: tt.st}}, "", "")
+			got := ""
+			for _, line := range strings.Split(text, "\n") {
+				if strings.Contains(line, "stale") || strings.Contains(line, "fresh") {
+					got = line
+				}
+			}
+			if got != tt.want {
+				t.Errorf("staleness line %q, want %q; text:\n%s", got, tt.want, text)
+			}
+		})
+	}
+}

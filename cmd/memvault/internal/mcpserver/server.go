@@ -166,6 +166,7 @@ func (s *Server) register() {
 	addTool(s, memoryStatsTool(), s.memoryStats)
 	addTool(s, memoryHistoryTool(), s.memoryHistory)
 	s.mcp.AddResource(contextResource(), s.loggedResource(s.readContext))
+	s.mcp.AddResource(reviewResource(), s.loggedResource(s.readReview))
 	s.mcp.AddResourceTemplate(memoryTemplate(), server.ResourceTemplateHandlerFunc(s.loggedResource(s.readMemory)))
 	s.mcp.AddPrompt(recallPrompt(), s.loggedPrompt(s.recallPrompt))
 	s.mcp.AddPrompt(rememberDecisionPrompt(), s.loggedPrompt(s.rememberDecisionPrompt))

@@ -8,6 +8,7 @@ import (
 	"github.com/memvault/memvault/cmd/memvault/internal/view"
 	"github.com/memvault/memvault/vault"
 	"github.com/memvault/memvault/vault/history"
+	"github.com/memvault/memvault/vault/staleness"
 )
 
 // resultsBudgetBytes bounds the readable text of one recall or list
@@ -54,6 +55,11 @@ func renderResults(rs []view.RecallResult, empty, hint string) (string, []view.R
 		}
 		if len(r.Conflicted) > 0 {
 			fmt.Fprintf(&b, "   %s\n", conflictedText(r.Conflicted))
+		}
+		// The model reads the text: a memory whose code moved on says so
+		// where it is read, with the reason (a fresh one says nothing).
+		if st := r.Staleness; st != nil && st.State != string(staleness.Fresh) {
+			fmt.Fprintf(&b, "   %s: %s\n", strings.ReplaceAll(st.State, "_", " "), st.Reason)
 		}
 	}
 	return strings.TrimRight(b.String(), "\n"), rs

@@ -51,5 +51,8 @@ func (s *Server) recall(ctx context.Context, vs *openVaults, a recallArgs) (stri
 	rv := view.RecallOf(rs)
 	rv.SetStaleness(states)
 	text, shown := renderResults(rv.Results, "No memories found.", "narrow the query, or call get_memory for a whole memory")
+	if a.AsOf.IsZero() { // a read of the past is not a use
+		s.recordAccess(ctx, vs, rs[:len(shown)])
+	}
 	return text, view.Recall{Results: shown}, nil
 }

@@ -5,10 +5,12 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"maps"
 	"os"
 	"path/filepath"
 	"slices"
 	"sort"
+	"strings"
 	"time"
 
 	"github.com/memvault/memvault/gitstore"
@@ -16,16 +18,33 @@ import (
 	"github.com/memvault/memvault/vault/commitmsg"
 )
 
-// Step is one entry of sample-vault/history.json: a write of one memory
-// file at a point in the sample project's life.
+// Step is one entry of sample-vault/history.json at a point in the
+// sample project's life: a write of one memory file (Path), or a commit
+// to the project's code (Code), which the memories' refs point at.
 type Step struct {
-	Path   string    `json:"path"` // vault-relative
+	Path   string    `json:"path"` // vault-relative; "" for a code step
 	When   time.Time `json:"when"`
 	Client string    `json:"client"`
 	Reason string    `json:"reason"`
 	// Text is the file's content at this step; nil means the final file
 	// in the sample folder.
 	Text *string `json:"text"`
+	// Delete removes the memory file (memvault forget --remove); Text is
+	// then the memory being removed, which the commit message names.
+	Delete bool `json:"delete,omitempty"`
+	// Code, when set, makes the step a commit to the code outside the
+	// vault instead of a memory write.
+	Code *CodeChange `json:"code,omitempty"`
+}
+
+// CodeChange is one commit of the sample project's code: its message and
+// the files it writes, by repository-relative path, with their whole new
+// content; null deletes the file. A rename is a deletion and an addition
+// of similar content, which git's rename detection pairs, as it would in
+// a real repository.
+type CodeChange struct {
+	Message string             `json:"message"`
+	Files   map[string]*string `json:"files"`
 }
 
 // The replayed commits are signed by the sample team, so the sample
@@ -50,16 +69,61 @@ func ReadSteps(sampleDir string) ([]Step, error) {
 		return nil, fmt.Errorf("sample history %s: %w", filepath.Join(sampleDir, "history.json"), err)
 	}
 	for i, s := range steps {
+		if s.Code != nil {
+			if err := checkCode(s); err != nil {
+				return nil, fmt.Errorf("sample history step %d: %w", i+1, err)
+			}
+			continue
+		}
 		if !vault.IsMemoryPath(s.Path) || !filepath.IsLocal(filepath.FromSlash(s.Path)) {
 			return nil, fmt.Errorf("sample history step %d: %q is not a memory path", i+1, s.Path)
 		}
 		if s.When.IsZero() {
 			return nil, fmt.Errorf("sample history step %d (%s): no time", i+1, s.Path)
 		}
+		if s.Delete && s.Text == nil {
+			return nil, fmt.Errorf("sample history step %d (%s): a deletion needs the removed memory's text", i+1, s.Path)
+		}
 	}
 	// Commits must be made in time order for as-of reads to make sense.
 	sort.SliceStable(steps, func(i, j int) bool { return steps[i].When.Before(steps[j].When) })
 	return steps, nil
+}
+
+// checkCode checks a code step: a message, at least one file, and paths
+// inside the repository but outside the vault.
+func checkCode(s Step) error {
+	if s.Path != "" || s.Text != nil {
+		return fmt.Errorf("a code step has no path or text")
+	}
+	if s.When.IsZero() || strings.TrimSpace(s.Code.Message) == "" || len(s.Code.Files) == 0 {
+		return fmt.Errorf("a code step needs a time, a message and files")
+	}
+	for p := range s.Code.Files {
+		if !filepath.IsLocal(filepath.FromSlash(p)) || p != filepath.ToSlash(filepath.Clean(p)) ||
+			p == VaultDir || strings.HasPrefix(p, VaultDir+"/") || p == ".git" || strings.HasPrefix(p, ".git/") {
+			return fmt.Errorf("code path %q is not a repository path outside %s", p, VaultDir)
+		}
+	}
+	return nil
+}
+
+// replayCode writes (or deletes) a code step's files under repoDir and
+// returns their paths, sorted, for the commit.
+func replayCode(repoDir string, c *CodeChange) ([]string, error) {
+	var paths []string
+	for _, rel := range slices.Sorted(maps.Keys(c.Files)) {
+		p := filepath.Join(repoDir, filepath.FromSlash(rel))
+		if text := c.Files[rel]; text != nil {
+			if err := writeFile(p, []byte(*text)); err != nil {
+				return nil, err
+			}
+		} else if err := os.Remove(p); err != nil && !errors.Is(err, os.ErrNotExist) {
+			return nil, err
+		}
+		paths = append(paths, p)
+	}
+	return paths, nil
 }
 
 // replaySample creates a git repository at repoDir whose history is the
@@ -133,6 +197,16 @@ func Replay(ctx context.Context, sampleDir, repoDir string) error {
 		if err := ctx.Err(); err != nil {
 			return err
 		}
+		if s.Code != nil {
+			paths, err := replayCode(repoDir, s.Code)
+			if err != nil {
+				return fmt.Errorf("sample history step %d: %w", i+1, err)
+			}
+			if err := commit(s.When, paths, s.Code.Message); err != nil {
+				return fmt.Errorf("sample history step %d (code): %w", i+1, err)
+			}
+			continue
+		}
 		var data []byte
 		if s.Text != nil {
 			data = []byte(*s.Text)
@@ -144,10 +218,15 @@ func Replay(ctx context.Context, sampleDir, repoDir string) error {
 			return fmt.Errorf("sample history step %d: %s is not a memory file", i+1, s.Path)
 		}
 		p := filepath.Join(vaultDir, filepath.FromSlash(s.Path))
-		if err := writeFile(p, data); err != nil {
-			return err
-		}
 		v, superseded := stepVerb(prev[s.Path], mem)
+		if s.Delete {
+			err, v, superseded = os.Remove(p), "delete", nil
+		} else {
+			err = writeFile(p, data)
+		}
+		if err != nil {
+			return fmt.Errorf("sample history step %d: %w", i+1, err)
+		}
 		msg := commitMessage(v, mem.Layer, mem.Title, mem.ID, s.Reason, s.Client, superseded)
 		if err := commit(s.When, []string{p}, msg); err != nil {
 			return fmt.Errorf("sample history step %d (%s): %w", i+1, s.Path, err)

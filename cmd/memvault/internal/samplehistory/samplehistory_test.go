@@ -40,22 +40,32 @@ func TestReplay(t *testing.T) {
 			if !c.When.Equal(st.When) || !c.CommitTime.Equal(st.When) {
 				t.Errorf("step %d (%s): commit dated %s / %s, want %s", i+1, st.Path, c.When, c.CommitTime, st.When)
 			}
+			if c.Author.Name != authorName {
+				t.Errorf("step %d: author %q", i+1, c.Author.Name)
+			}
+			if st.Code != nil {
+				checkCodeCommit(t, s, c, i, st)
+				continue
+			}
 			if !strings.HasPrefix(c.Message, "memory(") {
 				t.Errorf("step %d: subject %q", i+1, c.Message)
 			}
 			want := ".memory/" + st.Path
-			if fcs, err := s.DiffTrees(ctx, c.Hash+"^", c.Hash, root); err != nil || len(fcs) != 1 || fcs[0].Path != want {
-				t.Errorf("step %d: commit changed %v (%v), want only %s", i+1, fcs, err, want)
+			fcs, err := s.DiffTrees(ctx, c.Hash+"^", c.Hash, root)
+			if err != nil || len(fcs) != 1 || fcs[0].Path != want {
+				t.Fatalf("step %d: commit changed %v (%v), want only %s", i+1, fcs, err, want)
 			}
 			cm := commitmsg.Parse(c.Message)
 			if reason := cm.Body; reason != strings.TrimSpace(st.Reason) || cm.Get(commitmsg.KeyClient) != st.Client {
 				t.Errorf("step %d: reason %q client %q, want %q %q", i+1, reason, cm.Get(commitmsg.KeyClient), st.Reason, st.Client)
 			}
-			if c.Author.Name != authorName {
-				t.Errorf("step %d: author %q", i+1, c.Author.Name)
-			}
-			data, err := s.ReadFile(ctx, c.Hash, want)
-			if err != nil {
+			var data []byte
+			if st.Delete {
+				if fcs[0].Kind != gitstore.Deleted {
+					t.Errorf("step %d: %s %s, want deleted", i+1, want, fcs[0].Kind)
+				}
+				data = []byte(*st.Text)
+			} else if data, err = s.ReadFile(ctx, c.Hash, want); err != nil {
 				t.Fatal(err)
 			}
 			if m, _ := vault.ParseMemory(st.Path, data, st.When); m == nil || cm.Get(commitmsg.KeyID) != m.ID {
@@ -129,6 +139,44 @@ func TestReplay(t *testing.T) {
 	})
 }
 
+// checkCodeCommit checks that the commit of code step i changed exactly
+// the step's files, to the step's content, with the step's message.
+func checkCodeCommit(t *testing.T, s *gitstore.Store, c gitstore.CommitInfo, i int, st Step) {
+	t.Helper()
+	ctx := t.Context()
+	if strings.TrimSpace(c.Message) != strings.TrimSpace(st.Code.Message) {
+		t.Errorf("step %d: message %q, want %q", i+1, c.Message, st.Code.Message)
+	}
+	fcs, err := s.DiffTrees(ctx, c.Hash+"^", c.Hash, s.Root())
+	if err != nil {
+		t.Fatal(err)
+	}
+	changed, n := map[string]bool{}, 0 // a rename is one change of two paths
+	for _, fc := range fcs {
+		changed[fc.Path] = true
+		n++
+		if fc.OldPath != "" && fc.OldPath != fc.Path {
+			changed[fc.OldPath] = true
+			n++
+		}
+	}
+	for p, text := range st.Code.Files {
+		if !changed[p] {
+			t.Errorf("step %d: %s not changed by the commit", i+1, p)
+		}
+		data, err := s.ReadFile(ctx, c.Hash, p)
+		switch {
+		case text == nil && err == nil:
+			t.Errorf("step %d: %s still exists", i+1, p)
+		case text != nil && (err != nil || string(data) != *text):
+			t.Errorf("step %d: %s at the commit differs from the step (%v)", i+1, p, err)
+		}
+	}
+	if n != len(st.Code.Files) {
+		t.Errorf("step %d: commit changed %d paths, the step %d", i+1, n, len(st.Code.Files))
+	}
+}
+
 // replayed replays the sample into dir and returns its repository, open
 // until the test ends, and its commits, newest first.
 func replayed(t *testing.T, dir string) (*gitstore.Store, []gitstore.CommitInfo) {
@@ -164,6 +212,11 @@ func TestReadStepsRejectsBadPaths(t *testing.T) {
 		{"not markdown", `[{"path":"project/x.txt","when":"2026-01-01T00:00:00Z","client":"cli","reason":"r"}]`},
 		{"no time", `[{"path":"project/x.md","client":"cli","reason":"r"}]`},
 		{"not json", `{`},
+		{"code inside the vault", `[{"when":"2026-01-01T00:00:00Z","code":{"message":"m","files":{".memory/x.md":"x"}}}]`},
+		{"code outside the repository", `[{"when":"2026-01-01T00:00:00Z","code":{"message":"m","files":{"../x.go":"x"}}}]`},
+		{"code without a message", `[{"when":"2026-01-01T00:00:00Z","code":{"files":{"x.go":"x"}}}]`},
+		{"code with a memory path", `[{"path":"project/x.md","when":"2026-01-01T00:00:00Z","code":{"message":"m","files":{"x.go":"x"}}}]`},
+		{"deletion without the memory", `[{"path":"project/x.md","when":"2026-01-01T00:00:00Z","delete":true}]`},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -192,7 +245,13 @@ func FuzzReadSteps(f *testing.F) {
 			return
 		}
 		for i, s := range steps {
-			if !vault.IsMemoryPath(s.Path) || !filepath.IsLocal(s.Path) {
+			if s.Code != nil {
+				for p := range s.Code.Files {
+					if !filepath.IsLocal(p) || strings.HasPrefix(p, VaultDir+"/") {
+						t.Errorf("accepted code path %q", p)
+					}
+				}
+			} else if !vault.IsMemoryPath(s.Path) || !filepath.IsLocal(s.Path) {
 				t.Errorf("accepted path %q", s.Path)
 			}
 			if i > 0 && s.When.Before(steps[i-1].When) {

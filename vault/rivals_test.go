@@ -1,0 +1,61 @@
+package vault
+
+import (
+	"slices"
+	"testing"
+)
+
+// TestRivalPairsOf: given every pair as candidates, RivalPairsOf finds what
+// RivalPairs finds; given a subset, only the rivals among it.
+func TestRivalPairsOf(t *testing.T) {
+	t.Parallel()
+	ms := []*Memory{
+		{ID: "a", Title: "API errors always HTTP 200 with an error code", Layer: Project, Tags: []string{"api", "errors"}},
+		{ID: "b", Title: "API errors use real HTTP status codes", Layer: Project, Tags: []string{"api", "errors"}},
+		{ID: "c", Title: "Deploys go through ops/deploy.sh", Layer: Project, Tags: []string{"deploy"}},
+		{ID: "d", Title: "API 错误：使用真实 HTTP 状态码", Layer: Project, Tags: []string{"api", "errors", "http"}},
+		{ID: "e", Title: "API errors use real HTTP status codes", Layer: ShortTerm, Tags: []string{"api", "errors"}},
+	}
+	var all [][2]int
+	for i := range ms {
+		for j := i + 1; j < len(ms); j++ {
+			all = append(all, [2]int{i, j})
+		}
+	}
+	want := RivalPairs(ms, func(i, j int) bool { return true })
+	if len(want) == 0 {
+		t.Fatal("the fixture has no rivals")
+	}
+	if got := RivalPairsOf(ms, all); !slices.Equal(got, want) {
+		t.Errorf("RivalPairsOf(all pairs) = %v, RivalPairs = %v", got, want)
+	}
+	if got := RivalPairsOf(ms, [][2]int{{0, 2}, want[0]}); !slices.Equal(got, want[:1]) {
+		t.Errorf("RivalPairsOf(subset) = %v, want %v", got, want[:1])
+	}
+}
+
+func TestTitleSimilarity(t *testing.T) {
+	t.Parallel()
+	tests := []struct {
+		a, b     string
+		min, max float64
+	}{
+		{"Commit messages follow Conventional Commits", "commit messages: follow conventional commits!", 1, 1},
+		{"Commit messages follow Conventional Commits", "Commit messages follow the Conventional Commits format", 0.8, 0.85},
+		{"Use tabs", "Do not use tabs", 0, 0},
+		{"", "Use tabs", 0, 0},
+		{"Use pytest for tests", "Use pytest for integration tests", 0.6, 0.75},
+	}
+	for _, tt := range tests {
+		got := TitleSimilarity(tt.a, tt.b)
+		if got < tt.min || got > tt.max {
+			t.Errorf("TitleSimilarity(%q, %q) = %.3f, want %.2f..%.2f", tt.a, tt.b, got, tt.min, tt.max)
+		}
+		if got != TitleSimilarity(tt.b, tt.a) {
+			t.Errorf("TitleSimilarity(%q, %q) is not symmetric", tt.a, tt.b)
+		}
+		if (got >= DedupThreshold) != sameTitle(tt.a, tt.b) {
+			t.Errorf("TitleSimilarity(%q, %q) = %.3f disagrees with sameTitle", tt.a, tt.b, got)
+		}
+	}
+}
