@@ -5,12 +5,10 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
-	"os"
-	"path/filepath"
 	"slices"
 	"time"
 
-	"github.com/memvault/memvault/gitstore"
+	"github.com/memvault/memvault/cmd/memvault/internal/gitrepo"
 	"github.com/memvault/memvault/parser"
 	"github.com/memvault/memvault/vault"
 	"github.com/memvault/memvault/watcher"
@@ -38,7 +36,7 @@ func startLiveWith(ctx context.Context, v *vault.Vault, logger *slog.Logger, opt
 	opts.Filter = vault.IsMemoryPath
 	opts.Logger = logger
 	if opts.Busy == nil {
-		opts.Busy = gitBusy(v.Dir())
+		opts.Busy = gitrepo.Busy(v.Dir())
 	}
 	w, err := watcher.Open(ctx, v.Dir(), liveSink{v: v, logger: logger}, opts)
 	if err != nil {
@@ -117,35 +115,4 @@ func (s liveSink) logDiagnostics(in func(path string) bool) {
 		}
 		s.logger.Warn(msg, "vault", s.v.Dir(), "file", d.Path, "line", d.Line, "severity", d.Severity, "problem", d.Err)
 	}
-}
-
-// gitBusy returns a check for a git command changing the working tree of
-// the repository that holds dir: checkout, pull and rebase hold
-// <git-dir>/index.lock while they write files. A lock older than
-// staleGitLock was left by a git that died: it would otherwise hold every
-// batch back for the watcher's MaxWait. Nil outside git.
-func gitBusy(dir string) func() bool {
-	gitDir := gitDirOf(dir)
-	if gitDir == "" {
-		return nil
-	}
-	lock := filepath.Join(gitDir, "index.lock")
-	return func() bool {
-		fi, err := os.Lstat(lock)
-		return err == nil && time.Since(fi.ModTime()) < staleGitLock
-	}
-}
-
-// staleGitLock is the age past which an index.lock is taken as left
-// behind rather than held.
-const staleGitLock = 30 * time.Second
-
-// gitDirOf finds the git directory of the repository holding dir (a
-// linked worktree's own), as gitstore.Open would; "" outside git.
-func gitDirOf(dir string) string {
-	loc, err := gitstore.Find(dir)
-	if err != nil {
-		return ""
-	}
-	return loc.GitDir
 }

@@ -4,7 +4,6 @@ import (
 	"context"
 	"fmt"
 	"log/slog"
-	"path/filepath"
 	"sync"
 	"time"
 
@@ -13,6 +12,7 @@ import (
 	"github.com/memvault/memvault/gitstore"
 	"github.com/memvault/memvault/vault"
 	"github.com/memvault/memvault/vault/history"
+	"github.com/memvault/memvault/vault/since"
 	"github.com/memvault/memvault/vault/staleness"
 )
 
@@ -68,7 +68,7 @@ func (m *Main) openServedVault(ctx context.Context, name, dir string, logger *sl
 		return st.Head, err
 	}
 	o.changed = func(ctx context.Context, from, to string) ([]string, error) {
-		return changedVaultFiles(ctx, o.store, dir, from, to)
+		return gitrepo.ChangedFiles(ctx, o.store, dir, from, to)
 	}
 	o.pastVault = m.servedAsOf(dir, name, logger)
 	go func() {
@@ -171,21 +171,39 @@ func (o *servedVault) AsOf(ctx context.Context, at time.Time) (*vault.Vault, err
 // name, from a tracker kept for the server's life and updated from the
 // new commits when HEAD moves.
 func (o *servedVault) Staleness(ctx context.Context, ms []*vault.Memory) (map[string]staleness.Staleness, error) {
+	c, err := o.staleChecker()
+	if c == nil {
+		return nil, err
+	}
+	return c.Check(ctx, o.v.All, ms)
+}
+
+// CatchUp tells what changed since client's last session and moves its
+// point (memory://context).
+func (o *servedVault) CatchUp(ctx context.Context, client string) (since.Report, error) {
+	c, err := o.staleChecker()
+	if c == nil {
+		return since.Report{First: true}, err
+	}
+	return c.Repo().CatchUp(ctx, gitrepo.CatchUp{Client: client, Now: o.now(), Advance: true, Checker: c, All: o.v.All})
+}
+
+// staleChecker is the vault's staleness checker, made on first use; nil
+// before the vault is loaded.
+func (o *servedVault) staleChecker() (*gitrepo.Checker, error) {
 	if o.store == nil || o.v == nil {
 		return nil, nil
 	}
 	o.mu.Lock()
+	defer o.mu.Unlock()
 	if o.checker == nil {
 		g, err := gitrepo.New(o.store, o.dir)
 		if err != nil {
-			o.mu.Unlock()
 			return nil, err
 		}
 		o.checker = g.Checker()
 	}
-	c := o.checker
-	o.mu.Unlock()
-	return c.Check(ctx, o.v.All, ms)
+	return o.checker, nil
 }
 
 // noteHead records h as a HEAD the index is current with.
@@ -260,29 +278,3 @@ func (o *servedVault) refresh(ctx context.Context, v *vault.Vault) {
 // maxDiffRefresh is how many changed files refresh re-reads one by one;
 // past it (a pull of a large branch) one reload is cheaper.
 const maxDiffRefresh = 2000
-
-// changedVaultFiles lists the vault-relative paths (both sides of a rename)
-// that differ between two commits.
-func changedVaultFiles(ctx context.Context, store *gitstore.Store, dir, from, to string) ([]string, error) {
-	changes, err := store.DiffTrees(ctx, from, to, dir)
-	if err != nil {
-		return nil, err
-	}
-	var rels []string
-	for _, c := range changes {
-		for _, p := range []string{c.OldPath, c.Path} {
-			if p == "" {
-				continue
-			}
-			rel, err := filepath.Rel(dir, filepath.Join(store.Root(), filepath.FromSlash(p)))
-			if err != nil || !filepath.IsLocal(rel) {
-				// DiffTrees is limited to dir, so this means the two
-				// spell the work tree differently (a symlink): let the
-				// caller reload instead of missing a file.
-				return nil, fmt.Errorf("changed file %s is not under %s", p, dir)
-			}
-			rels = append(rels, filepath.ToSlash(rel))
-		}
-	}
-	return rels, nil
-}

@@ -128,6 +128,9 @@ func (g *Repo) Checker() *Checker {
 	return c
 }
 
+// Repo is the repository the Checker reads.
+func (c *Checker) Repo() *Repo { return c.repo }
+
 // cachePath is where the vault's tracker is saved: in the git folder, one
 // file per vault folder of the repository.
 func (c *Checker) cachePath() string {

@@ -19,6 +19,7 @@ import (
 
 	"github.com/memvault/memvault/vault"
 	"github.com/memvault/memvault/vault/history"
+	catchup "github.com/memvault/memvault/vault/since"
 	"github.com/memvault/memvault/vault/staleness"
 )
 
@@ -104,6 +105,11 @@ func (r fakeRepo) AsOf(context.Context, time.Time) (*vault.Vault, error) { retur
 // Staleness reports no refs checked: the fake has no code history.
 func (r fakeRepo) Staleness(context.Context, []*vault.Memory) (map[string]staleness.Staleness, error) {
 	return nil, nil
+}
+
+// CatchUp reports a first session: the fake has no history.
+func (r fakeRepo) CatchUp(context.Context, string) (catchup.Report, error) {
+	return catchup.Report{First: true}, nil
 }
 
 // testVault is one vault of a test server.

@@ -7,8 +7,10 @@ import (
 
 	"github.com/mark3labs/mcp-go/mcp"
 
+	"github.com/memvault/memvault/cmd/memvault/internal/sincetext"
 	"github.com/memvault/memvault/cmd/memvault/internal/view"
 	"github.com/memvault/memvault/vault"
+	"github.com/memvault/memvault/vault/history"
 	"github.com/memvault/memvault/vault/staleness"
 )
 
@@ -31,7 +33,8 @@ func (s *Server) readContext(ctx context.Context, _ mcp.ReadResourceRequest) ([]
 	if err != nil {
 		return nil, err
 	}
-	d, err := vs.Digest(ctx, resultsBudgetBytes-len(contextDigestHeader)-leftOutReserve, digestLines{})
+	news := s.catchUp(ctx, vs)
+	d, err := vs.Digest(ctx, resultsBudgetBytes-len(contextDigestHeader)-len(news)-leftOutReserve, digestLines{})
 	if err != nil {
 		return nil, err
 	}
@@ -42,6 +45,7 @@ func (s *Server) readContext(ctx context.Context, _ mcp.ReadResourceRequest) ([]
 	states := s.recallStaleness(ctx, vs, shown)
 	var b strings.Builder
 	b.WriteString(contextDigestHeader)
+	b.WriteString(news)
 	for _, sec := range d.Sections {
 		b.WriteString(digestLines{}.heading(sec.Title))
 		for _, r := range sec.Memories {
@@ -59,6 +63,38 @@ func (s *Server) readContext(ctx context.Context, _ mcp.ReadResourceRequest) ([]
 		b.WriteString("\nNo preferences, key rules or task state recorded yet.\n")
 	}
 	return []mcp.ResourceContents{mcp.TextResourceContents{URI: contextURI, MIMEType: "text/markdown", Text: b.String()}}, nil
+}
+
+// maxNews caps the entries of the "new since your last session" section;
+// `memvault digest --since COMMIT` lists them all.
+const maxNews = 15
+
+// catchUp is the section the context opens with: what changed in each
+// vault since this client's last session in this clone (memories added,
+// changed, superseded, archived or deleted, by whom and why, and those
+// gone stale), "" when nothing did or the client had no earlier session.
+// Reading it moves the client's point: the next session starts from
+// here. A vault that cannot say is logged and left out.
+func (s *Server) catchUp(ctx context.Context, vs *openVaults) string {
+	var b strings.Builder
+	client := clientName(ctx)
+	for _, sl := range vs.slots {
+		if sl.Git == nil {
+			continue
+		}
+		rep, err := sl.Git.CatchUp(ctx, client)
+		if err != nil {
+			s.logger.Warn("catch up", "vault", sl.name, "client", client, "err", err)
+			continue
+		}
+		heading := sincetext.Heading(rep, "")
+		if len(vs.slots) > 1 {
+			heading += " — " + sl.name + " vault"
+		}
+		b.WriteString(sincetext.Markdown(rep, sincetext.Options{Heading: heading, Max: maxNews,
+			More: "memvault digest --since " + history.ShortHash(rep.Base)}))
+	}
+	return b.String()
 }
 
 // withStaleness adds to a digest line a short note when the code the
