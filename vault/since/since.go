@@ -94,12 +94,13 @@ func Changes(ctx context.Context, git Git, base, head string, limit int) (change
 		before, after *vault.Memory
 		seen          bool // the oldest commit so far has set before
 		by, merges    []Author
+		newest        int // index in cs of the newest commit that changed it
 	}
 	byID := map[string]*track{}
 	var order []string
 	// Oldest first, so before is the memory ahead of the range and after
 	// the memory at its end.
-	for _, c := range slices.Backward(cs) {
+	for ci, c := range slices.Backward(cs) {
 		msg := commitmsg.Parse(c.Message)
 		a := Author{Commit: c.Hash, Name: c.Author, Email: c.Email, When: c.When, Client: msg.Get(commitmsg.KeyClient),
 			Subject: msg.Subject, Reason: msg.Body}
@@ -147,7 +148,7 @@ func Changes(ctx context.Context, git Git, base, head string, limit int) (change
 			if !t.seen {
 				t.before, t.seen = s.old, true
 			}
-			t.after = s.new
+			t.after, t.newest = s.new, ci
 			if c.Merge {
 				t.merges = append(t.merges, a)
 			} else {
@@ -155,6 +156,7 @@ func Changes(ctx context.Context, git Git, base, head string, limit int) (change
 			}
 		}
 	}
+	var newest []int
 	for _, id := range order {
 		t := byID[id]
 		ch, ok := change(t.before, t.after)
@@ -168,12 +170,24 @@ func Changes(ctx context.Context, git Git, base, head string, limit int) (change
 		slices.Reverse(by)
 		ch.By = by
 		changes = append(changes, ch)
+		newest = append(newest, t.newest)
 	}
 	nameSupersessions(changes)
-	slices.SortStableFunc(changes, func(a, b Change) int {
-		return cmp.Or(cmp.Compare(slices.Index(kindOrder, a.Kind), slices.Index(kindOrder, b.Kind)),
-			b.By[0].When.Compare(a.By[0].When), cmp.Compare(a.ID, b.ID))
+	// By kind, then the most recently changed first (the order git
+	// listed the commits in: commit times, not author times).
+	idx := make([]int, len(changes))
+	for i := range idx {
+		idx[i] = i
+	}
+	slices.SortStableFunc(idx, func(a, b int) int {
+		return cmp.Or(cmp.Compare(slices.Index(kindOrder, changes[a].Kind), slices.Index(kindOrder, changes[b].Kind)),
+			cmp.Compare(newest[a], newest[b]), cmp.Compare(changes[a].ID, changes[b].ID))
 	})
+	sorted := make([]Change, len(changes))
+	for i, k := range idx {
+		sorted[i] = changes[k]
+	}
+	changes = sorted
 	return changes, len(cs), more, nil
 }
 

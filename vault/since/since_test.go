@@ -209,7 +209,9 @@ func TestChangesMore(t *testing.T) {
 func TestWorse(t *testing.T) {
 	titles := map[string]string{"a": "A", "b": "B", "c": "C", "d": "D"}
 	title := func(id string) string { return titles[id] }
-	st := func(s staleness.State) staleness.Staleness { return staleness.Staleness{State: s, Reason: "r " + string(s)} }
+	st := func(s staleness.State) staleness.Staleness {
+		return staleness.Staleness{State: s, Reason: "r " + string(s)}
+	}
 	tests := []struct {
 		name string
 		was  map[string]staleness.State
@@ -227,7 +229,7 @@ func TestWorse(t *testing.T) {
 		{name: "better is not news", was: map[string]staleness.State{"a": staleness.Stale},
 			now: map[string]staleness.Staleness{"a": st(staleness.Fresh)}},
 		{name: "stale first, then by title",
-			now: map[string]staleness.Staleness{"b": st(staleness.PossiblyStale), "c": st(staleness.Stale), "a": st(staleness.PossiblyStale)},
+			now:  map[string]staleness.Staleness{"b": st(staleness.PossiblyStale), "c": st(staleness.Stale), "a": st(staleness.PossiblyStale)},
 			want: []string{"c fresh->stale", "a fresh->possibly_stale", "b fresh->possibly_stale"}},
 		{name: "a memory no longer in the vault is left out", now: map[string]staleness.Staleness{"gone": st(staleness.Stale)}},
 	}

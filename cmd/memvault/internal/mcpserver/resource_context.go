@@ -22,7 +22,8 @@ const contextDigestHeader = "# Project memory\n"
 
 func contextResource() mcp.Resource {
 	return mcp.NewResource(contextURI, "Memory context",
-		mcp.WithResourceDescription("What an assistant should know at session start: the developer's preferences, "+
+		mcp.WithResourceDescription("What an assistant should know at session start: first, what changed in the memory since "+
+			"this client's last session in this clone (added, changed, superseded, gone stale; who and why), then the developer's preferences, "+
 			"high-importance project rules, recent task state and open conflicts, each ranked as recall ranks memories "+
 			"(layer, age and importance), within about 2,000 tokens; a last line counts what it left out, by layer."),
 		mcp.WithMIMEType("text/markdown"))
