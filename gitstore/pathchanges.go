@@ -299,7 +299,13 @@ func (s *Store) Uncommitted(ctx context.Context, prefixes []string) ([]PathChang
 			return nil, err
 		}
 		paths := []string{p}
-		if ok && e.isDir() || p == "" {
+		isDir := ok && e.isDir() || p == ""
+		if !ok {
+			// A folder HEAD does not have may be new in the work tree.
+			fi, err := os.Lstat(s.abs(p))
+			isDir = err == nil && fi.IsDir()
+		}
+		if isDir {
 			abs, err := s.Dirty(ctx, p)
 			if err != nil {
 				return nil, err

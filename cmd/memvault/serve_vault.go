@@ -119,6 +119,11 @@ func (o *servedVault) close() {
 	if o.stop != nil {
 		o.stop()
 	}
+	o.mu.Lock()
+	if o.checker != nil {
+		o.checker.Close()
+	}
+	o.mu.Unlock()
 	if o.store != nil {
 		o.store.Close()
 	}
@@ -201,7 +206,7 @@ func (o *servedVault) staleChecker() (*gitrepo.Checker, error) {
 		if err != nil {
 			return nil, err
 		}
-		o.checker = g.Checker()
+		o.checker = g.LiveChecker()
 	}
 	return o.checker, nil
 }

@@ -1,0 +1,119 @@
+package gitrepo
+
+import (
+	"context"
+	"errors"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+
+	"github.com/memvault/memvault/gitstore"
+	"github.com/memvault/memvault/watcher"
+)
+
+// workCache keeps, per referenced path, what the work tree has
+// uncommitted there, for a server that answers many recalls: a recall
+// whose results name code nobody touched since reads the cache instead
+// of stat-ing every tracked file under a referenced folder. An entry is
+// good while HEAD is the same and the watcher saw no change under the
+// path's folders (watcher.Changes, whose Sync makes sure every change
+// made before the recall was counted); any change under any watched
+// folder, or lost events, drops them all. A path that cannot be watched
+// is read every time, as without the cache.
+type workCache struct {
+	store   *gitstore.Store
+	changes *watcher.Changes
+
+	mu      sync.Mutex
+	entries map[string]workEntry
+}
+
+type workEntry struct {
+	gen     uint64
+	head    string
+	changes []gitstore.PathChange
+}
+
+// newWorkCache starts the watcher whose barrier files go to the
+// repository's git folder.
+func newWorkCache(store *gitstore.Store) (*workCache, error) {
+	ch, err := watcher.NewChanges(filepath.Join(store.GitDir(), "memvault", "watch"))
+	if err != nil {
+		return nil, err
+	}
+	return &workCache{store: store, changes: ch, entries: map[string]workEntry{}}, nil
+}
+
+// close stops the watcher.
+func (w *workCache) close() error { return w.changes.Close() }
+
+// uncommitted is gitstore.Uncommitted for prefixes, reading each prefix
+// from the cache when nothing changed since it was computed.
+func (w *workCache) uncommitted(ctx context.Context, prefixes []string) ([]gitstore.PathChange, error) {
+	gen, err := w.changes.Sync(ctx)
+	if err != nil {
+		return w.store.Uncommitted(ctx, prefixes)
+	}
+	head, err := w.store.Resolve(ctx, "")
+	if err != nil && !errors.Is(err, gitstore.ErrNotFound) {
+		return nil, err
+	}
+	var out []gitstore.PathChange
+	for _, p := range prefixes {
+		w.mu.Lock()
+		e, ok := w.entries[p]
+		w.mu.Unlock()
+		if ok && e.gen == gen && e.head == head {
+			out = append(out, e.changes...)
+			continue
+		}
+		watched := w.watch(p) == nil
+		chs, err := w.store.Uncommitted(ctx, []string{p})
+		if err != nil {
+			return nil, err
+		}
+		if watched {
+			// Stored at the generation read before the computation: a
+			// change during it moves the generation past it.
+			w.mu.Lock()
+			w.entries[p] = workEntry{gen: gen, head: head, changes: chs}
+			w.mu.Unlock()
+		}
+		out = append(out, chs...)
+	}
+	return out, nil
+}
+
+// watch makes sure a change at repository-relative path p moves the
+// generation: a folder is watched with everything below it, and the
+// folders above it up to the root without (their .gitignore files decide
+// what counts as untracked there); a file, or a path that does not exist
+// (yet), by the nearest folder that holds it. The whole repository ("")
+// is not watched.
+func (w *workCache) watch(p string) error {
+	if p == "" {
+		return errors.New("the whole repository is not watched")
+	}
+	root := w.store.Root()
+	abs := filepath.Join(root, filepath.FromSlash(strings.TrimSuffix(p, "/")))
+	fi, err := os.Stat(abs)
+	switch {
+	case err == nil && fi.IsDir():
+		if err := w.changes.Watch(abs, true); err != nil {
+			return err
+		}
+	case err == nil || errors.Is(err, fs.ErrNotExist):
+	default:
+		return err
+	}
+	for d := filepath.Dir(abs); ; d = filepath.Dir(d) {
+		if err := w.changes.Watch(d, false); err != nil && !errors.Is(err, fs.ErrNotExist) {
+			return err
+		}
+		if d == root || filepath.Dir(d) == d {
+			return nil
+		}
+	}
+}
