@@ -5,6 +5,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/google/go-cmp/cmp"
 )
@@ -139,7 +140,7 @@ func TestCommitsBetween(t *testing.T) {
 func gitAt(t *testing.T, dir string, n *int, author string, args ...string) string {
 	t.Helper()
 	*n++
-	date := fmt.Sprintf("2026-11-20T10:%02d:00Z", *n)
+	date := time.Date(2026, 11, 20, 10, 0, 0, 0, time.UTC).Add(time.Duration(*n) * time.Minute).Format(time.RFC3339)
 	env := []string{"GIT_AUTHOR_NAME=" + author, "GIT_AUTHOR_EMAIL=" + strings.ToLower(author) + "@example.com",
 		"GIT_AUTHOR_DATE=" + date, "GIT_COMMITTER_DATE=" + date}
 	if out, err := gitOutput(dir, env, args...); err != nil {

@@ -125,8 +125,8 @@ func (s *staleBench) moveHead(b *testing.B, i int) {
 
 // BenchmarkStaleness measures the staleness of 10,000 memories with 3
 // refs each over a repository of 20,000 commits and 50,000 files: the
-// first computation (a new tracker and a new store, so no cache is warm)
-// and the update after HEAD moves one commit.
+// first computation (a new tracker and a new store, so no cache is warm),
+// through git and in Go, and the update after HEAD moves one commit.
 func BenchmarkStaleness(b *testing.B) {
 	commits, files, memories := 20000, 50000, 10000
 	if testing.Short() {
@@ -141,16 +141,21 @@ func BenchmarkStaleness(b *testing.B) {
 		}
 		return s, staleness.NewTracker(Code{store: s})
 	}
-	b.Run("first", func(b *testing.B) {
-		bench.moveHead(b, commits-1)
-		for b.Loop() {
-			s, tr := open(b)
-			if err := tr.Update(b.Context(), bench.items); err != nil {
-				b.Fatal(err)
+	// first reads the long history through `git log` (the default when
+	// git is installed), first-go in Go (gitstore.Store.NoGitCLIReads).
+	for _, name := range []string{"first", "first-go"} {
+		b.Run(name, func(b *testing.B) {
+			bench.moveHead(b, commits-1)
+			for b.Loop() {
+				s, tr := open(b)
+				s.NoGitCLIReads = name == "first-go"
+				if err := tr.Update(b.Context(), bench.items); err != nil {
+					b.Fatal(err)
+				}
+				s.Close()
 			}
-			s.Close()
-		}
-	})
+		})
+	}
 	b.Run("incremental", func(b *testing.B) {
 		bench.moveHead(b, commits-1)
 		s, tr := open(b)
