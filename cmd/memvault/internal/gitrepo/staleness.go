@@ -105,6 +105,9 @@ func (c Code) Uncommitted(ctx context.Context, prefixes []string) ([]staleness.C
 
 // Exists implements staleness.Git.
 func (c Code) Exists(ctx context.Context, rev string, paths []string) (map[string]bool, error) {
+	if c.work != nil {
+		return c.work.exists(ctx, rev, paths)
+	}
 	return c.store.Exists(ctx, rev, paths)
 }
 

@@ -28,6 +28,10 @@ type workCache struct {
 
 	mu      sync.Mutex
 	entries map[string]workEntry
+	// commit and found cache which paths exist at one commit (the last
+	// asked about): a commit's tree never changes.
+	commit string
+	found  map[string]bool
 }
 
 type workEntry struct {
@@ -116,4 +120,39 @@ func (w *workCache) watch(p string) error {
 			return nil
 		}
 	}
+}
+
+// exists is gitstore.Exists at a full commit id, reading only the paths
+// not asked about at that commit before.
+func (w *workCache) exists(ctx context.Context, rev string, paths []string) (map[string]bool, error) {
+	out := make(map[string]bool, len(paths))
+	var missing []string
+	w.mu.Lock()
+	if w.commit != rev {
+		w.commit, w.found = rev, map[string]bool{}
+	}
+	for _, p := range paths {
+		if ok, known := w.found[p]; known {
+			out[p] = ok
+		} else {
+			missing = append(missing, p)
+		}
+	}
+	w.mu.Unlock()
+	if len(missing) == 0 {
+		return out, nil
+	}
+	got, err := w.store.Exists(ctx, rev, missing)
+	if err != nil {
+		return nil, err
+	}
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	for _, p := range missing {
+		out[p] = got[p]
+		if w.commit == rev && len(rev) == 40 {
+			w.found[p] = got[p]
+		}
+	}
+	return out, nil
 }

@@ -2,6 +2,7 @@ package gitrepo
 
 import (
 	"fmt"
+	"maps"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -124,6 +125,67 @@ func TestWorkCacheMatchesTheWorkTree(t *testing.T) {
 		}
 		if a := w.entries[p]; a.gen != b.gen {
 			t.Errorf("%s: recomputed without a change (generation %d -> %d)", p, b.gen, a.gen)
+		}
+	}
+}
+
+// TestWorkCacheExists checks the cached existence of paths follows the
+// commit asked about.
+func TestWorkCacheExists(t *testing.T) {
+	t.Parallel()
+	root := t.TempDir()
+	git := func(args ...string) string {
+		t.Helper()
+		cmd := exec.CommandContext(t.Context(), "git", args...)
+		cmd.Dir = root
+		cmd.Env = append(os.Environ(), "GIT_AUTHOR_NAME=Ada", "GIT_AUTHOR_EMAIL=ada@example.com", "GIT_COMMITTER_NAME=Ada",
+			"GIT_COMMITTER_EMAIL=ada@example.com", "GIT_CONFIG_GLOBAL=/dev/null", "GIT_CONFIG_NOSYSTEM=1")
+		out, err := cmd.CombinedOutput()
+		if err != nil {
+			t.Fatalf("git %s: %v\n%s", strings.Join(args, " "), err, out)
+		}
+		return strings.TrimSpace(string(out))
+	}
+	git("init", "-q", "-b", "main")
+	if err := os.MkdirAll(filepath.Join(root, "d"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	for _, f := range []string{"a.go", "d/b.go"} {
+		if err := os.WriteFile(filepath.Join(root, f), []byte(f), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	git("add", "-A")
+	git("commit", "-q", "-m", "one")
+	first := git("rev-parse", "HEAD")
+	git("rm", "-q", "a.go")
+	git("commit", "-q", "-m", "two")
+	second := git("rev-parse", "HEAD")
+	s, err := gitstore.Open(t.Context(), root)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	w, err := newWorkCache(s)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer w.close()
+	for _, step := range []struct {
+		rev  string
+		want map[string]bool
+	}{
+		{first, map[string]bool{"a.go": true, "d": true, "x.go": false}},
+		{first, map[string]bool{"a.go": true, "d/b.go": true}},
+		{second, map[string]bool{"a.go": false, "d": true}},
+		{first, map[string]bool{"a.go": true}},
+	} {
+		got, err := w.exists(t.Context(), step.rev, slices.Sorted(maps.Keys(step.want)))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !maps.Equal(got, step.want) {
+			t.Errorf("exists at %.7s = %v, want %v", step.rev, got, step.want)
 		}
 	}
 }
