@@ -75,13 +75,17 @@ func (tc *teamClones) memvault(dir string, args ...string) string {
 }
 
 // session starts `memvault serve` on my clone, reads memory://context as
-// the session start does, and ends the session.
-func (tc *teamClones) session() string {
+// the session start does, runs work, and ends the session.
+func (tc *teamClones) session(work ...func(s *mcpSession)) string {
 	tc.t.Helper()
 	s := &mcpSession{t: tc.t, bin: tc.bin, root: tc.mine}
 	s.connect()
 	defer s.c.Close()
-	return readResource(tc.t, s, "memory://context")
+	ctx := readResource(tc.t, s, "memory://context")
+	for _, w := range work {
+		w(s)
+	}
+	return ctx
 }
 
 // newSection returns the lines of the context's "New since your last
@@ -128,8 +132,9 @@ func (tc *teamClones) idOf(dir, title string) string {
 // my own and pull, which merges. My next session's memory://context
 // begins with exactly those memory changes, each with the teammate and
 // the reason of the commit, and the memory gone stale; the session after
-// that does not repeat them. The point lives in my clone's git folder
-// and git does not see it.
+// that does not repeat them, nor tell the second session's own write as
+// news. The point lives in my clone's git folder and git does not see
+// it.
 func TestContextSaysWhatTeammatesChanged(t *testing.T) {
 	t.Parallel()
 	tc := newTeamClones(t)
@@ -164,7 +169,12 @@ func TestContextSaysWhatTeammatesChanged(t *testing.T) {
 	tagID := tc.idOf(tc.mine, "Releases are tagged vYYYY.MM.N")
 	makeID := tc.idOf(tc.mine, "Deploys go through make deploy")
 
-	second := tc.session()
+	// The second session writes a memory of its own: not news to the
+	// next one.
+	second := tc.session(func(s *mcpSession) {
+		s.ok("remember", map[string]any{"title": "Ada's scratch decision", "content": "Keep notes.txt.", "importance": 9,
+			"reason": "my own session's write"}, nil)
+	})
 	if !strings.HasPrefix(second, "# Project memory\n\n## New since your last session (") {
 		t.Errorf("second session does not begin with the news:\n%s", second)
 	}
@@ -193,8 +203,8 @@ func TestContextSaysWhatTeammatesChanged(t *testing.T) {
 	if got := newSection(third); got != nil {
 		t.Errorf("third session repeats news: %q", got)
 	}
-	if !strings.Contains(third, "Deploys go through make deploy") {
-		t.Errorf("third session lacks the new rule:\n%s", third)
+	if !strings.Contains(third, "Deploys go through make deploy") || !strings.Contains(third, "Ada's scratch decision") {
+		t.Errorf("third session lacks the new rules:\n%s", third)
 	}
 
 	// The point is local: in the git folder, never in git.

@@ -193,6 +193,15 @@ func (o *servedVault) CatchUp(ctx context.Context, client string) (since.Report,
 	return c.Repo().CatchUp(ctx, gitrepo.CatchUp{Client: client, Now: o.now(), Advance: true, Checker: c, All: o.v.All})
 }
 
+// PassOwnWrite moves client's last-seen point over its own write.
+func (o *servedVault) PassOwnWrite(ctx context.Context, client, commit string) error {
+	c, err := o.staleChecker()
+	if c == nil {
+		return err
+	}
+	return c.Repo().PassOwnWrite(ctx, client, commit)
+}
+
 // staleChecker is the vault's staleness checker, made on first use; nil
 // before the vault is loaded.
 func (o *servedVault) staleChecker() (*gitrepo.Checker, error) {

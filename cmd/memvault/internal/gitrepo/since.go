@@ -260,3 +260,24 @@ func (g *Repo) SetLastSeen(client string, p since.Point) error {
 	}
 	return nil
 }
+
+// PassOwnWrite moves client's point over commit, a write the client's
+// session has just made, when no other commit changed the vault between
+// the point and it: a session's own writes are not news to its next
+// session. A client without a point (it never read memory://context)
+// has nothing to move.
+func (g *Repo) PassOwnWrite(ctx context.Context, client, commit string) error {
+	p, ok, err := g.LastSeen(client)
+	if err != nil || !ok || p.Head == "" || p.Head == commit {
+		return err
+	}
+	cs, more, err := g.store.CommitsBetween(ctx, p.Head, commit, g.repoRel(""), 2)
+	if err != nil {
+		return err
+	}
+	if more || len(cs) != 1 || cs[0].Hash != commit {
+		return nil
+	}
+	p.Head = commit
+	return g.SetLastSeen(client, p)
+}

@@ -112,6 +112,9 @@ func (r fakeRepo) CatchUp(context.Context, string) (catchup.Report, error) {
 	return catchup.Report{First: true}, nil
 }
 
+// PassOwnWrite has no point to move: the fake has no history.
+func (r fakeRepo) PassOwnWrite(context.Context, string, string) error { return nil }
+
 // testVault is one vault of a test server.
 type testVault struct {
 	v       *vault.Vault

@@ -53,6 +53,9 @@ type Repo interface {
 	// session in this clone and moves the client's point to now: the
 	// read of memory://context is a session's start.
 	CatchUp(ctx context.Context, client string) (catchup.Report, error)
+	// PassOwnWrite tells that client's session wrote commit, so that its
+	// next session is not told about it as news.
+	PassOwnWrite(ctx context.Context, client, commit string) error
 }
 
 // Served is a vault as cmd/memvault opened it for the server.

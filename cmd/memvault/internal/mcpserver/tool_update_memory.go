@@ -53,7 +53,7 @@ func (s *Server) updateMemory(ctx context.Context, vs *openVaults, a updateArgs)
 	if err != nil {
 		return "", nil, toolError(err)
 	}
-	vs.noteOwnCommit(in.Name, res.Commit)
+	vs.noteOwnCommit(ctx, in.Name, res.Commit)
 	out := view.WriteOf(res, in.Name)
 	return writeText("updated", out), out, nil
 }
