@@ -5,6 +5,7 @@ import (
 	"errors"
 	"io/fs"
 	"os"
+	"path"
 	"path/filepath"
 	"strings"
 	"sync"
@@ -53,8 +54,10 @@ func newWorkCache(store *gitstore.Store) (*workCache, error) {
 // close stops the watcher.
 func (w *workCache) close() error { return w.changes.Close() }
 
-// uncommitted is gitstore.Uncommitted for prefixes, reading each prefix
-// from the cache when nothing changed since it was computed.
+// uncommitted is gitstore.Uncommitted for prefixes (none inside
+// another, as staleness passes them), reading each prefix from the cache
+// when nothing changed since it was computed. The others are read in one
+// pass, as without the cache, and cached when they can be watched.
 func (w *workCache) uncommitted(ctx context.Context, prefixes []string) ([]gitstore.PathChange, error) {
 	gen, err := w.changes.Sync(ctx)
 	if err != nil {
@@ -65,29 +68,49 @@ func (w *workCache) uncommitted(ctx context.Context, prefixes []string) ([]gitst
 		return nil, err
 	}
 	var out []gitstore.PathChange
+	var miss []string
+	w.mu.Lock()
 	for _, p := range prefixes {
-		w.mu.Lock()
-		e, ok := w.entries[p]
-		w.mu.Unlock()
-		if ok && e.gen == gen && e.head == head {
+		if e, ok := w.entries[p]; ok && e.gen == gen && e.head == head {
 			out = append(out, e.changes...)
-			continue
+		} else {
+			miss = append(miss, p)
 		}
-		watched := w.watch(p) == nil
-		chs, err := w.store.Uncommitted(ctx, []string{p})
-		if err != nil {
-			return nil, err
-		}
-		if watched {
-			// Stored at the generation read before the computation: a
-			// change during it moves the generation past it.
-			w.mu.Lock()
-			w.entries[p] = workEntry{gen: gen, head: head, changes: chs}
-			w.mu.Unlock()
-		}
-		out = append(out, chs...)
 	}
-	return out, nil
+	w.mu.Unlock()
+	if len(miss) == 0 {
+		return out, nil
+	}
+	// Watched before they are read: a change while reading moves the
+	// generation past gen, and the entries stored at gen are not used.
+	watched := make(map[string]bool, len(miss))
+	for _, p := range miss {
+		watched[p] = w.watch(p) == nil
+	}
+	chs, err := w.store.Uncommitted(ctx, miss)
+	if err != nil {
+		return nil, err
+	}
+	byPrefix := make(map[string][]gitstore.PathChange, len(miss))
+	for _, ch := range chs {
+		for d := ch.Path; ; d = path.Dir(d) {
+			if _, ok := watched[d]; ok {
+				byPrefix[d] = append(byPrefix[d], ch)
+				break
+			}
+			if d == "." || d == "/" || d == "" {
+				break
+			}
+		}
+	}
+	w.mu.Lock()
+	for _, p := range miss {
+		if watched[p] {
+			w.entries[p] = workEntry{gen: gen, head: head, changes: byPrefix[p]}
+		}
+	}
+	w.mu.Unlock()
+	return append(out, chs...), nil
 }
 
 // watch makes sure a change at repository-relative path p moves the
