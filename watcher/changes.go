@@ -54,7 +54,14 @@ type Changes struct {
 	stale  map[string]bool
 	next   int
 	closed bool
+	// deaf is set when a Sync waited syncTimeout for its event: the file
+	// system does not report changes, and every later Sync fails at once
+	// (the caller reads without its cache) rather than wait again.
+	deaf bool
 }
+
+// errDeaf is Sync's error once a Sync waited in vain for its event.
+var errDeaf = errors.New("changes: the file system does not report changes")
 
 // syncFiles is how many Syncs can wait at once; more fail (the caller
 // reads without its cache).
@@ -207,6 +214,10 @@ func (c *Changes) Sync(ctx context.Context) (uint64, error) {
 		c.mu.Unlock()
 		return 0, ErrChangesClosed
 	}
+	if c.deaf {
+		c.mu.Unlock()
+		return 0, errDeaf
+	}
 	k := -1
 	for n := range syncFiles {
 		i := (c.next + n) % syncFiles
@@ -247,7 +258,10 @@ func (c *Changes) Sync(ctx context.Context) (uint64, error) {
 		return 0, ctx.Err()
 	case <-timer.C:
 		gaveUp()
-		return 0, errors.New("changes: sync: no event")
+		c.mu.Lock()
+		c.deaf = true
+		c.mu.Unlock()
+		return 0, errDeaf
 	}
 }
 
