@@ -103,8 +103,11 @@ func (g *Repo) CatchUp(ctx context.Context, q CatchUp) (since.Report, error) {
 		if _, err := g.store.ReadCommit(ctx, rep.Base); rep.Base != "" && errors.Is(err, gitstore.ErrNotFound) {
 			// The point's commit is gone (a rebase and gc): fall back
 			// to the commit of that time on HEAD's line.
-			if rep.Base, err = g.store.ResolveTime(ctx, prev.Seen); errors.Is(err, gitstore.ErrNotFound) {
+			switch rep.Base, err = g.store.ResolveTime(ctx, prev.Seen); {
+			case errors.Is(err, gitstore.ErrNotFound):
 				rep.Base = ""
+			case err != nil:
+				return since.Report{}, err
 			}
 		}
 		rep.Changes, rep.Commits, rep.More, err = since.Changes(ctx, g, rep.Base, head, maxSinceCommits)
