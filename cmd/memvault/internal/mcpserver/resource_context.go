@@ -92,8 +92,11 @@ func (s *Server) catchUp(ctx context.Context, vs *openVaults) string {
 		if len(vs.slots) > 1 {
 			heading += " — " + sl.name + " vault"
 		}
-		b.WriteString(sincetext.Markdown(rep, sincetext.Options{Heading: heading, Max: maxNews,
-			More: "memvault digest --since " + history.ShortHash(rep.Base)}))
+		more := "memvault digest --since " + history.ShortHash(rep.Base)
+		if rep.Base == "" {
+			more = "memvault list" // the range starts at the first commit
+		}
+		b.WriteString(sincetext.Markdown(rep, sincetext.Options{Heading: heading, Max: maxNews, More: more}))
 	}
 	return b.String()
 }
