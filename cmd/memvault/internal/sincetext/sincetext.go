@@ -182,7 +182,11 @@ func ForCLI(rep since.Report, named string, markdown bool) string {
 		if named != "" {
 			empty = "No memory changes since " + named + "."
 		}
-		out = Markdown(rep, Options{Heading: Heading(rep, named), Empty: empty, More: "memvault diff " + short(rep.Base) + "..HEAD"})
+		more := "memvault diff " + short(rep.Base) + "..HEAD"
+		if rep.Base == "" {
+			more = "memvault list" // the range starts at the first commit
+		}
+		out = Markdown(rep, Options{Heading: Heading(rep, named), Empty: empty, More: more})
 	}
 	out = strings.TrimPrefix(out, "\n")
 	if !markdown {
