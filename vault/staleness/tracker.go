@@ -376,7 +376,9 @@ func (t *Tracker) record(ctx context.Context, r *refState, c Commit, ch Change, 
 			return nil
 		}
 	}
-	if newer || !r.decided {
+	if r.ref.Kind == Folder {
+		r.noteFolderMove(c, ch, newer)
+	} else if newer || !r.decided {
 		r.decided = true
 		r.gone = gone
 		r.movedTo, r.goneID, r.goneSubj = "", "", ""
@@ -396,6 +398,32 @@ func (t *Tracker) record(ctx context.Context, r *refState, c Commit, ch Change, 
 		r.latestID, r.latestSubj = c.ID, c.Subject
 	}
 	return nil
+}
+
+// noteFolderMove remembers, for a folder ref, the newest commit that
+// touched the folder (goneID, goneSubj) and where it moved the folder's
+// files (movedTo): the destination folder of a file it renamed out with
+// the same path below (the smallest, when it moved files to several), ""
+// when it moved nothing out. When the folder no longer exists, the
+// reason names the destination. The answer does not depend on the order
+// of a commit's changes, so a forward update agrees with a backward walk.
+func (r *refState) noteFolderMove(c Commit, ch Change, newer bool) {
+	dest := ""
+	in := r.ref.Path + "/"
+	if ch.Kind == Renamed && strings.HasPrefix(ch.OldPath, in) && !strings.HasPrefix(ch.Path, in) {
+		if d, ok := strings.CutSuffix(ch.Path, "/"+strings.TrimPrefix(ch.OldPath, in)); ok {
+			dest = d
+		}
+	}
+	switch {
+	case r.decided && r.goneID == c.ID: // another change of the deciding commit
+		if dest != "" && (r.movedTo == "" || dest < r.movedTo) {
+			r.movedTo = dest
+		}
+	case newer || !r.decided:
+		r.decided = true
+		r.goneID, r.goneSubj, r.movedTo = c.ID, c.Subject, dest
+	}
 }
 
 // Current reports whether the Tracker was last updated at head and tracks

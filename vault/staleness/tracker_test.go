@@ -78,6 +78,13 @@ func TestStates(t *testing.T) {
 			PossiblyStale, []string{"store/ changed in 1 commit"}},
 		{"folder: a file renamed out", []string{"store/"}, func(g *fakeGit) { g.rename("out", "store/a.go", "lib/a.go") },
 			PossiblyStale, []string{"store/ changed in 1 commit", `"out"`}},
+		{"folder moved", []string{"store/"}, func(g *fakeGit) {
+			g.commit("move store", map[string]string{"store/a.go": "", "store/b.go": "", "pkg/store/a.go": "a", "pkg/store/b.go": "b"})
+		}, Stale, []string{"store/ was moved to pkg/store/ in", `"move store"`}},
+		{"folder moved, then its old place edited again", []string{"store/"}, func(g *fakeGit) {
+			g.commit("move store", map[string]string{"store/a.go": "", "store/b.go": "", "pkg/store/a.go": "a", "pkg/store/b.go": "b"})
+			g.commit("new store", map[string]string{"store/c.go": "c"})
+		}, PossiblyStale, []string{"store/ changed in 2 commits", `"new store"`}},
 		{"folder emptied", []string{"store/"}, func(g *fakeGit) {
 			g.commit("drop store", map[string]string{"store/a.go": "", "store/b.go": ""})
 		}, Stale, []string{"store/ does not exist at HEAD"}},
@@ -156,6 +163,9 @@ func TestIncrementalMatchesFull(t *testing.T) {
 		},
 		func() { g.commit("drop a", map[string]string{"a.go": ""}) },
 		func() { g.rename("move b a third time", "pkg/b.go", "b/b.go") },
+		func() {
+			g.commit("move d", map[string]string{"d/x.go": "", "d/y.go": "", "e/d/x.go": "x", "e/d/y.go": "y"})
+		},
 	}
 	ids := make([]string, len(items))
 	for i, it := range items {
