@@ -135,7 +135,13 @@ func TestStalenessInARealRepository(t *testing.T) {
 			git("mv", "docs", "site/docs")
 			commitAll("move docs")
 		}, map[string]want{"docs": {staleness.Stale, `docs/ was moved to site/docs/ in`}}},
-		{"docs folder removed", func() { git("rm", "-q", "-r", "site/docs"); write("docs/new.md", "n\n"); commitAll("no docs"); git("rm", "-q", "-r", "docs"); commitAll("no docs again") },
+		{"docs folder removed", func() {
+			git("rm", "-q", "-r", "site/docs")
+			write("docs/new.md", "n\n")
+			commitAll("no docs")
+			git("rm", "-q", "-r", "docs")
+			commitAll("no docs again")
+		},
 			map[string]want{"docs": {staleness.Stale, "docs/ does not exist at HEAD"}}},
 	}
 	for _, st := range steps {
