@@ -42,7 +42,8 @@ func (s *Store) walkPathChangesCLI(ctx context.Context, head plumbing.Hash, stop
 	if err != nil {
 		return errCLIWalk
 	}
-	args := []string{"log", "--first-parent", "--diff-merges=first-parent", "--raw", "--no-renames", "--no-abbrev", "-z",
+	// --git-dir: the repository this Store reads, whatever GIT_DIR says.
+	args := []string{"--git-dir=" + s.gitDir, "log", "--first-parent", "--diff-merges=first-parent", "--raw", "--no-renames", "--no-abbrev", "-z",
 		"--format=%x01%H %P%x00%cI%x00%B%x00", head.String()}
 	if stop != "" {
 		args = append(args, "^"+stop)
