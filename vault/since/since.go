@@ -214,7 +214,17 @@ func change(before, after *vault.Memory) (Change, bool) {
 	c := Change{ID: cur.ID, Title: cur.Title, Layer: cur.Layer.String()}
 	switch {
 	case before == nil:
-		c.Kind = Added
+		// A memory that arrived already superseded or archived is told
+		// as such: what the reader needs to know is that it no longer
+		// holds.
+		switch after.Status {
+		case vault.StatusSuperseded:
+			c.Kind = Superseded
+		case vault.StatusArchived:
+			c.Kind = Archived
+		default:
+			c.Kind = Added
+		}
 		c.Supersedes = refs(after.Supersedes)
 	case after == nil:
 		c.Kind = Deleted

@@ -116,6 +116,20 @@ func TestChanges(t *testing.T) {
 			want: []want{{kind: Added, id: idA, title: "Deploys use ops/deploy.sh (v2)", by: []string{"c3", "c2"}}},
 		},
 		{
+			name: "added and superseded in the range: told as superseded",
+			commits: []Commit{
+				commit("c3", "Bob", 3, "make deploy replaces the script",
+					File{Path: "project/a.md", Old: a1, New: aSup}, File{Path: "project/b.md", New: b}),
+				commit("c2", "Alice", 2, "add", File{Path: "project/a.md", New: a1}),
+			},
+			want: []want{
+				{kind: Added, id: idB, title: "Deploys go through make deploy", by: []string{"c3"},
+					supersedes: []vault.Ref{{ID: idA, Title: "Deploys use ops/deploy.sh"}}},
+				{kind: Superseded, id: idA, title: "Deploys use ops/deploy.sh", by: []string{"c3", "c2"},
+					supersededBy: []vault.Ref{{ID: idB, Title: "Deploys go through make deploy"}}},
+			},
+		},
+		{
 			name:    "moved between layers: one change",
 			commits: []Commit{commit("c4", "Alice", 4, "promote", File{Path: "project/c.md", New: cMoved}, File{Path: "short-term/c.md", Old: c})},
 			want:    []want{{kind: Changed, id: idC, title: "Scratch note", by: []string{"c4"}}},
