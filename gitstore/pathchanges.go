@@ -100,9 +100,15 @@ func (s *Store) WalkPathChanges(ctx context.Context, head, stop string, prefixes
 	if err != nil {
 		return err
 	}
-	for !cur.IsZero() {
+	for n := 0; !cur.IsZero(); n++ {
 		if stop != "" && cur.String() == stop {
 			return nil
+		}
+		if n == minCLIWalk && !s.NoGitCLIReads {
+			// A long walk: the rest through git (pathchanges_cli.go).
+			if err := s.walkPathChangesCLI(ctx, cur, stop, watch, fn); !errors.Is(err, errCLIWalk) {
+				return err
+			}
 		}
 		pc, parent, err := s.pathCommit(ctx, cur, watch)
 		if err != nil {
@@ -299,7 +305,13 @@ func (s *Store) Uncommitted(ctx context.Context, prefixes []string) ([]PathChang
 			return nil, err
 		}
 		paths := []string{p}
-		if ok && e.isDir() || p == "" {
+		isDir := ok && e.isDir() || p == ""
+		if !ok {
+			// A folder HEAD does not have may be new in the work tree.
+			fi, err := os.Lstat(s.abs(p))
+			isDir = err == nil && fi.IsDir()
+		}
+		if isDir {
 			abs, err := s.Dirty(ctx, p)
 			if err != nil {
 				return nil, err

@@ -88,4 +88,10 @@ func TestUncommitted(t *testing.T) {
 	if err != nil || len(chs) != 1 || chs[0].Path != "docs/x.md" || chs[0].Kind != Modified || chs[0].OldBlob == "" {
 		t.Fatalf("Uncommitted(files) = %+v, %v; want docs/x.md modified", chs, err)
 	}
+	// A folder HEAD does not have, new in the work tree, is scanned.
+	writeFile(t, dir+"/lib/new/n.go", "n\n")
+	chs, err = s.Uncommitted(t.Context(), []string{"lib"})
+	if err != nil || len(chs) != 1 || chs[0].Path != "lib/new/n.go" || chs[0].Kind != Added {
+		t.Fatalf("Uncommitted(new folder) = %+v, %v; want lib/new/n.go added", chs, err)
+	}
 }

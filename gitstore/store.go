@@ -57,6 +57,10 @@ type Store struct {
 	// after (see the package documentation). NoSync is for tests and
 	// benchmarks that make thousands of commits in throwaway repositories.
 	NoSync bool
+	// NoGitCLIReads keeps long history walks (WalkPathChanges past
+	// minCLIWalk commits) in Go instead of reading `git log` (see
+	// pathchanges_cli.go). The zero value uses git when it is installed.
+	NoGitCLIReads bool
 
 	root      string // absolute work-tree root, symlinks resolved
 	gitDir    string // per-worktree git dir: HEAD, index, MERGE_HEAD, logs/HEAD

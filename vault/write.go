@@ -69,6 +69,11 @@ type Patch struct {
 	Supersedes  *[]string
 	Links       *[]string
 	Refs        *[]string
+	// AcceptRefs adds the refs proposed from the memory's new text
+	// (Options.Proposer; proposed when Title or Content changes, or when
+	// AcceptRefs is set) to its refs; without it they are only reported
+	// (WriteResult.ProposedRefs).
+	AcceptRefs bool
 	// ExpectedETag, when set, is a precondition rather than a change: the
 	// update is refused with ErrConflict unless the memory's ETag is still
 	// this one. It catches what a version cannot: after a merge, two
@@ -84,9 +89,9 @@ type WriteResult struct {
 	Commit string
 	// Superseded lists ids that this write marked superseded.
 	Superseded []string
-	// ProposedRefs are refs the new memory's text suggests and it does
-	// not have (Options.Proposer); accept them with NewMemory.AcceptRefs
-	// or an update of refs.
+	// ProposedRefs are refs the new or updated memory's text suggests
+	// and it does not have (Options.Proposer); accept them with
+	// NewMemory.AcceptRefs, Patch.AcceptRefs or an update of refs.
 	ProposedRefs []string
 }
 
@@ -194,6 +199,7 @@ func (v *Vault) Update(ctx context.Context, id string, expectedVersion int, p Pa
 	if p.ExpectedETag != "" && !IsETag(p.ExpectedETag) {
 		return WriteResult{}, fmt.Errorf("%w: expected etag %q is not <version>-<12 hex digits> as get_memory, recall and show give it", ErrInvalid, p.ExpectedETag)
 	}
+	proposed := v.proposeOnUpdate(ctx, id, &p)
 	var res WriteResult
 	err := v.withWriteLock(ctx, func() error {
 		cur, doc, err := v.readCurrent(ctx, id)
@@ -262,9 +268,43 @@ func (v *Vault) Update(ctx context.Context, id string, expectedVersion int, p Pa
 		}
 		res, err = w.finish(ctx, commitMessage(verb, newLayer, title, id, by.Reason, v.clientOf(by), superseded),
 			newLayer.Committed() || cur.Layer.Committed(), id, superseded)
+		res.ProposedRefs = proposed
 		return err
 	})
 	return res, err
+}
+
+// proposeOnUpdate proposes refs from the text a patch gives the memory
+// (its new title or content, with what it keeps of the old), as a new
+// memory's are proposed, when the text changes or p.AcceptRefs asks;
+// with p.AcceptRefs they join p.Refs and none is left to report. The
+// memory is read as the index has it, outside the write lock: proposals
+// are advice, and the repository read stays out of the lock.
+func (v *Vault) proposeOnUpdate(ctx context.Context, id string, p *Patch) []string {
+	if v.proposer == nil || p.Title == nil && p.Content == nil && !p.AcceptRefs {
+		return nil
+	}
+	cur, err := v.Get(id)
+	if err != nil {
+		return nil // the update reports it
+	}
+	title, content, have := cur.Title, cur.Body, cur.Refs
+	if p.Title != nil {
+		title = *p.Title
+	}
+	if p.Content != nil {
+		content = *p.Content
+	}
+	if p.Refs != nil {
+		have = *p.Refs
+	}
+	// Advice only: a repository that cannot be read proposes nothing.
+	proposed, _ := v.proposer.ProposeRefs(ctx, title+"\n"+content, have)
+	if p.AcceptRefs && len(proposed) > 0 {
+		refs := append(slices.Clone(have), proposed...)
+		p.Refs, proposed = &refs, nil
+	}
+	return proposed
 }
 
 // Forget archives the memory (status: archived), or with remove deletes

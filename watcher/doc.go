@@ -20,4 +20,9 @@
 //
 // The watcher knows nothing of memories: it talks to a Sink, declared here
 // and implemented over the vault in cmd/memvault.
+//
+// Changes is a second, smaller tool: a counter of changes under some
+// folders (the code memories refer to), with a barrier (Sync) that makes
+// sure every change made before a question has been counted, so a cache
+// of what those folders hold can be trusted until the counter moves.
 package watcher

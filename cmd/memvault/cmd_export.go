@@ -3,8 +3,6 @@ package main
 import (
 	"fmt"
 	"io"
-	"os"
-	"path/filepath"
 
 	"github.com/spf13/cobra"
 
@@ -49,7 +47,7 @@ docs/import-export.md.`,
 					st, err = transfer.ExportJSONL(ctx, m.Stdout, v, opts)
 					out = "standard output"
 				} else {
-					st, err = exportToFile(out, func(w io.Writer) (transfer.ExportStats, error) {
+					st, err = transfer.ExportToFile(out, func(w io.Writer) (transfer.ExportStats, error) {
 						return transfer.ExportJSONL(ctx, w, v, opts)
 					})
 				}
@@ -76,31 +74,4 @@ docs/import-export.md.`,
 	cmd.Flags().StringVarP(&out, "out", "o", "", "output file (jsonl; default standard output) or folder (markdown)")
 	cmd.Flags().BoolVar(&redact, "redact", false, "replace secrets with [REDACTED:rule]")
 	return cmd
-}
-
-// exportToFile writes through a temporary file renamed into place, so a
-// failed export never leaves half a file under the requested name.
-func exportToFile(path string, write func(io.Writer) (transfer.ExportStats, error)) (transfer.ExportStats, error) {
-	f, err := os.CreateTemp(filepath.Dir(path), ".memvault-export-*")
-	if err != nil {
-		return transfer.ExportStats{}, fmt.Errorf("export to %s: %w", path, err)
-	}
-	defer os.Remove(f.Name())
-	st, err := write(f)
-	if err == nil {
-		err = f.Sync()
-	}
-	if cerr := f.Close(); err == nil {
-		err = cerr
-	}
-	if err == nil {
-		err = os.Chmod(f.Name(), 0o644)
-	}
-	if err == nil {
-		err = os.Rename(f.Name(), path)
-	}
-	if err != nil {
-		return st, fmt.Errorf("export to %s: %w", path, err)
-	}
-	return st, nil
 }

@@ -94,8 +94,9 @@ it to the same number). The memory may be in the project vault or the user vault
 					*dst = &ids
 				}
 			}
+			p.AcceptRefs = f.acceptRefs
 			if p == (vault.Patch{}) {
-				return usagef("update: nothing to change; give at least one of --title, --content, --tags, --importance, --layer, --effective-at, --expires-at, --supersedes, --links, --refs")
+				return usagef("update: nothing to change; give at least one of --title, --content, --tags, --importance, --layer, --effective-at, --expires-at, --supersedes, --links, --refs, --accept-refs")
 			}
 			version, etag, err := parseExpected(f.expected)
 			if err != nil {
@@ -129,9 +130,10 @@ it to the same number). The memory may be in the project vault or the user vault
 	fl.StringVar(&f.supersedes, "supersedes", "", "comma-separated ids this memory replaces (they are marked superseded)")
 	fl.StringVar(&f.links, "links", "", "comma-separated ids of related memories")
 	fl.StringVar(&f.refs, "refs", "", "comma-separated code the memory is about, replacing the current refs; empty removes them (docs/staleness.md)")
+	fl.BoolVar(&f.acceptRefs, "accept-refs", false, "also add the refs proposed from what the new title or content mentions (else only listed as proposed_refs)")
 	fl.StringVar(&f.expected, "expected-version", "", "refuse the update unless the memory is at this version, or has this etag (show --json)")
 	fl.StringVar(&f.reason, "reason", "", "why the memory changes (the commit message body)")
-	fl.BoolVar(&f.asJSON, "json", false, `print {"id", "path", "version", "etag", "commit", "superseded", "vault"} as JSON`)
+	fl.BoolVar(&f.asJSON, "json", false, `print {"id", "path", "version", "etag", "commit", "superseded", "vault", "proposed_refs"} as JSON`)
 	f.user.register(fl)
 	return cmd
 }

@@ -4,7 +4,6 @@ import (
 	"context"
 	"fmt"
 	"log/slog"
-	"path/filepath"
 	"sync"
 	"time"
 
@@ -14,6 +13,7 @@ import (
 	"github.com/memvault/memvault/vault"
 	"github.com/memvault/memvault/vault/history"
 	"github.com/memvault/memvault/vault/review"
+	"github.com/memvault/memvault/vault/since"
 	"github.com/memvault/memvault/vault/staleness"
 )
 
@@ -72,7 +72,7 @@ func (m *Main) openServedVault(ctx context.Context, name, dir string, logger *sl
 		return st.Head, err
 	}
 	o.changed = func(ctx context.Context, from, to string) ([]string, error) {
-		return changedVaultFiles(ctx, o.store, dir, from, to)
+		return gitrepo.ChangedFiles(ctx, o.store, dir, from, to)
 	}
 	o.pastVault = m.servedAsOf(dir, name, logger)
 	go func() {
@@ -125,6 +125,7 @@ func (o *servedVault) close() {
 	if o.stop != nil {
 		o.stop()
 	}
+	o.code.Close()
 	if o.store != nil {
 		o.store.Close()
 	}
@@ -191,6 +192,34 @@ func (o *servedVault) Review(ctx context.Context, v *vault.Vault, now time.Time,
 // RecordAccess records the ids a recall returned in the clone's access log.
 func (o *servedVault) RecordAccess(ctx context.Context, at time.Time, ids []string) error {
 	return o.code.RecordAccess(ctx, at, ids)
+}
+
+// CatchUp tells what changed since client's last session and moves its
+// point (memory://context).
+func (o *servedVault) CatchUp(ctx context.Context, client string) (since.Report, error) {
+	c, err := o.staleChecker()
+	if c == nil {
+		return since.Report{First: true}, err
+	}
+	return c.Repo().CatchUp(ctx, gitrepo.CatchUp{Client: client, Now: o.now(), Advance: true, Checker: c, All: o.v.All})
+}
+
+// PassOwnWrite moves client's last-seen point over its own write.
+func (o *servedVault) PassOwnWrite(ctx context.Context, client, commit string) error {
+	c, err := o.staleChecker()
+	if c == nil {
+		return err
+	}
+	return c.Repo().PassOwnWrite(ctx, client, commit)
+}
+
+// staleChecker is the server's staleness checker (o.code's, made on first
+// use); nil before the vault is loaded or outside git.
+func (o *servedVault) staleChecker() (*gitrepo.Checker, error) {
+	if o.code == nil || o.v == nil {
+		return nil, nil
+	}
+	return o.code.Checker()
 }
 
 // noteHead records h as a HEAD the index is current with.
@@ -265,29 +294,3 @@ func (o *servedVault) refresh(ctx context.Context, v *vault.Vault) {
 // maxDiffRefresh is how many changed files refresh re-reads one by one;
 // past it (a pull of a large branch) one reload is cheaper.
 const maxDiffRefresh = 2000
-
-// changedVaultFiles lists the vault-relative paths (both sides of a rename)
-// that differ between two commits.
-func changedVaultFiles(ctx context.Context, store *gitstore.Store, dir, from, to string) ([]string, error) {
-	changes, err := store.DiffTrees(ctx, from, to, dir)
-	if err != nil {
-		return nil, err
-	}
-	var rels []string
-	for _, c := range changes {
-		for _, p := range []string{c.OldPath, c.Path} {
-			if p == "" {
-				continue
-			}
-			rel, err := filepath.Rel(dir, filepath.Join(store.Root(), filepath.FromSlash(p)))
-			if err != nil || !filepath.IsLocal(rel) {
-				// DiffTrees is limited to dir, so this means the two
-				// spell the work tree differently (a symlink): let the
-				// caller reload instead of missing a file.
-				return nil, fmt.Errorf("changed file %s is not under %s", p, dir)
-			}
-			rels = append(rels, filepath.ToSlash(rel))
-		}
-	}
-	return rels, nil
-}

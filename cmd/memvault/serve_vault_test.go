@@ -12,6 +12,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/memvault/memvault/cmd/memvault/internal/gitrepo"
 	"github.com/memvault/memvault/gitstore"
 	"github.com/memvault/memvault/vault"
 )
@@ -57,7 +58,7 @@ func TestRefreshReadsOnlyWhatOtherCommitsChanged(t *testing.T) {
 		return st.Head, err
 	}
 	slot.changed = func(ctx context.Context, from, to string) ([]string, error) {
-		return changedVaultFiles(ctx, store, dir, from, to)
+		return gitrepo.ChangedFiles(ctx, store, dir, from, to)
 	}
 	head, err := slot.head(t.Context())
 	if err != nil {

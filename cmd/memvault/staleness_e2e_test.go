@@ -222,6 +222,37 @@ func TestStalenessAtBothDoors(t *testing.T) {
 		}
 	}
 
+	// An update whose text mentions code gets refs proposed too, added
+	// only when accepted.
+	for _, accept := range []bool{false, true} {
+		content := fmt.Sprintf("The cache keys are plain strings; README.md says why (accept %v).", accept)
+		out, errText := cli.runCLI(t, clock.Now(), parityOp{cli: []string{"update", "01KCACHE0000000000000000AA", "--content", content,
+			"--reason", "reworded", fmt.Sprintf("--accept-refs=%v", accept)}})
+		got, errText2 := srv.callMCP(t, parityOp{name: "get_memory", tool: "get_memory", args: map[string]any{"id": "01KCACHE0000000000000000AA"}})
+		var cur view.Memory
+		if err := json.Unmarshal(got, &cur); errText2 != "" || err != nil {
+			t.Fatalf("get_memory: %s %v", errText2, err)
+		}
+		out2, errText2 := srv.callMCP(t, parityOp{name: "update_memory", tool: "update_memory", args: map[string]any{
+			"id": "01KCACHE0000000000000000AA", "expected_version": cur.Version, "content": content, "reason": "reworded", "accept_refs": accept}})
+		if errText != "" || errText2 != "" {
+			t.Fatalf("update: %s; update_memory: %s", errText, errText2)
+		}
+		for _, raw := range []json.RawMessage{out, out2} {
+			var w view.Write
+			if err := json.Unmarshal(raw, &w); err != nil {
+				t.Fatal(err)
+			}
+			wantRefs, wantProposed := []string{"internal/cache.go"}, []string{"README.md"}
+			if accept {
+				wantRefs, wantProposed = []string{"internal/cache.go", "README.md"}, nil
+			}
+			if !slices.Equal(w.Refs, wantRefs) || !slices.Equal(w.ProposedRefs, wantProposed) {
+				t.Errorf("update, accept %v: refs %q, proposed %q; want %q, %q", accept, w.Refs, w.ProposedRefs, wantRefs, wantProposed)
+			}
+		}
+	}
+
 	// recall carries the staleness at both doors.
 	for _, s := range sides {
 		var out json.RawMessage

@@ -8,7 +8,9 @@ import (
 )
 
 // snapshotVersion changes whenever the meaning of a saved tracker does.
-const snapshotVersion = 1
+// 2: renames in a row are followed, and a folder ref records where its
+// newest commit moved it.
+const snapshotVersion = 2
 
 // ErrSnapshot is wrapped by Load's errors: the bytes are not a tracker
 // this version saved.

@@ -88,6 +88,9 @@ func (t *Tracker) judge(ctx context.Context, r *refState, exists map[string]bool
 		return Stale, fmt.Sprintf("%s was deleted in %s %q", r.ref.Path, short(r.goneID), r.goneSubj), nil
 	}
 	if !exists[r.ref.Prefix()] {
+		if r.ref.Kind == Folder && r.movedTo != "" {
+			return Stale, fmt.Sprintf("%s/ was moved to %s/ in %s %q", r.ref.Path, r.movedTo, short(r.goneID), r.goneSubj), nil
+		}
 		missing := name
 		if r.ref.Kind == File {
 			missing = r.ref.Path

@@ -161,7 +161,7 @@ func (t *Tracker) update(ctx context.Context, head string, items []Item) error {
 		if m == nil || len(fresh) > 0 {
 			m, prefixes = newMatcher(old)
 		}
-		if err := t.forward(ctx, head, t.head, m, prefixes); err != nil {
+		if err := t.forward(ctx, head, t.head, m, prefixes, old); err != nil {
 			if !errors.Is(err, ErrNotAncestor) {
 				return err
 			}
@@ -285,28 +285,55 @@ func (t *Tracker) backward(ctx context.Context, head string, es []*entry) error 
 	if err != nil && !errors.Is(err, errDone) {
 		return fmt.Errorf("staleness: walk: %w", err)
 	}
-	return nil
+	return t.follow(ctx, head, "", movedRefs(es))
 }
 
 // forward reads the commits from stop (exclusive) to head, oldest first,
 // for the memories m indexes, already up to date at stop.
-func (t *Tracker) forward(ctx context.Context, head, stop string, m *matcher, prefixes []string) error {
-	if len(prefixes) == 0 {
+//
+// The walk also watches the new names of files the refs lost to a
+// rename, so a later rename of those is followed from the same commits;
+// a ref that loses its file in these commits, or whose file moves on
+// again, is followed further (Tracker.follow) only then.
+func (t *Tracker) forward(ctx context.Context, head, stop string, m *matcher, prefixes []string, es []*entry) error {
+	before := movedRefs(es)
+	watch := slices.Clone(prefixes)
+	for _, r := range before {
+		watch = append(watch, r.movedTo)
+	}
+	if len(watch) == 0 {
 		return nil
 	}
+	slices.Sort(watch)
+	watch = slices.Compact(watch)
 	var cs []Commit
-	if err := t.git.Walk(ctx, head, stop, prefixes, func(c Commit) error {
+	if err := t.git.Walk(ctx, head, stop, watch, func(c Commit) error {
 		cs = append(cs, c)
 		return nil
 	}); err != nil {
 		return fmt.Errorf("staleness: walk: %w", err)
+	}
+	wasMoved := make(map[*refState]string, len(before))
+	for _, r := range before {
+		wasMoved[r] = r.goneID
 	}
 	for i := len(cs) - 1; i >= 0; i-- {
 		if err := t.apply(ctx, m, cs[i], true); err != nil {
 			return err
 		}
 	}
-	return nil
+	// Refs that were moved before these commits and still are: what
+	// became of their file here. The rest moved in these commits.
+	var kept, again []*refState
+	for _, r := range movedRefs(es) {
+		if id, ok := wasMoved[r]; ok && id == r.goneID {
+			kept = append(kept, r)
+		} else {
+			again = append(again, r)
+		}
+	}
+	again = append(again, hopIn(cs, kept)...)
+	return t.follow(ctx, head, stop, again)
 }
 
 // apply records commit c's changes in the refs of the memories whose
@@ -349,7 +376,9 @@ func (t *Tracker) record(ctx context.Context, r *refState, c Commit, ch Change, 
 			return nil
 		}
 	}
-	if newer || !r.decided {
+	if r.ref.Kind == Folder {
+		r.noteFolderMove(c, ch, newer)
+	} else if newer || !r.decided {
 		r.decided = true
 		r.gone = gone
 		r.movedTo, r.goneID, r.goneSubj = "", "", ""
@@ -369,6 +398,32 @@ func (t *Tracker) record(ctx context.Context, r *refState, c Commit, ch Change, 
 		r.latestID, r.latestSubj = c.ID, c.Subject
 	}
 	return nil
+}
+
+// noteFolderMove remembers, for a folder ref, the newest commit that
+// touched the folder (goneID, goneSubj) and where it moved the folder's
+// files (movedTo): the destination folder of a file it renamed out with
+// the same path below (the smallest, when it moved files to several), ""
+// when it moved nothing out. When the folder no longer exists, the
+// reason names the destination. The answer does not depend on the order
+// of a commit's changes, so a forward update agrees with a backward walk.
+func (r *refState) noteFolderMove(c Commit, ch Change, newer bool) {
+	dest := ""
+	in := r.ref.Path + "/"
+	if ch.Kind == Renamed && strings.HasPrefix(ch.OldPath, in) && !strings.HasPrefix(ch.Path, in) {
+		if d, ok := strings.CutSuffix(ch.Path, "/"+strings.TrimPrefix(ch.OldPath, in)); ok {
+			dest = d
+		}
+	}
+	switch {
+	case r.decided && r.goneID == c.ID: // another change of the deciding commit
+		if dest != "" && (r.movedTo == "" || dest < r.movedTo) {
+			r.movedTo = dest
+		}
+	case newer || !r.decided:
+		r.decided = true
+		r.goneID, r.goneSubj, r.movedTo = c.ID, c.Subject, dest
+	}
 }
 
 // Current reports whether the Tracker was last updated at head and tracks

@@ -35,6 +35,16 @@ func TestStates(t *testing.T) {
 		}, PossiblyStale, []string{"2 commits", `"second"`}},
 		{"rename", []string{"cache.go"}, func(g *fakeGit) { g.rename("move cache", "cache.go", "store/cache.go") },
 			Stale, []string{"cache.go was renamed to store/cache.go", `"move cache"`}},
+		{"rename chain names where the file is now", []string{"cache.go"}, func(g *fakeGit) {
+			g.rename("move cache", "cache.go", "store/cache.go")
+			g.commit("unrelated", map[string]string{"other.go": "x2"})
+			g.rename("move again", "store/cache.go", "lib/cache.go")
+			g.rename("and again", "lib/cache.go", "pkg/cache/cache.go")
+		}, Stale, []string{"cache.go was renamed to pkg/cache/cache.go", `"and again"`}},
+		{"rename chain ending in a delete", []string{"cache.go"}, func(g *fakeGit) {
+			g.rename("move cache", "cache.go", "store/cache.go")
+			g.commit("drop it", map[string]string{"store/cache.go": ""})
+		}, Stale, []string{"cache.go was deleted in", `"drop it"`}},
 		{"delete", []string{"cache.go"}, func(g *fakeGit) { g.commit("drop cache", map[string]string{"cache.go": ""}) },
 			Stale, []string{"cache.go was deleted in", `"drop cache"`}},
 		{"deleted then recreated", []string{"cache.go"}, func(g *fakeGit) {
@@ -68,6 +78,13 @@ func TestStates(t *testing.T) {
 			PossiblyStale, []string{"store/ changed in 1 commit"}},
 		{"folder: a file renamed out", []string{"store/"}, func(g *fakeGit) { g.rename("out", "store/a.go", "lib/a.go") },
 			PossiblyStale, []string{"store/ changed in 1 commit", `"out"`}},
+		{"folder moved", []string{"store/"}, func(g *fakeGit) {
+			g.commit("move store", map[string]string{"store/a.go": "", "store/b.go": "", "pkg/store/a.go": "a", "pkg/store/b.go": "b"})
+		}, Stale, []string{"store/ was moved to pkg/store/ in", `"move store"`}},
+		{"folder moved, then its old place edited again", []string{"store/"}, func(g *fakeGit) {
+			g.commit("move store", map[string]string{"store/a.go": "", "store/b.go": "", "pkg/store/a.go": "a", "pkg/store/b.go": "b"})
+			g.commit("new store", map[string]string{"store/c.go": "c"})
+		}, PossiblyStale, []string{"store/ changed in 2 commits", `"new store"`}},
 		{"folder emptied", []string{"store/"}, func(g *fakeGit) {
 			g.commit("drop store", map[string]string{"store/a.go": "", "store/b.go": ""})
 		}, Stale, []string{"store/ does not exist at HEAD"}},
@@ -137,6 +154,7 @@ func TestIncrementalMatchesFull(t *testing.T) {
 			g.commit("edit get", map[string]string{"a.go": strings.Replace(goSrc, "return k", "return k+k", 1)})
 		},
 		func() { g.rename("move b", "b.go", "lib/b.go") },
+		func() { g.rename("move b again", "lib/b.go", "pkg/b.go") },
 		func() { g.commit("add c", map[string]string{"c.go": "c", "d/y.go": "y"}) },
 		func() { g.commit("edit put", map[string]string{"a.go": strings.Replace(goSrc, "_ = k", "_ = 2", 1)}) },
 		func() {
@@ -144,6 +162,10 @@ func TestIncrementalMatchesFull(t *testing.T) {
 			items[4].Since = g.memorySince()
 		},
 		func() { g.commit("drop a", map[string]string{"a.go": ""}) },
+		func() { g.rename("move b a third time", "pkg/b.go", "b/b.go") },
+		func() {
+			g.commit("move d", map[string]string{"d/x.go": "", "d/y.go": "", "e/d/x.go": "x", "e/d/y.go": "y"})
+		},
 	}
 	ids := make([]string, len(items))
 	for i, it := range items {
@@ -350,4 +372,39 @@ func TestSaveAndLoad(t *testing.T) {
 	if err := loaded.Load([]byte(`{"version": 99}`)); !errors.Is(err, ErrSnapshot) {
 		t.Fatalf("Load of another version: %v, want ErrSnapshot", err)
 	}
+}
+
+// TestRenameChainBetweenUpdates moves a referenced file three times
+// between two updates of a tracker, and once more after: the tracker
+// names the last place each time, as one computing from scratch does.
+func TestRenameChainBetweenUpdates(t *testing.T) {
+	t.Parallel()
+	g := newFakeGit()
+	g.commit("init", map[string]string{"a.go": "a", "x.go": "x"})
+	g.commit("memory: m", map[string]string{".memory/m.md": "v1"})
+	items := []Item{{ID: "m", Since: g.memorySince(), Refs: []string{"a.go"}}}
+	inc := NewTracker(g)
+	if err := inc.Update(t.Context(), items); err != nil {
+		t.Fatal(err)
+	}
+	check := func(want string) {
+		t.Helper()
+		got := statesOf(t, inc, items...)
+		full := statesOf(t, NewTracker(g), items...)
+		if got != full {
+			t.Errorf("incremental %+v, full %+v", got, full)
+		}
+		if got.State != Stale || !strings.Contains(got.Reason, want) {
+			t.Errorf("got %+v, want stale naming %q", got, want)
+		}
+	}
+	g.rename("one", "a.go", "b.go")
+	g.commit("noise", map[string]string{"x.go": "x2"})
+	g.rename("two", "b.go", "c.go")
+	g.rename("three", "c.go", "d/c.go")
+	check(`a.go was renamed to d/c.go in`)
+	g.rename("four", "d/c.go", "e.go")
+	check(`a.go was renamed to e.go in`)
+	g.commit("five", map[string]string{"e.go": ""})
+	check(`a.go was deleted in`)
 }

@@ -5,4 +5,10 @@
 // repository-relative ones and gitstore's errors to the domain's, and
 // opens a vault's repository (OpenStore), refusing a vault whose folder
 // is a link into another repository.
+//
+// It also adapts gitstore to vault/staleness (Code, Checker; a server's
+// LiveChecker keeps the work tree's uncommitted state between answers
+// until watcher.Changes sees a change) and to vault/since (Commits), and
+// keeps each client's last-seen point of a vault in the git folder
+// (CatchUp, LastSeen, PassOwnWrite).
 package gitrepo

@@ -364,3 +364,29 @@ func (t Tracker) Tracked(ctx context.Context, rels []string) (map[string]bool, e
 	}
 	return out, nil
 }
+
+// ChangedFiles lists the vault-relative paths (both sides of a rename)
+// that differ between two commits.
+func ChangedFiles(ctx context.Context, store *gitstore.Store, dir, from, to string) ([]string, error) {
+	changes, err := store.DiffTrees(ctx, from, to, dir)
+	if err != nil {
+		return nil, err
+	}
+	var rels []string
+	for _, c := range changes {
+		for _, p := range []string{c.OldPath, c.Path} {
+			if p == "" {
+				continue
+			}
+			rel, err := filepath.Rel(dir, filepath.Join(store.Root(), filepath.FromSlash(p)))
+			if err != nil || !filepath.IsLocal(rel) {
+				// DiffTrees is limited to dir, so this means the two
+				// spell the work tree differently (a symlink): let the
+				// caller reload instead of missing a file.
+				return nil, fmt.Errorf("changed file %s is not under %s", p, dir)
+			}
+			rels = append(rels, filepath.ToSlash(rel))
+		}
+	}
+	return rels, nil
+}

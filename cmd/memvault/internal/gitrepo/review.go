@@ -100,7 +100,9 @@ type Served struct {
 // NewServed returns the Served of the vault at dir in store.
 func NewServed(store *gitstore.Store, dir string) *Served { return &Served{store: store, dir: dir} }
 
-// Checker returns the server's tracker, making it on first use.
+// Checker returns the server's tracker, making it on first use: a
+// LiveChecker, which keeps the referenced code's uncommitted state
+// between answers.
 func (s *Served) Checker() (*Checker, error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
@@ -109,9 +111,22 @@ func (s *Served) Checker() (*Checker, error) {
 		if err != nil {
 			return nil, err
 		}
-		s.checker = g.Checker()
+		s.checker = g.LiveChecker()
 	}
 	return s.checker, nil
+}
+
+// Close stops the tracker's watcher, if it was made. A nil *Served has
+// nothing to close.
+func (s *Served) Close() {
+	if s == nil {
+		return
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.checker != nil {
+		s.checker.Close()
+	}
 }
 
 // Staleness is Checker.Check over v.

@@ -19,12 +19,15 @@ import (
 // code, with repository-relative paths.
 type Code struct {
 	store *gitstore.Store
+	// work, when set, keeps the uncommitted state between answers (a
+	// server's LiveChecker).
+	work *workCache
 }
 
 var _ staleness.Git = Code{}
 
 // Code returns the repository's code history for vault/staleness.
-func (g *Repo) Code() Code { return Code{g.store} }
+func (g *Repo) Code() Code { return Code{store: g.store} }
 
 // Items describes memories for a staleness.Tracker: when each was last
 // written or confirmed (the later of updated_at and verified_at), and its
@@ -83,7 +86,13 @@ func changeOf(ch gitstore.PathChange) staleness.Change {
 
 // Uncommitted implements staleness.Git.
 func (c Code) Uncommitted(ctx context.Context, prefixes []string) ([]staleness.Change, error) {
-	chs, err := c.store.Uncommitted(ctx, prefixes)
+	var chs []gitstore.PathChange
+	var err error
+	if c.work != nil {
+		chs, err = c.work.uncommitted(ctx, prefixes)
+	} else {
+		chs, err = c.store.Uncommitted(ctx, prefixes)
+	}
 	if err != nil {
 		return nil, err
 	}
@@ -96,6 +105,9 @@ func (c Code) Uncommitted(ctx context.Context, prefixes []string) ([]staleness.C
 
 // Exists implements staleness.Git.
 func (c Code) Exists(ctx context.Context, rev string, paths []string) (map[string]bool, error) {
+	if c.work != nil {
+		return c.work.exists(ctx, rev, paths)
+	}
 	return c.store.Exists(ctx, rev, paths)
 }
 
@@ -116,17 +128,44 @@ type Checker struct {
 	repo    *Repo
 	tracker *staleness.Tracker
 	saved   atomic.Bool // the tracker was saved by this Checker
+	work    *workCache  // nil for a one-shot Checker
 }
 
 // Checker returns a new Checker over the vault's repository, loading the
 // saved tracker when there is one (a damaged or older one is ignored).
-func (g *Repo) Checker() *Checker {
-	c := &Checker{repo: g, tracker: staleness.NewTracker(g.Code())}
+func (g *Repo) Checker() *Checker { return g.checker(nil) }
+
+// LiveChecker is Checker for a process that answers many questions (a
+// server): it also keeps the uncommitted state of the referenced code
+// between answers, read again only where a file watcher saw a change
+// (workCache). Close stops the watcher. When the system cannot watch, it
+// is a plain Checker.
+func (g *Repo) LiveChecker() *Checker {
+	w, err := newWorkCache(g.store)
+	if err != nil {
+		return g.checker(nil)
+	}
+	return g.checker(w)
+}
+
+func (g *Repo) checker(w *workCache) *Checker {
+	c := &Checker{repo: g, tracker: staleness.NewTracker(Code{store: g.store, work: w}), work: w}
 	if data, err := os.ReadFile(c.cachePath()); err == nil {
 		_ = c.tracker.Load(data) // on error the tracker stays empty: computed afresh
 	}
 	return c
 }
+
+// Close stops a LiveChecker's watcher; a Checker has nothing to stop.
+func (c *Checker) Close() error {
+	if c.work == nil {
+		return nil
+	}
+	return c.work.close()
+}
+
+// Repo is the repository the Checker reads.
+func (c *Checker) Repo() *Repo { return c.repo }
 
 // cachePath is where the vault's tracker is saved: in the git folder, one
 // file per vault folder of the repository.
@@ -261,5 +300,5 @@ func (p Proposer) ProposeRefs(ctx context.Context, text string, have []string) (
 	if p.Store == nil {
 		return nil, nil
 	}
-	return staleness.Propose(ctx, Code{p.Store}, text, have)
+	return staleness.Propose(ctx, Code{store: p.Store}, text, have)
 }

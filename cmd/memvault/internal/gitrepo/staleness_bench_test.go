@@ -125,8 +125,8 @@ func (s *staleBench) moveHead(b *testing.B, i int) {
 
 // BenchmarkStaleness measures the staleness of 10,000 memories with 3
 // refs each over a repository of 20,000 commits and 50,000 files: the
-// first computation (a new tracker and a new store, so no cache is warm)
-// and the update after HEAD moves one commit.
+// first computation (a new tracker and a new store, so no cache is warm),
+// through git and in Go, and the update after HEAD moves one commit.
 func BenchmarkStaleness(b *testing.B) {
 	commits, files, memories := 20000, 50000, 10000
 	if testing.Short() {
@@ -139,18 +139,23 @@ func BenchmarkStaleness(b *testing.B) {
 		if err != nil {
 			b.Fatal(err)
 		}
-		return s, staleness.NewTracker(Code{s})
+		return s, staleness.NewTracker(Code{store: s})
 	}
-	b.Run("first", func(b *testing.B) {
-		bench.moveHead(b, commits-1)
-		for b.Loop() {
-			s, tr := open(b)
-			if err := tr.Update(b.Context(), bench.items); err != nil {
-				b.Fatal(err)
+	// first reads the long history through `git log` (the default when
+	// git is installed), first-go in Go (gitstore.Store.NoGitCLIReads).
+	for _, name := range []string{"first", "first-go"} {
+		b.Run(name, func(b *testing.B) {
+			bench.moveHead(b, commits-1)
+			for b.Loop() {
+				s, tr := open(b)
+				s.NoGitCLIReads = name == "first-go"
+				if err := tr.Update(b.Context(), bench.items); err != nil {
+					b.Fatal(err)
+				}
+				s.Close()
 			}
-			s.Close()
-		}
-	})
+		})
+	}
 	b.Run("incremental", func(b *testing.B) {
 		bench.moveHead(b, commits-1)
 		s, tr := open(b)
@@ -187,7 +192,10 @@ func BenchmarkStaleness(b *testing.B) {
 // in a server whose tracker is current: checking that it is, and reading
 // the states of 8 results (3 refs each), which looks at the work tree for
 // uncommitted changes. The repository is the small one of
-// BenchmarkStaleness, checked out.
+// BenchmarkStaleness, checked out. cache=false reads the work tree at
+// every answer (a one-shot Checker, the CLI); cache=true keeps it between
+// answers as a server does (LiveChecker: a watcher, and a Sync per
+// answer).
 func BenchmarkStalenessPerRecall(b *testing.B) {
 	bench := buildStaleBench(b, 2000, 1, 5000, 1000)
 	cmd := exec.Command("git", "reset", "-q", "--hard")
@@ -200,34 +208,48 @@ func BenchmarkStalenessPerRecall(b *testing.B) {
 		b.Fatal(err)
 	}
 	defer s.Close()
-	code := Code{s}
-	tr := staleness.NewTracker(code)
-	if err := tr.Update(b.Context(), bench.items); err != nil {
-		b.Fatal(err)
+	for _, cached := range []bool{false, true} {
+		b.Run(fmt.Sprintf("cache=%v", cached), func(b *testing.B) {
+			code := Code{store: s}
+			if cached {
+				w, err := newWorkCache(s)
+				if err != nil {
+					b.Fatal(err)
+				}
+				defer w.close()
+				code.work = w
+			}
+			tr := staleness.NewTracker(code)
+			if err := tr.Update(b.Context(), bench.items); err != nil {
+				b.Fatal(err)
+			}
+			var ds []time.Duration
+			i := 0
+			for b.Loop() {
+				shown := bench.items[i%len(bench.items) : i%len(bench.items)+8]
+				// Each answer shows other memories, and the same ones
+				// again after 10 answers, as recalls of a session do.
+				i = (i + 8) % 80
+				start := time.Now()
+				head, err := code.Head(b.Context())
+				if err != nil {
+					b.Fatal(err)
+				}
+				if !tr.Current(head, shown) {
+					b.Fatal("tracker not current")
+				}
+				ids := make([]string, len(shown))
+				for k, it := range shown {
+					ids[k] = it.ID
+				}
+				st, err := tr.States(b.Context(), ids)
+				if err != nil || len(st) != len(shown) {
+					b.Fatalf("States = %d states, %v", len(st), err)
+				}
+				ds = append(ds, time.Since(start))
+			}
+			slices.Sort(ds)
+			b.ReportMetric(float64(ds[len(ds)/2].Microseconds())/1000, "p50-ms")
+		})
 	}
-	var ds []time.Duration
-	i := 0
-	for b.Loop() {
-		shown := bench.items[i%len(bench.items) : i%len(bench.items)+8]
-		i += 8
-		start := time.Now()
-		head, err := code.Head(b.Context())
-		if err != nil {
-			b.Fatal(err)
-		}
-		if !tr.Current(head, shown) {
-			b.Fatal("tracker not current")
-		}
-		ids := make([]string, len(shown))
-		for k, it := range shown {
-			ids[k] = it.ID
-		}
-		st, err := tr.States(b.Context(), ids)
-		if err != nil || len(st) != len(shown) {
-			b.Fatalf("States = %d states, %v", len(st), err)
-		}
-		ds = append(ds, time.Since(start))
-	}
-	slices.Sort(ds)
-	b.ReportMetric(float64(ds[len(ds)/2].Microseconds())/1000, "p50-ms")
 }

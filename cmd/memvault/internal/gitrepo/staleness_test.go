@@ -128,7 +128,20 @@ func TestStalenessInARealRepository(t *testing.T) {
 			git("rm", "-q", "internal/cache.go")
 			commitAll("drop cache")
 		}, map[string]want{"file": {staleness.Stale, `internal/cache.go was deleted in`}, "sym": {staleness.Stale, `"drop cache"`}}},
-		{"docs folder removed", func() { git("rm", "-q", "-r", "docs"); commitAll("no docs") },
+		{"docs folder moved", func() {
+			if err := os.MkdirAll(filepath.Join(root, "site"), 0o755); err != nil {
+				t.Fatal(err)
+			}
+			git("mv", "docs", "site/docs")
+			commitAll("move docs")
+		}, map[string]want{"docs": {staleness.Stale, `docs/ was moved to site/docs/ in`}}},
+		{"docs folder removed", func() {
+			git("rm", "-q", "-r", "site/docs")
+			write("docs/new.md", "n\n")
+			commitAll("no docs")
+			git("rm", "-q", "-r", "docs")
+			commitAll("no docs again")
+		},
 			map[string]want{"docs": {staleness.Stale, "docs/ does not exist at HEAD"}}},
 	}
 	for _, st := range steps {

@@ -19,6 +19,7 @@ import (
 
 	"github.com/memvault/memvault/vault"
 	"github.com/memvault/memvault/vault/history"
+	catchup "github.com/memvault/memvault/vault/since"
 	"github.com/memvault/memvault/vault/staleness"
 )
 
@@ -84,6 +85,8 @@ func (l loaded) NoteOwnCommit(string)                        {}
 type fakeRepo struct {
 	v       *vault.Vault
 	stories map[string]*history.Story
+	// tv, when set, is the test vault whose news CatchUp reports.
+	tv *testVault
 }
 
 func (r fakeRepo) Head(context.Context) (string, error) { return strings.Repeat("ab", 20), nil }
@@ -106,12 +109,30 @@ func (r fakeRepo) Staleness(context.Context, []*vault.Memory) (map[string]stalen
 	return nil, nil
 }
 
+// CatchUp reports news when the test gave some, else a first session.
+func (r fakeRepo) CatchUp(_ context.Context, client string) (catchup.Report, error) {
+	if r.tv != nil {
+		r.tv.asked = append(r.tv.asked, client)
+		if r.tv.news != nil {
+			return *r.tv.news, nil
+		}
+	}
+	return catchup.Report{First: true}, nil
+}
+
+// PassOwnWrite has no point to move: the fake has no history.
+func (r fakeRepo) PassOwnWrite(context.Context, string, string) error { return nil }
+
 // testVault is one vault of a test server.
 type testVault struct {
 	v       *vault.Vault
 	commits *commits
 	// stories are the histories its fake repository tells.
 	stories map[string]*history.Story
+	// news is what its fake repository's CatchUp reports; asked, who
+	// asked.
+	news  *catchup.Report
+	asked []string
 }
 
 // testServer is a Server over vaults in temporary folders, at clock's
@@ -143,7 +164,7 @@ func newTestServer(t *testing.T, clock *testClock, o serverOptions) *testServer 
 			tv = ts.user
 		}
 		t.Cleanup(tv.v.Subscribe(changed))
-		return Served{Vault: loaded{tv.v}, Git: fakeRepo{v: tv.v, stories: tv.stories}}
+		return Served{Vault: loaded{tv.v}, Git: fakeRepo{v: tv.v, stories: tv.stories, tv: tv}}
 	}
 	ts.Server = New(cfg)
 	ts.c = connect(t, ts.Server, o.protocol, nil)

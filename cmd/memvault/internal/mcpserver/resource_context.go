@@ -8,8 +8,10 @@ import (
 
 	"github.com/mark3labs/mcp-go/mcp"
 
+	"github.com/memvault/memvault/cmd/memvault/internal/sincetext"
 	"github.com/memvault/memvault/cmd/memvault/internal/view"
 	"github.com/memvault/memvault/vault"
+	"github.com/memvault/memvault/vault/history"
 	"github.com/memvault/memvault/vault/staleness"
 )
 
@@ -21,7 +23,8 @@ const contextDigestHeader = "# Project memory\n"
 
 func contextResource() mcp.Resource {
 	return mcp.NewResource(contextURI, "Memory context",
-		mcp.WithResourceDescription("What an assistant should know at session start: the developer's preferences, "+
+		mcp.WithResourceDescription("What an assistant should know at session start: first, what changed in the memory since "+
+			"this client's last session in this clone (added, changed, superseded, gone stale; who and why), then the developer's preferences, "+
 			"high-importance project rules, recent task state and open conflicts, each ranked as recall ranks memories "+
 			"(layer, age and importance), within about 2,000 tokens; a last line counts what it left out, by layer."),
 		mcp.WithMIMEType("text/markdown"))
@@ -32,7 +35,8 @@ func (s *Server) readContext(ctx context.Context, _ mcp.ReadResourceRequest) ([]
 	if err != nil {
 		return nil, err
 	}
-	d, err := vs.Digest(ctx, resultsBudgetBytes-len(contextDigestHeader)-leftOutReserve, digestLines{})
+	news := s.catchUp(ctx, vs)
+	d, err := vs.Digest(ctx, resultsBudgetBytes-len(contextDigestHeader)-len(news)-leftOutReserve, digestLines{})
 	if err != nil {
 		return nil, err
 	}
@@ -43,6 +47,7 @@ func (s *Server) readContext(ctx context.Context, _ mcp.ReadResourceRequest) ([]
 	states := s.recallStaleness(ctx, vs, shown)
 	var b strings.Builder
 	b.WriteString(contextDigestHeader)
+	b.WriteString(news)
 	for _, sec := range d.Sections {
 		b.WriteString(digestLines{}.heading(sec.Title))
 		for _, r := range sec.Memories {
@@ -61,6 +66,41 @@ func (s *Server) readContext(ctx context.Context, _ mcp.ReadResourceRequest) ([]
 		b.WriteString("\nNo preferences, key rules or task state recorded yet.\n")
 	}
 	return []mcp.ResourceContents{mcp.TextResourceContents{URI: contextURI, MIMEType: "text/markdown", Text: b.String()}}, nil
+}
+
+// maxNews caps the entries of the "new since your last session" section;
+// `memvault digest --since COMMIT` lists them all.
+const maxNews = 15
+
+// catchUp is the section the context opens with: what changed in each
+// vault since this client's last session in this clone (memories added,
+// changed, superseded, archived or deleted, by whom and why, and those
+// gone stale), "" when nothing did or the client had no earlier session.
+// Reading it moves the client's point: the next session starts from
+// here. A vault that cannot say is logged and left out.
+func (s *Server) catchUp(ctx context.Context, vs *openVaults) string {
+	var b strings.Builder
+	client := clientName(ctx)
+	for _, sl := range vs.slots {
+		if sl.Git == nil {
+			continue
+		}
+		rep, err := sl.Git.CatchUp(ctx, client)
+		if err != nil {
+			s.logger.Warn("catch up", "vault", sl.name, "client", client, "err", err)
+			continue
+		}
+		heading := sincetext.Heading(rep, "")
+		if len(vs.slots) > 1 {
+			heading += " — " + sl.name + " vault"
+		}
+		more := "memvault digest --since " + history.ShortHash(rep.Base)
+		if rep.Base == "" {
+			more = "memvault list" // the range starts at the first commit
+		}
+		b.WriteString(sincetext.Markdown(rep, sincetext.Options{Heading: heading, Max: maxNews, More: more}))
+	}
+	return b.String()
 }
 
 // withStaleness adds to a digest line a short note when the code the

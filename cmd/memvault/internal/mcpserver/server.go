@@ -12,6 +12,7 @@ import (
 
 	"github.com/memvault/memvault/vault"
 	"github.com/memvault/memvault/vault/history"
+	catchup "github.com/memvault/memvault/vault/since"
 	"github.com/memvault/memvault/vault/staleness"
 )
 
@@ -48,6 +49,13 @@ type Repo interface {
 	// Staleness says, for each of ms that has refs, whether the code
 	// they name changed since the memory was last written or confirmed.
 	Staleness(ctx context.Context, ms []*vault.Memory) (map[string]staleness.Staleness, error)
+	// CatchUp tells what changed in the vault since client's last
+	// session in this clone and moves the client's point to now: the
+	// read of memory://context is a session's start.
+	CatchUp(ctx context.Context, client string) (catchup.Report, error)
+	// PassOwnWrite tells that client's session wrote commit, so that its
+	// next session is not told about it as news.
+	PassOwnWrite(ctx context.Context, client, commit string) error
 }
 
 // Served is a vault as cmd/memvault opened it for the server.

@@ -190,7 +190,7 @@ func writeText(verb string, w view.Write) string {
 		s += " (in the " + w.Vault + " vault)"
 	}
 	if len(w.ProposedRefs) > 0 {
-		s += "; proposed refs (code it mentions; add them with update_memory refs): " + strings.Join(w.ProposedRefs, ", ")
+		s += "; proposed refs (code it mentions; add them with update_memory accept_refs or refs): " + strings.Join(w.ProposedRefs, ", ")
 	}
 	return s
 }

@@ -34,7 +34,7 @@ func (s *Server) confirmMemory(ctx context.Context, vs *openVaults, a confirmArg
 	if err != nil {
 		return "", nil, toolError(err)
 	}
-	vs.noteOwnCommit(in.Name, res.Commit)
+	vs.noteOwnCommit(ctx, in.Name, res.Commit)
 	out := view.ConfirmOf(res, in.Name, s.staleness(ctx, vs, map[string][]*vault.Memory{in.Name: {res.Memory}}))
 	text := "confirmed " + out.ID + " at " + out.VerifiedAt
 	if out.Commit != "" {

@@ -34,7 +34,7 @@ func (s *Server) forget(ctx context.Context, vs *openVaults, a forgetArgs) (stri
 	if err != nil {
 		return "", nil, toolError(err)
 	}
-	vs.noteOwnCommit(in.Name, res.Commit)
+	vs.noteOwnCommit(ctx, in.Name, res.Commit)
 	out := view.ForgetOf(m.ID, res, a.Delete, in.Name)
 	text := out.Action + " " + out.ID
 	if out.Commit != "" {

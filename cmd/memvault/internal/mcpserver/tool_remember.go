@@ -48,7 +48,7 @@ func (s *Server) remember(ctx context.Context, vs *openVaults, a rememberArgs) (
 	if err != nil {
 		return "", nil, toolError(err)
 	}
-	vs.noteOwnCommit(res.Vault, res.Commit)
+	vs.noteOwnCommit(ctx, res.Vault, res.Commit)
 	out := view.WriteOf(res.WriteResult, res.Vault)
 	return writeText("remembered", out), out, nil
 }

@@ -26,6 +26,7 @@ type updateArgs struct {
 	Supersedes      *[]string    `json:"supersedes,omitempty" jsonschema:"New list of the ids this memory replaces (replaces the old list); they are not marked superseded by this call."`
 	Links           *[]string    `json:"links,omitempty" jsonschema:"New list of related memory ids (replaces the old list)."`
 	Refs            *[]string    `json:"refs,omitempty" jsonschema:"New list of the code the memory is about (replaces the old list; [] removes it): paths, folders (dir/), globs, path#Symbol."`
+	AcceptRefs      bool         `json:"accept_refs,omitempty" jsonschema:"Also add the refs proposed from what the new title or content mentions (paths and backticked symbols that exist); without it they are only returned in proposed_refs."`
 	Reason          string       `json:"reason" jsonschema:"Why the memory changes; goes into the commit message."`
 }
 
@@ -47,12 +48,12 @@ func (s *Server) updateMemory(ctx context.Context, vs *openVaults, a updateArgs)
 	}
 	p := vault.Patch{Title: a.Title, Content: a.Content, Tags: a.Tags, Importance: a.Importance, Layer: a.Layer,
 		EffectiveAt: a.EffectiveAt, ExpiresAt: a.ExpiresAt, Supersedes: a.Supersedes, Links: a.Links, Refs: a.Refs,
-		ExpectedETag: a.ExpectedETag}
+		AcceptRefs: a.AcceptRefs, ExpectedETag: a.ExpectedETag}
 	res, err := in.Vault.Update(ctx, m.ID, a.ExpectedVersion, p, vault.Author{Reason: a.Reason, Client: clientName(ctx)})
 	if err != nil {
 		return "", nil, toolError(err)
 	}
-	vs.noteOwnCommit(in.Name, res.Commit)
+	vs.noteOwnCommit(ctx, in.Name, res.Commit)
 	out := view.WriteOf(res, in.Name)
 	return writeText("updated", out), out, nil
 }

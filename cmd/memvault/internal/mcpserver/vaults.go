@@ -3,6 +3,7 @@ package mcpserver
 import (
 	"context"
 	"fmt"
+	"log/slog"
 	"maps"
 	"strings"
 
@@ -17,7 +18,8 @@ import (
 // when served, the user vault, both loaded and current, with their slots.
 type openVaults struct {
 	*vault.Set
-	slots []*slot // project first
+	slots  []*slot // project first
+	logger *slog.Logger
 }
 
 // slot returns the slot of the vault called name.
@@ -41,10 +43,18 @@ func (o *openVaults) find(id string) (vault.Member, *vault.Memory, error) {
 }
 
 // noteOwnCommit tells the vault called name about a commit this server
-// made.
-func (o *openVaults) noteOwnCommit(name, hash string) {
-	if s := o.slot(name); s != nil && hash != "" {
-		s.Vault.NoteOwnCommit(hash)
+// made for the calling client, and moves the client's last-seen point
+// over it (Repo.PassOwnWrite).
+func (o *openVaults) noteOwnCommit(ctx context.Context, name, hash string) {
+	s := o.slot(name)
+	if s == nil || hash == "" {
+		return
+	}
+	s.Vault.NoteOwnCommit(hash)
+	if s.Git != nil {
+		if err := s.Git.PassOwnWrite(ctx, clientName(ctx), hash); err != nil {
+			o.logger.Warn("last-seen point", "vault", name, "err", err)
+		}
 	}
 }
 
@@ -102,7 +112,7 @@ func (s *Server) vaults(ctx context.Context, responses mcp.InputResponses) (vs *
 	}
 	set := vault.NewSet(members...)
 	set.Now, set.Cache = s.now, &s.cache
-	return &openVaults{Set: set, slots: slots}, false, nil
+	return &openVaults{Set: set, slots: slots, logger: s.logger}, false, nil
 }
 
 // member is the slot's vault v as a member of a set.
