@@ -110,6 +110,35 @@ func TestUnmergeable(t *testing.T) {
 	}
 }
 
+// TestTwoMemoriesAtOnePath: the same title added on two branches gives one
+// path two ids; the merge takes neither (an add/add must never cost a
+// memory), while an add/add of one id merges and a base with an id keeps
+// the id rule (a conflict, recorded).
+func TestTwoMemoriesAtOnePath(t *testing.T) {
+	a := []byte("---\nid: 01JDX3Q8W7AAAAAAAAAAAAAAAA\ntitle: Redis\n---\nours\n")
+	z := []byte("---\nid: 01JDX3Q8W7ZZZZZZZZZZZZZZZZ\ntitle: Redis\n---\ntheirs\n")
+	for _, tc := range []struct {
+		name       string
+		base       []byte
+		two, fails bool
+	}{
+		{"empty base", nil, true, true},
+		{"base without an id", []byte("---\ntitle: Redis\n---\n"), true, true},
+		{"base with our id", a, false, false},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			_, err := Files(tc.base, a, z)
+			var two *TwoMemoriesError
+			if got := errors.As(err, &two); got != tc.two || (err != nil) != tc.fails {
+				t.Fatalf("err = %v, want two memories %v", err, tc.two)
+			}
+			if tc.two && (!errors.Is(err, ErrUnmergeable) || !errors.Is(err, ErrTwoMemories) || two.Ours != "01JDX3Q8W7AAAAAAAAAAAAAAAA" || two.Theirs != "01JDX3Q8W7ZZZZZZZZZZZZZZZZ") {
+				t.Errorf("err = %#v, want ErrTwoMemories with both ids, matching ErrUnmergeable", err)
+			}
+		})
+	}
+}
+
 func TestRecordOfConflictedMerge(t *testing.T) {
 	base := []byte("---\nid: 01JDX3Q8W7AAAAAAAAAAAAAAAA\ntitle: A\nimportance: 5\n---\nx\n")
 	ours := []byte("---\nid: 01JDX3Q8W7AAAAAAAAAAAAAAAA\ntitle: B\nimportance: 5\n---\ny\n")
