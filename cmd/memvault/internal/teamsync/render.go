@@ -43,11 +43,15 @@ func WriteReport(w io.Writer, rep Report) {
 	if rep.Committed != "" {
 		fmt.Fprintf(w, "committed: %s\n", rep.Committed)
 	}
+	verb := "merged"
+	if rep.Rebase {
+		verb = "rebased onto"
+	}
 	switch {
 	case rep.Merged && len(rep.Resolved) > 0:
-		fmt.Fprintf(w, "merged %s/%s; resolved %d memory file(s)\n", rep.Remote, rep.RemoteBranch, len(rep.Resolved))
+		fmt.Fprintf(w, "%s %s/%s; resolved %d memory file(s)\n", verb, rep.Remote, rep.RemoteBranch, len(rep.Resolved))
 	case rep.Merged:
-		fmt.Fprintf(w, "merged %s/%s\n", rep.Remote, rep.RemoteBranch)
+		fmt.Fprintf(w, "%s %s/%s\n", verb, rep.Remote, rep.RemoteBranch)
 	default:
 		fmt.Fprintf(w, "nothing new on %s/%s\n", rep.Remote, rep.RemoteBranch)
 	}

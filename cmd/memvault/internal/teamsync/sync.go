@@ -99,8 +99,9 @@ type Report struct {
 	Branch, Remote, RemoteBranch string
 	// Committed says what the commit step committed ("" when nothing).
 	Committed string
-	// Merged is true when the remote had commits to merge or rebase onto.
-	Merged bool
+	// Merged is true when the remote had commits to merge or rebase onto;
+	// Rebase says which.
+	Merged, Rebase bool
 	// Resolved lists what resolve did, over all rounds.
 	Resolved []vault.Resolved
 	// Lint is the merged vault's check.
@@ -128,6 +129,23 @@ func (s *Syncer) Run(ctx context.Context) (Report, error) {
 	}
 	rep.Branch = strings.TrimSpace(branch)
 	rep.Remote, rep.RemoteBranch = s.upstream(ctx, rep.Branch)
+	rep.Rebase = s.Rebase
+	if _, err := s.git(ctx, nil, "rev-parse", "-q", "--verify", "HEAD"); err != nil {
+		// A fresh clone of an empty remote, or a new repository: start
+		// from the remote's branch when there is one, or the first
+		// commit below would begin a history unrelated to it.
+		upstream, err := s.fetch(ctx, rep)
+		if err != nil {
+			return rep, err
+		}
+		if upstream != "" {
+			s.progress("start " + rep.Branch + " from " + upstream)
+			if _, err := s.git(ctx, nil, "merge", "--ff-only", "--quiet", upstream); err != nil {
+				return rep, &StepError{StepMerge, err}
+			}
+			rep.Merged = true
+		}
+	}
 
 	s.progress("commit pending memory files")
 	if rep.Committed, err = s.Commit(ctx); err != nil {
@@ -287,7 +305,7 @@ func (s *Syncer) integrate(ctx context.Context, upstream string, rep *Report) (b
 		if s.Rebase {
 			_, err = s.git(ctx, []string{"GIT_EDITOR=true"}, s.withDriver("rebase", "--continue")...)
 		} else {
-			_, err = s.git(ctx, []string{"GIT_EDITOR=true"}, "commit", "--no-edit", "--quiet")
+			_, err = s.git(ctx, []string{"GIT_EDITOR=true"}, "commit", "--no-edit", "--cleanup=strip", "--quiet")
 		}
 	}
 	return true, nil
