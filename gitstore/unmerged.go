@@ -34,10 +34,11 @@ func (s *Store) UnmergedFiles(ctx context.Context, prefix string) ([]Unmerged, e
 	if err != nil {
 		return nil, err
 	}
+	type slot struct{ file, stage int }
 	var (
 		files []Unmerged
 		shas  []string
-		where []*[]byte
+		where []slot
 	)
 	byPath := map[string]int{}
 	for rec := range bytes.SplitSeq(out, []byte{0}) {
@@ -56,19 +57,12 @@ func (s *Store) UnmergedFiles(ctx context.Context, prefix string) ([]Unmerged, e
 			byPath[p] = i
 			files = append(files, Unmerged{Path: p})
 		}
-		var slot *[]byte
-		switch f[2] {
-		case "1":
-			slot = &files[i].Base
-		case "2":
-			slot = &files[i].Ours
-		case "3":
-			slot = &files[i].Theirs
-		default:
+		stage, err := strconv.Atoi(f[2])
+		if err != nil || stage < 1 || stage > 3 {
 			return nil, fmt.Errorf("git ls-files -u: unexpected stage in %q", rec)
 		}
 		shas = append(shas, f[1])
-		where = append(where, slot)
+		where = append(where, slot{i, stage})
 	}
 	if len(shas) == 0 {
 		return nil, nil
@@ -77,9 +71,16 @@ func (s *Store) UnmergedFiles(ctx context.Context, prefix string) ([]Unmerged, e
 	if err != nil {
 		return nil, err
 	}
-	// The slots point into files, which no longer grows.
 	for i, b := range blobs {
-		*where[i] = b
+		f := &files[where[i].file]
+		switch where[i].stage {
+		case 1:
+			f.Base = b
+		case 2:
+			f.Ours = b
+		default:
+			f.Theirs = b
+		}
 	}
 	return files, nil
 }

@@ -38,8 +38,9 @@ func WriteResolved(w io.Writer, dir string, rs []vault.Resolved, ok bool) {
 	}
 }
 
-// WriteReport prints what a sync did, in a few lines.
-func WriteReport(w io.Writer, rep Report) {
+// WriteReport prints what a sync did, in a few lines, and what resolve
+// did with the vault at dir.
+func WriteReport(w io.Writer, dir string, rep Report) {
 	if rep.Committed != "" {
 		fmt.Fprintf(w, "committed: %s\n", rep.Committed)
 	}
@@ -55,6 +56,7 @@ func WriteReport(w io.Writer, rep Report) {
 	default:
 		fmt.Fprintf(w, "nothing new on %s/%s\n", rep.Remote, rep.RemoteBranch)
 	}
+	WriteResolved(w, dir, rep.Resolved, false)
 	if n := len(rep.Lint.Conflicted); n > 0 {
 		fmt.Fprintf(w, "%d memory file(s) carry a conflict entry for a person to decide (memvault stats): %s\n", n, strings.Join(rep.Lint.Conflicted, ", "))
 	}

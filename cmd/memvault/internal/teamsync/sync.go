@@ -257,9 +257,18 @@ func (s *Syncer) integrate(ctx context.Context, upstream string, rep *Report) (b
 	if _, err := s.git(ctx, nil, "merge-base", "--is-ancestor", upstream, "HEAD"); err == nil {
 		return false, nil // nothing new upstream
 	}
-	step, args := StepMerge, []string{"merge", "--no-edit", "--autostash", upstream}
+	// Exact renames only, no directory renames: memory files are short
+	// and alike (the same keys, a few changed lines), so git's 50 %
+	// similarity pairs unrelated memories as renames and merges one into
+	// another, and a layer folder emptied by a move looks like a renamed
+	// directory, into which git moves the other side's new memories. A
+	// memory's identity is its id: a move to another layer (which
+	// rewrites its layer line) that meets an edit stops as
+	// changed/deleted, and resolve merges the edit into the file that
+	// carries the id. (git 2.39's merge-ort ignores -X no-renames.)
+	step, args := StepMerge, []string{"merge", "--no-edit", "--autostash", "-X", "find-renames=100%", upstream}
 	if s.Rebase {
-		step, args = StepRebase, []string{"rebase", "--autostash", upstream}
+		step, args = StepRebase, []string{"rebase", "--autostash", "-X", "find-renames=100%", upstream}
 	}
 	s.progress(fmt.Sprintf("%s %s", step, upstream))
 	_, err := s.git(ctx, nil, s.withDriver(args...)...)
@@ -313,7 +322,7 @@ func (s *Syncer) integrate(ctx context.Context, upstream string, rep *Report) (b
 
 // withDriver prefixes git's arguments with the merge driver's config.
 func (s *Syncer) withDriver(args ...string) []string {
-	return append([]string{"-c", "merge.memvault.name=memvault memory files, field by field", "-c", "merge.memvault.driver=" + s.Driver}, args...)
+	return append([]string{"-c", "merge.memvault.name=memvault memory files, field by field", "-c", "merge.memvault.driver=" + s.Driver, "-c", "merge.directoryRenames=false"}, args...)
 }
 
 // unmerged lists the unmerged paths, relative to the top of the work
