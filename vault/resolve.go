@@ -103,8 +103,8 @@ var ErrNotUnmerged = errors.New("not an unmerged memory file")
 // and stages it. With ResolveMerge a file gets exactly what the merge
 // driver would have written (vault/merge), with two additions the driver
 // cannot make, since it writes only the one file git names: two different
-// memories added at one path (two ids) both survive, theirs in a file of
-// its own (the slug and a short id suffix); and a memory changed on one
+// memories added at one path (two ids) both survive, the greater id in a
+// file of its own (the slug and a short id suffix; see split); and a memory changed on one
 // side and deleted on the other is kept, or merged into the file the other
 // side moved it to (same id, another layer folder). Files it cannot
 // resolve are named in the error, one line each; the others are resolved
@@ -132,6 +132,9 @@ func Resolve(ctx context.Context, dir string, idx MergeIndex, o ResolveOptions) 
 		stage []string
 		errs  []error
 	)
+	// Files both sides have first: a split writes a memory to a new
+	// path, where a file one side deleted (moved) looks for its id.
+	slices.SortStableFunc(files, func(a, b Unmerged) int { return sides(b) - sides(a) })
 	for _, u := range files {
 		if err := ctx.Err(); err != nil {
 			return out, err
@@ -178,6 +181,18 @@ func selectUnmerged(all []Unmerged, only []string) ([]Unmerged, error) {
 		}
 	}
 	return out, errors.Join(errs...)
+}
+
+// sides counts the sides (ours, theirs) that have the file.
+func sides(u Unmerged) int {
+	n := 0
+	if u.Ours != nil {
+		n++
+	}
+	if u.Theirs != nil {
+		n++
+	}
+	return n
 }
 
 // idOf is the id a memory file's front matter gives, "" when none.
@@ -230,7 +245,7 @@ func (r *resolver) file(ctx context.Context, u Unmerged) (Resolved, []string, er
 	var two *merge.TwoMemoriesError
 	switch {
 	case errors.As(err, &two):
-		return r.split(u, res, two.Theirs)
+		return r.split(ctx, u, res, two.Ours, two.Theirs)
 	case err != nil:
 		return res, nil, fmt.Errorf("%w: edit the file by hand, or take a side whole with --ours, --theirs or --both", err)
 	}
@@ -300,18 +315,39 @@ func (r *resolver) findID(ctx context.Context, id, except string) (string, []byt
 	return "", nil, nil
 }
 
-// split keeps two memories added at one path: ours stays, theirs goes to
-// a file of its own, keeping its id.
-func (r *resolver) split(u Unmerged, res Resolved, theirsID string) (Resolved, []string, error) {
-	to := r.freeBeside(u.Path, theirsID)
-	if err := r.write(u.Path, u.Ours); err != nil {
+// split keeps two memories added at one path. The one with the greater id
+// moves, whichever side it came from, so that every clone that meets the
+// pair makes the same choice and later merges find each memory where the
+// others put it: beside the path (the slug and a short suffix of its id),
+// or into the file that already carries its id there (a clone that split
+// the pair before), merged with it.
+func (r *resolver) split(ctx context.Context, u Unmerged, res Resolved, oursID, theirsID string) (Resolved, []string, error) {
+	stay, move, moveID, moveSide := u.Ours, u.Theirs, theirsID, "theirs"
+	if oursID > theirsID {
+		stay, move, moveID, moveSide = u.Theirs, u.Ours, oursID, "ours"
+	}
+	other, data, err := r.findID(ctx, moveID, u.Path)
+	if err != nil {
 		return res, nil, err
 	}
-	if err := r.write(to, u.Theirs); err != nil {
+	to := other
+	if to == "" {
+		to = r.freeBeside(u.Path, moveID)
+	} else {
+		m, err := merge.Files(nil, data, move)
+		if err != nil {
+			return res, nil, fmt.Errorf("merge %s's memory %s into %s: %w", moveSide, moveID, other, err)
+		}
+		move, res.Conflicts = m.Data, m.Conflicts
+	}
+	if err := r.write(u.Path, stay); err != nil {
 		return res, nil, err
 	}
-	res.Action, res.NewPath, res.NewID = ResolvedSplit, to, theirsID
-	res.Note = "both sides added a memory with this file name: theirs moved to " + to
+	if err := r.write(to, move); err != nil {
+		return res, nil, err
+	}
+	res.Action, res.ID, res.NewPath, res.NewID = ResolvedSplit, idOf(stay), to, moveID
+	res.Note = fmt.Sprintf("both sides added a memory with this file name: the one from %s went to %s", moveSide, to)
 	return res, []string{u.Path, to}, nil
 }
 

@@ -133,7 +133,8 @@ func TestResolveAfterAMergeWithoutTheDriver(t *testing.T) {
 // TestAddAddSameTitleKeepsBoth: the same title added on two branches is
 // one path with two ids. With the driver, git stops with the file
 // unmerged (the driver takes neither side); without it, with markers.
-// Either way resolve keeps both memories, theirs in a file of its own.
+// Either way resolve keeps both memories, the one with the greater id in
+// a file of its own.
 func TestAddAddSameTitleKeepsBoth(t *testing.T) {
 	t.Parallel()
 	for _, driver := range []bool{true, false} {
@@ -176,7 +177,9 @@ func TestAddAddSameTitleKeepsBoth(t *testing.T) {
 				}
 			}
 			files, _ := filepath.Glob(filepath.Join(r.root, ".memory", "project", "use-pnpm*.md"))
-			want := filepath.Join(r.root, ".memory", "project", "use-pnpm-"+strings.ToLower(theirs[len(theirs)-6:])+".md")
+			// The greater id moves, whichever side it is on.
+			moved := max(ours, theirs)
+			want := filepath.Join(r.root, ".memory", "project", "use-pnpm-"+strings.ToLower(moved[len(moved)-6:])+".md")
 			if !slices.Contains(files, path) || !slices.Contains(files, want) || len(files) != 2 {
 				t.Errorf("files %v, want %s and %s", files, path, want)
 			}

@@ -23,7 +23,8 @@ directory or to the vault, an ID is the memory's id on either side.
 What both sides changed differently stays readable: the file keeps ours and
 records theirs in its "conflict" entry (memvault show names it), never
 conflict markers. Two memories added at one path (the same title on two
-branches) both survive: theirs is written beside ours, the file name
+branches) both survive: the one with the greater id (whichever side, so
+that every clone decides alike) moves beside the other, the file name
 followed by a short suffix of its id. A memory changed on one side and
 deleted on the other is kept (or merged into the file the other side moved
 it to).
