@@ -315,7 +315,9 @@ func (r *resolver) findID(ctx context.Context, id, except string) (string, []byt
 	return "", nil, nil
 }
 
-// split keeps two memories added at one path. The one with the greater id
+// split keeps two memories that meet at one path (added on both sides,
+// or the path given to another memory on one side while the other edited
+// the memory that was there). The one with the greater id
 // moves, whichever side it came from, so that every clone that meets the
 // pair makes the same choice and later merges find each memory where the
 // others put it: beside the path (the slug and a short suffix of its id),
@@ -334,7 +336,14 @@ func (r *resolver) split(ctx context.Context, u Unmerged, res Resolved, oursID, 
 	if to == "" {
 		to = r.freeBeside(u.Path, moveID)
 	} else {
-		m, err := merge.Files(nil, data, move)
+		// The base is the mover's when the path held it before (the
+		// other side gave the path to the other memory): then the
+		// mover's edits merge three-way.
+		var base []byte
+		if idOf(u.Base) == moveID {
+			base = u.Base
+		}
+		m, err := merge.Files(base, data, move)
 		if err != nil {
 			return res, nil, fmt.Errorf("merge %s's memory %s into %s: %w", moveSide, moveID, other, err)
 		}
@@ -347,7 +356,7 @@ func (r *resolver) split(ctx context.Context, u Unmerged, res Resolved, oursID, 
 		return res, nil, err
 	}
 	res.Action, res.ID, res.NewPath, res.NewID = ResolvedSplit, idOf(stay), to, moveID
-	res.Note = fmt.Sprintf("both sides added a memory with this file name: the one from %s went to %s", moveSide, to)
+	res.Note = fmt.Sprintf("two memories met at this file name: the one from %s went to %s", moveSide, to)
 	return res, []string{u.Path, to}, nil
 }
 

@@ -17,11 +17,14 @@ import (
 // closed): a person must decide.
 var ErrUnmergeable = errors.New("cannot merge the memory field by field")
 
-// ErrTwoMemories means both sides added a file at one path holding two
-// different memories (two ids: the same title written on two branches).
-// Neither may win: memvault resolve keeps ours at the path and writes
-// theirs to a file of its own. It matches ErrUnmergeable, so the driver
-// leaves ours as it is and git keeps both sides in its index.
+// ErrTwoMemories means the two sides hold two different memories (two
+// ids) at one path: the same title added on two branches, or a path one
+// side gave to another memory (an earlier split) while the other edited
+// the memory that was there. An id is what a memory is: merging the two
+// would put one memory's changes into the other. Neither may win:
+// memvault resolve keeps both, each in a file of its own. It matches
+// ErrUnmergeable, so the driver leaves ours as it is and git keeps both
+// sides in its index.
 var ErrTwoMemories = fmt.Errorf("%w: two different memories were added at one path", ErrUnmergeable)
 
 // ConflictKey is the front-matter key of the conflict record a merge
@@ -46,9 +49,9 @@ type Result struct {
 // common ancestor base; see the package documentation for the rules. base
 // may be empty (both sides added the file). It returns ErrUnmergeable when
 // ours or theirs cannot be merged field by field, and a *TwoMemoriesError
-// (matching ErrTwoMemories and ErrUnmergeable) when a base without an id
-// meets two different ids: two memories, not two edits of one. A base
-// that does not parse counts as empty front matter.
+// (matching ErrTwoMemories and ErrUnmergeable) when ours and theirs carry
+// two different ids: two memories, not two edits of one. A base that does
+// not parse counts as empty front matter.
 func Files(base, ours, theirs []byte) (Result, error) {
 	o, err := side("ours", ours)
 	if err != nil {
@@ -62,7 +65,7 @@ func Files(base, ours, theirs []byte) (Result, error) {
 	if b == nil {
 		b = parser.New(nil)
 	}
-	if b.Meta.ID == "" && o.Meta.ID != "" && t.Meta.ID != "" && o.Meta.ID != t.Meta.ID {
+	if o.Meta.ID != "" && t.Meta.ID != "" && o.Meta.ID != t.Meta.ID {
 		return Result{}, &TwoMemoriesError{Ours: o.Meta.ID, Theirs: t.Meta.ID}
 	}
 	out, _ := parser.Parse("ours", ours)

@@ -35,6 +35,13 @@ func TestRules(t *testing.T) {
 				sec[f.Name] = f.Data
 			}
 			res, err := Files(sec["base.md"], sec["ours.md"], sec["theirs.md"])
+			if want, ok := sec["error"]; ok {
+				// A rule that takes neither side: the error says why.
+				if err == nil || !strings.Contains(err.Error(), strings.TrimSpace(string(want))) {
+					t.Fatalf("err = %v, want %q", err, want)
+				}
+				return
+			}
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -124,7 +131,8 @@ func TestTwoMemoriesAtOnePath(t *testing.T) {
 	}{
 		{"empty base", nil, true, true},
 		{"base without an id", []byte("---\ntitle: Redis\n---\n"), true, true},
-		{"base with our id", a, false, false},
+		{"base with our id, theirs another", a, true, true},
+		{"base with their id, ours another", z, true, true},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			_, err := Files(tc.base, a, z)
