@@ -1,6 +1,7 @@
 package main
 
 import (
+	"bytes"
 	"flag"
 	"fmt"
 	"math/rand/v2"
@@ -46,9 +47,11 @@ type simModel struct {
 // tree, and checks: every id once, every acknowledged change present (the
 // latest of its field), superseded by a later change of the same field,
 // or surfaced as a conflict (the memory's conflict record names the
-// field); no conflict marker; lint without errors. Operations run through
-// the real binary, as a person's or an assistant's would; -sim.ops and
-// -sim.seed run it longer or otherwise.
+// field); no conflict marker; lint without errors. Operations run the
+// CLI's code in this process (a process start each made the test twice
+// as long on a loaded machine); every sync runs the real binary, which
+// git runs again as the merge driver. -sim.ops and -sim.seed run it
+// longer or otherwise.
 func TestTeamSimulation(t *testing.T) {
 	t.Parallel()
 	rng := rand.New(rand.NewPCG(*simSeed, 0x5eed))
@@ -153,7 +156,7 @@ func TestTeamSimulation(t *testing.T) {
 			}
 			args = []string{"update", target.ID, "--layer", to, "--reason", "sim"}
 		}
-		code, out := c.memvault(args...)
+		code, out := simRun(t, c, args...)
 		switch {
 		case code == 1:
 			refused++ // a refusal the command explains (a duplicate title, nothing to change)
@@ -211,6 +214,16 @@ func TestTeamSimulation(t *testing.T) {
 		}
 	}
 	simCheck(t, clones[0], md)
+}
+
+// simRun runs a memvault command in this process (the CLI's own code,
+// as the binary would, without a process start per operation: the syncs
+// start the binary).
+func simRun(t *testing.T, c *mergeRepo, args ...string) (int, string) {
+	var out bytes.Buffer
+	m := NewMain(strings.NewReader(""), &out, &out)
+	code := m.Run(t.Context(), append([]string{"--vault", filepath.Join(c.root, ".memory")}, args...))
+	return code, out.String()
 }
 
 // simActive lists the clone's active memories, as its vault loads them.
