@@ -78,7 +78,7 @@ func exitCode(err error) int {
 		errors.Is(err, gitstore.ErrNotRepository),
 		errors.Is(err, gitstore.ErrNotFound),
 		errors.Is(err, vault.ErrNotUnmerged), errors.Is(err, merge.ErrUnmergeable), errors.Is(err, vault.ErrConflictMarkers),
-		errors.Is(err, teamsync.ErrConflicts), errors.Is(err, teamsync.ErrInProgress), errors.Is(err, hook.ErrRefused):
+		errors.Is(err, teamsync.ErrConflicts), errors.Is(err, teamsync.ErrInProgress), errors.Is(err, teamsync.ErrDetached), errors.Is(err, hook.ErrRefused):
 		return exitUsage
 	}
 	return exitInternal

@@ -33,6 +33,9 @@ const DefaultAttempts = 3
 // sync will not start another on top of it.
 var ErrInProgress = errors.New("an operation is in progress")
 
+// ErrDetached means HEAD is on no branch: there is nothing to push.
+var ErrDetached = errors.New("HEAD is detached")
+
 // ErrConflicts means the merge or rebase stopped on conflicts sync does
 // not resolve (files that are not memories, or memories resolve cannot
 // merge): the repository is left as git left it.
@@ -125,7 +128,7 @@ func (s *Syncer) Run(ctx context.Context) (Report, error) {
 	}
 	branch, err := s.git(ctx, nil, "symbolic-ref", "-q", "--short", "HEAD")
 	if err != nil {
-		return rep, &StepError{StepCheck, fmt.Errorf("HEAD is detached: check out a branch to sync (git switch <branch>)")}
+		return rep, &StepError{StepCheck, fmt.Errorf("%w: check out a branch to sync (git switch <branch>)", ErrDetached)}
 	}
 	rep.Branch = strings.TrimSpace(branch)
 	rep.Remote, rep.RemoteBranch = s.upstream(ctx, rep.Branch)
