@@ -74,7 +74,7 @@ func (m *Main) syncCommand() *cobra.Command {
 			}
 			s.Lint = func(ctx context.Context) (teamsync.Lint, error) { return teamsync.LintOf(m.openVaultAt(ctx, dir)) }
 			rep, err := s.Run(ctx)
-			teamsync.WriteReport(m.Stdout, dir, rep)
+			teamsync.WriteReport(m.Stdout, dir, rep, err)
 			return err
 		},
 	}

@@ -39,8 +39,8 @@ func WriteResolved(w io.Writer, dir string, rs []vault.Resolved, ok bool) {
 }
 
 // WriteReport prints what a sync did, in a few lines, and what resolve
-// did with the vault at dir.
-func WriteReport(w io.Writer, dir string, rep Report) {
+// did with the vault at dir; err is the sync's error, if any.
+func WriteReport(w io.Writer, dir string, rep Report, err error) {
 	if rep.Committed != "" {
 		fmt.Fprintf(w, "committed: %s\n", rep.Committed)
 	}
@@ -49,6 +49,8 @@ func WriteReport(w io.Writer, dir string, rep Report) {
 		verb = "rebased onto"
 	}
 	switch {
+	case !rep.Merged && err != nil:
+		// Stopped before anything came from the remote.
 	case rep.Merged && len(rep.Resolved) > 0:
 		fmt.Fprintf(w, "%s %s/%s; resolved %d memory file(s)\n", verb, rep.Remote, rep.RemoteBranch, len(rep.Resolved))
 	case rep.Merged:
