@@ -267,6 +267,17 @@ func (r *resolver) changedDeleted(ctx context.Context, u Unmerged, res Resolved)
 		kept, side, gone = u.Theirs, "theirs", "ours"
 	}
 	res.ID = idOf(kept)
+	if baseID := idOf(u.Base); baseID != "" && res.ID != "" && baseID != res.ID {
+		// The path held another memory, which the deleting side moved
+		// away while the path went to this one (an earlier split):
+		// this one stays as it is, and the other's copies join.
+		paths, err := r.joinCopies(ctx, baseID, u.Base, u.Path)
+		if err != nil {
+			return res, nil, err
+		}
+		res.Action, res.Note = ResolvedKept, fmt.Sprintf("%s moved %s away from this file name; the memory here stays", gone, baseID)
+		return res, append([]string{u.Path}, paths...), r.write(u.Path, kept)
+	}
 	if res.ID != "" {
 		moved, data, err := r.findID(ctx, res.ID, u.Path)
 		if err != nil {
@@ -291,6 +302,51 @@ func (r *resolver) changedDeleted(ctx context.Context, u Unmerged, res Resolved)
 	}
 	res.Action, res.Note = ResolvedKept, fmt.Sprintf("%s changed it, %s deleted it: the change is kept (forget it again if it should go)", side, gone)
 	return res, []string{u.Path}, r.write(u.Path, kept)
+}
+
+// joinCopies merges the files under the vault (but except) that carry
+// id, when there are several (one side moved the memory, the other had
+// moved it elsewhere: an earlier split), three-way against base, into the
+// one outside except's folder (a deliberate move to another layer wins
+// the place), and removes the others. It returns the paths to stage.
+func (r *resolver) joinCopies(ctx context.Context, id string, base []byte, except string) ([]string, error) {
+	rels, err := scan(ctx, r.dir)
+	if err != nil {
+		return nil, err
+	}
+	var paths []string
+	var copies [][]byte
+	for _, rel := range rels {
+		if rel == except || !IsMemoryPath(rel) {
+			continue
+		}
+		data, err := r.root.readFile(rel)
+		if err == nil && bytes.Contains(data, []byte(id)) && idOf(data) == id {
+			paths, copies = append(paths, rel), append(copies, data)
+		}
+	}
+	if len(paths) < 2 {
+		return nil, nil
+	}
+	keep := slices.IndexFunc(paths, func(p string) bool { return path.Dir(p) != path.Dir(except) })
+	if keep < 0 {
+		keep = 0
+	}
+	merged := copies[keep]
+	for i, data := range copies {
+		if i == keep {
+			continue
+		}
+		m, err := merge.Files(base, merged, data)
+		if err != nil {
+			return nil, fmt.Errorf("join the copies of %s (%s, %s): %w", id, paths[keep], paths[i], err)
+		}
+		merged = m.Data
+		if err := r.remove(paths[i]); err != nil {
+			return nil, err
+		}
+	}
+	return paths, r.write(paths[keep], merged)
 }
 
 // findID looks for another memory file under the vault carrying id, and
