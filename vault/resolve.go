@@ -516,3 +516,81 @@ func (r *resolver) remove(rel string) error {
 	}
 	return nil
 }
+
+// JoinCopies finds the memories a merge left in two or more files (one
+// branch moved a memory to one layer folder and another to a different
+// one: git sees two deletions and two new files, and no conflict) and
+// joins each memory's copies into one file by the merge rules, without a
+// base (what differs is merged as if both sides changed it; a difference
+// no rule settles is a conflict record). The copy kept is the one whose
+// path sorts first, so every clone that joins the same copies writes the
+// same tree. It returns what it did, one Resolved per memory (ID, Path the
+// file kept, NewPath the copy removed when there were two); the caller
+// stages and commits the paths.
+func JoinCopies(ctx context.Context, dir string) ([]Resolved, error) {
+	rels, err := scan(ctx, dir)
+	if err != nil {
+		return nil, err
+	}
+	root, err := openRoot(dir, false)
+	if err != nil {
+		return nil, err
+	}
+	defer root.Close()
+	byID := map[string][]string{}
+	var ids []string
+	for _, rel := range rels {
+		if !IsMemoryPath(rel) {
+			continue
+		}
+		data, err := root.readFile(rel)
+		if err != nil {
+			continue
+		}
+		if id := idOf(data); id != "" {
+			if byID[id] == nil {
+				ids = append(ids, id)
+			}
+			byID[id] = append(byID[id], rel)
+		}
+	}
+	r := &resolver{dir: dir, root: root, taken: map[string]bool{}}
+	var out []Resolved
+	for _, id := range ids {
+		paths := byID[id]
+		if len(paths) < 2 {
+			continue
+		}
+		slices.Sort(paths)
+		kept, err := root.readFile(paths[0])
+		if err != nil {
+			return out, fmt.Errorf("read %s: %w", paths[0], err)
+		}
+		res := Resolved{Path: paths[0], Action: ResolvedMerged, ID: id}
+		for _, p := range paths[1:] {
+			data, err := root.readFile(p)
+			if err != nil {
+				return out, fmt.Errorf("read %s: %w", p, err)
+			}
+			m, err := merge.Files(nil, kept, data)
+			if err != nil {
+				return out, fmt.Errorf("join the copies of %s (%s, %s): %w", id, paths[0], p, err)
+			}
+			kept = m.Data
+			res.Conflicts = append(res.Conflicts, m.Conflicts...)
+			if err := r.remove(p); err != nil {
+				return out, err
+			}
+			res.NewPath = p
+		}
+		if len(res.Conflicts) > 0 {
+			res.Action = ResolvedConflict
+		}
+		res.Note = fmt.Sprintf("the merge left %d files with this id", len(paths))
+		if err := r.write(paths[0], kept); err != nil {
+			return out, err
+		}
+		out = append(out, res)
+	}
+	return out, nil
+}

@@ -225,3 +225,30 @@ func parseTestFile(t *testing.T, p string) *parser.Document {
 	}
 	return d
 }
+
+// TestJoinCopies joins the two files a merge left for one memory moved to
+// two layers: one file, the fields merged, the layers a conflict record.
+func TestJoinCopies(t *testing.T) {
+	dir := t.TempDir()
+	writeTestFile(t, filepath.Join(dir, "meta", "money.md"), string(rsMemory(rsID, "Money", "layer: meta\ntags: [a]\n", "x\n")))
+	writeTestFile(t, filepath.Join(dir, "short-term", "money.md"), string(rsMemory(rsID, "Money", "layer: short-term\ntags: [b]\n", "x\n")))
+	writeTestFile(t, filepath.Join(dir, "project", "other.md"), string(rsMemory(rsID2, "Other", "", "y\n")))
+	got, err := JoinCopies(t.Context(), dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := []Resolved{{Path: "meta/money.md", Action: ResolvedConflict, ID: rsID, NewPath: "short-term/money.md", Conflicts: []string{"layer"}, Note: "the merge left 2 files with this id"}}
+	if d := cmp.Diff(want, got); d != "" {
+		t.Errorf("joined (-want +got):\n%s", d)
+	}
+	if _, err := os.Stat(filepath.Join(dir, "short-term", "money.md")); !errors.Is(err, os.ErrNotExist) {
+		t.Errorf("the second copy is still there: %v", err)
+	}
+	d := parseTestFile(t, filepath.Join(dir, "meta", "money.md"))
+	if d.Meta.ID != rsID || !slices.Equal(d.Meta.Tags, []string{"a", "b"}) {
+		t.Errorf("joined file: id %s tags %v", d.Meta.ID, d.Meta.Tags)
+	}
+	if again, err := JoinCopies(t.Context(), dir); err != nil || len(again) != 0 {
+		t.Errorf("a second pass joined %v (%v)", again, err)
+	}
+}

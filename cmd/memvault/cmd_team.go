@@ -72,6 +72,7 @@ func (m *Main) syncCommand() *cobra.Command {
 			s.Resolve = func(ctx context.Context) ([]vault.Resolved, error) {
 				return m.resolve(ctx, dir, vault.ResolveOptions{Now: m.Now})
 			}
+			s.Join = func(ctx context.Context) ([]vault.Resolved, error) { return vault.JoinCopies(ctx, dir) }
 			s.Lint = func(ctx context.Context) (teamsync.Lint, error) { return teamsync.LintOf(m.openVaultAt(ctx, dir)) }
 			rep, err := s.Run(ctx)
 			teamsync.WriteReport(m.Stdout, dir, rep, err)

@@ -103,7 +103,7 @@ func TestTeamSimulation(t *testing.T) {
 		}
 		md.last[id][field] = simChange{seq, value}
 		if field == "layer" {
-			md.layers[id] = append(md.layers[id], map[string]string{"project": vault.Project.Dir(), "meta": vault.Meta.Dir()}[value])
+			md.layers[id] = append(md.layers[id], value)
 		}
 	}
 	titles := []string{"Use pnpm", "Redis is a cache", "Money is int64 cents", "API errors use HTTP codes", "日志用结构化 JSON", "Deploy on Fridays never"}
@@ -150,11 +150,8 @@ func TestTeamSimulation(t *testing.T) {
 		case 5:
 			args = []string{"forget", target.ID, "--reason", "sim"}
 		case 6:
-			to := "meta"
-			if target.Layer == vault.Meta {
-				to = "project"
-			}
-			args = []string{"update", target.ID, "--layer", to, "--reason", "sim"}
+			others := slices.DeleteFunc([]string{"project", "meta", "short-term"}, func(l string) bool { return l == target.Layer.Dir() })
+			args = []string{"update", target.ID, "--layer", others[rng.IntN(len(others))], "--reason", "sim"}
 		}
 		code, out := simRun(t, c, args...)
 		switch {
@@ -177,7 +174,7 @@ func TestTeamSimulation(t *testing.T) {
 			md.ids = append(md.ids, id)
 			change(id, "title", args[1])
 			change(id, "body", args[3])
-			change(id, "layer", "project")
+			change(id, "layer", vault.Project.Dir())
 			if kind == 4 {
 				md.superseded[target.ID] = id
 			}
@@ -310,14 +307,11 @@ func simCheck(t *testing.T, c *mergeRepo, md *simModel) {
 		for field, ch := range md.last[id] {
 			got := map[string]string{"title": m.Title, "body": strings.TrimSpace(m.Body), "layer": m.Layer.Dir()}[field]
 			want := ch.value
-			if field == "layer" {
-				want = map[string]string{"project": vault.Project.Dir(), "meta": vault.Meta.Dir()}[ch.value]
-			}
-			// The layer has two values here, so a memory moved and moved
-			// back on one clone while another moved it once shows no
-			// change of the first against the merge base (ABA): a
-			// three-way merge takes the second. The layer must then be
-			// one acknowledged for it, and match the file's folder.
+			// A memory moved and moved back on one clone while another
+			// moved it once shows no change of the first against the
+			// merge base (ABA): a three-way merge takes the second. The
+			// layer must then be one acknowledged for it, and match the
+			// file's folder.
 			if field == "layer" && got != want && slices.Contains(md.layers[id], m.Layer.Dir()) {
 				continue
 			}

@@ -11,6 +11,7 @@ import (
 	"strings"
 
 	"github.com/memvault/memvault/vault"
+	"github.com/memvault/memvault/vault/commitmsg"
 )
 
 // Steps of a sync, as its errors and progress name them.
@@ -79,6 +80,9 @@ type Syncer struct {
 	Commit func(ctx context.Context) (string, error)
 	// Resolve resolves the unmerged memory files (vault.Resolve).
 	Resolve func(ctx context.Context) ([]vault.Resolved, error)
+	// Join joins the memories a merge left in two files (vault.JoinCopies);
+	// nil skips the step.
+	Join func(ctx context.Context) ([]vault.Resolved, error)
 	// Lint checks the merged vault.
 	Lint func(ctx context.Context) (Lint, error)
 
@@ -169,6 +173,11 @@ func (s *Syncer) Run(ctx context.Context) (Report, error) {
 				return rep, err
 			}
 			rep.Merged = rep.Merged || merged
+			if merged {
+				if err := s.join(ctx, &rep); err != nil {
+					return rep, err
+				}
+			}
 		}
 		s.progress("lint the merged vault")
 		if rep.Lint, err = s.Lint(ctx); err != nil {
@@ -321,6 +330,42 @@ func (s *Syncer) integrate(ctx context.Context, upstream string, rep *Report) (b
 		}
 	}
 	return true, nil
+}
+
+// join joins the memories the merge left in two files and commits the
+// result: a merge that moved one memory to two layers is clean for git.
+func (s *Syncer) join(ctx context.Context, rep *Report) error {
+	if s.Join == nil {
+		return nil
+	}
+	res, err := s.Join(ctx)
+	rep.Resolved = append(rep.Resolved, res...)
+	if err != nil {
+		return &StepError{StepResolve, err}
+	}
+	if len(res) == 0 {
+		return nil
+	}
+	s.progress(fmt.Sprintf("join %d memory file(s) the merge left twice", len(res)))
+	var paths []string
+	msg := commitmsg.Message{Subject: fmt.Sprintf("memory: join %d memory file(s) a merge left in two places", len(res)),
+		Body: "One memory, one file: the copies merged by memvault's merge rules."}
+	for _, r := range res {
+		msg.Trailers = append(msg.Trailers, commitmsg.Trailer{Key: commitmsg.KeyID, Value: r.ID})
+		for _, p := range []string{r.Path, r.NewPath} {
+			if p != "" {
+				paths = append(paths, path.Join(s.VaultPrefix, p))
+			}
+		}
+	}
+	if _, err := s.git(ctx, nil, append([]string{"add", "-A", "--"}, paths...)...); err != nil {
+		return &StepError{StepResolve, err}
+	}
+	msg.Trailers = append(msg.Trailers, commitmsg.Trailer{Key: commitmsg.KeyClient, Value: "sync"})
+	if _, err := s.git(ctx, nil, "commit", "-q", "-m", msg.String()); err != nil {
+		return &StepError{StepResolve, err}
+	}
+	return nil
 }
 
 // withDriver prefixes git's arguments with the merge driver's config.
