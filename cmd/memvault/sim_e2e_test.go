@@ -344,7 +344,8 @@ func simCheck(t *testing.T, c *mergeRepo, md *simModel) {
 	if code != 0 {
 		t.Errorf("lint: exit %d\n%s", code, out)
 	}
-	t.Logf("%d memories, %d carry a conflict record; lint: %s", len(v.All()), conflicts, lastLine(out))
+	joins := strings.Count(c.git("log", "--format=%s", "--grep=^memory: join "), "\n")
+	t.Logf("%d memories, %d carry a conflict record, %d join commit(s); lint: %s", len(v.All()), conflicts, joins, lastLine(out))
 }
 
 func lastLine(s string) string {
