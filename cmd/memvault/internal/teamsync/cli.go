@@ -51,6 +51,8 @@ const SyncHelp = `sync brings this clone's memory in step with its remote, in on
   5. when git stops on memory files, runs memvault resolve and continues;
      when other files conflict, stops and says which, leaving the
      repository as git left it;
+     A memory the merge left in two files (moved to two layers on two
+     branches) is joined into one, committed as "memory: join ...";
   6. lints the merged vault (errors stop the push; memories that carry a
      conflict entry are listed for a person to decide);
   7. git push, and when the remote moved meanwhile, fetches and merges
