@@ -267,3 +267,41 @@ func TestSyncStopsWhereAPersonMustDecide(t *testing.T) {
 		t.Errorf("sync during a merge: exit %d\n%s", code, out)
 	}
 }
+
+// TestSyncJoinsAMemoryMovedToTwoLayers: one clone moves a memory to meta,
+// the other to short-term; git merges the two moves clean (two deletions,
+// two new files), and sync joins the copies into one file whose conflict
+// record names the layer.
+func TestSyncJoinsAMemoryMovedToTwoLayers(t *testing.T) {
+	t.Parallel()
+	tm := newTeam(t)
+	a, b := tm.clone(), tm.clone()
+	id := a.add("Redis is a cache", "Never the source of truth.")
+	a.must("sync")
+	b.must("sync")
+	a.must("update", id, "--layer", "meta", "--reason", "a")
+	b.must("update", id, "--layer", "short-term", "--tags", "redis", "--reason", "b")
+	a.must("sync")
+	out := b.must("sync")
+	if !strings.Contains(out, "the merge left 2 files with this id") {
+		t.Errorf("sync output:\n%s", out)
+	}
+	files, _ := filepath.Glob(filepath.Join(b.root, ".memory", "*", "redis-is-a-cache.md"))
+	if len(files) != 1 {
+		t.Fatalf("files %v, want one", files)
+	}
+	got := readFile(t, files[0])
+	if !strings.Contains(got, "fields: layer") || !strings.Contains(got, "tags: [redis]") {
+		t.Errorf("joined file:\n%s", got)
+	}
+	if code, out := b.memvault("lint"); code != 0 || !strings.Contains(out, "1 memories, 0 errors") {
+		t.Errorf("lint: exit %d\n%s", code, out)
+	}
+	if subj := b.git("log", "-1", "--format=%s"); !strings.HasPrefix(subj, "memory: join 1 memory file") {
+		t.Errorf("last commit %q", subj)
+	}
+	a.must("sync")
+	if ha, hb := a.git("rev-parse", "HEAD"), b.git("rev-parse", "HEAD"); ha != hb {
+		t.Errorf("clones differ: %s vs %s", ha, hb)
+	}
+}
