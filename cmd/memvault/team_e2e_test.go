@@ -305,3 +305,41 @@ func TestSyncJoinsAMemoryMovedToTwoLayers(t *testing.T) {
 		t.Errorf("clones differ: %s vs %s", ha, hb)
 	}
 }
+
+// TestResolveBothByID: a title changed differently on two branches, merged
+// without the driver; `resolve --both ID` keeps the two as rivals that
+// link each other, theirs under a new id, and the merge commits clean.
+func TestResolveBothByID(t *testing.T) {
+	t.Parallel()
+	r := &mergeRepo{t: t, root: t.TempDir()}
+	r.git("init", "-q", "-b", "main")
+	id := r.add("Money is int64 cents", "Never float64.")
+	r.try("config", "--unset", "merge.memvault.driver")
+	r.git("checkout", "-q", "-b", "theirs")
+	r.must("update", id, "--title", "金额用 int64 分", "--reason", "theirs")
+	r.git("checkout", "-q", "main")
+	r.must("update", id, "--title", "Money is int64 minor units", "--reason", "ours")
+	if out, ok := r.try("merge", "--no-edit", "theirs"); ok {
+		t.Fatalf("the text merge went through:\n%s", out)
+	}
+	if code, out := r.memvault("resolve", "--both", "--ours"); code != 1 || !strings.Contains(out, "exclude each other") {
+		t.Errorf("resolve --both --ours: exit %d\n%s", code, out)
+	}
+	out := r.must("resolve", "--both", id)
+	m := regexp.MustCompile(`both .* \((\w+)\)`).FindStringSubmatch(out)
+	if m == nil {
+		t.Fatalf("resolve --both output:\n%s", out)
+	}
+	rival := m[1]
+	r.git("commit", "-q", "--no-edit")
+	r.noMarkers()
+	for _, tc := range []struct{ id, title, link string }{{id, "Money is int64 minor units", rival}, {rival, "金额用 int64 分", id}} {
+		code, out := r.memvault("show", tc.id, "--json")
+		if code != 0 || !strings.Contains(out, tc.title) || !strings.Contains(out, tc.link) {
+			t.Errorf("show %s: exit %d\n%s", tc.id, code, out)
+		}
+	}
+	if code, out := r.memvault("lint"); code != 0 || !strings.Contains(out, "2 memories, 0 errors, 0 warnings") {
+		t.Errorf("lint: exit %d\n%s", code, out)
+	}
+}
