@@ -43,6 +43,11 @@
 // from and install a hook there, keeping the one it replaces to be run
 // first.
 //
+// What only git itself answers runs the git command: the merge driver's
+// registration and attributes (mergedriver.go), and during a merge the
+// index stages of unmerged paths and their resolution (UnmergedFiles,
+// StageWorkTree), which memvault resolve reads and writes.
+//
 // Paths: inputs may be absolute (inside the work tree) or repository-relative;
 // outputs that name files in git objects (History, WalkTree, DiffTrees) are
 // repository-relative with forward slashes, while Dirty returns absolute paths

@@ -103,6 +103,8 @@ English, with time and layer awareness.`,
 		m.demoCommand(),
 		m.hookCommand(),
 		m.mergeDriverCommand(),
+		m.resolveCommand(),
+		m.syncCommand(),
 	)
 	markArgErrorsAsUsage(root)
 	return root

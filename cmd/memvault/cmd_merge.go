@@ -44,7 +44,7 @@ func (m *Main) mergeDriver(basePath, oursPath, theirsPath, name string) error {
 	res, err := merge.Driver(basePath, oursPath, theirsPath)
 	switch {
 	case errors.Is(err, merge.ErrUnmergeable):
-		return exitStatus{exitMergeConflict, fmt.Errorf("%s: %w; kept ours as it is: compare with git checkout --theirs -- %s, then git add it", name, err, name)}
+		return exitStatus{exitMergeConflict, fmt.Errorf("%s: %w; kept ours as it is: memvault resolve keeps both memories (two ids), or compare with git checkout --theirs -- %s", name, err, name)}
 	case err != nil:
 		return exitStatus{exitMergeFailure, fmt.Errorf("merge %s: %w", name, err)}
 	case len(res.Conflicts) > 0:

@@ -6,8 +6,11 @@ import (
 
 	"github.com/memvault/memvault/cmd/memvault/internal/clitext"
 	"github.com/memvault/memvault/cmd/memvault/internal/gitrepo"
+	"github.com/memvault/memvault/cmd/memvault/internal/hook"
+	"github.com/memvault/memvault/cmd/memvault/internal/teamsync"
 	"github.com/memvault/memvault/gitstore"
 	"github.com/memvault/memvault/vault"
+	"github.com/memvault/memvault/vault/merge"
 )
 
 // Exit statuses of the pinned CLI interface.
@@ -74,7 +77,9 @@ func exitCode(err error) int {
 		errors.Is(err, gitstore.ErrDetachedHead),
 		errors.Is(err, gitrepo.ErrForeignRepository),
 		errors.Is(err, gitstore.ErrNotRepository),
-		errors.Is(err, gitstore.ErrNotFound):
+		errors.Is(err, gitstore.ErrNotFound),
+		errors.Is(err, vault.ErrNotUnmerged), errors.Is(err, merge.ErrUnmergeable), errors.Is(err, vault.ErrConflictMarkers),
+		errors.Is(err, teamsync.ErrConflicts), errors.Is(err, teamsync.ErrInProgress), errors.Is(err, teamsync.ErrDetached), errors.Is(err, hook.ErrRefused):
 		return exitUsage
 	}
 	return exitInternal

@@ -1,351 +1,345 @@
 package main
 
 import (
-	"context"
-	"encoding/json"
-	"io/fs"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"regexp"
 	"slices"
 	"strings"
 	"testing"
-	"time"
 
-	"github.com/memvault/memvault/cmd/memvault/internal/view"
-	"github.com/memvault/memvault/vault"
+	"github.com/memvault/memvault/cmd/memvault/internal/gitrepo"
 	"github.com/memvault/memvault/vault/merge"
 )
 
-// teamClone is one clone of a team's repository: the git CLI and the
-// real binary (init, doctor, lint, history, serve, and the merge driver
-// git runs), and memvault's writes in-process at a clock the test moves,
-// so two clones' edits never share a second by accident.
-type teamClone struct {
-	name string
-	git  *mergeRepo // git and the binary, in the clone
-	cli  *cliRepo   // writes, in-process
+// team is a bare origin in a temporary folder and the clones made of it,
+// driven by the real git command and the real memvault binary.
+type team struct {
+	t      *testing.T
+	origin string
 }
 
-func newTeamClone(t *testing.T, origin, name string) *teamClone {
+func newTeam(t *testing.T) *team {
 	t.Helper()
-	root := filepath.Join(t.TempDir(), name)
-	m := &mergeRepo{t: t, root: filepath.Dir(root)}
-	m.git("clone", "-q", origin, root)
-	m.root = root
-	return &teamClone{name: name, git: m, cli: &cliRepo{t: t, root: root, dir: filepath.Join(root, ".memory"), now: gitTestNow, home: t.TempDir()}}
+	tm := &team{t: t, origin: filepath.Join(t.TempDir(), "origin.git")}
+	if out, err := runIn(t.TempDir(), "git", "init", "-q", "--bare", "-b", "main", tm.origin); err != nil {
+		t.Fatalf("git init --bare: %v\n%s", err, out)
+	}
+	return tm
 }
 
-// write runs a memvault write in-process, an hour after the clone's last.
-func (c *teamClone) write(args ...string) string {
-	c.cli.t.Helper()
-	c.cli.tick(time.Hour)
-	return c.cli.ok(args...)
+// clone clones the origin; the clone registers no merge driver.
+func (tm *team) clone() *mergeRepo {
+	tm.t.Helper()
+	root := filepath.Join(tm.t.TempDir(), "clone")
+	if out, err := runIn(filepath.Dir(root), "git", "clone", "-q", tm.origin, root); err != nil {
+		tm.t.Fatalf("git clone: %v\n%s", err, out)
+	}
+	return &mergeRepo{t: tm.t, root: root}
 }
 
-// add writes a memory and returns its id.
-func (c *teamClone) add(title, content string, extra ...string) string {
-	c.cli.t.Helper()
-	c.cli.tick(time.Hour)
-	return c.cli.addMemory(title, content, extra...)
+func runIn(dir, name string, args ...string) (string, error) {
+	cmd := exec.Command(name, args...)
+	cmd.Dir = dir
+	out, err := cmd.CombinedOutput()
+	return string(out), err
 }
 
-// memvault runs the binary in the clone and fails unless it exits 0.
-func (c *teamClone) memvault(args ...string) string {
-	c.git.t.Helper()
-	code, out := c.git.memvault(args...)
+// must runs memvault and fails the test unless it exits 0; it returns
+// the output, trimmed.
+func (r *mergeRepo) must(args ...string) string {
+	r.t.Helper()
+	code, out := r.memvault(args...)
 	if code != 0 {
-		c.git.t.Fatalf("%s: memvault %s: exit %d\n%s", c.name, strings.Join(args, " "), code, out)
+		r.t.Fatalf("memvault %s: exit %d\n%s", strings.Join(args, " "), code, out)
 	}
-	return out
+	return strings.TrimSpace(out)
 }
 
-// get loads the clone's vault as the server and the CLI would and returns
-// memory id.
-func (c *teamClone) get(id string) *vault.Memory {
-	c.git.t.Helper()
-	v, err := vault.Open(context.Background(), c.cli.dir, vault.Options{Now: func() time.Time { return c.cli.now }})
-	if err != nil {
-		c.git.t.Fatal(err)
+// add adds a memory and returns its id.
+func (r *mergeRepo) add(title, content string, flags ...string) string {
+	r.t.Helper()
+	code, out := r.memvault(append([]string{"add", title, "--content", content, "--reason", "test"}, flags...)...)
+	if code != 0 {
+		r.t.Fatalf("memvault add %q: exit %d\n%s", title, code, out)
 	}
-	m, err := v.Get(id)
-	if err != nil {
-		c.git.t.Fatalf("%s: %v", c.name, err)
-	}
-	return m
+	lines := strings.Split(strings.TrimSpace(out), "\n")
+	return lines[len(lines)-1]
 }
 
-// history returns memory id's revisions as `memvault history --json`
-// prints them (the real binary).
-func (c *teamClone) history(id string) []view.Revision {
-	c.git.t.Helper()
-	var h view.History
-	if err := json.Unmarshal([]byte(c.memvault("history", id, "--json")), &h); err != nil {
-		c.git.t.Fatal(err)
-	}
-	return h.Revisions
-}
-
-// checkInvariants holds the clone to what a merge must never do: a
-// conflict marker in a memory file, a memory the test never wrote (a
-// ghost), a lint error; lint's warnings must be clean or, when want is
-// set, name the conflict the test expects.
-func (c *teamClone) checkInvariants(known map[string]bool, want string) {
-	t := c.git.t
-	t.Helper()
-	err := filepath.WalkDir(c.cli.dir, func(p string, d fs.DirEntry, err error) error {
-		if err != nil || d.IsDir() || !strings.HasSuffix(p, ".md") {
-			return err
+// noMarkers fails when a memory file of the clone holds a conflict marker.
+func (r *mergeRepo) noMarkers() {
+	r.t.Helper()
+	files, _ := filepath.Glob(filepath.Join(r.root, ".memory", "*", "*.md"))
+	for _, f := range files {
+		if line := merge.MarkerLine([]byte(readFile(r.t, f))); line > 0 {
+			r.t.Errorf("%s:%d: conflict marker", f, line)
 		}
-		data, err := os.ReadFile(p)
-		if err != nil {
-			return err
-		}
-		if line := merge.MarkerLine(data); line > 0 {
-			t.Errorf("%s: %s:%d holds a conflict marker", c.name, p, line)
-		}
-		return nil
-	})
-	if err != nil {
-		t.Fatal(err)
-	}
-	v, err := vault.Open(context.Background(), c.cli.dir, vault.Options{Now: func() time.Time { return c.cli.now }})
-	if err != nil {
-		t.Fatal(err)
-	}
-	for _, m := range v.All() {
-		if !known[m.ID] {
-			t.Errorf("%s: a ghost memory %s (%q, %s)", c.name, m.ID, m.Title, m.Path)
-		}
-	}
-	code, out := c.git.memvault("lint")
-	switch {
-	case code != 0:
-		t.Errorf("%s: lint exit %d:\n%s", c.name, code, out)
-	case want == "" && !strings.Contains(out, " 0 errors, 0 warnings"):
-		t.Errorf("%s: lint is not clean:\n%s", c.name, out)
-	case want != "" && !regexp.MustCompile(want).MatchString(out):
-		t.Errorf("%s: lint does not name the conflict (%s):\n%s", c.name, want, out)
 	}
 }
 
-// TestTeamThroughGit plays a team on a bare origin and two clones, each
-// writing memories, pulling with merge and with rebase through the
-// memvault merge driver (registered by init in one clone, by doctor --fix
-// in the other): supersede vs update, supersede vs forget, layer move vs
-// edit, and a same-field conflict while a server runs in the clone. After
-// each: no marker, no ghost, lint clean or naming the conflict, every
-// change present or told by history, history naming both sides of a
-// merge and keeping a rebased commit's story.
-func TestTeamThroughGit(t *testing.T) {
+// TestResolveAfterAMergeWithoutTheDriver: a clone without the driver
+// merges two edits of one memory with git's text merge and gets markers;
+// memvault resolve merges the file from its index stages by the driver's
+// rules (both sides' changes), stages it, and the merge commits clean.
+func TestResolveAfterAMergeWithoutTheDriver(t *testing.T) {
 	t.Parallel()
-	if testing.Short() {
-		t.Skip("builds the binary, runs git and a server")
+	r := &mergeRepo{t: t, root: t.TempDir()}
+	r.git("init", "-q", "-b", "main")
+	id := r.add("Money is int64 cents", "Never float64.", "--tags", "money")
+	r.try("config", "--unset", "merge.memvault.driver")
+	r.git("checkout", "-q", "-b", "theirs")
+	r.must("update", id, "--importance", "8", "--reason", "the ledger incident")
+	r.git("checkout", "-q", "main")
+	r.must("update", id, "--tags", "money,ledger", "--reason", "tag it for the ledger team")
+	if out, ok := r.try("merge", "--no-edit", "theirs"); ok {
+		t.Fatalf("git's text merge of adjacent lines succeeded:\n%s", out)
 	}
-	origin := filepath.Join(t.TempDir(), "origin.git")
-	(&mergeRepo{t: t, root: filepath.Dir(origin)}).git("init", "-q", "--bare", "--initial-branch=main", origin)
-
-	a := newTeamClone(t, origin, "a")
-	a.git.git("checkout", "-q", "-b", "main")
-	a.memvault("init")
-	known := map[string]bool{}
-	remember := func(id string) string { known[id] = true; return id }
-	old1 := remember(a.add("Orders have three states", "unpaid, paid, cancelled.\n", "--reason", "order model v1"))
-	old2 := remember(a.add("Refunds are manual", "Support refunds by hand in the admin.\n", "--reason", "no refund API yet"))
-	mov := remember(a.add("The admin list is slow above 10k rows", "Seen while testing.\n", "--layer", "short-term", "--reason", "observed"))
-	conf := remember(a.add("Money is int64 cents", "Never float64.\n", "--reason", "ledger"))
-	if st := a.git.git("status", "--porcelain"); st != "" {
-		a.git.git("add", "-A")
-		a.git.git("commit", "-q", "-m", "memvault init")
-	}
-	a.git.git("push", "-q", "-u", "origin", "main")
-	if attr := a.git.git("check-attr", "merge", ".memory/project/x.md"); !strings.Contains(attr, "merge: memvault") {
-		t.Fatalf("the vault's .gitattributes is not in effect: %s", attr)
+	path := filepath.Join(r.root, ".memory", "project", "money-is-int64-cents.md")
+	if merge.MarkerLine([]byte(readFile(t, path))) == 0 {
+		t.Fatal("no markers to resolve")
 	}
 
-	// A fresh clone has the attribute, not the driver: doctor says so,
-	// doctor --fix registers it.
-	b := newTeamClone(t, origin, "b")
-	if code, out := b.git.memvault("doctor"); code == 0 || !strings.Contains(out, "memvault doctor --fix") {
-		t.Errorf("doctor in a fresh clone: exit %d\n%s", code, out)
+	out := r.must("resolve")
+	if !strings.Contains(out, "merged") || !strings.Contains(out, "money-is-int64-cents.md") {
+		t.Errorf("resolve output:\n%s", out)
 	}
-	b.memvault("doctor", "--fix")
-	if _, ok := b.git.try("config", "merge.memvault.driver"); !ok {
-		t.Fatal("doctor --fix did not register the driver")
+	r.noMarkers()
+	got := readFile(t, path)
+	for _, want := range []string{"importance: 8", "tags: [money, ledger]", "id: " + id} {
+		if !strings.Contains(got, want) {
+			t.Errorf("resolved file lacks %q:\n%s", want, got)
+		}
 	}
-	b.cli.now = a.cli.now // B's writes come after A's of each round: B ticks once more
-	sync := func(from, to *teamClone, args ...string) {
-		t.Helper()
-		from.git.git("push", "-q", "origin", "main")
-		to.git.git(append([]string{"pull", "-q"}, args...)...)
+	if u := r.git("ls-files", "-u"); u != "" {
+		t.Errorf("still unmerged after resolve:\n%s", u)
 	}
+	r.git("commit", "-q", "--no-edit")
+	if code, out := r.memvault("lint"); code != 0 || !strings.Contains(out, "0 errors, 0 warnings") {
+		t.Errorf("lint after the merge: exit %d\n%s", code, out)
+	}
+	hist := r.must("history", id)
+	for _, why := range []string{"the ledger incident", "tag it for the ledger team"} {
+		if !strings.Contains(hist, why) {
+			t.Errorf("history lacks %q:\n%s", why, hist)
+		}
+	}
+	if code, out := r.memvault("resolve"); code != 0 || !strings.Contains(out, "nothing to resolve") {
+		t.Errorf("resolve with nothing to resolve: exit %d\n%s", code, out)
+	}
+}
 
-	t.Run("supersede vs update, merged", func(t *testing.T) {
-		new1 := remember(a.add("Orders have four states", "unpaid, paid, cancelled, refunded.\n", "--supersedes", old1, "--reason", "refunds launched"))
-		a.git.git("push", "-q", "origin", "main")
-		b.cli.tick(time.Hour)
-		b.write("update", old1, "--importance", "9", "--content", "unpaid, paid, cancelled. Finance reports count on it.\n", "--reason", "finance relies on it")
-		b.git.git("pull", "-q", "--no-rebase", "--no-edit", "origin", "main")
-		m := b.get(old1)
-		if m.Status != vault.StatusSuperseded || m.Importance != 9 || !strings.Contains(m.Body, "Finance reports") || m.Version != 3 || len(m.Conflicted) != 0 {
-			t.Errorf("merged %s: status %s importance %d version %d conflicted %v body %q; want superseded, 9, version 3, B's body",
-				old1, m.Status, m.Importance, m.Version, m.Conflicted, m.Body)
-		}
-		if n := b.get(new1); !slices.Contains(n.Supersedes, old1) {
-			t.Errorf("the successor lost its supersedes: %v", n.Supersedes)
-		}
-		b.checkInvariants(known, "")
-		revs := b.history(old1)
-		if len(revs) < 3 || revs[0].Kind != "merged" || len(revs[0].Merged) != 2 ||
-			!strings.Contains(revs[0].Reason, "finance relies on it") || !strings.Contains(revs[0].Reason, "refunds launched") {
-			t.Errorf("history of %s does not tell the merge by both sides: %+v", old1, revs)
-		}
-		sync(b, a, "--no-rebase", "--no-edit", "origin", "main")
-	})
-
-	t.Run("supersede vs forget, rebased", func(t *testing.T) {
-		a.cli.now = b.cli.now
-		new2 := remember(a.add("Refunds go through the provider API", "POST /refunds.\n", "--supersedes", old2, "--reason", "refund API shipped"))
-		a.git.git("push", "-q", "origin", "main")
-		b.cli.now = a.cli.now
-		b.write("forget", old2, "--reason", "nobody refunds by hand any more")
-		b.git.git("pull", "-q", "--rebase", "origin", "main")
-		m := b.get(old2)
-		if m.Status != vault.StatusSuperseded || len(m.Conflicted) != 0 {
-			t.Errorf("after the rebase %s is %s (conflicted %v); want superseded (it outranks archived)", old2, m.Status, m.Conflicted)
-		}
-		if n := b.get(new2); !slices.Contains(n.Supersedes, old2) {
-			t.Errorf("the successor lost its supersedes: %v", n.Supersedes)
-		}
-		b.checkInvariants(known, "")
-		// The rebased forget keeps its reason and client; the supersession
-		// that won is next in the story.
-		revs := b.history(old2)
-		if len(revs) < 3 || revs[0].Reason != "nobody refunds by hand any more" || revs[0].Client != "cli" ||
-			!strings.Contains(revs[0].Subject, "archive") || revs[1].Reason != "refund API shipped" {
-			t.Errorf("history of %s after the rebase: %+v", old2, revs)
-		}
-		sync(b, a, "--no-rebase", "--no-edit", "origin", "main")
-	})
-
-	t.Run("layer move vs edit, merged", func(t *testing.T) {
-		a.cli.now = b.cli.now
-		a.write("update", mov, "--layer", "project", "--reason", "it is a lasting rule")
-		a.git.git("push", "-q", "origin", "main")
-		b.cli.now = a.cli.now
-		b.write("update", mov, "--tags", "admin,performance", "--reason", "tagged for search")
-		b.git.git("pull", "-q", "--no-rebase", "--no-edit", "origin", "main")
-		m := b.get(mov)
-		if m.Layer != vault.Project || !strings.HasPrefix(m.Path, "project/") || !slices.Equal(m.Tags, []string{"admin", "performance"}) || len(m.Conflicted) != 0 {
-			t.Errorf("merged %s: layer %s path %s tags %v conflicted %v; want project, project/, the tags", mov, m.Layer, m.Path, m.Tags, m.Conflicted)
-		}
-		if _, err := os.Stat(filepath.Join(b.cli.dir, "short-term")); err == nil {
-			if left, _ := filepath.Glob(filepath.Join(b.cli.dir, "short-term", "*.md")); len(left) > 0 {
-				t.Errorf("a copy stayed in short-term/: %v", left)
+// TestAddAddSameTitleKeepsBoth: the same title added on two branches is
+// one path with two ids. With the driver, git stops with the file
+// unmerged (the driver takes neither side); without it, with markers.
+// Either way resolve keeps both memories, the one with the greater id in
+// a file of its own.
+func TestAddAddSameTitleKeepsBoth(t *testing.T) {
+	t.Parallel()
+	for _, driver := range []bool{true, false} {
+		t.Run(map[bool]string{true: "driver", false: "text merge"}[driver], func(t *testing.T) {
+			t.Parallel()
+			r := &mergeRepo{t: t, root: t.TempDir()}
+			r.git("init", "-q", "-b", "main")
+			r.add("Redis is a cache", "Never the source of truth.")
+			if driver {
+				r.git("config", "merge.memvault.driver", gitrepo.DriverCommand(buildMemvault(t)))
+			} else {
+				r.try("config", "--unset", "merge.memvault.driver")
 			}
-		}
-		b.checkInvariants(known, "")
-		revs := b.history(mov)
-		var reasons []string
-		for _, r := range revs {
-			reasons = append(reasons, r.Reason)
-		}
-		for _, want := range []string{"it is a lasting rule", "tagged for search", "observed"} {
-			if !slices.ContainsFunc(reasons, func(r string) bool { return strings.Contains(r, want) }) {
-				t.Errorf("history of %s lacks %q: %q", mov, want, reasons)
+			r.git("checkout", "-q", "-b", "theirs")
+			theirs := r.add("Use pnpm", "Theirs: pnpm, for workspaces.")
+			r.git("checkout", "-q", "main")
+			ours := r.add("Use pnpm", "Ours: pnpm, never npm.")
+			out, ok := r.try("merge", "--no-edit", "theirs")
+			if ok {
+				t.Fatalf("add/add merged without stopping:\n%s", out)
 			}
-		}
-		sync(b, a, "--no-rebase", "--no-edit", "origin", "main")
-	})
-
-	t.Run("a server through a same-field conflict", func(t *testing.T) {
-		s := &mcpSession{t: t, bin: buildMemvault(t), root: b.git.root}
-		s.connect()
-		log := liveDrainStderr(t, s.c)
-		t.Cleanup(func() {
-			if t.Failed() {
-				t.Logf("server log:\n%s", log.String())
+			path := filepath.Join(r.root, ".memory", "project", "use-pnpm.md")
+			if driver {
+				if got := readFile(t, path); merge.MarkerLine([]byte(got)) > 0 || !strings.Contains(got, ours) {
+					t.Errorf("with the driver the file should be ours untouched:\n%s", got)
+				}
+				if !strings.Contains(out, "two different memories") {
+					t.Errorf("git merge output does not say why:\n%s", out)
+				}
+			}
+			res := r.must("resolve")
+			if !strings.Contains(res, "split") {
+				t.Errorf("resolve output:\n%s", res)
+			}
+			r.git("commit", "-q", "--no-edit")
+			r.noMarkers()
+			for id, body := range map[string]string{ours: "Ours: pnpm", theirs: "Theirs: pnpm"} {
+				if out := r.must("show", id); !strings.Contains(out, body) {
+					t.Errorf("show %s:\n%s", id, out)
+				}
+			}
+			files, _ := filepath.Glob(filepath.Join(r.root, ".memory", "project", "use-pnpm*.md"))
+			// The greater id moves, whichever side it is on.
+			moved := max(ours, theirs)
+			want := filepath.Join(r.root, ".memory", "project", "use-pnpm-"+strings.ToLower(moved[len(moved)-6:])+".md")
+			if !slices.Contains(files, path) || !slices.Contains(files, want) || len(files) != 2 {
+				t.Errorf("files %v, want %s and %s", files, path, want)
+			}
+			if code, out := r.memvault("lint"); code != 0 || !strings.Contains(out, "3 memories, 0 errors, 0 warnings") {
+				t.Errorf("lint: exit %d\n%s", code, out)
 			}
 		})
-		if err := s.c.Start(context.Background()); err != nil {
-			t.Fatal(err)
-		}
-		get := func() view.Memory {
-			var m view.Memory
-			s.ok("get_memory", map[string]any{"id": conf}, &m)
-			return m
-		}
-		get() // the server has loaded the vault
-
-		a.cli.now = b.cli.now
-		a.write("update", conf, "--title", "Money is int64 minor units", "--reason", "yen has no cents")
-		a.git.git("push", "-q", "origin", "main")
-		b.cli.now = a.cli.now
-		b.write("update", conf, "--title", "金额用 int64 分", "--reason", "中文标题")
-		mark := log.Len()
-		if out, ok := b.git.try("pull", "--no-rebase", "--no-edit", "origin", "main"); ok || !strings.Contains(out, "both sides changed title") {
-			t.Fatalf("the pull did not stop on the title conflict:\n%s", out)
-		}
-		var during view.Memory
-		liveAwaitLog(t, log, mark, "applied file changes", func() bool {
-			during = get()
-			return slices.Contains(during.Conflicted, "title")
-		})
-		if during.Title != "金额用 int64 分" || during.ConflictTheirs["title"] != "Money is int64 minor units" {
-			t.Errorf("during the merge: title %q, theirs %v; want ours served and theirs readable", during.Title, during.ConflictTheirs)
-		}
-		b.checkInvariants(known, `conflict: unresolved merge conflict: both sides changed title`)
-		msg := s.fails("remember", map[string]any{"title": "Prices are in cents", "content": "x", "reason": "during the merge"})
-		if !strings.Contains(msg, "git merge --continue") {
-			t.Errorf("remember during the merge: %s", msg)
-		}
-
-		// The person decides: both titles, one line; the entry goes.
-		path := filepath.Join(b.cli.dir, filepath.FromSlash(during.Path))
-		data, err := os.ReadFile(path)
-		if err != nil {
-			t.Fatal(err)
-		}
-		var kept []string
-		for _, line := range strings.Split(string(data), "\n") {
-			switch {
-			case strings.HasPrefix(line, "conflict:"):
-			case strings.HasPrefix(line, "title:"):
-				kept = append(kept, "title: Money is int64 minor units (金额用 int64 分)")
-			default:
-				kept = append(kept, line)
-			}
-		}
-		if err := os.WriteFile(path, []byte(strings.Join(kept, "\n")), 0o644); err != nil {
-			t.Fatal(err)
-		}
-		b.git.git("add", "-A", ".memory")
-		mark = log.Len()
-		b.git.git("commit", "-q", "--no-edit")
-		var after view.Memory
-		liveAwaitLog(t, log, mark, "HEAD", func() bool {
-			after = get()
-			return len(after.Conflicted) == 0 && strings.HasPrefix(after.Title, "Money is int64 minor units (")
-		})
-		var w view.Write
-		s.ok("remember", map[string]any{"title": "Prices are in cents", "content": "Like money.", "reason": "after the merge"}, &w)
-		remember(w.ID)
-		b.checkInvariants(known, "")
-		revs := b.history(conf)
-		if len(revs) == 0 || revs[0].Kind != "merged" || !strings.Contains(revs[0].Reason, "yen has no cents") || !strings.Contains(revs[0].Reason, "中文标题") {
-			t.Errorf("history of the hand-resolved merge: %+v", revs)
-		}
-		var hist view.History
-		s.ok("memory_history", map[string]any{"id": conf}, &hist)
-		if len(hist.Revisions) == 0 || hist.Revisions[0].Kind != "merged" || len(hist.Revisions[0].Merged) != 2 {
-			t.Errorf("memory_history of the hand-resolved merge: %+v", hist.Revisions)
-		}
-		sync(b, a, "--no-rebase", "--no-edit", "origin", "main")
-	})
-
-	// Both clones end on one tree, which holds every memory once.
-	if ha, hb := a.git.git("rev-parse", "HEAD^{tree}"), b.git.git("rev-parse", "HEAD^{tree}"); ha != hb {
-		t.Errorf("the clones differ: %s vs %s", ha, hb)
 	}
-	a.checkInvariants(known, "")
+}
+
+// TestSyncRebaseWithAMemoryConflict: two clones change one memory's title
+// differently and other fields apart; the second sync --rebase stops on
+// the memory, resolves it (ours kept, theirs in the record, the other
+// fields merged), continues and pushes; the first clone's sync brings the
+// same tree; nobody registered the driver by hand.
+func TestSyncRebaseWithAMemoryConflict(t *testing.T) {
+	t.Parallel()
+	tm := newTeam(t)
+	a, b := tm.clone(), tm.clone()
+	id := a.add("Redis is a cache", "Never the source of truth.")
+	a.must("sync")
+	if out := b.must("sync"); !strings.Contains(out, "merged origin/main") {
+		t.Errorf("b's first sync:\n%s", out)
+	}
+	b.must("update", id, "--title", "Redis is only a cache", "--importance", "7", "--reason", "b")
+	a.must("update", id, "--title", "Redis: a cache, never truth", "--tags", "redis", "--reason", "a")
+	a.must("sync", "--merge")
+	out := b.must("sync", "--rebase")
+	for _, want := range []string{"rebased onto origin/main; resolved 1 memory file(s)", "project/redis-is-a-cache.md (title)", "pushed main to origin/main"} {
+		if !strings.Contains(out, want) {
+			t.Errorf("sync --rebase output lacks %q:\n%s", want, out)
+		}
+	}
+	a.must("sync")
+	if ha, hb := a.git("rev-parse", "HEAD^{tree}"), b.git("rev-parse", "HEAD^{tree}"); ha != hb {
+		t.Errorf("clones differ: %s vs %s", ha, hb)
+	}
+	if n := b.git("rev-list", "--merges", "--count", "HEAD"); strings.TrimSpace(n) != "0" {
+		t.Errorf("a rebase made %s merge commits", n)
+	}
+	a.noMarkers()
+	got := readFile(t, filepath.Join(a.root, ".memory", "project", "redis-is-a-cache.md"))
+	// In a rebase, ours is upstream (a's title) and theirs the replayed
+	// commit (b's).
+	for _, want := range []string{"title: 'Redis: a cache, never truth'", "importance: 7", "tags: [redis]", "conflict: {fields: title, theirs_title: Redis is only a cache}"} {
+		if !strings.Contains(got, want) {
+			t.Errorf("synced memory lacks %q:\n%s", want, got)
+		}
+	}
+	if code, out := a.memvault("lint"); code != 0 {
+		t.Errorf("lint: exit %d\n%s", code, out)
+	}
+	if code, out := a.memvault("show", id); code != 0 || !strings.Contains(out, "CONFLICTED") {
+		t.Errorf("show: exit %d\n%s", code, out)
+	}
+}
+
+// TestSyncStopsWhereAPersonMustDecide: sync refuses to start during a
+// merge, and stops on a conflict in a file that is not a memory, naming
+// it and leaving the merge as git left it.
+func TestSyncStopsWhereAPersonMustDecide(t *testing.T) {
+	t.Parallel()
+	tm := newTeam(t)
+	a, b := tm.clone(), tm.clone()
+	a.add("Redis is a cache", "Never the source of truth.")
+	a.write("notes.txt", "base\n")
+	a.git("add", "notes.txt")
+	a.git("commit", "-q", "-m", "notes")
+	a.must("sync")
+	b.must("sync")
+	a.write("notes.txt", "a\n")
+	a.git("commit", "-q", "-am", "a's notes")
+	a.must("sync")
+	b.write("notes.txt", "b\n")
+	b.git("commit", "-q", "-am", "b's notes")
+	code, out := b.memvault("sync")
+	if code != 1 || !strings.Contains(out, "merge: ") || !strings.Contains(out, "not memories: notes.txt") {
+		t.Errorf("sync over a code conflict: exit %d\n%s", code, out)
+	}
+	if _, err := os.Stat(filepath.Join(b.root, ".git", "MERGE_HEAD")); err != nil {
+		t.Errorf("the merge is not left in progress: %v", err)
+	}
+	code, out = b.memvault("sync")
+	if code != 1 || !regexp.MustCompile(`check: .*a merge is under way`).MatchString(out) {
+		t.Errorf("sync during a merge: exit %d\n%s", code, out)
+	}
+}
+
+// TestSyncJoinsAMemoryMovedToTwoLayers: one clone moves a memory to meta,
+// the other to short-term; git merges the two moves clean (two deletions,
+// two new files), and sync joins the copies into one file whose conflict
+// record names the layer.
+func TestSyncJoinsAMemoryMovedToTwoLayers(t *testing.T) {
+	t.Parallel()
+	tm := newTeam(t)
+	a, b := tm.clone(), tm.clone()
+	id := a.add("Redis is a cache", "Never the source of truth.")
+	a.must("sync")
+	b.must("sync")
+	a.must("update", id, "--layer", "meta", "--reason", "a")
+	b.must("update", id, "--layer", "short-term", "--tags", "redis", "--reason", "b")
+	a.must("sync")
+	out := b.must("sync")
+	if !strings.Contains(out, "the merge left 2 files with this id") {
+		t.Errorf("sync output:\n%s", out)
+	}
+	files, _ := filepath.Glob(filepath.Join(b.root, ".memory", "*", "redis-is-a-cache.md"))
+	if len(files) != 1 {
+		t.Fatalf("files %v, want one", files)
+	}
+	got := readFile(t, files[0])
+	if !strings.Contains(got, "fields: layer") || !strings.Contains(got, "tags: [redis]") {
+		t.Errorf("joined file:\n%s", got)
+	}
+	if code, out := b.memvault("lint"); code != 0 || !strings.Contains(out, "1 memories, 0 errors") {
+		t.Errorf("lint: exit %d\n%s", code, out)
+	}
+	if subj := b.git("log", "-1", "--format=%s"); !strings.HasPrefix(subj, "memory: join 1 memory file") {
+		t.Errorf("last commit %q", subj)
+	}
+	a.must("sync")
+	if ha, hb := a.git("rev-parse", "HEAD"), b.git("rev-parse", "HEAD"); ha != hb {
+		t.Errorf("clones differ: %s vs %s", ha, hb)
+	}
+}
+
+// TestResolveBothByID: a title changed differently on two branches, merged
+// without the driver; `resolve --both ID` keeps the two as rivals that
+// link each other, theirs under a new id, and the merge commits clean.
+func TestResolveBothByID(t *testing.T) {
+	t.Parallel()
+	r := &mergeRepo{t: t, root: t.TempDir()}
+	r.git("init", "-q", "-b", "main")
+	id := r.add("Money is int64 cents", "Never float64.")
+	r.try("config", "--unset", "merge.memvault.driver")
+	r.git("checkout", "-q", "-b", "theirs")
+	r.must("update", id, "--title", "金额用 int64 分", "--reason", "theirs")
+	r.git("checkout", "-q", "main")
+	r.must("update", id, "--title", "Money is int64 minor units", "--reason", "ours")
+	if out, ok := r.try("merge", "--no-edit", "theirs"); ok {
+		t.Fatalf("the text merge went through:\n%s", out)
+	}
+	if code, out := r.memvault("resolve", "--both", "--ours"); code != 1 || !strings.Contains(out, "exclude each other") {
+		t.Errorf("resolve --both --ours: exit %d\n%s", code, out)
+	}
+	out := r.must("resolve", "--both", id)
+	m := regexp.MustCompile(`both .* \((\w+)\)`).FindStringSubmatch(out)
+	if m == nil {
+		t.Fatalf("resolve --both output:\n%s", out)
+	}
+	rival := m[1]
+	r.git("commit", "-q", "--no-edit")
+	r.noMarkers()
+	for _, tc := range []struct{ id, title, link string }{{id, "Money is int64 minor units", rival}, {rival, "金额用 int64 分", id}} {
+		code, out := r.memvault("show", tc.id, "--json")
+		if code != 0 || !strings.Contains(out, tc.title) || !strings.Contains(out, tc.link) {
+			t.Errorf("show %s: exit %d\n%s", tc.id, code, out)
+		}
+	}
+	if code, out := r.memvault("lint"); code != 0 || !strings.Contains(out, "2 memories, 0 errors, 0 warnings") {
+		t.Errorf("lint: exit %d\n%s", code, out)
+	}
 }

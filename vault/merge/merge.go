@@ -17,6 +17,16 @@ import (
 // closed): a person must decide.
 var ErrUnmergeable = errors.New("cannot merge the memory field by field")
 
+// ErrTwoMemories means the two sides hold two different memories (two
+// ids) at one path: the same title added on two branches, or a path one
+// side gave to another memory (an earlier split) while the other edited
+// the memory that was there. An id is what a memory is: merging the two
+// would put one memory's changes into the other. Neither may win:
+// memvault resolve keeps both, each in a file of its own. It matches
+// ErrUnmergeable, so the driver leaves ours as it is and git keeps both
+// sides in its index.
+var ErrTwoMemories = fmt.Errorf("%w: two different memories were added at one path", ErrUnmergeable)
+
 // ConflictKey is the front-matter key of the conflict record a merge
 // writes when both sides changed something differently.
 const ConflictKey = "conflict"
@@ -38,8 +48,10 @@ type Result struct {
 // Files merges two versions of a memory file (ours and theirs) with their
 // common ancestor base; see the package documentation for the rules. base
 // may be empty (both sides added the file). It returns ErrUnmergeable when
-// ours or theirs cannot be merged field by field; a base that does not
-// parse counts as empty front matter.
+// ours or theirs cannot be merged field by field, and a *TwoMemoriesError
+// (matching ErrTwoMemories and ErrUnmergeable) when ours and theirs carry
+// two different ids: two memories, not two edits of one. A base that does
+// not parse counts as empty front matter.
 func Files(base, ours, theirs []byte) (Result, error) {
 	o, err := side("ours", ours)
 	if err != nil {
@@ -52,6 +64,9 @@ func Files(base, ours, theirs []byte) (Result, error) {
 	b, _ := parser.Parse("base", base)
 	if b == nil {
 		b = parser.New(nil)
+	}
+	if o.Meta.ID != "" && t.Meta.ID != "" && o.Meta.ID != t.Meta.ID {
+		return Result{}, &TwoMemoriesError{Ours: o.Meta.ID, Theirs: t.Meta.ID}
 	}
 	out, _ := parser.Parse("ours", ours)
 	m := merger{b: b, o: o, t: t, out: out}
@@ -76,6 +91,15 @@ func Files(base, ours, theirs []byte) (Result, error) {
 	}
 	return Result{Data: data, Conflicts: m.conflicts}, nil
 }
+
+// TwoMemoriesError is ErrTwoMemories with the two ids.
+type TwoMemoriesError struct{ Ours, Theirs string }
+
+func (e *TwoMemoriesError) Error() string {
+	return fmt.Sprintf("%v: ours %s, theirs %s", ErrTwoMemories, e.Ours, e.Theirs)
+}
+
+func (e *TwoMemoriesError) Unwrap() error { return ErrTwoMemories }
 
 // side parses ours or theirs, refusing what cannot be merged by fields. A
 // file without front matter (a hand-written note) is a memory.

@@ -35,6 +35,13 @@ func TestRules(t *testing.T) {
 				sec[f.Name] = f.Data
 			}
 			res, err := Files(sec["base.md"], sec["ours.md"], sec["theirs.md"])
+			if want, ok := sec["error"]; ok {
+				// A rule that takes neither side: the error says why.
+				if err == nil || !strings.Contains(err.Error(), strings.TrimSpace(string(want))) {
+					t.Fatalf("err = %v, want %q", err, want)
+				}
+				return
+			}
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -105,6 +112,36 @@ func TestUnmergeable(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			if _, err := Files(good, tc.ours, tc.theirs); !errors.Is(err, ErrUnmergeable) {
 				t.Errorf("err = %v, want ErrUnmergeable", err)
+			}
+		})
+	}
+}
+
+// TestTwoMemoriesAtOnePath: the same title added on two branches gives one
+// path two ids; the merge takes neither (an add/add must never cost a
+// memory), while an add/add of one id merges and a base with an id keeps
+// the id rule (a conflict, recorded).
+func TestTwoMemoriesAtOnePath(t *testing.T) {
+	a := []byte("---\nid: 01JDX3Q8W7AAAAAAAAAAAAAAAA\ntitle: Redis\n---\nours\n")
+	z := []byte("---\nid: 01JDX3Q8W7ZZZZZZZZZZZZZZZZ\ntitle: Redis\n---\ntheirs\n")
+	for _, tc := range []struct {
+		name       string
+		base       []byte
+		two, fails bool
+	}{
+		{"empty base", nil, true, true},
+		{"base without an id", []byte("---\ntitle: Redis\n---\n"), true, true},
+		{"base with our id, theirs another", a, true, true},
+		{"base with their id, ours another", z, true, true},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			_, err := Files(tc.base, a, z)
+			var two *TwoMemoriesError
+			if got := errors.As(err, &two); got != tc.two || (err != nil) != tc.fails {
+				t.Fatalf("err = %v, want two memories %v", err, tc.two)
+			}
+			if tc.two && (!errors.Is(err, ErrUnmergeable) || !errors.Is(err, ErrTwoMemories) || two.Ours != "01JDX3Q8W7AAAAAAAAAAAAAAAA" || two.Theirs != "01JDX3Q8W7ZZZZZZZZZZZZZZZZ") {
+				t.Errorf("err = %#v, want ErrTwoMemories with both ids, matching ErrUnmergeable", err)
 			}
 		})
 	}

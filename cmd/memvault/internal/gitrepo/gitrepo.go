@@ -140,6 +140,10 @@ func (g *Repo) Close() error { return g.store.Close() }
 // Store is the repository's store.
 func (g *Repo) Store() *gitstore.Store { return g.store }
 
+// Prefix is the vault's folder relative to the top of the work tree,
+// slash-separated ("" at the top).
+func (g *Repo) Prefix() string { return g.prefix }
+
 // Dir is the vault's folder.
 func (g *Repo) Dir() string { return g.dir }
 

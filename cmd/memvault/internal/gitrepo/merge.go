@@ -144,3 +144,34 @@ func (h HeadFiles) ReadCommitted(ctx context.Context, rel string) ([]byte, error
 	}
 	return s.ReadFile(ctx, "", filepath.Join(h.Dir, filepath.FromSlash(rel)))
 }
+
+// MergeIndex is the index of a merge in progress in the repository
+// holding a vault (vault.MergeIndex), read and staged with the git
+// command.
+type MergeIndex struct{ Repo *Repo }
+
+var _ vault.MergeIndex = MergeIndex{}
+
+// Unmerged implements vault.MergeIndex.
+func (m MergeIndex) Unmerged(ctx context.Context) ([]vault.Unmerged, error) {
+	files, err := m.Repo.store.UnmergedFiles(ctx, m.Repo.repoRel(""))
+	if err != nil {
+		return nil, err
+	}
+	out := make([]vault.Unmerged, 0, len(files))
+	for _, f := range files {
+		if rel, ok := m.Repo.vaultRel(f.Path); ok {
+			out = append(out, vault.Unmerged{Path: rel, Base: f.Base, Ours: f.Ours, Theirs: f.Theirs})
+		}
+	}
+	return out, nil
+}
+
+// Stage implements vault.MergeIndex.
+func (m MergeIndex) Stage(ctx context.Context, rels []string) error {
+	paths := make([]string, len(rels))
+	for i, rel := range rels {
+		paths[i] = m.Repo.repoRel(rel)
+	}
+	return m.Repo.store.StageWorkTree(ctx, paths)
+}

@@ -1,0 +1,88 @@
+package main
+
+import (
+	"context"
+
+	"github.com/spf13/cobra"
+
+	"github.com/memvault/memvault/cmd/memvault/internal/gitrepo"
+	"github.com/memvault/memvault/cmd/memvault/internal/teamsync"
+	"github.com/memvault/memvault/vault"
+)
+
+func (m *Main) resolveCommand() *cobra.Command {
+	var ours, theirs, both bool
+	cmd := &cobra.Command{
+		Use:   "resolve [PATH|ID ...] [--ours|--theirs|--both]",
+		Short: "Resolve the memory files a merge left unmerged, by the merge driver's rules",
+		Long:  teamsync.ResolveHelp,
+		RunE: func(cmd *cobra.Command, args []string) error {
+			dir, err := m.resolveVaultDir()
+			if err != nil {
+				return err
+			}
+			side, err := teamsync.Side(ours, theirs, both)
+			if err != nil {
+				return usageError{err}
+			}
+			rs, err := m.resolve(cmd.Context(), dir, vault.ResolveOptions{Side: side, Only: teamsync.Names(dir, args), Now: m.Now})
+			teamsync.WriteResolved(m.Stdout, dir, rs, err == nil)
+			return err
+		},
+	}
+	cmd.Flags().BoolVar(&ours, "ours", false, "take our side of each file whole")
+	cmd.Flags().BoolVar(&theirs, "theirs", false, "take their side of each file whole")
+	cmd.Flags().BoolVar(&both, "both", false, "keep both sides as rival memories that link each other (theirs gets a new id)")
+	return cmd
+}
+
+// resolve resolves the vault's unmerged memory files (vault.Resolve).
+func (m *Main) resolve(ctx context.Context, dir string, o vault.ResolveOptions) ([]vault.Resolved, error) {
+	g, err := needRepoAt(ctx, dir, "resolve")
+	if err != nil {
+		return nil, err
+	}
+	defer g.Close()
+	return vault.Resolve(ctx, dir, gitrepo.MergeIndex{Repo: g.Repo}, o)
+}
+
+func (m *Main) syncCommand() *cobra.Command {
+	var s teamsync.Syncer
+	var merge bool
+	cmd := &cobra.Command{
+		Use:   "sync [--rebase|--merge] [--remote NAME] [--no-push]",
+		Short: "Commit pending memories, fetch, merge through the memory merge driver, resolve, lint, push",
+		Long:  teamsync.SyncHelp,
+		Args:  cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			ctx := cmd.Context()
+			dir, err := m.resolveVaultDir()
+			if err != nil {
+				return err
+			}
+			g, err := needRepoAt(ctx, dir, "sync")
+			if err != nil {
+				return err
+			}
+			root, prefix := g.Store().Root(), g.Prefix()
+			g.Close()
+			s.Rebase = s.Rebase && !merge
+			s.Git, s.VaultPrefix, s.Driver, s.Progress = teamsync.CLI{Dir: root}, prefix, gitrepo.DriverCommand(gitrepo.DriverBinary(m.Getenv)), m.Stderr
+			s.Commit = func(ctx context.Context) (string, error) { return teamsync.Fixed(m.doctor(ctx, true)) }
+			s.Resolve = func(ctx context.Context) ([]vault.Resolved, error) {
+				return m.resolve(ctx, dir, vault.ResolveOptions{Now: m.Now})
+			}
+			s.Join = func(ctx context.Context) ([]vault.Resolved, error) { return vault.JoinCopies(ctx, dir) }
+			s.Lint = func(ctx context.Context) (teamsync.Lint, error) { return teamsync.LintOf(m.openVaultAt(ctx, dir)) }
+			rep, err := s.Run(ctx)
+			teamsync.WriteReport(m.Stdout, dir, rep, err)
+			return err
+		},
+	}
+	cmd.Flags().BoolVar(&s.Rebase, "rebase", false, "rebase the local commits onto the remote's")
+	cmd.Flags().BoolVar(&merge, "merge", false, "merge the remote's commits (the default)")
+	cmd.Flags().StringVar(&s.Remote, "remote", "", "the remote to sync with (default: the branch's upstream remote, else origin)")
+	cmd.Flags().BoolVar(&s.NoPush, "no-push", false, "stop after the merge")
+	cmd.MarkFlagsMutuallyExclusive("rebase", "merge")
+	return cmd
+}

@@ -1,0 +1,433 @@
+package teamsync
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path"
+	"path/filepath"
+	"strings"
+
+	"github.com/memvault/memvault/vault"
+	"github.com/memvault/memvault/vault/commitmsg"
+)
+
+// Steps of a sync, as its errors and progress name them.
+const (
+	StepCheck   = "check"
+	StepCommit  = "commit"
+	StepFetch   = "fetch"
+	StepMerge   = "merge"
+	StepRebase  = "rebase"
+	StepResolve = "resolve"
+	StepLint    = "lint"
+	StepPush    = "push"
+)
+
+// DefaultAttempts bounds the rounds of fetch, merge and push when the push
+// is refused because the remote moved meanwhile.
+const DefaultAttempts = 3
+
+// ErrInProgress means a merge, rebase or cherry-pick is already under way:
+// sync will not start another on top of it.
+var ErrInProgress = errors.New("an operation is in progress")
+
+// ErrDetached means HEAD is on no branch: there is nothing to push.
+var ErrDetached = errors.New("HEAD is detached")
+
+// ErrConflicts means the merge or rebase stopped on conflicts sync does
+// not resolve (files that are not memories, or memories resolve cannot
+// merge): the repository is left as git left it.
+var ErrConflicts = errors.New("conflicts need a person")
+
+// StepError is a sync that failed at Step.
+type StepError struct {
+	Step string
+	Err  error
+}
+
+func (e *StepError) Error() string { return e.Step + ": " + e.Err.Error() }
+func (e *StepError) Unwrap() error { return e.Err }
+
+// Lint is what the merged vault's check found.
+type Lint struct {
+	// Errors counts lint errors; Conflicted lists the memory files that
+	// carry a conflict record (merged, a person to decide).
+	Errors     int
+	Conflicted []string
+}
+
+// Syncer brings a clone's memory in step with its remote: it commits
+// pending memory files, fetches, merges or rebases with memvault's merge
+// driver, resolves what the driver left, lints the result and pushes.
+type Syncer struct {
+	Git Git
+	// VaultPrefix is the vault folder relative to the top of the work
+	// tree, slash-separated ("" at the top): unmerged files under it that
+	// are memory files are resolve's; any other is a person's.
+	VaultPrefix string
+	// Driver is the merge.memvault.driver command, passed to every git
+	// command that merges (git -c), so that the driver runs in a clone
+	// that never registered it.
+	Driver string
+
+	// Commit commits the pending memory files (doctor --fix: hand edits
+	// that parse, an interrupted write, the merge setup; secrets and
+	// conflict markers refused) and fails when problems remain. It
+	// returns a line for people, "" when there was nothing to do.
+	Commit func(ctx context.Context) (string, error)
+	// Resolve resolves the unmerged memory files (vault.Resolve).
+	Resolve func(ctx context.Context) ([]vault.Resolved, error)
+	// Join joins the memories a merge left in two files (vault.JoinCopies);
+	// nil skips the step.
+	Join func(ctx context.Context) ([]vault.Resolved, error)
+	// Lint checks the merged vault.
+	Lint func(ctx context.Context) (Lint, error)
+
+	// Rebase rebases the local commits onto the remote's instead of
+	// merging.
+	Rebase bool
+	// Remote is the remote to sync with; "" means the branch's upstream
+	// remote, else origin.
+	Remote string
+	// NoPush stops after the merge.
+	NoPush bool
+	// Attempts bounds the rounds of fetch, merge and push; zero means
+	// DefaultAttempts.
+	Attempts int
+	// Progress receives one short line per step; nil means none.
+	Progress io.Writer
+}
+
+// Report is what a sync did.
+type Report struct {
+	Branch, Remote, RemoteBranch string
+	// Committed says what the commit step committed ("" when nothing).
+	Committed string
+	// Merged is true when the remote had commits to merge or rebase onto;
+	// Rebase says which.
+	Merged, Rebase bool
+	// Resolved lists what resolve did, over all rounds.
+	Resolved []vault.Resolved
+	// Lint is the merged vault's check.
+	Lint Lint
+	// Pushed is true when the push went through; Attempts counts the
+	// rounds.
+	Pushed   bool
+	Attempts int
+}
+
+// Run syncs. Its error is a *StepError naming the step that failed; the
+// repository is then as git left it (a stopped merge stays stopped).
+func (s *Syncer) Run(ctx context.Context) (Report, error) {
+	var rep Report
+	gitDir, err := s.git(ctx, nil, "rev-parse", "--absolute-git-dir")
+	if err != nil {
+		return rep, &StepError{StepCheck, err}
+	}
+	if err := inProgress(strings.TrimSpace(gitDir)); err != nil {
+		return rep, &StepError{StepCheck, err}
+	}
+	branch, err := s.git(ctx, nil, "symbolic-ref", "-q", "--short", "HEAD")
+	if err != nil {
+		return rep, &StepError{StepCheck, fmt.Errorf("%w: check out a branch to sync (git switch <branch>)", ErrDetached)}
+	}
+	rep.Branch = strings.TrimSpace(branch)
+	rep.Remote, rep.RemoteBranch = s.upstream(ctx, rep.Branch)
+	rep.Rebase = s.Rebase
+	if _, err := s.git(ctx, nil, "rev-parse", "-q", "--verify", "HEAD"); err != nil {
+		// A fresh clone of an empty remote, or a new repository: start
+		// from the remote's branch when there is one, or the first
+		// commit below would begin a history unrelated to it.
+		upstream, err := s.fetch(ctx, rep)
+		if err != nil {
+			return rep, err
+		}
+		if upstream != "" {
+			s.progress("start " + rep.Branch + " from " + upstream)
+			if _, err := s.git(ctx, nil, "merge", "--ff-only", "--quiet", upstream); err != nil {
+				return rep, &StepError{StepMerge, err}
+			}
+			rep.Merged = true
+		}
+	}
+
+	s.progress("commit pending memory files")
+	if rep.Committed, err = s.Commit(ctx); err != nil {
+		return rep, &StepError{StepCommit, err}
+	}
+	attempts := s.Attempts
+	if attempts <= 0 {
+		attempts = DefaultAttempts
+	}
+	for rep.Attempts = 1; ; rep.Attempts++ {
+		upstream, err := s.fetch(ctx, rep)
+		if err != nil {
+			return rep, err
+		}
+		if upstream != "" {
+			merged, err := s.integrate(ctx, upstream, &rep)
+			if err != nil {
+				return rep, err
+			}
+			rep.Merged = rep.Merged || merged
+			if merged {
+				if err := s.join(ctx, &rep); err != nil {
+					return rep, err
+				}
+			}
+		}
+		s.progress("lint the merged vault")
+		if rep.Lint, err = s.Lint(ctx); err != nil {
+			return rep, &StepError{StepLint, err}
+		}
+		if rep.Lint.Errors > 0 {
+			return rep, &StepError{StepLint, fmt.Errorf("%d error(s) in the vault after the merge, not pushed: memvault lint lists them", rep.Lint.Errors)}
+		}
+		if s.NoPush {
+			return rep, nil
+		}
+		s.progress(fmt.Sprintf("push to %s %s", rep.Remote, rep.RemoteBranch))
+		_, err = s.git(ctx, nil, "push", "--quiet", rep.Remote, "HEAD:refs/heads/"+rep.RemoteBranch)
+		if err == nil {
+			rep.Pushed = true
+			return rep, nil
+		}
+		if !nonFastForward(err) || rep.Attempts >= attempts {
+			if nonFastForward(err) {
+				err = fmt.Errorf("the remote moved again at each of %d attempts: %w", attempts, err)
+			}
+			return rep, &StepError{StepPush, err}
+		}
+		s.progress("the remote moved meanwhile: fetch and merge again")
+	}
+}
+
+// inProgress refuses to start while git is in the middle of something.
+func inProgress(gitDir string) error {
+	for _, op := range []struct{ name, what, fix string }{
+		{"MERGE_HEAD", "a merge", "finish it (memvault resolve, then git commit) or git merge --abort"},
+		{"rebase-merge", "a rebase", "finish it (memvault resolve, then git rebase --continue) or git rebase --abort"},
+		{"rebase-apply", "a rebase or git am", "finish it (git rebase --continue) or abort it (git rebase --abort, git am --abort)"},
+		{"CHERRY_PICK_HEAD", "a cherry-pick", "finish it (git cherry-pick --continue) or git cherry-pick --abort"},
+		{"REVERT_HEAD", "a revert", "finish it (git revert --continue) or git revert --abort"},
+	} {
+		if _, err := os.Lstat(filepath.Join(gitDir, op.name)); err == nil {
+			return fmt.Errorf("%w: %s is under way: %s, then run memvault sync again", ErrInProgress, op.what, op.fix)
+		}
+	}
+	return nil
+}
+
+// upstream picks the remote and its branch: --remote, else the branch's
+// upstream remote, else origin; the upstream's branch when the remote is
+// the upstream's, else the same name as the local branch.
+func (s *Syncer) upstream(ctx context.Context, branch string) (remote, remoteBranch string) {
+	config := func(key string) string {
+		out, _ := s.git(ctx, nil, "config", "--get", key)
+		return strings.TrimSpace(out)
+	}
+	upRemote := config("branch." + branch + ".remote")
+	remote = s.Remote
+	if remote == "" {
+		remote = upRemote
+	}
+	if remote == "" || remote == "." {
+		remote = "origin"
+	}
+	remoteBranch = branch
+	if remote == upRemote {
+		if m, ok := strings.CutPrefix(config("branch."+branch+".merge"), "refs/heads/"); ok && m != "" {
+			remoteBranch = m
+		}
+	}
+	return remote, remoteBranch
+}
+
+// fetch fetches the remote's branch into its remote-tracking ref and
+// returns that ref, "" when the remote has no such branch yet (the first
+// push creates it).
+func (s *Syncer) fetch(ctx context.Context, rep Report) (string, error) {
+	s.progress(fmt.Sprintf("fetch %s %s", rep.Remote, rep.RemoteBranch))
+	tracking := "refs/remotes/" + rep.Remote + "/" + rep.RemoteBranch
+	_, err := s.git(ctx, nil, "fetch", "--quiet", rep.Remote, "+refs/heads/"+rep.RemoteBranch+":"+tracking)
+	var ge *GitError
+	if errors.As(err, &ge) && strings.Contains(ge.Stderr, "couldn't find remote ref") {
+		return "", nil
+	}
+	if err != nil {
+		return "", &StepError{StepFetch, err}
+	}
+	return tracking, nil
+}
+
+// integrate merges or rebases onto upstream, resolving the memory files
+// the driver left, and reports whether there was anything to integrate.
+func (s *Syncer) integrate(ctx context.Context, upstream string, rep *Report) (bool, error) {
+	if _, err := s.git(ctx, nil, "merge-base", "--is-ancestor", upstream, "HEAD"); err == nil {
+		return false, nil // nothing new upstream
+	}
+	// Exact renames only, no directory renames: memory files are short
+	// and alike (the same keys, a few changed lines), so git's 50 %
+	// similarity pairs unrelated memories as renames and merges one into
+	// another, and a layer folder emptied by a move looks like a renamed
+	// directory, into which git moves the other side's new memories. A
+	// memory's identity is its id: a move to another layer (which
+	// rewrites its layer line) that meets an edit stops as
+	// changed/deleted, and resolve merges the edit into the file that
+	// carries the id. (git 2.39's merge-ort ignores -X no-renames.)
+	step, args := StepMerge, []string{"merge", "--no-edit", "--autostash", "-X", "find-renames=100%", upstream}
+	if s.Rebase {
+		step, args = StepRebase, []string{"rebase", "--autostash", "-X", "find-renames=100%", upstream}
+	}
+	s.progress(fmt.Sprintf("%s %s", step, upstream))
+	_, err := s.git(ctx, nil, s.withDriver(args...)...)
+	// A rebase stops once per commit that conflicts: resolve and continue
+	// until it is done. The bound only guards against a git that keeps
+	// stopping without progress.
+	for round := 0; err != nil; round++ {
+		if round > 100000 {
+			return true, &StepError{step, fmt.Errorf("git keeps stopping: %w", err)}
+		}
+		unmerged, uerr := s.unmerged(ctx)
+		if uerr != nil {
+			return true, &StepError{step, uerr}
+		}
+		if len(unmerged) == 0 {
+			if s.Rebase && s.nothingStaged(ctx) {
+				// The commit became empty once resolved: drop it, as
+				// git rebase does for commits already upstream.
+				_, err = s.git(ctx, []string{"GIT_EDITOR=true"}, s.withDriver("rebase", "--skip")...)
+				continue
+			}
+			return true, &StepError{step, err}
+		}
+		var others []string
+		for _, p := range unmerged {
+			if !s.isMemory(p) {
+				others = append(others, p)
+			}
+		}
+		if len(others) > 0 {
+			return true, &StepError{step, fmt.Errorf("%w: %s conflict(s) in files that are not memories: %s; resolve them, git add them, "+
+				"run memvault resolve for the memory files, then git %s --continue, and memvault sync again", ErrConflicts, step, strings.Join(others, ", "), step)}
+		}
+		s.progress(fmt.Sprintf("resolve %d memory file(s)", len(unmerged)))
+		res, rerr := s.Resolve(ctx)
+		rep.Resolved = append(rep.Resolved, res...)
+		if rerr != nil {
+			return true, &StepError{StepResolve, fmt.Errorf("%w: %w; the %s is stopped: fix the files, git add them, then git %s --continue", ErrConflicts, rerr, step, step)}
+		}
+		if left, _ := s.unmerged(ctx); len(left) > 0 {
+			return true, &StepError{StepResolve, fmt.Errorf("%w: still unmerged: %s", ErrConflicts, strings.Join(left, ", "))}
+		}
+		if s.Rebase {
+			_, err = s.git(ctx, []string{"GIT_EDITOR=true"}, s.withDriver("rebase", "--continue")...)
+		} else {
+			_, err = s.git(ctx, []string{"GIT_EDITOR=true"}, "commit", "--no-edit", "--cleanup=strip", "--quiet")
+		}
+	}
+	return true, nil
+}
+
+// join joins the memories the merge left in two files and commits the
+// result: a merge that moved one memory to two layers is clean for git.
+func (s *Syncer) join(ctx context.Context, rep *Report) error {
+	if s.Join == nil {
+		return nil
+	}
+	res, err := s.Join(ctx)
+	rep.Resolved = append(rep.Resolved, res...)
+	if err != nil {
+		return &StepError{StepResolve, err}
+	}
+	if len(res) == 0 {
+		return nil
+	}
+	s.progress(fmt.Sprintf("join %d memory file(s) the merge left twice", len(res)))
+	var paths []string
+	msg := commitmsg.Message{Subject: fmt.Sprintf("memory: join %d memory file(s) a merge left in two places", len(res)),
+		Body: "One memory, one file: the copies merged by memvault's merge rules."}
+	for _, r := range res {
+		msg.Trailers = append(msg.Trailers, commitmsg.Trailer{Key: commitmsg.KeyID, Value: r.ID})
+		for _, p := range []string{r.Path, r.NewPath} {
+			if p != "" {
+				paths = append(paths, path.Join(s.VaultPrefix, p))
+			}
+		}
+	}
+	if _, err := s.git(ctx, nil, append([]string{"add", "-A", "--"}, paths...)...); err != nil {
+		return &StepError{StepResolve, err}
+	}
+	msg.Trailers = append(msg.Trailers, commitmsg.Trailer{Key: commitmsg.KeyClient, Value: "sync"})
+	if _, err := s.git(ctx, nil, "commit", "-q", "-m", msg.String()); err != nil {
+		return &StepError{StepResolve, err}
+	}
+	return nil
+}
+
+// withDriver prefixes git's arguments with the merge driver's config.
+func (s *Syncer) withDriver(args ...string) []string {
+	return append([]string{"-c", "merge.memvault.name=memvault memory files, field by field", "-c", "merge.memvault.driver=" + s.Driver, "-c", "merge.directoryRenames=false"}, args...)
+}
+
+// unmerged lists the unmerged paths, relative to the top of the work
+// tree.
+func (s *Syncer) unmerged(ctx context.Context) ([]string, error) {
+	out, err := s.git(ctx, nil, "diff", "--name-only", "--diff-filter=U", "-z")
+	if err != nil {
+		return nil, err
+	}
+	var paths []string
+	for p := range strings.SplitSeq(out, "\x00") {
+		if p != "" {
+			paths = append(paths, p)
+		}
+	}
+	return paths, nil
+}
+
+// nothingStaged reports whether the index matches HEAD.
+func (s *Syncer) nothingStaged(ctx context.Context) bool {
+	_, err := s.git(ctx, nil, "diff", "--cached", "--quiet")
+	return err == nil
+}
+
+// isMemory reports whether a repository-relative path is a memory file
+// of the vault.
+func (s *Syncer) isMemory(p string) bool {
+	rel := p
+	if s.VaultPrefix != "" {
+		var ok bool
+		if rel, ok = strings.CutPrefix(p, s.VaultPrefix+"/"); !ok {
+			return false
+		}
+	}
+	return vault.IsMemoryPath(path.Clean(rel))
+}
+
+// nonFastForward reports a push the remote refused because it moved.
+func nonFastForward(err error) bool {
+	var ge *GitError
+	if !errors.As(err, &ge) {
+		return false
+	}
+	for _, s := range []string{"non-fast-forward", "fetch first", "[rejected]", "stale info", "cannot lock ref"} {
+		if strings.Contains(ge.Stderr, s) {
+			return true
+		}
+	}
+	return false
+}
+
+func (s *Syncer) git(ctx context.Context, env []string, args ...string) (string, error) {
+	return s.Git.Run(ctx, env, args...)
+}
+
+func (s *Syncer) progress(line string) {
+	if s.Progress != nil {
+		fmt.Fprintf(s.Progress, "memvault sync: %s\n", line)
+	}
+}

@@ -1,0 +1,141 @@
+package teamsync
+
+import (
+	"context"
+	"errors"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/memvault/memvault/vault"
+)
+
+// gitIn runs git in dir for a test.
+func gitIn(t *testing.T, dir string, args ...string) string {
+	t.Helper()
+	out, err := CLI{Dir: dir}.Run(t.Context(), nil, args...)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return out
+}
+
+// clones makes a bare origin with one commit and n clones of it, each
+// with its own identity.
+func clones(t *testing.T, n int) []string {
+	t.Helper()
+	if _, err := exec.LookPath("git"); err != nil {
+		t.Skip("git is not installed")
+	}
+	root := t.TempDir()
+	origin := filepath.Join(root, "origin.git")
+	gitIn(t, root, "init", "-q", "--bare", "-b", "main", origin)
+	var out []string
+	for i := range n {
+		dir := filepath.Join(root, string(rune('a'+i)))
+		gitIn(t, root, "clone", "-q", origin, dir)
+		gitIn(t, dir, "config", "user.name", "Test")
+		gitIn(t, dir, "config", "user.email", "test@example.com")
+		if i == 0 {
+			commitFile(t, dir, "README", "start\n")
+			gitIn(t, dir, "push", "-q", "origin", "main")
+		} else {
+			gitIn(t, dir, "pull", "-q", "origin", "main")
+		}
+		out = append(out, dir)
+	}
+	return out
+}
+
+func commitFile(t *testing.T, dir, name, content string) {
+	t.Helper()
+	if err := os.WriteFile(filepath.Join(dir, name), []byte(content), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	gitIn(t, dir, "add", name)
+	gitIn(t, dir, "commit", "-q", "-m", "change "+name)
+}
+
+// racingGit is the git command, with another clone pushing a commit just
+// before each of the first races pushes: the remote moved meanwhile.
+type racingGit struct {
+	CLI
+	races  int
+	before func(n int)
+	pushes int
+}
+
+func (g *racingGit) Run(ctx context.Context, env []string, args ...string) (string, error) {
+	if slices.Contains(args, "push") {
+		g.pushes++
+		if g.pushes <= g.races {
+			g.before(g.pushes)
+		}
+	}
+	return g.CLI.Run(ctx, env, args...)
+}
+
+// syncer is a Syncer over real git with the vault's steps stubbed: no
+// memory file is involved.
+func syncer(t *testing.T, git Git) *Syncer {
+	return &Syncer{
+		Git:     git,
+		Driver:  "false",
+		Commit:  func(context.Context) (string, error) { return "", nil },
+		Resolve: func(context.Context) ([]vault.Resolved, error) { t.Error("resolve called"); return nil, nil },
+		Lint:    func(context.Context) (Lint, error) { return Lint{}, nil },
+	}
+}
+
+// TestSyncRetriesWhenTheRemoteMoves: a push refused because another clone
+// pushed meanwhile is retried after a new fetch and merge, at most
+// Attempts rounds; then the error names the push step.
+func TestSyncRetriesWhenTheRemoteMoves(t *testing.T) {
+	for _, tc := range []struct {
+		races, attempts int
+		pushed          bool
+	}{
+		{races: 1, attempts: 2, pushed: true},
+		{races: 3, attempts: 3, pushed: false},
+	} {
+		dirs := clones(t, 2)
+		a, b := dirs[0], dirs[1]
+		commitFile(t, a, "a.txt", "a\n")
+		g := &racingGit{CLI: CLI{Dir: a}, races: tc.races, before: func(n int) {
+			commitFile(t, b, "b.txt", strings.Repeat("b\n", n))
+			gitIn(t, b, "push", "-q", "origin", "main")
+		}}
+		s := syncer(t, g)
+		s.Rebase = tc.races == 1
+		rep, err := s.Run(t.Context())
+		if rep.Attempts != tc.attempts || rep.Pushed != tc.pushed {
+			t.Errorf("races %d: attempts %d pushed %v, want %d %v (err %v)", tc.races, rep.Attempts, rep.Pushed, tc.attempts, tc.pushed, err)
+		}
+		var se *StepError
+		if tc.pushed && err != nil || !tc.pushed && (!errors.As(err, &se) || se.Step != StepPush || !strings.Contains(err.Error(), "the remote moved again at each of 3 attempts")) {
+			t.Errorf("races %d: err = %v", tc.races, err)
+		}
+		if tc.pushed {
+			gitIn(t, b, "fetch", "-q")
+			if log := gitIn(t, b, "log", "--format=%s", "origin/main"); !strings.Contains(log, "change a.txt") || !strings.Contains(log, "change b.txt") {
+				t.Errorf("origin after the sync:\n%s", log)
+			}
+		}
+	}
+}
+
+// TestSyncNamesTheStepThatFailed: a remote that is not there fails the
+// fetch step; nothing is pushed.
+func TestSyncNamesTheStepThatFailed(t *testing.T) {
+	a := clones(t, 1)[0]
+	s := syncer(t, CLI{Dir: a})
+	s.Remote = "nowhere"
+	_, err := s.Run(t.Context())
+	var se *StepError
+	if !errors.As(err, &se) || se.Step != StepFetch || !strings.HasPrefix(err.Error(), "fetch: git fetch") {
+		t.Errorf("err = %v, want a fetch step error", err)
+	}
+}
