@@ -474,6 +474,7 @@ func gitLines(t *testing.T, dir string, args ...string) []string {
 // time and connects mcp-go's client as "cli".
 func serveParity(t *testing.T, now func() time.Time, s *paritySide) *client.Client {
 	t.Helper()
+	holdStdio(t)
 	inR, inW := io.Pipe()
 	outR, outW := io.Pipe()
 	var stderr lockedBuffer

@@ -158,6 +158,7 @@ func TestReviewSample(t *testing.T) {
 // clock now, and returns a client initialised against it.
 func serveReview(t *testing.T, now func() time.Time, r *cliRepo) *client.Client {
 	t.Helper()
+	holdStdio(t)
 	inR, inW := io.Pipe()
 	outR, outW := io.Pipe()
 	var stderr lockedBuffer

@@ -49,6 +49,7 @@ func (c *testClock) set(t time.Time) {
 // initialized client; the server ends with the test.
 func serveInProcess(t *testing.T, now func() time.Time, args ...string) *client.Client {
 	t.Helper()
+	holdStdio(t)
 	inR, inW := io.Pipe()
 	outR, outW := io.Pipe()
 	var stderr lockedBuffer
@@ -192,4 +193,43 @@ func initClient(tb testing.TB, c *client.Client, protocol, name string, roots bo
 		tb.Fatalf("initialize: %v", err)
 	}
 	return res
+}
+
+// stdioGate lets one test at a time run in-process stdio servers:
+// mcp-go keeps the stdio session (client info, the notification channel,
+// the writer for server requests) in a package variable, so two stdio
+// servers in one process read each other's client and can take each
+// other's notifications. A real server is one process per client; in
+// tests, concurrent servers of one test share a client name and are
+// allowed (the gate is held per top-level test, subtests included).
+type stdioGate struct {
+	mu    sync.Mutex
+	free  *sync.Cond
+	owner string
+	held  int
+}
+
+var inProcessStdio = func() *stdioGate { g := &stdioGate{}; g.free = sync.NewCond(&g.mu); return g }()
+
+// holdStdio waits until no other test runs an in-process stdio server,
+// and lets the others wait until t's servers have stopped (cleanups run
+// last-in first-out, so call it before starting the server).
+func holdStdio(t *testing.T) {
+	g := inProcessStdio
+	top, _, _ := strings.Cut(t.Name(), "/")
+	g.mu.Lock()
+	for g.owner != "" && g.owner != top {
+		g.free.Wait()
+	}
+	g.owner = top
+	g.held++
+	g.mu.Unlock()
+	t.Cleanup(func() {
+		g.mu.Lock()
+		if g.held--; g.held == 0 {
+			g.owner = ""
+			g.free.Broadcast()
+		}
+		g.mu.Unlock()
+	})
 }
