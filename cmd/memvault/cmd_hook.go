@@ -12,35 +12,22 @@ import (
 )
 
 func (m *Main) hookCommand() *cobra.Command {
-	hook := &cobra.Command{
+	cmd := &cobra.Command{
 		Use:   "hook",
 		Short: "Install or run the git pre-commit hook that blocks secrets and conflict markers in .memory/",
-		Long: `hook install writes a git pre-commit hook that runs "memvault hook pre-commit"
-(this binary, by absolute path). It honours core.hooksPath and linked
-worktrees. An existing pre-commit hook is kept as pre-commit.local and runs
-first; if it fails, the commit stops. Installing again only refreshes the
-binary path. hook uninstall removes the memvault hook and puts the previous
-one back.
-
-hook pre-commit scans the .memory/**/*.md blobs the commit adds or changes
-(the index against HEAD, not the work tree) for secrets and git conflict
-markers, and fails with path:line:column and the rule for each secret,
-path:line for each marker, never printing the secret. A file staged as HEAD
-has it is not scanned: a secret already committed does not block an
-unrelated commit (memvault lint and doctor report it). Bypass once with git
-commit --no-verify.`,
+		Long:  hook.Help,
 	}
 	// sub makes a subcommand without arguments that runs fn.
 	sub := func(use, short string, fn func(context.Context) error) *cobra.Command {
 		return &cobra.Command{Use: use, Short: short, Args: cobra.NoArgs,
 			RunE: func(cmd *cobra.Command, _ []string) error { return fn(cmd.Context()) }}
 	}
-	hook.AddCommand(
+	cmd.AddCommand(
 		sub("install", "Install the pre-commit hook (keeping any existing one)", m.hookInstall),
 		sub("uninstall", "Remove the pre-commit hook and restore the previous one", m.hookUninstall),
 		sub("pre-commit", "Scan staged memory files for secrets (run by git)", m.hookPreCommit),
 	)
-	return hook
+	return cmd
 }
 
 // openHookRepo opens the repository holding the vault.
