@@ -133,7 +133,9 @@ func (c *teamClone) checkInvariants(known map[string]bool, want string) {
 // writing memories, pulling with merge and with rebase through the
 // memvault merge driver (registered by init in one clone, by doctor --fix
 // in the other): supersede vs update, supersede vs forget, layer move vs
-// edit, and a same-field conflict while a server runs in the clone. After
+// edit, different fields edited in one second (and the stale update
+// prepared before the pull), body vs body settled by resolve --theirs,
+// and a same-field conflict while a server runs in the clone. After
 // each: no marker, no ghost, lint clean or naming the conflict, every
 // change present or told by history, history naming both sides of a
 // merge and keeping a rebased commit's story.
@@ -255,6 +257,66 @@ func TestTeamThroughGit(t *testing.T) {
 				t.Errorf("history of %s lacks %q: %q", mov, want, reasons)
 			}
 		}
+		sync(b, a, "--no-rebase", "--no-edit", "origin", "main")
+	})
+
+	t.Run("different fields in the same second, merged", func(t *testing.T) {
+		same := remember(a.add("Feature flags are named team.area.flag", "Remove them after launch.\n", "--reason", "flag hygiene"))
+		sync(a, b, "--no-rebase", "--no-edit", "origin", "main")
+		at := b.cli.now
+		a.cli.now, b.cli.now = at, at // both write in one second: both files say version 2
+		a.write("update", same, "--importance", "9", "--reason", "flags broke checkout twice")
+		a.git.git("push", "-q", "origin", "main")
+		b.write("update", same, "--tags", "flags,hygiene", "--reason", "tagged for search")
+		before := b.get(same)
+		b.git.git("pull", "-q", "--no-rebase", "--no-edit", "origin", "main")
+		m := b.get(same)
+		if m.Importance != 9 || !slices.Equal(m.Tags, []string{"flags", "hygiene"}) || m.Version != 3 || len(m.Conflicted) != 0 {
+			t.Errorf("merged %s: importance %d tags %v version %d conflicted %v; want 9, both tags, version 3 (max+1), clean",
+				same, m.Importance, m.Tags, m.Version, m.Conflicted)
+		}
+		// An update prepared before the pull, on B's version 2, is stale.
+		code, _ := b.cli.run("", "update", same, "--expected-version", before.ETag(), "--importance", "4", "--reason", "prepared before the pull")
+		if out := b.cli.lastStderr; code == 0 || !strings.Contains(out, m.ETag()) {
+			t.Errorf("update --expected-version with the pre-pull etag: exit %d (want refused naming %s)\n%s", code, m.ETag(), out)
+		}
+		if b.get(same).Importance != 9 {
+			t.Error("the stale update was applied")
+		}
+		b.checkInvariants(known, "")
+		sync(b, a, "--no-rebase", "--no-edit", "origin", "main")
+	})
+
+	t.Run("body vs body, merged", func(t *testing.T) {
+		body := remember(a.add("Deploys go through ops/release.sh", "Run it from main.\nIt tags the release.\n", "--reason", "release script"))
+		sync(a, b, "--no-rebase", "--no-edit", "origin", "main")
+		a.cli.now = b.cli.now
+		a.write("update", body, "--content", "Run it from main after CI is green.\nIt tags the release.\n", "--reason", "CI first")
+		a.git.git("push", "-q", "origin", "main")
+		b.cli.now = a.cli.now
+		b.write("update", body, "--content", "Run it from a release branch.\nIt tags the release.\n", "--reason", "release branches now")
+		if out, ok := b.git.try("pull", "--no-rebase", "--no-edit", "origin", "main"); ok || !strings.Contains(out, "body") {
+			t.Fatalf("the pull did not stop on the body conflict:\n%s", out)
+		}
+		m := b.get(body)
+		if !slices.Contains(m.Conflicted, "body") || !strings.Contains(m.Body, "release branch") {
+			t.Errorf("during the merge %s: conflicted %v body %q; want ours served, body named", body, m.Conflicted, m.Body)
+		}
+		data, err := os.ReadFile(filepath.Join(b.cli.dir, filepath.FromSlash(m.Path)))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !strings.Contains(string(data), "after CI is green") {
+			t.Errorf("their body is not readable in the file:\n%s", data)
+		}
+		b.checkInvariants(known, `conflict: unresolved merge conflict: both sides changed body`)
+		// The person takes their body: resolve --theirs, then commit.
+		b.memvault("resolve", "--theirs", body)
+		b.git.git("commit", "-q", "--no-edit")
+		if m := b.get(body); !strings.Contains(m.Body, "after CI is green") || len(m.Conflicted) != 0 {
+			t.Errorf("after resolve --theirs: body %q conflicted %v", m.Body, m.Conflicted)
+		}
+		b.checkInvariants(known, "")
 		sync(b, a, "--no-rebase", "--no-edit", "origin", "main")
 	})
 
