@@ -455,8 +455,10 @@ func isBlankYAML(fm []byte) bool {
 	for len(fm) > 0 {
 		var line []byte
 		line, fm = cutLine(fm)
+		// Only a whole line ending counts as blank: YAML reads a lone
+		// "\r" as a line break, so "\r0" holds a value (fuzz find).
 		t := bytes.TrimLeft(line, " \t")
-		if len(t) > 0 && t[0] != '#' && t[0] != '\n' && t[0] != '\r' {
+		if len(t) > 0 && t[0] != '#' && len(bytes.TrimRight(t, "\r\n")) > 0 {
 			return false
 		}
 	}
