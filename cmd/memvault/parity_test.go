@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
-	"io"
 	"io/fs"
 	"os"
 	"os/exec"
@@ -17,7 +16,6 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 	"github.com/mark3labs/mcp-go/client"
-	"github.com/mark3labs/mcp-go/client/transport"
 	"github.com/mark3labs/mcp-go/mcp"
 
 	"github.com/memvault/memvault/cmd/memvault/internal/view"
@@ -474,33 +472,5 @@ func gitLines(t *testing.T, dir string, args ...string) []string {
 // time and connects mcp-go's client as "cli".
 func serveParity(t *testing.T, now func() time.Time, s *paritySide) *client.Client {
 	t.Helper()
-	holdStdio(t)
-	inR, inW := io.Pipe()
-	outR, outW := io.Pipe()
-	var stderr lockedBuffer
-	m := NewMain(inR, outW, &stderr)
-	m.Now = now
-	m.Getenv = func(k string) string {
-		if k == "HOME" {
-			return s.home
-		}
-		return os.Getenv(k)
-	}
-	done := make(chan int, 1)
-	go func() {
-		done <- m.Run(context.Background(), []string{"serve", "--vault", s.projectVault(), "--user-vault", s.userVault()})
-		outW.Close()
-	}()
-	c := client.NewClient(transport.NewIO(outR, inW, nil))
-	t.Cleanup(func() {
-		c.Close()
-		if code := <-done; code != 0 {
-			t.Errorf("serve exited %d:\n%s", code, stderr.String())
-		}
-	})
-	if err := c.Start(t.Context()); err != nil {
-		t.Fatal(err)
-	}
-	initClient(t, c, "", "cli", false)
-	return c
+	return serveAs(t, now, s.home, "cli", "--vault", s.projectVault(), "--user-vault", s.userVault())
 }

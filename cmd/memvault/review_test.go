@@ -1,10 +1,7 @@
 package main
 
 import (
-	"context"
 	"encoding/json"
-	"io"
-	"os"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -12,7 +9,6 @@ import (
 	"time"
 
 	"github.com/mark3labs/mcp-go/client"
-	"github.com/mark3labs/mcp-go/client/transport"
 	"github.com/mark3labs/mcp-go/mcp"
 
 	"github.com/memvault/memvault/cmd/memvault/internal/samplehistory"
@@ -158,33 +154,5 @@ func TestReviewSample(t *testing.T) {
 // clock now, and returns a client initialised against it.
 func serveReview(t *testing.T, now func() time.Time, r *cliRepo) *client.Client {
 	t.Helper()
-	holdStdio(t)
-	inR, inW := io.Pipe()
-	outR, outW := io.Pipe()
-	var stderr lockedBuffer
-	m := NewMain(inR, outW, &stderr)
-	m.Now = now
-	m.Getenv = func(k string) string {
-		if k == "HOME" {
-			return r.home
-		}
-		return os.Getenv(k)
-	}
-	done := make(chan int, 1)
-	go func() {
-		done <- m.Run(context.Background(), []string{"serve", "--vault", r.dir})
-		outW.Close()
-	}()
-	c := client.NewClient(transport.NewIO(outR, inW, nil))
-	t.Cleanup(func() {
-		c.Close()
-		if code := <-done; code != 0 {
-			t.Errorf("serve exited %d:\n%s", code, stderr.String())
-		}
-	})
-	if err := c.Start(t.Context()); err != nil {
-		t.Fatal(err)
-	}
-	initClient(t, c, "", "review-test", false)
-	return c
+	return serveAs(t, now, r.home, "review-test", "--vault", r.dir)
 }

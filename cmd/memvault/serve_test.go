@@ -4,6 +4,7 @@ import (
 	"cmp"
 	"context"
 	"io"
+	"os"
 	"path/filepath"
 	"strings"
 	"sync"
@@ -49,15 +50,31 @@ func (c *testClock) set(t time.Time) {
 // initialized client; the server ends with the test.
 func serveInProcess(t *testing.T, now func() time.Time, args ...string) *client.Client {
 	t.Helper()
+	return serveAs(t, now, "", "unit", append([]string{"--no-user-vault"}, args...)...)
+}
+
+// serveAs runs `memvault serve args...` in this process at now's time,
+// with HOME at home when it is set, and returns mcp-go's client
+// initialised as clientName; the server ends with the test.
+func serveAs(t *testing.T, now func() time.Time, home, clientName string, args ...string) *client.Client {
+	t.Helper()
 	holdStdio(t)
 	inR, inW := io.Pipe()
 	outR, outW := io.Pipe()
 	var stderr lockedBuffer
 	m := NewMain(inR, outW, &stderr)
 	m.Now = now
+	if home != "" {
+		m.Getenv = func(k string) string {
+			if k == "HOME" {
+				return home
+			}
+			return os.Getenv(k)
+		}
+	}
 	done := make(chan int, 1)
 	go func() {
-		done <- m.Run(context.Background(), append([]string{"serve", "--no-user-vault"}, args...))
+		done <- m.Run(context.Background(), append([]string{"serve"}, args...))
 		outW.Close()
 	}()
 	c := client.NewClient(transport.NewIO(outR, inW, nil))
@@ -70,7 +87,7 @@ func serveInProcess(t *testing.T, now func() time.Time, args ...string) *client.
 	if err := c.Start(t.Context()); err != nil {
 		t.Fatal(err)
 	}
-	initClient(t, c, "", "unit", false)
+	initClient(t, c, "", clientName, false)
 	return c
 }
 
