@@ -207,20 +207,5 @@ func (s *Store) commitChanges(ctx context.Context, c *object.Commit, rel string)
 		}
 	}
 	sort.Slice(diffs, func(i, j int) bool { return diffs[i].path < diffs[j].path })
-	out := make([]FileChange, 0, len(diffs))
-	for _, d := range diffs {
-		fc := FileChange{Path: d.path, OldPath: d.oldPath, Kind: d.kind}
-		if d.kind != Added {
-			if fc.Old, err = s.readBlob(d.oldHash); err != nil {
-				return nil, err
-			}
-		}
-		if d.kind != Deleted {
-			if fc.New, err = s.readBlob(d.newHash); err != nil {
-				return nil, err
-			}
-		}
-		out = append(out, fc)
-	}
-	return out, nil
+	return s.fileChanges(diffs)
 }

@@ -302,9 +302,15 @@ func (s *Store) DiffTrees(ctx context.Context, base, head, dir string) ([]FileCh
 	if err != nil {
 		return nil, err
 	}
-	out := make([]FileChange, 0, len(raw))
-	for _, d := range raw {
+	return s.fileChanges(raw)
+}
+
+// fileChanges reads the blobs of ds into FileChanges, in ds's order.
+func (s *Store) fileChanges(ds []treeDiff) ([]FileChange, error) {
+	out := make([]FileChange, 0, len(ds))
+	for _, d := range ds {
 		fc := FileChange{Path: d.path, OldPath: d.oldPath, Kind: d.kind}
+		var err error
 		if d.kind != Added {
 			if fc.Old, err = s.readBlob(d.oldHash); err != nil {
 				return nil, err
