@@ -110,21 +110,7 @@ func candidates(toks []map[string]bool) [][2]int {
 			byTok[t] = append(byTok[t], i)
 		}
 	}
-	seen := map[[2]int]bool{}
-	var out [][2]int
-	for _, is := range byTok {
-		for x, i := range is {
-			for _, j := range is[x+1:] {
-				p := [2]int{min(i, j), max(i, j)}
-				if !seen[p] {
-					seen[p] = true
-					out = append(out, p)
-				}
-			}
-		}
-	}
-	slices.SortFunc(out, func(a, b [2]int) int { return cmp.Or(cmp.Compare(a[0], b[0]), cmp.Compare(a[1], b[1])) })
-	return out
+	return pairsOf(byTok)
 }
 
 // byTag returns the pairs (i < j) of in-force short-term notes of ms
@@ -143,9 +129,15 @@ func byTag(ms []*vault.Memory, now time.Time) [][2]int {
 			}
 		}
 	}
+	return pairsOf(idx)
+}
+
+// pairsOf returns once each pair (i < j) found together in one of
+// groups, sorted.
+func pairsOf(groups map[string][]int) [][2]int {
 	seen := map[[2]int]bool{}
 	var out [][2]int
-	for _, is := range idx {
+	for _, is := range groups {
 		for x, i := range is {
 			for _, j := range is[x+1:] {
 				p := [2]int{min(i, j), max(i, j)}
