@@ -85,6 +85,13 @@ type Syncer struct {
 	Join func(ctx context.Context) ([]vault.Resolved, error)
 	// Lint checks the merged vault.
 	Lint func(ctx context.Context) (Lint, error)
+	// Lock takes the repository's write lock (gitstore.Store.Lock), held
+	// around each round's merge or rebase, resolve and join: a server's
+	// write then never commits in the middle of them, and two syncs never
+	// merge at once. Commit takes the lock itself (doctor --fix), and
+	// fetch, lint and push do not touch the work tree or the branch. nil
+	// takes no lock.
+	Lock func(ctx context.Context) (unlock func(), err error)
 
 	// Rebase rebases the local commits onto the remote's instead of
 	// merging.
@@ -127,7 +134,8 @@ func (s *Syncer) Run(ctx context.Context) (Report, error) {
 	if err != nil {
 		return rep, &StepError{StepCheck, err}
 	}
-	if err := inProgress(strings.TrimSpace(gitDir)); err != nil {
+	gitDir = strings.TrimSpace(gitDir)
+	if err := inProgress(gitDir); err != nil {
 		return rep, &StepError{StepCheck, err}
 	}
 	branch, err := s.git(ctx, nil, "symbolic-ref", "-q", "--short", "HEAD")
@@ -168,15 +176,8 @@ func (s *Syncer) Run(ctx context.Context) (Report, error) {
 			return rep, err
 		}
 		if upstream != "" {
-			merged, err := s.integrate(ctx, upstream, &rep)
-			if err != nil {
+			if err := s.integrateLocked(ctx, gitDir, upstream, &rep); err != nil {
 				return rep, err
-			}
-			rep.Merged = rep.Merged || merged
-			if merged {
-				if err := s.join(ctx, &rep); err != nil {
-					return rep, err
-				}
 			}
 		}
 		s.progress("lint the merged vault")
@@ -261,6 +262,32 @@ func (s *Syncer) fetch(ctx context.Context, rep Report) (string, error) {
 		return "", &StepError{StepFetch, err}
 	}
 	return tracking, nil
+}
+
+// integrateLocked merges or rebases onto upstream and joins what the
+// merge left twice, holding the write lock. Under the lock it checks
+// again that no operation is under way: another sync may have stopped on
+// conflicts meanwhile, and its unmerged files are a person's, not ours.
+func (s *Syncer) integrateLocked(ctx context.Context, gitDir, upstream string, rep *Report) error {
+	if s.Lock != nil {
+		unlock, err := s.Lock(ctx)
+		if err != nil {
+			return &StepError{StepMerge, fmt.Errorf("take the write lock: %w", err)}
+		}
+		defer unlock()
+		if err := inProgress(gitDir); err != nil {
+			return &StepError{StepCheck, err}
+		}
+	}
+	merged, err := s.integrate(ctx, upstream, rep)
+	if err != nil {
+		return err
+	}
+	rep.Merged = rep.Merged || merged
+	if merged {
+		return s.join(ctx, rep)
+	}
+	return nil
 }
 
 // integrate merges or rebases onto upstream, resolving the memory files

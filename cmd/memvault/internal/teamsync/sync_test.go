@@ -139,3 +139,64 @@ func TestSyncNamesTheStepThatFailed(t *testing.T) {
 		t.Errorf("err = %v, want a fetch step error", err)
 	}
 }
+
+// watchedGit is the git command, recording for each command whether the
+// write lock was held.
+type watchedGit struct {
+	CLI
+	held *bool
+	ran  []string
+}
+
+func (g *watchedGit) Run(ctx context.Context, env []string, args ...string) (string, error) {
+	verb := args[0]
+	for i := 0; i+1 < len(args) && args[i] == "-c"; i += 2 {
+		verb = args[i+2]
+	}
+	if *g.held {
+		verb += " (locked)"
+	}
+	g.ran = append(g.ran, verb)
+	return g.CLI.Run(ctx, env, args...)
+}
+
+// TestSyncHoldsTheWriteLockAroundTheMerge: the merge runs under the write
+// lock a server's writes take; the commit step (which takes it itself),
+// fetch and push do not.
+func TestSyncHoldsTheWriteLockAroundTheMerge(t *testing.T) {
+	dirs := clones(t, 2)
+	a, b := dirs[0], dirs[1]
+	commitFile(t, a, "a.txt", "a\n")
+	commitFile(t, b, "b.txt", "b\n")
+	gitIn(t, b, "push", "-q", "origin", "main")
+	held, locks := false, 0
+	g := &watchedGit{CLI: CLI{Dir: a}, held: &held}
+	s := syncer(t, g)
+	s.Commit = func(context.Context) (string, error) {
+		if held {
+			t.Error("commit step under the sync's lock: doctor --fix takes it itself")
+		}
+		return "", nil
+	}
+	s.Lock = func(context.Context) (func(), error) {
+		if held {
+			t.Error("lock taken twice")
+		}
+		held = true
+		locks++
+		return func() { held = false }, nil
+	}
+	if _, err := s.Run(t.Context()); err != nil {
+		t.Fatal(err)
+	}
+	want := map[string]bool{"fetch": true, "merge (locked)": true, "push": true}
+	for _, c := range g.ran {
+		delete(want, c)
+		if c == "fetch (locked)" || c == "push (locked)" {
+			t.Errorf("%s: the network step holds the write lock", c)
+		}
+	}
+	if len(want) > 0 || locks != 1 || held {
+		t.Errorf("commands %v (missing %v), %d lock(s), held at the end %v", g.ran, want, locks, held)
+	}
+}
