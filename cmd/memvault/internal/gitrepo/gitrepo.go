@@ -394,3 +394,19 @@ func ChangedFiles(ctx context.Context, store *gitstore.Store, dir, from, to stri
 	}
 	return rels, nil
 }
+
+// Lock takes the write lock of the repository that holds the vault at dir
+// (gitstore.Store.Lock), the one every memvault write holds around its
+// commit; unlock releases it and the repository.
+func Lock(ctx context.Context, dir string) (unlock func(), err error) {
+	s, err := OpenStore(ctx, dir)
+	if err != nil {
+		return nil, err
+	}
+	release, err := s.Lock(ctx)
+	if err != nil {
+		s.Close()
+		return nil, err
+	}
+	return func() { release(); s.Close() }, nil
+}

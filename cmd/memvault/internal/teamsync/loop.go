@@ -91,3 +91,15 @@ func (l Loop) log(rep Report, err error) {
 	// which is noise at the usual level.
 	l.Logger.Debug("synced", attrs...)
 }
+
+// Start runs sync at every interval, in a Loop of its own goroutine, until
+// ctx ends or stop is called; stop waits for the sync under way.
+func Start(ctx context.Context, sync func(context.Context) (Report, error), every time.Duration, logger *slog.Logger) (stop func()) {
+	ctx, cancel := context.WithCancel(ctx)
+	t, done := time.NewTicker(every), make(chan struct{})
+	go func() {
+		defer close(done)
+		Loop{Sync: sync, Ticks: t.C, Logger: logger}.Run(ctx)
+	}()
+	return func() { cancel(); t.Stop(); <-done }
+}
