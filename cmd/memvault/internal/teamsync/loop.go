@@ -73,7 +73,7 @@ func (l Loop) log(rep Report, err error) {
 		l.Logger.Warn("sync failed; trying again at the next interval", "step", step, "remote", rep.Remote, "branch", rep.Branch, "err", err)
 		return
 	}
-	attrs := []any{"remote", rep.Remote, "branch", rep.Branch, "merged", rep.Merged, "pushed", rep.Pushed}
+	attrs := []any{"remote", rep.Remote, "branch", rep.Branch, "merged", rep.Merged, "pushed", rep.PushedNew}
 	if rep.Committed != "" {
 		attrs = append(attrs, "committed", rep.Committed)
 	}
@@ -83,12 +83,12 @@ func (l Loop) log(rep Report, err error) {
 	if n := len(rep.Lint.Conflicted); n > 0 {
 		attrs = append(attrs, "conflicted", n)
 	}
-	if rep.Merged || rep.Committed != "" || len(rep.Resolved) > 0 {
+	if rep.Merged || rep.Committed != "" || len(rep.Resolved) > 0 || rep.PushedNew {
 		l.Logger.Info("synced", attrs...)
 		return
 	}
-	// Nothing came in and nothing was committed: every interval says so,
-	// which is noise at the usual level.
+	// Nothing came in, went out or was committed: every interval says
+	// so, which is noise at the usual level.
 	l.Logger.Debug("synced", attrs...)
 }
 

@@ -25,7 +25,7 @@ func TestLoopSyncsAtEachTickAndSurvivesFailures(t *testing.T) {
 	results := []syncResult{
 		{Report{Remote: "origin", Branch: "main"}, &StepError{StepFetch, errors.New("could not read from remote")}},
 		{Report{}, nil}, // the fake panics on this one
-		{Report{Remote: "origin", Branch: "main", Merged: true, Pushed: true}, nil},
+		{Report{Remote: "origin", Branch: "main", Merged: true, Pushed: true, PushedNew: true}, nil},
 	}
 	var buf lockedBuffer
 	ticks := make(chan time.Time)

@@ -121,9 +121,9 @@ type Report struct {
 	// Lint is the merged vault's check.
 	Lint Lint
 	// Pushed is true when the push went through; Attempts counts the
-	// rounds.
-	Pushed   bool
-	Attempts int
+	// rounds. PushedNew says the remote lacked commits the push brought.
+	Pushed, PushedNew bool
+	Attempts          int
 }
 
 // Run syncs. Its error is a *StepError naming the step that failed; the
@@ -191,9 +191,11 @@ func (s *Syncer) Run(ctx context.Context) (Report, error) {
 			return rep, nil
 		}
 		s.progress(fmt.Sprintf("push to %s %s", rep.Remote, rep.RemoteBranch))
+		// Before the push, which moves the remote-tracking ref.
+		ahead := upstream == "" || !s.isAncestor(ctx, "HEAD", upstream)
 		_, err = s.git(ctx, nil, "push", "--quiet", rep.Remote, "HEAD:refs/heads/"+rep.RemoteBranch)
 		if err == nil {
-			rep.Pushed = true
+			rep.Pushed, rep.PushedNew = true, ahead
 			return rep, nil
 		}
 		if !nonFastForward(err) || rep.Attempts >= attempts {
@@ -269,6 +271,11 @@ func (s *Syncer) fetch(ctx context.Context, rep Report) (string, error) {
 // again that no operation is under way: another sync may have stopped on
 // conflicts meanwhile, and its unmerged files are a person's, not ours.
 func (s *Syncer) integrateLocked(ctx context.Context, gitDir, upstream string, rep *Report) error {
+	if s.isAncestor(ctx, upstream, "HEAD") {
+		// Nothing new upstream, and the server's writes only add to HEAD:
+		// no lock, so that a quiet remote never holds a write up.
+		return nil
+	}
 	if s.Lock != nil {
 		unlock, err := s.Lock(ctx)
 		if err != nil {
@@ -293,7 +300,7 @@ func (s *Syncer) integrateLocked(ctx context.Context, gitDir, upstream string, r
 // integrate merges or rebases onto upstream, resolving the memory files
 // the driver left, and reports whether there was anything to integrate.
 func (s *Syncer) integrate(ctx context.Context, upstream string, rep *Report) (bool, error) {
-	if _, err := s.git(ctx, nil, "merge-base", "--is-ancestor", upstream, "HEAD"); err == nil {
+	if s.isAncestor(ctx, upstream, "HEAD") {
 		return false, nil // nothing new upstream
 	}
 	// Exact renames only, no directory renames: memory files are short
@@ -414,6 +421,12 @@ func (s *Syncer) unmerged(ctx context.Context) ([]string, error) {
 		}
 	}
 	return paths, nil
+}
+
+// isAncestor reports whether commit a is an ancestor of b (or b).
+func (s *Syncer) isAncestor(ctx context.Context, a, b string) bool {
+	_, err := s.git(ctx, nil, "merge-base", "--is-ancestor", a, b)
+	return err == nil
 }
 
 // nothingStaged reports whether the index matches HEAD.

@@ -186,8 +186,12 @@ func TestSyncHoldsTheWriteLockAroundTheMerge(t *testing.T) {
 		locks++
 		return func() { held = false }, nil
 	}
-	if _, err := s.Run(t.Context()); err != nil {
+	rep, err := s.Run(t.Context())
+	if err != nil {
 		t.Fatal(err)
+	}
+	if !rep.Merged || !rep.Pushed || !rep.PushedNew {
+		t.Errorf("merged %v pushed %v pushed new commits %v, want all", rep.Merged, rep.Pushed, rep.PushedNew)
 	}
 	want := map[string]bool{"fetch": true, "merge (locked)": true, "push": true}
 	for _, c := range g.ran {
@@ -198,5 +202,10 @@ func TestSyncHoldsTheWriteLockAroundTheMerge(t *testing.T) {
 	}
 	if len(want) > 0 || locks != 1 || held {
 		t.Errorf("commands %v (missing %v), %d lock(s), held at the end %v", g.ran, want, locks, held)
+	}
+	// Nothing new on either side: no merge, so no lock, and a push that
+	// brings nothing.
+	if rep, err = s.Run(t.Context()); err != nil || rep.Merged || !rep.Pushed || rep.PushedNew || locks != 1 {
+		t.Errorf("second sync: merged %v pushed %v new %v, %d lock(s), err %v", rep.Merged, rep.Pushed, rep.PushedNew, locks, err)
 	}
 }
