@@ -35,7 +35,7 @@ func (m *Main) serveCommand() *cobra.Command {
 				return usagef("--recall-timeout: %s is not positive", recallTimeout)
 			}
 			if pullInterval < 0 || push && pullInterval == 0 {
-				return usagef("--pull-interval: %s; --push needs a positive --pull-interval", pullInterval)
+				return usagef("--pull-interval %s, --push %v: the interval is not negative, and --push needs one above 0", pullInterval, push)
 			}
 			if token == "" {
 				token = m.Getenv("MEMVAULT_TOKEN")

@@ -113,3 +113,21 @@ func TestServePullInterval(t *testing.T) {
 		t.Errorf("a sync failed:\n%s", text)
 	}
 }
+
+// TestServePullFlagsRefused: --push without a pull interval and a
+// negative interval are refused before anything is served.
+func TestServePullFlagsRefused(t *testing.T) {
+	r := &cliRepo{t: t, root: t.TempDir()}
+	for _, tc := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"serve", "--push"}, "--pull-interval 0s, --push true: the interval is not negative, and --push needs one above 0"},
+		{[]string{"serve", "--pull-interval", "-1s"}, "--pull-interval -1s, --push false"},
+	} {
+		code, _ := r.run("", tc.args...)
+		if code != 1 || !strings.Contains(r.lastStderr, tc.want) {
+			t.Errorf("%v: exit %d, stderr %q; want 1 and %q", tc.args, code, r.lastStderr, tc.want)
+		}
+	}
+}
