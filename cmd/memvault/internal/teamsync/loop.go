@@ -27,8 +27,8 @@ type Loop struct {
 }
 
 // Run syncs at each tick until ctx is done or Ticks is closed. A sync
-// under way when ctx ends gets the cancelled context, as a git command
-// gets Ctrl-C.
+// under way when ctx ends runs on with the cancelled context, which kills
+// its git command.
 func (l Loop) Run(ctx context.Context) {
 	for {
 		select {
