@@ -93,6 +93,6 @@ func (m *Main) syncer(ctx context.Context, dir string, s *teamsync.Syncer) error
 	}
 	s.Join = func(ctx context.Context) ([]vault.Resolved, error) { return vault.JoinCopies(ctx, dir) }
 	s.Lint = func(ctx context.Context) (teamsync.Lint, error) { return teamsync.LintOf(m.openVaultAt(ctx, dir)) }
-	s.Lock = func(ctx context.Context) (func(), error) { return gitrepo.Lock(ctx, dir) }
+	s.Lock = func(ctx context.Context) (context.Context, func(), error) { return gitrepo.Lock(ctx, dir) }
 	return nil
 }

@@ -85,13 +85,15 @@ type Syncer struct {
 	Join func(ctx context.Context) ([]vault.Resolved, error)
 	// Lint checks the merged vault.
 	Lint func(ctx context.Context) (Lint, error)
-	// Lock takes the repository's write lock (gitstore.Store.Lock), held
-	// around each round's merge or rebase, resolve and join: a server's
-	// write then never commits in the middle of them, and two syncs never
-	// merge at once. Commit takes the lock itself (doctor --fix), and
-	// fetch, lint and push do not touch the work tree or the branch. nil
-	// takes no lock.
-	Lock func(ctx context.Context) (unlock func(), err error)
+	// Lock takes the repository's write lock (gitstore.Store.LockContext)
+	// and returns the holder's context, with which the lock is taken again
+	// at once. Sync holds it around the commit step and around each
+	// round's merge or rebase, resolve and join: a server's write then
+	// never commits in the middle of them, doctor --fix never finds a
+	// write's commit half done, and two syncs never merge at once. Fetch,
+	// lint and push touch neither the work tree nor the branch and run
+	// without it. nil takes no lock.
+	Lock func(ctx context.Context) (held context.Context, unlock func(), err error)
 
 	// Rebase rebases the local commits onto the remote's instead of
 	// merging.
@@ -163,8 +165,14 @@ func (s *Syncer) Run(ctx context.Context) (Report, error) {
 	}
 
 	s.progress("commit pending memory files")
-	if rep.Committed, err = s.Commit(ctx); err != nil {
-		return rep, &StepError{StepCommit, err}
+	err = s.locked(ctx, StepCommit, func(ctx context.Context) (err error) {
+		if rep.Committed, err = s.Commit(ctx); err != nil {
+			return &StepError{StepCommit, err}
+		}
+		return nil
+	})
+	if err != nil {
+		return rep, err
 	}
 	attempts := s.Attempts
 	if attempts <= 0 {
@@ -191,9 +199,16 @@ func (s *Syncer) Run(ctx context.Context) (Report, error) {
 			return rep, nil
 		}
 		s.progress(fmt.Sprintf("push to %s %s", rep.Remote, rep.RemoteBranch))
-		// Before the push, which moves the remote-tracking ref.
-		ahead := upstream == "" || !s.isAncestor(ctx, "HEAD", upstream)
-		_, err = s.git(ctx, nil, "push", "--quiet", rep.Remote, "HEAD:refs/heads/"+rep.RemoteBranch)
+		// The commit linted, by its hash: a server's write may move HEAD
+		// meanwhile, and goes with the next push. Whether the remote lacks
+		// it is asked before the push, which moves the remote-tracking ref.
+		head, err := s.git(ctx, nil, "rev-parse", "--verify", "HEAD")
+		if err != nil {
+			return rep, &StepError{StepPush, err}
+		}
+		head = strings.TrimSpace(head)
+		ahead := upstream == "" || !s.isAncestor(ctx, head, upstream)
+		_, err = s.git(ctx, nil, "push", "--quiet", rep.Remote, head+":refs/heads/"+rep.RemoteBranch)
 		if err == nil {
 			rep.Pushed, rep.PushedNew = true, ahead
 			return rep, nil
@@ -276,25 +291,34 @@ func (s *Syncer) integrateLocked(ctx context.Context, gitDir, upstream string, r
 		// no lock, so that a quiet remote never holds a write up.
 		return nil
 	}
-	if s.Lock != nil {
-		unlock, err := s.Lock(ctx)
-		if err != nil {
-			return &StepError{StepMerge, fmt.Errorf("take the write lock: %w", err)}
-		}
-		defer unlock()
+	return s.locked(ctx, StepMerge, func(ctx context.Context) error {
 		if err := inProgress(gitDir); err != nil {
 			return &StepError{StepCheck, err}
 		}
+		merged, err := s.integrate(ctx, upstream, rep)
+		if err != nil {
+			return err
+		}
+		rep.Merged = rep.Merged || merged
+		if merged {
+			return s.join(ctx, rep)
+		}
+		return nil
+	})
+}
+
+// locked runs fn holding the write lock, with the holder's context; a
+// lock that cannot be taken fails step.
+func (s *Syncer) locked(ctx context.Context, step string, fn func(ctx context.Context) error) error {
+	if s.Lock == nil {
+		return fn(ctx)
 	}
-	merged, err := s.integrate(ctx, upstream, rep)
+	held, unlock, err := s.Lock(ctx)
 	if err != nil {
-		return err
+		return &StepError{step, fmt.Errorf("take the write lock: %w", err)}
 	}
-	rep.Merged = rep.Merged || merged
-	if merged {
-		return s.join(ctx, rep)
-	}
-	return nil
+	defer unlock()
+	return fn(held)
 }
 
 // integrate merges or rebases onto upstream, resolving the memory files

@@ -160,9 +160,10 @@ func (g *watchedGit) Run(ctx context.Context, env []string, args ...string) (str
 	return g.CLI.Run(ctx, env, args...)
 }
 
-// TestSyncHoldsTheWriteLockAroundTheMerge: the merge runs under the write
-// lock a server's writes take; the commit step (which takes it itself),
-// fetch and push do not.
+// TestSyncHoldsTheWriteLockAroundTheMerge: the commit step and the merge
+// run under the write lock a server's writes take, the commit step with
+// the holder's context (doctor --fix takes the lock again with it); fetch
+// and push do not.
 func TestSyncHoldsTheWriteLockAroundTheMerge(t *testing.T) {
 	dirs := clones(t, 2)
 	a, b := dirs[0], dirs[1]
@@ -172,19 +173,20 @@ func TestSyncHoldsTheWriteLockAroundTheMerge(t *testing.T) {
 	held, locks := false, 0
 	g := &watchedGit{CLI: CLI{Dir: a}, held: &held}
 	s := syncer(t, g)
-	s.Commit = func(context.Context) (string, error) {
-		if held {
-			t.Error("commit step under the sync's lock: doctor --fix takes it itself")
+	type mark struct{}
+	s.Commit = func(ctx context.Context) (string, error) {
+		if !held || ctx.Value(mark{}) == nil {
+			t.Error("commit step outside the sync's lock, or without the holder's context")
 		}
 		return "", nil
 	}
-	s.Lock = func(context.Context) (func(), error) {
+	s.Lock = func(ctx context.Context) (context.Context, func(), error) {
 		if held {
 			t.Error("lock taken twice")
 		}
 		held = true
 		locks++
-		return func() { held = false }, nil
+		return context.WithValue(ctx, mark{}, true), func() { held = false }, nil
 	}
 	rep, err := s.Run(t.Context())
 	if err != nil {
@@ -200,12 +202,12 @@ func TestSyncHoldsTheWriteLockAroundTheMerge(t *testing.T) {
 			t.Errorf("%s: the network step holds the write lock", c)
 		}
 	}
-	if len(want) > 0 || locks != 1 || held {
+	if len(want) > 0 || locks != 2 || held {
 		t.Errorf("commands %v (missing %v), %d lock(s), held at the end %v", g.ran, want, locks, held)
 	}
-	// Nothing new on either side: no merge, so no lock, and a push that
-	// brings nothing.
-	if rep, err = s.Run(t.Context()); err != nil || rep.Merged || !rep.Pushed || rep.PushedNew || locks != 1 {
+	// Nothing new on either side: no merge, so the lock for the commit
+	// step only, and a push that brings nothing.
+	if rep, err = s.Run(t.Context()); err != nil || rep.Merged || !rep.Pushed || rep.PushedNew || locks != 3 {
 		t.Errorf("second sync: merged %v pushed %v new %v, %d lock(s), err %v", rep.Merged, rep.Pushed, rep.PushedNew, locks, err)
 	}
 }
