@@ -195,3 +195,39 @@ func TestLock(t *testing.T) {
 		t.Error("a canceled Commit made a commit")
 	}
 }
+
+// TestLockContext: the holder's context takes the lock again at once, on
+// this Store or another of the same repository; any other context still
+// waits, and after unlock the lock is free.
+func TestLockContext(t *testing.T) {
+	t.Parallel()
+	dir, s := newRepo(t)
+	other, err := Open(t.Context(), dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer other.Close()
+	held, unlock, err := s.LockContext(t.Context())
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, st := range []*Store{s, other} {
+		again, err := st.Lock(held)
+		if err != nil {
+			t.Fatalf("Lock with the holder's context: %v", err)
+		}
+		again()
+	}
+	cancelled, cancel := context.WithCancel(t.Context())
+	cancel()
+	if _, err := other.Lock(cancelled); !errors.Is(err, context.Canceled) {
+		t.Errorf("Lock with another context while held = %v, want Canceled", err)
+	}
+	unlock()
+	u, err := other.Lock(t.Context())
+	if err != nil {
+		t.Errorf("Lock after unlock: %v", err)
+	} else {
+		u()
+	}
+}

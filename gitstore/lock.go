@@ -29,6 +29,9 @@ const (
 // around a whole read-check-write-commit sequence; unlock is idempotent.
 // Commit does not take this lock itself.
 func (s *Store) Lock(ctx context.Context) (unlock func(), err error) {
+	if ctx.Value(lockHeld{s.commonDir}) != nil {
+		return func() {}, nil // LockContext's holder, taking it again
+	}
 	select {
 	case s.lockCh <- struct{}{}:
 	case <-ctx.Done():
@@ -50,6 +53,21 @@ func (s *Store) Lock(ctx context.Context) (unlock func(), err error) {
 			release()
 		})
 	}, nil
+}
+
+// lockHeld keys the mark LockContext puts on its context.
+type lockHeld struct{ commonDir string }
+
+// LockContext takes Lock and returns ctx marked as the holder's: Lock
+// with that context, or one derived from it, on any Store of the same
+// repository returns at once, so that code run under the lock can take it
+// again (memvault sync holds it around doctor --fix, which takes it to
+// commit). The marked context must not be used after unlock.
+func (s *Store) LockContext(ctx context.Context) (held context.Context, unlock func(), err error) {
+	if unlock, err = s.Lock(ctx); err != nil {
+		return ctx, nil, err
+	}
+	return context.WithValue(ctx, lockHeld{s.commonDir}, true), unlock, nil
 }
 
 // retry calls try until it succeeds, fails, ctx is done or (if timeout > 0)

@@ -60,20 +60,10 @@ func (m *Main) syncCommand() *cobra.Command {
 			if err != nil {
 				return err
 			}
-			g, err := needRepoAt(ctx, dir, "sync")
-			if err != nil {
+			s.Rebase, s.Progress = s.Rebase && !merge, m.Stderr
+			if err := m.syncer(ctx, dir, &s); err != nil {
 				return err
 			}
-			root, prefix := g.Store().Root(), g.Prefix()
-			g.Close()
-			s.Rebase = s.Rebase && !merge
-			s.Git, s.VaultPrefix, s.Driver, s.Progress = teamsync.CLI{Dir: root}, prefix, gitrepo.DriverCommand(gitrepo.DriverBinary(m.Getenv)), m.Stderr
-			s.Commit = func(ctx context.Context) (string, error) { return teamsync.Fixed(m.doctor(ctx, true)) }
-			s.Resolve = func(ctx context.Context) ([]vault.Resolved, error) {
-				return m.resolve(ctx, dir, vault.ResolveOptions{Now: m.Now})
-			}
-			s.Join = func(ctx context.Context) ([]vault.Resolved, error) { return vault.JoinCopies(ctx, dir) }
-			s.Lint = func(ctx context.Context) (teamsync.Lint, error) { return teamsync.LintOf(m.openVaultAt(ctx, dir)) }
 			rep, err := s.Run(ctx)
 			teamsync.WriteReport(m.Stdout, dir, rep, err)
 			return err
@@ -85,4 +75,24 @@ func (m *Main) syncCommand() *cobra.Command {
 	cmd.Flags().BoolVar(&s.NoPush, "no-push", false, "stop after the merge")
 	cmd.MarkFlagsMutuallyExclusive("rebase", "merge")
 	return cmd
+}
+
+// syncer gives s the steps of a sync of the vault at dir (memvault sync,
+// serve --pull-interval).
+func (m *Main) syncer(ctx context.Context, dir string, s *teamsync.Syncer) error {
+	g, err := needRepoAt(ctx, dir, "sync")
+	if err != nil {
+		return err
+	}
+	root, prefix := g.Store().Root(), g.Prefix()
+	g.Close()
+	s.Git, s.VaultPrefix, s.Driver = teamsync.CLI{Dir: root}, prefix, gitrepo.DriverCommand(gitrepo.DriverBinary(m.Getenv))
+	s.Commit = func(ctx context.Context) (string, error) { return teamsync.Fixed(m.doctor(ctx, true)) }
+	s.Resolve = func(ctx context.Context) ([]vault.Resolved, error) {
+		return m.resolve(ctx, dir, vault.ResolveOptions{Now: m.Now})
+	}
+	s.Join = func(ctx context.Context) ([]vault.Resolved, error) { return vault.JoinCopies(ctx, dir) }
+	s.Lint = func(ctx context.Context) (teamsync.Lint, error) { return teamsync.LintOf(m.openVaultAt(ctx, dir)) }
+	s.Lock = func(ctx context.Context) (context.Context, func(), error) { return gitrepo.Lock(ctx, dir) }
+	return nil
 }

@@ -14,6 +14,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/memvault/memvault/cmd/memvault/internal/mcpserver"
+	"github.com/memvault/memvault/cmd/memvault/internal/teamsync"
 	"github.com/memvault/memvault/gitstore"
 	"github.com/memvault/memvault/vault"
 )
@@ -21,35 +22,20 @@ import (
 func (m *Main) serveCommand() *cobra.Command {
 	var logFile, httpAddr, token, tokensFile, userVault string
 	var noUserVault bool
-	var recallTimeout time.Duration
+	var recallTimeout, pullInterval time.Duration
+	var push bool
 	cmd := &cobra.Command{
 		Use:   "serve",
 		Short: "Serve the vault to AI assistants over MCP (stdio, or HTTP with --http)",
-		Long: `serve runs an MCP server on standard input and output for Claude Code, Cursor
-and other MCP clients. Standard output carries only the protocol; one log
-line per tool call goes to standard error (or --log-file). Every write is a
-git commit whose Memory-Client trailer names the client (its
-clientInfo.name, else "mcp"). The vault is indexed in the background:
-initialize is answered at once and the first tool call waits for the index.
-Nothing is created on disk until the first write.
-
-Without --vault the project vault is .memory at the git root of the
-working directory, else at the git root of the first root the client
-reports (MCP roots). The user vault (--user-vault, default ~/.memvault
-when it exists) holds preferences that follow the developer across
-projects; recall searches both. See docs/mcp.md.
-
-With --http and --tokens FILE (one line per person: token, name, email;
-# comments; the file must not be readable by group or others) it is a
-team server: a request carries one person's token, and that person
-authors its writes. During a git merge, rebase or cherry-pick the server
-keeps serving (files in conflict as last committed, labelled conflicted)
-and refuses writes, saying what to run. See docs/team.md.`,
-		Args: cobra.NoArgs,
+		Long:  mcpserver.ServeHelp,
+		Args:  cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			ctx := cmd.Context()
 			if recallTimeout <= 0 {
 				return usagef("--recall-timeout: %s is not positive", recallTimeout)
+			}
+			if pullInterval < 0 || push && pullInterval == 0 {
+				return usagef("--pull-interval %s, --push %v: the interval is not negative, and --push needs one above 0", pullInterval, push)
 			}
 			if token == "" {
 				token = m.Getenv("MEMVAULT_TOKEN")
@@ -88,6 +74,8 @@ and refuses writes, saying what to run. See docs/team.md.`,
 			projectDir, cwd, err := m.serveProjectDir(ctx)
 			if err != nil {
 				return err
+			} else if pullInterval > 0 && projectDir == "" {
+				return usagef("--pull-interval needs the project vault at start: run serve in its repository or give --vault")
 			}
 			userDir := ""
 			if !noUserVault {
@@ -102,6 +90,13 @@ and refuses writes, saying what to run. See docs/team.md.`,
 				Open: func(name, dir string, changed func(vault.Change)) mcpserver.Served {
 					return opened.add(m.openServedVault(ctx, name, dir, logger, changed))
 				}})
+			if pullInterval > 0 {
+				s := teamsync.Syncer{NoPush: !push}
+				if err := m.syncer(ctx, projectDir, &s); err != nil {
+					return err
+				}
+				defer teamsync.Start(ctx, s.Run, pullInterval, logger.With("sync", projectDir))()
+			}
 			if httpAddr != "" {
 				return srv.ServeHTTP(ctx, httpAddr, mcpserver.HTTPOptions{Token: token, Callers: callers, Listening: func(url string) {
 					// The address goes to stderr so whoever started the
@@ -118,6 +113,8 @@ and refuses writes, saying what to run. See docs/team.md.`,
 	cmd.Flags().StringVar(&tokensFile, "tokens", "", "team server: file of one person a line (token name email), mode 600; each caller's writes are committed as them")
 	cmd.Flags().StringVar(&userVault, "user-vault", "", "vault of preferences that follow you across projects, in a git repository (default ~/.memvault when it exists)")
 	cmd.Flags().BoolVar(&noUserVault, "no-user-vault", false, "serve the project vault only")
+	cmd.Flags().DurationVar(&pullInterval, "pull-interval", 0, "sync with the remote at this interval (merge; 0: never)")
+	cmd.Flags().BoolVar(&push, "push", false, "with --pull-interval, push after each sync")
 	cmd.Flags().DurationVar(&recallTimeout, "recall-timeout", mcpserver.DefaultRecallTimeout, "stop a recall that runs longer than this and say so")
 	return cmd
 }

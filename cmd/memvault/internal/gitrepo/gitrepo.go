@@ -394,3 +394,20 @@ func ChangedFiles(ctx context.Context, store *gitstore.Store, dir, from, to stri
 	}
 	return rels, nil
 }
+
+// Lock takes the write lock of the repository that holds the vault at dir
+// (gitstore.Store.LockContext), the one every memvault write holds around
+// its commit, and returns the holder's context, with which memvault takes
+// it again at once; unlock releases it and the repository.
+func Lock(ctx context.Context, dir string) (held context.Context, unlock func(), err error) {
+	s, err := OpenStore(ctx, dir)
+	if err != nil {
+		return ctx, nil, err
+	}
+	held, release, err := s.LockContext(ctx)
+	if err != nil {
+		s.Close()
+		return ctx, nil, err
+	}
+	return held, func() { release(); s.Close() }, nil
+}

@@ -85,6 +85,15 @@ type Syncer struct {
 	Join func(ctx context.Context) ([]vault.Resolved, error)
 	// Lint checks the merged vault.
 	Lint func(ctx context.Context) (Lint, error)
+	// Lock takes the repository's write lock (gitstore.Store.LockContext)
+	// and returns the holder's context, with which the lock is taken again
+	// at once. Sync holds it around the commit step and around each
+	// round's merge or rebase, resolve and join: a server's write then
+	// never commits in the middle of them, doctor --fix never finds a
+	// write's commit half done, and two syncs never merge at once. Fetch,
+	// lint and push touch neither the work tree nor the branch and run
+	// without it. nil takes no lock.
+	Lock func(ctx context.Context) (held context.Context, unlock func(), err error)
 
 	// Rebase rebases the local commits onto the remote's instead of
 	// merging.
@@ -114,9 +123,9 @@ type Report struct {
 	// Lint is the merged vault's check.
 	Lint Lint
 	// Pushed is true when the push went through; Attempts counts the
-	// rounds.
-	Pushed   bool
-	Attempts int
+	// rounds. PushedNew says the remote lacked commits the push brought.
+	Pushed, PushedNew bool
+	Attempts          int
 }
 
 // Run syncs. Its error is a *StepError naming the step that failed; the
@@ -127,7 +136,8 @@ func (s *Syncer) Run(ctx context.Context) (Report, error) {
 	if err != nil {
 		return rep, &StepError{StepCheck, err}
 	}
-	if err := inProgress(strings.TrimSpace(gitDir)); err != nil {
+	gitDir = strings.TrimSpace(gitDir)
+	if err := inProgress(gitDir); err != nil {
 		return rep, &StepError{StepCheck, err}
 	}
 	branch, err := s.git(ctx, nil, "symbolic-ref", "-q", "--short", "HEAD")
@@ -155,8 +165,14 @@ func (s *Syncer) Run(ctx context.Context) (Report, error) {
 	}
 
 	s.progress("commit pending memory files")
-	if rep.Committed, err = s.Commit(ctx); err != nil {
-		return rep, &StepError{StepCommit, err}
+	err = s.locked(ctx, StepCommit, func(ctx context.Context) (err error) {
+		if rep.Committed, err = s.Commit(ctx); err != nil {
+			return &StepError{StepCommit, err}
+		}
+		return nil
+	})
+	if err != nil {
+		return rep, err
 	}
 	attempts := s.Attempts
 	if attempts <= 0 {
@@ -168,15 +184,8 @@ func (s *Syncer) Run(ctx context.Context) (Report, error) {
 			return rep, err
 		}
 		if upstream != "" {
-			merged, err := s.integrate(ctx, upstream, &rep)
-			if err != nil {
+			if err := s.integrateLocked(ctx, gitDir, upstream, &rep); err != nil {
 				return rep, err
-			}
-			rep.Merged = rep.Merged || merged
-			if merged {
-				if err := s.join(ctx, &rep); err != nil {
-					return rep, err
-				}
 			}
 		}
 		s.progress("lint the merged vault")
@@ -190,9 +199,18 @@ func (s *Syncer) Run(ctx context.Context) (Report, error) {
 			return rep, nil
 		}
 		s.progress(fmt.Sprintf("push to %s %s", rep.Remote, rep.RemoteBranch))
-		_, err = s.git(ctx, nil, "push", "--quiet", rep.Remote, "HEAD:refs/heads/"+rep.RemoteBranch)
+		// The commit linted, by its hash: a server's write may move HEAD
+		// meanwhile, and goes with the next push. Whether the remote lacks
+		// it is asked before the push, which moves the remote-tracking ref.
+		head, err := s.git(ctx, nil, "rev-parse", "--verify", "HEAD")
+		if err != nil {
+			return rep, &StepError{StepPush, err}
+		}
+		head = strings.TrimSpace(head)
+		ahead := upstream == "" || !s.isAncestor(ctx, head, upstream)
+		_, err = s.git(ctx, nil, "push", "--quiet", rep.Remote, head+":refs/heads/"+rep.RemoteBranch)
 		if err == nil {
-			rep.Pushed = true
+			rep.Pushed, rep.PushedNew = true, ahead
 			return rep, nil
 		}
 		if !nonFastForward(err) || rep.Attempts >= attempts {
@@ -263,10 +281,50 @@ func (s *Syncer) fetch(ctx context.Context, rep Report) (string, error) {
 	return tracking, nil
 }
 
+// integrateLocked merges or rebases onto upstream and joins what the
+// merge left twice, holding the write lock. Under the lock it checks
+// again that no operation is under way: another sync may have stopped on
+// conflicts meanwhile, and its unmerged files are a person's, not ours.
+func (s *Syncer) integrateLocked(ctx context.Context, gitDir, upstream string, rep *Report) error {
+	if s.isAncestor(ctx, upstream, "HEAD") {
+		// Nothing new upstream, and the server's writes only add to HEAD:
+		// no lock, so that a quiet remote never holds a write up.
+		return nil
+	}
+	return s.locked(ctx, StepMerge, func(ctx context.Context) error {
+		if err := inProgress(gitDir); err != nil {
+			return &StepError{StepCheck, err}
+		}
+		merged, err := s.integrate(ctx, upstream, rep)
+		if err != nil {
+			return err
+		}
+		rep.Merged = rep.Merged || merged
+		if merged {
+			return s.join(ctx, rep)
+		}
+		return nil
+	})
+}
+
+// locked runs fn holding the write lock, with the holder's context; a
+// lock that cannot be taken fails step.
+func (s *Syncer) locked(ctx context.Context, step string, fn func(ctx context.Context) error) error {
+	if s.Lock == nil {
+		return fn(ctx)
+	}
+	held, unlock, err := s.Lock(ctx)
+	if err != nil {
+		return &StepError{step, fmt.Errorf("take the write lock: %w", err)}
+	}
+	defer unlock()
+	return fn(held)
+}
+
 // integrate merges or rebases onto upstream, resolving the memory files
 // the driver left, and reports whether there was anything to integrate.
 func (s *Syncer) integrate(ctx context.Context, upstream string, rep *Report) (bool, error) {
-	if _, err := s.git(ctx, nil, "merge-base", "--is-ancestor", upstream, "HEAD"); err == nil {
+	if s.isAncestor(ctx, upstream, "HEAD") {
 		return false, nil // nothing new upstream
 	}
 	// Exact renames only, no directory renames: memory files are short
@@ -387,6 +445,12 @@ func (s *Syncer) unmerged(ctx context.Context) ([]string, error) {
 		}
 	}
 	return paths, nil
+}
+
+// isAncestor reports whether commit a is an ancestor of b (or b).
+func (s *Syncer) isAncestor(ctx context.Context, a, b string) bool {
+	_, err := s.git(ctx, nil, "merge-base", "--is-ancestor", a, b)
+	return err == nil
 }
 
 // nothingStaged reports whether the index matches HEAD.

@@ -139,3 +139,75 @@ func TestSyncNamesTheStepThatFailed(t *testing.T) {
 		t.Errorf("err = %v, want a fetch step error", err)
 	}
 }
+
+// watchedGit is the git command, recording for each command whether the
+// write lock was held.
+type watchedGit struct {
+	CLI
+	held *bool
+	ran  []string
+}
+
+func (g *watchedGit) Run(ctx context.Context, env []string, args ...string) (string, error) {
+	verb := args[0]
+	for i := 0; i+1 < len(args) && args[i] == "-c"; i += 2 {
+		verb = args[i+2]
+	}
+	if *g.held {
+		verb += " (locked)"
+	}
+	g.ran = append(g.ran, verb)
+	return g.CLI.Run(ctx, env, args...)
+}
+
+// TestSyncHoldsTheWriteLockAroundTheMerge: the commit step and the merge
+// run under the write lock a server's writes take, the commit step with
+// the holder's context (doctor --fix takes the lock again with it); fetch
+// and push do not.
+func TestSyncHoldsTheWriteLockAroundTheMerge(t *testing.T) {
+	dirs := clones(t, 2)
+	a, b := dirs[0], dirs[1]
+	commitFile(t, a, "a.txt", "a\n")
+	commitFile(t, b, "b.txt", "b\n")
+	gitIn(t, b, "push", "-q", "origin", "main")
+	held, locks := false, 0
+	g := &watchedGit{CLI: CLI{Dir: a}, held: &held}
+	s := syncer(t, g)
+	type mark struct{}
+	s.Commit = func(ctx context.Context) (string, error) {
+		if !held || ctx.Value(mark{}) == nil {
+			t.Error("commit step outside the sync's lock, or without the holder's context")
+		}
+		return "", nil
+	}
+	s.Lock = func(ctx context.Context) (context.Context, func(), error) {
+		if held {
+			t.Error("lock taken twice")
+		}
+		held = true
+		locks++
+		return context.WithValue(ctx, mark{}, true), func() { held = false }, nil
+	}
+	rep, err := s.Run(t.Context())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !rep.Merged || !rep.Pushed || !rep.PushedNew {
+		t.Errorf("merged %v pushed %v pushed new commits %v, want all", rep.Merged, rep.Pushed, rep.PushedNew)
+	}
+	want := map[string]bool{"fetch": true, "merge (locked)": true, "push": true}
+	for _, c := range g.ran {
+		delete(want, c)
+		if c == "fetch (locked)" || c == "push (locked)" {
+			t.Errorf("%s: the network step holds the write lock", c)
+		}
+	}
+	if len(want) > 0 || locks != 2 || held {
+		t.Errorf("commands %v (missing %v), %d lock(s), held at the end %v", g.ran, want, locks, held)
+	}
+	// Nothing new on either side: no merge, so the lock for the commit
+	// step only, and a push that brings nothing.
+	if rep, err = s.Run(t.Context()); err != nil || rep.Merged || !rep.Pushed || rep.PushedNew || locks != 3 {
+		t.Errorf("second sync: merged %v pushed %v new %v, %d lock(s), err %v", rep.Merged, rep.Pushed, rep.PushedNew, locks, err)
+	}
+}
