@@ -251,7 +251,9 @@ func (o *servedVault) refresh(ctx context.Context, v *vault.Vault) {
 	if o.head == nil {
 		return
 	}
+	n := o.code.BeginHead()
 	h, err := o.head(ctx)
+	o.code.NoteHead(n, h, err) // staleness checks at this HEAD
 	if err != nil {
 		o.logger.Warn("read HEAD", "vault", o.name, "err", err)
 		return

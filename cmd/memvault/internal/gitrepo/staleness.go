@@ -8,7 +8,10 @@ import (
 	"maps"
 	"os"
 	"path/filepath"
+	"strings"
+	"sync"
 	"sync/atomic"
+	"time"
 
 	"github.com/memvault/memvault/gitstore"
 	"github.com/memvault/memvault/vault"
@@ -129,6 +132,7 @@ type Checker struct {
 	tracker *staleness.Tracker
 	saved   atomic.Bool // the tracker was saved by this Checker
 	work    *workCache  // nil for a one-shot Checker
+	memo    memo        // a LiveChecker's answers (Check)
 }
 
 // Checker returns a new Checker over the vault's repository, loading the
@@ -203,13 +207,21 @@ func (c *Checker) save() {
 // (Tracker.Refresh): when ctx ends first, Check returns its error and the
 // walk goes on for the next call.
 func (c *Checker) Check(ctx context.Context, all func() []*vault.Memory, ms []*vault.Memory) (map[string]staleness.Staleness, error) {
+	return c.CheckAt(ctx, "", all, ms)
+}
+
+// CheckAt is Check with HEAD already read by the caller for this answer
+// (a server reads it before every call); "" reads it.
+func (c *Checker) CheckAt(ctx context.Context, head string, all func() []*vault.Memory, ms []*vault.Memory) (map[string]staleness.Staleness, error) {
 	items := Items(ms)
 	if len(items) == 0 {
 		return nil, nil
 	}
-	head, err := c.repo.Code().Head(ctx)
-	if err != nil {
-		return nil, err
+	if head == "" {
+		var err error
+		if head, err = c.repo.Code().Head(ctx); err != nil {
+			return nil, err
+		}
 	}
 	if !c.tracker.Current(head, items) {
 		every := Items(all())
@@ -229,11 +241,90 @@ func (c *Checker) Check(ctx context.Context, all func() []*vault.Memory, ms []*v
 			c.save()
 		}
 	}
+	var a *answer
+	if c.work != nil {
+		a = c.work.sync(ctx, head)
+	}
+	if a == nil {
+		return c.tracker.States(ctx, itemIDs(items))
+	}
+	if out, ok := c.memo.get(a, items); ok {
+		return out, nil
+	}
+	out, err := c.tracker.States(context.WithValue(ctx, answerKey{}, a), itemIDs(items))
+	// Kept only when everything it was computed from moves the
+	// generation or HEAD when it changes: the tracker was still at head
+	// (no other answer moved it meanwhile) and every path was watched.
+	if err == nil && !a.unwatched.Load() && c.tracker.Current(head, items) {
+		c.memo.put(a, items, out)
+	}
+	return out, err
+}
+
+func itemIDs(items []staleness.Item) []string {
 	ids := make([]string, len(items))
 	for i, it := range items {
 		ids[i] = it.ID
 	}
-	return c.tracker.States(ctx, ids)
+	return ids
+}
+
+// memo keeps a LiveChecker's answers per memory between calls, for one
+// HEAD and one generation of the work cache's watcher: a memory's
+// staleness depends only on the history up to HEAD, the memory's refs and
+// the time it was last written or confirmed (its key), and the
+// uncommitted state of the files its refs name, which the generation
+// covers (Check keeps an answer only when every path was watched). Any
+// change under a watched folder, or a new HEAD, drops it all.
+type memo struct {
+	mu     sync.Mutex
+	gen    uint64
+	head   string
+	states map[string]memoEntry
+}
+
+type memoEntry struct {
+	key   string
+	state staleness.Staleness
+}
+
+// memoKey is what a memory's staleness depends on besides HEAD and the
+// work tree.
+func memoKey(it staleness.Item) string {
+	return it.Since.UTC().Format(time.RFC3339Nano) + "\x00" + strings.Join(it.Refs, "\x00")
+}
+
+// get returns the states of every one of items as of a, when all are
+// kept.
+func (m *memo) get(a *answer, items []staleness.Item) (map[string]staleness.Staleness, bool) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	if m.states == nil || m.gen != a.gen || m.head != a.head {
+		return nil, false
+	}
+	out := make(map[string]staleness.Staleness, len(items))
+	for _, it := range items {
+		e, ok := m.states[it.ID]
+		if !ok || e.key != memoKey(it) {
+			return nil, false
+		}
+		out[it.ID] = e.state
+	}
+	return out, true
+}
+
+// put keeps states, computed as of a, for items.
+func (m *memo) put(a *answer, items []staleness.Item, states map[string]staleness.Staleness) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	if m.states == nil || m.gen != a.gen || m.head != a.head {
+		m.gen, m.head, m.states = a.gen, a.head, map[string]memoEntry{}
+	}
+	for _, it := range items {
+		if st, ok := states[it.ID]; ok {
+			m.states[it.ID] = memoEntry{key: memoKey(it), state: st}
+		}
+	}
 }
 
 // SetStaleness is the CLI's one-shot check: for the memories with refs in

@@ -9,6 +9,7 @@ import (
 	"path/filepath"
 	"strings"
 	"sync"
+	"sync/atomic"
 
 	"github.com/memvault/memvault/gitstore"
 	"github.com/memvault/memvault/watcher"
@@ -51,6 +52,31 @@ func newWorkCache(store *gitstore.Store) (*workCache, error) {
 	return &workCache{store: store, changes: ch, entries: map[string]workEntry{}}, nil
 }
 
+// answer is what one Checker.Check learnt before asking the tracker, for
+// the work cache to use instead of asking again: the generation of one
+// barrier (watcher.Changes.Sync) made during the answer, and HEAD read
+// before it. It travels in the context of the tracker's calls (answerKey).
+type answer struct {
+	gen  uint64
+	head string
+	// unwatched is set when a path of the answer could not be watched
+	// and was read as it is now: a later change there would not move the
+	// generation, so the answer must not be reused.
+	unwatched atomic.Bool
+}
+
+type answerKey struct{}
+
+// sync is the answer's barrier: nil when the file system cannot say what
+// changed (the caller then reads without caches).
+func (w *workCache) sync(ctx context.Context, head string) *answer {
+	gen, err := w.changes.Sync(ctx)
+	if err != nil {
+		return nil
+	}
+	return &answer{gen: gen, head: head}
+}
+
 // close stops the watcher.
 func (w *workCache) close() error { return w.changes.Close() }
 
@@ -59,14 +85,20 @@ func (w *workCache) close() error { return w.changes.Close() }
 // when nothing changed since it was computed. The others are read in one
 // pass, as without the cache, and cached when they can be watched.
 func (w *workCache) uncommitted(ctx context.Context, prefixes []string) ([]gitstore.PathChange, error) {
-	gen, err := w.changes.Sync(ctx)
-	if err != nil {
-		return w.store.Uncommitted(ctx, prefixes)
+	a, ok := ctx.Value(answerKey{}).(*answer)
+	if !ok {
+		// Not within Checker.Check: a barrier and HEAD of its own.
+		gen, err := w.changes.Sync(ctx)
+		if err != nil {
+			return w.store.Uncommitted(ctx, prefixes)
+		}
+		head, err := w.store.Resolve(ctx, "")
+		if err != nil && !errors.Is(err, gitstore.ErrNotFound) {
+			return nil, err
+		}
+		a = &answer{gen: gen, head: head}
 	}
-	head, err := w.store.Resolve(ctx, "")
-	if err != nil && !errors.Is(err, gitstore.ErrNotFound) {
-		return nil, err
-	}
+	gen, head := a.gen, a.head
 	var out []gitstore.PathChange
 	var miss []string
 	w.mu.Lock()
@@ -107,6 +139,8 @@ func (w *workCache) uncommitted(ctx context.Context, prefixes []string) ([]gitst
 	for _, p := range miss {
 		if watched[p] {
 			w.entries[p] = workEntry{gen: gen, head: head, changes: byPrefix[p]}
+		} else {
+			a.unwatched.Store(true)
 		}
 	}
 	w.mu.Unlock()

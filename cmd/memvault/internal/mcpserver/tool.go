@@ -49,7 +49,16 @@ func addTool[A any](s *Server, t mcp.Tool, fn toolFunc[A]) {
 		if err != nil {
 			return mcp.NewToolResultError(err.Error()), nil
 		}
-		return mcp.NewToolResultStructured(out, text), nil
+		if out == nil {
+			return mcp.NewToolResultStructured(nil, text), nil
+		}
+		// Encoded once here: the output schema check and the response
+		// read the same bytes instead of encoding the value twice.
+		raw, err := json.Marshal(out)
+		if err != nil {
+			return mcp.NewToolResultError(fmt.Sprintf("encode the result: %v", err)), nil
+		}
+		return mcp.NewToolResultStructured(json.RawMessage(raw), text), nil
 	}))
 }
 

@@ -1,0 +1,147 @@
+package gitrepo
+
+import (
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/memvault/memvault/gitstore"
+	"github.com/memvault/memvault/vault"
+	"github.com/memvault/memvault/vault/staleness"
+)
+
+// TestLiveCheckerKeepsAnswers edits a real repository one step at a time
+// and asks a LiveChecker at once after each step, with no wait: its
+// answers, kept between calls, must equal a one-shot Checker's computed
+// afresh; a second question with nothing changed is answered from what
+// it kept; and a memory whose ref cannot be watched (a glob over the
+// whole repository) is never kept.
+func TestLiveCheckerKeepsAnswers(t *testing.T) {
+	t.Parallel()
+	root := t.TempDir()
+	if real, err := filepath.EvalSymlinks(root); err == nil {
+		root = real
+	}
+	when := time.Date(2026, 11, 1, 0, 0, 0, 0, time.UTC)
+	git := func(args ...string) {
+		t.Helper()
+		cmd := exec.CommandContext(t.Context(), "git", args...)
+		cmd.Dir = root
+		date := when.Format(time.RFC3339)
+		cmd.Env = append(os.Environ(), "GIT_AUTHOR_NAME=Ada", "GIT_AUTHOR_EMAIL=ada@example.com", "GIT_COMMITTER_NAME=Ada",
+			"GIT_COMMITTER_EMAIL=ada@example.com", "GIT_CONFIG_GLOBAL=/dev/null", "GIT_CONFIG_NOSYSTEM=1",
+			"GIT_AUTHOR_DATE="+date, "GIT_COMMITTER_DATE="+date)
+		if out, err := cmd.CombinedOutput(); err != nil {
+			t.Fatalf("git %s: %v\n%s", strings.Join(args, " "), err, out)
+		}
+	}
+	write := func(rel, data string) {
+		t.Helper()
+		p := filepath.Join(root, filepath.FromSlash(rel))
+		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(p, []byte(data), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	commitAll := func(msg string) {
+		t.Helper()
+		when = when.Add(time.Minute)
+		git("add", "-A")
+		git("commit", "-q", "-m", msg)
+	}
+	git("init", "-q", "-b", "main")
+	write("internal/cache.go", cacheGo)
+	write("docs/a.md", "a\n")
+	write("README.md", "hello\n")
+	commitAll("init")
+	s, err := gitstore.Open(t.Context(), root)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	g, err := New(s, filepath.Join(root, ".memory"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	live := g.LiveChecker()
+	defer live.Close()
+	if live.work == nil {
+		t.Fatal("no work cache: the file system cannot be watched here")
+	}
+	ms := []*vault.Memory{
+		{ID: "file", Refs: []string{"internal/cache.go"}, UpdatedAt: when},
+		{ID: "sym", Refs: []string{"internal/cache.go#Get"}, UpdatedAt: when},
+		{ID: "docs", Refs: []string{"docs/"}, UpdatedAt: when},
+	}
+	glob := &vault.Memory{ID: "glob", Refs: []string{"**/*.md"}, UpdatedAt: when}
+	all := func() []*vault.Memory { return append(append([]*vault.Memory(nil), ms...), glob) }
+	steps := []struct {
+		name string
+		do   func()
+		want map[string]staleness.State
+	}{
+		{"written", func() {}, map[string]staleness.State{"file": staleness.Fresh, "sym": staleness.Fresh, "docs": staleness.Fresh}},
+		{"uncommitted edit of another symbol", func() { write("internal/cache.go", strings.Replace(cacheGo, "_ = k", "_ = k + k", 1)) },
+			map[string]staleness.State{"file": staleness.PossiblyStale, "sym": staleness.Fresh, "docs": staleness.Fresh}},
+		{"uncommitted edit of the symbol", func() { write("internal/cache.go", strings.Replace(cacheGo, "return k", "return k + k", 1)) },
+			map[string]staleness.State{"file": staleness.PossiblyStale, "sym": staleness.PossiblyStale, "docs": staleness.Fresh}},
+		{"edit undone", func() { write("internal/cache.go", cacheGo) },
+			map[string]staleness.State{"file": staleness.Fresh, "sym": staleness.Fresh, "docs": staleness.Fresh}},
+		{"new file in a referenced folder", func() { write("docs/b.md", "b\n") },
+			map[string]staleness.State{"file": staleness.Fresh, "sym": staleness.Fresh, "docs": staleness.PossiblyStale}},
+		{"committed", func() { commitAll("more docs") },
+			map[string]staleness.State{"file": staleness.Fresh, "sym": staleness.Fresh, "docs": staleness.PossiblyStale}},
+		{"confirmed", func() { ms[2].VerifiedAt = when.Add(time.Minute) },
+			map[string]staleness.State{"file": staleness.Fresh, "sym": staleness.Fresh, "docs": staleness.Fresh}},
+		{"deleted, uncommitted", func() { os.Remove(filepath.Join(root, "internal", "cache.go")) },
+			map[string]staleness.State{"file": staleness.Stale, "sym": staleness.Stale, "docs": staleness.Fresh}},
+	}
+	for _, st := range steps {
+		st.do()
+		for ask := range 2 {
+			got, err := live.Check(t.Context(), all, ms)
+			if err != nil {
+				t.Fatalf("%s: %v", st.name, err)
+			}
+			want, err := g.Checker().Check(t.Context(), all, ms)
+			if err != nil {
+				t.Fatalf("%s: %v", st.name, err)
+			}
+			for _, m := range ms {
+				if got[m.ID] != want[m.ID] {
+					t.Errorf("%s, question %d: %s kept %+v, afresh %+v", st.name, ask+1, m.ID, got[m.ID], want[m.ID])
+				}
+				if w, ok := st.want[m.ID]; ok && got[m.ID].State != w {
+					t.Errorf("%s, question %d: %s = %+v, want %s", st.name, ask+1, m.ID, got[m.ID], w)
+				}
+			}
+		}
+		// After two questions with nothing changed between them, the
+		// answers are kept for this HEAD and generation.
+		head, err := g.Code().Head(t.Context())
+		if err != nil {
+			t.Fatal(err)
+		}
+		a := live.work.sync(t.Context(), head)
+		if a == nil {
+			t.Fatalf("%s: the barrier failed", st.name)
+		}
+		if _, ok := live.memo.get(a, Items(ms)); !ok {
+			t.Errorf("%s: the answers were not kept", st.name)
+		}
+	}
+	if _, err := live.Check(t.Context(), all, []*vault.Memory{glob}); err != nil {
+		t.Fatal(err)
+	}
+	live.memo.mu.Lock()
+	_, kept := live.memo.states["glob"]
+	live.memo.mu.Unlock()
+	if kept {
+		t.Error("the answer for a ref over the whole repository, which is not watched, was kept")
+	}
+}
