@@ -417,7 +417,7 @@ func toMemoryScratch(rel string, data []byte, modTime time.Time, ps *parser.Scra
 	m.Conflicted, m.ConflictTheirs = merge.Record(doc)
 	if len(m.Conflicted) > 0 {
 		// Served (labelled conflicted) but not settled: lint names it.
-		warn(merge.ConflictKey, "unresolved merge conflict: both sides changed %s; keep the values that hold (theirs are in this entry), delete the entry, then git add the file",
+		warn(merge.ConflictKey, "unresolved merge conflict: both sides changed %s; keep the values that hold (theirs are in this entry), delete the entry, then commit the file (git add it first while a merge is under way)",
 			strings.Join(m.Conflicted, ", "))
 	}
 	if m.ID == "" {

@@ -367,7 +367,7 @@ type Conflicted struct {
 // ConflictedOf builds the view of a conflicted file of the vault at dir.
 func ConflictedOf(c vault.ConflictedFile, dir string) Conflicted {
 	p := filepath.Join(dir, filepath.FromSlash(c.Path))
-	fix := "edit " + p + ": keep the values that hold (theirs are in its conflict entry), delete the conflict entry, then git add it"
+	fix := "edit " + p + ": keep the values that hold (theirs are in its conflict entry), delete the conflict entry, then commit the file (git add it first while a merge is under way)"
 	if slices.Contains(c.What, vault.ConflictedMarkers) {
 		fix = "resolve the git conflict markers in " + p + " and git add it; while the merge is under way, " +
 			"`memvault doctor --fix` then `git checkout -m -- " + p + "` redoes it field by field, without markers"
