@@ -2,7 +2,6 @@ package gitrepo
 
 import (
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -21,40 +20,8 @@ import (
 // whole repository) is never kept.
 func TestLiveCheckerKeepsAnswers(t *testing.T) {
 	t.Parallel()
-	root := t.TempDir()
-	if real, err := filepath.EvalSymlinks(root); err == nil {
-		root = real
-	}
-	when := time.Date(2026, 11, 1, 0, 0, 0, 0, time.UTC)
-	git := func(args ...string) {
-		t.Helper()
-		cmd := exec.CommandContext(t.Context(), "git", args...)
-		cmd.Dir = root
-		date := when.Format(time.RFC3339)
-		cmd.Env = append(os.Environ(), "GIT_AUTHOR_NAME=Ada", "GIT_AUTHOR_EMAIL=ada@example.com", "GIT_COMMITTER_NAME=Ada",
-			"GIT_COMMITTER_EMAIL=ada@example.com", "GIT_CONFIG_GLOBAL=/dev/null", "GIT_CONFIG_NOSYSTEM=1",
-			"GIT_AUTHOR_DATE="+date, "GIT_COMMITTER_DATE="+date)
-		if out, err := cmd.CombinedOutput(); err != nil {
-			t.Fatalf("git %s: %v\n%s", strings.Join(args, " "), err, out)
-		}
-	}
-	write := func(rel, data string) {
-		t.Helper()
-		p := filepath.Join(root, filepath.FromSlash(rel))
-		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(p, []byte(data), 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
-	commitAll := func(msg string) {
-		t.Helper()
-		when = when.Add(time.Minute)
-		git("add", "-A")
-		git("commit", "-q", "-m", msg)
-	}
-	git("init", "-q", "-b", "main")
+	repo := newCodeRepo(t)
+	root, write, commitAll := repo.root, repo.write, repo.commitAll
 	write("internal/cache.go", cacheGo)
 	write("docs/a.md", "a\n")
 	write("README.md", "hello\n")
@@ -74,11 +41,11 @@ func TestLiveCheckerKeepsAnswers(t *testing.T) {
 		t.Fatal("no work cache: the file system cannot be watched here")
 	}
 	ms := []*vault.Memory{
-		{ID: "file", Refs: []string{"internal/cache.go"}, UpdatedAt: when},
-		{ID: "sym", Refs: []string{"internal/cache.go#Get"}, UpdatedAt: when},
-		{ID: "docs", Refs: []string{"docs/"}, UpdatedAt: when},
+		{ID: "file", Refs: []string{"internal/cache.go"}, UpdatedAt: repo.when},
+		{ID: "sym", Refs: []string{"internal/cache.go#Get"}, UpdatedAt: repo.when},
+		{ID: "docs", Refs: []string{"docs/"}, UpdatedAt: repo.when},
 	}
-	glob := &vault.Memory{ID: "glob", Refs: []string{"**/*.md"}, UpdatedAt: when}
+	glob := &vault.Memory{ID: "glob", Refs: []string{"**/*.md"}, UpdatedAt: repo.when}
 	all := func() []*vault.Memory { return append(append([]*vault.Memory(nil), ms...), glob) }
 	steps := []struct {
 		name string
@@ -96,7 +63,7 @@ func TestLiveCheckerKeepsAnswers(t *testing.T) {
 			map[string]staleness.State{"file": staleness.Fresh, "sym": staleness.Fresh, "docs": staleness.PossiblyStale}},
 		{"committed", func() { commitAll("more docs") },
 			map[string]staleness.State{"file": staleness.Fresh, "sym": staleness.Fresh, "docs": staleness.PossiblyStale}},
-		{"confirmed", func() { ms[2].VerifiedAt = when.Add(time.Minute) },
+		{"confirmed", func() { ms[2].VerifiedAt = repo.when.Add(time.Minute) },
 			map[string]staleness.State{"file": staleness.Fresh, "sym": staleness.Fresh, "docs": staleness.Fresh}},
 		{"deleted, uncommitted", func() { os.Remove(filepath.Join(root, "internal", "cache.go")) },
 			map[string]staleness.State{"file": staleness.Stale, "sym": staleness.Stale, "docs": staleness.Fresh}},

@@ -24,41 +24,8 @@ func TestStalenessInARealRepository(t *testing.T) {
 	if _, err := exec.LookPath("git"); err != nil {
 		t.Fatal("git not installed")
 	}
-	root := t.TempDir()
-	if real, err := filepath.EvalSymlinks(root); err == nil {
-		root = real
-	}
-	// Commits are a minute apart; when is the last one's time.
-	when := time.Date(2026, 11, 1, 0, 0, 0, 0, time.UTC)
-	git := func(args ...string) {
-		t.Helper()
-		cmd := exec.CommandContext(t.Context(), "git", args...)
-		cmd.Dir = root
-		date := when.Format(time.RFC3339)
-		cmd.Env = append(os.Environ(), "GIT_AUTHOR_NAME=Ada", "GIT_AUTHOR_EMAIL=ada@example.com", "GIT_COMMITTER_NAME=Ada",
-			"GIT_COMMITTER_EMAIL=ada@example.com", "GIT_CONFIG_GLOBAL=/dev/null", "GIT_CONFIG_NOSYSTEM=1",
-			"GIT_AUTHOR_DATE="+date, "GIT_COMMITTER_DATE="+date)
-		if out, err := cmd.CombinedOutput(); err != nil {
-			t.Fatalf("git %s: %v\n%s", strings.Join(args, " "), err, out)
-		}
-	}
-	write := func(rel, data string) {
-		t.Helper()
-		p := filepath.Join(root, filepath.FromSlash(rel))
-		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(p, []byte(data), 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
-	commitAll := func(msg string) {
-		t.Helper()
-		when = when.Add(time.Minute)
-		git("add", "-A")
-		git("commit", "-q", "-m", msg)
-	}
-	git("init", "-q", "-b", "main")
+	repo := newCodeRepo(t)
+	root, git, write, commitAll := repo.root, repo.git, repo.write, repo.commitAll
 	write("internal/cache.go", cacheGo)
 	write("README.md", "hello\n")
 	write("docs/a.md", "a\n")
@@ -78,9 +45,9 @@ func TestStalenessInARealRepository(t *testing.T) {
 		t.Fatal(err)
 	}
 	items := []staleness.Item{
-		{ID: "file", Since: when, Refs: []string{"internal/cache.go"}},
-		{ID: "sym", Since: when, Refs: []string{"internal/cache.go#Get"}},
-		{ID: "docs", Since: when, Refs: []string{"docs/"}},
+		{ID: "file", Since: repo.when, Refs: []string{"internal/cache.go"}},
+		{ID: "sym", Since: repo.when, Refs: []string{"internal/cache.go#Get"}},
+		{ID: "docs", Since: repo.when, Refs: []string{"docs/"}},
 	}
 	ids := []string{"file", "sym", "docs"}
 	tr := staleness.NewTracker(g.Code())
@@ -110,7 +77,7 @@ func TestStalenessInARealRepository(t *testing.T) {
 		{"confirmed", func() {
 			write(".memory/project/file.md", "---\nid: file\nrefs: [internal/cache.go]\nverified_at: 2026-12-01T00:00:00Z\n---\nCache.\n")
 			commitAll("memory: confirm")
-			items[0].Since = when
+			items[0].Since = repo.when
 		}, map[string]want{"file": {staleness.Fresh, ""}, "sym": {staleness.PossiblyStale, ""}}},
 		{"uncommitted edit", func() { write("internal/cache.go", cacheGo+"// wip\n") },
 			map[string]want{"file": {staleness.PossiblyStale, "internal/cache.go has uncommitted changes in the working tree"}, "sym": {staleness.PossiblyStale, "1 commit"}}},
