@@ -2,6 +2,7 @@ package vault
 
 import (
 	"errors"
+	"slices"
 	"testing"
 	"time"
 )
@@ -46,5 +47,37 @@ func TestStatesAreTheStatesListReports(t *testing.T) {
 	}
 	if len(seen) > 0 {
 		t.Errorf("listed states outside States(): %v", seen)
+	}
+}
+
+func TestTransition(t *testing.T) {
+	mem := func(st Status, sup ...string) *Memory { return &Memory{Status: st, Supersedes: sup} }
+	for _, tc := range []struct {
+		name          string
+		before, after *Memory
+		kind          string
+		added         []string
+	}{
+		{"edit", mem(StatusActive), mem(StatusActive), "changed", nil},
+		{"superseded", mem(StatusActive), mem(StatusSuperseded), "superseded", nil},
+		{"archived", mem(StatusActive), mem(StatusArchived), "archived", nil},
+		{"still superseded", mem(StatusSuperseded), mem(StatusSuperseded), "changed", nil},
+		{"supersedes one more", mem(StatusActive, "a"), mem(StatusActive, "a", "b"), "changed", []string{"b"}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			if got := Transition(tc.before, tc.after); got != tc.kind {
+				t.Errorf("Transition = %q, want %q", got, tc.kind)
+			}
+			var ids []string
+			for _, r := range NewSupersedes(tc.before, tc.after) {
+				ids = append(ids, r.ID)
+			}
+			if !slices.Equal(ids, tc.added) {
+				t.Errorf("NewSupersedes = %v, want %v", ids, tc.added)
+			}
+		})
+	}
+	if got := NewSupersedes(nil, mem(StatusActive, "a", "b")); len(got) != 2 {
+		t.Errorf("NewSupersedes of a new memory = %v, want both", got)
 	}
 }

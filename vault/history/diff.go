@@ -3,7 +3,6 @@ package history
 import (
 	"context"
 	"errors"
-	"slices"
 	"time"
 
 	"github.com/memvault/memvault/vault"
@@ -163,7 +162,7 @@ func (r *Reader) memoryChanges(ctx context.Context, base, head string) ([]Memory
 		switch {
 		case fc.Kind == FileAdded:
 			c.Kind = KindAdded
-			c.Supersedes = refs(after.Supersedes)
+			c.Supersedes = vault.NewSupersedes(nil, after)
 			c.BodyDiff, c.BodyDiffMore = UnifiedBodyDiff("", after.Body, MaxDiffBodyLines)
 		case fc.Kind == FileDeleted:
 			c.Kind, c.Path = KindDeleted, fc.OldPath
@@ -175,19 +174,8 @@ func (r *Reader) memoryChanges(ctx context.Context, base, head string) ([]Memory
 			c.Changes = FieldChanges(before, after)
 			c.Body = before.Body != after.Body
 			c.BodyDiff, c.BodyDiffMore = UnifiedBodyDiff(before.Body, after.Body, MaxDiffBodyLines)
-			for _, id := range after.Supersedes {
-				if !slices.Contains(before.Supersedes, id) {
-					c.Supersedes = append(c.Supersedes, vault.Ref{ID: id})
-				}
-			}
-			switch {
-			case after.Status == vault.StatusSuperseded && before.Status != vault.StatusSuperseded:
-				c.Kind = KindSuperseded
-			case after.Status == vault.StatusArchived && before.Status != vault.StatusArchived:
-				c.Kind = KindArchived
-			default:
-				c.Kind = KindChanged
-			}
+			c.Supersedes = vault.NewSupersedes(before, after)
+			c.Kind = vault.Transition(before, after)
 		}
 		out = append(out, c)
 	}
@@ -219,12 +207,4 @@ func (r *Reader) memoryChanges(ctx context.Context, base, head string) ([]Memory
 		}
 	}
 	return out, nil
-}
-
-func refs(ids []string) []vault.Ref {
-	var out []vault.Ref
-	for _, id := range ids {
-		out = append(out, vault.Ref{ID: id})
-	}
-	return out
 }

@@ -225,33 +225,14 @@ func change(before, after *vault.Memory) (Change, bool) {
 		default:
 			c.Kind = Added
 		}
-		c.Supersedes = refs(after.Supersedes)
+		c.Supersedes = vault.NewSupersedes(nil, after)
 	case after == nil:
 		c.Kind = Deleted
 	default:
-		for _, id := range after.Supersedes {
-			if !slices.Contains(before.Supersedes, id) {
-				c.Supersedes = append(c.Supersedes, vault.Ref{ID: id})
-			}
-		}
-		switch {
-		case after.Status == vault.StatusSuperseded && before.Status != vault.StatusSuperseded:
-			c.Kind = Superseded
-		case after.Status == vault.StatusArchived && before.Status != vault.StatusArchived:
-			c.Kind = Archived
-		default:
-			c.Kind = Changed
-		}
+		c.Supersedes = vault.NewSupersedes(before, after)
+		c.Kind = vault.Transition(before, after)
 	}
 	return c, true
-}
-
-func refs(ids []string) []vault.Ref {
-	var out []vault.Ref
-	for _, id := range ids {
-		out = append(out, vault.Ref{ID: id})
-	}
-	return out
 }
 
 // nameSupersessions fills the titles of what changes supersede, when
