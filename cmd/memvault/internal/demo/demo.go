@@ -1,7 +1,6 @@
 package demo
 
 import (
-	"bytes"
 	"cmp"
 	"context"
 	"encoding/json"
@@ -13,13 +12,13 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
-	"sync"
 	"time"
 
 	"github.com/mark3labs/mcp-go/client"
 	"github.com/mark3labs/mcp-go/client/transport"
 	"github.com/mark3labs/mcp-go/mcp"
 
+	"github.com/memvault/memvault/cmd/memvault/internal/syncbuf"
 	"github.com/memvault/memvault/gitstore"
 )
 
@@ -188,7 +187,7 @@ type demo struct {
 	clientVersion string
 
 	c      *client.Client
-	stderr lockedBuffer // the server's log
+	stderr syncbuf.Buffer // the server's log
 	steps  int
 
 	// Learned from the answers, used by later steps.
@@ -669,23 +668,4 @@ func titles(rs []recallResult) []string {
 		out = append(out, r.Title)
 	}
 	return out
-}
-
-// lockedBuffer collects the server's standard error, written by the
-// transport's goroutine and read after a failure.
-type lockedBuffer struct {
-	mu  sync.Mutex
-	buf bytes.Buffer
-}
-
-func (b *lockedBuffer) Write(p []byte) (int, error) {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.buf.Write(p)
-}
-
-func (b *lockedBuffer) String() string {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.buf.String()
 }

@@ -1,7 +1,6 @@
 package teamsync
 
 import (
-	"bytes"
 	"context"
 	"errors"
 	"log/slog"
@@ -9,6 +8,8 @@ import (
 	"sync"
 	"testing"
 	"time"
+
+	"github.com/memvault/memvault/cmd/memvault/internal/syncbuf"
 )
 
 // syncResult is what a fake sync returns, in order.
@@ -27,7 +28,7 @@ func TestLoopSyncsAtEachTickAndSurvivesFailures(t *testing.T) {
 		{Report{}, nil}, // the fake panics on this one
 		{Report{Remote: "origin", Branch: "main", Merged: true, Pushed: true, PushedNew: true}, nil},
 	}
-	var buf lockedBuffer
+	var buf syncbuf.Buffer
 	ticks := make(chan time.Time)
 	synced := make(chan syncResult)
 	calls := 0
@@ -133,23 +134,4 @@ func errText(err error) string {
 		return ""
 	}
 	return err.Error()
-}
-
-// lockedBuffer is a bytes.Buffer the loop's goroutine writes while the
-// test reads.
-type lockedBuffer struct {
-	mu  sync.Mutex
-	buf bytes.Buffer
-}
-
-func (b *lockedBuffer) Write(p []byte) (int, error) {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.buf.Write(p)
-}
-
-func (b *lockedBuffer) String() string {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.buf.String()
 }
