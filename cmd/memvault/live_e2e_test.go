@@ -55,6 +55,24 @@ func liveCall(c *client.Client, name string, args map[string]any, out any) error
 }
 
 // liveDrainStderr copies the server's standard error into a buffer.
+// startLoggedServe starts the real `memvault serve` in root and returns
+// the session and its log, printed when the test fails.
+func startLoggedServe(t *testing.T, root string) (*mcpSession, *lockedBuffer) {
+	t.Helper()
+	s := &mcpSession{t: t, bin: buildMemvault(t), root: root}
+	s.connect()
+	log := liveDrainStderr(t, s.c)
+	t.Cleanup(func() {
+		if t.Failed() {
+			t.Logf("server log:\n%s", log.String())
+		}
+	})
+	if err := s.c.Start(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	return s, log
+}
+
 func liveDrainStderr(t *testing.T, c *client.Client) *lockedBuffer {
 	t.Helper()
 	var buf lockedBuffer

@@ -1,7 +1,6 @@
 package main
 
 import (
-	"context"
 	"slices"
 	"strings"
 	"testing"
@@ -28,17 +27,7 @@ func TestServeThroughAMerge(t *testing.T) {
 	r.commitOn("theirs", strings.Replace(mergeBase, "importance: 5", "importance: 8", 1))
 	r.commitOn("main", strings.Replace(mergeBase, "tags: [money]", "tags: [money, ledger]", 1))
 
-	s := &mcpSession{t: t, bin: buildMemvault(t), root: r.root}
-	s.connect()
-	log := liveDrainStderr(t, s.c)
-	t.Cleanup(func() {
-		if t.Failed() {
-			t.Logf("server log:\n%s", log.String())
-		}
-	})
-	if err := s.c.Start(context.Background()); err != nil {
-		t.Fatal(err)
-	}
+	s, log := startLoggedServe(t, r.root)
 	get := func() view.Memory {
 		var m view.Memory
 		s.ok("get_memory", map[string]any{"id": id}, &m)

@@ -321,17 +321,7 @@ func TestTeamThroughGit(t *testing.T) {
 	})
 
 	t.Run("a server through a same-field conflict", func(t *testing.T) {
-		s := &mcpSession{t: t, bin: buildMemvault(t), root: b.git.root}
-		s.connect()
-		log := liveDrainStderr(t, s.c)
-		t.Cleanup(func() {
-			if t.Failed() {
-				t.Logf("server log:\n%s", log.String())
-			}
-		})
-		if err := s.c.Start(context.Background()); err != nil {
-			t.Fatal(err)
-		}
+		s, log := startLoggedServe(t, b.git.root)
 		get := func() view.Memory {
 			var m view.Memory
 			s.ok("get_memory", map[string]any{"id": conf}, &m)
