@@ -7,6 +7,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/memvault/memvault/gitstore"
 )
 
 // codeRepo is a real git repository of code in a temporary folder, with
@@ -17,12 +19,32 @@ type codeRepo struct {
 	when time.Time
 }
 
-func newCodeRepo(t *testing.T) *codeRepo {
-	t.Helper()
+// tempRoot is a new temporary folder by its real path (macOS's /tmp is
+// a symlink, and git reports real paths).
+func tempRoot(t *testing.T) string {
 	root := t.TempDir()
 	if real, err := filepath.EvalSymlinks(root); err == nil {
 		root = real
 	}
+	return root
+}
+
+// initStore makes a repository in a new temporary folder through
+// gitstore, closed with the test.
+func initStore(t *testing.T) (string, *gitstore.Store) {
+	t.Helper()
+	root := tempRoot(t)
+	s, err := gitstore.Init(t.Context(), root)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { s.Close() })
+	return root, s
+}
+
+func newCodeRepo(t *testing.T) *codeRepo {
+	t.Helper()
+	root := tempRoot(t)
 	r := &codeRepo{t: t, root: root, when: time.Date(2026, 11, 1, 0, 0, 0, 0, time.UTC)}
 	r.git("init", "-q", "-b", "main")
 	return r

@@ -21,15 +21,7 @@ import (
 // left out, and gitstore's not-found is history's.
 func TestGitRepo(t *testing.T) {
 	t.Parallel()
-	root := t.TempDir()
-	if real, err := filepath.EvalSymlinks(root); err == nil {
-		root = real
-	}
-	s, err := gitstore.Init(t.Context(), root)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer s.Close()
+	root, s := initStore(t)
 	when := time.Date(2026, 3, 1, 12, 0, 0, 0, time.UTC)
 	commit := func(msg string, files map[string]string) string {
 		t.Helper()

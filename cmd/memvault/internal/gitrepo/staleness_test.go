@@ -146,15 +146,7 @@ func TestStalenessInARealRepository(t *testing.T) {
 // next command) starts from it: current without walking.
 func TestCheckerSavesItsTracker(t *testing.T) {
 	t.Parallel()
-	root := t.TempDir()
-	if real, err := filepath.EvalSymlinks(root); err == nil {
-		root = real
-	}
-	s, err := gitstore.Init(t.Context(), root)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer s.Close()
+	root, s := initStore(t)
 	when := time.Date(2026, 3, 1, 12, 0, 0, 0, time.UTC)
 	s.Now = func() time.Time { return when }
 	if err := os.WriteFile(filepath.Join(root, "cache.go"), []byte(cacheGo), 0o644); err != nil {
