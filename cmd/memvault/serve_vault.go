@@ -181,7 +181,10 @@ func (o *servedVault) Staleness(ctx context.Context, ms []*vault.Memory) (map[st
 	if o.v == nil {
 		return nil, nil
 	}
-	return o.code.Staleness(ctx, o.v, ms)
+	o.mu.Lock() // seen: the HEAD refresh read at the start of this call
+	head := o.seen
+	o.mu.Unlock()
+	return o.code.Staleness(ctx, head, o.v, ms)
 }
 
 // Review reviews v from its repository (memory://review).
@@ -251,9 +254,7 @@ func (o *servedVault) refresh(ctx context.Context, v *vault.Vault) {
 	if o.head == nil {
 		return
 	}
-	n := o.code.BeginHead()
 	h, err := o.head(ctx)
-	o.code.NoteHead(n, h, err) // staleness checks at this HEAD
 	if err != nil {
 		o.logger.Warn("read HEAD", "vault", o.name, "err", err)
 		return

@@ -95,41 +95,6 @@ type Served struct {
 
 	mu      sync.Mutex
 	checker *Checker
-	// head is the HEAD the server's latest read found (NoteHead), ""
-	// when that read failed; reads counts the reads begun and headRead
-	// is the one head came from, so a slow read cannot overwrite a
-	// newer one.
-	head            string
-	reads, headRead uint64
-}
-
-// BeginHead is called before the server reads HEAD for a call; it
-// returns the read's number for NoteHead.
-func (s *Served) BeginHead() uint64 {
-	if s == nil {
-		return 0
-	}
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	s.reads++
-	return s.reads
-}
-
-// NoteHead records what read number n found: HEAD h, or err. Staleness
-// then uses the newest read's HEAD instead of reading it again: the
-// server reads it at the start of every call.
-func (s *Served) NoteHead(n uint64, h string, err error) {
-	if s == nil {
-		return
-	}
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	if n > s.headRead {
-		s.headRead, s.head = n, h
-		if err != nil {
-			s.head = ""
-		}
-	}
 }
 
 // NewServed returns the Served of the vault at dir in store.
@@ -164,9 +129,9 @@ func (s *Served) Close() {
 	}
 }
 
-// Staleness is Checker.Check over v, at the HEAD of the server's latest
-// read (NoteHead) when there is one.
-func (s *Served) Staleness(ctx context.Context, v *vault.Vault, ms []*vault.Memory) (map[string]staleness.Staleness, error) {
+// Staleness is Checker.CheckAt over v at head, the HEAD the server read
+// for this call ("": read it).
+func (s *Served) Staleness(ctx context.Context, head string, v *vault.Vault, ms []*vault.Memory) (map[string]staleness.Staleness, error) {
 	if s == nil {
 		return nil, nil
 	}
@@ -174,9 +139,6 @@ func (s *Served) Staleness(ctx context.Context, v *vault.Vault, ms []*vault.Memo
 	if err != nil {
 		return nil, err
 	}
-	s.mu.Lock()
-	head := s.head
-	s.mu.Unlock()
 	return c.CheckAt(ctx, head, v.All, ms)
 }
 
