@@ -114,11 +114,16 @@ func (s *Store) Operation(ctx context.Context) (string, error) {
 	return s.operation(), nil
 }
 
-// operation names the multi-step git operation in progress, if any, from
-// the marker files git leaves in the worktree's git dir.
-func (s *Store) operation() string {
+// operation names the multi-step git operation in progress, if any.
+func (s *Store) operation() string { return OperationIn(s.gitDir) }
+
+// OperationIn names the multi-step git operation in progress in the
+// worktree whose git dir is gitDir ("rebase", "am", "merge",
+// "cherry-pick", "revert", "bisect"), or "", from the marker files git
+// leaves there.
+func OperationIn(gitDir string) string {
 	exists := func(name string) bool {
-		_, err := os.Lstat(filepath.Join(s.gitDir, name))
+		_, err := os.Lstat(filepath.Join(gitDir, name))
 		return err == nil
 	}
 	switch {

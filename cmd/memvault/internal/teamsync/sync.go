@@ -5,11 +5,10 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"os"
 	"path"
-	"path/filepath"
 	"strings"
 
+	"github.com/memvault/memvault/gitstore"
 	"github.com/memvault/memvault/vault"
 	"github.com/memvault/memvault/vault/commitmsg"
 )
@@ -223,20 +222,23 @@ func (s *Syncer) Run(ctx context.Context) (Report, error) {
 	}
 }
 
-// inProgress refuses to start while git is in the middle of something.
+// inProgress refuses to start while git is in the middle of something
+// (gitstore.OperationIn, the check every memvault write makes too).
 func inProgress(gitDir string) error {
-	for _, op := range []struct{ name, what, fix string }{
-		{"MERGE_HEAD", "a merge", "finish it (memvault resolve, then git commit) or git merge --abort"},
-		{"rebase-merge", "a rebase", "finish it (memvault resolve, then git rebase --continue) or git rebase --abort"},
-		{"rebase-apply", "a rebase or git am", "finish it (git rebase --continue) or abort it (git rebase --abort, git am --abort)"},
-		{"CHERRY_PICK_HEAD", "a cherry-pick", "finish it (git cherry-pick --continue) or git cherry-pick --abort"},
-		{"REVERT_HEAD", "a revert", "finish it (git revert --continue) or git revert --abort"},
-	} {
-		if _, err := os.Lstat(filepath.Join(gitDir, op.name)); err == nil {
-			return fmt.Errorf("%w: %s is under way: %s, then run memvault sync again", ErrInProgress, op.what, op.fix)
-		}
+	var fix string
+	switch op := gitstore.OperationIn(gitDir); op {
+	case "":
+		return nil
+	case "merge":
+		fix = "a merge is under way: finish it (memvault resolve, then git commit) or git merge --abort"
+	case "rebase":
+		fix = "a rebase is under way: finish it (memvault resolve, then git rebase --continue) or git rebase --abort"
+	case "bisect":
+		fix = "a bisect is under way: end it with git bisect reset"
+	default:
+		fix = fmt.Sprintf("a git %s is under way: finish it (git %[1]s --continue) or git %[1]s --abort", op)
 	}
-	return nil
+	return fmt.Errorf("%w: %s, then run memvault sync again", ErrInProgress, fix)
 }
 
 // upstream picks the remote and its branch: --remote, else the branch's
