@@ -273,50 +273,6 @@ func TestEvalDump(t *testing.T) {
 	}
 }
 
-func TestEvalFeatures(t *testing.T) {
-	if !*evalTune {
-		t.Skip("run with -eval.tune")
-	}
-	for _, corpus := range []string{devV1, devV2} {
-		v, c, keys := evalVault(t, corpus)
-		var lines []string
-		for _, q := range c.Queries {
-			rs := v.recall(Query{Text: q.Q, Limit: 10}, keepAll)
-			if len(rs) == 0 {
-				lines = append(lines, fmt.Sprintf("%-10s EMPTY %s", q.Kind, q.Q))
-				continue
-			}
-			label := "none"
-			if len(q.Gold) > 0 {
-				label = "MISS"
-				if contains(q.Gold, keys[rs[0].Memory.ID]) {
-					label = "GOLD"
-				}
-			}
-			m2 := 0.0
-			if len(rs) > 1 {
-				m2 = rs[1].Score / rs[0].Score
-			}
-			h := rs[0]
-			gi := -1
-			for i, r := range rs {
-				if contains(q.Gold, keys[r.Memory.ID]) {
-					gi = i
-					break
-				}
-			}
-			g := ""
-			if gi >= 0 {
-				x := rs[gi]
-				g = fmt.Sprintf("%d %.3f %.3f %d %d %.3f", gi, x.Coverage, x.norm, x.Matched, x.Concepts, x.Score/h.Score)
-			}
-			lines = append(lines, fmt.Sprintf("%s\t%s\t%s\t%.3f %.3f %d %d %.3f\t%s", label, q.Kind, q.Q, h.Coverage, h.norm, h.Matched, h.Concepts, m2, g))
-		}
-		sort.Strings(lines)
-		t.Log(corpus + "\n" + strings.Join(lines, "\n"))
-	}
-}
-
 // TestEvalStrengthCV checks the strength rules for overfitting: on each
 // half of dev-v2 (splitHalves) it picks, from a grid of minCoverage,
 // standout, fullCoverage and rivals, the rules with the highest strong_recall@5
