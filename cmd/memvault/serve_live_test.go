@@ -52,7 +52,15 @@ func TestStartLiveLogs(t *testing.T) {
 				t.Fatal(err)
 			}
 			defer stop()
-			if err := os.WriteFile(p, []byte(tt.content), 0o644); err != nil {
+			// Replaced by a rename, as editors save, so the watcher sees
+			// the new content in one event: a write in place is a
+			// truncation and a write, which a loaded machine may see as
+			// two batches (the first of an empty file).
+			tmp := filepath.Join(t.TempDir(), "a.md")
+			if err := os.WriteFile(tmp, []byte(tt.content), 0o644); err != nil {
+				t.Fatal(err)
+			}
+			if err := os.Rename(tmp, p); err != nil {
 				t.Fatal(err)
 			}
 			log.waitFor(t, 0, tt.want[0])
