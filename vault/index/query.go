@@ -179,6 +179,10 @@ func (ix *Index) planContext(ctx context.Context, text string) (*queryPlan, erro
 			w = ix.p.wPart
 		case kindUnigram:
 			w = ix.p.wUnigram
+		case kindBigram:
+			if _, ok := cjkDeterminers[string(t.text)]; ok {
+				w = ix.p.wDeterminer
+			}
 		}
 		add(qterm{text: string(t.text), w: w, typed: true, kind: t.kind, src: SourceTyped,
 			start: t.start, end: t.end, concept: -1})

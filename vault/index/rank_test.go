@@ -133,6 +133,39 @@ func TestLongChineseWordSharesWeight(t *testing.T) {
 	}
 }
 
+// TestChineseDeterminersWeighLittle pins wDeterminer: a memory that
+// shares only 一个 and one more word with the question no longer outranks
+// one that answers it through translations. At full weight it did.
+func TestChineseDeterminersWeighLittle(t *testing.T) {
+	d, err := parseDictionary("实现 | implement\n注册 | register\n")
+	if err != nil {
+		t.Fatal(err)
+	}
+	build := func(p params) *Index {
+		ix := newIndex(p, d)
+		ix.general = nil
+		ix.Put(1, Doc{Title: "不要过早抽象", Body: "只有一个实现时先不要建抽象基类，等出现第二个实现再抽象。"})
+		ix.Put(2, Doc{Title: "Payment channel adapters", Body: "New channels implement the adapter protocol and are registered in the channel registry."})
+		filler(ix, 100, 40)
+		return ix
+	}
+	q := Query{Text: "新接一个渠道要实现什么，在哪里注册"}
+	full := defaultParams()
+	full.wDeterminer = 1
+	if got := ids(build(full).Search(q)); len(got) < 2 || got[0] != 1 {
+		t.Fatalf("with 一个 at full weight the test loses its point: got %v, want doc 1 first", got)
+	}
+	ix := build(defaultParams())
+	if got := ids(ix.Search(q)); len(got) < 2 || got[0] != 2 {
+		t.Fatalf("got %v, want doc 2 (the answer) before doc 1 (一个 and 实现)", got)
+	}
+	for _, tm := range ix.plan(q.Text).terms {
+		if tm.text == "一个" && tm.w != ix.p.wDeterminer {
+			t.Errorf("一个 weighs %v, want %v", tm.w, ix.p.wDeterminer)
+		}
+	}
+}
+
 func TestGeneralDictionary(t *testing.T) {
 	g := compileCedict(t, "# comment\n部署 -> deploy | deployment\n端口 -> port | interface\nnot a line\n日志 -> log\n")
 	cur, err := parseDictionary("订单 | order\n")

@@ -36,10 +36,11 @@ type params struct {
 	noCurated bool    // tests only: search without the curated dictionary
 	cwPow     float64 // a concept weighs idf^cwPow x its typed weight in coverage
 
-	partialCJK bool    // a Chinese word of several bigrams is covered in part by each
-	bigramPow  float64 // ...and each of its n bigrams weighs 1/n^bigramPow in BM25
-	covPow     float64 // relevance is multiplied by coverage^covPow
-	straddle   float64 // weight of a CJK bigram concept found nowhere and in no dictionary term
+	partialCJK  bool    // a Chinese word of several bigrams is covered in part by each
+	bigramPow   float64 // ...and each of its n bigrams weighs 1/n^bigramPow in BM25
+	wDeterminer float64 // a Chinese determiner (一个, 一些), the counterpart of an English stop word
+	covPow      float64 // relevance is multiplied by coverage^covPow
+	straddle    float64 // weight of a CJK bigram concept found nowhere and in no dictionary term
 }
 
 func defaultParams() params {
@@ -65,6 +66,7 @@ func defaultParams() params {
 		covPow:        1,
 		partialCJK:    true,
 		bigramPow:     0.5,
+		wDeterminer:   0.3,
 		cwPow:         1,
 		straddle:      0.5,
 	}
