@@ -216,7 +216,7 @@ func successorsFirst(rs []Result) []Result {
 					last = j
 				}
 			}
-			if last < 0 {
+			if last < 0 && declaresOld(rs[i].Memory) {
 				for j := i + 1; j < len(rs); j++ {
 					if inferredSuccessor(rs[i], rs[j]) {
 						last, inferred = j, true
