@@ -27,8 +27,8 @@ var layerInfo = [...]struct {
 	floor     float64       // decay never goes below this factor
 	weight    float64       // layer weight in the final score
 }{
-	Transient:  {"transient", "transient", time.Hour, 30 * time.Minute, 0.05, 1.2},
-	ShortTerm:  {"short-term", "short-term", 7 * 24 * time.Hour, 3 * 24 * time.Hour, 0.1, 1.1},
+	Transient:  {"transient", "transient", time.Hour, 30 * time.Minute, 0.05, 1.1},
+	ShortTerm:  {"short-term", "short-term", 7 * 24 * time.Hour, 3 * 24 * time.Hour, 0.1, 1.05},
 	Project:    {"project", "project", 0, 90 * 24 * time.Hour, 0.35, 1.0},
 	Preference: {"preference", "preferences", 0, 365 * 24 * time.Hour, 0.5, 0.9},
 	Meta:       {"meta", "meta", 0, 0, 1, 0.6},

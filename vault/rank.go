@@ -34,6 +34,10 @@ const (
 	// dupScoreRatio: two memories whose scores differ more than this
 	// are not compared for near-duplication.
 	dupScoreRatio = 0.8
+	// inferredRatio: a memory whose title declares it an old rule moves
+	// below a result on its topic that scores at least this share of it
+	// (see inferredSuccessor).
+	inferredRatio = 0.5
 )
 
 // sortResults orders by score, then id.
@@ -161,18 +165,62 @@ func (v *Vault) linkedIDsLocked(m *Memory) []string {
 	return ids
 }
 
+// oldMarkers are what a title says when its memory is an old rule kept
+// for the record: a vault that never recorded supersedes still says so in
+// words. Matched case-insensitively in the title only.
+var oldMarkers = []string{"old rule", "deprecated", "obsolete", "superseded", "旧规则", "已废弃", "已过时", "已弃用"}
+
+// declaresOld reports whether m's title says it is an old rule.
+func declaresOld(m *Memory) bool {
+	t := strings.ToLower(m.Title)
+	for _, w := range oldMarkers {
+		if strings.Contains(t, w) {
+			return true
+		}
+	}
+	return false
+}
+
+// inferredSuccessor reports whether b stands in for a as its successor
+// when a declares itself old but no memory records supersedes for it: b
+// does not declare itself old, shares a tag with a, covers at least as
+// much of the query and scores at least inferredRatio of it (a memory far
+// below on a broad tag is no successor).
+func inferredSuccessor(a, b Result) bool {
+	if !declaresOld(a.Memory) || declaresOld(b.Memory) || b.Coverage < a.Coverage || b.Score < inferredRatio*a.Score {
+		return false
+	}
+	at := tagSet(a.Memory.Tags)
+	for t := range tagSet(b.Memory.Tags) {
+		if at[t] {
+			return true
+		}
+	}
+	return false
+}
+
 // successorsFirst moves every result that another result supersedes to
 // just below its lowest-ranked successor among the results: a replaced
-// rule, shown with include_inactive, never outranks its replacement.
+// rule, shown with include_inactive, never outranks its replacement. A
+// result whose title declares it an old rule, with no recorded successor
+// among the results, is treated alike below a result on the same topic
+// (a shared tag) that covers at least as much of the query.
 func successorsFirst(rs []Result) []Result {
 	for pass := 0; pass < len(rs); pass++ {
 		moved := false
 		for i := range rs {
 			// The lowest-ranked result that supersedes rs[i].
-			last := -1
+			last, inferred := -1, false
 			for j := i + 1; j < len(rs); j++ {
 				if slices.Contains(rs[j].Memory.Supersedes, rs[i].Memory.ID) {
 					last = j
+				}
+			}
+			if last < 0 && declaresOld(rs[i].Memory) {
+				for j := i + 1; j < len(rs); j++ {
+					if inferredSuccessor(rs[i], rs[j]) {
+						last, inferred = j, true
+					}
 				}
 			}
 			if last < 0 {
@@ -181,7 +229,11 @@ func successorsFirst(rs []Result) []Result {
 			r := rs[i]
 			// Set.Recall applies this rule again to the merged list: one
 			// note per successor is enough.
-			adj := Adjustment{Rule: AdjustSupersession, Note: fmt.Sprintf("moved below %q, which supersedes it", rs[last].Memory.Title)}
+			note := fmt.Sprintf("moved below %q, which supersedes it", rs[last].Memory.Title)
+			if inferred {
+				note = fmt.Sprintf("moved below %q: its title says it is an old rule, and that result is on the same topic", rs[last].Memory.Title)
+			}
+			adj := Adjustment{Rule: AdjustSupersession, Note: note}
 			if !slices.Contains(r.Adjustments, adj) {
 				r.Adjustments = append(slices.Clip(r.Adjustments), adj)
 			}

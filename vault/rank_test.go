@@ -148,6 +148,46 @@ func TestRecallSuccessorsFirst(t *testing.T) {
 	}
 }
 
+// TestRecallDeclaredOldBelowSuccessor pins the inferred successor: an old
+// rule that says so in its title, with no supersedes recorded, ranks below
+// the rule on its topic (a shared tag) that covers as much of the query,
+// though its title holds the query's words; an old rule with no such
+// result keeps its place, and so does one whose only same-topic result
+// covers less of the query.
+func TestRecallDeclaredOldBelowSuccessor(t *testing.T) {
+	v := openTest(t, newClock("2026-11-30T10:00:00Z"))
+	old := mustCreate(t, v, NewMemory{Title: "Coverage threshold 70% for the whole repo (old rule)", Importance: 4, Tags: []string{"testing", "coverage"},
+		Content: "Every service must keep line coverage at 70%; CI fails below the coverage threshold."})
+	newer := mustCreate(t, v, NewMemory{Title: "Order and payment services raised to 85%", Importance: 7, Tags: []string{"testing", "coverage"},
+		Content: "Since 2024-02 the line coverage threshold of services/order and services/payment is 85%, replacing the earlier repo-wide rule."})
+	lint := mustCreate(t, v, NewMemory{Title: "Lint with flake8 (deprecated)", Tags: []string{"lint"},
+		Content: "Python code was linted with flake8 before ruff."})
+	mustCreate(t, v, NewMemory{Title: "Lint in CI", Tags: []string{"ci"}, Content: "The CI lint stage runs ruff check."})
+	mustCreate(t, v, NewMemory{Title: "Lint config", Tags: []string{"lint"}, Content: "Lint settings live in pyproject.toml."})
+
+	rs := v.Recall(Query{Text: "coverage threshold"})
+	if got := ids(rs); len(got) < 2 || got[0] != newer.ID || got[1] != old.ID {
+		t.Fatalf("got %v, want the current rule %s before the old one %s", got, newer.ID, old.ID)
+	}
+	if adj := rs[1].Adjustments; len(adj) != 1 || adj[0].Rule != AdjustSupersession || !strings.Contains(adj[0].Note, "old rule") {
+		t.Errorf("old rule adjustments = %+v, want one supersession note saying why", adj)
+	}
+	// Without the marker in its title the old rule wins on its words.
+	plain := openTest(t, newClock("2026-11-30T10:00:00Z"))
+	o2 := mustCreate(t, plain, NewMemory{Title: "Coverage threshold 70% for the whole repo", Importance: 4, Tags: []string{"testing", "coverage"},
+		Content: "Every service must keep line coverage at 70%; CI fails below the coverage threshold."})
+	mustCreate(t, plain, NewMemory{Title: "Order and payment services raised to 85%", Importance: 7, Tags: []string{"testing", "coverage"},
+		Content: "Since 2024-02 the line coverage threshold of services/order and services/payment is 85%, replacing the earlier repo-wide rule."})
+	if got := ids(plain.Recall(Query{Text: "coverage threshold"})); len(got) == 0 || got[0] != o2.ID {
+		t.Fatalf("without the marker the test loses its point: got %v, want %s first", got, o2.ID)
+	}
+	// "Lint in CI" shares no tag; "Lint config" shares one but covers less
+	// of "flake8 lint": the deprecated note stays first.
+	if got := ids(v.Recall(Query{Text: "flake8 lint"})); len(got) == 0 || got[0] != lint.ID {
+		t.Errorf("got %v, want the deprecated note %s first: no result stands in for it", got, lint.ID)
+	}
+}
+
 func TestRecallNearDuplicatesApart(t *testing.T) {
 	v := openTest(t, newClock("2026-11-30T10:00:00Z"))
 	text := "Service logs are JSON lines written with structlog; every line carries trace_id and request_id."

@@ -167,6 +167,27 @@ func TestRecallTransientOutranksProjectOnlyBriefly(t *testing.T) {
 	}
 }
 
+// A fresh note wins a tie with durable knowledge, not a contest: a
+// transient note that matches the question clearly less well (here 87% of
+// the rule's relevance) stays below the project rule even in its first
+// minute. With the former layer weight 1.2 it came first.
+func TestRecallFreshNoteDoesNotOutrankBetterRule(t *testing.T) {
+	t.Parallel()
+	clock := newClock("2026-11-30T10:00:00Z")
+	v := openTest(t, clock)
+	rule := mustCreate(t, v, NewMemory{Title: "Order service port", Content: "The order service listens on port 8101, set in dev/ports.env.", Layer: Project})
+	note := mustCreate(t, v, NewMemory{Title: "Order service port for this session only", Content: "Moved to 8201 for now.", Layer: Transient})
+	mustCreate(t, v, NewMemory{Title: "Payment service", Content: "The payment service listens on 8102.", Layer: Project})
+	clock.Advance(time.Minute)
+	rs := v.Recall(Query{Text: "order service port"})
+	if len(rs) < 2 || rs[0].Memory.ID != rule.ID || rs[1].Memory.ID != note.ID {
+		t.Fatalf("got %v, want the rule %s before the fresh note %s", ids(rs), rule.ID, note.ID)
+	}
+	if w := layerInfo[Transient].weight / layerInfo[Project].weight; w > 1.1 {
+		t.Fatalf("transient/project layer weight = %v, want <= 1.1", w)
+	}
+}
+
 func TestRecallImportanceIsBounded(t *testing.T) {
 	t.Parallel()
 	clock := newClock("2026-11-30T10:00:00Z")

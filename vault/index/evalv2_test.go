@@ -54,7 +54,7 @@ func TestEvalV2Sweep(t *testing.T) {
 		}
 		// The vault's layer weights (vault/layer.go) and importance boost;
 		// fresh memories do not decay.
-		lw := map[int]float64{1: 1.2, 2: 1.1, 3: 1, 4: 0.9, 5: 0.6}
+		lw := map[int]float64{1: 1.1, 2: 1.05, 3: 1, 4: 0.9, 5: 0.6}
 		w := func(id DocID, rel float64) float64 {
 			m := c.Memories[id]
 			return rel * lw[m.Layer] * (1 + 0.025*float64(min(10, max(1, m.Importance))-5))

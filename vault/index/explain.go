@@ -129,9 +129,9 @@ func (ix *Index) Explain(text string, id DocID) *Explanation {
 		for f := range tf {
 			xs += float64(tf[f]) * float64(float32(norm[f]))
 		}
-		sc := idf(n, df) * t.w * xs / (p.k1 + xs)
+		sc := idf(n, df) * qp.bm25Weight(t, p.bigramPow) * xs / (p.k1 + xs)
 		sum += sc
-		tm := TermMatch{Term: t.text, Source: t.src, From: t.from, Weight: t.w, Score: sc,
+		tm := TermMatch{Term: t.text, Source: t.src, From: t.from, Weight: qp.bm25Weight(t, p.bigramPow), Score: sc,
 			Title: int(tf[fieldTitle]), Aliases: int(tf[fieldAlias]), Tags: int(tf[fieldTags]), Body: int(tf[fieldBody])}
 		if t.concept >= 0 {
 			tm.Concept = qp.concepts[t.concept].label

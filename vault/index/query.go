@@ -79,8 +79,9 @@ type concept struct {
 	// word: most likely the end of one word and the start of the next.
 	straddle bool
 	// partial marks a word of several CJK bigrams, covered in part by
-	// each (see queryPlan.partials).
+	// each (see queryPlan.partials); bigrams is how many it has.
 	partial bool
+	bigrams int
 }
 
 // maxConcepts is the number of concepts a query tracks: one bit each in
@@ -178,6 +179,10 @@ func (ix *Index) planContext(ctx context.Context, text string) (*queryPlan, erro
 			w = ix.p.wPart
 		case kindUnigram:
 			w = ix.p.wUnigram
+		case kindBigram:
+			if _, ok := cjkDeterminers[string(t.text)]; ok {
+				w = ix.p.wDeterminer
+			}
 		}
 		add(qterm{text: string(t.text), w: w, typed: true, kind: t.kind, src: SourceTyped,
 			start: t.start, end: t.end, concept: -1})
@@ -326,6 +331,7 @@ func (ix *Index) planContext(ctx context.Context, text string) (*queryPlan, erro
 			if t := &qp.terms[i]; t.concept >= 0 && nb[t.concept] > 1 {
 				t.covers = 0
 				qp.concepts[t.concept].partial = true
+				qp.concepts[t.concept].bigrams = nb[t.concept]
 			}
 		}
 	}
@@ -470,6 +476,22 @@ func (ix *Index) planContext(ctx context.Context, text string) (*queryPlan, erro
 		ix.planWork(work)
 	}
 	return qp, nil
+}
+
+// bm25Weight is the query weight of term t in BM25: its weight, except
+// that the n overlapping bigrams of one Chinese word of three or more
+// characters (覆盖率: 覆盖, 盖率) share it, each weighing 1/n^pow. Summed
+// in full, a four-character word counted three times against a one-word
+// concept typed in English or a two-character word, and its straddling
+// middle bigram (营后 in 运营后台) as much as its real parts; √n is the
+// share a multi-word expansion gets too (expandPow).
+func (qp *queryPlan) bm25Weight(t qterm, pow float64) float64 {
+	if t.typed && t.kind == kindBigram && t.concept >= 0 {
+		if n := qp.concepts[t.concept].bigrams; n > 1 {
+			return t.w / math.Pow(float64(n), pow)
+		}
+	}
+	return t.w
 }
 
 // coverBit is the concept mask bit of concept c, or 0 for none.

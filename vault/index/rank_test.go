@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"flag"
 	"fmt"
+	"math"
 	"os"
 	"path/filepath"
 	"slices"
@@ -89,6 +90,79 @@ func TestCoverageRanksFullMatchesFirst(t *testing.T) {
 	}
 	if h := hits[1]; !(h.Coverage > 0 && h.Coverage < 0.5) || h.Matched != 1 {
 		t.Errorf("doc 1: coverage %v, matched %d; want below 0.5, 1", h.Coverage, h.Matched)
+	}
+}
+
+// TestLongChineseWordSharesWeight pins bigramPow: the three bigrams of a
+// four-character word (运营后台) share its weight in BM25, so a memory that
+// has only that word no longer outranks one that answers the whole
+// question through translations. Summed in full (bigramPow 0) it did.
+func TestLongChineseWordSharesWeight(t *testing.T) {
+	d, err := parseDictionary("运营后台 | ops console\n导出 | export\n")
+	if err != nil {
+		t.Fatal(err)
+	}
+	build := func(p params) *Index {
+		ix := newIndex(p, d)
+		ix.general = nil
+		ix.Put(1, Doc{Title: "运营后台的权限", Body: "运营后台按角色分配权限。"})
+		ix.Put(2, Doc{Title: "Ops console exports", Body: "Exports from the ops console run as an async task."})
+		ix.Put(3, Doc{Title: "导出规则", Body: "导出超过一万行走异步任务。"})
+		filler(ix, 100, 40)
+		return ix
+	}
+	q := Query{Text: "运营后台导出"}
+	whole := defaultParams()
+	whole.bigramPow = 0
+	if got := ids(build(whole).Search(q)); len(got) < 2 || got[0] != 1 {
+		t.Fatalf("with bigrams summed in full the test loses its point: got %v, want doc 1 first", got)
+	}
+	ix := build(defaultParams())
+	if got := ids(ix.Search(q)); len(got) < 2 || got[0] != 2 {
+		t.Fatalf("got %v, want doc 2 (both concepts) before doc 1 (the long word only)", got)
+	}
+	qp := ix.plan(q.Text)
+	for _, tm := range qp.terms {
+		want := 1.0 // 导出, and 台导 across the two words
+		if tm.text == "运营" || tm.text == "营后" || tm.text == "后台" {
+			want = 1 / math.Sqrt(3)
+		}
+		if w := qp.bm25Weight(tm, ix.p.bigramPow); tm.typed && math.Abs(w-want) > 1e-9 {
+			t.Errorf("typed term %q weighs %v, want %v", tm.text, w, want)
+		}
+	}
+}
+
+// TestChineseDeterminersWeighLittle pins wDeterminer: a memory that
+// shares only 一个 and one more word with the question no longer outranks
+// one that answers it through translations. At full weight it did.
+func TestChineseDeterminersWeighLittle(t *testing.T) {
+	d, err := parseDictionary("实现 | implement\n注册 | register\n")
+	if err != nil {
+		t.Fatal(err)
+	}
+	build := func(p params) *Index {
+		ix := newIndex(p, d)
+		ix.general = nil
+		ix.Put(1, Doc{Title: "不要过早抽象", Body: "只有一个实现时先不要建抽象基类，等出现第二个实现再抽象。"})
+		ix.Put(2, Doc{Title: "Payment channel adapters", Body: "New channels implement the adapter protocol and are registered in the channel registry."})
+		filler(ix, 100, 40)
+		return ix
+	}
+	q := Query{Text: "新接一个渠道要实现什么，在哪里注册"}
+	full := defaultParams()
+	full.wDeterminer = 1
+	if got := ids(build(full).Search(q)); len(got) < 2 || got[0] != 1 {
+		t.Fatalf("with 一个 at full weight the test loses its point: got %v, want doc 1 first", got)
+	}
+	ix := build(defaultParams())
+	if got := ids(ix.Search(q)); len(got) < 2 || got[0] != 2 {
+		t.Fatalf("got %v, want doc 2 (the answer) before doc 1 (一个 and 实现)", got)
+	}
+	for _, tm := range ix.plan(q.Text).terms {
+		if tm.text == "一个" && tm.w != ix.p.wDeterminer {
+			t.Errorf("一个 weighs %v, want %v", tm.w, ix.p.wDeterminer)
+		}
 	}
 }
 

@@ -36,9 +36,11 @@ type params struct {
 	noCurated bool    // tests only: search without the curated dictionary
 	cwPow     float64 // a concept weighs idf^cwPow x its typed weight in coverage
 
-	partialCJK bool    // a Chinese word of several bigrams is covered in part by each
-	covPow     float64 // relevance is multiplied by coverage^covPow
-	straddle   float64 // weight of a CJK bigram concept found nowhere and in no dictionary term
+	partialCJK  bool    // a Chinese word of several bigrams is covered in part by each
+	bigramPow   float64 // ...and each of its n bigrams weighs 1/n^bigramPow in BM25
+	wDeterminer float64 // a Chinese determiner (一个, 一些), the counterpart of an English stop word
+	covPow      float64 // relevance is multiplied by coverage^covPow
+	straddle    float64 // weight of a CJK bigram concept found nowhere and in no dictionary term
 }
 
 func defaultParams() params {
@@ -63,6 +65,8 @@ func defaultParams() params {
 		minLearned:    0.3,
 		covPow:        1,
 		partialCJK:    true,
+		bigramPow:     0.5,
+		wDeterminer:   0.3,
 		cwPow:         1,
 		straddle:      0.5,
 	}
@@ -243,7 +247,7 @@ func (ix *Index) SearchContext(ctx context.Context, q Query) ([]Hit, error) {
 		}
 		pl := ix.terms.get(t.text)
 		df := float64(ix.liveDF(pl))
-		w := idf(n, df) * t.w
+		w := idf(n, df) * qp.bm25Weight(t, p.bigramPow)
 		if t.concept >= 0 && t.typed {
 			cw[t.concept] = max(cw[t.concept], math.Pow(idf(n, max(df, 1)), p.cwPow)*t.w)
 			if df > 0 || t.kind != kindBigram {
@@ -255,7 +259,7 @@ func (ix *Index) SearchContext(ctx context.Context, q Query) ([]Hit, error) {
 			// A typed term no document contains still counts against
 			// Norm, as if it were rare; CJK bigrams count half, since
 			// about half of them straddle two words.
-			c := idf(n, max(df, 1)) * t.w * idealSat
+			c := idf(n, max(df, 1)) * qp.bm25Weight(t, p.bigramPow) * idealSat
 			if df == 0 && t.kind == kindBigram {
 				c /= 2
 			}

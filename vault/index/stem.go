@@ -202,3 +202,18 @@ func hasVowel(w []byte) bool {
 	}
 	return false
 }
+
+// cjkDeterminers are the Chinese counterparts of the English stop words a,
+// an, some, any and each. They stay in the index and in queries, but a
+// query term among them weighs wDeterminer: at full weight a question's
+// 一个 was one of its concepts, and a memory that said 一个 in passing
+// covered it as well as one that answered the question.
+var cjkDeterminers = func() map[string]struct{} {
+	m := map[string]struct{}{}
+	for _, w := range []string{
+		"一个", "一些", "一种", "任何", "每个",
+	} {
+		m[w] = struct{}{}
+	}
+	return m
+}()
