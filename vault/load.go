@@ -399,7 +399,6 @@ func toMemoryScratch(rel string, data []byte, modTime time.Time, ps *parser.Scra
 		Refs:       cloneStrings(meta.Refs),
 		Source:     Source{Client: strings.Clone(meta.Source.Client), Kind: strings.Clone(meta.Source.Kind)},
 		Body:       string(doc.BodyBytes()),
-		Text:       doc.Body.Text,
 		Path:       rel,
 		WikiLinks:  doc.Body.WikiLinks,
 		Hash:       sum,
@@ -432,10 +431,7 @@ func toMemoryScratch(rel string, data []byte, modTime time.Time, ps *parser.Scra
 	if m.Title == "" {
 		m.Title = strings.TrimSuffix(filepath.Base(rel), filepath.Ext(rel))
 	}
-	if h := strings.TrimSpace(doc.Body.Heading); h != "" && h == m.Title {
-		// The H1 repeats the title: keep it out of snippets.
-		m.Text = strings.TrimLeft(strings.TrimPrefix(m.Text, h), "\n ")
-	}
+	m.text = plainText(doc.Body, m.Title)
 	folderLayer, inFolder := layerFromDir(rel)
 	switch {
 	case meta.Layer != "":

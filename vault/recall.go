@@ -233,7 +233,7 @@ func (v *Vault) rank(ctx context.Context, q Query, cut cutRules, pooled bool) ([
 		if q.Explain && text && !pooled {
 			r.Explain = v.ix.Explain(q.Text, v.byID[m.ID])
 		}
-		r.Snippet = index.Snippet(m.Text, terms[m], snippetRunes)
+		r.Snippet = index.Snippet(m.PlainText(), terms[m], snippetRunes)
 		base := v.resultLocked(m, r.State, at, succ, q.IncludeInactive)
 		r.Memory, r.Supersedes, r.SupersededBy = base.Memory, base.Supersedes, base.SupersededBy
 	}

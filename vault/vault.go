@@ -339,6 +339,7 @@ func (v *Vault) applyLocked(r loaded) []string {
 		if v.ix != nil {
 			v.ix.Put(oldID, indexDoc(m))
 		}
+		m.text = "" // indexed: PlainText derives it again when needed
 		if old != m.ID {
 			return []string{old, m.ID}
 		}
@@ -358,6 +359,7 @@ func (v *Vault) applyLocked(r loaded) []string {
 	if v.ix != nil {
 		v.ix.Put(id, indexDoc(m))
 	}
+	m.text = ""
 	return []string{m.ID}
 }
 
@@ -384,7 +386,7 @@ func isNotExist(diags []*Diagnostic) bool {
 
 // indexDoc is what the full-text index sees of a memory.
 func indexDoc(m *Memory) index.Doc {
-	return index.Doc{Title: m.Title, Aliases: m.Aliases, Tags: m.Tags, Body: m.Text}
+	return index.Doc{Title: m.Title, Aliases: m.Aliases, Tags: m.Tags, Body: m.PlainText()}
 }
 
 // nameKeys are the names a [[wiki link]] may use for m: title, file

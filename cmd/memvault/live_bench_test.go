@@ -88,7 +88,7 @@ func BenchmarkLiveHandEditLatency(b *testing.B) {
 		// would take a core from the watcher on a small machine.
 		for {
 			res := v.Recall(vault.Query{Text: word, Limit: 1})
-			if len(res) > 0 && strings.Contains(res[0].Memory.Text, word) {
+			if len(res) > 0 && strings.Contains(res[0].Memory.PlainText(), word) {
 				break
 			}
 			select {
