@@ -269,4 +269,3 @@ func (ix *Index) learn(term string) []learned {
 	})
 	return out
 }
-

@@ -39,7 +39,6 @@ func (ix *Index) rebuildShort() {
 	}
 }
 
-
 // snapshotCorpus is an index with replacements and deletions, so that the
 // snapshot carries retired slots too.
 func snapshotCorpus(t testing.TB) (*Index, []string) {
