@@ -2,11 +2,10 @@ package vault
 
 import (
 	"context"
-	"encoding/binary"
+	"crypto/sha256"
 	"encoding/hex"
 	"errors"
 	"fmt"
-	"hash/maphash"
 	"io/fs"
 	"os"
 	"path"
@@ -347,6 +346,11 @@ func (v *Vault) lastCommitted(ctx context.Context, rel string, disk []byte, modT
 	if err != nil {
 		return nil
 	}
+	return servedForMarkers(rel, data, disk, modTime)
+}
+
+// servedForMarkers is lastCommitted once HEAD's version, data, is read.
+func servedForMarkers(rel string, data, disk []byte, modTime time.Time) *Memory {
 	m, _ := toMemory(rel, data, modTime)
 	if m == nil {
 		return nil
@@ -503,22 +507,20 @@ func toMemoryScratch(rel string, data []byte, modTime time.Time, ps *parser.Scra
 	return m, diags
 }
 
-// hashSeed seeds contentHash; it is chosen once per process and never
-// changes.
-var hashSeed = maphash.MakeSeed()
-
-// contentHash is Memory.Hash: it tells applyLocked that a file it reads
-// back is the one it wrote, or was touched without change. That needs
-// neither resistance to collisions made on purpose (the seed is secret
-// and per process, and hiding an edit from one's own index gains nothing)
-// nor stability across processes (hashes are never stored or sent), so a
-// seeded 64-bit maphash does, several times cheaper than SHA-256 over a
-// loaded vault's every byte. Two different contents of one file collide
-// with probability about 2^-64.
+// contentHash is Memory.Hash: the first 8 bytes of the SHA-256 of the
+// file's bytes, in hex. It tells applyLocked that a file it reads back is
+// the one it wrote, or was touched without change, and it is the same in
+// every process, so a memory restored from the index cache (which records
+// each file's SHA-256) carries the hash a fresh read would give. Two
+// different contents of one file collide with probability about 2^-64.
 func contentHash(data []byte) string {
-	var b [8]byte
-	binary.LittleEndian.PutUint64(b[:], maphash.Bytes(hashSeed, data))
-	return hex.EncodeToString(b[:])
+	sum := sha256.Sum256(data)
+	return hashOfSum(&sum)
+}
+
+// hashOfSum is contentHash of the bytes whose SHA-256 is sum.
+func hashOfSum(sum *[sha256.Size]byte) string {
+	return hex.EncodeToString(sum[:8])
 }
 
 // mergeTags joins front-matter tags and inline #tags, dropping duplicates

@@ -127,9 +127,8 @@ type Memory struct {
 	// names, from the file's conflict entry ("body" for the body); a name
 	// without a value was deleted on that side.
 	ConflictTheirs map[string]string `json:"conflict_theirs,omitempty"`
-	// Hash identifies the file bytes this memory was read from, within
-	// this process (see contentHash): never store or compare it across
-	// processes.
+	// Hash identifies the file bytes this memory was read from (see
+	// contentHash).
 	Hash string `json:"-"`
 
 	idLine         int // file line of the id field, for diagnostics

@@ -189,6 +189,22 @@ func (ix *Index) ReadFrom(r io.Reader) (int64, error) {
 	return int64(len(data)), nil
 }
 
+// LoadSnapshot is ReadFrom from a snapshot already in memory: the posting
+// lists alias data, which must not change afterwards.
+func (ix *Index) LoadSnapshot(data []byte) error {
+	if len(ix.ids) != 0 {
+		return ErrNotEmpty
+	}
+	if err := ix.readSnapshot(data); err != nil {
+		ix.clear()
+		if !errors.Is(err, ErrSnapshot) {
+			err = fmt.Errorf("%w: %w", ErrSnapshot, err)
+		}
+		return fmt.Errorf("read index snapshot: %w", err)
+	}
+	return nil
+}
+
 func (ix *Index) readSnapshot(data []byte) error {
 	if len(data) < len(snapshotMagic)+4 || string(data[:len(snapshotMagic)]) != snapshotMagic {
 		return fmt.Errorf("%w: not an index snapshot", ErrSnapshot)
