@@ -25,7 +25,9 @@ import (
 //	MEMVAULT_BENCH_CACHE=/tmp/mvbench go test ./cmd/memvault -run '^$' -bench Scale -benchtime 3x
 //
 // The vault's files are hard-linked into a fresh git repository, so each
-// run starts without an index cache.
+// run starts without an index cache. MEMVAULT_BENCH_BIN runs another
+// memvault binary instead of this package's (a build of the base commit,
+// to compare).
 
 // scaleBenchVault returns the .memory folder of a new repository holding
 // the cached 100k vault, or skips.
@@ -63,6 +65,14 @@ func scaleBenchVault(b *testing.B) string {
 	return dst
 }
 
+// scaleBenchBinary is MEMVAULT_BENCH_BIN, else this package built.
+func scaleBenchBinary(b *testing.B) string {
+	if bin := os.Getenv("MEMVAULT_BENCH_BIN"); bin != "" {
+		return bin
+	}
+	return buildMemvault(b)
+}
+
 // peakRSS returns a process's peak resident set (VmHWM) in MiB.
 func peakRSS(b *testing.B, pid int) float64 {
 	b.Helper()
@@ -87,41 +97,61 @@ func peakRSS(b *testing.B, pid int) float64 {
 
 // BenchmarkScaleServe spawns `memvault serve` on the 100k vault, answers
 // one recall, and reports the time from spawn to that answer and the
-// server's peak RSS then.
+// server's peak RSS then: cold without an index cache, warm with the one
+// the previous server wrote.
 func BenchmarkScaleServe(b *testing.B) {
-	bin := buildMemvault(b)
+	bin := scaleBenchBinary(b)
 	isolateGit(b)
 	vaultDir := scaleBenchVault(b)
-	var first []time.Duration
-	var rss []float64
-	for b.Loop() {
-		var cmd *exec.Cmd
-		start := time.Now()
-		c, err := client.NewStdioMCPClientWithOptions(bin, nil,
-			[]string{"serve", "--vault", vaultDir, "--no-user-vault", "--log-file", os.DevNull},
-			transport.WithCommandFunc(func(ctx context.Context, command string, env, args []string) (*exec.Cmd, error) {
-				cmd = exec.CommandContext(ctx, command, args...)
-				cmd.Env = append(os.Environ(), env...)
-				return cmd, nil
-			}))
-		if err != nil {
-			b.Fatal(err)
+	for _, warm := range []bool{false, true} {
+		name := "cold"
+		if warm {
+			name = "warm"
 		}
-		initClient(b, c, "", "bench", false)
-		benchCall(b, c, "recall", map[string]any{"query": "arkane 两下 deploy"})
-		first = append(first, time.Since(start))
-		rss = append(rss, peakRSS(b, cmd.Process.Pid))
-		c.Close()
+		b.Run(name, func(b *testing.B) {
+			var first []time.Duration
+			var rss []float64
+			for b.Loop() {
+				if !warm {
+					os.RemoveAll(filepath.Join(vaultDir, ".cache"))
+				}
+				d, r := serveFirstRecall(b, bin, vaultDir)
+				first = append(first, d)
+				rss = append(rss, r)
+			}
+			reportQuantiles(b, first, "first-recall-")
+			b.ReportMetric(medianFloat(rss), "peak-rss-MiB")
+		})
 	}
-	reportQuantiles(b, first, "first-recall-")
-	b.ReportMetric(medianFloat(rss), "peak-rss-MiB")
+}
+
+// serveFirstRecall spawns the server, initializes it, asks one recall and
+// returns the time from spawn to the answer and the server's peak RSS.
+func serveFirstRecall(b *testing.B, bin, vaultDir string) (time.Duration, float64) {
+	var cmd *exec.Cmd
+	start := time.Now()
+	c, err := client.NewStdioMCPClientWithOptions(bin, nil,
+		[]string{"serve", "--vault", vaultDir, "--no-user-vault", "--log-file", os.DevNull},
+		transport.WithCommandFunc(func(ctx context.Context, command string, env, args []string) (*exec.Cmd, error) {
+			cmd = exec.CommandContext(ctx, command, args...)
+			cmd.Env = append(os.Environ(), env...)
+			return cmd, nil
+		}))
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer c.Close()
+	initClient(b, c, "", "bench", false)
+	benchCall(b, c, "recall", map[string]any{"query": "arkane 两下 deploy"})
+	d := time.Since(start)
+	return d, peakRSS(b, cmd.Process.Pid)
 }
 
 // BenchmarkScaleRecallCLI times `memvault recall` on the 100k vault: cold
 // is a process with no index cache to use, warm one that finds the cache
 // the previous run wrote. The peak RSS of each is reported too.
 func BenchmarkScaleRecallCLI(b *testing.B) {
-	bin := buildMemvault(b)
+	bin := scaleBenchBinary(b)
 	isolateGit(b)
 	vaultDir := scaleBenchVault(b)
 	run := func(b *testing.B) (time.Duration, float64) {
