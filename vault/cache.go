@@ -36,9 +36,7 @@ import (
 //     entry is trusted while the file's stat data (size, modification and
 //     change times in nanoseconds, inode) is what was recorded and the file
 //     was not changed at or after the moment the cache was written (git's
-//     "racily clean" entries); otherwise the file is read, and its parse is
-//     still reused when its SHA-256 and modification time are those
-//     recorded.
+//     "racily clean" entries); otherwise the file is read and parsed.
 //   - the search index a fresh load builds, with a digest of what that
 //     build consumed: every memory in index order (path, SHA-256 and
 //     modification time of its file) and the ids preferTracked handed to
@@ -107,69 +105,77 @@ func (v *Vault) cachePath() string {
 	return filepath.Join(v.dir, CacheDirName, cacheFileName)
 }
 
-// cachedLoad is what loadCached knows of each scanned file.
-type cachedLoad struct {
-	loaded
-	sum   [sha256.Size]byte
-	st    statKey
-	stOK  bool
-	mod   int64 // modification time of the bytes read, Unix nanoseconds
-	fresh bool  // read and parsed now, not taken from the cache
-	// head is the SHA-256 of HEAD's version of the file when that is what
-	// is served (the file holds conflict markers), else nil.
-	head *[sha256.Size]byte
-}
-
-// loadCached is the first load of a vault with an index cache: the files
-// are taken from the cache where it holds them unchanged and read
-// otherwise; then the vault's decisions are made as in Reload; then the
-// index is the cached one if the same build made it, else built. The cache
-// is rewritten when anything was not in it.
+// loadCached is the first load of a vault with an index cache. Files are
+// taken from the cache where it holds them unchanged and read otherwise;
+// the vault's decisions are made as in Reload; the index is the cached
+// one if the same build made it, else built as Reload builds it. Without
+// a usable cache it is Reload's pipelined load that also notes what the
+// cache records. The cache is rewritten when it lacked something.
 func (v *Vault) loadCached(ctx context.Context) error {
 	rels, err := scan(ctx, v.dir)
 	if err != nil {
 		return err
 	}
 	c := v.readIndexCache()
-	res, err := v.readCachedFiles(ctx, rels, c)
+	var res []loaded
+	var b *builder
+	if c == nil {
+		res = make([]loaded, 0, len(rels))
+		b = v.newBuilder(len(rels), index.New())
+		err = v.readEach(ctx, rels, b.ix, func(r loaded) {
+			b.add(r)
+			r.prep = nil
+			res = append(res, r)
+		})
+	} else {
+		res, err = v.readCachedFiles(ctx, rels, c)
+		b = v.newBuilder(len(rels), nil)
+		for _, r := range res {
+			b.add(r)
+		}
+	}
 	if err != nil {
 		return err
 	}
-	b := v.newBuilder(len(rels), nil)
-	byRel := make(map[string]*cachedLoad, len(res))
+	byRel := make(map[string]*loaded, len(res))
 	for i := range res {
 		byRel[res[i].rel] = &res[i]
-		b.add(res[i].loaded)
 	}
 	built := slices.Clone(b.entries) // preferTracked changes the installed ones
 	v.installBuilt(b)
 	swaps := v.preferTracked(ctx, b.skipped)
 	digest, pure := buildDigest(built, swaps, byRel)
-	var ix *index.Index
-	if pure && c != nil && c.snap != nil && c.digest == digest {
-		ix = index.New()
-		if ix.LoadSnapshot(c.snap) != nil || ix.Len() != len(built) {
-			ix = nil
+	rebuilt := false
+	if c != nil {
+		var ix *index.Index
+		if pure && c.snap != nil && c.digest == digest {
+			ix = index.New()
+			if ix.LoadSnapshot(c.snap) != nil || ix.Len() != len(built) {
+				ix = nil
+			}
 		}
-	}
-	rebuilt := ix == nil
-	if rebuilt {
-		// The same insertions, in the same order, as a fresh load.
-		ix = index.New()
-		batch := make([]index.Entry, len(built))
-		for i, m := range built {
-			batch[i] = index.Entry{ID: index.DocID(i), Doc: indexDoc(m)}
+		if ix == nil {
+			// The same insertions, in the same order, as Reload.
+			rebuilt = true
+			ix = index.New()
+			batch := make([]index.Entry, len(built))
+			for i, m := range built {
+				batch[i] = index.Entry{ID: index.DocID(i), Doc: indexDoc(m)}
+			}
+			ix.PutBatch(batch)
+			ix.Trim()
+			v.mu.RLock()
+			for _, d := range swaps {
+				ix.Put(d, indexDoc(v.entries[d]))
+			}
+			v.mu.RUnlock()
 		}
-		ix.PutBatch(batch)
-		ix.Trim()
-		v.mu.RLock()
-		for _, d := range swaps {
-			ix.Put(d, indexDoc(v.entries[d]))
+		for _, m := range built {
+			m.text = "" // indexed: PlainText derives it again when needed
 		}
-		v.mu.RUnlock()
-	}
-	for _, m := range built {
-		m.text = "" // indexed: PlainText derives it again when needed
+		v.mu.Lock()
+		v.ix = ix
+		v.mu.Unlock()
 	}
 	reads, recs, newRecs := 0, 0, 0
 	for i := range res {
@@ -179,12 +185,11 @@ func (v *Vault) loadCached(ctx context.Context) error {
 		newRecs += boolInt(r.fresh && r.cacheable())
 	}
 	v.mu.Lock()
-	v.ix = ix
-	v.fromCache, v.cacheReads = !rebuilt, reads
+	v.fromCache, v.cacheReads = c != nil && !rebuilt, reads
 	v.mu.Unlock()
 	// Files read for a problem of their own are read again next time
 	// whatever the cache says: they alone are no reason to rewrite it.
-	if rebuilt || newRecs > 0 || c == nil || recs != len(c.recs) {
+	if c == nil || rebuilt || newRecs > 0 || recs != len(c.recs) {
 		// A cache that cannot be written costs the next process a load
 		// from the files, nothing else.
 		_ = v.writeIndexCache(res, digest, pure)
@@ -198,7 +203,7 @@ func (v *Vault) loadCached(ctx context.Context) error {
 // DocIDs preferTracked gave to other files. pure is false when some memory
 // is not one the load read (a stale last version): such a build is never
 // cached.
-func buildDigest(built []*Memory, swaps []index.DocID, byRel map[string]*cachedLoad) (sum [sha256.Size]byte, pure bool) {
+func buildDigest(built []*Memory, swaps []index.DocID, byRel map[string]*loaded) (sum [sha256.Size]byte, pure bool) {
 	h := sha256.New()
 	var buf []byte
 	add := func(m *Memory) bool {
@@ -234,8 +239,8 @@ func buildDigest(built []*Memory, swaps []index.DocID, byRel map[string]*cachedL
 
 // readCachedFiles stats every file and takes its memory from c when the
 // record holds, or reads it. Files are handled on all cores.
-func (v *Vault) readCachedFiles(ctx context.Context, rels []string, c *indexCache) ([]cachedLoad, error) {
-	res := make([]cachedLoad, len(rels))
+func (v *Vault) readCachedFiles(ctx context.Context, rels []string, c *indexCache) ([]loaded, error) {
+	res := make([]loaded, len(rels))
 	if len(rels) == 0 {
 		return res, ctx.Err()
 	}
@@ -249,7 +254,7 @@ func (v *Vault) readCachedFiles(ctx context.Context, rels []string, c *indexCach
 				if ctx.Err() != nil {
 					return
 				}
-				v.readCachedFile(ctx, rels[i], c, &rs, &res[i])
+				res[i] = v.readCachedFile(ctx, rels[i], c, &rs)
 			}
 		})
 	}
@@ -257,43 +262,22 @@ func (v *Vault) readCachedFiles(ctx context.Context, rels []string, c *indexCach
 	return res, ctx.Err()
 }
 
-// readCachedFile fills r for the file rel; see readCachedFiles.
-func (v *Vault) readCachedFile(ctx context.Context, rel string, c *indexCache, rs *readerState, r *cachedLoad) {
+// readCachedFile is readFile that takes the file's memory from c when c
+// records it and its stat data is unchanged, and the file was not changed
+// at or after the cache was written (then a second change within the file
+// system's timestamp granularity could leave the stat data as it was).
+func (v *Vault) readCachedFile(ctx context.Context, rel string, c *indexCache, rs *readerState) loaded {
 	dir, name := path.Split(rel)
 	if dir != rs.lastRel || rs.lastDir == "" {
 		rs.lastRel, rs.lastDir = dir, filepath.Join(v.dir, filepath.FromSlash(dir))
 	}
-	r.rel = rel
-	// The stat comes before the read: a change made after it changes the
-	// key the next process sees.
-	r.st, r.stOK = rs.files.statKey(rs.lastDir, name)
-	rec := c.lookup(rel)
-	if rec != nil && r.stOK && rec.st == r.st && max(r.st.mtime, r.st.ctime) < c.written {
-		r.mem, r.sum, r.mod = rec.mem, rec.sum, rec.st.mtime
-		return
-	}
-	r.fresh = true
-	data, modTime, err := rs.files.read(rs.lastDir, name, v.maxFileSize)
-	if err != nil {
-		r.diags = []*Diagnostic{fileDiagnostic(rel, err)}
-		return
-	}
-	r.sum, r.mod = sha256.Sum256(data), modTime.UnixNano()
-	if rec != nil && rec.sum == r.sum && rec.st.mtime == r.mod {
-		// Touched, or racily clean, but the same bytes and dates.
-		r.mem = rec.mem
-		return
-	}
-	r.mem, r.diags = toMemoryScratch(rel, data, modTime, &rs.parse)
-	if r.mem == nil && v.committed != nil && len(r.diags) == 1 && errors.Is(r.diags[0].Err, ErrConflictMarkers) {
-		// As readFile does, with HEAD's bytes named in the build digest:
-		// the memory served is a function of them.
-		if head, err := v.committed.ReadCommitted(ctx, rel); err == nil {
-			r.mem = servedForMarkers(rel, head, data, modTime)
-			sum := sha256.Sum256(head)
-			r.head = &sum
+	if rec := c.lookup(rel); rec != nil {
+		st, ok := rs.files.statKey(rs.lastDir, name)
+		if ok && rec.st == st && max(st.mtime, st.ctime) < c.written {
+			return loaded{rel: rel, mem: rec.mem, st: st, stOK: true, sum: rec.sum, mod: st.mtime}
 		}
 	}
+	return v.readFile(ctx, rel, rs)
 }
 
 // readIndexCache reads and decodes the vault's cache, or returns nil.
@@ -328,7 +312,7 @@ func (v *Vault) readIndexCache() *indexCache {
 // digest when pure. It writes a temporary file and renames it over the
 // old cache, so a concurrent reader sees one or the other whole. An empty
 // vault gets no cache: nothing is created before the first write.
-func (v *Vault) writeIndexCache(res []cachedLoad, digest [sha256.Size]byte, pure bool) error {
+func (v *Vault) writeIndexCache(res []loaded, digest [sha256.Size]byte, pure bool) error {
 	p := v.cachePath()
 	if p == "" || len(res) == 0 {
 		return nil
@@ -392,7 +376,7 @@ func (v *Vault) removeCacheTemps() {
 // memory's fields); a flag and, when set, the 32-byte build digest and
 // the index snapshot (length, bytes; see index.WriteTo); finally the
 // CRC-32 (IEEE) of everything before it, as 4 bytes.
-func (v *Vault) encodeIndexCacheLocked(out io.Writer, res []cachedLoad, digest [sha256.Size]byte, pure bool) error {
+func (v *Vault) encodeIndexCacheLocked(out io.Writer, res []loaded, digest [sha256.Size]byte, pure bool) error {
 	crc := crc32.NewIEEE()
 	w := io.MultiWriter(out, crc)
 	var b []byte
@@ -504,7 +488,7 @@ func (v *Vault) encodeIndexCacheLocked(out io.Writer, res []cachedLoad, digest [
 // cacheable reports whether r goes into the cache: a memory made from the
 // file's bytes alone, with no diagnostic, and stat data to check it by.
 // A stale or conflicted memory never does (both come with diagnostics).
-func (r *cachedLoad) cacheable() bool {
+func (r *loaded) cacheable() bool {
 	return r.mem != nil && len(r.diags) == 0 && r.head == nil && r.stOK && !r.mem.Stale && len(r.mem.Conflicted) == 0
 }
 

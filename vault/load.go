@@ -32,6 +32,17 @@ type loaded struct {
 	mem   *Memory // nil when the file could not be used at all
 	diags []*Diagnostic
 	prep  *index.Prepared // mem analysed for the index being built, or nil
+
+	// What the index cache records, set only for a vault that keeps one
+	// (see cache.go): the file's stat data taken before the read, the
+	// SHA-256 and modification time of the bytes read, and the SHA-256
+	// of HEAD's version when that is what mem is (conflict markers).
+	st    statKey
+	stOK  bool
+	sum   [sha256.Size]byte
+	mod   int64
+	head  *[sha256.Size]byte
+	fresh bool // read now, not taken from the cache
 }
 
 // scan lists the memory files of the vault, relative to dir with slashes,
@@ -314,18 +325,32 @@ func (v *Vault) readFile(ctx context.Context, rel string, rs *readerState) loade
 	if dir != rs.lastRel || rs.lastDir == "" {
 		rs.lastRel, rs.lastDir = dir, filepath.Join(v.dir, filepath.FromSlash(dir))
 	}
-	res := loaded{rel: rel}
+	res := loaded{rel: rel, fresh: true}
 	fail := func(err error) loaded {
 		res.diags = append(res.diags, &Diagnostic{Path: rel, Err: err, Severity: parser.SeverityError})
 		return res
+	}
+	if v.cacheKey != "" {
+		// Before the read: a change made after it changes the key the
+		// next process sees.
+		res.st, res.stOK = rs.files.statKey(rs.lastDir, name)
 	}
 	data, modTime, err := rs.files.read(rs.lastDir, name, v.maxFileSize)
 	if err != nil {
 		return fail(err)
 	}
+	if v.cacheKey != "" {
+		res.sum, res.mod = sha256.Sum256(data), modTime.UnixNano()
+	}
 	res.mem, res.diags = toMemoryScratch(rel, data, modTime, &rs.parse)
 	if res.mem == nil && v.committed != nil && len(res.diags) == 1 && errors.Is(res.diags[0].Err, ErrConflictMarkers) {
-		res.mem = v.lastCommitted(ctx, rel, data, modTime)
+		if head, err := v.committed.ReadCommitted(ctx, rel); err == nil {
+			res.mem = servedForMarkers(rel, head, data, modTime)
+			if v.cacheKey != "" {
+				sum := sha256.Sum256(head)
+				res.head = &sum
+			}
+		}
 	}
 	return res
 }
@@ -336,20 +361,12 @@ func markersDiagnostic(rel string, line int) *Diagnostic {
 		Err: fmt.Errorf("%w: a merge was left unresolved; the file is not loaded as a memory (memvault stats says what to run)", ErrConflictMarkers)}
 }
 
-// lastCommitted is what the vault serves for a file holding conflict
-// markers: the version of it last committed, labelled conflicted, or nil
-// when there is none (a file new in the merge). Its Hash is that of the
-// file on disk, so that the file's resolution, even back to the committed
-// bytes, is a change the vault takes in.
-func (v *Vault) lastCommitted(ctx context.Context, rel string, disk []byte, modTime time.Time) *Memory {
-	data, err := v.committed.ReadCommitted(ctx, rel)
-	if err != nil {
-		return nil
-	}
-	return servedForMarkers(rel, data, disk, modTime)
-}
-
-// servedForMarkers is lastCommitted once HEAD's version, data, is read.
+// servedForMarkers is what the vault serves for a file holding conflict
+// markers, disk: the version of it last committed, data, labelled
+// conflicted (readFile serves nothing when HEAD has no such file, as for
+// a file new in the merge). Its Hash is that of the file on disk, so that
+// the file's resolution, even back to the committed bytes, is a change
+// the vault takes in.
 func servedForMarkers(rel string, data, disk []byte, modTime time.Time) *Memory {
 	m, _ := toMemory(rel, data, modTime)
 	if m == nil {
