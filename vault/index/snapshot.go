@@ -265,6 +265,12 @@ func (ix *Index) readSnapshot(data []byte) error {
 
 	// Terms and their postings, each validated against the slots.
 	nTerms := int(sr.uv(uint64(len(body))))
+	// Hashes spread terms evenly over the shards: reserve each its share
+	// and a little more (texts average well under 16 bytes).
+	for i := range ix.terms.shards {
+		share := nTerms/numShards + nTerms/(8*numShards) + 16
+		ix.terms.shards[i].reserve(share, 16*share)
+	}
 	for k := 0; k < nTerms && sr.err == nil; k++ {
 		tl := int(sr.uv(maxCompoundBytes))
 		text := sr.next(tl)
