@@ -20,7 +20,6 @@ import (
 	"time"
 	"unsafe"
 
-	"github.com/memvault/memvault/parser"
 	"github.com/memvault/memvault/vault/index"
 )
 
@@ -83,6 +82,9 @@ type indexCache struct {
 	recs    []cacheRecord
 	digest  [sha256.Size]byte // of the build the snapshot comes from
 	snap    []byte            // index snapshot; nil when none was kept
+	// drop lets the memory the cache file takes be reclaimed: what is
+	// read from it later is read again (see mapCacheFile).
+	drop func()
 }
 
 // lookup returns the record of rel, or nil.
@@ -176,6 +178,9 @@ func (v *Vault) loadCached(ctx context.Context) error {
 		v.mu.Lock()
 		v.ix = ix
 		v.mu.Unlock()
+		// Decoding and the index's load read most of the file; from now
+		// on only what a call reads need be resident.
+		c.drop()
 	}
 	reads, recs, newRecs := 0, 0, 0
 	for i := range res {
@@ -280,30 +285,41 @@ func (v *Vault) readCachedFile(ctx context.Context, rel string, c *indexCache, r
 	return v.readFile(ctx, rel, rs)
 }
 
-// readIndexCache reads and decodes the vault's cache, or returns nil.
+// readIndexCache maps and decodes the vault's cache, or returns nil. The
+// checksum is computed a few megabytes at a time, each dropped from
+// memory once summed, so that checking a large cache does not make all of
+// it resident at once.
 func (v *Vault) readIndexCache() *indexCache {
 	p := v.cachePath()
 	if p == "" {
 		return nil
 	}
-	f, err := os.Open(p)
+	data, written, release, drop, err := mapCacheFile(p)
 	if err != nil {
 		return nil
 	}
-	defer f.Close()
-	fi, err := f.Stat()
+	if len(data) < len(cacheMagic)+4 {
+		release()
+		return nil
+	}
+	body := data[:len(data)-4]
+	crc := crc32.NewIEEE()
+	const chunk = 4 << 20
+	for i := 0; i < len(body); i += chunk {
+		part := body[i:min(len(body), i+chunk)]
+		crc.Write(part)
+		drop(part)
+	}
+	if binary.LittleEndian.Uint32(data[len(data)-4:]) != crc.Sum32() {
+		release()
+		return nil
+	}
+	c, err := decodeCheckedCache(data, v.cacheKey, v.maxFileSize)
 	if err != nil {
+		release()
 		return nil
 	}
-	data := make([]byte, fi.Size())
-	if _, err := io.ReadFull(f, data); err != nil {
-		return nil
-	}
-	c, err := decodeIndexCache(data, v.cacheKey, v.maxFileSize)
-	if err != nil {
-		return nil
-	}
-	c.written = fi.ModTime().UnixNano()
+	c.written, c.drop = written, func() { drop(data) }
 	return c
 }
 
@@ -373,9 +389,11 @@ func (v *Vault) removeCacheTemps() {
 // format version, the writer's key (string: uvarint length and bytes), the
 // file size limit; the records (count, then per record its path, size,
 // mtime and ctime (zig-zag varints), inode, 32 bytes of SHA-256 and its
-// memory's fields); a flag and, when set, the 32-byte build digest and
-// the index snapshot (length, bytes; see index.WriteTo); finally the
-// CRC-32 (IEEE) of everything before it, as 4 bytes.
+// memory's fields, the body as its offset and length in the body
+// section); a flag and, when set, the 32-byte build digest and the index
+// snapshot (length, bytes; see index.WriteTo); the body section (length,
+// the bodies back to back); finally the CRC-32 (IEEE) of everything
+// before it, as 4 bytes.
 func (v *Vault) encodeIndexCacheLocked(out io.Writer, res []loaded, digest [sha256.Size]byte, pure bool) error {
 	crc := crc32.NewIEEE()
 	w := io.MultiWriter(out, crc)
@@ -416,6 +434,7 @@ func (v *Vault) encodeIndexCacheLocked(out io.Writer, res []loaded, digest [sha2
 		}
 	}
 	uv(uint64(n))
+	bodyBytes := 0
 	for i := range res {
 		r := &res[i]
 		if !r.cacheable() {
@@ -446,7 +465,9 @@ func (v *Vault) encodeIndexCacheLocked(out io.Writer, res []loaded, digest [sha2
 		str(m.Source.Client)
 		str(m.Source.Kind)
 		sv(int64(m.Version))
-		str(m.Body)
+		uv(uint64(bodyBytes))
+		uv(uint64(len(m.Body)))
+		bodyBytes += len(m.Body)
 		strs(m.WikiLinks)
 		sv(int64(m.idLine))
 		sv(int64(m.supersedesLine))
@@ -473,6 +494,15 @@ func (v *Vault) encodeIndexCacheLocked(out io.Writer, res []loaded, digest [sha2
 			} else if n != int64(count) {
 				werr = fmt.Errorf("index snapshot of %d bytes, then %d", count, n)
 			}
+		}
+	}
+	// The bodies come last, back to back: a load maps the file and
+	// touches a body only when something reads it (see mapCacheFile).
+	uv(uint64(bodyBytes))
+	for i := range res {
+		if r := &res[i]; r.cacheable() {
+			b = append(b, r.mem.Body...)
+			flush(false)
 		}
 	}
 	flush(true)
@@ -609,13 +639,22 @@ func (r *cacheReader) tm() time.Time {
 // file size limit maxSize. The memories it returns share data's memory,
 // which must not change afterwards.
 func decodeIndexCache(data []byte, key string, maxSize int64) (*indexCache, error) {
+	if len(data) < len(cacheMagic)+4 {
+		return nil, fmt.Errorf("%w: not an index cache", ErrBadCache)
+	}
+	if binary.LittleEndian.Uint32(data[len(data)-4:]) != crc32.ChecksumIEEE(data[:len(data)-4]) {
+		return nil, fmt.Errorf("%w: checksum mismatch", ErrBadCache)
+	}
+	return decodeCheckedCache(data, key, maxSize)
+}
+
+// decodeCheckedCache is decodeIndexCache for data whose checksum was
+// checked.
+func decodeCheckedCache(data []byte, key string, maxSize int64) (*indexCache, error) {
 	if len(data) < len(cacheMagic)+4 || string(data[:len(cacheMagic)]) != cacheMagic {
 		return nil, fmt.Errorf("%w: not an index cache", ErrBadCache)
 	}
 	body := data[:len(data)-4]
-	if binary.LittleEndian.Uint32(data[len(data)-4:]) != crc32.ChecksumIEEE(body) {
-		return nil, fmt.Errorf("%w: checksum mismatch", ErrBadCache)
-	}
 	r := &cacheReader{b: body, s: unsafe.String(unsafe.SliceData(body), len(body)), i: len(cacheMagic)}
 	if ver := r.uv(); r.err == nil && ver != cacheVersion {
 		return nil, fmt.Errorf("%w: format %d, want %d", ErrBadCache, ver, cacheVersion)
@@ -628,6 +667,8 @@ func decodeIndexCache(data []byte, key string, maxSize int64) (*indexCache, erro
 	}
 	c := &indexCache{}
 	c.recs = make([]cacheRecord, r.count(1+4+sha256.Size+20))
+	type span struct{ off, n uint64 }
+	bodies := make([]span, len(c.recs))
 	for i := range c.recs {
 		rec := &c.recs[i]
 		rec.rel = r.str()
@@ -636,9 +677,10 @@ func decodeIndexCache(data []byte, key string, maxSize int64) (*indexCache, erro
 		m := &Memory{ID: r.str(), Title: r.str(), Layer: Layer(r.uv()), Importance: int(r.sv()),
 			Tags: r.strs(), Aliases: r.strs(), CreatedAt: r.tm(), UpdatedAt: r.tm(), EffectiveAt: r.tm(),
 			ExpiresAt: r.tm(), Status: Status(r.str()), Supersedes: r.strs(), Links: r.strs(), Refs: r.strs(),
-			VerifiedAt: r.tm(), Source: Source{Client: r.str(), Kind: r.str()}, Version: int(r.sv()), Body: r.str(),
-			WikiLinks: r.strs(), idLine: int(r.sv()), supersedesLine: int(r.sv()), linksLine: int(r.sv()),
-			statusLine: int(r.sv())}
+			VerifiedAt: r.tm(), Source: Source{Client: r.str(), Kind: r.str()}, Version: int(r.sv())}
+		bodies[i] = span{r.uv(), r.uv()} // Body is set once the section is found
+		m.WikiLinks = r.strs()
+		m.idLine, m.supersedesLine, m.linksLine, m.statusLine = int(r.sv()), int(r.sv()), int(r.sv()), int(r.sv())
 		if r.err != nil {
 			break
 		}
@@ -661,8 +703,17 @@ func decodeIndexCache(data []byte, key string, maxSize int64) (*indexCache, erro
 	case flag[0] != 0:
 		r.fail("bad index flag")
 	}
+	n := uint64(r.count(1))
+	start := r.i
+	r.bytes(int(n))
 	if r.err != nil {
 		return nil, r.err
+	}
+	for i, sp := range bodies {
+		if sp.off > n || sp.n > n-sp.off {
+			return nil, fmt.Errorf("%w: body of %q outside the body section", ErrBadCache, c.recs[i].rel)
+		}
+		c.recs[i].mem.Body = r.s[start+int(sp.off) : start+int(sp.off+sp.n)]
 	}
 	if r.i != len(body) {
 		return nil, fmt.Errorf("%w: %d trailing bytes", ErrBadCache, len(body)-r.i)
@@ -673,9 +724,4 @@ func decodeIndexCache(data []byte, key string, maxSize int64) (*indexCache, erro
 // validLayer reports whether l is one of the five layers.
 func validLayer(l Layer) bool {
 	return slices.Contains(AllLayers(), l)
-}
-
-// fileDiagnostic is the problem of a file that could not be read.
-func fileDiagnostic(rel string, err error) *Diagnostic {
-	return &Diagnostic{Path: rel, Err: err, Severity: parser.SeverityError}
 }
