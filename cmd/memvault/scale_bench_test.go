@@ -110,24 +110,28 @@ func BenchmarkScaleServe(b *testing.B) {
 		}
 		b.Run(name, func(b *testing.B) {
 			var first []time.Duration
-			var rss []float64
+			var rss, cpu []float64
 			for b.Loop() {
 				if !warm {
 					os.RemoveAll(filepath.Join(vaultDir, ".cache"))
 				}
-				d, r := serveFirstRecall(b, bin, vaultDir)
+				d, r, c := serveFirstRecall(b, bin, vaultDir)
 				first = append(first, d)
 				rss = append(rss, r)
+				cpu = append(cpu, c)
 			}
 			reportQuantiles(b, first, "first-recall-")
 			b.ReportMetric(medianFloat(rss), "peak-rss-MiB")
+			b.ReportMetric(medianFloat(cpu), "cpu-ms")
 		})
 	}
 }
 
 // serveFirstRecall spawns the server, initializes it, asks one recall and
-// returns the time from spawn to the answer and the server's peak RSS.
-func serveFirstRecall(b *testing.B, bin, vaultDir string) (time.Duration, float64) {
+// returns the time from spawn to the answer, the server's peak RSS and the
+// CPU time it had used by then (milliseconds; the wall time depends on
+// what else the machine runs, the CPU time much less).
+func serveFirstRecall(b *testing.B, bin, vaultDir string) (time.Duration, float64, float64) {
 	var cmd *exec.Cmd
 	start := time.Now()
 	c, err := client.NewStdioMCPClientWithOptions(bin, nil,
@@ -144,7 +148,22 @@ func serveFirstRecall(b *testing.B, bin, vaultDir string) (time.Duration, float6
 	initClient(b, c, "", "bench", false)
 	benchCall(b, c, "recall", map[string]any{"query": "arkane 两下 deploy"})
 	d := time.Since(start)
-	return d, peakRSS(b, cmd.Process.Pid)
+	return d, peakRSS(b, cmd.Process.Pid), procCPUms(b, cmd.Process.Pid)
+}
+
+// procCPUms returns the user and system CPU time a running process has
+// used, in milliseconds, from /proc.
+func procCPUms(b *testing.B, pid int) float64 {
+	b.Helper()
+	data, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/stat")
+	if err != nil {
+		b.Skipf("no /proc: %v", err)
+	}
+	// The fields after the command name, which is in parentheses.
+	f := strings.Fields(string(data[strings.LastIndexByte(string(data), ')')+1:]))
+	utime, _ := strconv.ParseFloat(f[11], 64)
+	stime, _ := strconv.ParseFloat(f[12], 64)
+	return (utime + stime) * 10 // clock ticks of 10 ms (USER_HZ 100)
 }
 
 // BenchmarkScaleRecallCLI times `memvault recall` on the 100k vault: cold
@@ -154,7 +173,7 @@ func BenchmarkScaleRecallCLI(b *testing.B) {
 	bin := scaleBenchBinary(b)
 	isolateGit(b)
 	vaultDir := scaleBenchVault(b)
-	run := func(b *testing.B) (time.Duration, float64) {
+	run := func(b *testing.B) (time.Duration, float64, float64) {
 		cmd := exec.Command(bin, "recall", "--vault", vaultDir, "--limit", "5", "arkane 两下 deploy")
 		start := time.Now()
 		out, err := cmd.CombinedOutput()
@@ -162,7 +181,8 @@ func BenchmarkScaleRecallCLI(b *testing.B) {
 		if err != nil {
 			b.Fatalf("recall: %v\n%s", err, out)
 		}
-		return d, float64(maxRSSKB(cmd.ProcessState)) / 1024
+		cpu := cmd.ProcessState.UserTime() + cmd.ProcessState.SystemTime()
+		return d, float64(maxRSSKB(cmd.ProcessState)) / 1024, float64(cpu.Microseconds()) / 1000
 	}
 	for _, warm := range []bool{false, true} {
 		name := "cold"
@@ -171,17 +191,19 @@ func BenchmarkScaleRecallCLI(b *testing.B) {
 		}
 		b.Run(name, func(b *testing.B) {
 			var ds []time.Duration
-			var rss []float64
+			var rss, cpu []float64
 			for b.Loop() {
 				if !warm {
 					os.RemoveAll(filepath.Join(vaultDir, ".cache"))
 				}
-				d, r := run(b)
+				d, r, c := run(b)
 				ds = append(ds, d)
 				rss = append(rss, r)
+				cpu = append(cpu, c)
 			}
 			reportQuantiles(b, ds, "wall-")
 			b.ReportMetric(medianFloat(rss), "peak-rss-MiB")
+			b.ReportMetric(medianFloat(cpu), "cpu-ms")
 		})
 	}
 }
