@@ -144,6 +144,12 @@ func runeStart(b []byte, n int) int {
 	return n
 }
 
+// ParseBody walks a Markdown body, as Document.BodyBytes returns it, into
+// a Body: the same Body that Parse gives the file it came from. A loaded
+// vault keeps bodies, not their plain text, and derives the text with it
+// when it is needed again.
+func ParseBody(src []byte) Body { return parseBody(src, nil) }
+
 // parseBody walks the Markdown of src into a Body: with fastBody when it
 // can, else with goldmark.
 func parseBody(src []byte, s *Scratch) Body {

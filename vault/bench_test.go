@@ -226,11 +226,29 @@ func BenchmarkLoad(b *testing.B) {
 // BenchmarkRecall measures recall latency over a fixed query mix and
 // reports its median and 99th percentile.
 func BenchmarkRecall(b *testing.B) {
-	for _, n := range []int{10_000, 100_000} {
-		b.Run(fmt.Sprintf("n=%d", n), func(b *testing.B) {
-			v, err := Open(context.Background(), benchVault(b, n), Options{})
+	for _, bc := range []struct {
+		n     int
+		cache bool
+	}{{10_000, false}, {100_000, false}, {100_000, true}} {
+		n := bc.n
+		name := fmt.Sprintf("n=%d", n)
+		if bc.cache {
+			// Opened twice with the index cache, so that the vault
+			// recalled from is the second, loaded from the cache: its
+			// memories and postings point into the mapped cache file.
+			name += "/cached"
+		}
+		b.Run(name, func(b *testing.B) {
+			opts := Options{IndexCache: bc.cache}
+			v, err := Open(context.Background(), benchVault(b, n), opts)
+			if err == nil && bc.cache {
+				v, err = Open(context.Background(), benchVault(b, n), opts)
+			}
 			if err != nil {
 				b.Fatal(err)
+			}
+			if bc.cache && !v.fromCache {
+				b.Fatal("the second open did not use the index cache")
 			}
 			queries := newBenchCorpus(1).queries(200)
 			var lat, cpu []time.Duration

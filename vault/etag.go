@@ -19,8 +19,9 @@ const etagHexLen = 12
 // hex being the start of the SHA-256 of what the memory says (every field
 // read from its file, body and merge-conflict entry included). Unlike
 // Version, which two branches can both raise to the same number, two
-// contents that differ have different etags; unlike Hash, it is the same in every process, so a
-// caller can keep it and hand it back (Patch.ExpectedETag).
+// contents that differ have different etags; like Hash (which names the
+// file's bytes), it is the same in every process, so a caller can keep it
+// and hand it back (Patch.ExpectedETag).
 //
 // It hashes the parsed memory rather than the file bytes so that a load
 // pays nothing for it: it is computed only for the memories shown or

@@ -10,6 +10,7 @@ import (
 	"strings"
 
 	"github.com/memvault/memvault/parser"
+	"github.com/memvault/memvault/vault/index"
 )
 
 // Tracker tells which vault files version control records. When two files
@@ -47,10 +48,11 @@ func duplicateDiag(m *Memory, other string) *Diagnostic {
 // when the file that won it by path order is not tracked. skipped are the
 // memories builder.add left out as duplicates. Without a tracker, or when
 // it fails, path order stands: writes to those ids are refused anyway
-// (checkUnambiguous).
-func (v *Vault) preferTracked(ctx context.Context, skipped []*Memory) {
+// (checkUnambiguous). It returns the DocIDs given to another file, in the
+// order they were (the index cache replays them).
+func (v *Vault) preferTracked(ctx context.Context, skipped []*Memory) (swaps []index.DocID) {
 	if v.tracker == nil || len(skipped) == 0 {
-		return
+		return nil
 	}
 	v.mu.RLock()
 	var rels []string
@@ -62,7 +64,7 @@ func (v *Vault) preferTracked(ctx context.Context, skipped []*Memory) {
 	v.mu.RUnlock()
 	tracked, err := v.tracker.Tracked(ctx, dedupeIDs(rels))
 	if err != nil {
-		return
+		return nil
 	}
 	v.mu.Lock()
 	defer v.mu.Unlock()
@@ -86,6 +88,7 @@ func (v *Vault) preferTracked(ctx context.Context, skipped []*Memory) {
 			v.ix.Put(d, indexDoc(m))
 		}
 		swapped = true
+		swaps = append(swaps, d)
 		// Every other carrier of the id now names m; w says why it lost.
 		for rel, ds := range v.diags {
 			for i, x := range ds {
@@ -115,6 +118,7 @@ func (v *Vault) preferTracked(ctx context.Context, skipped []*Memory) {
 	if swapped {
 		v.rebuildSuccLocked()
 	}
+	return swaps
 }
 
 // checkUnambiguous refuses a write to the memory id, read from rel, when

@@ -108,6 +108,7 @@ func (v *Vault) recoverLocked(ctx context.Context) ([]string, error) {
 		// headers-only vault (one add) skips the listing when its load
 		// saw none: a temp file left since is removed by the next write.
 		r.removeTempFiles()
+		v.removeCacheTemps()
 	}
 	data, err := r.readFile(JournalName)
 	if errors.Is(err, os.ErrNotExist) {

@@ -52,12 +52,17 @@ func (s *Set) List(q ListQuery) []SetResult {
 	if q.Limit > 0 && len(out) > q.Limit {
 		out = out[:q.Limit]
 	}
+	// Snippets last, for the memories returned only: each derives the
+	// memory's plain text from its body.
+	for i := range out {
+		out[i].Snippet = index.Snippet(out[i].Memory.PlainText(), nil, DefaultSnippetRunes)
+	}
 	return out
 }
 
 // list returns the memories of v in q's layers and tags with their state
 // at instant at, in no particular order; the ones not yet created at at
-// are left out, as Recall leaves them out.
+// are left out, as Recall leaves them out. Snippets are left to List.
 func (v *Vault) list(q ListQuery, at time.Time) []Result {
 	sel := Query{Layers: q.Layers}
 	tags := tagSet(q.Tags)
@@ -73,9 +78,7 @@ func (v *Vault) list(q ListQuery, at time.Time) []Result {
 		if state == "unborn" {
 			continue
 		}
-		r := v.resultLocked(m, state, at, succ, true)
-		r.Snippet = index.Snippet(m.Text, nil, DefaultSnippetRunes)
-		out = append(out, r)
+		out = append(out, v.resultLocked(m, state, at, succ, true))
 	}
 	return out
 }

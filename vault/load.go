@@ -2,11 +2,10 @@ package vault
 
 import (
 	"context"
-	"encoding/binary"
+	"crypto/sha256"
 	"encoding/hex"
 	"errors"
 	"fmt"
-	"hash/maphash"
 	"io/fs"
 	"os"
 	"path"
@@ -33,6 +32,17 @@ type loaded struct {
 	mem   *Memory // nil when the file could not be used at all
 	diags []*Diagnostic
 	prep  *index.Prepared // mem analysed for the index being built, or nil
+
+	// What the index cache records, set only for a vault that keeps one
+	// (see cache.go): the file's stat data taken before the read, the
+	// SHA-256 and modification time of the bytes read, and the SHA-256
+	// of HEAD's version when that is what mem is (conflict markers).
+	st    statKey
+	stOK  bool
+	sum   [sha256.Size]byte
+	mod   int64
+	head  *[sha256.Size]byte
+	fresh bool // read now, not taken from the cache
 }
 
 // scan lists the memory files of the vault, relative to dir with slashes,
@@ -315,18 +325,32 @@ func (v *Vault) readFile(ctx context.Context, rel string, rs *readerState) loade
 	if dir != rs.lastRel || rs.lastDir == "" {
 		rs.lastRel, rs.lastDir = dir, filepath.Join(v.dir, filepath.FromSlash(dir))
 	}
-	res := loaded{rel: rel}
+	res := loaded{rel: rel, fresh: true}
 	fail := func(err error) loaded {
 		res.diags = append(res.diags, &Diagnostic{Path: rel, Err: err, Severity: parser.SeverityError})
 		return res
+	}
+	if v.cacheKey != "" {
+		// Before the read: a change made after it changes the key the
+		// next process sees.
+		res.st, res.stOK = rs.files.statKey(rs.lastDir, name)
 	}
 	data, modTime, err := rs.files.read(rs.lastDir, name, v.maxFileSize)
 	if err != nil {
 		return fail(err)
 	}
+	if v.cacheKey != "" {
+		res.sum, res.mod = sha256.Sum256(data), modTime.UnixNano()
+	}
 	res.mem, res.diags = toMemoryScratch(rel, data, modTime, &rs.parse)
 	if res.mem == nil && v.committed != nil && len(res.diags) == 1 && errors.Is(res.diags[0].Err, ErrConflictMarkers) {
-		res.mem = v.lastCommitted(ctx, rel, data, modTime)
+		if head, err := v.committed.ReadCommitted(ctx, rel); err == nil {
+			res.mem = servedForMarkers(rel, head, data, modTime)
+			if v.cacheKey != "" {
+				sum := sha256.Sum256(head)
+				res.head = &sum
+			}
+		}
 	}
 	return res
 }
@@ -337,16 +361,13 @@ func markersDiagnostic(rel string, line int) *Diagnostic {
 		Err: fmt.Errorf("%w: a merge was left unresolved; the file is not loaded as a memory (memvault stats says what to run)", ErrConflictMarkers)}
 }
 
-// lastCommitted is what the vault serves for a file holding conflict
-// markers: the version of it last committed, labelled conflicted, or nil
-// when there is none (a file new in the merge). Its Hash is that of the
-// file on disk, so that the file's resolution, even back to the committed
-// bytes, is a change the vault takes in.
-func (v *Vault) lastCommitted(ctx context.Context, rel string, disk []byte, modTime time.Time) *Memory {
-	data, err := v.committed.ReadCommitted(ctx, rel)
-	if err != nil {
-		return nil
-	}
+// servedForMarkers is what the vault serves for a file holding conflict
+// markers, disk: the version of it last committed, data, labelled
+// conflicted (readFile serves nothing when HEAD has no such file, as for
+// a file new in the merge). Its Hash is that of the file on disk, so that
+// the file's resolution, even back to the committed bytes, is a change
+// the vault takes in.
+func servedForMarkers(rel string, data, disk []byte, modTime time.Time) *Memory {
 	m, _ := toMemory(rel, data, modTime)
 	if m == nil {
 		return nil
@@ -399,7 +420,6 @@ func toMemoryScratch(rel string, data []byte, modTime time.Time, ps *parser.Scra
 		Refs:       cloneStrings(meta.Refs),
 		Source:     Source{Client: strings.Clone(meta.Source.Client), Kind: strings.Clone(meta.Source.Kind)},
 		Body:       string(doc.BodyBytes()),
-		Text:       doc.Body.Text,
 		Path:       rel,
 		WikiLinks:  doc.Body.WikiLinks,
 		Hash:       sum,
@@ -432,10 +452,7 @@ func toMemoryScratch(rel string, data []byte, modTime time.Time, ps *parser.Scra
 	if m.Title == "" {
 		m.Title = strings.TrimSuffix(filepath.Base(rel), filepath.Ext(rel))
 	}
-	if h := strings.TrimSpace(doc.Body.Heading); h != "" && h == m.Title {
-		// The H1 repeats the title: keep it out of snippets.
-		m.Text = strings.TrimLeft(strings.TrimPrefix(m.Text, h), "\n ")
-	}
+	m.text = plainText(doc.Body, m.Title)
 	folderLayer, inFolder := layerFromDir(rel)
 	switch {
 	case meta.Layer != "":
@@ -507,22 +524,20 @@ func toMemoryScratch(rel string, data []byte, modTime time.Time, ps *parser.Scra
 	return m, diags
 }
 
-// hashSeed seeds contentHash; it is chosen once per process and never
-// changes.
-var hashSeed = maphash.MakeSeed()
-
-// contentHash is Memory.Hash: it tells applyLocked that a file it reads
-// back is the one it wrote, or was touched without change. That needs
-// neither resistance to collisions made on purpose (the seed is secret
-// and per process, and hiding an edit from one's own index gains nothing)
-// nor stability across processes (hashes are never stored or sent), so a
-// seeded 64-bit maphash does, several times cheaper than SHA-256 over a
-// loaded vault's every byte. Two different contents of one file collide
-// with probability about 2^-64.
+// contentHash is Memory.Hash: the first 8 bytes of the SHA-256 of the
+// file's bytes, in hex. It tells applyLocked that a file it reads back is
+// the one it wrote, or was touched without change, and it is the same in
+// every process, so a memory restored from the index cache (which records
+// each file's SHA-256) carries the hash a fresh read would give. Two
+// different contents of one file collide with probability about 2^-64.
 func contentHash(data []byte) string {
-	var b [8]byte
-	binary.LittleEndian.PutUint64(b[:], maphash.Bytes(hashSeed, data))
-	return hex.EncodeToString(b[:])
+	sum := sha256.Sum256(data)
+	return hashOfSum(&sum)
+}
+
+// hashOfSum is contentHash of the bytes whose SHA-256 is sum.
+func hashOfSum(sum *[sha256.Size]byte) string {
+	return hex.EncodeToString(sum[:8])
 }
 
 // mergeTags joins front-matter tags and inline #tags, dropping duplicates

@@ -4,7 +4,10 @@ import (
 	"errors"
 	"fmt"
 	"maps"
+	"strings"
 	"time"
+
+	"github.com/memvault/memvault/parser"
 )
 
 // Sentinel errors. Callers test them with errors.Is; messages carry details.
@@ -103,10 +106,9 @@ type Memory struct {
 	Source     Source    `json:"source,omitzero"`
 	Version    int       `json:"version"`
 
-	// Body is the Markdown body exactly as in the file; Text is its plain
-	// text as indexed.
+	// Body is the Markdown body exactly as in the file; PlainText is its
+	// plain text as indexed.
 	Body string `json:"body"`
-	Text string `json:"-"`
 	// Path is the file's path relative to the vault root, with slashes.
 	Path string `json:"path"`
 	// WikiLinks are the [[targets]] named in the body, as written;
@@ -125,15 +127,39 @@ type Memory struct {
 	// names, from the file's conflict entry ("body" for the body); a name
 	// without a value was deleted on that side.
 	ConflictTheirs map[string]string `json:"conflict_theirs,omitempty"`
-	// Hash identifies the file bytes this memory was read from, within
-	// this process (see contentHash): never store or compare it across
-	// processes.
+	// Hash identifies the file bytes this memory was read from (see
+	// contentHash).
 	Hash string `json:"-"`
 
 	idLine         int // file line of the id field, for diagnostics
 	supersedesLine int // file line of the supersedes field, for diagnostics
 	linksLine      int // file line of the links field, for diagnostics
 	statusLine     int // file line of the status field, for diagnostics
+	// text is the plain text of the parse that made this memory, until
+	// the memory is indexed; a vault then drops it (see PlainText).
+	text string
+}
+
+// PlainText returns the memory's body as the index sees it: plain text,
+// without Markdown syntax, and without a first heading that repeats the
+// title. A vault does not keep it for every memory (at 100k memories it
+// was a quarter of the heap): it derives it from Body when a snippet or
+// a comparison needs it, which is a parse of one body.
+func (m *Memory) PlainText() string {
+	if m.text != "" || m.Body == "" {
+		return m.text
+	}
+	return plainText(parser.ParseBody([]byte(m.Body)), m.Title)
+}
+
+// plainText is the indexed text of a parsed body: its text without a
+// first heading that repeats the title (it would otherwise lead every
+// snippet).
+func plainText(b parser.Body, title string) string {
+	if h := strings.TrimSpace(b.Heading); h != "" && h == title {
+		return strings.TrimLeft(strings.TrimPrefix(b.Text, h), "\n ")
+	}
+	return b.Text
 }
 
 // InForce reports whether the memory's rule applies at t: it has been

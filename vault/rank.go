@@ -265,7 +265,7 @@ func spreadNearDuplicates(rs []Result) []Result {
 	}
 	set := func(m *Memory) map[string]bool {
 		if sets[m] == nil {
-			sets[m] = tokenSet(m.Title + "\n" + m.Text)
+			sets[m] = tokenSet(m.Title + "\n" + m.PlainText())
 		}
 		return sets[m]
 	}

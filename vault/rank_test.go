@@ -219,7 +219,7 @@ func TestSpreadNearDuplicatesShortLists(t *testing.T) {
 	for n := 1; n <= 4; n++ {
 		var rs []Result
 		for i := range n {
-			m := &Memory{ID: string(rune('a' + i)), Title: "Logs are JSON lines", Text: "Every service logs JSON lines with trace_id."}
+			m := &Memory{ID: string(rune('a' + i)), Title: "Logs are JSON lines", Body: "Every service logs JSON lines with trace_id."}
 			rs = append(rs, Result{Memory: m, Score: 10, Coverage: 1, Matched: 2, Match: MatchStrong})
 		}
 		got := spreadNearDuplicates(rs)

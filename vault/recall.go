@@ -108,6 +108,10 @@ type Result struct {
 
 	linked bool    // a strong match links to it: kept below the tail cut
 	norm   float64 // index.Hit.Norm, for the strength analysis in eval_test.go
+	// snip holds what the snippet needs until the result survives the
+	// cut (a pooled recall leaves the snippet to its Set): each snippet
+	// parses the memory's body (see Memory.PlainText).
+	snip *snipSpec
 }
 
 // The structure rules an Adjustment names.
@@ -233,7 +237,11 @@ func (v *Vault) rank(ctx context.Context, q Query, cut cutRules, pooled bool) ([
 		if q.Explain && text && !pooled {
 			r.Explain = v.ix.Explain(q.Text, v.byID[m.ID])
 		}
-		r.Snippet = index.Snippet(m.Text, terms[m], snippetRunes)
+		if pooled && text {
+			r.snip = &snipSpec{terms: terms[m], runes: snippetRunes}
+		} else {
+			r.Snippet = index.Snippet(m.PlainText(), terms[m], snippetRunes)
+		}
 		base := v.resultLocked(m, r.State, at, succ, q.IncludeInactive)
 		r.Memory, r.Supersedes, r.SupersededBy = base.Memory, base.Supersedes, base.SupersededBy
 	}
@@ -241,6 +249,20 @@ func (v *Vault) rank(ctx context.Context, q Query, cut cutRules, pooled bool) ([
 		markConflicts(out)
 	}
 	return out, nil
+}
+
+// snipSpec is a snippet still to be made: the matched terms and its size.
+type snipSpec struct {
+	terms []string
+	runes int
+}
+
+// fillSnippet makes the snippet a pooled recall left for later.
+func (r *Result) fillSnippet() {
+	if r.snip != nil {
+		r.Snippet = index.Snippet(r.Memory.PlainText(), r.snip.terms, r.snip.runes)
+		r.snip = nil
+	}
 }
 
 // finishText labels the ranked results of a query text strong or weak,

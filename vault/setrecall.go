@@ -136,6 +136,7 @@ func finishSet(out []SetResult, vaults []setVault, q Query, limit int) []SetResu
 	markConflicts(rs)
 	out = out[:0]
 	for _, r := range rs {
+		r.fillSnippet()
 		name := from[r.Memory]
 		if q.Explain {
 			for _, sv := range vaults {

@@ -158,6 +158,9 @@ func (b *builder) add(r loaded) {
 	default:
 		b.pending = append(b.pending, index.Entry{ID: id, Doc: indexDoc(m)})
 	}
+	if !b.noIndex {
+		m.text = "" // indexed: PlainText derives it again when needed
+	}
 }
 
 // installBuilt finishes b and swaps it in as the vault's state.

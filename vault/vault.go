@@ -69,6 +69,12 @@ type Options struct {
 	// between processes, trusted for a file only while its stat data is
 	// unchanged; "" keeps none. See HeaderCacheName.
 	HeaderCache string
+	// IndexCache makes Open take what it can from the vault's index cache
+	// (CacheDirName in the vault folder, git-ignored) and rewrite the
+	// cache when anything was not in it; see cache.go. It is ignored with
+	// HeadersOnly, and where the running program's file cannot be named:
+	// a cache written by another build is never used.
+	IndexCache bool
 
 	// fsNow is Vault.fsNow (tests only).
 	fsNow func() time.Time
@@ -115,6 +121,13 @@ type Vault struct {
 	// headersRead is how many files the last headers-only load read
 	// rather than took from the cache (tests look at it).
 	headersRead int
+	// cacheKey names the program for the index cache; "" is no cache.
+	cacheKey string
+	// fromCache is set when the last load took its index from the cache,
+	// and cacheReads is how many files it read rather than took from the
+	// cache (tests look at them).
+	fromCache  bool
+	cacheReads int
 
 	writeMu sync.Mutex // serialises the write sequence in this process
 	// afterCheck, when set (tests only), runs in a write between the path
@@ -172,9 +185,22 @@ func Open(ctx context.Context, dir string, opts Options) (*Vault, error) {
 	if v.now == nil {
 		v.now = time.Now
 	}
-	if err := v.Reload(ctx); err != nil {
+	if opts.IndexCache && !opts.HeadersOnly {
+		v.cacheKey = executableStamp()
+	}
+	if v.cacheKey == "" {
+		if err := v.Reload(ctx); err != nil {
+			return nil, err
+		}
+		return v, nil
+	}
+	// Only the first load uses the cache: a reload's result also depends
+	// on the state it replaces (a file that no longer parses keeps its last
+	// good version), which the cache does not record.
+	if err := v.loadCached(ctx); err != nil {
 		return nil, err
 	}
+	v.publish(Change{Full: true})
 	return v, nil
 }
 
@@ -339,6 +365,7 @@ func (v *Vault) applyLocked(r loaded) []string {
 		if v.ix != nil {
 			v.ix.Put(oldID, indexDoc(m))
 		}
+		m.text = "" // indexed: PlainText derives it again when needed
 		if old != m.ID {
 			return []string{old, m.ID}
 		}
@@ -358,6 +385,7 @@ func (v *Vault) applyLocked(r loaded) []string {
 	if v.ix != nil {
 		v.ix.Put(id, indexDoc(m))
 	}
+	m.text = ""
 	return []string{m.ID}
 }
 
@@ -384,7 +412,7 @@ func isNotExist(diags []*Diagnostic) bool {
 
 // indexDoc is what the full-text index sees of a memory.
 func indexDoc(m *Memory) index.Doc {
-	return index.Doc{Title: m.Title, Aliases: m.Aliases, Tags: m.Tags, Body: m.Text}
+	return index.Doc{Title: m.Title, Aliases: m.Aliases, Tags: m.Tags, Body: m.PlainText()}
 }
 
 // nameKeys are the names a [[wiki link]] may use for m: title, file

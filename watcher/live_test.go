@@ -210,7 +210,7 @@ func text(v *vault.Vault, id string) string {
 	if err != nil {
 		return ""
 	}
-	return m.Text
+	return m.PlainText()
 }
 
 // TestEditorSaves saves project/note.md the ways editors do and checks
@@ -412,7 +412,7 @@ func TestBrokenYAMLKeepsLastGoodVersion(t *testing.T) {
 	write(t, dir, rel, memFile("a-1", "Build", "Run make build and make test."))
 	l.waitFor(t, "the fixed version", func() bool {
 		m, err := l.v.Get("a-1")
-		return err == nil && !m.Stale && strings.Contains(m.Text, "make test")
+		return err == nil && !m.Stale && strings.Contains(m.PlainText(), "make test")
 	})
 	if d := l.v.Diagnostics(); len(d) != 0 {
 		t.Errorf("diagnostics after the fix: %v", d)

@@ -270,6 +270,9 @@ func (w *Watcher) addTree(rel string, now, since time.Time) error {
 			}
 			return err
 		}
+		if !d.IsDir() && now.IsZero() && since.IsZero() {
+			return nil // only folders are watched: a large vault's files cost nothing more
+		}
 		r := w.rel(p)
 		if d.IsDir() {
 			if r != "." && hasDotPart(r) {

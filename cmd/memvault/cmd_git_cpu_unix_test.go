@@ -3,6 +3,7 @@
 package main
 
 import (
+	"os"
 	"syscall"
 	"time"
 )
@@ -15,4 +16,13 @@ func processCPU() time.Duration {
 		return 0
 	}
 	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
+}
+
+// maxRSSKB is the peak resident set of an exited child process, in KiB
+// (Linux reports ru_maxrss in KiB).
+func maxRSSKB(ps *os.ProcessState) int64 {
+	if ru, ok := ps.SysUsage().(*syscall.Rusage); ok {
+		return ru.Maxrss
+	}
+	return 0
 }

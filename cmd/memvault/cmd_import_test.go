@@ -61,6 +61,11 @@ func TestImportDryRunWritesNothing(t *testing.T) {
 	files := func() []string {
 		var out []string
 		_ = filepath.WalkDir(r.dir, func(p string, d os.DirEntry, err error) error {
+			if err == nil && d.IsDir() && d.Name() == vault.CacheDirName {
+				// The index cache is derived state any load may write, as
+				// git status refreshes git's index.
+				return filepath.SkipDir
+			}
 			out = append(out, p)
 			return nil
 		})

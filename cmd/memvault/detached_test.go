@@ -6,6 +6,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/memvault/memvault/vault"
 )
 
 // detach points HEAD at its commit instead of the branch, as
@@ -24,6 +26,11 @@ func (r *cliRepo) vaultFiles() []string {
 	r.t.Helper()
 	var out []string
 	err := filepath.WalkDir(r.dir, func(p string, d os.DirEntry, err error) error {
+		if err == nil && d.IsDir() && d.Name() == vault.CacheDirName {
+			// The index cache is derived state any load may write, as
+			// git status refreshes git's index.
+			return filepath.SkipDir
+		}
 		if err == nil && !d.IsDir() {
 			rel, _ := filepath.Rel(r.dir, p)
 			out = append(out, filepath.ToSlash(rel))

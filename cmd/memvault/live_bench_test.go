@@ -13,6 +13,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/memvault/memvault/cmd/memvault/internal/live"
 	"github.com/memvault/memvault/vault"
 	"github.com/memvault/memvault/watcher"
 )
@@ -61,7 +62,7 @@ func BenchmarkLiveHandEditLatency(b *testing.B) {
 	if err != nil {
 		b.Fatal(err)
 	}
-	stop, err := startLiveWith(b.Context(), v, liveQuietLogger(), watcher.Options{})
+	stop, err := live.StartWith(b.Context(), v, liveQuietLogger(), watcher.Options{})
 	if err != nil {
 		b.Fatal(err)
 	}
@@ -88,7 +89,7 @@ func BenchmarkLiveHandEditLatency(b *testing.B) {
 		// would take a core from the watcher on a small machine.
 		for {
 			res := v.Recall(vault.Query{Text: word, Limit: 1})
-			if len(res) > 0 && strings.Contains(res[0].Memory.Text, word) {
+			if len(res) > 0 && strings.Contains(res[0].Memory.PlainText(), word) {
 				break
 			}
 			select {
@@ -183,7 +184,7 @@ func liveSwitchBranches(b *testing.B, root, dir string, want map[string]map[stri
 	}
 	batches := make(chan watcher.Batch, 16)
 	opts.OnBatch = func(x watcher.Batch) { batches <- x }
-	stop, err := startLiveWith(b.Context(), v, liveQuietLogger(), opts)
+	stop, err := live.StartWith(b.Context(), v, liveQuietLogger(), opts)
 	if err != nil {
 		b.Fatal(err)
 	}

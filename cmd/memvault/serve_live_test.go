@@ -8,6 +8,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/memvault/memvault/cmd/memvault/internal/live"
 	"github.com/memvault/memvault/vault"
 	"github.com/memvault/memvault/watcher"
 )
@@ -47,7 +48,7 @@ func TestStartLiveLogs(t *testing.T) {
 				t.Fatal(err)
 			}
 			var log lockedBuffer
-			stop, err := startLiveWith(t.Context(), v, slog.New(slog.NewTextHandler(&log, nil)), watcher.Options{Debounce: 10 * time.Millisecond})
+			stop, err := live.StartWith(t.Context(), v, slog.New(slog.NewTextHandler(&log, nil)), watcher.Options{Debounce: 10 * time.Millisecond})
 			if err != nil {
 				t.Fatal(err)
 			}

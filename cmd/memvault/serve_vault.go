@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/memvault/memvault/cmd/memvault/internal/gitrepo"
+	"github.com/memvault/memvault/cmd/memvault/internal/live"
 	"github.com/memvault/memvault/cmd/memvault/internal/mcpserver"
 	"github.com/memvault/memvault/gitstore"
 	"github.com/memvault/memvault/vault"
@@ -100,22 +101,24 @@ func (m *Main) loadServedVault(ctx context.Context, o *servedVault, changed func
 		}
 		probe.Close()
 	}
-	v, s, err := m.openGitVaultAt(ctx, o.dir, true)
+	var unsubscribe func()
+	v, stopLive, err := live.Start(ctx, o.dir, o.logger.With("scope", o.name), func() (*vault.Vault, error) {
+		v, s, err := m.openGitVaultAt(ctx, o.dir, true)
+		if err != nil {
+			return nil, err
+		}
+		if o.store = s; s != nil {
+			o.code = gitrepo.NewServed(s, o.dir)
+		}
+		unsubscribe = v.Subscribe(changed) // before the batches of the load's changes
+		o.logger.Info("vault loaded", "vault", v.Dir(), "scope", o.name, "memories", v.Len())
+		return v, nil
+	})
 	if err != nil {
 		o.logger.Error("open vault", "vault", o.dir, "err", err)
 		return nil, err
 	}
-	if o.store = s; s != nil {
-		o.code = gitrepo.NewServed(s, o.dir)
-	}
-	o.stop = v.Subscribe(changed)
-	o.logger.Info("vault loaded", "vault", v.Dir(), "scope", o.name, "memories", v.Len())
-	if stopLive, err := startLive(ctx, v, o.logger.With("scope", o.name)); err != nil {
-		o.logger.Warn("cannot follow changes on disk", "vault", v.Dir(), "err", err)
-	} else {
-		unsubscribe := o.stop
-		o.stop = func() { stopLive(); unsubscribe() }
-	}
+	o.stop = func() { stopLive(); unsubscribe() }
 	return v, nil
 }
 

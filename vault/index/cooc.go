@@ -269,33 +269,3 @@ func (ix *Index) learn(term string) []learned {
 	})
 	return out
 }
-
-// rebuildShort rebuilds every slot's short-field terms from the postings,
-// for an index read from a snapshot: the same lists Put would have made,
-// since their choice does not depend on the order of terms.
-func (ix *Index) rebuildShort() {
-	per := make([][]docEnt, len(ix.ids))
-	var buf []byte
-	for sh := range ix.terms.shards {
-		t := &ix.terms.shards[sh]
-		for id := range t.n {
-			text := t.arena[t.offs[id]:t.offs[id+1]]
-			var start, end uint32
-			t.post(id).each(func(slot uint32, tf [numFields]uint8) {
-				if !isShort(tf) {
-					return
-				}
-				if end == 0 {
-					start = uint32(len(buf))
-					buf = append(buf, text...)
-					end = uint32(len(buf))
-				}
-				per[slot] = append(per[slot], docEnt{start: start, end: end, tf: tf})
-			})
-		}
-	}
-	ix.short = shortTerms{}
-	for _, ents := range per {
-		ix.short.add(ents, buf)
-	}
-}

@@ -6,7 +6,38 @@ import (
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
+	"github.com/google/go-cmp/cmp/cmpopts"
 )
+
+// rebuildShort rebuilds every slot's short-field terms from the postings,
+// for an index read from a snapshot: the same lists Put would have made,
+// since their choice does not depend on the order of terms.
+func (ix *Index) rebuildShort() {
+	per := make([][]docEnt, len(ix.ids))
+	var buf []byte
+	for sh := range ix.terms.shards {
+		t := &ix.terms.shards[sh]
+		for id := range t.n {
+			text := t.arena[t.offs[id]:t.offs[id+1]]
+			var start, end uint32
+			t.post(id).each(func(slot uint32, tf [numFields]uint8) {
+				if !isShort(tf) {
+					return
+				}
+				if end == 0 {
+					start = uint32(len(buf))
+					buf = append(buf, text...)
+					end = uint32(len(buf))
+				}
+				per[slot] = append(per[slot], docEnt{start: start, end: end, tf: tf})
+			})
+		}
+	}
+	ix.short = shortTerms{}
+	for _, ents := range per {
+		ix.short.add(ents, buf)
+	}
+}
 
 // snapshotCorpus is an index with replacements and deletions, so that the
 // snapshot carries retired slots too.
@@ -43,6 +74,13 @@ func TestSnapshotRoundTrip(t *testing.T) {
 	}
 	if loaded.Len() != ix.Len() {
 		t.Fatalf("Len = %d, want %d", loaded.Len(), ix.Len())
+	}
+	// The short-field terms the snapshot carries are the ones the
+	// postings give (what version 1 rebuilt them from).
+	rebuilt := &Index{ids: loaded.ids, terms: loaded.terms}
+	rebuilt.rebuildShort()
+	if diff := cmp.Diff(rebuilt.short, loaded.short, cmp.AllowUnexported(shortTerms{}), cmpopts.EquateEmpty()); diff != "" {
+		t.Errorf("short terms (-from postings +from snapshot):\n%s", diff)
 	}
 	for _, q := range queries {
 		want, got := ix.Search(Query{Text: q, Limit: 10}), loaded.Search(Query{Text: q, Limit: 10})

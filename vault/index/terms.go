@@ -3,6 +3,7 @@ package index
 import (
 	"encoding/binary"
 	"hash/maphash"
+	"slices"
 )
 
 // termTable maps index terms to dense ids and their posting lists. It is
@@ -161,9 +162,12 @@ func (t *termTable) newList() []byte {
 // grow doubles the slot array, keeping the load factor at most 0.8. The
 // slots keep 32 bits of hash, enough to place them without re-hashing in
 // tables of up to 2^32 slots.
-func (t *termTable) grow() {
+func (t *termTable) grow() { t.growTo(2 * len(t.slots)) }
+
+// growTo moves the slots into an array of size slots, a power of two.
+func (t *termTable) growTo(size int) {
 	old := t.slots
-	t.slots = make([]termSlot, 2*len(old))
+	t.slots = make([]termSlot, size)
 	mask := uint32(len(t.slots) - 1)
 	for k := range old {
 		s := &old[k]
@@ -175,6 +179,24 @@ func (t *termTable) grow() {
 			i = (i + 1) & mask
 		}
 		t.slots[i] = *s
+	}
+}
+
+// reserve makes room for n more terms of about textBytes bytes in all, so
+// that adding them neither grows the slot array step by step nor copies
+// the arena: loading a snapshot of a large vault otherwise left as much
+// garbage as the table it built.
+func (t *termTable) reserve(n, textBytes int) {
+	want := len(t.slots)
+	for (int(t.n)+n+1)*5 > want*4 {
+		want *= 2
+	}
+	if want > len(t.slots) {
+		t.growTo(want)
+	}
+	if n > 0 {
+		t.arena = slices.Grow(t.arena, textBytes)
+		t.offs = slices.Grow(t.offs, n)
 	}
 }
 

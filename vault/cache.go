@@ -1,0 +1,727 @@
+package vault
+
+import (
+	"bufio"
+	"context"
+	"crypto/sha256"
+	"encoding/binary"
+	"errors"
+	"fmt"
+	"hash/crc32"
+	"io"
+	"io/fs"
+	"os"
+	"path"
+	"path/filepath"
+	"runtime"
+	"slices"
+	"sort"
+	"sync"
+	"time"
+	"unsafe"
+
+	"github.com/memvault/memvault/vault/index"
+)
+
+// The index cache (Options.IndexCache) keeps, between processes, what
+// loading a vault computes from each file's bytes alone, so that the next
+// Open skips reading and parsing files that did not change, and usually
+// analysing them for the index too. It memoises pure functions only:
+//
+//   - per file, the memory toMemory makes of it, kept only for files that
+//     gave no diagnostic (a file with a problem is read again each time, so
+//     its problem is reported as found, and a file holding conflict
+//     markers, whose served version comes from HEAD, never enters it). An
+//     entry is trusted while the file's stat data (size, modification and
+//     change times in nanoseconds, inode) is what was recorded and the file
+//     was not changed at or after the moment the cache was written (git's
+//     "racily clean" entries); otherwise the file is read and parsed.
+//   - the search index a fresh load builds, with a digest of what that
+//     build consumed: every memory in index order (path, SHA-256 and
+//     modification time of its file) and the ids preferTracked handed to
+//     tracked files. It is used only when this load's own decisions, made
+//     afresh, give the same digest; otherwise the index is built from the
+//     memories, exactly as a fresh load builds it.
+//
+// Every decision that depends on more than one file's bytes (duplicate
+// ids, which file git tracks, HEAD's version of a conflicted file,
+// supersession) is made again on every load. The cache is one file in a
+// git-ignored folder of the vault, with a format version, the key of the
+// program that wrote it (Options.IndexCacheKey) and a CRC-32 over all of
+// it; one that does not check out is ignored and rewritten.
+
+// ErrBadCache reports an index cache that cannot be used: another format
+// or program, truncated, corrupted or inconsistent. Open never returns it:
+// it loads the files instead.
+var ErrBadCache = errors.New("bad index cache")
+
+const (
+	cacheMagic   = "MVCACHE\x00"
+	cacheVersion = 2
+	// CacheDirName is the folder, inside the vault, that holds the index
+	// cache. The loader skips dot-folders, and the folder holds a
+	// .gitignore that ignores everything in it, so git never sees the
+	// cache wherever the vault lives.
+	CacheDirName  = ".cache"
+	cacheFileName = "index-v2"
+)
+
+// cacheRecord is one file as the cache records it: its stat data, the
+// SHA-256 and modification time of the bytes read, and the memory
+// toMemory made of them (without diagnostics).
+type cacheRecord struct {
+	rel string
+	st  statKey
+	sum [sha256.Size]byte
+	mem *Memory
+}
+
+// indexCache is a decoded cache.
+type indexCache struct {
+	written int64 // the cache file's modification time, Unix nanoseconds
+	recs    []cacheRecord
+	digest  [sha256.Size]byte // of the build the snapshot comes from
+	snap    []byte            // index snapshot; nil when none was kept
+	// drop lets the memory the cache file takes be reclaimed: what is
+	// read from it later is read again (see mapCacheFile).
+	drop func()
+}
+
+// lookup returns the record of rel, or nil.
+func (c *indexCache) lookup(rel string) *cacheRecord {
+	if c == nil {
+		return nil
+	}
+	i := sort.Search(len(c.recs), func(i int) bool { return c.recs[i].rel >= rel })
+	if i < len(c.recs) && c.recs[i].rel == rel {
+		return &c.recs[i]
+	}
+	return nil
+}
+
+// cachePath is the vault's index cache file, or "" when it has none.
+func (v *Vault) cachePath() string {
+	if v.cacheKey == "" {
+		return ""
+	}
+	return filepath.Join(v.dir, CacheDirName, cacheFileName)
+}
+
+// loadCached is the first load of a vault with an index cache. Files are
+// taken from the cache where it holds them unchanged and read otherwise;
+// the vault's decisions are made as in Reload; the index is the cached
+// one if the same build made it, else built as Reload builds it. Without
+// a usable cache it is Reload's pipelined load that also notes what the
+// cache records. The cache is rewritten when it lacked something.
+func (v *Vault) loadCached(ctx context.Context) error {
+	rels, err := scan(ctx, v.dir)
+	if err != nil {
+		return err
+	}
+	c := v.readIndexCache()
+	var res []loaded
+	var b *builder
+	if c == nil {
+		res = make([]loaded, 0, len(rels))
+		b = v.newBuilder(len(rels), index.New())
+		err = v.readEach(ctx, rels, b.ix, func(r loaded) {
+			b.add(r)
+			r.prep = nil
+			res = append(res, r)
+		})
+	} else {
+		res, err = v.readCachedFiles(ctx, rels, c)
+		b = v.newBuilder(len(rels), nil)
+		for _, r := range res {
+			b.add(r)
+		}
+	}
+	if err != nil {
+		return err
+	}
+	byRel := make(map[string]*loaded, len(res))
+	for i := range res {
+		byRel[res[i].rel] = &res[i]
+	}
+	built := slices.Clone(b.entries) // preferTracked changes the installed ones
+	v.installBuilt(b)
+	swaps := v.preferTracked(ctx, b.skipped)
+	digest, pure := buildDigest(built, swaps, byRel)
+	rebuilt := false
+	if c != nil {
+		var ix *index.Index
+		if pure && c.snap != nil && c.digest == digest {
+			ix = index.New()
+			if ix.LoadSnapshot(c.snap) != nil || ix.Len() != len(built) {
+				ix = nil
+			}
+		}
+		if ix == nil {
+			// The same insertions, in the same order, as Reload.
+			rebuilt = true
+			ix = index.New()
+			batch := make([]index.Entry, len(built))
+			for i, m := range built {
+				batch[i] = index.Entry{ID: index.DocID(i), Doc: indexDoc(m)}
+			}
+			ix.PutBatch(batch)
+			ix.Trim()
+			v.mu.RLock()
+			for _, d := range swaps {
+				ix.Put(d, indexDoc(v.entries[d]))
+			}
+			v.mu.RUnlock()
+		}
+		for _, m := range built {
+			m.text = "" // indexed: PlainText derives it again when needed
+		}
+		v.mu.Lock()
+		v.ix = ix
+		v.mu.Unlock()
+		// Decoding and the index's load read most of the file; from now
+		// on only what a call reads need be resident.
+		c.drop()
+	}
+	reads, recs, newRecs := 0, 0, 0
+	for i := range res {
+		r := &res[i]
+		reads += boolInt(r.fresh)
+		recs += boolInt(r.cacheable())
+		newRecs += boolInt(r.fresh && r.cacheable())
+	}
+	v.mu.Lock()
+	v.fromCache, v.cacheReads = c != nil && !rebuilt, reads
+	v.mu.Unlock()
+	// Files read for a problem of their own are read again next time
+	// whatever the cache says: they alone are no reason to rewrite it.
+	if c == nil || rebuilt || newRecs > 0 || recs != len(c.recs) {
+		// A cache that cannot be written costs the next process a load
+		// from the files, nothing else.
+		_ = v.writeIndexCache(res, digest, pure)
+	}
+	return nil
+}
+
+// buildDigest names what an index build consumes: the memories inserted,
+// in order, each by its file's path, SHA-256 and modification time (and
+// the SHA-256 of HEAD's version, when that is what is served), then the
+// DocIDs preferTracked gave to other files. pure is false when some memory
+// is not one the load read (a stale last version): such a build is never
+// cached.
+func buildDigest(built []*Memory, swaps []index.DocID, byRel map[string]*loaded) (sum [sha256.Size]byte, pure bool) {
+	h := sha256.New()
+	var buf []byte
+	add := func(m *Memory) bool {
+		r := byRel[m.Path]
+		if r == nil || r.mem != m || m.Stale {
+			return false
+		}
+		buf = binary.AppendUvarint(buf[:0], uint64(len(m.Path)))
+		buf = append(buf, m.Path...)
+		buf = append(buf, r.sum[:]...)
+		buf = binary.AppendVarint(buf, r.mod)
+		if r.head != nil {
+			buf = append(buf, 1)
+			buf = append(buf, r.head[:]...)
+		} else {
+			buf = append(buf, 0)
+		}
+		h.Write(buf)
+		return true
+	}
+	for _, m := range built {
+		if !add(m) {
+			return sum, false
+		}
+	}
+	h.Write([]byte{0xff})
+	for _, d := range swaps {
+		h.Write(binary.AppendUvarint(nil, uint64(d)))
+	}
+	copy(sum[:], h.Sum(nil))
+	return sum, true
+}
+
+// readCachedFiles stats every file and takes its memory from c when the
+// record holds, or reads it. Files are handled on all cores.
+func (v *Vault) readCachedFiles(ctx context.Context, rels []string, c *indexCache) ([]loaded, error) {
+	res := make([]loaded, len(rels))
+	if len(rels) == 0 {
+		return res, ctx.Err()
+	}
+	workers := min(runtime.GOMAXPROCS(0), len(rels)/256+1)
+	var wg sync.WaitGroup
+	for w := range workers {
+		wg.Go(func() {
+			var rs readerState
+			defer rs.files.close()
+			for i := w * len(rels) / workers; i < (w+1)*len(rels)/workers; i++ {
+				if ctx.Err() != nil {
+					return
+				}
+				res[i] = v.readCachedFile(ctx, rels[i], c, &rs)
+			}
+		})
+	}
+	wg.Wait()
+	return res, ctx.Err()
+}
+
+// readCachedFile is readFile that takes the file's memory from c when c
+// records it and its stat data is unchanged, and the file was not changed
+// at or after the cache was written (then a second change within the file
+// system's timestamp granularity could leave the stat data as it was).
+func (v *Vault) readCachedFile(ctx context.Context, rel string, c *indexCache, rs *readerState) loaded {
+	dir, name := path.Split(rel)
+	if dir != rs.lastRel || rs.lastDir == "" {
+		rs.lastRel, rs.lastDir = dir, filepath.Join(v.dir, filepath.FromSlash(dir))
+	}
+	if rec := c.lookup(rel); rec != nil {
+		st, ok := rs.files.statKey(rs.lastDir, name)
+		if ok && rec.st == st && max(st.mtime, st.ctime) < c.written {
+			return loaded{rel: rel, mem: rec.mem, st: st, stOK: true, sum: rec.sum, mod: st.mtime}
+		}
+	}
+	return v.readFile(ctx, rel, rs)
+}
+
+// readIndexCache maps and decodes the vault's cache, or returns nil. The
+// checksum is computed a few megabytes at a time, each dropped from
+// memory once summed, so that checking a large cache does not make all of
+// it resident at once.
+func (v *Vault) readIndexCache() *indexCache {
+	p := v.cachePath()
+	if p == "" {
+		return nil
+	}
+	data, written, release, drop, err := mapCacheFile(p)
+	if err != nil {
+		return nil
+	}
+	if len(data) < len(cacheMagic)+4 {
+		release()
+		return nil
+	}
+	body := data[:len(data)-4]
+	crc := crc32.NewIEEE()
+	const chunk = 4 << 20
+	for i := 0; i < len(body); i += chunk {
+		part := body[i:min(len(body), i+chunk)]
+		crc.Write(part)
+		drop(part)
+	}
+	if binary.LittleEndian.Uint32(data[len(data)-4:]) != crc.Sum32() {
+		release()
+		return nil
+	}
+	c, err := decodeCheckedCache(data, v.cacheKey, v.maxFileSize)
+	if err != nil {
+		release()
+		return nil
+	}
+	c.written, c.drop = written, func() { drop(data) }
+	return c
+}
+
+// writeIndexCache writes the cache for the files of res: a record for
+// each that gave a memory and no diagnostic, and the vault's index with
+// digest when pure. It writes a temporary file and renames it over the
+// old cache, so a concurrent reader sees one or the other whole. An empty
+// vault gets no cache: nothing is created before the first write.
+func (v *Vault) writeIndexCache(res []loaded, digest [sha256.Size]byte, pure bool) error {
+	p := v.cachePath()
+	if p == "" || len(res) == 0 {
+		return nil
+	}
+	dir := filepath.Dir(p)
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return fmt.Errorf("index cache: %w", err)
+	}
+	ignore := filepath.Join(dir, ".gitignore")
+	if _, err := os.Lstat(ignore); errors.Is(err, fs.ErrNotExist) {
+		// Everything in the folder, the .gitignore included, is ignored.
+		if err := os.WriteFile(ignore, []byte("# memvault's index cache: rebuilt when missing\n*\n"), 0o644); err != nil {
+			return fmt.Errorf("index cache: %w", err)
+		}
+	}
+	tmp, err := os.CreateTemp(dir, cacheFileName+".tmp-*")
+	if err != nil {
+		return fmt.Errorf("index cache: %w", err)
+	}
+	// Streamed through a small buffer: a 100k vault's cache is over
+	// 100 MB, which a load's peak memory should not hold twice.
+	bw := bufio.NewWriterSize(tmp, 1<<16)
+	v.mu.RLock()
+	err = v.encodeIndexCacheLocked(bw, res, digest, pure)
+	v.mu.RUnlock()
+	if err == nil {
+		err = bw.Flush()
+	}
+	if cerr := tmp.Close(); err == nil {
+		err = cerr
+	}
+	if err == nil {
+		err = os.Rename(tmp.Name(), p)
+	}
+	if err != nil {
+		os.Remove(tmp.Name())
+		return fmt.Errorf("index cache: %w", err)
+	}
+	return nil
+}
+
+// removeCacheTemps removes the temporary files of cache writes that a
+// killed process left. A cache writer at work meanwhile loses its write,
+// which costs the next process a load from the files, nothing else.
+func (v *Vault) removeCacheTemps() {
+	if v.cachePath() == "" {
+		return
+	}
+	temps, _ := filepath.Glob(filepath.Join(v.dir, CacheDirName, cacheFileName+".tmp-*"))
+	for _, p := range temps {
+		os.Remove(p)
+	}
+}
+
+// encodeIndexCacheLocked writes the cache; the caller holds v.mu.
+//
+// Format, little endian, uvarints unless said: the magic "MVCACHE\0", the
+// format version, the writer's key (string: uvarint length and bytes), the
+// file size limit; the records (count, then per record its path, size,
+// mtime and ctime (zig-zag varints), inode, 32 bytes of SHA-256 and its
+// memory's fields, the body as its offset and length in the body
+// section); a flag and, when set, the 32-byte build digest and the index
+// snapshot (length, bytes; see index.WriteTo); the body section (length,
+// the bodies back to back); finally the CRC-32 (IEEE) of everything
+// before it, as 4 bytes.
+func (v *Vault) encodeIndexCacheLocked(out io.Writer, res []loaded, digest [sha256.Size]byte, pure bool) error {
+	crc := crc32.NewIEEE()
+	w := io.MultiWriter(out, crc)
+	var b []byte
+	var werr error
+	flush := func(force bool) {
+		if (force || len(b) >= 32<<10) && werr == nil {
+			_, werr = w.Write(b)
+			b = b[:0]
+		}
+	}
+	uv := func(x uint64) { b = binary.AppendUvarint(b, x) }
+	sv := func(x int64) { b = binary.AppendVarint(b, x) }
+	str := func(s string) { uv(uint64(len(s))); b = append(b, s...) }
+	strs := func(l []string) {
+		uv(uint64(len(l)))
+		for _, s := range l {
+			str(s)
+		}
+	}
+	tm := func(t time.Time) {
+		if t.IsZero() {
+			b = append(b, 0)
+			return
+		}
+		b = append(b, 1)
+		sv(t.Unix())
+		uv(uint64(t.Nanosecond()))
+	}
+	b = append(b, cacheMagic...)
+	uv(cacheVersion)
+	str(v.cacheKey)
+	uv(uint64(v.maxFileSize))
+	n := 0
+	for i := range res {
+		if res[i].cacheable() {
+			n++
+		}
+	}
+	uv(uint64(n))
+	bodyBytes := 0
+	for i := range res {
+		r := &res[i]
+		if !r.cacheable() {
+			continue
+		}
+		m := r.mem
+		str(r.rel)
+		sv(r.st.size)
+		sv(r.st.mtime)
+		sv(r.st.ctime)
+		uv(r.st.ino)
+		b = append(b, r.sum[:]...)
+		str(m.ID)
+		str(m.Title)
+		uv(uint64(m.Layer))
+		sv(int64(m.Importance))
+		strs(m.Tags)
+		strs(m.Aliases)
+		tm(m.CreatedAt)
+		tm(m.UpdatedAt)
+		tm(m.EffectiveAt)
+		tm(m.ExpiresAt)
+		str(string(m.Status))
+		strs(m.Supersedes)
+		strs(m.Links)
+		strs(m.Refs)
+		tm(m.VerifiedAt)
+		str(m.Source.Client)
+		str(m.Source.Kind)
+		sv(int64(m.Version))
+		uv(uint64(bodyBytes))
+		uv(uint64(len(m.Body)))
+		bodyBytes += len(m.Body)
+		strs(m.WikiLinks)
+		sv(int64(m.idLine))
+		sv(int64(m.supersedesLine))
+		sv(int64(m.linksLine))
+		sv(int64(m.statusLine))
+		flush(false)
+	}
+	if !pure || v.ix == nil {
+		b = append(b, 0)
+	} else {
+		b = append(b, 1)
+		b = append(b, digest[:]...)
+		// The snapshot's length comes first: a pass that only counts
+		// finds it.
+		var count countingWriter
+		if _, err := v.ix.WriteTo(&count); err != nil {
+			return fmt.Errorf("index cache: %w", err)
+		}
+		uv(uint64(count))
+		flush(true)
+		if werr == nil {
+			if n, err := v.ix.WriteTo(w); err != nil {
+				werr = err
+			} else if n != int64(count) {
+				werr = fmt.Errorf("index snapshot of %d bytes, then %d", count, n)
+			}
+		}
+	}
+	// The bodies come last, back to back: a load maps the file and
+	// touches a body only when something reads it (see mapCacheFile).
+	uv(uint64(bodyBytes))
+	for i := range res {
+		if r := &res[i]; r.cacheable() {
+			b = append(b, r.mem.Body...)
+			flush(false)
+		}
+	}
+	flush(true)
+	if werr == nil {
+		_, werr = out.Write(binary.LittleEndian.AppendUint32(nil, crc.Sum32()))
+	}
+	if werr != nil {
+		return fmt.Errorf("index cache: %w", werr)
+	}
+	return nil
+}
+
+// cacheable reports whether r goes into the cache: a memory made from the
+// file's bytes alone, with no diagnostic, and stat data to check it by.
+// A stale or conflicted memory never does (both come with diagnostics).
+func (r *loaded) cacheable() bool {
+	return r.mem != nil && len(r.diags) == 0 && r.head == nil && r.stOK && !r.mem.Stale && len(r.mem.Conflicted) == 0
+}
+
+// countingWriter counts the bytes written to it.
+type countingWriter int64
+
+func (c *countingWriter) Write(p []byte) (int, error) {
+	*c += countingWriter(len(p))
+	return len(p), nil
+}
+
+// cacheReader decodes a cache held in memory. Strings are slices of one
+// string over the whole buffer: the memories restored from a cache share
+// its memory instead of each holding copies.
+type cacheReader struct {
+	b   []byte
+	s   string // the same bytes as b
+	i   int
+	err error
+}
+
+func (r *cacheReader) fail(format string, args ...any) {
+	if r.err == nil {
+		r.err = fmt.Errorf("%w: "+format, append([]any{ErrBadCache}, args...)...)
+	}
+}
+
+func (r *cacheReader) uv() uint64 {
+	if r.err != nil {
+		return 0
+	}
+	x, n := binary.Uvarint(r.b[r.i:])
+	if n <= 0 {
+		r.fail("truncated at %d", r.i)
+		return 0
+	}
+	r.i += n
+	return x
+}
+
+func (r *cacheReader) sv() int64 {
+	if r.err != nil {
+		return 0
+	}
+	x, n := binary.Varint(r.b[r.i:])
+	if n <= 0 {
+		r.fail("truncated at %d", r.i)
+		return 0
+	}
+	r.i += n
+	return x
+}
+
+// count reads a count of items that take at least min bytes each.
+func (r *cacheReader) count(min int) int {
+	n := r.uv()
+	if n > uint64(len(r.b)-r.i)/uint64(min) {
+		r.fail("count %d at %d exceeds the data", n, r.i)
+		return 0
+	}
+	return int(n)
+}
+
+func (r *cacheReader) bytes(n int) []byte {
+	if r.err != nil {
+		return nil
+	}
+	if n < 0 || n > len(r.b)-r.i {
+		r.fail("truncated at %d", r.i)
+		return nil
+	}
+	r.i += n
+	return r.b[r.i-n : r.i]
+}
+
+func (r *cacheReader) str() string {
+	n := r.count(1)
+	if r.err != nil || n == 0 {
+		return ""
+	}
+	r.i += n
+	return r.s[r.i-n : r.i]
+}
+
+func (r *cacheReader) strs() []string {
+	n := r.count(1)
+	if n == 0 {
+		return nil
+	}
+	out := make([]string, n)
+	for i := range out {
+		out[i] = r.str()
+	}
+	return out
+}
+
+func (r *cacheReader) tm() time.Time {
+	switch f := r.bytes(1); {
+	case f == nil:
+		return time.Time{}
+	case f[0] == 0:
+		return time.Time{}
+	case f[0] == 1:
+		sec := r.sv()
+		ns := r.uv()
+		if ns >= 1e9 {
+			r.fail("bad nanoseconds at %d", r.i)
+			return time.Time{}
+		}
+		return time.Unix(sec, int64(ns)).UTC()
+	default:
+		r.fail("bad time flag at %d", r.i)
+		return time.Time{}
+	}
+}
+
+// decodeIndexCache decodes and checks a cache written with key and the
+// file size limit maxSize. The memories it returns share data's memory,
+// which must not change afterwards.
+func decodeIndexCache(data []byte, key string, maxSize int64) (*indexCache, error) {
+	if len(data) < len(cacheMagic)+4 {
+		return nil, fmt.Errorf("%w: not an index cache", ErrBadCache)
+	}
+	if binary.LittleEndian.Uint32(data[len(data)-4:]) != crc32.ChecksumIEEE(data[:len(data)-4]) {
+		return nil, fmt.Errorf("%w: checksum mismatch", ErrBadCache)
+	}
+	return decodeCheckedCache(data, key, maxSize)
+}
+
+// decodeCheckedCache is decodeIndexCache for data whose checksum was
+// checked.
+func decodeCheckedCache(data []byte, key string, maxSize int64) (*indexCache, error) {
+	if len(data) < len(cacheMagic)+4 || string(data[:len(cacheMagic)]) != cacheMagic {
+		return nil, fmt.Errorf("%w: not an index cache", ErrBadCache)
+	}
+	body := data[:len(data)-4]
+	r := &cacheReader{b: body, s: unsafe.String(unsafe.SliceData(body), len(body)), i: len(cacheMagic)}
+	if ver := r.uv(); r.err == nil && ver != cacheVersion {
+		return nil, fmt.Errorf("%w: format %d, want %d", ErrBadCache, ver, cacheVersion)
+	}
+	if k := r.str(); r.err == nil && k != key {
+		return nil, fmt.Errorf("%w: written by another program (%q)", ErrBadCache, k)
+	}
+	if m := r.uv(); r.err == nil && m != uint64(maxSize) {
+		return nil, fmt.Errorf("%w: file size limit %d, want %d", ErrBadCache, m, maxSize)
+	}
+	c := &indexCache{}
+	c.recs = make([]cacheRecord, r.count(1+4+sha256.Size+20))
+	type span struct{ off, n uint64 }
+	bodies := make([]span, len(c.recs))
+	for i := range c.recs {
+		rec := &c.recs[i]
+		rec.rel = r.str()
+		rec.st = statKey{size: r.sv(), mtime: r.sv(), ctime: r.sv(), ino: r.uv()}
+		copy(rec.sum[:], r.bytes(sha256.Size))
+		m := &Memory{ID: r.str(), Title: r.str(), Layer: Layer(r.uv()), Importance: int(r.sv()),
+			Tags: r.strs(), Aliases: r.strs(), CreatedAt: r.tm(), UpdatedAt: r.tm(), EffectiveAt: r.tm(),
+			ExpiresAt: r.tm(), Status: Status(r.str()), Supersedes: r.strs(), Links: r.strs(), Refs: r.strs(),
+			VerifiedAt: r.tm(), Source: Source{Client: r.str(), Kind: r.str()}, Version: int(r.sv())}
+		bodies[i] = span{r.uv(), r.uv()} // Body is set once the section is found
+		m.WikiLinks = r.strs()
+		m.idLine, m.supersedesLine, m.linksLine, m.statusLine = int(r.sv()), int(r.sv()), int(r.sv()), int(r.sv())
+		if r.err != nil {
+			break
+		}
+		if !IsMemoryPath(rec.rel) || i > 0 && rec.rel <= c.recs[i-1].rel {
+			r.fail("record %q out of order or not a memory path", rec.rel)
+			break
+		}
+		if _, err := ParseStatus(string(m.Status)); err != nil || m.Status == "" || !validLayer(m.Layer) || m.ID == "" {
+			r.fail("record %q is not a memory the loader makes", rec.rel)
+			break
+		}
+		m.Path, m.Hash = rec.rel, hashOfSum(&rec.sum)
+		rec.mem = m
+	}
+	switch flag := r.bytes(1); {
+	case r.err != nil:
+	case flag[0] == 1:
+		copy(c.digest[:], r.bytes(sha256.Size))
+		c.snap = r.bytes(r.count(1))
+	case flag[0] != 0:
+		r.fail("bad index flag")
+	}
+	n := uint64(r.count(1))
+	start := r.i
+	r.bytes(int(n))
+	if r.err != nil {
+		return nil, r.err
+	}
+	for i, sp := range bodies {
+		if sp.off > n || sp.n > n-sp.off {
+			return nil, fmt.Errorf("%w: body of %q outside the body section", ErrBadCache, c.recs[i].rel)
+		}
+		c.recs[i].mem.Body = r.s[start+int(sp.off) : start+int(sp.off+sp.n)]
+	}
+	if r.i != len(body) {
+		return nil, fmt.Errorf("%w: %d trailing bytes", ErrBadCache, len(body)-r.i)
+	}
+	return c, nil
+}
+
+// validLayer reports whether l is one of the five layers.
+func validLayer(l Layer) bool {
+	return slices.Contains(AllLayers(), l)
+}

@@ -1,0 +1,51 @@
+package vault
+
+import (
+	"os"
+	"syscall"
+)
+
+// mapCacheFile maps the index cache file at p read-only. The memories and
+// the index restored from it point into the mapping instead of into a copy
+// on the heap, so the kernel keeps only the pages something reads (a
+// result's body, a query term's postings) and can drop them again under
+// pressure: the cache of a 100k vault is 130 MB, most of it bodies nobody
+// asks for. The mapping is never unmapped once a load uses it, as strings
+// of the vault point into it; the file behind it is only ever replaced by
+// a rename, which leaves the mapped file as it was. release unmaps it
+// while nothing points into it yet; drop lets the kernel reclaim the pages
+// of b, a part of the mapping (see madvise(2), MADV_DONTNEED: a private
+// file mapping reads them again from the file when next touched).
+func mapCacheFile(p string) (data []byte, written int64, release func(), drop func(b []byte), err error) {
+	f, err := os.Open(p)
+	if err != nil {
+		return nil, 0, nil, nil, err
+	}
+	defer f.Close()
+	fi, err := f.Stat()
+	if err != nil {
+		return nil, 0, nil, nil, err
+	}
+	if fi.Size() == 0 || fi.Size() != int64(int(fi.Size())) {
+		return nil, 0, nil, nil, ErrBadCache
+	}
+	data, err = syscall.Mmap(int(f.Fd()), 0, int(fi.Size()), syscall.PROT_READ, syscall.MAP_PRIVATE)
+	if err != nil {
+		return nil, 0, nil, nil, err
+	}
+	page := os.Getpagesize()
+	drop = func(b []byte) {
+		// Whole pages of b only (the last page of the file counts as
+		// whole); b is data[off:off+len(b)], so its capacity gives off.
+		off := cap(data) - cap(b)
+		start := (off + page - 1) / page * page
+		end := off + len(b)
+		if end < len(data) {
+			end = end / page * page
+		}
+		if end > start {
+			_ = syscall.Madvise(data[start:end], syscall.MADV_DONTNEED)
+		}
+	}
+	return data, fi.ModTime().UnixNano(), func() { _ = syscall.Munmap(data) }, drop, nil
+}
