@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"fmt"
+	"os"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -54,36 +55,59 @@ func BenchmarkServeRecallRefs(b *testing.B) {
 		return filepath.Join(root, ".memory")
 	}
 	queries := []string{"deploy script", "部署脚本", "how do we run the tests", "数据库迁移", "code review", "release"}
-	// Both servers answer in turn, in alternating order, so the load of
-	// the shared machine weighs on both alike: their ratio is the figure.
-	plain := startBenchClient(b, bin, build(false))
-	defer plain.Close()
-	refs := startBenchClient(b, bin, build(true))
-	defer refs.Close()
-	for _, c := range []*client.Client{plain, refs} {
-		benchCall(b, c, "recall", map[string]any{"query": "deploy"}) // load, and the first staleness walk
+	// A pair of servers, without and with refs, of one binary.
+	type pair struct {
+		prefix      string
+		plain, refs *client.Client
+		dp, dr      []time.Duration
 	}
-	var dp, dr []time.Duration
+	start := func(prefix, bin string) *pair {
+		p := &pair{prefix: prefix, plain: startBenchClient(b, bin, build(false)), refs: startBenchClient(b, bin, build(true))}
+		for _, c := range []*client.Client{p.plain, p.refs} {
+			benchCall(b, c, "recall", map[string]any{"query": "deploy"}) // load, and the first staleness walk
+		}
+		return p
+	}
+	pairs := []*pair{start("", bin)}
+	// MEMVAULT_BENCH_BASE names another memvault binary (say, main's) to
+	// measure in the same loop, on vaults of its own: its ratio is
+	// reported with the prefix base-, under the same load as this one's.
+	if base := os.Getenv("MEMVAULT_BENCH_BASE"); base != "" {
+		pairs = append(pairs, start("base-", base))
+	}
+	defer func() {
+		for _, p := range pairs {
+			p.plain.Close()
+			p.refs.Close()
+		}
+	}()
 	call := func(c *client.Client, q string) time.Duration {
 		start := time.Now()
 		benchCall(b, c, "recall", map[string]any{"query": q})
 		return time.Since(start)
 	}
+	// The servers answer in turn, in alternating order, so the load of
+	// the shared machine weighs on all alike: the ratios are the figures.
 	i := 0
 	for b.Loop() {
 		q := queries[i%len(queries)]
-		if i%2 == 0 {
-			dp = append(dp, call(plain, q))
-			dr = append(dr, call(refs, q))
-		} else {
-			dr = append(dr, call(refs, q))
-			dp = append(dp, call(plain, q))
+		for k := range pairs {
+			p := pairs[(k+i/2)%len(pairs)]
+			if i%2 == 0 {
+				p.dp = append(p.dp, call(p.plain, q))
+				p.dr = append(p.dr, call(p.refs, q))
+			} else {
+				p.dr = append(p.dr, call(p.refs, q))
+				p.dp = append(p.dp, call(p.plain, q))
+			}
 		}
 		i++
 	}
-	reportQuantiles(b, dp, "norefs-")
-	reportQuantiles(b, dr, "refs-")
-	slices.Sort(dp)
-	slices.Sort(dr)
-	b.ReportMetric(float64(dr[len(dr)/2])/float64(dp[len(dp)/2]), "refs/norefs-p50")
+	for _, p := range pairs {
+		reportQuantiles(b, p.dp, p.prefix+"norefs-")
+		reportQuantiles(b, p.dr, p.prefix+"refs-")
+		slices.Sort(p.dp)
+		slices.Sort(p.dr)
+		b.ReportMetric(float64(p.dr[len(p.dr)/2])/float64(p.dp[len(p.dp)/2]), p.prefix+"refs/norefs-p50")
+	}
 }
