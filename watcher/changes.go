@@ -208,56 +208,107 @@ func (c *Changes) addTree(dir string) error {
 // been counted. Two Syncs that return the same generation saw no change
 // in between under any watched folder.
 func (c *Changes) Sync(ctx context.Context) (uint64, error) {
-	ch := make(chan uint64, 1)
+	return c.Begin().Wait(ctx)
+}
+
+// Barrier is a Sync split in two: Begin writes to the sync file, Wait
+// waits for that write's event. A caller that has other work to do
+// (a search) begins the barrier first and waits after it, so the
+// event's round trip costs it nothing; the generation still counts
+// every change made before Begin.
+type Barrier struct {
+	c    *Changes
+	k    int
+	name string
+	ch   chan uint64
+
+	mu   sync.Mutex
+	err  error
+	gen  uint64
+	done bool // Wait returned: gen and err are its answer
+}
+
+// Begin starts a barrier. A barrier never waited for is answered by its
+// event and forgotten; on a file system that does not report changes it
+// keeps its sync file, and once all are kept Syncs fail (the caller
+// reads without its cache), as they do there anyway.
+func (c *Changes) Begin() *Barrier {
+	b := &Barrier{c: c, ch: make(chan uint64, 1), k: -1}
 	c.mu.Lock()
-	if c.closed {
-		c.mu.Unlock()
-		return 0, ErrChangesClosed
-	}
-	if c.deaf {
-		c.mu.Unlock()
-		return 0, errDeaf
-	}
-	k := -1
-	for n := range syncFiles {
-		i := (c.next + n) % syncFiles
-		if name := c.syncName(i); !c.stale[name] && c.waiting[name] == nil {
-			k = i
+	switch {
+	case c.closed:
+		b.err = ErrChangesClosed
+	case c.deaf:
+		b.err = errDeaf
+	default:
+		for n := range syncFiles {
+			i := (c.next + n) % syncFiles
+			if name := c.syncName(i); !c.stale[name] && c.waiting[name] == nil {
+				b.k, b.name = i, name
+				break
+			}
+		}
+		if b.k < 0 {
+			b.err = errors.New("changes: too many syncs at once")
 			break
 		}
+		c.next = b.k + 1
+		c.waiting[b.name] = b.ch
 	}
-	if k < 0 {
-		c.mu.Unlock()
-		return 0, errors.New("changes: too many syncs at once")
-	}
-	c.next = k + 1
-	name := c.syncName(k)
-	c.waiting[name] = ch
 	c.mu.Unlock()
-	gaveUp := func() {
-		c.mu.Lock()
-		if c.waiting[name] == ch {
-			delete(c.waiting, name)
-			c.stale[name] = true
-		}
-		c.mu.Unlock()
+	if b.err != nil {
+		return b
 	}
-	if _, err := c.files[k].WriteAt([]byte("sync\n"), 0); err != nil {
-		gaveUp()
-		return 0, fmt.Errorf("changes: sync: %w", err)
+	if _, err := c.files[b.k].WriteAt([]byte("sync\n"), 0); err != nil {
+		b.gaveUp()
+		b.err = fmt.Errorf("changes: sync: %w", err)
+	}
+	return b
+}
+
+// gaveUp marks the barrier's sync file as waiting for a late event, which
+// must not answer another barrier.
+func (b *Barrier) gaveUp() {
+	c := b.c
+	c.mu.Lock()
+	if c.waiting[b.name] == b.ch {
+		delete(c.waiting, b.name)
+		c.stale[b.name] = true
+	}
+	c.mu.Unlock()
+}
+
+// Wait returns the generation once every change made before Begin has
+// been counted. Later calls return the first one's answer.
+func (b *Barrier) Wait(ctx context.Context) (uint64, error) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	if !b.done && b.err == nil {
+		b.gen, b.err = b.wait(ctx)
+	}
+	b.done = true
+	return b.gen, b.err
+}
+
+func (b *Barrier) wait(ctx context.Context) (uint64, error) {
+	c := b.c
+	select {
+	case g := <-b.ch: // already there: no timer
+		return g, nil
+	default:
 	}
 	timer := time.NewTimer(syncTimeout)
 	defer timer.Stop()
 	select {
-	case g := <-ch:
+	case g := <-b.ch:
 		return g, nil
 	case <-c.done:
 		return 0, ErrChangesClosed
 	case <-ctx.Done():
-		gaveUp()
+		b.gaveUp()
 		return 0, ctx.Err()
 	case <-timer.C:
-		gaveUp()
+		b.gaveUp()
 		c.mu.Lock()
 		c.deaf = true
 		c.mu.Unlock()
