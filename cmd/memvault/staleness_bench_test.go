@@ -69,11 +69,16 @@ func BenchmarkServeRecallRefs(b *testing.B) {
 		return p
 	}
 	pairs := []*pair{start("", bin)}
-	// MEMVAULT_BENCH_BASE names another memvault binary (say, main's) to
-	// measure in the same loop, on vaults of its own: its ratio is
-	// reported with the prefix base-, under the same load as this one's.
-	if base := os.Getenv("MEMVAULT_BENCH_BASE"); base != "" {
-		pairs = append(pairs, start("base-", base))
+	// MEMVAULT_BENCH_BASE names other memvault binaries (say, main's; a
+	// list like PATH) to measure in the same loop, on vaults of their own:
+	// their ratios are reported with the prefixes base-, base2-, …, under
+	// the same load as this one's.
+	for k, base := range filepath.SplitList(os.Getenv("MEMVAULT_BENCH_BASE")) {
+		prefix := "base-"
+		if k > 0 {
+			prefix = fmt.Sprintf("base%d-", k+1)
+		}
+		pairs = append(pairs, start(prefix, base))
 	}
 	defer func() {
 		for _, p := range pairs {
