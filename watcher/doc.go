@@ -24,5 +24,7 @@
 // Changes is a second, smaller tool: a counter of changes under some
 // folders (the code memories refer to), with a barrier (Sync) that makes
 // sure every change made before a question has been counted, so a cache
-// of what those folders hold can be trusted until the counter moves.
+// of what those folders hold can be trusted until the counter moves. The
+// barrier can be split (Begin, then Barrier.Wait after other work) so
+// that its round trip overlaps that work.
 package watcher
