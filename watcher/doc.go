@@ -24,7 +24,9 @@
 // Changes is a second, smaller tool: a counter of changes under some
 // folders (the code memories refer to), with a barrier (Sync) that makes
 // sure every change made before a question has been counted, so a cache
-// of what those folders hold can be trusted until the counter moves. The
-// barrier can be split (Begin, then Barrier.Wait after other work) so
-// that its round trip overlaps that work.
+// of what those folders hold can be trusted until the counter moves. On
+// Linux it reads inotify itself, only at a Sync, which reads every queued
+// event; elsewhere it uses fsnotify, and Sync is a round trip through a
+// file of its own, which can be split (Begin, then Barrier.Wait after
+// other work) so that it overlaps that work.
 package watcher
