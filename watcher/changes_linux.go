@@ -97,6 +97,9 @@ func (c *Changes) check(syncDir string) error {
 			pollIn(c.fd, time.Until(deadline))
 			continue
 		}
+		if err == syscall.EINTR {
+			continue
+		}
 		if err != nil {
 			return fmt.Errorf("changes: %w", os.NewSyscallError("read", err))
 		}
