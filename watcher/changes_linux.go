@@ -1,3 +1,5 @@
+//go:build linux && !memvault_fsnotify
+
 package watcher
 
 import (

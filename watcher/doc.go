@@ -28,5 +28,7 @@
 // Linux it reads inotify itself, only at a Sync, which reads every queued
 // event; elsewhere it uses fsnotify, and Sync is a round trip through a
 // file of its own, which can be split (Begin, then Barrier.Wait after
-// other work) so that it overlaps that work.
+// other work) so that it overlaps that work. The build tag
+// memvault_fsnotify selects the fsnotify one on Linux too, so that its
+// tests run there (go test -tags memvault_fsnotify ./watcher/...).
 package watcher
