@@ -138,3 +138,74 @@ func TestChangesSyncGivenUp(t *testing.T) {
 		last = g
 	}
 }
+
+// TestChangesBarrier checks a barrier split in two (Begin, then Wait
+// after other work): it counts every change made before Begin, a second
+// Wait gives the first one's answer, and barriers begun and never waited
+// for leave later ones sound.
+func TestChangesBarrier(t *testing.T) {
+	t.Parallel()
+	root := t.TempDir()
+	c, err := NewChanges(filepath.Join(root, "watch"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	code := filepath.Join(root, "code")
+	if err := os.Mkdir(code, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := c.Watch(code, true); err != nil {
+		t.Fatal(err)
+	}
+	write := func(i int) {
+		t.Helper()
+		if err := os.WriteFile(filepath.Join(code, "f.go"), []byte{byte(i)}, 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	wait := func(b *Barrier) uint64 {
+		t.Helper()
+		g, err := b.Wait(t.Context())
+		if err != nil {
+			t.Fatal(err)
+		}
+		return g
+	}
+	last, err := c.Sync(t.Context())
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i := range 3 * syncFiles {
+		changed := i%2 == 0
+		if changed {
+			write(i)
+		}
+		b := c.Begin()
+		c.Begin() // never waited for
+		// A change after Begin may or may not be counted by b, but is by
+		// the next barrier.
+		write(100 + i)
+		g := wait(b)
+		if changed && g == last {
+			t.Errorf("step %d: generation %d -> %d: the change made before Begin was not counted", i, last, g)
+		}
+		if again := wait(b); again != g {
+			t.Errorf("step %d: a second Wait answered %d, the first %d", i, again, g)
+		}
+		next, err := c.Sync(t.Context())
+		if err != nil {
+			t.Fatalf("step %d: %v", i, err)
+		}
+		if next == last {
+			t.Errorf("step %d: the change made after Begin was not counted by the next barrier (%d)", i, next)
+		}
+		last = next
+	}
+	if err := c.Close(); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := c.Begin().Wait(t.Context()); err == nil {
+		t.Error("a barrier begun after Close did not fail")
+	}
+}

@@ -24,5 +24,11 @@
 // Changes is a second, smaller tool: a counter of changes under some
 // folders (the code memories refer to), with a barrier (Sync) that makes
 // sure every change made before a question has been counted, so a cache
-// of what those folders hold can be trusted until the counter moves.
+// of what those folders hold can be trusted until the counter moves. On
+// Linux it reads inotify itself, only at a Sync, which reads every queued
+// event; elsewhere it uses fsnotify, and Sync is a round trip through a
+// file of its own, which can be split (Begin, then Barrier.Wait after
+// other work) so that it overlaps that work. The build tag
+// memvault_fsnotify selects the fsnotify one on Linux too, so that its
+// tests run there (go test -tags memvault_fsnotify ./watcher/...).
 package watcher

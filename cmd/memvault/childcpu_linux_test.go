@@ -50,3 +50,27 @@ func childrenCPU(name string) (time.Duration, bool) {
 	}
 	return total, found
 }
+
+// pidCPU is the CPU time (user + system) used so far by the process
+// pid, all its threads, read from /proc as childrenCPU does.
+func pidCPU(pid int) (time.Duration, bool) {
+	data, err := os.ReadFile(filepath.Join("/proc", strconv.Itoa(pid), "stat"))
+	if err != nil {
+		return 0, false
+	}
+	s := string(data)
+	end := strings.LastIndexByte(s, ')')
+	if end < 0 {
+		return 0, false
+	}
+	f := strings.Fields(s[end+1:])
+	if len(f) < 13 {
+		return 0, false
+	}
+	u, err1 := strconv.ParseInt(f[11], 10, 64)
+	st, err2 := strconv.ParseInt(f[12], 10, 64)
+	if err1 != nil || err2 != nil {
+		return 0, false
+	}
+	return time.Duration(u+st) * 10 * time.Millisecond, true
+}

@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/mark3labs/mcp-go/client"
+	"github.com/mark3labs/mcp-go/client/transport"
 	"github.com/mark3labs/mcp-go/mcp"
 
 	"github.com/memvault/memvault/gitstore"
@@ -110,13 +111,27 @@ func seedServeRepo(b *testing.B, root string, n int) {
 
 // startBenchClient spawns the server and initializes it.
 func startBenchClient(b *testing.B, bin, vaultDir string) *client.Client {
+	c, _ := startBenchServer(b, bin, vaultDir)
+	return c
+}
+
+// startBenchServer is startBenchClient that also returns the server's
+// process id, for a benchmark to read the server's CPU time.
+func startBenchServer(b *testing.B, bin, vaultDir string) (*client.Client, int) {
 	b.Helper()
-	c, err := client.NewStdioMCPClient(bin, nil, "serve", "--vault", vaultDir, "--log-file", os.DevNull)
+	var cmd *exec.Cmd
+	c, err := client.NewStdioMCPClientWithOptions(bin, nil, []string{"serve", "--vault", vaultDir, "--log-file", os.DevNull},
+		transport.WithCommandFunc(func(ctx context.Context, command string, env, args []string) (*exec.Cmd, error) {
+			// As the transport does by default.
+			cmd = exec.CommandContext(ctx, command, args...)
+			cmd.Env = append(os.Environ(), env...)
+			return cmd, nil
+		}))
 	if err != nil {
 		b.Fatal(err)
 	}
 	initClient(b, c, "", "bench", false)
-	return c
+	return c, cmd.Process.Pid
 }
 
 func benchCall(b *testing.B, c *client.Client, name string, args map[string]any) {

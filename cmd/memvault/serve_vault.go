@@ -13,7 +13,6 @@ import (
 	"github.com/memvault/memvault/gitstore"
 	"github.com/memvault/memvault/vault"
 	"github.com/memvault/memvault/vault/history"
-	"github.com/memvault/memvault/vault/review"
 	"github.com/memvault/memvault/vault/since"
 	"github.com/memvault/memvault/vault/staleness"
 )
@@ -46,9 +45,10 @@ type servedVault struct {
 	mu   sync.Mutex
 	seen string // HEAD when the index was last known current
 	own  string // the last commit this server made
-	// code keeps the staleness tracker and the access log of the vault's
-	// repository for the server's life; nil outside git.
-	code *gitrepo.Served
+	// Served keeps the staleness tracker and the access log of the
+	// vault's repository for the server's life (its Review, RecordAccess
+	// and PrepareStaleness serve the MCP server); nil outside git.
+	*gitrepo.Served
 }
 
 var (
@@ -56,8 +56,9 @@ var (
 	_ mcpserver.Repo   = (*servedVault)(nil)
 	_ history.Teller   = (*servedVault)(nil)
 
-	_ mcpserver.Reviewer       = (*servedVault)(nil)
-	_ mcpserver.AccessRecorder = (*servedVault)(nil)
+	_ mcpserver.Reviewer          = (*servedVault)(nil)
+	_ mcpserver.AccessRecorder    = (*servedVault)(nil)
+	_ mcpserver.StalenessPreparer = (*servedVault)(nil)
 )
 
 // openServedVault starts loading the vault at dir in the background and
@@ -108,7 +109,7 @@ func (m *Main) loadServedVault(ctx context.Context, o *servedVault, changed func
 			return nil, err
 		}
 		if o.store = s; s != nil {
-			o.code = gitrepo.NewServed(s, o.dir)
+			o.Served = gitrepo.NewServed(s, o.dir)
 		}
 		unsubscribe = v.Subscribe(changed) // before the batches of the load's changes
 		o.logger.Info("vault loaded", "vault", v.Dir(), "scope", o.name, "memories", v.Len())
@@ -128,7 +129,7 @@ func (o *servedVault) close() {
 	if o.stop != nil {
 		o.stop()
 	}
-	o.code.Close()
+	o.Served.Close()
 	if o.store != nil {
 		o.store.Close()
 	}
@@ -187,17 +188,7 @@ func (o *servedVault) Staleness(ctx context.Context, ms []*vault.Memory) (map[st
 	o.mu.Lock() // seen: the HEAD refresh read at the start of this call
 	head := o.seen
 	o.mu.Unlock()
-	return o.code.Staleness(ctx, head, o.v, ms)
-}
-
-// Review reviews v from its repository (memory://review).
-func (o *servedVault) Review(ctx context.Context, v *vault.Vault, now time.Time, days int) (review.Report, error) {
-	return o.code.Review(ctx, v, now, days)
-}
-
-// RecordAccess records the ids a recall returned in the clone's access log.
-func (o *servedVault) RecordAccess(ctx context.Context, at time.Time, ids []string) error {
-	return o.code.RecordAccess(ctx, at, ids)
+	return o.Served.Staleness(ctx, head, o.v, ms)
 }
 
 // CatchUp tells what changed since client's last session and moves its
@@ -219,13 +210,13 @@ func (o *servedVault) PassOwnWrite(ctx context.Context, client, commit string) e
 	return c.Repo().PassOwnWrite(ctx, client, commit)
 }
 
-// staleChecker is the server's staleness checker (o.code's, made on first
+// staleChecker is the server's staleness checker (o.Served's, made on first
 // use); nil before the vault is loaded or outside git.
 func (o *servedVault) staleChecker() (*gitrepo.Checker, error) {
-	if o.code == nil || o.v == nil {
+	if o.Served == nil || o.v == nil {
 		return nil, nil
 	}
-	return o.code.Checker()
+	return o.Served.Checker()
 }
 
 // noteHead records h as a HEAD the index is current with.

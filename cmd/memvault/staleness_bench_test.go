@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"fmt"
+	"os"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -54,36 +55,82 @@ func BenchmarkServeRecallRefs(b *testing.B) {
 		return filepath.Join(root, ".memory")
 	}
 	queries := []string{"deploy script", "部署脚本", "how do we run the tests", "数据库迁移", "code review", "release"}
-	// Both servers answer in turn, in alternating order, so the load of
-	// the shared machine weighs on both alike: their ratio is the figure.
-	plain := startBenchClient(b, bin, build(false))
-	defer plain.Close()
-	refs := startBenchClient(b, bin, build(true))
-	defer refs.Close()
-	for _, c := range []*client.Client{plain, refs} {
-		benchCall(b, c, "recall", map[string]any{"query": "deploy"}) // load, and the first staleness walk
+	// A pair of servers, without and with refs, of one binary.
+	type pair struct {
+		prefix      string
+		plain, refs *client.Client
+		pidP, pidR  int
+		dp, dr      []time.Duration
+		cpuP, cpuR  time.Duration // CPU time at the start of the loop
+		cpuOK       bool
 	}
-	var dp, dr []time.Duration
+	start := func(prefix, bin string) *pair {
+		p := &pair{prefix: prefix}
+		p.plain, p.pidP = startBenchServer(b, bin, build(false))
+		p.refs, p.pidR = startBenchServer(b, bin, build(true))
+		for _, c := range []*client.Client{p.plain, p.refs} {
+			benchCall(b, c, "recall", map[string]any{"query": "deploy"}) // load, and the first staleness walk
+		}
+		return p
+	}
+	pairs := []*pair{start("", bin)}
+	// MEMVAULT_BENCH_BASE names other memvault binaries (say, main's; a
+	// list like PATH) to measure in the same loop, on vaults of their own:
+	// their ratios are reported with the prefixes base-, base2-, …, under
+	// the same load as this one's.
+	for k, base := range filepath.SplitList(os.Getenv("MEMVAULT_BENCH_BASE")) {
+		prefix := "base-"
+		if k > 0 {
+			prefix = fmt.Sprintf("base%d-", k+1)
+		}
+		pairs = append(pairs, start(prefix, base))
+	}
+	defer func() {
+		for _, p := range pairs {
+			p.plain.Close()
+			p.refs.Close()
+		}
+	}()
 	call := func(c *client.Client, q string) time.Duration {
 		start := time.Now()
 		benchCall(b, c, "recall", map[string]any{"query": q})
 		return time.Since(start)
 	}
+	// The servers answer in turn, in alternating order, so the load of
+	// the shared machine weighs on all alike: the ratios are the figures.
+	for _, p := range pairs {
+		var okP, okR bool
+		p.cpuP, okP = pidCPU(p.pidP)
+		p.cpuR, okR = pidCPU(p.pidR)
+		p.cpuOK = okP && okR
+	}
 	i := 0
 	for b.Loop() {
 		q := queries[i%len(queries)]
-		if i%2 == 0 {
-			dp = append(dp, call(plain, q))
-			dr = append(dr, call(refs, q))
-		} else {
-			dr = append(dr, call(refs, q))
-			dp = append(dp, call(plain, q))
+		for k := range pairs {
+			p := pairs[(k+i/2)%len(pairs)]
+			if i%2 == 0 {
+				p.dp = append(p.dp, call(p.plain, q))
+				p.dr = append(p.dr, call(p.refs, q))
+			} else {
+				p.dr = append(p.dr, call(p.refs, q))
+				p.dp = append(p.dp, call(p.plain, q))
+			}
 		}
 		i++
 	}
-	reportQuantiles(b, dp, "norefs-")
-	reportQuantiles(b, dr, "refs-")
-	slices.Sort(dp)
-	slices.Sort(dr)
-	b.ReportMetric(float64(dr[len(dr)/2])/float64(dp[len(dp)/2]), "refs/norefs-p50")
+	for _, p := range pairs {
+		// The servers' own CPU time per call moves far less than latency
+		// on a shared machine: a second view of the same cost.
+		cpuP, okP := pidCPU(p.pidP)
+		cpuR, okR := pidCPU(p.pidR)
+		if p.cpuOK && okP && okR && cpuP > p.cpuP {
+			b.ReportMetric(float64(cpuR-p.cpuR)/float64(cpuP-p.cpuP), p.prefix+"refs/norefs-cpu")
+		}
+		reportQuantiles(b, p.dp, p.prefix+"norefs-")
+		reportQuantiles(b, p.dr, p.prefix+"refs-")
+		slices.Sort(p.dp)
+		slices.Sort(p.dr)
+		b.ReportMetric(float64(p.dr[len(p.dr)/2])/float64(p.dp[len(p.dp)/2]), p.prefix+"refs/norefs-p50")
+	}
 }

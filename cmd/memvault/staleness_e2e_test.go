@@ -131,6 +131,28 @@ func TestStalenessAtBothDoors(t *testing.T) {
 		want{file, "possibly_stale", `"tune put"`}, want{sym, "fresh", ""})
 	tuned := strings.Replace(strings.Replace(staleCacheGo, "_ = k", "_ = k + k", 1), "return k", `return k + "!"`, 1)
 	each("", map[string]string{"internal/cache.go": tuned})
+	// An MCP recall right after the edit, whose barrier is begun before
+	// its search and waited for after it, sees the edit.
+	if out, errText := srv.callMCP(t, parityOp{name: "recall", tool: "recall", args: map[string]any{"query": "cache get"}}); errText != "" {
+		t.Fatalf("recall after the uncommitted edit: %s", errText)
+	} else {
+		var r view.Recall
+		if err := json.Unmarshal(out, &r); err != nil {
+			t.Fatal(err)
+		}
+		found := false
+		for _, res := range r.Results {
+			if res.ID == sym {
+				found = true
+				if st := res.Staleness; st == nil || st.State != "possibly_stale" || !strings.Contains(st.Reason, "uncommitted changes") {
+					t.Errorf("recall right after an uncommitted edit of the symbol: %s staleness %+v, want possibly_stale, uncommitted", sym, st)
+				}
+			}
+		}
+		if !found {
+			t.Errorf("recall after the uncommitted edit did not return %s: %s", sym, out)
+		}
+	}
 	check("uncommitted edit", want{file, "possibly_stale", "internal/cache.go has uncommitted changes in the working tree"},
 		want{sym, "possibly_stale", "internal/cache.go#Get has uncommitted changes in the working tree"})
 	each("tune get", nil)

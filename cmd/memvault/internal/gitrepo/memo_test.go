@@ -1,6 +1,7 @@
 package gitrepo
 
 import (
+	"context"
 	"os"
 	"path/filepath"
 	"strings"
@@ -110,5 +111,104 @@ func TestLiveCheckerKeepsAnswers(t *testing.T) {
 	live.memo.mu.Unlock()
 	if kept {
 		t.Error("the answer for a ref over the whole repository, which is not watched, was kept")
+	}
+}
+
+// TestLiveCheckerPrepared checks answers whose barrier was begun ahead
+// of them (Prepare, as recall does before it searches): an edit made
+// before Prepare is always seen; an edit made after it may or may not
+// be, but never leaves a kept answer behind that a later question would
+// get. A checker never asked about memories with refs begins no barrier.
+func TestLiveCheckerPrepared(t *testing.T) {
+	t.Parallel()
+	repo := newCodeRepo(t)
+	write := repo.write
+	write("internal/cache.go", cacheGo)
+	write("docs/a.md", "a\n")
+	repo.commitAll("init")
+	s, err := gitstore.Open(t.Context(), repo.root)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	g, err := New(s, filepath.Join(repo.root, ".memory"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	live := g.LiveChecker()
+	defer live.Close()
+	if live.work == nil {
+		t.Fatal("no work cache: the file system cannot be watched here")
+	}
+	ms := []*vault.Memory{
+		{ID: "file", Refs: []string{"internal/cache.go"}, UpdatedAt: repo.when},
+		{ID: "sym", Refs: []string{"internal/cache.go#Get"}, UpdatedAt: repo.when},
+		{ID: "docs", Refs: []string{"docs/"}, UpdatedAt: repo.when},
+	}
+	all := func() []*vault.Memory { return ms }
+	if live.Prepare(t.Context()).Value(barrierKey{live.work}) != nil {
+		t.Error("a checker never asked about refs began a barrier")
+	}
+	afresh := func(name string) map[string]staleness.Staleness {
+		t.Helper()
+		want, err := g.Checker().Check(t.Context(), all, ms)
+		if err != nil {
+			t.Fatalf("%s: %v", name, err)
+		}
+		return want
+	}
+	same := func(a, b map[string]staleness.Staleness) bool {
+		for _, m := range ms {
+			if a[m.ID] != b[m.ID] {
+				return false
+			}
+		}
+		return true
+	}
+	prev := afresh("start")
+	if got, err := live.Check(t.Context(), all, ms); err != nil || !same(got, prev) {
+		t.Fatalf("start: %v %+v, want %+v", err, got, prev)
+	}
+	if live.Prepare(t.Context()).Value(barrierKey{live.work}) == nil {
+		t.Fatal("no barrier begun once asked about refs")
+	}
+	steps := []struct {
+		name string
+		do   func()
+	}{
+		{"edit of another symbol", func() { write("internal/cache.go", strings.Replace(cacheGo, "_ = k", "_ = k + k", 1)) }},
+		{"edit of the symbol", func() { write("internal/cache.go", strings.Replace(cacheGo, "return k", "return k + k", 1)) }},
+		{"edit undone", func() { write("internal/cache.go", cacheGo) }},
+		{"new file in a referenced folder", func() { write("docs/b.md", "b\n") }},
+		{"nothing", func() {}},
+		{"committed", func() { repo.commitAll("more docs") }},
+		{"deleted, uncommitted", func() { os.Remove(filepath.Join(repo.root, "internal", "cache.go")) }},
+	}
+	for _, st := range steps {
+		early := live.Prepare(t.Context())
+		// The edit lands after early's barrier began, before late's.
+		st.do()
+		late := live.Prepare(t.Context())
+		want := afresh(st.name)
+		got, err := live.Check(early, all, ms)
+		if err != nil {
+			t.Fatalf("%s: %v", st.name, err)
+		}
+		if !same(got, prev) && !same(got, want) {
+			t.Errorf("%s, barrier begun before the edit: %+v, want the answer before it %+v or after it %+v", st.name, got, prev, want)
+		}
+		for _, q := range []struct {
+			name string
+			ctx  context.Context
+		}{{"barrier begun after the edit", late}, {"a barrier of its own", t.Context()}, {"the same again", t.Context()}} {
+			got, err := live.Check(q.ctx, all, ms)
+			if err != nil {
+				t.Fatalf("%s, %s: %v", st.name, q.name, err)
+			}
+			if !same(got, want) {
+				t.Errorf("%s, %s: %+v, want %+v", st.name, q.name, got, want)
+			}
+		}
+		prev = want
 	}
 }

@@ -142,6 +142,21 @@ func (s *Served) Staleness(ctx context.Context, head string, v *vault.Vault, ms 
 	return c.CheckAt(ctx, head, v.All, ms)
 }
 
+// PrepareStaleness is Checker.Prepare with the server's tracker, once it
+// is made: recall calls it before it searches.
+func (s *Served) PrepareStaleness(ctx context.Context) context.Context {
+	if s == nil {
+		return ctx
+	}
+	s.mu.Lock()
+	c := s.checker
+	s.mu.Unlock()
+	if c == nil {
+		return ctx
+	}
+	return c.Prepare(ctx)
+}
+
 // RecordAccess appends ids to the vault's access log.
 func (s *Served) RecordAccess(ctx context.Context, at time.Time, ids []string) error {
 	if s == nil {

@@ -133,6 +133,10 @@ type Checker struct {
 	saved   atomic.Bool // the tracker was saved by this Checker
 	work    *workCache  // nil for a one-shot Checker
 	memo    memo        // a LiveChecker's answers (Check)
+	// asked is set once an answer was asked for memories with refs: from
+	// then on Prepare begins a barrier ahead of each answer; a vault
+	// without refs never pays for one.
+	asked atomic.Bool
 }
 
 // Checker returns a new Checker over the vault's repository, loading the
@@ -217,6 +221,7 @@ func (c *Checker) CheckAt(ctx context.Context, head string, all func() []*vault.
 	if len(items) == 0 {
 		return nil, nil
 	}
+	c.asked.Store(true)
 	if head == "" {
 		var err error
 		if head, err = c.repo.Code().Head(ctx); err != nil {
@@ -259,6 +264,20 @@ func (c *Checker) CheckAt(ctx context.Context, head string, all func() []*vault.
 		c.memo.put(a, items, out)
 	}
 	return out, err
+}
+
+// Prepare returns ctx carrying the watcher's barrier of a LiveChecker's
+// next answer (CheckAt with that context), begun now: a caller that
+// searches before it asks for the staleness of the results calls it
+// first, so the barrier's round trip overlaps the search. The answer
+// then sees every change made before Prepare, which is still before
+// the caller's question. A one-shot Checker, or one never asked about
+// memories with refs, returns ctx.
+func (c *Checker) Prepare(ctx context.Context) context.Context {
+	if c.work == nil || !c.asked.Load() {
+		return ctx
+	}
+	return context.WithValue(ctx, barrierKey{c.work}, c.work.changes.Begin())
 }
 
 func itemIDs(items []staleness.Item) []string {

@@ -67,10 +67,19 @@ type answer struct {
 
 type answerKey struct{}
 
-// sync is the answer's barrier: nil when the file system cannot say what
-// changed (the caller then reads without caches).
+// barrierKey is the context key of the barrier begun for an answer of
+// one work cache ahead of it (Checker.Prepare).
+type barrierKey struct{ w *workCache }
+
+// sync is the answer's barrier: the one begun for it in ctx, else one of
+// its own; nil when the file system cannot say what changed (the caller
+// then reads without caches).
 func (w *workCache) sync(ctx context.Context, head string) *answer {
-	gen, err := w.changes.Sync(ctx)
+	b, ok := ctx.Value(barrierKey{w}).(*watcher.Barrier)
+	if !ok {
+		b = w.changes.Begin()
+	}
+	gen, err := b.Wait(ctx)
 	if err != nil {
 		return nil
 	}

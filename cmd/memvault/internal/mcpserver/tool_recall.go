@@ -41,6 +41,7 @@ func recallTool() mcp.Tool {
 func (s *Server) recall(ctx context.Context, vs *openVaults, a recallArgs) (string, any, error) {
 	ctx, cancel := s.recallContext(ctx)
 	defer cancel()
+	ctx = vs.prepareStaleness(ctx)
 	rs, err := vs.Recall(ctx, vault.Query{Text: a.Query, Limit: a.Limit, Layers: a.Layers, Tags: a.Tags,
 		AsOf: a.AsOf, Since: a.Since, IncludeInactive: a.IncludeInactive, Explain: a.Explain})
 	if err != nil {

@@ -144,6 +144,25 @@ func (s *Server) staleness(ctx context.Context, vs *openVaults, byVault map[stri
 	return out
 }
 
+// StalenessPreparer is a Repo that can begin the work of a staleness
+// answer before the results are known (the file watcher's barrier), so
+// that it overlaps the search: recall calls it first, and asks for the
+// staleness of its results with the context it returns.
+type StalenessPreparer interface {
+	PrepareStaleness(ctx context.Context) context.Context
+}
+
+// prepareStaleness calls PrepareStaleness of every served vault that has
+// it.
+func (o *openVaults) prepareStaleness(ctx context.Context) context.Context {
+	for _, sl := range o.slots {
+		if p, ok := sl.Git.(StalenessPreparer); ok {
+			ctx = p.PrepareStaleness(ctx)
+		}
+	}
+	return ctx
+}
+
 // recallStaleness is staleness for recall results.
 func (s *Server) recallStaleness(ctx context.Context, vs *openVaults, rs []vault.SetResult) map[string]staleness.Staleness {
 	byVault := map[string][]*vault.Memory{}
