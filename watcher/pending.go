@@ -13,6 +13,12 @@ type pending struct {
 	full  bool
 	first time.Time // first change of the burst; zero when empty
 	last  time.Time // latest change
+	// busySeen: Busy held this burst back at least once. When it lets go
+	// the burst waits one more quiet period: the operation's last events
+	// were queued by the kernel before its lock went, but on a loaded
+	// machine they may not have reached us yet, and flushing at once
+	// would split one git command into two batches.
+	busySeen bool
 }
 
 // add records a changed vault-relative path.
@@ -64,6 +70,12 @@ func (p *pending) decide(now time.Time, quiet, maxWait time.Duration, busy bool)
 		return decision{wait: minTime(settled, deadline)}
 	}
 	if busy {
+		p.busySeen = true
+		return decision{wait: minTime(now.Add(quiet), deadline)}
+	}
+	if p.busySeen {
+		p.busySeen = false
+		p.last = now
 		return decision{wait: minTime(now.Add(quiet), deadline)}
 	}
 	return decision{flush: true}

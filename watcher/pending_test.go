@@ -50,6 +50,39 @@ func TestPendingDecide(t *testing.T) {
 	}
 }
 
+// TestPendingQuietAfterBusy: once Busy lets go, the burst waits one more
+// quiet period before it is flushed, so the last events of the operation
+// that held it back land in the same batch.
+func TestPendingQuietAfterBusy(t *testing.T) {
+	t.Parallel()
+	t0 := time.Date(2026, 11, 30, 12, 0, 0, 0, time.UTC)
+	ms := func(n int) time.Time { return t0.Add(time.Duration(n) * time.Millisecond) }
+	const quiet, maxWait = 50 * time.Millisecond, time.Second
+	var p pending
+	p.add("a.md", ms(0))
+	steps := []struct {
+		now  int
+		busy bool
+		want decision
+	}{
+		{now: 60, busy: true, want: decision{wait: ms(110)}},
+		{now: 110, busy: false, want: decision{wait: ms(160)}},
+		{now: 160, busy: false, want: decision{flush: true}},
+	}
+	for _, s := range steps {
+		if got := p.decide(ms(s.now), quiet, maxWait, s.busy); got != s.want {
+			t.Fatalf("at %d ms (busy %v): decide = %+v, want %+v", s.now, s.busy, got, s.want)
+		}
+	}
+	// Never past the deadline, even right after Busy let go.
+	var q pending
+	q.add("a.md", ms(0))
+	q.decide(ms(980), quiet, maxWait, true)
+	if got, want := q.decide(ms(990), quiet, maxWait, false), (decision{wait: ms(1000)}); got != want {
+		t.Errorf("near the deadline: decide = %+v, want %+v", got, want)
+	}
+}
+
 func TestPendingTake(t *testing.T) {
 	t.Parallel()
 	var p pending
