@@ -108,6 +108,11 @@ func (v *Vault) recoverLocked(ctx context.Context) ([]string, error) {
 		// headers-only vault (one add) skips the listing when its load
 		// saw none: a temp file left since is removed by the next write.
 		r.removeTempFiles()
+	}
+	if v.committer != nil {
+		// One folder's listing, so even a headers-only add does it: a
+		// killed process's cache write leaves its temp file there, which
+		// the headers load never sees.
 		v.removeCacheTemps()
 	}
 	data, err := r.readFile(JournalName)
