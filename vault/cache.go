@@ -373,10 +373,10 @@ func (v *Vault) writeIndexCache(res []loaded, digest [sha256.Size]byte, pure boo
 // removeCacheTemps removes the temporary files of cache writes that a
 // killed process left. A cache writer at work meanwhile loses its write,
 // which costs the next process a load from the files, nothing else.
+//
+// A vault opened without the cache (a headers-only add) removes them too:
+// another process's killed write left them all the same.
 func (v *Vault) removeCacheTemps() {
-	if v.cachePath() == "" {
-		return
-	}
 	temps, _ := filepath.Glob(filepath.Join(v.dir, CacheDirName, cacheFileName+".tmp-*"))
 	for _, p := range temps {
 		os.Remove(p)

@@ -110,9 +110,8 @@ func (v *Vault) recoverLocked(ctx context.Context) ([]string, error) {
 		r.removeTempFiles()
 	}
 	if v.committer != nil {
-		// One folder's listing, so even a headers-only add does it: a
-		// killed process's cache write leaves its temp file there, which
-		// the headers load never sees.
+		// One folder's listing, so even a headers-only add does it (its
+		// load never lists the cache folder).
 		v.removeCacheTemps()
 	}
 	data, err := r.readFile(JournalName)

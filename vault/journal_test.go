@@ -1,6 +1,7 @@
 package vault
 
 import (
+	"fmt"
 	"os"
 	"path/filepath"
 	"slices"
@@ -247,5 +248,43 @@ func TestRecoveredMessageKeepsTheOriginal(t *testing.T) {
 	want := orig + "Memory-Recovered: the previous process stopped before committing\n"
 	if n := len(c.commits); n != 2 || c.commits[1].message != want {
 		t.Fatalf("commits %+v, want the second to be\n%q", c.commits, want)
+	}
+}
+
+// TestWriteClearsKilledCacheTemps: a process killed while it wrote the
+// index cache leaves a temp file and no journal; the next write clears
+// it, a headers-only one too.
+func TestWriteClearsKilledCacheTemps(t *testing.T) {
+	t.Parallel()
+	for _, headersOnly := range []bool{false, true} {
+		t.Run(fmt.Sprintf("headersOnly=%v", headersOnly), func(t *testing.T) {
+			t.Parallel()
+			dir := t.TempDir()
+			seed, err := Open(t.Context(), dir, Options{Committer: &recordingCommitter{}, IndexCache: true})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if _, err := seed.Create(t.Context(), NewMemory{Title: "First", Layer: Project}, Author{}); err != nil {
+				t.Fatal(err)
+			}
+			tmp := filepath.Join(dir, CacheDirName, cacheFileName+".tmp-99")
+			mustMkdir(t, filepath.Dir(tmp))
+			if err := os.WriteFile(tmp, []byte("half a cache"), 0o644); err != nil {
+				t.Fatal(err)
+			}
+			v, err := Open(t.Context(), dir, Options{Committer: &recordingCommitter{}, IndexCache: !headersOnly, HeadersOnly: headersOnly})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if _, err := os.Stat(tmp); err != nil {
+				t.Fatalf("the load removed the temp file (only a write, holding the lock, may): %v", err)
+			}
+			if _, err := v.Create(t.Context(), NewMemory{Title: "Second", Layer: Project}, Author{}); err != nil {
+				t.Fatal(err)
+			}
+			if _, err := os.Stat(tmp); err == nil {
+				t.Errorf("%s left after a write", tmp)
+			}
+		})
 	}
 }

@@ -74,6 +74,12 @@ func (w *writeSet) apply(ctx context.Context, message string, commit bool) (stri
 			return "", err
 		}
 	}
+	if v.committer != nil {
+		// A process killed while it wrote the index cache leaves a temp
+		// file and no journal: every write clears them (one folder's
+		// listing).
+		v.removeCacheTemps()
+	}
 	if v.committer != nil && fileExists(v.journalPath()) {
 		// A write whose process died: finish it first, or this write's
 		// journal would replace it. Holding the cross-process lock, no
