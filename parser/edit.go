@@ -659,9 +659,12 @@ func setInTree(root *yaml.Node, key string, v value) error {
 // matter. It is the fallback for layouts line edits cannot handle; comments
 // survive but formatting may not.
 func (d *Document) rewriteTree(mutate func(*yaml.Node) error) error {
-	root, _, err := fullYAML(d.fm) // with comments, unlike fastYAML's tree
-	if err != nil {
-		return err
+	var root *yaml.Node
+	if !isBlankYAML(d.fm) { // blank as Parse saw it: yaml.v3 refuses a tab-only line (fuzz find)
+		var err error
+		if root, _, err = fullYAML(d.fm); err != nil { // with comments, unlike fastYAML's tree
+			return err
+		}
 	}
 	if root == nil {
 		root = &yaml.Node{Kind: yaml.MappingNode, Tag: "!!map"}
