@@ -1,0 +1,134 @@
+package index
+
+import (
+	"cmp"
+	"slices"
+)
+
+// Patch relabels and drops documents, adds new ones, then lays the index
+// out as a bulk load of its documents in increasing id order lays it out:
+// live documents in slots 0, 1, ... by id, every posting list in that
+// slot order, no retired slot. A vault whose cached index was built from
+// almost the same memories patches it instead of building one anew.
+//
+// relabel gives each live document's new id, or false to drop it; put
+// holds the documents to add, under ids that relabel gives no kept
+// document. Searches then answer as on an index built afresh from the
+// same documents in id order: the slot order decides which documents a
+// learned translation samples (see learn), and the length sums are sums
+// of whole numbers, exact in any order.
+//
+// Posting lists whose slots all precede the first slot that moved are
+// kept as they are (they may be read-only memory, as a mapped snapshot's
+// are); the others are written anew.
+func (ix *Index) Patch(relabel func(DocID) (DocID, bool), put []Entry) {
+	for s, id := range ix.ids {
+		if !ix.alive[s] {
+			continue
+		}
+		if nid, ok := relabel(id); ok {
+			ix.ids[s] = nid
+		} else {
+			ix.retire(uint32(s))
+		}
+	}
+	clear(ix.slotOf)
+	for s, id := range ix.ids {
+		if ix.alive[s] {
+			ix.slotOf[id] = uint32(s)
+		}
+	}
+	for _, e := range put {
+		lens := ix.analyzeDoc(&ix.an, &ix.doc, e.Doc)
+		slot := ix.newSlot(e.ID, lens, ix.doc.ents, ix.doc.buf)
+		ix.ins.insertDoc(ix.terms, allShards, slot, ix.doc.ents, ix.doc.buf)
+	}
+	ix.layOutByID()
+}
+
+// layOutByID renumbers the live slots in increasing id order and drops
+// the retired ones (compact keeps the slots' order instead).
+func (ix *Index) layOutByID() {
+	order := make([]uint32, 0, ix.live)
+	for s, ok := range ix.alive {
+		if ok {
+			order = append(order, uint32(s))
+		}
+	}
+	slices.SortFunc(order, func(a, b uint32) int { return cmp.Compare(ix.ids[a], ix.ids[b]) })
+	remap := make([]uint32, len(ix.ids))
+	for s := range remap {
+		remap[s] = ^uint32(0)
+	}
+	for n, s := range order {
+		remap[s] = uint32(n)
+	}
+	first := uint32(len(remap)) // the first slot whose number changes
+	for s, to := range remap {
+		if to != uint32(s) {
+			first = uint32(s)
+			break
+		}
+	}
+	ix.gen++
+	if first == uint32(len(remap)) {
+		return
+	}
+	type posting struct {
+		slot uint32
+		tf   [numFields]uint8
+	}
+	var ps []posting
+	ix.terms.each(func(pl *postingList) {
+		if pl.df == 0 || pl.last < first {
+			return
+		}
+		ps = ps[:0]
+		sorted := true
+		pl.each(func(slot uint32, tf [numFields]uint8) {
+			if to := remap[slot]; to != ^uint32(0) {
+				sorted = sorted && (len(ps) == 0 || ps[len(ps)-1].slot < to)
+				ps = append(ps, posting{to, tf})
+			}
+		})
+		if !sorted {
+			slices.SortFunc(ps, func(a, b posting) int { return cmp.Compare(a.slot, b.slot) })
+		}
+		np := postingList{}
+		for _, p := range ps {
+			np.add(p.slot, p.tf)
+		}
+		if len(np.data) > 0 {
+			np.data = slices.Clip(np.data)
+		}
+		*pl = np
+	})
+	n := len(order)
+	ids := make([]DocID, n)
+	var lens [numFields][]uint8
+	for f := range lens {
+		lens[f] = make([]uint8, n)
+	}
+	short := shortTerms{offs: make([]uint32, 1, n+1)}
+	for i, s := range order {
+		ids[i] = ix.ids[s]
+		for f := range lens {
+			lens[f][i] = ix.lens[f][s]
+		}
+		if int(s)+1 < len(ix.short.offs) {
+			short.text = append(short.text, ix.short.text[ix.short.offs[s]:ix.short.offs[s+1]]...)
+		}
+		short.offs = append(short.offs, uint32(len(short.text)))
+	}
+	ix.ids, ix.lens, ix.short = ids, lens, short
+	ix.alive = make([]bool, n)
+	for i := range ix.alive {
+		ix.alive[i] = true
+	}
+	clear(ix.slotOf)
+	for i, id := range ids {
+		ix.slotOf[id] = uint32(i)
+	}
+	ix.live, ix.dead = n, 0
+	recomputeSums(ix)
+}
