@@ -200,6 +200,7 @@ func TestCacheParity(t *testing.T) {
 		st.change(t)
 		fresh := viewOf(t, open(false))
 		warm := open(true)
+		t.Logf("step %d (%s): %s", i, st.name, indexSource(warm))
 		if diff := cmp.Diff(fresh, viewOf(t, warm), viewOpts...); diff != "" {
 			t.Fatalf("step %d (%s): the load with the cache differs from the load from files (-files +cache):\n%s", i, st.name, diff)
 		}
@@ -221,6 +222,19 @@ func TestCacheParity(t *testing.T) {
 				i, st.name, again.fromCache, again.cacheReads, len(problems))
 		}
 	}
+}
+
+// indexSource says where the last load's index came from: "snapshot"
+// (the cached index as it was), "patch" (the cached index patched) or
+// "build" (built from the memories).
+func indexSource(v *Vault) string {
+	switch {
+	case v.cachePatched > 0:
+		return "patch"
+	case v.fromCache:
+		return "snapshot"
+	}
+	return "build"
 }
 
 // TestCacheIgnoredByGit checks the cache folder ignores itself.
