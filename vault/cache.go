@@ -39,8 +39,12 @@ import (
 //   - the search index a fresh load builds, with a digest of what that
 //     build consumed: every memory in index order (path, SHA-256 and
 //     modification time of its file) and the ids preferTracked handed to
-//     tracked files. It is used only when this load's own decisions, made
-//     afresh, give the same digest; otherwise the index is built from the
+//     tracked files. It is used as it is when this load's own decisions,
+//     made afresh, give the same digest. When they differ in a few
+//     memories (an edit from another process), it is patched: the
+//     documents of the memories added, removed or changed are dropped or
+//     analysed again, and the index is laid out as a fresh build lays it
+//     out (see patchSnapshot). Otherwise the index is built from the
 //     memories, exactly as a fresh load builds it.
 //
 // Every decision that depends on more than one file's bytes (duplicate
@@ -271,8 +275,9 @@ func memoryKey(buf []byte, r *loaded) []byte {
 // (see index.Patch). It returns nil, and 0, when the difference is too
 // large to be worth it, or when either build gave DocIDs to tracked files
 // (preferTracked's re-insertions leave a layout no patch reproduces).
-// Otherwise the second result is how many memories were added, removed
-// or changed.
+// Otherwise the second result is how many documents it dropped or put,
+// whichever is more: about how many memories were added, removed or
+// changed.
 func patchSnapshot(c *indexCache, bs buildSum, built []*Memory) (*index.Index, int) {
 	if bs.swaps != 0 || c.swaps != 0 {
 		return nil, 0
@@ -295,9 +300,9 @@ func patchSnapshot(c *indexCache, bs buildSum, built []*Memory) (*index.Index, i
 		}
 		put = append(put, index.Entry{ID: index.DocID(i), Doc: indexDoc(built[i])})
 	}
-	n := len(put) + old - (len(built) - len(put))
+	// A changed (or moved) memory is one document dropped and one put.
+	n := max(len(put), old-(len(built)-len(put)))
 	if n == 0 || n > patchLimit(max(len(built), old)) {
-		// n == 0: the same memories, swaps apart; not a case this handles.
 		return nil, 0
 	}
 	ix := index.New()
