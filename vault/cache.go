@@ -314,7 +314,7 @@ func patchSnapshot(c *indexCache, bs buildSum, built []*Memory) (*index.Index, i
 			return index.DocID(to[d] - 1), true
 		}
 		return 0, false
-	}, put)
+	}, put, nil)
 	if ix.Len() != len(built) {
 		return nil, 0
 	}

@@ -18,10 +18,16 @@ import (
 // learned translation samples (see learn), and the length sums are sums
 // of whole numbers, exact in any order.
 //
-// Posting lists whose slots all precede the first slot that moved are
-// kept as they are (they may be read-only memory, as a mapped snapshot's
-// are); the others are written anew.
-func (ix *Index) Patch(relabel func(DocID) (DocID, bool), put []Entry) {
+// dropped, when not nil, holds the documents relabel drops, as they were
+// indexed. With them, when no kept document changes slot (the documents
+// changed in place, none added or removed before others), only the
+// posting lists of their terms and of put's are written anew; should
+// those lists not hold every posting of the dropped documents, all are.
+// Otherwise posting lists whose slots all precede the first slot that
+// moved are kept as they are (they may be read-only memory, as a mapped
+// snapshot's are) and the others are written anew.
+func (ix *Index) Patch(relabel func(DocID) (DocID, bool), put []Entry, dropped []Doc) {
+	retired, kept := 0, len(ix.ids)
 	for s, id := range ix.ids {
 		if !ix.alive[s] {
 			continue
@@ -30,6 +36,30 @@ func (ix *Index) Patch(relabel func(DocID) (DocID, bool), put []Entry) {
 			ix.ids[s] = nid
 		} else {
 			ix.retire(uint32(s))
+			retired++
+		}
+	}
+	// The posting lists the dropped and added documents are in, and how
+	// many postings the dropped ones have.
+	var lists map[*postingList]bool
+	want := 0
+	if dropped != nil && len(dropped) == retired && ix.dead == retired {
+		lists = map[*postingList]bool{}
+		for _, d := range dropped {
+			ix.analyzeDoc(&ix.an, &ix.doc, d)
+			for _, e := range ix.doc.ents {
+				t := &ix.terms.shards[shardOf(e.hash)]
+				pl := t.lookup(e.hash, ix.doc.buf[e.start:e.end])
+				if pl == nil {
+					lists = nil // not a document of this index
+					break
+				}
+				lists[pl] = true
+				want++
+			}
+			if lists == nil {
+				break
+			}
 		}
 	}
 	clear(ix.slotOf)
@@ -42,13 +72,22 @@ func (ix *Index) Patch(relabel func(DocID) (DocID, bool), put []Entry) {
 		lens := ix.analyzeDoc(&ix.an, &ix.doc, e.Doc)
 		slot := ix.newSlot(e.ID, lens, ix.doc.ents, ix.doc.buf)
 		ix.ins.insertDoc(ix.terms, allShards, slot, ix.doc.ents, ix.doc.buf)
+		for _, e := range ix.doc.ents {
+			if lists != nil {
+				lists[ix.terms.shards[shardOf(e.hash)].lookup(e.hash, ix.doc.buf[e.start:e.end])] = true
+			}
+		}
 	}
-	ix.layOutByID()
+	ix.layOutByID(lists, want, kept)
 }
 
 // layOutByID renumbers the live slots in increasing id order and drops
-// the retired ones (compact keeps the slots' order instead).
-func (ix *Index) layOutByID() {
+// the retired ones (compact keeps the slots' order instead). lists, when
+// not nil, holds every posting list with a retired or new slot, provided
+// the retired slots have want postings in them, and the slots before
+// kept are the ones that were there before the new documents: see Patch.
+func (ix *Index) layOutByID(lists map[*postingList]bool, want, kept int) {
+	ix.patchLists = 0
 	order := make([]uint32, 0, ix.live)
 	for s, ok := range ix.alive {
 		if ok {
@@ -79,16 +118,18 @@ func (ix *Index) layOutByID() {
 		tf   [numFields]uint8
 	}
 	var ps []posting
-	ix.terms.each(func(pl *postingList) {
-		if pl.df == 0 || pl.last < first {
-			return
-		}
+	// rewrite writes pl anew in the new slot order and returns how many
+	// postings of retired slots it dropped.
+	rewrite := func(pl *postingList) int {
+		ix.patchLists++
 		ps = ps[:0]
-		sorted := true
+		sorted, gone := true, 0
 		pl.each(func(slot uint32, tf [numFields]uint8) {
 			if to := remap[slot]; to != ^uint32(0) {
 				sorted = sorted && (len(ps) == 0 || ps[len(ps)-1].slot < to)
 				ps = append(ps, posting{to, tf})
+			} else {
+				gone++
 			}
 		})
 		if !sorted {
@@ -102,7 +143,32 @@ func (ix *Index) layOutByID() {
 			np.data = slices.Clip(np.data)
 		}
 		*pl = np
-	})
+		return gone
+	}
+	// Kept slots that keep their numbers leave every list without a
+	// retired or new slot as it is.
+	inPlace := lists != nil
+	for s, to := range remap[:kept] {
+		if ix.alive[s] && to != uint32(s) {
+			inPlace = false
+			break
+		}
+	}
+	done := false
+	if inPlace {
+		gone := 0
+		for pl := range lists {
+			gone += rewrite(pl)
+		}
+		done = gone == want
+	}
+	if !done {
+		ix.terms.each(func(pl *postingList) {
+			if pl.df != 0 && pl.last >= first && !(inPlace && lists[pl]) {
+				rewrite(pl)
+			}
+		})
+	}
 	n := len(order)
 	ids := make([]DocID, n)
 	var lens [numFields][]uint8
