@@ -293,6 +293,7 @@ func patchSnapshot(c *indexCache, bs buildSum, built []*Memory) (*index.Index, i
 		k := [sha256.Size]byte(bs.keys[i*sha256.Size:])
 		if d, ok := at[k]; ok {
 			to[d] = i + 1
+			delete(at, k)
 			continue
 		}
 		if len(put) >= patchLimit(len(built)) {
@@ -314,11 +315,37 @@ func patchSnapshot(c *indexCache, bs buildSum, built []*Memory) (*index.Index, i
 			return index.DocID(to[d] - 1), true
 		}
 		return 0, false
-	}, put, nil)
+	}, put, droppedDocs(c, at, put, built))
 	if ix.Len() != len(built) {
 		return nil, 0
 	}
 	return ix, n
+}
+
+// droppedDocs returns the documents of the memories a patch drops, as
+// the cached build indexed them, or nil when some is not known. unmatched
+// holds the keys of the dropped memories. The cache's records hold the
+// memories it read; the one whose key is a dropped one's is the memory
+// that build indexed. Only the paths of the memories put are looked at,
+// which finds the memories changed in place: the case where knowing them
+// saves work (see index.Patch).
+func droppedDocs(c *indexCache, unmatched map[[sha256.Size]byte]index.DocID, put []index.Entry, built []*Memory) []index.Doc {
+	docs := make([]index.Doc, 0, len(unmatched))
+	var buf []byte
+	for _, e := range put {
+		rec := c.lookup(built[e.ID].Path)
+		if rec == nil {
+			continue
+		}
+		buf = memoryKey(buf[:0], &loaded{rel: rec.rel, sum: rec.sum, mod: rec.st.mtime})
+		if _, ok := unmatched[sha256.Sum256(buf)]; ok {
+			docs = append(docs, indexDoc(rec.mem))
+		}
+	}
+	if len(docs) != len(unmatched) {
+		return nil
+	}
+	return docs
 }
 
 // readCachedFiles stats every file and takes its memory from c when the
