@@ -207,7 +207,11 @@ func (v *Vault) loadCached(ctx context.Context) error {
 	if c == nil || rebuilt || patched > 0 || newRecs > 0 || recs != len(c.recs) {
 		// A cache that cannot be written costs the next process a load
 		// from the files, nothing else.
-		_ = v.writeIndexCache(res, bs)
+		var drop func()
+		if c != nil {
+			drop = c.drop
+		}
+		_ = v.writeIndexCache(res, bs, drop)
 	}
 	return nil
 }
@@ -434,7 +438,12 @@ func (v *Vault) readIndexCache() *indexCache {
 // digest when pure. It writes a temporary file and renames it over the
 // old cache, so a concurrent reader sees one or the other whole. An empty
 // vault gets no cache: nothing is created before the first write.
-func (v *Vault) writeIndexCache(res []loaded, bs buildSum) error {
+//
+// drop, when not nil, lets the memory of the cache this load read be
+// reclaimed: writing reads every body and posting list, most of them
+// pointing into that cache's mapping, and calling drop every few
+// megabytes keeps them from all being resident at once.
+func (v *Vault) writeIndexCache(res []loaded, bs buildSum, drop func()) error {
 	p := v.cachePath()
 	if p == "" || len(res) == 0 {
 		return nil
@@ -456,7 +465,11 @@ func (v *Vault) writeIndexCache(res []loaded, bs buildSum) error {
 	}
 	// Streamed through a small buffer: a 100k vault's cache is over
 	// 100 MB, which a load's peak memory should not hold twice.
-	bw := bufio.NewWriterSize(tmp, 1<<16)
+	var out io.Writer = tmp
+	if drop != nil {
+		out = &droppingWriter{w: tmp, drop: drop}
+	}
+	bw := bufio.NewWriterSize(out, 1<<16)
 	v.mu.RLock()
 	err = v.encodeIndexCacheLocked(bw, res, bs)
 	v.mu.RUnlock()
@@ -634,6 +647,25 @@ func (v *Vault) encodeIndexCacheLocked(out io.Writer, res []loaded, bs buildSum)
 // A stale or conflicted memory never does (both come with diagnostics).
 func (r *loaded) cacheable() bool {
 	return r.mem != nil && len(r.diags) == 0 && r.head == nil && r.stOK && !r.mem.Stale && len(r.mem.Conflicted) == 0
+}
+
+// droppingWriter calls drop after every dropEvery bytes written through
+// it (see writeIndexCache).
+type droppingWriter struct {
+	w    io.Writer
+	n    int
+	drop func()
+}
+
+const dropEvery = 8 << 20
+
+func (d *droppingWriter) Write(p []byte) (int, error) {
+	n, err := d.w.Write(p)
+	if d.n += n; d.n >= dropEvery {
+		d.n = 0
+		d.drop()
+	}
+	return n, err
 }
 
 // countingWriter counts the bytes written to it.
