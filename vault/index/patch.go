@@ -18,11 +18,14 @@ import (
 // learned translation samples (see learn), and the length sums are sums
 // of whole numbers, exact in any order.
 //
-// dropped, when not nil, holds the documents relabel drops, as they were
-// indexed. With them, when no kept document changes slot (the documents
+// dropped, when not nil, holds the documents relabel drops, exactly as
+// they were indexed (the caller vouches for that: the vault matches them
+// by SHA-256). With them, when no kept document changes slot (documents
 // changed in place, none added or removed before others), only the
-// posting lists of their terms and of put's are written anew; should
-// those lists not hold every posting of the dropped documents, all are.
+// posting lists of their terms and of put's are written anew. Should
+// those lists hold fewer or more postings of dropped documents than
+// dropped has terms (a count, which catches most mistakes, not all), all
+// lists past the first moved slot are written anew.
 // Otherwise posting lists whose slots all precede the first slot that
 // moved are kept as they are (they may be read-only memory, as a mapped
 // snapshot's are) and the others are written anew.
