@@ -39,8 +39,12 @@ import (
 //   - the search index a fresh load builds, with a digest of what that
 //     build consumed: every memory in index order (path, SHA-256 and
 //     modification time of its file) and the ids preferTracked handed to
-//     tracked files. It is used only when this load's own decisions, made
-//     afresh, give the same digest; otherwise the index is built from the
+//     tracked files. It is used as it is when this load's own decisions,
+//     made afresh, give the same digest. When they differ in a few
+//     memories (an edit from another process), it is patched: the
+//     documents of the memories added, removed or changed are dropped or
+//     analysed again, and the index is laid out as a fresh build lays it
+//     out (see patchSnapshot). Otherwise the index is built from the
 //     memories, exactly as a fresh load builds it.
 //
 // Every decision that depends on more than one file's bytes (duplicate
@@ -57,7 +61,7 @@ var ErrBadCache = errors.New("bad index cache")
 
 const (
 	cacheMagic   = "MVCACHE\x00"
-	cacheVersion = 2
+	cacheVersion = 3
 	// CacheDirName is the folder, inside the vault, that holds the index
 	// cache. The loader skips dot-folders, and the folder holds a
 	// .gitignore that ignores everything in it, so git never sees the
@@ -82,6 +86,10 @@ type indexCache struct {
 	recs    []cacheRecord
 	digest  [sha256.Size]byte // of the build the snapshot comes from
 	snap    []byte            // index snapshot; nil when none was kept
+	// keys holds the build's memoryKey of each DocID, 32 bytes each, and
+	// swaps how many DocIDs preferTracked gave to other files then.
+	keys  []byte
+	swaps int
 	// drop lets the memory the cache file takes be reclaimed: what is
 	// read from it later is read again (see mapCacheFile).
 	drop func()
@@ -146,15 +154,17 @@ func (v *Vault) loadCached(ctx context.Context) error {
 	built := slices.Clone(b.entries) // preferTracked changes the installed ones
 	v.installBuilt(b)
 	swaps := v.preferTracked(ctx, b.skipped)
-	digest, pure := buildDigest(built, swaps, byRel)
-	rebuilt := false
+	bs := buildDigest(built, swaps, byRel)
+	rebuilt, patched := false, 0
 	if c != nil {
 		var ix *index.Index
-		if pure && c.snap != nil && c.digest == digest {
+		if bs.pure && c.snap != nil && c.digest == bs.digest {
 			ix = index.New()
 			if ix.LoadSnapshot(c.snap) != nil || ix.Len() != len(built) {
 				ix = nil
 			}
+		} else if bs.pure && c.snap != nil {
+			ix, patched = patchSnapshot(c, bs, built)
 		}
 		if ix == nil {
 			// The same insertions, in the same order, as Reload.
@@ -190,56 +200,156 @@ func (v *Vault) loadCached(ctx context.Context) error {
 		newRecs += boolInt(r.fresh && r.cacheable())
 	}
 	v.mu.Lock()
-	v.fromCache, v.cacheReads = c != nil && !rebuilt, reads
+	v.fromCache, v.cacheReads, v.cachePatched = c != nil && !rebuilt, reads, patched
 	v.mu.Unlock()
 	// Files read for a problem of their own are read again next time
 	// whatever the cache says: they alone are no reason to rewrite it.
-	if c == nil || rebuilt || newRecs > 0 || recs != len(c.recs) {
+	if c == nil || rebuilt || patched > 0 || newRecs > 0 || recs != len(c.recs) {
 		// A cache that cannot be written costs the next process a load
 		// from the files, nothing else.
-		_ = v.writeIndexCache(res, digest, pure)
+		var drop func()
+		if c != nil {
+			drop = c.drop
+		}
+		_ = v.writeIndexCache(res, bs, drop)
 	}
 	return nil
 }
 
+// buildSum is what an index build consumed (see buildDigest).
+type buildSum struct {
+	digest [sha256.Size]byte
+	keys   []byte // memoryKey of each memory inserted, in order
+	swaps  int    // how many DocIDs preferTracked gave to other files
+	pure   bool
+}
+
+// patchLimit is how many memories, added, removed or changed since the
+// cached index was built, a load of n memories patches that index for
+// rather than building one: patching costs about one pass over the
+// posting lists plus the changed memories, building costs every memory.
+func patchLimit(n int) int { return max(4, n/10) }
+
 // buildDigest names what an index build consumes: the memories inserted,
-// in order, each by its file's path, SHA-256 and modification time (and
-// the SHA-256 of HEAD's version, when that is what is served), then the
-// DocIDs preferTracked gave to other files. pure is false when some memory
-// is not one the load read (a stale last version): such a build is never
-// cached.
-func buildDigest(built []*Memory, swaps []index.DocID, byRel map[string]*loaded) (sum [sha256.Size]byte, pure bool) {
-	h := sha256.New()
+// in order, each by its memoryKey, then the DocIDs preferTracked gave to
+// other files. pure is false when some memory is not one the load read
+// (a stale last version): such a build is never cached.
+func buildDigest(built []*Memory, swaps []index.DocID, byRel map[string]*loaded) buildSum {
+	bs := buildSum{keys: make([]byte, 0, len(built)*sha256.Size), swaps: len(swaps)}
 	var buf []byte
-	add := func(m *Memory) bool {
+	for _, m := range built {
 		r := byRel[m.Path]
 		if r == nil || r.mem != m || m.Stale {
-			return false
+			return buildSum{}
 		}
-		buf = binary.AppendUvarint(buf[:0], uint64(len(m.Path)))
-		buf = append(buf, m.Path...)
-		buf = append(buf, r.sum[:]...)
-		buf = binary.AppendVarint(buf, r.mod)
-		if r.head != nil {
-			buf = append(buf, 1)
-			buf = append(buf, r.head[:]...)
-		} else {
-			buf = append(buf, 0)
-		}
-		h.Write(buf)
-		return true
+		buf = memoryKey(buf[:0], r)
+		k := sha256.Sum256(buf)
+		bs.keys = append(bs.keys, k[:]...)
 	}
-	for _, m := range built {
-		if !add(m) {
-			return sum, false
-		}
-	}
+	h := sha256.New()
+	h.Write(bs.keys)
 	h.Write([]byte{0xff})
 	for _, d := range swaps {
 		h.Write(binary.AppendUvarint(nil, uint64(d)))
 	}
-	copy(sum[:], h.Sum(nil))
-	return sum, true
+	copy(bs.digest[:], h.Sum(nil))
+	bs.pure = true
+	return bs
+}
+
+// memoryKey appends to buf what the index of one memory is made of: its
+// file's path, SHA-256 and modification time, and the SHA-256 of HEAD's
+// version when that is what is served.
+func memoryKey(buf []byte, r *loaded) []byte {
+	buf = binary.AppendUvarint(buf, uint64(len(r.rel)))
+	buf = append(buf, r.rel...)
+	buf = append(buf, r.sum[:]...)
+	buf = binary.AppendVarint(buf, r.mod)
+	if r.head != nil {
+		buf = append(buf, 1)
+		return append(buf, r.head[:]...)
+	}
+	return append(buf, 0)
+}
+
+// patchSnapshot is the index of built made from c's snapshot, whose build
+// differs from this one in a few memories: the unchanged memories keep
+// their documents under their new DocIDs, the others are dropped or
+// analysed again, and the index is laid out as a fresh build lays it out
+// (see index.Patch). It returns nil, and 0, when the difference is too
+// large to be worth it, or when either build gave DocIDs to tracked files
+// (preferTracked's re-insertions leave a layout no patch reproduces).
+// Otherwise the second result is how many documents it dropped or put,
+// whichever is more: about how many memories were added, removed or
+// changed.
+func patchSnapshot(c *indexCache, bs buildSum, built []*Memory) (*index.Index, int) {
+	if bs.swaps != 0 || c.swaps != 0 {
+		return nil, 0
+	}
+	old := len(c.keys) / sha256.Size
+	at := make(map[[sha256.Size]byte]index.DocID, old)
+	for d := range old {
+		at[[sha256.Size]byte(c.keys[d*sha256.Size:])] = index.DocID(d)
+	}
+	to := make([]int, old) // DocID+1 in this build, 0 when dropped
+	var put []index.Entry
+	for i := range built {
+		k := [sha256.Size]byte(bs.keys[i*sha256.Size:])
+		if d, ok := at[k]; ok {
+			to[d] = i + 1
+			delete(at, k)
+			continue
+		}
+		if len(put) >= patchLimit(len(built)) {
+			return nil, 0
+		}
+		put = append(put, index.Entry{ID: index.DocID(i), Doc: indexDoc(built[i])})
+	}
+	// A changed (or moved) memory is one document dropped and one put.
+	n := max(len(put), old-(len(built)-len(put)))
+	if n == 0 || n > patchLimit(max(len(built), old)) {
+		return nil, 0
+	}
+	ix := index.New()
+	if ix.LoadSnapshot(c.snap) != nil || ix.Len() != old {
+		return nil, 0
+	}
+	ix.Patch(func(d index.DocID) (index.DocID, bool) {
+		if int(d) < old && to[d] > 0 {
+			return index.DocID(to[d] - 1), true
+		}
+		return 0, false
+	}, put, droppedDocs(c, at, put, built))
+	if ix.Len() != len(built) {
+		return nil, 0
+	}
+	return ix, n
+}
+
+// droppedDocs returns the documents of the memories a patch drops, as
+// the cached build indexed them, or nil when some is not known. unmatched
+// holds the keys of the dropped memories. The cache's records hold the
+// memories it read; the one whose key is a dropped one's is the memory
+// that build indexed. Only the paths of the memories put are looked at,
+// which finds the memories changed in place: the case where knowing them
+// saves work (see index.Patch).
+func droppedDocs(c *indexCache, unmatched map[[sha256.Size]byte]index.DocID, put []index.Entry, built []*Memory) []index.Doc {
+	docs := make([]index.Doc, 0, len(unmatched))
+	var buf []byte
+	for _, e := range put {
+		rec := c.lookup(built[e.ID].Path)
+		if rec == nil {
+			continue
+		}
+		buf = memoryKey(buf[:0], &loaded{rel: rec.rel, sum: rec.sum, mod: rec.st.mtime})
+		if _, ok := unmatched[sha256.Sum256(buf)]; ok {
+			docs = append(docs, indexDoc(rec.mem))
+		}
+	}
+	if len(docs) != len(unmatched) {
+		return nil
+	}
+	return docs
 }
 
 // readCachedFiles stats every file and takes its memory from c when the
@@ -328,7 +438,12 @@ func (v *Vault) readIndexCache() *indexCache {
 // digest when pure. It writes a temporary file and renames it over the
 // old cache, so a concurrent reader sees one or the other whole. An empty
 // vault gets no cache: nothing is created before the first write.
-func (v *Vault) writeIndexCache(res []loaded, digest [sha256.Size]byte, pure bool) error {
+//
+// drop, when not nil, lets the memory of the cache this load read be
+// reclaimed: writing reads every body and posting list, most of them
+// pointing into that cache's mapping, and calling drop every few
+// megabytes keeps them from all being resident at once.
+func (v *Vault) writeIndexCache(res []loaded, bs buildSum, drop func()) error {
 	p := v.cachePath()
 	if p == "" || len(res) == 0 {
 		return nil
@@ -350,9 +465,13 @@ func (v *Vault) writeIndexCache(res []loaded, digest [sha256.Size]byte, pure boo
 	}
 	// Streamed through a small buffer: a 100k vault's cache is over
 	// 100 MB, which a load's peak memory should not hold twice.
-	bw := bufio.NewWriterSize(tmp, 1<<16)
+	var out io.Writer = tmp
+	if drop != nil {
+		out = &droppingWriter{w: tmp, drop: drop}
+	}
+	bw := bufio.NewWriterSize(out, 1<<16)
 	v.mu.RLock()
-	err = v.encodeIndexCacheLocked(bw, res, digest, pure)
+	err = v.encodeIndexCacheLocked(bw, res, bs)
 	v.mu.RUnlock()
 	if err == nil {
 		err = bw.Flush()
@@ -390,11 +509,13 @@ func (v *Vault) removeCacheTemps() {
 // file size limit; the records (count, then per record its path, size,
 // mtime and ctime (zig-zag varints), inode, 32 bytes of SHA-256 and its
 // memory's fields, the body as its offset and length in the body
-// section); a flag and, when set, the 32-byte build digest and the index
-// snapshot (length, bytes; see index.WriteTo); the body section (length,
+// section); a flag and, when set, the 32-byte build digest, the
+// memoryKey SHA-256 of each memory the build inserted (count, 32 bytes
+// each), how many DocIDs preferTracked gave away, the index snapshot
+// (length, bytes; see index.WriteTo); the body section (length,
 // the bodies back to back); finally the CRC-32 (IEEE) of everything
 // before it, as 4 bytes.
-func (v *Vault) encodeIndexCacheLocked(out io.Writer, res []loaded, digest [sha256.Size]byte, pure bool) error {
+func (v *Vault) encodeIndexCacheLocked(out io.Writer, res []loaded, bs buildSum) error {
 	crc := crc32.NewIEEE()
 	w := io.MultiWriter(out, crc)
 	var b []byte
@@ -475,11 +596,17 @@ func (v *Vault) encodeIndexCacheLocked(out io.Writer, res []loaded, digest [sha2
 		sv(int64(m.statusLine))
 		flush(false)
 	}
-	if !pure || v.ix == nil {
+	if !bs.pure || v.ix == nil {
 		b = append(b, 0)
 	} else {
 		b = append(b, 1)
-		b = append(b, digest[:]...)
+		b = append(b, bs.digest[:]...)
+		uv(uint64(len(bs.keys) / sha256.Size))
+		flush(true)
+		if werr == nil {
+			_, werr = w.Write(bs.keys)
+		}
+		uv(uint64(bs.swaps))
 		// The snapshot's length comes first: a pass that only counts
 		// finds it.
 		var count countingWriter
@@ -520,6 +647,25 @@ func (v *Vault) encodeIndexCacheLocked(out io.Writer, res []loaded, digest [sha2
 // A stale or conflicted memory never does (both come with diagnostics).
 func (r *loaded) cacheable() bool {
 	return r.mem != nil && len(r.diags) == 0 && r.head == nil && r.stOK && !r.mem.Stale && len(r.mem.Conflicted) == 0
+}
+
+// droppingWriter calls drop after every dropEvery bytes written through
+// it (see writeIndexCache).
+type droppingWriter struct {
+	w    io.Writer
+	n    int
+	drop func()
+}
+
+const dropEvery = 8 << 20
+
+func (d *droppingWriter) Write(p []byte) (int, error) {
+	n, err := d.w.Write(p)
+	if d.n += n; d.n >= dropEvery {
+		d.n = 0
+		d.drop()
+	}
+	return n, err
 }
 
 // countingWriter counts the bytes written to it.
@@ -699,6 +845,8 @@ func decodeCheckedCache(data []byte, key string, maxSize int64) (*indexCache, er
 	case r.err != nil:
 	case flag[0] == 1:
 		copy(c.digest[:], r.bytes(sha256.Size))
+		c.keys = r.bytes(r.count(sha256.Size) * sha256.Size)
+		c.swaps = r.count(1)
 		c.snap = r.bytes(r.count(1))
 	case flag[0] != 0:
 		r.fail("bad index flag")

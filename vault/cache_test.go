@@ -134,6 +134,17 @@ func TestCacheParity(t *testing.T) {
 		}
 		return v
 	}
+	// appendTo appends a line to the body of each file.
+	appendTo := func(t *testing.T, line string, rels ...string) {
+		t.Helper()
+		for _, rel := range rels {
+			b, err := os.ReadFile(filepath.Join(dir, filepath.FromSlash(rel)))
+			if err != nil {
+				t.Fatal(err)
+			}
+			writeFiles(t, dir, map[string]string{rel: string(b) + line + "\n"})
+		}
+	}
 	steps := []struct {
 		name   string
 		change func(t *testing.T)
@@ -195,11 +206,45 @@ func TestCacheParity(t *testing.T) {
 		{"id moved to another file", func(t *testing.T) {
 			writeFiles(t, dir, map[string]string{"project/a-checkout.md": strings.Replace(cacheTestFiles["project/a-checkout.md"], "id: checkout", "id: checkout-2", 1)})
 		}},
+		{"one file edited", func(t *testing.T) {
+			appendTo(t, "One more deploy step: 先跑测试。", "project/deploy.md")
+		}},
+		{"a few files edited", func(t *testing.T) {
+			appendTo(t, "Checked again for the deploy script.", "project/tests.md", "short-term/wip.md", "meta/nodates.md")
+		}},
+		{"one added and one removed", func(t *testing.T) {
+			writeFiles(t, dir, map[string]string{"meta/alpha.md": "---\nid: alpha\ntitle: Alpha notes on 部署\ntags: [ops]\n---\nThe deploy script has an alpha mode.\n"})
+			if err := os.Remove(filepath.Join(dir, "project", "build.md")); err != nil {
+				t.Fatal(err)
+			}
+		}},
+		{"many files edited", func(t *testing.T) {
+			appendTo(t, "Work noted for the money and the rates.", "project/deploy.md", "project/tests.md", "short-term/wip.md",
+				"meta/nodates.md", "meta/plain.md", "meta/alpha.md")
+		}},
+		{"a file added, nothing else", func(t *testing.T) {
+			writeFiles(t, dir, map[string]string{"project/zeta.md": "---\nid: zeta\ntitle: Zeta is last\n---\nA work note about checkout.\n"})
+		}},
+	}
+	// Where the first load after each step takes its index from (see
+	// indexSource): while preferTracked gives a DocID to a tracked file,
+	// the cached index is never patched, nor when many files changed.
+	sources := map[string]string{
+		"first load": "build", "nothing changed": "snapshot", "hand edit of a body": "build",
+		"same size, times put back": "build", "tracking changes hands": "build", "nobody tracked": "snapshot",
+		"many files edited": "build",
 	}
 	for i, st := range steps {
 		st.change(t)
 		fresh := viewOf(t, open(false))
 		warm := open(true)
+		want := sources[st.name]
+		if want == "" {
+			want = "patch"
+		}
+		if got := indexSource(warm); got != want {
+			t.Errorf("step %d (%s): the index came from the %s, want the %s", i, st.name, got, want)
+		}
 		if diff := cmp.Diff(fresh, viewOf(t, warm), viewOpts...); diff != "" {
 			t.Fatalf("step %d (%s): the load with the cache differs from the load from files (-files +cache):\n%s", i, st.name, diff)
 		}
@@ -221,6 +266,19 @@ func TestCacheParity(t *testing.T) {
 				i, st.name, again.fromCache, again.cacheReads, len(problems))
 		}
 	}
+}
+
+// indexSource says where the last load's index came from: "snapshot"
+// (the cached index as it was), "patch" (the cached index patched) or
+// "build" (built from the memories).
+func indexSource(v *Vault) string {
+	switch {
+	case v.cachePatched > 0:
+		return "patch"
+	case v.fromCache:
+		return "snapshot"
+	}
+	return "build"
 }
 
 // TestCacheIgnoredByGit checks the cache folder ignores itself.

@@ -128,6 +128,9 @@ type Vault struct {
 	// cache (tests look at them).
 	fromCache  bool
 	cacheReads int
+	// cachePatched is how many memories the last load's index was
+	// patched for (see patchSnapshot); 0 when it was not patched.
+	cachePatched int
 
 	writeMu sync.Mutex // serialises the write sequence in this process
 	// afterCheck, when set (tests only), runs in a write between the path

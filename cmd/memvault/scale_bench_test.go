@@ -95,26 +95,65 @@ func peakRSS(b *testing.B, pid int) float64 {
 	return 0
 }
 
+// scaleBenchPrepare readies the vault for a run of the named case: cold
+// removes the index cache, warm leaves the one the previous run wrote,
+// edited also edits one memory file after it was written (another
+// process's `memvault update`).
+func scaleBenchPrepare(b *testing.B, name, vaultDir string, edit func()) {
+	switch name {
+	case "cold":
+		os.RemoveAll(filepath.Join(vaultDir, ".cache"))
+	case "edited":
+		edit()
+	}
+}
+
+// scaleBenchEditor returns a function that appends a line to one memory
+// file of the vault in the middle of its path order. The file is written
+// anew, not through its hard link, which would change the shared copy.
+func scaleBenchEditor(b *testing.B, vaultDir string) func() {
+	b.Helper()
+	files, err := filepath.Glob(filepath.Join(vaultDir, "project", "*.md"))
+	if err != nil || len(files) == 0 {
+		b.Fatalf("no memory files in %s: %v", vaultDir, err)
+	}
+	slices.Sort(files)
+	p := files[len(files)/2]
+	n := 0
+	return func() {
+		data, err := os.ReadFile(p)
+		if err != nil {
+			b.Fatal(err)
+		}
+		n++
+		data = append(data, "\nEdited again ("+strconv.Itoa(n)+"), zqedit.\n"...)
+		if err := os.Remove(p); err != nil {
+			b.Fatal(err)
+		}
+		if err := os.WriteFile(p, data, 0o644); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
+
 // BenchmarkScaleServe spawns `memvault serve` on the 100k vault, answers
 // one recall, and reports the time from spawn to that answer and the
 // server's peak RSS then: cold without an index cache, warm with the one
-// the previous server wrote.
+// the previous server wrote, edited with that cache and one memory file
+// edited since.
 func BenchmarkScaleServe(b *testing.B) {
 	bin := scaleBenchBinary(b)
 	isolateGit(b)
 	vaultDir := scaleBenchVault(b)
-	for _, warm := range []bool{false, true} {
-		name := "cold"
-		if warm {
-			name = "warm"
-		}
+	edit := scaleBenchEditor(b, vaultDir)
+	for _, name := range []string{"cold", "warm", "edited"} {
 		b.Run(name, func(b *testing.B) {
 			var first []time.Duration
 			var rss, cpu []float64
 			for b.Loop() {
-				if !warm {
-					os.RemoveAll(filepath.Join(vaultDir, ".cache"))
-				}
+				b.StopTimer()
+				scaleBenchPrepare(b, name, vaultDir, edit)
+				b.StartTimer()
 				d, r, c := serveFirstRecall(b, bin, vaultDir)
 				first = append(first, d)
 				rss = append(rss, r)
@@ -168,7 +207,8 @@ func procCPUms(b *testing.B, pid int) float64 {
 
 // BenchmarkScaleRecallCLI times `memvault recall` on the 100k vault: cold
 // is a process with no index cache to use, warm one that finds the cache
-// the previous run wrote. The peak RSS of each is reported too.
+// the previous run wrote, edited one that finds it and one memory file
+// edited since it was written. The peak RSS of each is reported too.
 func BenchmarkScaleRecallCLI(b *testing.B) {
 	bin := scaleBenchBinary(b)
 	isolateGit(b)
@@ -184,18 +224,15 @@ func BenchmarkScaleRecallCLI(b *testing.B) {
 		cpu := cmd.ProcessState.UserTime() + cmd.ProcessState.SystemTime()
 		return d, float64(maxRSSKB(cmd.ProcessState)) / 1024, float64(cpu.Microseconds()) / 1000
 	}
-	for _, warm := range []bool{false, true} {
-		name := "cold"
-		if warm {
-			name = "warm"
-		}
+	edit := scaleBenchEditor(b, vaultDir)
+	for _, name := range []string{"cold", "warm", "edited"} {
 		b.Run(name, func(b *testing.B) {
 			var ds []time.Duration
 			var rss, cpu []float64
 			for b.Loop() {
-				if !warm {
-					os.RemoveAll(filepath.Join(vaultDir, ".cache"))
-				}
+				b.StopTimer()
+				scaleBenchPrepare(b, name, vaultDir, edit)
+				b.StartTimer()
 				d, r, c := run(b)
 				ds = append(ds, d)
 				rss = append(rss, r)

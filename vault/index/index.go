@@ -167,6 +167,9 @@ type Index struct {
 	// plan took, so that a test can check they grow linearly with the
 	// query rather than time them.
 	planWork func(steps int)
+	// patchLists is how many posting lists the last Patch wrote anew,
+	// for tests.
+	patchLists int
 }
 
 // New returns an empty index that expands queries with the embedded default
