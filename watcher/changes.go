@@ -2,6 +2,9 @@ package watcher
 
 import (
 	"errors"
+	"fmt"
+	"io/fs"
+	"path/filepath"
 	"time"
 )
 
@@ -22,3 +25,33 @@ const syncFiles = 8
 // outside Linux, the check at the start on Linux): past it, the file
 // system is taken not to report changes.
 const syncTimeout = 2 * time.Second
+
+// walkFolders calls add for dir and every folder below it but .git ones
+// and those watched already says are watched; a folder removed while the
+// walk goes (other than dir) is passed over.
+func walkFolders(dir string, watched func(string) bool, add func(string) error) error {
+	return filepath.WalkDir(dir, func(p string, d fs.DirEntry, err error) error {
+		if err != nil {
+			if errors.Is(err, fs.ErrNotExist) && p != dir {
+				return nil // removed while we walked
+			}
+			return fmt.Errorf("watch %s: %w", p, err)
+		}
+		if !d.IsDir() {
+			return nil
+		}
+		if d.Name() == ".git" && p != dir {
+			return fs.SkipDir
+		}
+		if p != dir && watched(p) {
+			return nil
+		}
+		if err := add(p); err != nil {
+			if errors.Is(err, fs.ErrNotExist) && p != dir {
+				return fs.SkipDir
+			}
+			return err
+		}
+		return nil
+	})
+}

@@ -6,7 +6,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"io/fs"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -165,26 +164,8 @@ func (c *Changes) Watch(dir string, recursive bool) error {
 // addTree watches dir and every folder below it but .git ones, with mu
 // held.
 func (c *Changes) addTree(dir string) error {
-	return filepath.WalkDir(dir, func(p string, d fs.DirEntry, err error) error {
-		if err != nil {
-			if errors.Is(err, fs.ErrNotExist) && p != dir {
-				return nil // removed while we walked
-			}
-			return fmt.Errorf("watch %s: %w", p, err)
-		}
-		if !d.IsDir() {
-			return nil
-		}
-		if d.Name() == ".git" && p != dir {
-			return fs.SkipDir
-		}
-		if c.watched[p] && p != dir {
-			return nil
-		}
+	return walkFolders(dir, func(p string) bool { return c.watched[p] }, func(p string) error {
 		if err := c.fsw.Add(p); err != nil {
-			if errors.Is(err, fs.ErrNotExist) && p != dir {
-				return fs.SkipDir
-			}
 			return fmt.Errorf("watch %s: %w", p, err)
 		}
 		c.watched[p] = true

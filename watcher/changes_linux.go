@@ -5,9 +5,7 @@ package watcher
 import (
 	"context"
 	"encoding/binary"
-	"errors"
 	"fmt"
-	"io/fs"
 	"os"
 	"path/filepath"
 	"strings"
@@ -212,30 +210,7 @@ func (c *Changes) add(dir string) error {
 // addTree watches dir and every folder below it but .git ones, with mu
 // held.
 func (c *Changes) addTree(dir string) error {
-	return filepath.WalkDir(dir, func(p string, d fs.DirEntry, err error) error {
-		if err != nil {
-			if errors.Is(err, fs.ErrNotExist) && p != dir {
-				return nil // removed while we walked
-			}
-			return fmt.Errorf("watch %s: %w", p, err)
-		}
-		if !d.IsDir() {
-			return nil
-		}
-		if d.Name() == ".git" && p != dir {
-			return fs.SkipDir
-		}
-		if _, ok := c.watched[p]; ok && p != dir {
-			return nil
-		}
-		if err := c.add(p); err != nil {
-			if errors.Is(err, fs.ErrNotExist) && p != dir {
-				return fs.SkipDir
-			}
-			return err
-		}
-		return nil
-	})
+	return walkFolders(dir, func(p string) bool { _, ok := c.watched[p]; return ok }, c.add)
 }
 
 // Sync returns the generation once every change made before the call has
