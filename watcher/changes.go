@@ -55,3 +55,15 @@ func walkFolders(dir string, watched func(string) bool, add func(string) error) 
 		return nil
 	})
 }
+
+// belowAny reports whether p is below one of the folders in set.
+func belowAny(set map[string]bool, p string) bool {
+	for d := filepath.Dir(p); ; d = filepath.Dir(d) {
+		if set[d] {
+			return true
+		}
+		if filepath.Dir(d) == d {
+			return false
+		}
+	}
+}

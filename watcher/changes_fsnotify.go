@@ -337,7 +337,7 @@ func (c *Changes) event(ev fsnotify.Event) {
 			}
 		}
 	case ev.Has(fsnotify.Create):
-		if !c.underRecursive(ev.Name) {
+		if !belowAny(c.recursive, ev.Name) {
 			return
 		}
 		if fi, err := os.Lstat(ev.Name); err == nil && fi.IsDir() && fi.Name() != ".git" {
@@ -348,15 +348,3 @@ func (c *Changes) event(ev fsnotify.Event) {
 	}
 }
 
-// underRecursive reports whether p is below a folder watched
-// recursively, with mu held.
-func (c *Changes) underRecursive(p string) bool {
-	for d := filepath.Dir(p); ; d = filepath.Dir(d) {
-		if c.recursive[d] {
-			return true
-		}
-		if filepath.Dir(d) == d {
-			return false
-		}
-	}
-}

@@ -288,23 +288,10 @@ func (c *Changes) event(ev event) {
 			}
 		}
 	case isDir && ev.mask&(syscall.IN_CREATE|syscall.IN_MOVED_TO) != 0:
-		if ev.name != ".git" && c.underRecursive(p) {
+		if ev.name != ".git" && belowAny(c.recursive, p) {
 			// Files written there before the watch was added are
 			// counted by this event already.
 			_ = c.addTree(p)
-		}
-	}
-}
-
-// underRecursive reports whether p is below a folder watched
-// recursively, with mu held.
-func (c *Changes) underRecursive(p string) bool {
-	for d := filepath.Dir(p); ; d = filepath.Dir(d) {
-		if c.recursive[d] {
-			return true
-		}
-		if filepath.Dir(d) == d {
-			return false
 		}
 	}
 }
