@@ -347,4 +347,3 @@ func (c *Changes) event(ev fsnotify.Event) {
 		}
 	}
 }
-
