@@ -85,6 +85,9 @@ func (v *Vault) Recover(ctx context.Context) ([]string, error) {
 	}
 	var done []string
 	err := v.withWriteLock(ctx, func() error {
+		if v.committer != nil {
+			v.removeCacheTemps() // as every write does
+		}
 		var err error
 		done, err = v.recoverLocked(ctx)
 		return err
@@ -108,11 +111,6 @@ func (v *Vault) recoverLocked(ctx context.Context) ([]string, error) {
 		// headers-only vault (one add) skips the listing when its load
 		// saw none: a temp file left since is removed by the next write.
 		r.removeTempFiles()
-	}
-	if v.committer != nil {
-		// One folder's listing, so even a headers-only add does it (its
-		// load never lists the cache folder).
-		v.removeCacheTemps()
 	}
 	data, err := r.readFile(JournalName)
 	if errors.Is(err, os.ErrNotExist) {

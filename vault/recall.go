@@ -565,17 +565,11 @@ func markConflicts(rs []Result) {
 // It does not look at status or dates: consider picks the rules in force,
 // for example among results from two vaults. Each title is analysed once.
 func RivalPairs(ms []*Memory, consider func(i, j int) bool) [][2]int {
-	toks := make([]map[string]bool, len(ms))
-	title := func(i int) map[string]bool {
-		if toks[i] == nil {
-			toks[i] = tokenSet(ms[i].Title)
-		}
-		return toks[i]
-	}
+	rivals := rivalTest(ms)
 	var out [][2]int
 	for i := range ms {
 		for j := i + 1; j < len(ms); j++ {
-			if consider(i, j) && rivalPair(title(i), title(j), ms[i], ms[j]) {
+			if consider(i, j) && rivals(i, j) {
 				out = append(out, [2]int{i, j})
 			}
 		}

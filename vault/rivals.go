@@ -6,6 +6,18 @@ package vault
 // the memories whose titles share one (few) and leave the rest (most)
 // unread, instead of weighing every pair.
 func RivalPairsOf(ms []*Memory, candidates [][2]int) [][2]int {
+	rivals := rivalTest(ms)
+	var out [][2]int
+	for _, p := range candidates {
+		if rivals(p[0], p[1]) {
+			out = append(out, p)
+		}
+	}
+	return out
+}
+
+// rivalTest is rivalPair over ms by index, analysing each title once.
+func rivalTest(ms []*Memory) func(i, j int) bool {
 	toks := make([]map[string]bool, len(ms))
 	title := func(i int) map[string]bool {
 		if toks[i] == nil {
@@ -13,11 +25,5 @@ func RivalPairsOf(ms []*Memory, candidates [][2]int) [][2]int {
 		}
 		return toks[i]
 	}
-	var out [][2]int
-	for _, p := range candidates {
-		if i, j := p[0], p[1]; rivalPair(title(i), title(j), ms[i], ms[j]) {
-			out = append(out, p)
-		}
-	}
-	return out
+	return func(i, j int) bool { return rivalPair(title(i), title(j), ms[i], ms[j]) }
 }

@@ -77,7 +77,7 @@ func (w *writeSet) apply(ctx context.Context, message string, commit bool) (stri
 	if v.committer != nil {
 		// A process killed while it wrote the index cache leaves a temp
 		// file and no journal: every write clears them (one folder's
-		// listing).
+		// listing, so a headers-only add too), and so does Recover.
 		v.removeCacheTemps()
 	}
 	if v.committer != nil && fileExists(v.journalPath()) {
