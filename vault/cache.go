@@ -834,7 +834,7 @@ func decodeCheckedCache(data []byte, key string, maxSize int64) (*indexCache, er
 			r.fail("record %q out of order or not a memory path", rec.rel)
 			break
 		}
-		if _, err := ParseStatus(string(m.Status)); err != nil || m.Status == "" || !validLayer(m.Layer) || m.ID == "" {
+		if _, err := ParseStatus(string(m.Status)); err != nil || m.Status == "" || !m.Layer.Valid() || m.ID == "" {
 			r.fail("record %q is not a memory the loader makes", rec.rel)
 			break
 		}
@@ -869,7 +869,3 @@ func decodeCheckedCache(data []byte, key string, maxSize int64) (*indexCache, er
 	return c, nil
 }
 
-// validLayer reports whether l is one of the five layers.
-func validLayer(l Layer) bool {
-	return slices.Contains(AllLayers(), l)
-}
