@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"io/fs"
 	"path/filepath"
-	"time"
 )
 
 // ErrChangesClosed is returned by Changes.Sync after Close, or when the
@@ -20,11 +19,6 @@ var errDeaf = errors.New("changes: the file system does not report changes")
 // event of its own (outside Linux); more fail (the caller reads without
 // its cache).
 const syncFiles = 8
-
-// syncTimeout bounds the wait for an event of Changes' own (a Sync's
-// outside Linux, the check at the start on Linux): past it, the file
-// system is taken not to report changes.
-const syncTimeout = 2 * time.Second
 
 // walkFolders calls add for dir and every folder below it but .git ones
 // and those watched already says are watched; a folder removed while the

@@ -61,6 +61,10 @@ type Changes struct {
 // syncSeq makes the token of each Changes of the process distinct.
 var syncSeq atomic.Uint64
 
+// syncTimeout bounds the wait for a Sync's event of its own: past it,
+// the file system is taken not to report changes.
+const syncTimeout = 2 * time.Second
+
 // NewChanges starts a counter whose barrier files go to syncDir (created
 // when missing; a folder of the caller's, such as .git/memvault/watch).
 func NewChanges(syncDir string) (*Changes, error) {

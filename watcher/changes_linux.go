@@ -11,7 +11,6 @@ import (
 	"strings"
 	"sync"
 	"syscall"
-	"time"
 )
 
 // Changes counts the changes under some folders, so a cache of what is
@@ -59,7 +58,7 @@ const inotifyMask = syscall.IN_CREATE | syscall.IN_DELETE | syscall.IN_MODIFY | 
 // NewChanges starts a counter. syncDir (created when missing; a folder
 // of the caller's, such as .git/memvault/watch) holds the file of the
 // check at the start: a file system that does not report a file created
-// there within syncTimeout does not report changes, and every Sync fails
+// there does not report changes, and every Sync fails
 // (the caller reads without its cache).
 func NewChanges(syncDir string) (*Changes, error) {
 	if err := os.MkdirAll(syncDir, 0o755); err != nil {
@@ -77,8 +76,10 @@ func NewChanges(syncDir string) (*Changes, error) {
 	return c, nil
 }
 
-// check watches syncDir, creates a file there and waits for its event;
-// none within syncTimeout makes the counter deaf.
+// check watches syncDir, creates a file there and reads the queue: the
+// kernel queues a change's event before the call that made it returns
+// (the premise of Sync), so an event not there at once never comes, and
+// the counter is deaf.
 func (c *Changes) check(syncDir string) error {
 	wd, err := syscall.InotifyAddWatch(c.fd, syncDir, syscall.IN_CREATE|syscall.IN_ONLYDIR)
 	if err != nil {
@@ -91,14 +92,13 @@ func (c *Changes) check(syncDir string) error {
 	f.Close()
 	os.Remove(f.Name())
 	seen := false
-	for deadline := time.Now().Add(syncTimeout); !seen && time.Now().Before(deadline); {
+	for {
 		n, err := syscall.Read(c.fd, c.buf[:])
-		if err == syscall.EAGAIN {
-			pollIn(c.fd, time.Until(deadline))
-			continue
-		}
 		if err == syscall.EINTR {
 			continue
+		}
+		if err == syscall.EAGAIN {
+			break
 		}
 		if err != nil {
 			return fmt.Errorf("changes: %w", os.NewSyscallError("read", err))
@@ -113,19 +113,6 @@ func (c *Changes) check(syncDir string) error {
 	// Its removal's IN_IGNORED, read at a Sync, names no watched folder.
 	_, _ = syscall.InotifyRmWatch(c.fd, uint32(wd))
 	return nil
-}
-
-// pollIn waits up to d for fd to be readable.
-func pollIn(fd int, d time.Duration) {
-	ep, err := syscall.EpollCreate1(syscall.EPOLL_CLOEXEC)
-	if err != nil {
-		return
-	}
-	defer syscall.Close(ep)
-	if err := syscall.EpollCtl(ep, syscall.EPOLL_CTL_ADD, fd, &syscall.EpollEvent{Events: syscall.EPOLLIN, Fd: int32(fd)}); err != nil {
-		return
-	}
-	_, _ = syscall.EpollWait(ep, make([]syscall.EpollEvent, 1), max(int(d/time.Millisecond), 1))
 }
 
 // each calls fn with every event of the first n bytes of c.buf (struct
