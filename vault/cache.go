@@ -868,4 +868,3 @@ func decodeCheckedCache(data []byte, key string, maxSize int64) (*indexCache, er
 	}
 	return c, nil
 }
-
