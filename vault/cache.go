@@ -129,14 +129,22 @@ func (v *Vault) loadCached(ctx context.Context) error {
 	c := v.readIndexCache()
 	var res []loaded
 	var b *builder
+	var spool *bodySpool // bodies of a load from files, off the heap
 	if c == nil {
 		res = make([]loaded, 0, len(rels))
 		b = v.newBuilder(len(rels), index.New())
+		if len(rels) > 0 {
+			spool = v.newBodySpool()
+		}
 		err = v.readEach(ctx, rels, b.ix, func(r loaded) {
 			b.add(r)
 			r.prep = nil
+			spool.park(r.mem)
 			res = append(res, r)
 		})
+		if serr := spool.restore(); err == nil {
+			err = serr
+		}
 	} else {
 		res, err = v.readCachedFiles(ctx, rels, c)
 		b = v.newBuilder(len(rels), nil)
@@ -210,6 +218,8 @@ func (v *Vault) loadCached(ctx context.Context) error {
 		var drop func()
 		if c != nil {
 			drop = c.drop
+		} else if spool != nil {
+			drop = spool.release
 		}
 		_ = v.writeIndexCache(res, bs, drop)
 	}
@@ -449,15 +459,8 @@ func (v *Vault) writeIndexCache(res []loaded, bs buildSum, drop func()) error {
 		return nil
 	}
 	dir := filepath.Dir(p)
-	if err := os.MkdirAll(dir, 0o755); err != nil {
+	if err := makeCacheDir(dir); err != nil {
 		return fmt.Errorf("index cache: %w", err)
-	}
-	ignore := filepath.Join(dir, ".gitignore")
-	if _, err := os.Lstat(ignore); errors.Is(err, fs.ErrNotExist) {
-		// Everything in the folder, the .gitignore included, is ignored.
-		if err := os.WriteFile(ignore, []byte("# memvault's index cache: rebuilt when missing\n*\n"), 0o644); err != nil {
-			return fmt.Errorf("index cache: %w", err)
-		}
 	}
 	tmp, err := os.CreateTemp(dir, cacheFileName+".tmp-*")
 	if err != nil {
@@ -485,6 +488,23 @@ func (v *Vault) writeIndexCache(res []loaded, bs buildSum, drop func()) error {
 	if err != nil {
 		os.Remove(tmp.Name())
 		return fmt.Errorf("index cache: %w", err)
+	}
+	return nil
+}
+
+// makeCacheDir creates the cache folder with the .gitignore that keeps
+// all of it, the .gitignore included, out of git, before anything else
+// is written there: a process killed while it writes leaves nothing git
+// would show.
+func makeCacheDir(dir string) error {
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return err
+	}
+	ignore := filepath.Join(dir, ".gitignore")
+	if _, err := os.Lstat(ignore); errors.Is(err, fs.ErrNotExist) {
+		if err := os.WriteFile(ignore, []byte("# memvault's index cache: rebuilt when missing\n*\n"), 0o644); err != nil {
+			return err
+		}
 	}
 	return nil
 }

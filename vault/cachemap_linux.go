@@ -26,12 +26,20 @@ func mapCacheFile(p string) (data []byte, written int64, release func(), drop fu
 	if err != nil {
 		return nil, 0, nil, nil, err
 	}
-	if fi.Size() == 0 || fi.Size() != int64(int(fi.Size())) {
-		return nil, 0, nil, nil, ErrBadCache
+	data, release, drop, err = mapFile(f, fi.Size())
+	return data, fi.ModTime().UnixNano(), release, drop, err
+}
+
+// mapFile maps the first size bytes of the open file f read-only, as
+// mapCacheFile does. The mapping stays valid when f is closed or its
+// name removed.
+func mapFile(f *os.File, size int64) (data []byte, release func(), drop func(b []byte), err error) {
+	if size == 0 || size != int64(int(size)) {
+		return nil, nil, nil, ErrBadCache
 	}
-	data, err = syscall.Mmap(int(f.Fd()), 0, int(fi.Size()), syscall.PROT_READ, syscall.MAP_PRIVATE)
+	data, err = syscall.Mmap(int(f.Fd()), 0, int(size), syscall.PROT_READ, syscall.MAP_PRIVATE)
 	if err != nil {
-		return nil, 0, nil, nil, err
+		return nil, nil, nil, err
 	}
 	page := os.Getpagesize()
 	drop = func(b []byte) {
@@ -47,5 +55,5 @@ func mapCacheFile(p string) (data []byte, written int64, release func(), drop fu
 			_ = syscall.Madvise(data[start:end], syscall.MADV_DONTNEED)
 		}
 	}
-	return data, fi.ModTime().UnixNano(), func() { _ = syscall.Munmap(data) }, drop, nil
+	return data, func() { _ = syscall.Munmap(data) }, drop, nil
 }

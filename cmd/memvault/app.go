@@ -14,6 +14,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/memvault/memvault/cmd/memvault/internal/gitrepo"
+	"github.com/memvault/memvault/cmd/memvault/internal/memlimit"
 	"github.com/memvault/memvault/gitstore"
 	"github.com/memvault/memvault/vault"
 )
@@ -185,6 +186,7 @@ func (m *Main) openVaultAt(ctx context.Context, dir string) (*vault.Vault, error
 	if err != nil {
 		return nil, fmt.Errorf("open vault %s: %w", dir, err)
 	}
+	memlimit.Fit()
 	return v, nil
 }
 

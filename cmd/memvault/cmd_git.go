@@ -9,6 +9,7 @@ import (
 
 	"github.com/memvault/memvault/cmd/memvault/internal/clitext"
 	"github.com/memvault/memvault/cmd/memvault/internal/gitrepo"
+	"github.com/memvault/memvault/cmd/memvault/internal/memlimit"
 	"github.com/memvault/memvault/gitstore"
 	"github.com/memvault/memvault/vault"
 	"github.com/memvault/memvault/vault/history"
@@ -65,6 +66,7 @@ func (m *Main) openGitVaultWith(ctx context.Context, dir string, recover, header
 		store.Close()
 		return nil, nil, fmt.Errorf("open vault %s: %w", dir, err)
 	}
+	memlimit.Fit()
 	if recover {
 		if done, err := v.Recover(ctx); err != nil {
 			m.logger.Warn("could not finish an interrupted write; see memvault doctor", "err", err)

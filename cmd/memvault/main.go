@@ -8,9 +8,12 @@ import (
 	"os"
 	"os/signal"
 	"syscall"
+
+	"github.com/memvault/memvault/cmd/memvault/internal/memlimit"
 )
 
 func main() {
+	memlimit.Apply(os.Getenv)
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	code := NewMain(os.Stdin, os.Stdout, os.Stderr).Run(ctx, os.Args[1:])
 	stop()

@@ -1,0 +1,46 @@
+package memlimit
+
+import (
+	"math"
+	"testing"
+)
+
+func TestFit(t *testing.T) {
+	tests := []struct {
+		name  string
+		live  uint64
+		limit int64
+		want  int64
+		set   bool
+	}{
+		{"small vault keeps the default", 40 << 20, Default, Default, false},
+		{"half the limit exactly is left", Default / 2, Default, Default, false},
+		{"large vault lifts it", 200 << 20, Default, 400 << 20, true},
+		{"never lowers a user's limit", 200 << 20, 1 << 30, 1 << 30, false},
+		{"no limit stays none", 1 << 30, math.MaxInt64, math.MaxInt64, false},
+		{"absurd live heap ignored", math.MaxUint64, Default, Default, false},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			var got int64 = -1
+			n := fit(tt.live, tt.limit, func(v int64) { got = v })
+			if n != tt.want {
+				t.Errorf("fit = %d, want %d", n, tt.want)
+			}
+			if set := got != -1; set != tt.set || (set && got != tt.want) {
+				t.Errorf("set %v (%d), want set %v", set, got, tt.set)
+			}
+		})
+	}
+}
+
+func TestApply(t *testing.T) {
+	env := map[string]string{}
+	if got := Apply(func(k string) string { return env[k] }); got != Default {
+		t.Errorf("Apply without GOMEMLIMIT = %d, want %d", got, Default)
+	}
+	env["GOMEMLIMIT"] = "1GiB" // the runtime read it at start; Apply leaves what is in force
+	if got := Apply(func(k string) string { return env[k] }); got != Default {
+		t.Errorf("Apply with GOMEMLIMIT = %d, want the limit in force %d", got, Default)
+	}
+}

@@ -1,0 +1,146 @@
+package vault
+
+import (
+	"fmt"
+	"os"
+	"path/filepath"
+	"unsafe"
+)
+
+// bodySpool keeps the bodies of a load from files out of the heap: a
+// load without a usable index cache reads every file, and at 100k
+// memories their bodies are about 200 MB of the load's peak. Each body is
+// appended to a temporary file in the cache folder as its memory is
+// consumed, and the memory's Body emptied; once all files are read, the
+// file is mapped and every parked body points into the mapping, as the
+// bodies of a warm load point into the cache's. Pages of a file mapping
+// are the kernel's to drop and read again, so the bodies no longer count
+// against the process while nobody reads them.
+//
+// The temporary file is removed as soon as it is mapped; its disk space
+// is released when the process exits (the mapping lives as long as the
+// strings that point into it). Its name matches the cache's temporary
+// files, so one left by a killed process is removed by the next write
+// (removeCacheTemps).
+//
+// Any failure to write the file leaves the bodies not yet written on the
+// heap, where they would have been without a spool: a spool saves memory,
+// never data.
+type bodySpool struct {
+	f      *os.File
+	buf    []byte
+	off    int64    // bytes of the file written before buf
+	inBuf  []parked // bodies in buf, not yet written
+	parked []parked // bodies in the file
+	failed bool
+	data   []byte // the mapping, after restore
+	drop   func(b []byte)
+}
+
+type parked struct {
+	m      *Memory
+	off, n int64
+}
+
+const spoolBuffer = 1 << 20
+
+// newBodySpool creates the spool in the vault's cache folder, or returns
+// nil when there is no cache folder to hold it.
+func (v *Vault) newBodySpool() *bodySpool {
+	p := v.cachePath()
+	if p == "" {
+		return nil
+	}
+	return openBodySpool(filepath.Dir(p))
+}
+
+// openBodySpool creates a spool file in dir, or returns nil when it
+// cannot.
+func openBodySpool(dir string) *bodySpool {
+	if err := makeCacheDir(dir); err != nil {
+		return nil
+	}
+	f, err := os.CreateTemp(dir, cacheFileName+".tmp-spool-*")
+	if err != nil {
+		return nil
+	}
+	return &bodySpool{f: f, buf: make([]byte, 0, spoolBuffer)}
+}
+
+// park moves m's body to the spool. A nil spool parks nothing.
+func (s *bodySpool) park(m *Memory) {
+	if s == nil || s.failed || m == nil || m.Body == "" {
+		return
+	}
+	if len(s.buf)+len(m.Body) > cap(s.buf) && len(s.buf) > 0 {
+		s.flush()
+		if s.failed {
+			return
+		}
+	}
+	s.inBuf = append(s.inBuf, parked{m: m, off: s.off + int64(len(s.buf)), n: int64(len(m.Body))})
+	s.buf = append(s.buf, m.Body...)
+	m.Body = ""
+}
+
+// flush writes the buffer. When that fails, the bodies in it go back to
+// their memories and nothing more is parked.
+func (s *bodySpool) flush() {
+	if len(s.buf) == 0 {
+		return
+	}
+	if _, err := s.f.Write(s.buf); err != nil {
+		s.failed = true
+		for _, p := range s.inBuf {
+			i := p.off - s.off
+			p.m.Body = string(s.buf[i : i+p.n])
+		}
+		s.inBuf = s.inBuf[:0]
+		return
+	}
+	s.off += int64(len(s.buf))
+	s.parked = append(s.parked, s.inBuf...)
+	s.inBuf = s.inBuf[:0]
+	if cap(s.buf) > spoolBuffer {
+		s.buf = make([]byte, 0, spoolBuffer) // one large body grew it
+	} else {
+		s.buf = s.buf[:0]
+	}
+}
+
+// restore gives every parked body back to its memory, pointing into the
+// mapped spool, and removes the spool's file. The file is mapped through
+// its open descriptor: a write of another process clearing killed
+// processes' temporary files may have removed its name already. A nil
+// spool has nothing to restore.
+func (s *bodySpool) restore() error {
+	if s == nil {
+		return nil
+	}
+	s.flush()
+	defer os.Remove(s.f.Name())
+	defer s.f.Close()
+	if len(s.parked) == 0 {
+		return nil
+	}
+	// A failed flush put its bodies back; the ones parked before it are
+	// all in the file.
+	data, _, drop, err := mapFile(s.f, s.off)
+	if err != nil {
+		return fmt.Errorf("body spool %s: %w", s.f.Name(), err)
+	}
+	str := unsafe.String(unsafe.SliceData(data), len(data))
+	for _, p := range s.parked {
+		p.m.Body = str[p.off : p.off+p.n]
+	}
+	s.data, s.drop = data, drop
+	return nil
+}
+
+// release lets the kernel drop the spool's pages that reading bodies made
+// resident (see mapCacheFile); the bodies stay readable.
+func (s *bodySpool) release() {
+	if s != nil && s.data != nil {
+		s.drop(s.data)
+	}
+}

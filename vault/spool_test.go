@@ -1,0 +1,93 @@
+package vault
+
+import (
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+)
+
+func TestBodySpool(t *testing.T) {
+	big := strings.Repeat("大块内容 big body ", spoolBuffer/20) // over the buffer: forces a write
+	bodies := []string{"short body\n", "", big, "中文正文\n", big + "x"}
+	tests := []struct {
+		name string
+		// before runs after the first two parks, before the rest.
+		before func(t *testing.T, s *bodySpool)
+		// onHeap says which bodies must stay on the heap (not parked).
+		onHeap []bool
+	}{
+		{"all parked", nil, []bool{false, true, false, false, false}},
+		{"name removed meanwhile", func(t *testing.T, s *bodySpool) {
+			// What another process's removeCacheTemps does.
+			if err := os.Remove(s.f.Name()); err != nil {
+				t.Fatal(err)
+			}
+		}, []bool{false, true, false, false, false}},
+		{"writes fail", func(t *testing.T, s *bodySpool) {
+			s.f.Close() // every later write fails
+		}, []bool{true, true, true, true, true}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			dir := t.TempDir()
+			s := openBodySpool(dir)
+			if s == nil {
+				t.Fatal("no spool")
+			}
+			ms := make([]*Memory, len(bodies))
+			for i, b := range bodies {
+				ms[i] = &Memory{Body: b}
+				if i == 2 && tt.before != nil {
+					tt.before(t, s)
+				}
+				s.park(ms[i])
+			}
+			for i, m := range ms {
+				switch {
+				case tt.onHeap[i] && m.Body != bodies[i]:
+					t.Errorf("body %d left the heap: %d bytes, want %d", i, len(m.Body), len(bodies[i]))
+				case !tt.onHeap[i] && m.Body != "":
+					t.Errorf("body %d not parked", i)
+				}
+			}
+			if err := s.restore(); err != nil {
+				t.Fatal(err)
+			}
+			for i, m := range ms {
+				if m.Body != bodies[i] {
+					t.Errorf("body %d after restore: %d bytes, want %d", i, len(m.Body), len(bodies[i]))
+				}
+			}
+			left, _ := filepath.Glob(filepath.Join(dir, "*"))
+			if want := []string{filepath.Join(dir, ".gitignore")}; !slices.Equal(left, want) {
+				// The .gitignore keeps a spool that a killed process
+				// leaves out of git.
+				t.Errorf("files in the cache folder after restore: %v, want %v", left, want)
+			}
+			s.release() // bodies stay readable after their pages are dropped
+			for i, m := range ms {
+				if m.Body != bodies[i] {
+					t.Errorf("body %d after release differs", i)
+				}
+			}
+		})
+	}
+}
+
+func TestBodySpoolNoFolder(t *testing.T) {
+	file := filepath.Join(t.TempDir(), "file")
+	if err := os.WriteFile(file, nil, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	s := openBodySpool(filepath.Join(file, "cache")) // a file where the folder should be
+	if s != nil {
+		t.Fatal("spool created under a file")
+	}
+	m := &Memory{Body: "kept"}
+	s.park(m) // a nil spool parks nothing
+	if err := s.restore(); err != nil || m.Body != "kept" {
+		t.Fatalf("nil spool: %v, body %q", err, m.Body)
+	}
+}
