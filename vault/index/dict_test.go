@@ -55,6 +55,12 @@ func TestExpansion(t *testing.T) {
 		{"为什么不用 MySQL", []string{"原因", "因为", "reason"}, nil},
 		{"API 网关", []string{"gateway"}, nil},
 		{"supported payment channels", []string{"支付", "渠道"}, nil},
+		// Everyday words for what a vault records in technical ones.
+		{"are smiley faces okay", []string{"emoji"}, nil},
+		{"登录过期了怎么办", []string{"401", "unauthoriz"}, nil},
+		{"商品数量怎么锁住", []string{"库存", "inventori"}, nil},
+		{"库存", nil, []string{"商品数量"}}, // one way
+		{"farming vouchers", []string{"abus", "防刷"}, nil},
 		// One way: a reason does not expand back into question words.
 		{"原因", []string{"理由"}, []string{"为什么", "为何"}},
 		// Typed terms are not repeated as expansions.
