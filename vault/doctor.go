@@ -259,10 +259,10 @@ func (r *doctorRun) dirty(ctx context.Context) error {
 	}
 	good, broken, others := sortHandEdits(r.v, paths)
 	if len(others) > 0 {
-		r.add("files", CheckNote, "other files in the vault folder differ from HEAD: %s", strings.Join(others, ", "))
+		r.add("files", CheckNote, "other files in the vault folder differ from HEAD: %s", someOf(others))
 	}
 	if len(broken) > 0 {
-		r.add("files", CheckProblem, "hand edits that do not parse, not committed: %s (memvault lint)", strings.Join(broken, ", "))
+		r.add("files", CheckProblem, "hand edits that do not parse, not committed: %s (memvault lint)", someOf(broken))
 	}
 	if len(good) == 0 {
 		if len(broken) == 0 {
@@ -276,7 +276,7 @@ func (r *doctorRun) dirty(ctx context.Context) error {
 			verb = "differs"
 		}
 		r.add("files", CheckProblem, "%s %s from HEAD (hand edits or leftovers); --fix commits them: %s",
-			plural(len(good), "memory file"), verb, strings.Join(good, ", "))
+			plural(len(good), "memory file"), verb, someOf(good))
 		return nil
 	}
 	hash, err := r.commitHandEdits(ctx, good)
@@ -284,8 +284,20 @@ func (r *doctorRun) dirty(ctx context.Context) error {
 		r.add("files", CheckProblem, "could not commit the hand edits: %v", err)
 		return nil
 	}
-	r.add("files", CheckFixed, "committed %s in %s: %s", plural(len(good), "hand-edited file"), shortHash(hash), strings.Join(good, ", "))
+	r.add("files", CheckFixed, "committed %s in %s: %s", plural(len(good), "hand-edited file"), shortHash(hash), someOf(good))
 	return nil
+}
+
+// maxListed is how many paths a doctor line names; a branch switch or an
+// import can leave thousands, which `git status` lists better.
+const maxListed = 10
+
+// someOf joins the first maxListed paths and says how many more there are.
+func someOf(paths []string) string {
+	if len(paths) <= maxListed {
+		return strings.Join(paths, ", ")
+	}
+	return fmt.Sprintf("%s and %d more (git status lists them)", strings.Join(paths[:maxListed], ", "), len(paths)-maxListed)
 }
 
 // sortHandEdits sorts the vault-relative paths that differ from HEAD into

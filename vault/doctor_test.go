@@ -411,3 +411,26 @@ func TestDoctorMergeDriver(t *testing.T) {
 		})
 	}
 }
+
+func TestSomeOf(t *testing.T) {
+	paths := func(n int) []string {
+		var out []string
+		for i := range n {
+			out = append(out, fmt.Sprintf("project/n%02d.md", i))
+		}
+		return out
+	}
+	tests := []struct {
+		n    int
+		want string
+	}{
+		{1, "project/n00.md"},
+		{maxListed, strings.Join(paths(maxListed), ", ")},
+		{10000, strings.Join(paths(maxListed), ", ") + " and 9990 more (git status lists them)"},
+	}
+	for _, tt := range tests {
+		if got := someOf(paths(tt.n)); got != tt.want {
+			t.Errorf("someOf(%d paths) = %q, want %q", tt.n, got, tt.want)
+		}
+	}
+}
