@@ -23,26 +23,3 @@ func remoteFS(dir string) (string, bool) {
 	}
 	return "", false
 }
-
-// countsSubfolders reports whether the file system holding dir gives a
-// folder a link count of two plus its subfolders (ext2/3/4, XFS, tmpfs),
-// so that a count of two says a folder holds no folder; btrfs, overlayfs
-// and network file systems do not keep that count (GNU find's -noleaf).
-func countsSubfolders(dir string) bool {
-	var st syscall.Statfs_t
-	if err := syscall.Statfs(dir, &st); err != nil {
-		return false
-	}
-	switch uint32(st.Type) {
-	case 0xEF53, 0x58465342, 0x01021994: // ext2/3/4, XFS, tmpfs
-		return true
-	}
-	return false
-}
-
-// noSubfolders reports whether the folder p's link count says it holds no
-// folder (see countsSubfolders).
-func noSubfolders(p string) bool {
-	var st syscall.Stat_t
-	return syscall.Stat(p, &st) == nil && st.Mode&syscall.S_IFMT == syscall.S_IFDIR && st.Nlink == 2
-}

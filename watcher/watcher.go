@@ -260,9 +260,6 @@ func fallbackHint(err error) string {
 // after since, when set.
 func (w *Watcher) addTree(rel string, now, since time.Time) error {
 	root := filepath.Join(w.dir, filepath.FromSlash(rel))
-	if now.IsZero() && since.IsZero() {
-		return w.addFolders(root, countsSubfolders(root))
-	}
 	return filepath.WalkDir(root, func(p string, d fs.DirEntry, err error) error {
 		if err != nil {
 			if errors.Is(err, fs.ErrNotExist) && p != root {
@@ -301,54 +298,6 @@ func (w *Watcher) addTree(rel string, now, since time.Time) error {
 		}
 		return nil
 	})
-}
-
-// addFolders watches root and every folder below it, as addTree does
-// when no file is to be recorded. A folder is watched before it is
-// looked at, so a folder made in it afterwards arrives as an event. With
-// leaf set (see countsSubfolders), a folder whose link count says it
-// holds no folder is not listed at all: a layer folder of 50,000
-// memories cost a tenth of a warm server start to read, for nothing.
-// Elsewhere folders are listed unsorted, which is all a watch needs.
-func (w *Watcher) addFolders(root string, leaf bool) error {
-	var walk func(p string) error
-	walk = func(p string) error {
-		r := w.rel(p)
-		if r != "." && hasDotPart(r) {
-			return nil
-		}
-		if err := w.fsw.Add(p); err != nil {
-			if errors.Is(err, fs.ErrNotExist) {
-				return nil // removed meanwhile; its event follows
-			}
-			return fmt.Errorf("watch %s: %w", p, err)
-		}
-		w.dirs[r] = true
-		if leaf && noSubfolders(p) {
-			return nil
-		}
-		f, err := os.Open(p)
-		if err != nil {
-			if errors.Is(err, fs.ErrNotExist) {
-				return nil
-			}
-			return fmt.Errorf("watch %s: %w", p, err)
-		}
-		entries, err := f.ReadDir(-1)
-		f.Close()
-		if err != nil && !errors.Is(err, fs.ErrNotExist) {
-			return fmt.Errorf("watch %s: %w", p, err)
-		}
-		for _, e := range entries {
-			if e.IsDir() {
-				if err := walk(filepath.Join(p, e.Name())); err != nil {
-					return err
-				}
-			}
-		}
-		return nil
-	}
-	return walk(root)
 }
 
 // rel turns an absolute path below the folder into a slash path.
