@@ -61,7 +61,7 @@ var ErrBadCache = errors.New("bad index cache")
 
 const (
 	cacheMagic   = "MVCACHE\x00"
-	cacheVersion = 3
+	cacheVersion = 4
 	// CacheDirName is the folder, inside the vault, that holds the index
 	// cache. The loader skips dot-folders, and the folder holds a
 	// .gitignore that ignores everything in it, so git never sees the
@@ -512,12 +512,16 @@ func (v *Vault) removeCacheTemps() {
 // section); a flag and, when set, the 32-byte build digest, the
 // memoryKey SHA-256 of each memory the build inserted (count, 32 bytes
 // each), how many DocIDs preferTracked gave away, the index snapshot
-// (length, bytes; see index.WriteTo); the body section (length,
+// (length, then a byte saying how many zero bytes follow so that the
+// snapshot starts at a multiple of 8 bytes into the file, which lets a
+// mapped cache's term tables be used in place, then the bytes; see
+// index.WriteTo); the body section (length,
 // the bodies back to back); finally the CRC-32 (IEEE) of everything
 // before it, as 4 bytes.
 func (v *Vault) encodeIndexCacheLocked(out io.Writer, res []loaded, bs buildSum) error {
 	crc := crc32.NewIEEE()
-	w := io.MultiWriter(out, crc)
+	var written countingWriter
+	w := io.MultiWriter(out, crc, &written)
 	var b []byte
 	var werr error
 	flush := func(force bool) {
@@ -614,6 +618,12 @@ func (v *Vault) encodeIndexCacheLocked(out io.Writer, res []loaded, bs buildSum)
 			return fmt.Errorf("index cache: %w", err)
 		}
 		uv(uint64(count))
+		// The snapshot starts at a multiple of 8 bytes into the file, so
+		// that a mapped cache's term tables are aligned to be used in
+		// place (see index.LoadSnapshot).
+		pad := (8 - (int(written)+len(b)+1)%8) % 8
+		b = append(b, byte(pad))
+		b = append(b, make([]byte, pad)...)
 		flush(true)
 		if werr == nil {
 			if n, err := v.ix.WriteTo(w); err != nil {
@@ -847,7 +857,11 @@ func decodeCheckedCache(data []byte, key string, maxSize int64) (*indexCache, er
 		copy(c.digest[:], r.bytes(sha256.Size))
 		c.keys = r.bytes(r.count(sha256.Size) * sha256.Size)
 		c.swaps = r.count(1)
-		c.snap = r.bytes(r.count(1))
+		n := r.count(1)
+		if pad := r.bytes(1); pad != nil && (pad[0] >= 8 || string(r.bytes(int(pad[0]))) != string(make([]byte, pad[0]))) {
+			r.fail("bad padding before the index")
+		}
+		c.snap = r.bytes(n)
 	case flag[0] != 0:
 		r.fail("bad index flag")
 	}

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"hash/crc32"
 	"io"
+	"unsafe"
 )
 
 // ErrSnapshot reports a snapshot that is not one WriteTo wrote: wrong
@@ -18,7 +19,7 @@ var ErrNotEmpty = errors.New("index: ReadFrom needs an empty index")
 
 const (
 	snapshotMagic   = "MVIX"
-	snapshotVersion = 2
+	snapshotVersion = 3
 	maxSnapshotDocs = 1 << 30
 )
 
@@ -30,12 +31,19 @@ const (
 //
 // Format, little endian: "MVIX", version (uvarint), slot count, live and
 // dead counts, total posting bytes; per slot its DocID (uint32), live flag
-// and four length codes; term count, then per term its text, df, last slot
-// and posting bytes; since version 2 the short-field terms of every slot
-// (the text's length and bytes, then one uvarint end offset per slot),
-// which version 1 rebuilt by decoding every posting list (half the time of
-// loading a 100k snapshot); finally the CRC-32 (IEEE) of everything
-// before it.
+// and four length codes; the vocabulary's 16-byte hash key; per shard of
+// the vocabulary its term count, slot count and text bytes (uvarints),
+// zero bytes up to a multiple of 8 from the start, the hash table's slots
+// as they are (head uint64, hash and id+1 uint32), each term's text offset
+// (uint32, one more than the terms), the texts, then per term its df, last
+// slot and posting bytes; the short-field terms of every slot (the text's
+// length and bytes, then one uvarint end offset per slot); finally the
+// CRC-32 (IEEE) of everything before it.
+//
+// Version 3 stores the hash tables, which version 2 rebuilt by hashing and
+// inserting every term (a third of loading a 100k snapshot); version 2
+// added the short-field terms, which version 1 rebuilt by decoding every
+// posting list.
 func (ix *Index) WriteTo(w io.Writer) (int64, error) {
 	cw := &countWriter{w: w}
 	bw := bufio.NewWriterSize(cw, 1<<16)
@@ -43,19 +51,17 @@ func (ix *Index) WriteTo(w io.Writer) (int64, error) {
 	out := io.MultiWriter(bw, crc)
 	var scratch [binary.MaxVarintLen64]byte
 	var err error
+	pos := 0 // bytes put so far
 	put := func(b []byte) {
 		if err == nil {
 			_, err = out.Write(b)
+			pos += len(b)
 		}
 	}
 	uv := func(v uint64) { put(binary.AppendUvarint(scratch[:0], v)) }
 
 	total := 0
-	nTerms := 0
-	ix.terms.each(func(p *postingList) {
-		total += len(p.data)
-		nTerms++
-	})
+	ix.terms.each(func(p *postingList) { total += len(p.data) })
 	put([]byte(snapshotMagic))
 	uv(snapshotVersion)
 	uv(uint64(len(ix.ids)))
@@ -75,14 +81,40 @@ func (ix *Index) WriteTo(w io.Writer) (int64, error) {
 		}
 		put(row)
 	}
-	uv(uint64(nTerms))
+	put(binary.LittleEndian.AppendUint64(scratch[:0], ix.terms.key[0]))
+	put(binary.LittleEndian.AppendUint64(scratch[:0], ix.terms.key[1]))
 	for sh := range ix.terms.shards {
 		t := &ix.terms.shards[sh]
+		arena := t.arena[:t.offs[t.n]]
+		uv(uint64(t.n))
+		uv(uint64(len(t.slots)))
+		uv(uint64(len(arena)))
+		// The slots and offsets start at a multiple of 8 bytes from the
+		// snapshot's start, so that a reader whose copy is aligned the
+		// same (a mapped cache places the snapshot so) uses them in place.
+		put(make([]byte, (8-pos%8)%8))
+		chunk := make([]byte, 0, 16<<10)
+		for k := range t.slots {
+			sl := &t.slots[k]
+			chunk = binary.LittleEndian.AppendUint64(chunk, sl.head)
+			chunk = binary.LittleEndian.AppendUint32(chunk, sl.hash)
+			chunk = binary.LittleEndian.AppendUint32(chunk, sl.id)
+			if len(chunk) == cap(chunk) {
+				put(chunk)
+				chunk = chunk[:0]
+			}
+		}
+		for _, o := range t.offs[:t.n+1] {
+			chunk = binary.LittleEndian.AppendUint32(chunk, o)
+			if len(chunk) == cap(chunk) {
+				put(chunk)
+				chunk = chunk[:0]
+			}
+		}
+		put(chunk)
+		put(arena)
 		for id := range t.n {
-			text := t.arena[t.offs[id]:t.offs[id+1]]
 			p := t.post(id)
-			uv(uint64(len(text)))
-			put(text)
 			uv(uint64(p.df))
 			uv(uint64(p.last))
 			uv(uint64(len(p.data)))
@@ -262,39 +294,18 @@ func (ix *Index) readSnapshot(data []byte) error {
 	}
 	ix.live, ix.dead = live, dead
 	recomputeSums(ix)
-
-	// Terms and their postings, each validated against the slots.
-	nTerms := int(sr.uv(uint64(len(body))))
-	// Hashes spread terms evenly over the shards: reserve each its share
-	// and a little more (texts average well under 16 bytes).
-	for i := range ix.terms.shards {
-		share := nTerms/numShards + nTerms/(8*numShards) + 16
-		ix.terms.shards[i].reserve(share, 16*share)
+	key := sr.next(16)
+	if sr.err != nil {
+		return sr.err
 	}
-	for k := 0; k < nTerms && sr.err == nil; k++ {
-		tl := int(sr.uv(maxCompoundBytes))
-		text := sr.next(tl)
-		df := uint32(sr.uv(uint64(nSlots)))
-		last := uint32(sr.uv(uint64(nSlots)))
-		p := postingList{df: df, last: last}
-		p.data = sr.next(int(sr.uv(uint64(len(body)))))
-		if sr.err != nil {
-			break
+	ix.terms.key = sipKey{binary.LittleEndian.Uint64(key), binary.LittleEndian.Uint64(key[8:])}
+
+	// Per shard its hash table, term texts and posting lists, each
+	// checked against the slots.
+	for sh := range ix.terms.shards {
+		if err := readTermTable(sr, &ix.terms.shards[sh], nSlots); err != nil {
+			return err
 		}
-		if tl == 0 {
-			return fmt.Errorf("%w: empty term", ErrSnapshot)
-		}
-		if err := p.validate(nSlots); err != nil {
-			return fmt.Errorf("%w: term %q: %w", ErrSnapshot, text, err)
-		}
-		h := ix.terms.hash(text)
-		t := &ix.terms.shards[shardOf(h)]
-		before := t.n
-		id := t.intern(h, text)
-		if t.n == before {
-			return fmt.Errorf("%w: term %q twice", ErrSnapshot, text)
-		}
-		*t.post(id) = p
 	}
 	short := sr.next(int(sr.uv(uint64(len(body)))))
 	offs := make([]uint32, 1, nSlots+1)
@@ -312,6 +323,117 @@ func (ix *Index) readSnapshot(data []byte) error {
 	}
 	ix.short = shortTerms{text: short, offs: offs}
 	return nil
+}
+
+// readTermTable reads one shard's term table into t, an empty one. The
+// slots and offsets are used in place when the snapshot's bytes are
+// aligned for them (and the machine is little endian), else copied.
+//
+// The checks make every later use safe: every occupied slot names a
+// distinct term, so a table with free slots (the load factor is checked)
+// ends every probe; the offsets cut the arena into terms of valid
+// lengths; posting lists decode within bounds. That a slot's hash and
+// head are its term's is not checked (it would mean hashing every term,
+// which is what storing the table saves): the snapshot's checksum
+// covers them, and a wrong one could only hide its term from look-ups.
+func readTermTable(sr *snapReader, t *termTable, nSlots int) error {
+	n := int(sr.uv(maxTerms))
+	size := int(sr.uv(maxTerms))
+	arenaLen := int(sr.uv(uint64(len(sr.b))))
+	sr.next((8 - sr.i%8) % 8)
+	slotBytes := sr.next(size * 16)
+	offBytes := sr.next((n + 1) * 4)
+	arena := sr.next(arenaLen)
+	if sr.err != nil {
+		return sr.err
+	}
+	if size < 1 || size&(size-1) != 0 || n*5 > size*4 {
+		return fmt.Errorf("%w: %d terms in %d slots", ErrSnapshot, n, size)
+	}
+	slots, shared := slotsOf(slotBytes)
+	offs := uint32sOf(offBytes)
+	seen := make([]uint64, (n+63)/64)
+	used := 0
+	for k := range slots {
+		id := slots[k].id
+		if id == 0 {
+			continue
+		}
+		if int(id) > n || seen[(id-1)/64]&(1<<((id-1)%64)) != 0 {
+			return fmt.Errorf("%w: slot %d holds term %d of %d", ErrSnapshot, k, id, n)
+		}
+		seen[(id-1)/64] |= 1 << ((id - 1) % 64)
+		used++
+	}
+	if used != n {
+		return fmt.Errorf("%w: %d slots for %d terms", ErrSnapshot, used, n)
+	}
+	if offs[0] != 0 || offs[n] != uint32(arenaLen) || int(offs[n]) != arenaLen {
+		return fmt.Errorf("%w: term offsets do not cover the texts", ErrSnapshot)
+	}
+	for id := range n {
+		if l := offs[id+1] - offs[id]; offs[id+1] < offs[id] || l == 0 || l > maxCompoundBytes {
+			return fmt.Errorf("%w: term %d has a bad length", ErrSnapshot, id)
+		}
+	}
+	t.slots, t.shared, t.offs, t.arena, t.n = slots, shared, offs, arena, uint32(n)
+	t.pages = t.pages[:0]
+	for id := range uint32(n) {
+		if id>>pageBits >= uint32(len(t.pages)) {
+			t.pages = append(t.pages, make([]postingList, 1<<pageBits))
+		}
+		df := uint32(sr.uv(uint64(nSlots)))
+		last := uint32(sr.uv(uint64(nSlots)))
+		p := postingList{df: df, last: last, data: sr.next(int(sr.uv(uint64(len(sr.b)))))}
+		if sr.err != nil {
+			return sr.err
+		}
+		if err := p.validate(nSlots); err != nil {
+			return fmt.Errorf("%w: term %q: %w", ErrSnapshot, arena[offs[id]:offs[id+1]], err)
+		}
+		*t.post(id) = p
+	}
+	return nil
+}
+
+// A slot in a snapshot is its head, hash and id, 16 bytes little endian:
+// termSlot's layout, which slotsOf relies on.
+var _ = [1]struct{}{}[unsafe.Sizeof(termSlot{})-16+unsafe.Offsetof(termSlot{}.id)-12]
+
+// maxTerms bounds a shard's term and slot counts in a snapshot.
+const maxTerms = 1 << 31
+
+// littleEndian reports whether the machine stores integers as the
+// snapshot does, so that its tables can be used in place.
+var littleEndian = binary.NativeEndian.Uint16([]byte{1, 0}) == 1
+
+// slotsOf returns the term slots b holds, little endian, and true when
+// they are b itself (read-only then), false when copied.
+func slotsOf(b []byte) ([]termSlot, bool) {
+	n := len(b) / 16
+	if littleEndian && n > 0 && uintptr(unsafe.Pointer(&b[0]))%unsafe.Alignof(termSlot{}) == 0 {
+		return unsafe.Slice((*termSlot)(unsafe.Pointer(&b[0])), n), true
+	}
+	slots := make([]termSlot, n)
+	for k := range slots {
+		r := b[k*16:]
+		slots[k] = termSlot{head: binary.LittleEndian.Uint64(r), hash: binary.LittleEndian.Uint32(r[8:]), id: binary.LittleEndian.Uint32(r[12:])}
+	}
+	return slots, false
+}
+
+// uint32sOf returns the little-endian uint32s b holds, as b itself when
+// it can; either way without spare capacity, so appending copies.
+func uint32sOf(b []byte) []uint32 {
+	n := len(b) / 4
+	if littleEndian && n > 0 && uintptr(unsafe.Pointer(&b[0]))%4 == 0 {
+		return unsafe.Slice((*uint32)(unsafe.Pointer(&b[0])), n)
+	}
+	out := make([]uint32, n)
+	for k := range out {
+		out[k] = binary.LittleEndian.Uint32(b[k*4:])
+	}
+	return out
 }
 
 // validShort checks that the short-term lists end where offs says, each

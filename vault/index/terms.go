@@ -1,8 +1,8 @@
 package index
 
 import (
+	"crypto/rand"
 	"encoding/binary"
-	"hash/maphash"
 	"slices"
 )
 
@@ -21,6 +21,10 @@ type termTable struct {
 	pages [][]postingList
 	n     uint32
 	slab  []byte // carved into the first buffer of each new posting list
+	// shared says slots is read-only memory (a mapped snapshot's): the
+	// first term added copies it. arena and offs may be too; they have
+	// no spare capacity, so appending to them copies them.
+	shared bool
 }
 
 type termSlot struct {
@@ -90,21 +94,26 @@ const (
 // bits place it within the table).
 func shardOf(h uint64) int { return int(h >> (64 - shardBits)) }
 
-// vocabulary is the sharded term dictionary of an index.
+// vocabulary is the sharded term dictionary of an index. Its hash is
+// keyed with a random key of its own, which a snapshot records: the
+// process that loads it takes the key with the tables, and finds terms
+// where the writer placed them.
 type vocabulary struct {
-	seed   maphash.Seed
+	key    sipKey
 	shards [numShards]termTable
 }
 
 func newVocabulary() *vocabulary {
-	v := &vocabulary{seed: maphash.MakeSeed()}
+	var b [16]byte
+	rand.Read(b[:]) // never fails (crypto/rand)
+	v := &vocabulary{key: sipKey{binary.LittleEndian.Uint64(b[:8]), binary.LittleEndian.Uint64(b[8:])}}
 	for i := range v.shards {
 		v.shards[i] = newTermTable()
 	}
 	return v
 }
 
-func (v *vocabulary) hash(b []byte) uint64 { return maphash.Bytes(v.seed, b) }
+func (v *vocabulary) hash(b []byte) uint64 { return sip13(v.key, b) }
 
 // get returns the posting list of term s, or nil; safe for concurrent
 // readers.
@@ -131,10 +140,13 @@ func (t *termTable) intern(h uint64, b []byte) uint32 {
 		t.grow()
 	}
 	i, ok := t.find(h, b)
-	s := &t.slots[i]
 	if ok {
-		return s.id - 1
+		return t.slots[i].id - 1
 	}
+	if t.shared {
+		t.slots, t.shared = slices.Clone(t.slots), false
+	}
+	s := &t.slots[i]
 	id := t.n
 	t.n++
 	*s = termSlot{head: headOf(b), hash: uint32(h), id: id + 1}
@@ -167,7 +179,7 @@ func (t *termTable) grow() { t.growTo(2 * len(t.slots)) }
 // growTo moves the slots into an array of size slots, a power of two.
 func (t *termTable) growTo(size int) {
 	old := t.slots
-	t.slots = make([]termSlot, size)
+	t.slots, t.shared = make([]termSlot, size), false
 	mask := uint32(len(t.slots) - 1)
 	for k := range old {
 		s := &old[k]
@@ -179,24 +191,6 @@ func (t *termTable) growTo(size int) {
 			i = (i + 1) & mask
 		}
 		t.slots[i] = *s
-	}
-}
-
-// reserve makes room for n more terms of about textBytes bytes in all, so
-// that adding them neither grows the slot array step by step nor copies
-// the arena: loading a snapshot of a large vault otherwise left as much
-// garbage as the table it built.
-func (t *termTable) reserve(n, textBytes int) {
-	want := len(t.slots)
-	for (int(t.n)+n+1)*5 > want*4 {
-		want *= 2
-	}
-	if want > len(t.slots) {
-		t.growTo(want)
-	}
-	if n > 0 {
-		t.arena = slices.Grow(t.arena, textBytes)
-		t.offs = slices.Grow(t.offs, n)
 	}
 }
 
