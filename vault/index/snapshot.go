@@ -464,11 +464,18 @@ func (p *postingList) validate(nSlots int) error {
 	b := p.data
 	slot, count := uint64(0), uint32(0)
 	for i := 0; i < len(b); {
-		v, n := binary.Uvarint(b[i:])
-		if n <= 0 {
-			return errors.New("bad posting")
+		// Most uvarints here are one byte: read those inline.
+		v := uint64(b[i])
+		if v < 0x80 {
+			i++
+		} else {
+			x, n := binary.Uvarint(b[i:])
+			if n <= 0 {
+				return errors.New("bad posting")
+			}
+			v = x
+			i += n
 		}
-		i += n
 		if count > 0 && v>>1 == 0 {
 			return errors.New("slots not increasing")
 		}
@@ -477,16 +484,20 @@ func (p *postingList) validate(nSlots int) error {
 			return errors.New("slot out of range")
 		}
 		if v&1 != 0 {
-			if i+3 > len(b) {
-				return errors.New("truncated posting")
-			}
 			i += 3
 		}
-		tf, n := binary.Uvarint(b[i:])
-		if n <= 0 || tf > maxTF {
-			return errors.New("bad term frequency")
+		if i >= len(b) {
+			return errors.New("truncated posting")
 		}
-		i += n
+		if b[i] < 0x80 {
+			i++
+		} else {
+			tf, n := binary.Uvarint(b[i:])
+			if n <= 0 || tf > maxTF {
+				return errors.New("bad term frequency")
+			}
+			i += n
+		}
 		count++
 	}
 	if count != p.df {

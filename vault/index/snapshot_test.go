@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"hash/crc32"
+	"math/rand/v2"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
@@ -237,4 +238,40 @@ func FuzzReadFrom(f *testing.F) {
 		loaded.Put(1<<20, Doc{Title: "订单 deploy", Body: "OrderCreated 3.8"})
 		loaded.Search(Query{Text: "订单 deploy"})
 	})
+}
+
+// TestPostingValidate checks the posting list check a snapshot load
+// relies on: lists that add writes pass, with every kind of posting (one-
+// and two-byte tfs, field tfs, long slot gaps), and every cut short or
+// reaching past the slots fails.
+func TestPostingValidate(t *testing.T) {
+	rng := rand.New(rand.NewPCG(1, 2))
+	for round := range 200 {
+		var p postingList
+		slot := uint32(0)
+		for k := range 1 + rng.IntN(40) {
+			if k > 0 || rng.IntN(2) == 0 {
+				slot += 1 + uint32(rng.IntN(1<<uint(1+rng.IntN(20))))
+			}
+			var tf [numFields]uint8
+			tf[fieldBody] = uint8(rng.IntN(256))
+			if rng.IntN(3) == 0 {
+				tf[fieldTitle], tf[fieldTags] = 1+uint8(rng.IntN(255)), uint8(rng.IntN(256))
+			}
+			p.add(slot, tf)
+		}
+		nSlots := int(slot) + 1
+		if err := p.validate(nSlots); err != nil {
+			t.Fatalf("round %d: a list add wrote fails: %v", round, err)
+		}
+		if err := p.validate(nSlots - 1); err == nil {
+			t.Fatalf("round %d: a slot past the end passes", round)
+		}
+		for cut := range len(p.data) {
+			q := postingList{data: p.data[:cut], df: p.df, last: p.last}
+			if err := q.validate(nSlots); err == nil {
+				t.Fatalf("round %d: the list cut to %d of %d bytes passes", round, cut, len(p.data))
+			}
+		}
+	}
 }
