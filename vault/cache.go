@@ -147,14 +147,10 @@ func (v *Vault) loadCached(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
-	byRel := make(map[string]*loaded, len(res))
-	for i := range res {
-		byRel[res[i].rel] = &res[i]
-	}
 	built := slices.Clone(b.entries) // preferTracked changes the installed ones
 	v.installBuilt(b)
 	swaps := v.preferTracked(ctx, b.skipped)
-	bs := buildDigest(built, swaps, byRel)
+	bs := buildDigest(built, swaps, res)
 	rebuilt, patched := false, 0
 	if c != nil {
 		var ix *index.Index
@@ -233,17 +229,24 @@ func patchLimit(n int) int { return max(4, n/10) }
 // buildDigest names what an index build consumes: the memories inserted,
 // in order, each by its memoryKey, then the DocIDs preferTracked gave to
 // other files. pure is false when some memory is not one the load read
-// (a stale last version): such a build is never cached.
-func buildDigest(built []*Memory, swaps []index.DocID, byRel map[string]*loaded) buildSum {
+// (a stale last version): such a build is never cached. res holds the
+// files the load read, in path order, the order of built too; their
+// keys were hashed as they were read (see loaded.key).
+func buildDigest(built []*Memory, swaps []index.DocID, res []loaded) buildSum {
 	bs := buildSum{keys: make([]byte, 0, len(built)*sha256.Size), swaps: len(swaps)}
-	var buf []byte
+	j := 0
 	for _, m := range built {
-		r := byRel[m.Path]
-		if r == nil || r.mem != m || m.Stale {
+		for j < len(res) && res[j].rel < m.Path {
+			j++
+		}
+		if j == len(res) || res[j].rel != m.Path {
 			return buildSum{}
 		}
-		buf = memoryKey(buf[:0], r)
-		k := sha256.Sum256(buf)
+		r := &res[j]
+		if r.mem != m || m.Stale {
+			return buildSum{}
+		}
+		k := r.memoryKeySum()
 		bs.keys = append(bs.keys, k[:]...)
 	}
 	h := sha256.New()
@@ -255,6 +258,23 @@ func buildDigest(built []*Memory, swaps []index.DocID, byRel map[string]*loaded)
 	copy(bs.digest[:], h.Sum(nil))
 	bs.pure = true
 	return bs
+}
+
+// memoryKeySum is the SHA-256 of r's memoryKey: r.key when the reader
+// set it.
+func (r *loaded) memoryKeySum() [sha256.Size]byte {
+	if r.keyed {
+		return r.key
+	}
+	var buf [256]byte
+	return sha256.Sum256(memoryKey(buf[:0], r))
+}
+
+// setKey hashes r's memoryKey into r.key, on the reader's goroutine: a
+// build digest then costs no pass over the files of its own.
+func (r *loaded) setKey() {
+	var buf [256]byte
+	r.key, r.keyed = sha256.Sum256(memoryKey(buf[:0], r)), true
 }
 
 // memoryKey appends to buf what the index of one memory is made of: its
@@ -389,7 +409,9 @@ func (v *Vault) readCachedFile(ctx context.Context, rel string, c *indexCache, r
 	if rec := c.lookup(rel); rec != nil {
 		st, ok := rs.files.statKey(rs.lastDir, name)
 		if ok && rec.st == st && max(st.mtime, st.ctime) < c.written {
-			return loaded{rel: rel, mem: rec.mem, st: st, stOK: true, sum: rec.sum, mod: st.mtime}
+			r := loaded{rel: rel, mem: rec.mem, st: st, stOK: true, sum: rec.sum, mod: st.mtime}
+			r.setKey()
+			return r
 		}
 	}
 	return v.readFile(ctx, rel, rs)

@@ -43,6 +43,9 @@ type loaded struct {
 	mod   int64
 	head  *[sha256.Size]byte
 	fresh bool // read now, not taken from the cache
+	// key is the SHA-256 of memoryKey (see buildDigest), when keyed.
+	key   [sha256.Size]byte
+	keyed bool
 }
 
 // scan lists the memory files of the vault, relative to dir with slashes,
@@ -351,6 +354,9 @@ func (v *Vault) readFile(ctx context.Context, rel string, rs *readerState) loade
 				res.head = &sum
 			}
 		}
+	}
+	if v.cacheKey != "" && res.mem != nil {
+		res.setKey()
 	}
 	return res
 }
