@@ -4,6 +4,8 @@ import (
 	"crypto/rand"
 	"encoding/binary"
 	"slices"
+	"sync"
+	"sync/atomic"
 )
 
 // termTable maps index terms to dense ids and their posting lists. It is
@@ -25,6 +27,64 @@ type termTable struct {
 	// first term added copies it. arena and offs may be too; they have
 	// no spare capacity, so appending to them copies them.
 	shared bool
+	// lazy, when not nil, says which posting lists a snapshot gave were
+	// validated yet.
+	lazy *lazyCheck
+}
+
+// lazyCheck validates a loaded snapshot's posting lists as they are first
+// read, instead of all of them at load: a recall reads a few dozen of
+// hundreds of thousands. Readers call ok concurrently, so its bitsets are
+// atomic; a list found bad reads as absent (it cannot come from a
+// snapshot WriteTo wrote, whose checksum held). Anything that changes the
+// table first calls checkAll, under the exclusion writers have, which
+// empties the bad lists and drops the lazyCheck.
+type lazyCheck struct {
+	nSlots    int
+	done, bad []atomic.Uint64 // bit id: validated; found bad
+}
+
+func newLazyCheck(terms, nSlots int) *lazyCheck {
+	w := (terms + 63) / 64
+	return &lazyCheck{nSlots: nSlots, done: make([]atomic.Uint64, w), bad: make([]atomic.Uint64, w)}
+}
+
+// ok validates the list p of term id if that was not done yet, and
+// reports whether it is sound.
+func (l *lazyCheck) ok(id uint32, p *postingList) bool {
+	w, bit := id/64, uint64(1)<<(id%64)
+	if l.done[w].Load()&bit == 0 {
+		if p.validate(l.nSlots) != nil {
+			l.bad[w].Or(bit)
+		}
+		l.done[w].Or(bit)
+	}
+	return l.bad[w].Load()&bit == 0
+}
+
+// list returns the posting list of term id, or nil when it is one a
+// snapshot gave and it is bad. Safe for concurrent readers.
+func (t *termTable) list(id uint32) *postingList {
+	p := t.post(id)
+	if t.lazy != nil && !t.lazy.ok(id, p) {
+		return nil
+	}
+	return p
+}
+
+// checkAll validates every list not validated yet and empties the bad
+// ones, so that the table can be changed and iterated freely. The caller
+// excludes readers, as for any change.
+func (t *termTable) checkAll() {
+	if t.lazy == nil {
+		return
+	}
+	for id := range t.n {
+		if p := t.post(id); !t.lazy.ok(id, p) {
+			*p = postingList{}
+		}
+	}
+	t.lazy = nil
 }
 
 type termSlot struct {
@@ -80,7 +140,7 @@ func (t *termTable) lookup(h uint64, b []byte) *postingList {
 	if !ok {
 		return nil
 	}
-	return t.post(t.slots[i].id - 1)
+	return t.list(t.slots[i].id - 1)
 }
 
 // numShards splits the vocabulary by hash so that PutBatch can insert
@@ -125,6 +185,24 @@ func (v *vocabulary) get(s string) *postingList {
 	b := append(buf[:0], s...)
 	h := v.hash(b)
 	return v.shards[shardOf(h)].lookup(h, b)
+}
+
+// checkAll validates what is left to validate of a loaded snapshot's
+// posting lists (see lazyCheck), on all cores: the shards are
+// independent. Every change to the index calls it first.
+func (v *vocabulary) checkAll() {
+	lazy := false
+	for i := range v.shards {
+		lazy = lazy || v.shards[i].lazy != nil
+	}
+	if !lazy {
+		return
+	}
+	var wg sync.WaitGroup
+	for i := range v.shards {
+		wg.Go(v.shards[i].checkAll)
+	}
+	wg.Wait()
 }
 
 // each calls fn for every posting list.
