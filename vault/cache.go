@@ -100,11 +100,16 @@ func (c *indexCache) lookup(rel string) *cacheRecord {
 	if c == nil {
 		return nil
 	}
-	i := sort.Search(len(c.recs), func(i int) bool { return c.recs[i].rel >= rel })
-	if i < len(c.recs) && c.recs[i].rel == rel {
+	if i := c.search(rel); i < len(c.recs) && c.recs[i].rel == rel {
 		return &c.recs[i]
 	}
 	return nil
+}
+
+// search returns the index of the first record whose path is not before
+// rel.
+func (c *indexCache) search(rel string) int {
+	return sort.Search(len(c.recs), func(i int) bool { return c.recs[i].rel >= rel })
 }
 
 // cachePath is the vault's index cache file, or "" when it has none.
@@ -385,11 +390,23 @@ func (v *Vault) readCachedFiles(ctx context.Context, rels []string, c *indexCach
 		wg.Go(func() {
 			var rs readerState
 			defer rs.files.close()
-			for i := w * len(rels) / workers; i < (w+1)*len(rels)/workers; i++ {
+			from, to := w*len(rels)/workers, (w+1)*len(rels)/workers
+			// rels and the records are both in path order: one search
+			// finds where this worker's files start, then a cursor
+			// follows them.
+			j := c.search(rels[from])
+			for i := from; i < to; i++ {
 				if ctx.Err() != nil {
 					return
 				}
-				res[i] = v.readCachedFile(ctx, rels[i], c, &rs)
+				for j < len(c.recs) && c.recs[j].rel < rels[i] {
+					j++
+				}
+				var rec *cacheRecord
+				if j < len(c.recs) && c.recs[j].rel == rels[i] {
+					rec = &c.recs[j]
+				}
+				res[i] = v.readCachedFile(ctx, rels[i], rec, c.written, &rs)
 			}
 		})
 	}
@@ -397,18 +414,19 @@ func (v *Vault) readCachedFiles(ctx context.Context, rels []string, c *indexCach
 	return res, ctx.Err()
 }
 
-// readCachedFile is readFile that takes the file's memory from c when c
-// records it and its stat data is unchanged, and the file was not changed
-// at or after the cache was written (then a second change within the file
-// system's timestamp granularity could leave the stat data as it was).
-func (v *Vault) readCachedFile(ctx context.Context, rel string, c *indexCache, rs *readerState) loaded {
+// readCachedFile is readFile that takes the file's memory from rec, the
+// cache's record of rel if any, when its stat data is unchanged, and the
+// file was not changed at or after the cache was written (then a second
+// change within the file system's timestamp granularity could leave the
+// stat data as it was).
+func (v *Vault) readCachedFile(ctx context.Context, rel string, rec *cacheRecord, written int64, rs *readerState) loaded {
 	dir, name := path.Split(rel)
 	if dir != rs.lastRel || rs.lastDir == "" {
 		rs.lastRel, rs.lastDir = dir, filepath.Join(v.dir, filepath.FromSlash(dir))
 	}
-	if rec := c.lookup(rel); rec != nil {
+	if rec != nil {
 		st, ok := rs.files.statKey(rs.lastDir, name)
-		if ok && rec.st == st && max(st.mtime, st.ctime) < c.written {
+		if ok && rec.st == st && max(st.mtime, st.ctime) < written {
 			r := loaded{rel: rel, mem: rec.mem, st: st, stOK: true, sum: rec.sum, mod: st.mtime}
 			r.setKey()
 			return r
