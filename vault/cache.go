@@ -427,7 +427,7 @@ func (v *Vault) readCachedFile(ctx context.Context, rel string, rec *cacheRecord
 	if rec != nil {
 		st, ok := rs.files.statKey(rs.lastDir, name)
 		if ok && rec.st == st && max(st.mtime, st.ctime) < written {
-			r := loaded{rel: rel, mem: rec.mem, st: st, stOK: true, sum: rec.sum, mod: st.mtime}
+			r := loaded{rel: rel, mem: rec.mem, st: st, stOK: true, sum: rec.sum, mod: st.mtime, mapped: true}
 			r.setKey()
 			return r
 		}

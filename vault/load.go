@@ -43,6 +43,9 @@ type loaded struct {
 	mod   int64
 	head  *[sha256.Size]byte
 	fresh bool // read now, not taken from the cache
+	// mapped says mem came from the index cache: its strings point into
+	// the cache's data, not into copies of their own.
+	mapped bool
 	// key is the SHA-256 of memoryKey (see buildDigest), when keyed.
 	key   [sha256.Size]byte
 	keyed bool
