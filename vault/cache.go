@@ -91,8 +91,9 @@ type indexCache struct {
 	keys  []byte
 	swaps int
 	// drop lets the memory the cache file takes be reclaimed: what is
-	// read from it later is read again (see mapCacheFile).
-	drop func()
+	// read from it later is read again (see mapCacheFile). release
+	// unmaps it, while nothing points into it yet.
+	drop, release func()
 }
 
 // lookup returns the record of rel, or nil.
@@ -127,11 +128,34 @@ func (v *Vault) cachePath() string {
 // a usable cache it is Reload's pipelined load that also notes what the
 // cache records. The cache is rewritten when it lacked something.
 func (v *Vault) loadCached(ctx context.Context) error {
+	// The cache is read and checked while the folders are listed, and
+	// its index loaded while the files are checked against it: listing
+	// and stat'ing wait on the file system, the rest works the CPU, and
+	// the machine may have a core to spare. The index is used only if
+	// this load's build turns out to be the cache's, or close to it.
+	cached := make(chan *indexCache, 1)
+	go func() { cached <- v.readIndexCache() }()
 	rels, err := scan(ctx, v.dir)
+	c := <-cached
 	if err != nil {
+		if c != nil {
+			c.release()
+		}
 		return err
 	}
-	c := v.readIndexCache()
+	var snapIx *index.Index
+	snapDone := make(chan struct{})
+	if c != nil && c.snap != nil {
+		go func() {
+			defer close(snapDone)
+			if ix := index.New(); ix.LoadSnapshot(c.snap) == nil {
+				snapIx = ix
+			}
+		}()
+	} else {
+		close(snapDone)
+	}
+	defer func() { <-snapDone }() // an error below leaves it running
 	var res []loaded
 	var b *builder
 	if c == nil {
@@ -159,13 +183,13 @@ func (v *Vault) loadCached(ctx context.Context) error {
 	rebuilt, patched := false, 0
 	if c != nil {
 		var ix *index.Index
-		if bs.pure && c.snap != nil && c.digest == bs.digest {
-			ix = index.New()
-			if ix.LoadSnapshot(c.snap) != nil || ix.Len() != len(built) {
-				ix = nil
+		<-snapDone
+		if bs.pure && snapIx != nil && c.digest == bs.digest {
+			if snapIx.Len() == len(built) {
+				ix = snapIx
 			}
-		} else if bs.pure && c.snap != nil {
-			ix, patched = patchSnapshot(c, bs, built)
+		} else if bs.pure && snapIx != nil {
+			ix, patched = patchSnapshot(c, snapIx, bs, built)
 		}
 		if ix == nil {
 			// The same insertions, in the same order, as Reload.
@@ -297,17 +321,17 @@ func memoryKey(buf []byte, r *loaded) []byte {
 	return append(buf, 0)
 }
 
-// patchSnapshot is the index of built made from c's snapshot, whose build
-// differs from this one in a few memories: the unchanged memories keep
-// their documents under their new DocIDs, the others are dropped or
-// analysed again, and the index is laid out as a fresh build lays it out
-// (see index.Patch). It returns nil, and 0, when the difference is too
+// patchSnapshot is the index of built made from ix, c's snapshot as
+// loaded (the patch changes it), whose build differs from this one in a
+// few memories: the unchanged memories keep their documents under their
+// new DocIDs, the others are dropped or analysed again, and the index is
+// laid out as a fresh build lays it out (see index.Patch). It returns nil, and 0, when the difference is too
 // large to be worth it, or when either build gave DocIDs to tracked files
 // (preferTracked's re-insertions leave a layout no patch reproduces).
 // Otherwise the second result is how many documents it dropped or put,
 // whichever is more: about how many memories were added, removed or
 // changed.
-func patchSnapshot(c *indexCache, bs buildSum, built []*Memory) (*index.Index, int) {
+func patchSnapshot(c *indexCache, ix *index.Index, bs buildSum, built []*Memory) (*index.Index, int) {
 	if bs.swaps != 0 || c.swaps != 0 {
 		return nil, 0
 	}
@@ -335,8 +359,7 @@ func patchSnapshot(c *indexCache, bs buildSum, built []*Memory) (*index.Index, i
 	if n == 0 || n > patchLimit(max(len(built), old)) {
 		return nil, 0
 	}
-	ix := index.New()
-	if ix.LoadSnapshot(c.snap) != nil || ix.Len() != old {
+	if ix.Len() != old {
 		return nil, 0
 	}
 	ix.Patch(func(d index.DocID) (index.DocID, bool) {
@@ -469,7 +492,7 @@ func (v *Vault) readIndexCache() *indexCache {
 		release()
 		return nil
 	}
-	c.written, c.drop = written, func() { drop(data) }
+	c.written, c.drop, c.release = written, func() { drop(data) }, release
 	return c
 }
 
