@@ -5,6 +5,7 @@ import (
 	"context"
 	"crypto/sha256"
 	"encoding/binary"
+	"encoding/hex"
 	"errors"
 	"fmt"
 	"hash/crc32"
@@ -265,16 +266,16 @@ func buildDigest(built []*Memory, swaps []index.DocID, res []loaded) buildSum {
 	bs := buildSum{keys: make([]byte, 0, len(built)*sha256.Size), swaps: len(swaps)}
 	j := 0
 	for _, m := range built {
-		for j < len(res) && res[j].rel < m.Path {
+		// The file m was read from, passing the files that gave no
+		// memory indexed; a file of m's path with another memory (a
+		// stale last version) makes the build impure.
+		for j < len(res) && res[j].mem != m && res[j].rel < m.Path {
 			j++
 		}
-		if j == len(res) || res[j].rel != m.Path {
+		if j == len(res) || res[j].mem != m || m.Stale {
 			return buildSum{}
 		}
 		r := &res[j]
-		if r.mem != m || m.Stale {
-			return buildSum{}
-		}
 		k := r.memoryKeySum()
 		bs.keys = append(bs.keys, k[:]...)
 	}
@@ -422,8 +423,12 @@ func (v *Vault) readCachedFiles(ctx context.Context, rels []string, c *indexCach
 				if ctx.Err() != nil {
 					return
 				}
-				for j < len(c.recs) && c.recs[j].rel < rels[i] {
-					j++
+				// Usually the next record is the file's: one equality
+				// test, no ordering comparison.
+				if j < len(c.recs) && c.recs[j].rel != rels[i] {
+					for j < len(c.recs) && c.recs[j].rel < rels[i] {
+						j++
+					}
 				}
 				var rec *cacheRecord
 				if j < len(c.recs) && c.recs[j].rel == rels[i] {
@@ -753,10 +758,11 @@ func (c *countingWriter) Write(p []byte) (int, error) {
 // string over the whole buffer: the memories restored from a cache share
 // its memory instead of each holding copies.
 type cacheReader struct {
-	b   []byte
-	s   string // the same bytes as b
-	i   int
-	err error
+	b     []byte
+	s     string // the same bytes as b
+	i     int
+	err   error
+	arena []string // what strs hands out next
 }
 
 func (r *cacheReader) fail(format string, args ...any) {
@@ -827,7 +833,13 @@ func (r *cacheReader) strs() []string {
 	if n == 0 {
 		return nil
 	}
-	out := make([]string, n)
+	// Carved from a shared block, without spare capacity: an append to
+	// one copies it rather than overwrite the next.
+	if n > len(r.arena) {
+		r.arena = make([]string, max(n, 4096))
+	}
+	out := r.arena[:n:n]
+	r.arena = r.arena[n:]
 	for i := range out {
 		out[i] = r.str()
 	}
@@ -888,12 +900,17 @@ func decodeCheckedCache(data []byte, key string, maxSize int64) (*indexCache, er
 	c.recs = make([]cacheRecord, r.count(1+4+sha256.Size+20))
 	type span struct{ off, n uint64 }
 	bodies := make([]span, len(c.recs))
+	// The memories and their short hashes are allocated together, two
+	// allocations instead of 200k: a vault keeps them all anyway.
+	mems := make([]Memory, len(c.recs))
+	hashes := make([]byte, len(c.recs)*hashLen)
 	for i := range c.recs {
 		rec := &c.recs[i]
 		rec.rel = r.str()
 		rec.st = statKey{size: r.sv(), mtime: r.sv(), ctime: r.sv(), ino: r.uv()}
 		copy(rec.sum[:], r.bytes(sha256.Size))
-		m := &Memory{ID: r.str(), Title: r.str(), Layer: Layer(r.uv()), Importance: int(r.sv()),
+		m := &mems[i]
+		*m = Memory{ID: r.str(), Title: r.str(), Layer: Layer(r.uv()), Importance: int(r.sv()),
 			Tags: r.strs(), Aliases: r.strs(), CreatedAt: r.tm(), UpdatedAt: r.tm(), EffectiveAt: r.tm(),
 			ExpiresAt: r.tm(), Status: Status(r.str()), Supersedes: r.strs(), Links: r.strs(), Refs: r.strs(),
 			VerifiedAt: r.tm(), Source: Source{Client: r.str(), Kind: r.str()}, Version: int(r.sv())}
@@ -911,7 +928,9 @@ func decodeCheckedCache(data []byte, key string, maxSize int64) (*indexCache, er
 			r.fail("record %q is not a memory the loader makes", rec.rel)
 			break
 		}
-		m.Path, m.Hash = rec.rel, hashOfSum(&rec.sum)
+		h := hashes[i*hashLen : (i+1)*hashLen]
+		hex.Encode(h, rec.sum[:hashLen/2])
+		m.Path, m.Hash = rec.rel, unsafe.String(&h[0], hashLen) // h never changes
 		rec.mem = m
 	}
 	switch flag := r.bytes(1); {

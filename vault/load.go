@@ -546,8 +546,11 @@ func contentHash(data []byte) string {
 
 // hashOfSum is contentHash of the bytes whose SHA-256 is sum.
 func hashOfSum(sum *[sha256.Size]byte) string {
-	return hex.EncodeToString(sum[:8])
+	return hex.EncodeToString(sum[:hashLen/2])
 }
+
+// hashLen is the length of a Memory.Hash: 8 bytes of SHA-256 in hex.
+const hashLen = 16
 
 // mergeTags joins front-matter tags and inline #tags, dropping duplicates
 // (case-insensitively) and keeping first spellings.
