@@ -415,6 +415,7 @@ func (v *Vault) readCachedFiles(ctx context.Context, rels []string, c *indexCach
 			var rs readerState
 			defer rs.files.close()
 			from, to := w*len(rels)/workers, (w+1)*len(rels)/workers
+			prefaultLoaded(res[from:to])
 			// rels and the records are both in path order: one search
 			// finds where this worker's files start, then a cursor
 			// follows them.
@@ -440,6 +441,20 @@ func (v *Vault) readCachedFiles(ctx context.Context, rels []string, c *indexCach
 	}
 	wg.Wait()
 	return res, ctx.Err()
+}
+
+// prefaultLoaded writes a number into every element of res, a fresh
+// allocation, before anything stores pointers there. While the garbage
+// collector runs, storing a pointer first reads the old one (the write
+// barrier); the first touch of a fresh page being a read, the kernel maps
+// its shared zero page, and the store that follows copies it and flushes
+// the old mapping from every core running the process (a TLB shootdown,
+// which perf showed costing more than the stores). A plain number needs
+// no barrier: written first, each page is simply allocated.
+func prefaultLoaded(res []loaded) {
+	for i := range res {
+		res[i].mod = 0
+	}
 }
 
 // readCachedFile is readFile that takes the file's memory from rec, the
@@ -837,6 +852,12 @@ func (r *cacheReader) strs() []string {
 	// one copies it rather than overwrite the next.
 	if n > len(r.arena) {
 		r.arena = make([]string, max(n, 4096))
+		for k := range r.arena { // see prefaultLoaded; a length is a number
+			(*struct {
+				p unsafe.Pointer
+				n int
+			})(unsafe.Pointer(&r.arena[k])).n = 0
+		}
 	}
 	out := r.arena[:n:n]
 	r.arena = r.arena[n:]
@@ -904,6 +925,9 @@ func decodeCheckedCache(data []byte, key string, maxSize int64) (*indexCache, er
 	// allocations instead of 200k: a vault keeps them all anyway.
 	mems := make([]Memory, len(c.recs))
 	hashes := make([]byte, len(c.recs)*hashLen)
+	for i := range mems { // see prefaultLoaded
+		mems[i].Version, c.recs[i].st.size = 0, 0
+	}
 	for i := range c.recs {
 		rec := &c.recs[i]
 		rec.rel = r.str()

@@ -398,7 +398,15 @@ func readTermTable(sr *snapReader, t *termTable, nSlots int) error {
 	t.pages = t.pages[:0]
 	for id := range uint32(n) {
 		if id>>pageBits >= uint32(len(t.pages)) {
-			t.pages = append(t.pages, make([]postingList, 1<<pageBits))
+			page := make([]postingList, 1<<pageBits)
+			// Numbers first: a fresh page whose first touch is the
+			// write barrier's read of a pointer gets the zero page,
+			// and the write after it copies it and flushes every
+			// core's mapping of it.
+			for k := range page {
+				page[k].df = 0
+			}
+			t.pages = append(t.pages, page)
 		}
 		df := uint32(sr.uv(uint64(nSlots)))
 		last := uint32(sr.uv(uint64(nSlots)))
