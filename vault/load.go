@@ -12,7 +12,6 @@ import (
 	"path/filepath"
 	"runtime"
 	"slices"
-	"sort"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -97,6 +96,9 @@ func scanWith(ctx context.Context, dir string, sawTemp *atomic.Bool) ([]string, 
 		wg.Go(func() {
 			defer func() { <-sem }()
 			found[i], errs[i] = w.walk(sub)
+			// Sorted here, on all cores; joined in order below, the
+			// lists are usually sorted as a whole.
+			slices.Sort(found[i])
 		})
 	}
 	wg.Wait()
@@ -105,10 +107,19 @@ func scanWith(ctx context.Context, dir string, sawTemp *atomic.Bool) ([]string, 
 			return fail(err)
 		}
 	}
-	for _, f := range found {
-		rels = append(rels, f...)
+	slices.Sort(rels)
+	parts := make([]int, len(subdirs))
+	for i := range parts {
+		parts[i] = i
 	}
-	sort.Strings(rels)
+	// In the order of their paths' prefixes: "a-b/" sorts before "a/".
+	slices.SortFunc(parts, func(i, j int) int { return strings.Compare(subdirs[i]+"/", subdirs[j]+"/") })
+	for _, i := range parts {
+		rels = append(rels, found[i]...)
+	}
+	if !slices.IsSorted(rels) { // files at the top level among the folders
+		slices.Sort(rels)
+	}
 	return rels, nil
 }
 
