@@ -329,6 +329,12 @@ func (w *Watcher) addFolders(p, r string, root bool) error {
 		return fmt.Errorf("watch %s: %w", p, err)
 	}
 	w.dirs[r] = true
+	// A vault's folders hold thousands of files and rarely a folder:
+	// where the link count says there is none, the listing is skipped.
+	// Watched already, the folder reports one made from now on.
+	if noSubfolders(p) {
+		return nil
+	}
 	f, err := os.Open(p)
 	var ents []fs.DirEntry
 	if err == nil {
