@@ -149,7 +149,8 @@ func (v *Vault) loadCached(ctx context.Context) error {
 	if c != nil && c.snap != nil {
 		go func() {
 			defer close(snapDone)
-			if ix := index.New(); ix.LoadSnapshot(c.snap) == nil {
+			// The cache's checksum covers the snapshot.
+			if ix := index.New(); ix.LoadCheckedSnapshot(c.snap) == nil {
 				snapIx = ix
 			}
 		}()

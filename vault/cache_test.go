@@ -410,12 +410,14 @@ func FuzzDecodeCache(f *testing.F) {
 				t.Fatalf("record %d (%q) is not one a load writes", i, r.rel)
 			}
 		}
-		// The snapshot has a checksum of its own; whatever it holds must
-		// load safely or be refused.
+		// The load trusts the cache's checksum for the snapshot too:
+		// whatever the snapshot holds must load safely or be refused.
 		if c.snap != nil {
 			ix := index.New()
-			if ix.LoadSnapshot(c.snap) == nil {
+			if ix.LoadCheckedSnapshot(c.snap) == nil {
 				ix.Search(index.Query{Text: "checkout 订单"})
+				ix.Put(1<<20, index.Doc{Title: "checkout 订单", Body: "deploy"})
+				ix.Search(index.Query{Text: "checkout deploy"})
 			}
 		}
 	})

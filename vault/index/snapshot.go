@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"hash/crc32"
 	"io"
+	"math"
 	"unsafe"
 )
 
@@ -32,13 +33,15 @@ const (
 // Format, little endian: "MVIX", version (uvarint), slot count, live and
 // dead counts, total posting bytes; per slot its DocID (uint32), live flag
 // and four length codes; the vocabulary's 16-byte hash key; per shard of
-// the vocabulary its term count, slot count and text bytes (uvarints),
-// zero bytes up to a multiple of 8 from the start, the hash table's slots
-// as they are (head uint64, hash and id+1 uint32), each term's text offset
-// (uint32, one more than the terms), the texts, then per term its df, last
-// slot and posting bytes; the short-field terms of every slot (the text's
-// length and bytes, then one uvarint end offset per slot); finally the
-// CRC-32 (IEEE) of everything before it.
+// the vocabulary its term count, slot count, text bytes and posting bytes
+// (uvarints), zero bytes up to a multiple of 8 from the start, the hash
+// table's slots as they are (head uint64, hash and id+1 uint32), each
+// term's text offset (uint32, one more than the terms), the texts, zero
+// bytes up to a multiple of 4, per term its df, last slot and posting
+// byte count (uint32 each), then the posting bytes back to back; the
+// short-field terms of every slot (the text's length and bytes, then one
+// uvarint end offset per slot); finally the CRC-32 (IEEE) of everything
+// before it.
 //
 // Version 3 stores the hash tables, which version 2 rebuilt by hashing and
 // inserting every term (a third of loading a 100k snapshot); version 2
@@ -99,9 +102,14 @@ func (ix *Index) WriteTo(w io.Writer) (int64, error) {
 	for sh := range ix.terms.shards {
 		t := &ix.terms.shards[sh]
 		arena := t.arena[:t.offs[t.n]]
+		data := 0
+		for id := range t.n {
+			data += len(list(t, id).data)
+		}
 		uv(uint64(t.n))
 		uv(uint64(len(t.slots)))
 		uv(uint64(len(arena)))
+		uv(uint64(data))
 		// The slots and offsets start at a multiple of 8 bytes from the
 		// snapshot's start, so that a reader whose copy is aligned the
 		// same (a mapped cache places the snapshot so) uses them in place.
@@ -126,12 +134,26 @@ func (ix *Index) WriteTo(w io.Writer) (int64, error) {
 		}
 		put(chunk)
 		put(arena)
+		// The lists' headers apart from their bytes: a load reads the
+		// headers and need not touch the bytes until a list is used.
+		put(make([]byte, (4-pos%4)%4))
+		chunk = chunk[:0]
 		for id := range t.n {
 			p := list(t, id)
-			uv(uint64(p.df))
-			uv(uint64(p.last))
-			uv(uint64(len(p.data)))
-			put(p.data)
+			if uint64(len(p.data)) > math.MaxUint32 {
+				return cw.n, fmt.Errorf("write index snapshot: a posting list of %d bytes", len(p.data))
+			}
+			chunk = binary.LittleEndian.AppendUint32(chunk, p.df)
+			chunk = binary.LittleEndian.AppendUint32(chunk, p.last)
+			chunk = binary.LittleEndian.AppendUint32(chunk, uint32(len(p.data)))
+			if len(chunk) >= cap(chunk)-12 {
+				put(chunk)
+				chunk = chunk[:0]
+			}
+		}
+		put(chunk)
+		for id := range t.n {
+			put(list(t, id).data)
 		}
 	}
 	uv(uint64(len(ix.short.text)))
@@ -255,14 +277,38 @@ func (ix *Index) LoadSnapshot(data []byte) error {
 	return nil
 }
 
+// LoadCheckedSnapshot is LoadSnapshot for data the caller has checked
+// already against a checksum that covers it (the index cache's, over its
+// whole file): it skips the snapshot's own, the one pass over every
+// posting list's bytes that a load would otherwise make. Everything else
+// is checked as LoadSnapshot checks it.
+func (ix *Index) LoadCheckedSnapshot(data []byte) error {
+	if len(ix.ids) != 0 {
+		return ErrNotEmpty
+	}
+	if err := ix.readCheckedSnapshot(data); err != nil {
+		ix.clear()
+		if !errors.Is(err, ErrSnapshot) {
+			err = fmt.Errorf("%w: %w", ErrSnapshot, err)
+		}
+		return fmt.Errorf("read index snapshot: %w", err)
+	}
+	return nil
+}
+
 func (ix *Index) readSnapshot(data []byte) error {
+	if len(data) >= len(snapshotMagic)+4 &&
+		binary.LittleEndian.Uint32(data[len(data)-4:]) != crc32.ChecksumIEEE(data[:len(data)-4]) {
+		return fmt.Errorf("%w: checksum mismatch", ErrSnapshot)
+	}
+	return ix.readCheckedSnapshot(data)
+}
+
+func (ix *Index) readCheckedSnapshot(data []byte) error {
 	if len(data) < len(snapshotMagic)+4 || string(data[:len(snapshotMagic)]) != snapshotMagic {
 		return fmt.Errorf("%w: not an index snapshot", ErrSnapshot)
 	}
 	body := data[:len(data)-4]
-	if binary.LittleEndian.Uint32(data[len(data)-4:]) != crc32.ChecksumIEEE(body) {
-		return fmt.Errorf("%w: checksum mismatch", ErrSnapshot)
-	}
 	sr := &snapReader{b: body, i: len(snapshotMagic)}
 	if v := sr.uv(1 << 20); sr.err == nil && v != snapshotVersion {
 		return fmt.Errorf("%w: version %d, want %d", ErrSnapshot, v, snapshotVersion)
@@ -358,10 +404,14 @@ func readTermTable(sr *snapReader, t *termTable, nSlots int) error {
 	n := int(sr.uv(maxTerms))
 	size := int(sr.uv(maxTerms))
 	arenaLen := int(sr.uv(uint64(len(sr.b))))
+	dataLen := int(sr.uv(uint64(len(sr.b))))
 	sr.next((8 - sr.i%8) % 8)
 	slotBytes := sr.next(size * 16)
 	offBytes := sr.next((n + 1) * 4)
 	arena := sr.next(arenaLen)
+	sr.next((4 - sr.i%4) % 4)
+	heads := sr.next(n * 12)
+	data := sr.next(dataLen)
 	if sr.err != nil {
 		return sr.err
 	}
@@ -408,12 +458,16 @@ func readTermTable(sr *snapReader, t *termTable, nSlots int) error {
 			}
 			t.pages = append(t.pages, page)
 		}
-		df := uint32(sr.uv(uint64(nSlots)))
-		last := uint32(sr.uv(uint64(nSlots)))
-		*t.post(id) = postingList{df: df, last: last, data: sr.next(int(sr.uv(uint64(len(sr.b)))))}
-		if sr.err != nil {
-			return sr.err
+		h := heads[id*12 : id*12+12]
+		df, last, l := binary.LittleEndian.Uint32(h), binary.LittleEndian.Uint32(h[4:]), binary.LittleEndian.Uint32(h[8:])
+		if uint64(l) > uint64(len(data)) {
+			return fmt.Errorf("%w: term %d's postings overrun the shard's", ErrSnapshot, id)
 		}
+		*t.post(id) = postingList{df: df, last: last, data: data[:l:l]}
+		data = data[l:]
+	}
+	if len(data) != 0 {
+		return fmt.Errorf("%w: %d posting bytes past the last term's", ErrSnapshot, len(data))
 	}
 	t.lazy = newLazyCheck(n, nSlots)
 	return nil

@@ -348,3 +348,36 @@ func TestSnapshotBadList(t *testing.T) {
 		}
 	}
 }
+
+// TestLoadCheckedSnapshot checks that LoadCheckedSnapshot skips only the
+// snapshot's own checksum: a snapshot whose checksum is wrong loads and
+// answers as written, a damaged structure is still refused.
+func TestLoadCheckedSnapshot(t *testing.T) {
+	t.Parallel()
+	ix, queries := snapshotCorpus(t)
+	var buf bytes.Buffer
+	if _, err := ix.WriteTo(&buf); err != nil {
+		t.Fatal(err)
+	}
+	data := bytes.Clone(buf.Bytes())
+	binary.LittleEndian.PutUint32(data[len(data)-4:], 0xdeadbeef)
+	if err := New().LoadSnapshot(data); !errors.Is(err, ErrSnapshot) {
+		t.Fatalf("LoadSnapshot with a wrong checksum: %v, want ErrSnapshot", err)
+	}
+	loaded := New()
+	if err := loaded.LoadCheckedSnapshot(data); err != nil {
+		t.Fatal(err)
+	}
+	for _, q := range queries {
+		if diff := cmp.Diff(ix.Search(Query{Text: q, Limit: 10}), loaded.Search(Query{Text: q, Limit: 10})); diff != "" {
+			t.Fatalf("Search(%q) (-built +loaded):\n%s", q, diff)
+		}
+	}
+	for _, cut := range []int{len(data) / 3, len(data) / 2, len(data) - 5} {
+		damaged := append(bytes.Clone(data[:cut]), 0, 0, 0, 0)
+		l := New()
+		if err := l.LoadCheckedSnapshot(damaged); !errors.Is(err, ErrSnapshot) || l.Len() != 0 {
+			t.Errorf("cut at %d: %v, %d documents; want ErrSnapshot, none", cut, err, l.Len())
+		}
+	}
+}
