@@ -223,6 +223,30 @@ func BenchmarkLoad(b *testing.B) {
 	}
 }
 
+// BenchmarkLoadCached measures a warm start: opening the 100k vault
+// with the index cache a previous open wrote (what each CLI command and a
+// restarted server do). cpu-s/op is as in BenchmarkLoad.
+func BenchmarkLoadCached(b *testing.B) {
+	dir := benchVaultOf(b, 100_000, false)
+	opts := Options{IndexCache: true}
+	if _, err := Open(context.Background(), dir, opts); err != nil {
+		b.Fatal(err)
+	}
+	cpu := processCPU()
+	loops := 0
+	for b.Loop() {
+		loops++
+		v, err := Open(context.Background(), dir, opts)
+		if err != nil {
+			b.Fatal(err)
+		}
+		if !v.fromCache || v.cacheReads != 0 {
+			b.Fatalf("from cache %v, %d files read", v.fromCache, v.cacheReads)
+		}
+	}
+	b.ReportMetric((processCPU()-cpu).Seconds()/float64(loops), "cpu-s/op")
+}
+
 // BenchmarkRecall measures recall latency over a fixed query mix and
 // reports its median and 99th percentile.
 func BenchmarkRecall(b *testing.B) {

@@ -5,6 +5,7 @@ import (
 	"context"
 	"crypto/sha256"
 	"encoding/binary"
+	"encoding/hex"
 	"errors"
 	"fmt"
 	"hash/crc32"
@@ -61,7 +62,7 @@ var ErrBadCache = errors.New("bad index cache")
 
 const (
 	cacheMagic   = "MVCACHE\x00"
-	cacheVersion = 3
+	cacheVersion = 4
 	// CacheDirName is the folder, inside the vault, that holds the index
 	// cache. The loader skips dot-folders, and the folder holds a
 	// .gitignore that ignores everything in it, so git never sees the
@@ -91,8 +92,9 @@ type indexCache struct {
 	keys  []byte
 	swaps int
 	// drop lets the memory the cache file takes be reclaimed: what is
-	// read from it later is read again (see mapCacheFile).
-	drop func()
+	// read from it later is read again (see mapCacheFile). release
+	// unmaps it, while nothing points into it yet.
+	drop, release func()
 }
 
 // lookup returns the record of rel, or nil.
@@ -100,11 +102,16 @@ func (c *indexCache) lookup(rel string) *cacheRecord {
 	if c == nil {
 		return nil
 	}
-	i := sort.Search(len(c.recs), func(i int) bool { return c.recs[i].rel >= rel })
-	if i < len(c.recs) && c.recs[i].rel == rel {
+	if i := c.search(rel); i < len(c.recs) && c.recs[i].rel == rel {
 		return &c.recs[i]
 	}
 	return nil
+}
+
+// search returns the index of the first record whose path is not before
+// rel.
+func (c *indexCache) search(rel string) int {
+	return sort.Search(len(c.recs), func(i int) bool { return c.recs[i].rel >= rel })
 }
 
 // cachePath is the vault's index cache file, or "" when it has none.
@@ -122,11 +129,35 @@ func (v *Vault) cachePath() string {
 // a usable cache it is Reload's pipelined load that also notes what the
 // cache records. The cache is rewritten when it lacked something.
 func (v *Vault) loadCached(ctx context.Context) error {
+	// The cache is read and checked while the folders are listed, and
+	// its index loaded while the files are checked against it: listing
+	// and stat'ing wait on the file system, the rest works the CPU, and
+	// the machine may have a core to spare. The index is used only if
+	// this load's build turns out to be the cache's, or close to it.
+	cached := make(chan *indexCache, 1)
+	go func() { cached <- v.readIndexCache() }()
 	rels, err := scan(ctx, v.dir)
+	c := <-cached
 	if err != nil {
+		if c != nil {
+			c.release()
+		}
 		return err
 	}
-	c := v.readIndexCache()
+	var snapIx *index.Index
+	snapDone := make(chan struct{})
+	if c != nil && c.snap != nil {
+		go func() {
+			defer close(snapDone)
+			// The cache's checksum covers the snapshot.
+			if ix := index.New(); ix.LoadCheckedSnapshot(c.snap) == nil {
+				snapIx = ix
+			}
+		}()
+	} else {
+		close(snapDone)
+	}
+	defer func() { <-snapDone }() // an error below leaves it running
 	var res []loaded
 	var b *builder
 	var spool *bodySpool // bodies of a load from files, off the heap
@@ -155,24 +186,20 @@ func (v *Vault) loadCached(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
-	byRel := make(map[string]*loaded, len(res))
-	for i := range res {
-		byRel[res[i].rel] = &res[i]
-	}
 	built := slices.Clone(b.entries) // preferTracked changes the installed ones
 	v.installBuilt(b)
 	swaps := v.preferTracked(ctx, b.skipped)
-	bs := buildDigest(built, swaps, byRel)
+	bs := buildDigest(built, swaps, res)
 	rebuilt, patched := false, 0
 	if c != nil {
 		var ix *index.Index
-		if bs.pure && c.snap != nil && c.digest == bs.digest {
-			ix = index.New()
-			if ix.LoadSnapshot(c.snap) != nil || ix.Len() != len(built) {
-				ix = nil
+		<-snapDone
+		if bs.pure && snapIx != nil && c.digest == bs.digest {
+			if snapIx.Len() == len(built) {
+				ix = snapIx
 			}
-		} else if bs.pure && c.snap != nil {
-			ix, patched = patchSnapshot(c, bs, built)
+		} else if bs.pure && snapIx != nil {
+			ix, patched = patchSnapshot(c, snapIx, bs, built)
 		}
 		if ix == nil {
 			// The same insertions, in the same order, as Reload.
@@ -243,17 +270,24 @@ func patchLimit(n int) int { return max(4, n/10) }
 // buildDigest names what an index build consumes: the memories inserted,
 // in order, each by its memoryKey, then the DocIDs preferTracked gave to
 // other files. pure is false when some memory is not one the load read
-// (a stale last version): such a build is never cached.
-func buildDigest(built []*Memory, swaps []index.DocID, byRel map[string]*loaded) buildSum {
+// (a stale last version): such a build is never cached. res holds the
+// files the load read, in path order, the order of built too; their
+// keys were hashed as they were read (see loaded.key).
+func buildDigest(built []*Memory, swaps []index.DocID, res []loaded) buildSum {
 	bs := buildSum{keys: make([]byte, 0, len(built)*sha256.Size), swaps: len(swaps)}
-	var buf []byte
+	j := 0
 	for _, m := range built {
-		r := byRel[m.Path]
-		if r == nil || r.mem != m || m.Stale {
+		// The file m was read from, passing the files that gave no
+		// memory indexed; a file of m's path with another memory (a
+		// stale last version) makes the build impure.
+		for j < len(res) && res[j].mem != m && res[j].rel < m.Path {
+			j++
+		}
+		if j == len(res) || res[j].mem != m || m.Stale {
 			return buildSum{}
 		}
-		buf = memoryKey(buf[:0], r)
-		k := sha256.Sum256(buf)
+		r := &res[j]
+		k := r.memoryKeySum()
 		bs.keys = append(bs.keys, k[:]...)
 	}
 	h := sha256.New()
@@ -265,6 +299,23 @@ func buildDigest(built []*Memory, swaps []index.DocID, byRel map[string]*loaded)
 	copy(bs.digest[:], h.Sum(nil))
 	bs.pure = true
 	return bs
+}
+
+// memoryKeySum is the SHA-256 of r's memoryKey: r.key when the reader
+// set it.
+func (r *loaded) memoryKeySum() [sha256.Size]byte {
+	if r.keyed {
+		return r.key
+	}
+	var buf [256]byte
+	return sha256.Sum256(memoryKey(buf[:0], r))
+}
+
+// setKey hashes r's memoryKey into r.key, on the reader's goroutine: a
+// build digest then costs no pass over the files of its own.
+func (r *loaded) setKey() {
+	var buf [256]byte
+	r.key, r.keyed = sha256.Sum256(memoryKey(buf[:0], r)), true
 }
 
 // memoryKey appends to buf what the index of one memory is made of: its
@@ -282,17 +333,17 @@ func memoryKey(buf []byte, r *loaded) []byte {
 	return append(buf, 0)
 }
 
-// patchSnapshot is the index of built made from c's snapshot, whose build
-// differs from this one in a few memories: the unchanged memories keep
-// their documents under their new DocIDs, the others are dropped or
-// analysed again, and the index is laid out as a fresh build lays it out
-// (see index.Patch). It returns nil, and 0, when the difference is too
+// patchSnapshot is the index of built made from ix, c's snapshot as
+// loaded (the patch changes it), whose build differs from this one in a
+// few memories: the unchanged memories keep their documents under their
+// new DocIDs, the others are dropped or analysed again, and the index is
+// laid out as a fresh build lays it out (see index.Patch). It returns nil, and 0, when the difference is too
 // large to be worth it, or when either build gave DocIDs to tracked files
 // (preferTracked's re-insertions leave a layout no patch reproduces).
 // Otherwise the second result is how many documents it dropped or put,
 // whichever is more: about how many memories were added, removed or
 // changed.
-func patchSnapshot(c *indexCache, bs buildSum, built []*Memory) (*index.Index, int) {
+func patchSnapshot(c *indexCache, ix *index.Index, bs buildSum, built []*Memory) (*index.Index, int) {
 	if bs.swaps != 0 || c.swaps != 0 {
 		return nil, 0
 	}
@@ -320,8 +371,7 @@ func patchSnapshot(c *indexCache, bs buildSum, built []*Memory) (*index.Index, i
 	if n == 0 || n > patchLimit(max(len(built), old)) {
 		return nil, 0
 	}
-	ix := index.New()
-	if ix.LoadSnapshot(c.snap) != nil || ix.Len() != old {
+	if ix.Len() != old {
 		return nil, 0
 	}
 	ix.Patch(func(d index.DocID) (index.DocID, bool) {
@@ -375,11 +425,28 @@ func (v *Vault) readCachedFiles(ctx context.Context, rels []string, c *indexCach
 		wg.Go(func() {
 			var rs readerState
 			defer rs.files.close()
-			for i := w * len(rels) / workers; i < (w+1)*len(rels)/workers; i++ {
+			from, to := w*len(rels)/workers, (w+1)*len(rels)/workers
+			prefaultLoaded(res[from:to])
+			// rels and the records are both in path order: one search
+			// finds where this worker's files start, then a cursor
+			// follows them.
+			j := c.search(rels[from])
+			for i := from; i < to; i++ {
 				if ctx.Err() != nil {
 					return
 				}
-				res[i] = v.readCachedFile(ctx, rels[i], c, &rs)
+				// Usually the next record is the file's: one equality
+				// test, no ordering comparison.
+				if j < len(c.recs) && c.recs[j].rel != rels[i] {
+					for j < len(c.recs) && c.recs[j].rel < rels[i] {
+						j++
+					}
+				}
+				var rec *cacheRecord
+				if j < len(c.recs) && c.recs[j].rel == rels[i] {
+					rec = &c.recs[j]
+				}
+				res[i] = v.readCachedFile(ctx, rels[i], rec, c.written, &rs)
 			}
 		})
 	}
@@ -387,19 +454,36 @@ func (v *Vault) readCachedFiles(ctx context.Context, rels []string, c *indexCach
 	return res, ctx.Err()
 }
 
-// readCachedFile is readFile that takes the file's memory from c when c
-// records it and its stat data is unchanged, and the file was not changed
-// at or after the cache was written (then a second change within the file
-// system's timestamp granularity could leave the stat data as it was).
-func (v *Vault) readCachedFile(ctx context.Context, rel string, c *indexCache, rs *readerState) loaded {
+// prefaultLoaded writes a number into every element of res, a fresh
+// allocation, before anything stores pointers there. While the garbage
+// collector runs, storing a pointer first reads the old one (the write
+// barrier); the first touch of a fresh page being a read, the kernel maps
+// its shared zero page, and the store that follows copies it and flushes
+// the old mapping from every core running the process (a TLB shootdown,
+// which perf showed costing more than the stores). A plain number needs
+// no barrier: written first, each page is simply allocated.
+func prefaultLoaded(res []loaded) {
+	for i := range res {
+		res[i].mod = 0
+	}
+}
+
+// readCachedFile is readFile that takes the file's memory from rec, the
+// cache's record of rel if any, when its stat data is unchanged, and the
+// file was not changed at or after the cache was written (then a second
+// change within the file system's timestamp granularity could leave the
+// stat data as it was).
+func (v *Vault) readCachedFile(ctx context.Context, rel string, rec *cacheRecord, written int64, rs *readerState) loaded {
 	dir, name := path.Split(rel)
 	if dir != rs.lastRel || rs.lastDir == "" {
 		rs.lastRel, rs.lastDir = dir, filepath.Join(v.dir, filepath.FromSlash(dir))
 	}
-	if rec := c.lookup(rel); rec != nil {
+	if rec != nil {
 		st, ok := rs.files.statKey(rs.lastDir, name)
-		if ok && rec.st == st && max(st.mtime, st.ctime) < c.written {
-			return loaded{rel: rel, mem: rec.mem, st: st, stOK: true, sum: rec.sum, mod: st.mtime}
+		if ok && rec.st == st && max(st.mtime, st.ctime) < written {
+			r := loaded{rel: rel, mem: rec.mem, st: st, stOK: true, sum: rec.sum, mod: st.mtime, mapped: true}
+			r.setKey()
+			return r
 		}
 	}
 	return v.readFile(ctx, rel, rs)
@@ -439,7 +523,7 @@ func (v *Vault) readIndexCache() *indexCache {
 		release()
 		return nil
 	}
-	c.written, c.drop = written, func() { drop(data) }
+	c.written, c.drop, c.release = written, func() { drop(data) }, release
 	return c
 }
 
@@ -532,12 +616,16 @@ func (v *Vault) removeCacheTemps() {
 // section); a flag and, when set, the 32-byte build digest, the
 // memoryKey SHA-256 of each memory the build inserted (count, 32 bytes
 // each), how many DocIDs preferTracked gave away, the index snapshot
-// (length, bytes; see index.WriteTo); the body section (length,
+// (length, then a byte saying how many zero bytes follow so that the
+// snapshot starts at a multiple of 8 bytes into the file, which lets a
+// mapped cache's term tables be used in place, then the bytes; see
+// index.WriteTo); the body section (length,
 // the bodies back to back); finally the CRC-32 (IEEE) of everything
 // before it, as 4 bytes.
 func (v *Vault) encodeIndexCacheLocked(out io.Writer, res []loaded, bs buildSum) error {
 	crc := crc32.NewIEEE()
-	w := io.MultiWriter(out, crc)
+	var written countingWriter
+	w := io.MultiWriter(out, crc, &written)
 	var b []byte
 	var werr error
 	flush := func(force bool) {
@@ -634,6 +722,12 @@ func (v *Vault) encodeIndexCacheLocked(out io.Writer, res []loaded, bs buildSum)
 			return fmt.Errorf("index cache: %w", err)
 		}
 		uv(uint64(count))
+		// The snapshot starts at a multiple of 8 bytes into the file, so
+		// that a mapped cache's term tables are aligned to be used in
+		// place (see index.LoadSnapshot).
+		pad := (8 - (int(written)+len(b)+1)%8) % 8
+		b = append(b, byte(pad))
+		b = append(b, make([]byte, pad)...)
 		flush(true)
 		if werr == nil {
 			if n, err := v.ix.WriteTo(w); err != nil {
@@ -700,10 +794,11 @@ func (c *countingWriter) Write(p []byte) (int, error) {
 // string over the whole buffer: the memories restored from a cache share
 // its memory instead of each holding copies.
 type cacheReader struct {
-	b   []byte
-	s   string // the same bytes as b
-	i   int
-	err error
+	b     []byte
+	s     string // the same bytes as b
+	i     int
+	err   error
+	arena []string // what strs hands out next
 }
 
 func (r *cacheReader) fail(format string, args ...any) {
@@ -774,7 +869,19 @@ func (r *cacheReader) strs() []string {
 	if n == 0 {
 		return nil
 	}
-	out := make([]string, n)
+	// Carved from a shared block, without spare capacity: an append to
+	// one copies it rather than overwrite the next.
+	if n > len(r.arena) {
+		r.arena = make([]string, max(n, 4096))
+		for k := range r.arena { // see prefaultLoaded; a length is a number
+			(*struct {
+				p unsafe.Pointer
+				n int
+			})(unsafe.Pointer(&r.arena[k])).n = 0
+		}
+	}
+	out := r.arena[:n:n]
+	r.arena = r.arena[n:]
 	for i := range out {
 		out[i] = r.str()
 	}
@@ -835,12 +942,20 @@ func decodeCheckedCache(data []byte, key string, maxSize int64) (*indexCache, er
 	c.recs = make([]cacheRecord, r.count(1+4+sha256.Size+20))
 	type span struct{ off, n uint64 }
 	bodies := make([]span, len(c.recs))
+	// The memories and their short hashes are allocated together, two
+	// allocations instead of 200k: a vault keeps them all anyway.
+	mems := make([]Memory, len(c.recs))
+	hashes := make([]byte, len(c.recs)*hashLen)
+	for i := range mems { // see prefaultLoaded
+		mems[i].Version, c.recs[i].st.size = 0, 0
+	}
 	for i := range c.recs {
 		rec := &c.recs[i]
 		rec.rel = r.str()
 		rec.st = statKey{size: r.sv(), mtime: r.sv(), ctime: r.sv(), ino: r.uv()}
 		copy(rec.sum[:], r.bytes(sha256.Size))
-		m := &Memory{ID: r.str(), Title: r.str(), Layer: Layer(r.uv()), Importance: int(r.sv()),
+		m := &mems[i]
+		*m = Memory{ID: r.str(), Title: r.str(), Layer: Layer(r.uv()), Importance: int(r.sv()),
 			Tags: r.strs(), Aliases: r.strs(), CreatedAt: r.tm(), UpdatedAt: r.tm(), EffectiveAt: r.tm(),
 			ExpiresAt: r.tm(), Status: Status(r.str()), Supersedes: r.strs(), Links: r.strs(), Refs: r.strs(),
 			VerifiedAt: r.tm(), Source: Source{Client: r.str(), Kind: r.str()}, Version: int(r.sv())}
@@ -858,7 +973,9 @@ func decodeCheckedCache(data []byte, key string, maxSize int64) (*indexCache, er
 			r.fail("record %q is not a memory the loader makes", rec.rel)
 			break
 		}
-		m.Path, m.Hash = rec.rel, hashOfSum(&rec.sum)
+		h := hashes[i*hashLen : (i+1)*hashLen]
+		hex.Encode(h, rec.sum[:hashLen/2])
+		m.Path, m.Hash = rec.rel, unsafe.String(&h[0], hashLen) // h never changes
 		rec.mem = m
 	}
 	switch flag := r.bytes(1); {
@@ -867,7 +984,11 @@ func decodeCheckedCache(data []byte, key string, maxSize int64) (*indexCache, er
 		copy(c.digest[:], r.bytes(sha256.Size))
 		c.keys = r.bytes(r.count(sha256.Size) * sha256.Size)
 		c.swaps = r.count(1)
-		c.snap = r.bytes(r.count(1))
+		n := r.count(1)
+		if pad := r.bytes(1); pad != nil && (pad[0] >= 8 || string(r.bytes(int(pad[0]))) != string(make([]byte, pad[0]))) {
+			r.fail("bad padding before the index")
+		}
+		c.snap = r.bytes(n)
 	case flag[0] != 0:
 		r.fail("bad index flag")
 	}

@@ -5,17 +5,20 @@ import (
 	"errors"
 	"fmt"
 	"hash/crc32"
+	"maps"
 	"os"
 	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
 	"time"
+	"unsafe"
 
 	"github.com/google/go-cmp/cmp"
 	"github.com/google/go-cmp/cmp/cmpopts"
 
 	"github.com/memvault/memvault/parser"
+	"github.com/memvault/memvault/vault/index"
 )
 
 // cacheTestFiles is a vault with what a cache must carry or must leave to
@@ -407,5 +410,46 @@ func FuzzDecodeCache(f *testing.F) {
 				t.Fatalf("record %d (%q) is not one a load writes", i, r.rel)
 			}
 		}
+		// The load trusts the cache's checksum for the snapshot too:
+		// whatever the snapshot holds must load safely or be refused.
+		if c.snap != nil {
+			ix := index.New()
+			if ix.LoadCheckedSnapshot(c.snap) == nil {
+				ix.Search(index.Query{Text: "checkout 订单"})
+				ix.Put(1<<20, index.Doc{Title: "checkout 订单", Body: "deploy"})
+				ix.Search(index.Query{Text: "checkout deploy"})
+			}
+		}
 	})
+}
+
+// TestCacheSnapshotAligned checks that the index snapshot starts at a
+// multiple of 8 bytes into the cache file, which lets a mapped cache's
+// term tables be used in place rather than copied.
+func TestCacheSnapshotAligned(t *testing.T) {
+	for extra := range 8 {
+		dir := t.TempDir()
+		files := maps.Clone(cacheTestFiles)
+		// Paths of different lengths move the snapshot in the file.
+		files["project/pad"+strings.Repeat("x", extra)+".md"] = "---\nid: pad\ntitle: Pad\n---\nPadding.\n"
+		writeFiles(t, dir, files)
+		v, err := Open(t.Context(), dir, Options{Now: cacheTestNow, IndexCache: true})
+		if err != nil {
+			t.Fatal(err)
+		}
+		data, err := os.ReadFile(cachePathOf(dir))
+		if err != nil {
+			t.Fatal(err)
+		}
+		c, err := decodeIndexCache(data, v.cacheKey, v.maxFileSize)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if c.snap == nil {
+			t.Fatal("no index snapshot in the cache")
+		}
+		if off := uintptr(unsafe.Pointer(&c.snap[0])) - uintptr(unsafe.Pointer(&data[0])); off%8 != 0 {
+			t.Errorf("path padding %d: snapshot at offset %d", extra, off)
+		}
+	}
 }

@@ -12,7 +12,6 @@ import (
 	"path/filepath"
 	"runtime"
 	"slices"
-	"sort"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -43,6 +42,12 @@ type loaded struct {
 	mod   int64
 	head  *[sha256.Size]byte
 	fresh bool // read now, not taken from the cache
+	// mapped says mem came from the index cache: its strings point into
+	// the cache's data, not into copies of their own.
+	mapped bool
+	// key is the SHA-256 of memoryKey (see buildDigest), when keyed.
+	key   [sha256.Size]byte
+	keyed bool
 }
 
 // scan lists the memory files of the vault, relative to dir with slashes,
@@ -91,6 +96,9 @@ func scanWith(ctx context.Context, dir string, sawTemp *atomic.Bool) ([]string, 
 		wg.Go(func() {
 			defer func() { <-sem }()
 			found[i], errs[i] = w.walk(sub)
+			// Sorted here, on all cores; joined in order below, the
+			// lists are usually sorted as a whole.
+			slices.Sort(found[i])
 		})
 	}
 	wg.Wait()
@@ -99,10 +107,19 @@ func scanWith(ctx context.Context, dir string, sawTemp *atomic.Bool) ([]string, 
 			return fail(err)
 		}
 	}
-	for _, f := range found {
-		rels = append(rels, f...)
+	slices.Sort(rels)
+	parts := make([]int, len(subdirs))
+	for i := range parts {
+		parts[i] = i
 	}
-	sort.Strings(rels)
+	// In the order of their paths' prefixes: "a-b/" sorts before "a/".
+	slices.SortFunc(parts, func(i, j int) int { return strings.Compare(subdirs[i]+"/", subdirs[j]+"/") })
+	for _, i := range parts {
+		rels = append(rels, found[i]...)
+	}
+	if !slices.IsSorted(rels) { // files at the top level among the folders
+		slices.Sort(rels)
+	}
 	return rels, nil
 }
 
@@ -352,6 +369,9 @@ func (v *Vault) readFile(ctx context.Context, rel string, rs *readerState) loade
 			}
 		}
 	}
+	if v.cacheKey != "" && res.mem != nil {
+		res.setKey()
+	}
 	return res
 }
 
@@ -537,8 +557,11 @@ func contentHash(data []byte) string {
 
 // hashOfSum is contentHash of the bytes whose SHA-256 is sum.
 func hashOfSum(sum *[sha256.Size]byte) string {
-	return hex.EncodeToString(sum[:8])
+	return hex.EncodeToString(sum[:hashLen/2])
 }
+
+// hashLen is the length of a Memory.Hash: 8 bytes of SHA-256 in hex.
+const hashLen = 16
 
 // mergeTags joins front-matter tags and inline #tags, dropping duplicates
 // (case-insensitively) and keeping first spellings.

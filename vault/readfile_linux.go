@@ -5,6 +5,7 @@ import (
 	"io/fs"
 	"path/filepath"
 	"slices"
+	"strings"
 	"syscall"
 	"time"
 	"unsafe"
@@ -24,6 +25,7 @@ type fileReader struct {
 	buf   []byte
 	dir   string // the folder dirFD is open on; "" for none
 	dirFD int
+	name  []byte // statKey's NUL-terminated name, reused
 }
 
 // read reads the file name in folder dir into r's buffer (valid until the
@@ -125,10 +127,12 @@ func (r *fileReader) statKey(dir, name string) (statKey, bool) {
 	var st syscall.Stat_t
 	var err error
 	if nr := int(sysFstatat); nr >= 0 && r.useDir(dir) {
-		var p *byte
-		if p, err = syscall.BytePtrFromString(name); err != nil {
+		// syscall.BytePtrFromString would allocate for each file.
+		if strings.IndexByte(name, 0) >= 0 {
 			return statKey{}, false
 		}
+		r.name = append(append(r.name[:0], name...), 0)
+		p := &r.name[0]
 		err = ignoringEINTR(func() error {
 			_, _, e := syscall.Syscall6(uintptr(nr), uintptr(r.dirFD), uintptr(unsafe.Pointer(p)), uintptr(unsafe.Pointer(&st)), 0, 0, 0)
 			if e != 0 {

@@ -11,16 +11,37 @@ import (
 // TestScanMatchesWalk checks scan against filepath.WalkDir on a tree with
 // the cases scan skips or enters: dot-files and dot-folders, nested and
 // oddly named folders, the root README.md, files that are not Markdown.
+//
+// The folders-only tree has no file at the top level, where scan joins
+// the folders' sorted lists and need not sort them again: folders whose
+// names sort differently with a slash after them ("a-b/" before "a/")
+// must still come out in path order.
 func TestScanMatchesWalk(t *testing.T) {
 	t.Parallel()
-	dir := t.TempDir()
-	for _, p := range []string{
-		"README.md", "notes.md", "Upper.MD", "notes.txt", ".hidden.md",
-		"project/a.md", "project/b.md", "project/README.md", "project/.x.md",
-		"project/sub/deep/c.md", "project/sub/d.markdown",
-		".git/x.md", ".obsidian/y.md", "x.md/inside.md", "a-b.md", "a/b.md",
-		"meta/中文.md", "meta/_under.md", "meta/-dash.md",
+	for _, tc := range []struct {
+		name  string
+		files []string
+	}{
+		{"mixed", []string{
+			"README.md", "notes.md", "Upper.MD", "notes.txt", ".hidden.md",
+			"project/a.md", "project/b.md", "project/README.md", "project/.x.md",
+			"project/sub/deep/c.md", "project/sub/d.markdown",
+			".git/x.md", ".obsidian/y.md", "x.md/inside.md", "a-b.md", "a/b.md",
+			"meta/中文.md", "meta/_under.md", "meta/-dash.md",
+		}},
+		{"folders only", []string{
+			"a/x.md", "a/sub/q.md", "a/z.md", "a-b/y.md", "a.b/z.md", "ab/w.md",
+			"a b/v.md", "a0/u.md", "A/t.md", "project/b.md", "project/a.md",
+			"meta/中文.md", "meta/-dash.md", "meta/_under.md", "meta/sub/x.md",
+		}},
 	} {
+		t.Run(tc.name, func(t *testing.T) { checkScan(t, tc.files) })
+	}
+}
+
+func checkScan(t *testing.T, files []string) {
+	dir := t.TempDir()
+	for _, p := range files {
 		p = filepath.Join(dir, filepath.FromSlash(p))
 		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
 			t.Fatal(err)

@@ -134,7 +134,9 @@ func (b *builder) add(r loaded) {
 		m = b.oldEntries[id].clone()
 		m.Stale = true
 		prep = nil
-	} else {
+	} else if !r.mapped {
+		// Strings from the index cache point into its mapping, not the
+		// heap: sharing one copy saves nothing there.
 		for i, t := range m.Tags {
 			m.Tags[i] = b.intern(t)
 		}

@@ -55,7 +55,10 @@ type bulkRec struct {
 const bulkBatch = 1 << 19
 
 // NewBulk returns a Bulk that inserts into ix.
-func (ix *Index) NewBulk() *Bulk { return &Bulk{ix: ix, buf: new(bulkBuf), max: bulkBatch} }
+func (ix *Index) NewBulk() *Bulk {
+	ix.terms.checkAll() // a loaded snapshot's lists, before any change
+	return &Bulk{ix: ix, buf: new(bulkBuf), max: bulkBatch}
+}
 
 // Put adds or replaces the document p was prepared from, like
 // PutPrepared; its postings reach the index by the next Flush. p can be

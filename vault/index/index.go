@@ -213,6 +213,7 @@ func (ix *Index) Len() int { return ix.live }
 
 // Put adds the document, replacing any document with the same id.
 func (ix *Index) Put(id DocID, d Doc) {
+	ix.terms.checkAll() // a loaded snapshot's lists, before any change
 	lens := ix.analyzeDoc(&ix.an, &ix.doc, d)
 	slot := ix.newSlot(id, lens, ix.doc.ents, ix.doc.buf)
 	ix.ins.insertDoc(ix.terms, allShards, slot, ix.doc.ents, ix.doc.buf)
@@ -360,6 +361,7 @@ func (ix *Index) maybeCompact() {
 
 // compact renumbers live slots densely and rewrites every posting list.
 func (ix *Index) compact() {
+	ix.terms.checkAll() // a loaded snapshot's lists, before any change
 	remap := make([]uint32, len(ix.ids))
 	n := uint32(0)
 	for s, ok := range ix.alive {
@@ -512,6 +514,7 @@ func lengthCode(n int) uint8 {
 // The shards are copied on all cores, each into its own part of the
 // buffer: this is the last step of a load, and nothing else runs then.
 func (ix *Index) Trim() {
+	ix.terms.checkAll() // a loaded snapshot's lists, before any change
 	var from [numShards + 1]int
 	for i := range ix.terms.shards {
 		from[i+1] = from[i]

@@ -30,6 +30,7 @@ import (
 // moved are kept as they are (they may be read-only memory, as a mapped
 // snapshot's are) and the others are written anew.
 func (ix *Index) Patch(relabel func(DocID) (DocID, bool), put []Entry, dropped []Doc) {
+	ix.terms.checkAll() // a loaded snapshot's lists, before any change
 	retired, kept := 0, len(ix.ids)
 	for s, id := range ix.ids {
 		if !ix.alive[s] {

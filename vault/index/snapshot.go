@@ -7,6 +7,8 @@ import (
 	"fmt"
 	"hash/crc32"
 	"io"
+	"math"
+	"unsafe"
 )
 
 // ErrSnapshot reports a snapshot that is not one WriteTo wrote: wrong
@@ -18,7 +20,7 @@ var ErrNotEmpty = errors.New("index: ReadFrom needs an empty index")
 
 const (
 	snapshotMagic   = "MVIX"
-	snapshotVersion = 2
+	snapshotVersion = 3
 	maxSnapshotDocs = 1 << 30
 )
 
@@ -30,12 +32,21 @@ const (
 //
 // Format, little endian: "MVIX", version (uvarint), slot count, live and
 // dead counts, total posting bytes; per slot its DocID (uint32), live flag
-// and four length codes; term count, then per term its text, df, last slot
-// and posting bytes; since version 2 the short-field terms of every slot
-// (the text's length and bytes, then one uvarint end offset per slot),
-// which version 1 rebuilt by decoding every posting list (half the time of
-// loading a 100k snapshot); finally the CRC-32 (IEEE) of everything
+// and four length codes; the vocabulary's 16-byte hash key; per shard of
+// the vocabulary its term count, slot count, text bytes and posting bytes
+// (uvarints), zero bytes up to a multiple of 8 from the start, the hash
+// table's slots as they are (head uint64, hash and id+1 uint32), each
+// term's text offset (uint32, one more than the terms), the texts, zero
+// bytes up to a multiple of 4, per term its df, last slot and posting
+// byte count (uint32 each), then the posting bytes back to back; the
+// short-field terms of every slot (the text's length and bytes, then one
+// uvarint end offset per slot); finally the CRC-32 (IEEE) of everything
 // before it.
+//
+// Version 3 stores the hash tables, which version 2 rebuilt by hashing and
+// inserting every term (a third of loading a 100k snapshot); version 2
+// added the short-field terms, which version 1 rebuilt by decoding every
+// posting list.
 func (ix *Index) WriteTo(w io.Writer) (int64, error) {
 	cw := &countWriter{w: w}
 	bw := bufio.NewWriterSize(cw, 1<<16)
@@ -43,19 +54,30 @@ func (ix *Index) WriteTo(w io.Writer) (int64, error) {
 	out := io.MultiWriter(bw, crc)
 	var scratch [binary.MaxVarintLen64]byte
 	var err error
+	pos := 0 // bytes put so far
 	put := func(b []byte) {
 		if err == nil {
 			_, err = out.Write(b)
+			pos += len(b)
 		}
 	}
 	uv := func(v uint64) { put(binary.AppendUvarint(scratch[:0], v)) }
 
+	// A posting list that a loaded snapshot gave and that turns out bad
+	// is written as the empty list it reads as (see lazyCheck).
+	list := func(t *termTable, id uint32) *postingList {
+		if p := t.list(id); p != nil {
+			return p
+		}
+		return &postingList{}
+	}
 	total := 0
-	nTerms := 0
-	ix.terms.each(func(p *postingList) {
-		total += len(p.data)
-		nTerms++
-	})
+	for sh := range ix.terms.shards {
+		t := &ix.terms.shards[sh]
+		for id := range t.n {
+			total += len(list(t, id).data)
+		}
+	}
 	put([]byte(snapshotMagic))
 	uv(snapshotVersion)
 	uv(uint64(len(ix.ids)))
@@ -75,18 +97,63 @@ func (ix *Index) WriteTo(w io.Writer) (int64, error) {
 		}
 		put(row)
 	}
-	uv(uint64(nTerms))
+	put(binary.LittleEndian.AppendUint64(scratch[:0], ix.terms.key[0]))
+	put(binary.LittleEndian.AppendUint64(scratch[:0], ix.terms.key[1]))
 	for sh := range ix.terms.shards {
 		t := &ix.terms.shards[sh]
+		arena := t.arena[:t.offs[t.n]]
+		data := 0
 		for id := range t.n {
-			text := t.arena[t.offs[id]:t.offs[id+1]]
-			p := t.post(id)
-			uv(uint64(len(text)))
-			put(text)
-			uv(uint64(p.df))
-			uv(uint64(p.last))
-			uv(uint64(len(p.data)))
-			put(p.data)
+			data += len(list(t, id).data)
+		}
+		uv(uint64(t.n))
+		uv(uint64(len(t.slots)))
+		uv(uint64(len(arena)))
+		uv(uint64(data))
+		// The slots and offsets start at a multiple of 8 bytes from the
+		// snapshot's start, so that a reader whose copy is aligned the
+		// same (a mapped cache places the snapshot so) uses them in place.
+		put(make([]byte, (8-pos%8)%8))
+		chunk := make([]byte, 0, 16<<10)
+		for k := range t.slots {
+			sl := &t.slots[k]
+			chunk = binary.LittleEndian.AppendUint64(chunk, sl.head)
+			chunk = binary.LittleEndian.AppendUint32(chunk, sl.hash)
+			chunk = binary.LittleEndian.AppendUint32(chunk, sl.id)
+			if len(chunk) == cap(chunk) {
+				put(chunk)
+				chunk = chunk[:0]
+			}
+		}
+		for _, o := range t.offs[:t.n+1] {
+			chunk = binary.LittleEndian.AppendUint32(chunk, o)
+			if len(chunk) == cap(chunk) {
+				put(chunk)
+				chunk = chunk[:0]
+			}
+		}
+		put(chunk)
+		put(arena)
+		// The lists' headers apart from their bytes: a load reads the
+		// headers and need not touch the bytes until a list is used.
+		put(make([]byte, (4-pos%4)%4))
+		chunk = chunk[:0]
+		for id := range t.n {
+			p := list(t, id)
+			if uint64(len(p.data)) > math.MaxUint32 {
+				return cw.n, fmt.Errorf("write index snapshot: a posting list of %d bytes", len(p.data))
+			}
+			chunk = binary.LittleEndian.AppendUint32(chunk, p.df)
+			chunk = binary.LittleEndian.AppendUint32(chunk, p.last)
+			chunk = binary.LittleEndian.AppendUint32(chunk, uint32(len(p.data)))
+			if len(chunk) >= cap(chunk)-12 {
+				put(chunk)
+				chunk = chunk[:0]
+			}
+		}
+		put(chunk)
+		for id := range t.n {
+			put(list(t, id).data)
 		}
 	}
 	uv(uint64(len(ix.short.text)))
@@ -171,6 +238,11 @@ func (s *snapReader) uv(max uint64) uint64 {
 // damaged or hostile snapshot yields an error wrapping ErrSnapshot, never a
 // corrupt index; on error ix is left empty. The posting lists share the
 // memory read, so loading copies little.
+//
+// Posting lists are validated when first used rather than all at load
+// (a fifth of loading a 100k snapshot, for lists a recall mostly never
+// reads): one that a damaged snapshot holds, which its checksum did not
+// catch, reads as empty (see lazyCheck).
 func (ix *Index) ReadFrom(r io.Reader) (int64, error) {
 	if len(ix.ids) != 0 {
 		return 0, ErrNotEmpty
@@ -205,14 +277,38 @@ func (ix *Index) LoadSnapshot(data []byte) error {
 	return nil
 }
 
+// LoadCheckedSnapshot is LoadSnapshot for data the caller has checked
+// already against a checksum that covers it (the index cache's, over its
+// whole file): it skips the snapshot's own, the one pass over every
+// posting list's bytes that a load would otherwise make. Everything else
+// is checked as LoadSnapshot checks it.
+func (ix *Index) LoadCheckedSnapshot(data []byte) error {
+	if len(ix.ids) != 0 {
+		return ErrNotEmpty
+	}
+	if err := ix.readCheckedSnapshot(data); err != nil {
+		ix.clear()
+		if !errors.Is(err, ErrSnapshot) {
+			err = fmt.Errorf("%w: %w", ErrSnapshot, err)
+		}
+		return fmt.Errorf("read index snapshot: %w", err)
+	}
+	return nil
+}
+
 func (ix *Index) readSnapshot(data []byte) error {
+	if len(data) >= len(snapshotMagic)+4 &&
+		binary.LittleEndian.Uint32(data[len(data)-4:]) != crc32.ChecksumIEEE(data[:len(data)-4]) {
+		return fmt.Errorf("%w: checksum mismatch", ErrSnapshot)
+	}
+	return ix.readCheckedSnapshot(data)
+}
+
+func (ix *Index) readCheckedSnapshot(data []byte) error {
 	if len(data) < len(snapshotMagic)+4 || string(data[:len(snapshotMagic)]) != snapshotMagic {
 		return fmt.Errorf("%w: not an index snapshot", ErrSnapshot)
 	}
 	body := data[:len(data)-4]
-	if binary.LittleEndian.Uint32(data[len(data)-4:]) != crc32.ChecksumIEEE(body) {
-		return fmt.Errorf("%w: checksum mismatch", ErrSnapshot)
-	}
 	sr := &snapReader{b: body, i: len(snapshotMagic)}
 	if v := sr.uv(1 << 20); sr.err == nil && v != snapshotVersion {
 		return fmt.Errorf("%w: version %d, want %d", ErrSnapshot, v, snapshotVersion)
@@ -262,39 +358,18 @@ func (ix *Index) readSnapshot(data []byte) error {
 	}
 	ix.live, ix.dead = live, dead
 	recomputeSums(ix)
-
-	// Terms and their postings, each validated against the slots.
-	nTerms := int(sr.uv(uint64(len(body))))
-	// Hashes spread terms evenly over the shards: reserve each its share
-	// and a little more (texts average well under 16 bytes).
-	for i := range ix.terms.shards {
-		share := nTerms/numShards + nTerms/(8*numShards) + 16
-		ix.terms.shards[i].reserve(share, 16*share)
+	key := sr.next(16)
+	if sr.err != nil {
+		return sr.err
 	}
-	for k := 0; k < nTerms && sr.err == nil; k++ {
-		tl := int(sr.uv(maxCompoundBytes))
-		text := sr.next(tl)
-		df := uint32(sr.uv(uint64(nSlots)))
-		last := uint32(sr.uv(uint64(nSlots)))
-		p := postingList{df: df, last: last}
-		p.data = sr.next(int(sr.uv(uint64(len(body)))))
-		if sr.err != nil {
-			break
+	ix.terms.key = sipKey{binary.LittleEndian.Uint64(key), binary.LittleEndian.Uint64(key[8:])}
+
+	// Per shard its hash table, term texts and posting lists, each
+	// checked against the slots.
+	for sh := range ix.terms.shards {
+		if err := readTermTable(sr, &ix.terms.shards[sh], nSlots); err != nil {
+			return err
 		}
-		if tl == 0 {
-			return fmt.Errorf("%w: empty term", ErrSnapshot)
-		}
-		if err := p.validate(nSlots); err != nil {
-			return fmt.Errorf("%w: term %q: %w", ErrSnapshot, text, err)
-		}
-		h := ix.terms.hash(text)
-		t := &ix.terms.shards[shardOf(h)]
-		before := t.n
-		id := t.intern(h, text)
-		if t.n == before {
-			return fmt.Errorf("%w: term %q twice", ErrSnapshot, text)
-		}
-		*t.post(id) = p
 	}
 	short := sr.next(int(sr.uv(uint64(len(body)))))
 	offs := make([]uint32, 1, nSlots+1)
@@ -312,6 +387,130 @@ func (ix *Index) readSnapshot(data []byte) error {
 	}
 	ix.short = shortTerms{text: short, offs: offs}
 	return nil
+}
+
+// readTermTable reads one shard's term table into t, an empty one. The
+// slots and offsets are used in place when the snapshot's bytes are
+// aligned for them (and the machine is little endian), else copied.
+//
+// The checks make every later use safe: every occupied slot names a
+// distinct term, so a table with free slots (the load factor is checked)
+// ends every probe; the offsets cut the arena into terms of valid
+// lengths; posting lists are checked when first used (see lazyCheck). That a slot's hash and
+// head are its term's is not checked (it would mean hashing every term,
+// which is what storing the table saves): the snapshot's checksum
+// covers them, and a wrong one could only hide its term from look-ups.
+func readTermTable(sr *snapReader, t *termTable, nSlots int) error {
+	n := int(sr.uv(maxTerms))
+	size := int(sr.uv(maxTerms))
+	arenaLen := int(sr.uv(uint64(len(sr.b))))
+	dataLen := int(sr.uv(uint64(len(sr.b))))
+	sr.next((8 - sr.i%8) % 8)
+	slotBytes := sr.next(size * 16)
+	offBytes := sr.next((n + 1) * 4)
+	arena := sr.next(arenaLen)
+	sr.next((4 - sr.i%4) % 4)
+	heads := sr.next(n * 12)
+	data := sr.next(dataLen)
+	if sr.err != nil {
+		return sr.err
+	}
+	if size < 1 || size&(size-1) != 0 || n*5 > size*4 {
+		return fmt.Errorf("%w: %d terms in %d slots", ErrSnapshot, n, size)
+	}
+	slots, shared := slotsOf(slotBytes)
+	offs := uint32sOf(offBytes)
+	seen := make([]uint64, (n+63)/64)
+	used := 0
+	for k := range slots {
+		id := slots[k].id
+		if id == 0 {
+			continue
+		}
+		if int(id) > n || seen[(id-1)/64]&(1<<((id-1)%64)) != 0 {
+			return fmt.Errorf("%w: slot %d holds term %d of %d", ErrSnapshot, k, id, n)
+		}
+		seen[(id-1)/64] |= 1 << ((id - 1) % 64)
+		used++
+	}
+	if used != n {
+		return fmt.Errorf("%w: %d slots for %d terms", ErrSnapshot, used, n)
+	}
+	if offs[0] != 0 || offs[n] != uint32(arenaLen) || int(offs[n]) != arenaLen {
+		return fmt.Errorf("%w: term offsets do not cover the texts", ErrSnapshot)
+	}
+	for id := range n {
+		if l := offs[id+1] - offs[id]; offs[id+1] < offs[id] || l == 0 || l > maxCompoundBytes {
+			return fmt.Errorf("%w: term %d has a bad length", ErrSnapshot, id)
+		}
+	}
+	t.slots, t.shared, t.offs, t.arena, t.n = slots, shared, offs, arena, uint32(n)
+	t.pages = t.pages[:0]
+	for id := range uint32(n) {
+		if id>>pageBits >= uint32(len(t.pages)) {
+			page := make([]postingList, 1<<pageBits)
+			// Numbers first: a fresh page whose first touch is the
+			// write barrier's read of a pointer gets the zero page,
+			// and the write after it copies it and flushes every
+			// core's mapping of it.
+			for k := range page {
+				page[k].df = 0
+			}
+			t.pages = append(t.pages, page)
+		}
+		h := heads[id*12 : id*12+12]
+		df, last, l := binary.LittleEndian.Uint32(h), binary.LittleEndian.Uint32(h[4:]), binary.LittleEndian.Uint32(h[8:])
+		if uint64(l) > uint64(len(data)) {
+			return fmt.Errorf("%w: term %d's postings overrun the shard's", ErrSnapshot, id)
+		}
+		*t.post(id) = postingList{df: df, last: last, data: data[:l:l]}
+		data = data[l:]
+	}
+	if len(data) != 0 {
+		return fmt.Errorf("%w: %d posting bytes past the last term's", ErrSnapshot, len(data))
+	}
+	t.lazy = newLazyCheck(n, nSlots)
+	return nil
+}
+
+// A slot in a snapshot is its head, hash and id, 16 bytes little endian:
+// termSlot's layout, which slotsOf relies on.
+var _ = [1]struct{}{}[unsafe.Sizeof(termSlot{})-16+unsafe.Offsetof(termSlot{}.id)-12]
+
+// maxTerms bounds a shard's term and slot counts in a snapshot.
+const maxTerms = 1 << 31
+
+// littleEndian reports whether the machine stores integers as the
+// snapshot does, so that its tables can be used in place.
+var littleEndian = binary.NativeEndian.Uint16([]byte{1, 0}) == 1
+
+// slotsOf returns the term slots b holds, little endian, and true when
+// they are b itself (read-only then), false when copied.
+func slotsOf(b []byte) ([]termSlot, bool) {
+	n := len(b) / 16
+	if littleEndian && n > 0 && uintptr(unsafe.Pointer(&b[0]))%unsafe.Alignof(termSlot{}) == 0 {
+		return unsafe.Slice((*termSlot)(unsafe.Pointer(&b[0])), n), true
+	}
+	slots := make([]termSlot, n)
+	for k := range slots {
+		r := b[k*16:]
+		slots[k] = termSlot{head: binary.LittleEndian.Uint64(r), hash: binary.LittleEndian.Uint32(r[8:]), id: binary.LittleEndian.Uint32(r[12:])}
+	}
+	return slots, false
+}
+
+// uint32sOf returns the little-endian uint32s b holds, as b itself when
+// it can; either way without spare capacity, so appending copies.
+func uint32sOf(b []byte) []uint32 {
+	n := len(b) / 4
+	if littleEndian && n > 0 && uintptr(unsafe.Pointer(&b[0]))%4 == 0 {
+		return unsafe.Slice((*uint32)(unsafe.Pointer(&b[0])), n)
+	}
+	out := make([]uint32, n)
+	for k := range out {
+		out[k] = binary.LittleEndian.Uint32(b[k*4:])
+	}
+	return out
 }
 
 // validShort checks that the short-term lists end where offs says, each
@@ -342,11 +541,18 @@ func (p *postingList) validate(nSlots int) error {
 	b := p.data
 	slot, count := uint64(0), uint32(0)
 	for i := 0; i < len(b); {
-		v, n := binary.Uvarint(b[i:])
-		if n <= 0 {
-			return errors.New("bad posting")
+		// Most uvarints here are one byte: read those inline.
+		v := uint64(b[i])
+		if v < 0x80 {
+			i++
+		} else {
+			x, n := binary.Uvarint(b[i:])
+			if n <= 0 {
+				return errors.New("bad posting")
+			}
+			v = x
+			i += n
 		}
-		i += n
 		if count > 0 && v>>1 == 0 {
 			return errors.New("slots not increasing")
 		}
@@ -355,16 +561,20 @@ func (p *postingList) validate(nSlots int) error {
 			return errors.New("slot out of range")
 		}
 		if v&1 != 0 {
-			if i+3 > len(b) {
-				return errors.New("truncated posting")
-			}
 			i += 3
 		}
-		tf, n := binary.Uvarint(b[i:])
-		if n <= 0 || tf > maxTF {
-			return errors.New("bad term frequency")
+		if i >= len(b) {
+			return errors.New("truncated posting")
 		}
-		i += n
+		if b[i] < 0x80 {
+			i++
+		} else {
+			tf, n := binary.Uvarint(b[i:])
+			if n <= 0 || tf > maxTF {
+				return errors.New("bad term frequency")
+			}
+			i += n
+		}
 		count++
 	}
 	if count != p.df {

@@ -2,8 +2,14 @@ package index
 
 import (
 	"bytes"
+	"encoding/binary"
 	"errors"
+	"fmt"
+	"hash/crc32"
+	"math/rand/v2"
+	"strings"
 	"testing"
+	"unsafe"
 
 	"github.com/google/go-cmp/cmp"
 	"github.com/google/go-cmp/cmp/cmpopts"
@@ -100,6 +106,59 @@ func TestSnapshotRoundTrip(t *testing.T) {
 	}
 }
 
+// TestSnapshotTablesInPlace loads a snapshot whose bytes are aligned, so
+// that its term tables are used in place, and one whose bytes are not, so
+// that they are copied: both must answer as the index written, and
+// neither the searches nor the updates after the load may write to the
+// snapshot's bytes (a mapped cache is read-only memory).
+func TestSnapshotTablesInPlace(t *testing.T) {
+	t.Parallel()
+	ix, queries := snapshotCorpus(t)
+	var buf bytes.Buffer
+	if _, err := ix.WriteTo(&buf); err != nil {
+		t.Fatal(err)
+	}
+	for _, offset := range []int{0, 1} {
+		// A fresh allocation is 8-byte aligned: offset 1 is not.
+		data := make([]byte, offset+buf.Len())[offset:]
+		copy(data, buf.Bytes())
+		loaded := New()
+		if err := loaded.LoadSnapshot(data); err != nil {
+			t.Fatal(err)
+		}
+		if wantShared := offset == 0 && littleEndian; loaded.terms.shards[0].shared != wantShared {
+			t.Errorf("offset %d: slots used in place = %v, want %v", offset, !wantShared, wantShared)
+		}
+		if loaded.terms.key != ix.terms.key {
+			t.Errorf("offset %d: hash key not restored", offset)
+		}
+		for _, q := range queries {
+			want, got := ix.Search(Query{Text: q, Limit: 10}), loaded.Search(Query{Text: q, Limit: 10})
+			if diff := cmp.Diff(want, got); diff != "" {
+				t.Fatalf("offset %d: Search(%q) (-built +loaded):\n%s", offset, q, diff)
+			}
+		}
+		// New terms in every shard, and new postings of old ones.
+		for i := range 200 {
+			loaded.Put(DocID(10000+i), Doc{Title: fmt.Sprintf("zqnew%d 新词%d", i, i), Body: "kiwi 猕猴桃"})
+		}
+		if !bytes.Equal(data, buf.Bytes()) {
+			t.Fatalf("offset %d: the index wrote into the snapshot's bytes", offset)
+		}
+		for i := range 200 {
+			q := fmt.Sprintf("zqnew%d", i)
+			if got := ids(loaded.Search(Query{Text: q})); !cmp.Equal(got, []DocID{DocID(10000 + i)}) {
+				t.Fatalf("offset %d: %s finds %v", offset, q, got)
+			}
+		}
+		for sh := range loaded.terms.shards {
+			if loaded.terms.shards[sh].shared {
+				t.Errorf("offset %d: shard %d still shares its slots after adding terms", offset, sh)
+			}
+		}
+	}
+}
+
 func TestSnapshotRejectsDamage(t *testing.T) {
 	t.Parallel()
 	ix, _ := snapshotCorpus(t)
@@ -161,6 +220,12 @@ func FuzzReadFrom(f *testing.F) {
 		f.Fatal(err)
 	}
 	f.Fuzz(func(t *testing.T, data []byte) {
+		// A snapshot's checksum would stop almost every mutation: set
+		// it, so that the checks behind it are what is fuzzed.
+		if len(data) >= len(snapshotMagic)+4 {
+			body := data[:len(data)-4]
+			binary.LittleEndian.PutUint32(data[len(body):], crc32.ChecksumIEEE(body))
+		}
 		loaded := newIndex(defaultParams(), d)
 		if _, err := loaded.ReadFrom(bytes.NewReader(data)); err != nil {
 			if !errors.Is(err, ErrSnapshot) {
@@ -175,4 +240,144 @@ func FuzzReadFrom(f *testing.F) {
 		loaded.Put(1<<20, Doc{Title: "订单 deploy", Body: "OrderCreated 3.8"})
 		loaded.Search(Query{Text: "订单 deploy"})
 	})
+}
+
+// TestPostingValidate checks the posting list check a snapshot load
+// relies on: lists that add writes pass, with every kind of posting (one-
+// and two-byte tfs, field tfs, long slot gaps), and every cut short or
+// reaching past the slots fails.
+func TestPostingValidate(t *testing.T) {
+	rng := rand.New(rand.NewPCG(1, 2))
+	for round := range 200 {
+		var p postingList
+		slot := uint32(0)
+		for k := range 1 + rng.IntN(40) {
+			if k > 0 || rng.IntN(2) == 0 {
+				slot += 1 + uint32(rng.IntN(1<<uint(1+rng.IntN(20))))
+			}
+			var tf [numFields]uint8
+			tf[fieldBody] = uint8(rng.IntN(256))
+			if rng.IntN(3) == 0 {
+				tf[fieldTitle], tf[fieldTags] = 1+uint8(rng.IntN(255)), uint8(rng.IntN(256))
+			}
+			p.add(slot, tf)
+		}
+		nSlots := int(slot) + 1
+		if err := p.validate(nSlots); err != nil {
+			t.Fatalf("round %d: a list add wrote fails: %v", round, err)
+		}
+		if err := p.validate(nSlots - 1); err == nil {
+			t.Fatalf("round %d: a slot past the end passes", round)
+		}
+		for cut := range len(p.data) {
+			q := postingList{data: p.data[:cut], df: p.df, last: p.last}
+			if err := q.validate(nSlots); err == nil {
+				t.Fatalf("round %d: the list cut to %d of %d bytes passes", round, cut, len(p.data))
+			}
+		}
+	}
+}
+
+// TestSnapshotBadList loads a snapshot one of whose posting lists is
+// damaged behind a valid checksum: the load succeeds (lists are checked
+// when first used), the damaged term finds nothing while the others
+// answer as before, and a change or a new snapshot treats the list as
+// empty.
+func TestSnapshotBadList(t *testing.T) {
+	t.Parallel()
+	ix, queries := snapshotCorpus(t)
+	var buf bytes.Buffer
+	if _, err := ix.WriteTo(&buf); err != nil {
+		t.Fatal(err)
+	}
+	data := buf.Bytes()
+	probe := New()
+	if err := probe.LoadSnapshot(data); err != nil {
+		t.Fatal(err)
+	}
+	pl := probe.terms.get("kiwi")
+	if pl == nil || len(pl.data) < 2 {
+		t.Fatal("no posting list for kiwi")
+	}
+	off := int(uintptr(unsafe.Pointer(&pl.data[0])) - uintptr(unsafe.Pointer(&data[0])))
+	bad := bytes.Clone(data)
+	bad[off+len(pl.data)-1] = 0x80 // the last body tf now runs past the list
+	binary.LittleEndian.PutUint32(bad[len(bad)-4:], crc32.ChecksumIEEE(bad[:len(bad)-4]))
+
+	for _, change := range []string{"search", "put", "write"} {
+		loaded := New()
+		if err := loaded.LoadSnapshot(bad); err != nil {
+			t.Fatalf("%s: load: %v", change, err)
+		}
+		switch change {
+		case "put":
+			loaded.Put(9999, Doc{Title: "kiwi again"})
+		case "write":
+			var again bytes.Buffer
+			if _, err := loaded.WriteTo(&again); err != nil {
+				t.Fatal(err)
+			}
+			loaded = New()
+			if err := loaded.LoadSnapshot(again.Bytes()); err != nil {
+				t.Fatalf("reload of a snapshot written after a bad list: %v", err)
+			}
+			loaded.terms.checkAll()
+			if p := loaded.terms.get("kiwi"); p == nil || p.df != 0 {
+				t.Fatalf("the bad list was written as %+v, want empty", p)
+			}
+		}
+		got := ids(loaded.Search(Query{Text: "kiwi", Limit: 100}))
+		want := []DocID(nil)
+		if change == "put" {
+			want = []DocID{9999}
+		}
+		if !cmp.Equal(got, want, cmpopts.EquateEmpty()) {
+			t.Errorf("%s: kiwi finds %v, want %v", change, got, want)
+		}
+		if change == "put" {
+			continue // the new document changes the statistics
+		}
+		for _, q := range queries {
+			if strings.Contains(q, "kiwi") {
+				continue
+			}
+			w, g := ix.Search(Query{Text: q, Limit: 10}), loaded.Search(Query{Text: q, Limit: 10})
+			if diff := cmp.Diff(w, g); diff != "" {
+				t.Fatalf("%s: Search(%q) (-built +loaded):\n%s", change, q, diff)
+			}
+		}
+	}
+}
+
+// TestLoadCheckedSnapshot checks that LoadCheckedSnapshot skips only the
+// snapshot's own checksum: a snapshot whose checksum is wrong loads and
+// answers as written, a damaged structure is still refused.
+func TestLoadCheckedSnapshot(t *testing.T) {
+	t.Parallel()
+	ix, queries := snapshotCorpus(t)
+	var buf bytes.Buffer
+	if _, err := ix.WriteTo(&buf); err != nil {
+		t.Fatal(err)
+	}
+	data := bytes.Clone(buf.Bytes())
+	binary.LittleEndian.PutUint32(data[len(data)-4:], 0xdeadbeef)
+	if err := New().LoadSnapshot(data); !errors.Is(err, ErrSnapshot) {
+		t.Fatalf("LoadSnapshot with a wrong checksum: %v, want ErrSnapshot", err)
+	}
+	loaded := New()
+	if err := loaded.LoadCheckedSnapshot(data); err != nil {
+		t.Fatal(err)
+	}
+	for _, q := range queries {
+		if diff := cmp.Diff(ix.Search(Query{Text: q, Limit: 10}), loaded.Search(Query{Text: q, Limit: 10})); diff != "" {
+			t.Fatalf("Search(%q) (-built +loaded):\n%s", q, diff)
+		}
+	}
+	for _, cut := range []int{len(data) / 3, len(data) / 2, len(data) - 5} {
+		damaged := append(bytes.Clone(data[:cut]), 0, 0, 0, 0)
+		l := New()
+		if err := l.LoadCheckedSnapshot(damaged); !errors.Is(err, ErrSnapshot) || l.Len() != 0 {
+			t.Errorf("cut at %d: %v, %d documents; want ErrSnapshot, none", cut, err, l.Len())
+		}
+	}
 }

@@ -1,9 +1,11 @@
 package index
 
 import (
+	"crypto/rand"
 	"encoding/binary"
-	"hash/maphash"
 	"slices"
+	"sync"
+	"sync/atomic"
 )
 
 // termTable maps index terms to dense ids and their posting lists. It is
@@ -21,6 +23,68 @@ type termTable struct {
 	pages [][]postingList
 	n     uint32
 	slab  []byte // carved into the first buffer of each new posting list
+	// shared says slots is read-only memory (a mapped snapshot's): the
+	// first term added copies it. arena and offs may be too; they have
+	// no spare capacity, so appending to them copies them.
+	shared bool
+	// lazy, when not nil, says which posting lists a snapshot gave were
+	// validated yet.
+	lazy *lazyCheck
+}
+
+// lazyCheck validates a loaded snapshot's posting lists as they are first
+// read, instead of all of them at load: a recall reads a few dozen of
+// hundreds of thousands. Readers call ok concurrently, so its bitsets are
+// atomic; a list found bad reads as absent (it cannot come from a
+// snapshot WriteTo wrote, whose checksum held). Anything that changes the
+// table first calls checkAll, under the exclusion writers have, which
+// empties the bad lists and drops the lazyCheck.
+type lazyCheck struct {
+	nSlots    int
+	done, bad []atomic.Uint64 // bit id: validated; found bad
+}
+
+func newLazyCheck(terms, nSlots int) *lazyCheck {
+	w := (terms + 63) / 64
+	return &lazyCheck{nSlots: nSlots, done: make([]atomic.Uint64, w), bad: make([]atomic.Uint64, w)}
+}
+
+// ok validates the list p of term id if that was not done yet, and
+// reports whether it is sound.
+func (l *lazyCheck) ok(id uint32, p *postingList) bool {
+	w, bit := id/64, uint64(1)<<(id%64)
+	if l.done[w].Load()&bit == 0 {
+		if p.validate(l.nSlots) != nil {
+			l.bad[w].Or(bit)
+		}
+		l.done[w].Or(bit)
+	}
+	return l.bad[w].Load()&bit == 0
+}
+
+// list returns the posting list of term id, or nil when it is one a
+// snapshot gave and it is bad. Safe for concurrent readers.
+func (t *termTable) list(id uint32) *postingList {
+	p := t.post(id)
+	if t.lazy != nil && !t.lazy.ok(id, p) {
+		return nil
+	}
+	return p
+}
+
+// checkAll validates every list not validated yet and empties the bad
+// ones, so that the table can be changed and iterated freely. The caller
+// excludes readers, as for any change.
+func (t *termTable) checkAll() {
+	if t.lazy == nil {
+		return
+	}
+	for id := range t.n {
+		if p := t.post(id); !t.lazy.ok(id, p) {
+			*p = postingList{}
+		}
+	}
+	t.lazy = nil
 }
 
 type termSlot struct {
@@ -76,7 +140,7 @@ func (t *termTable) lookup(h uint64, b []byte) *postingList {
 	if !ok {
 		return nil
 	}
-	return t.post(t.slots[i].id - 1)
+	return t.list(t.slots[i].id - 1)
 }
 
 // numShards splits the vocabulary by hash so that PutBatch can insert
@@ -90,21 +154,26 @@ const (
 // bits place it within the table).
 func shardOf(h uint64) int { return int(h >> (64 - shardBits)) }
 
-// vocabulary is the sharded term dictionary of an index.
+// vocabulary is the sharded term dictionary of an index. Its hash is
+// keyed with a random key of its own, which a snapshot records: the
+// process that loads it takes the key with the tables, and finds terms
+// where the writer placed them.
 type vocabulary struct {
-	seed   maphash.Seed
+	key    sipKey
 	shards [numShards]termTable
 }
 
 func newVocabulary() *vocabulary {
-	v := &vocabulary{seed: maphash.MakeSeed()}
+	var b [16]byte
+	rand.Read(b[:]) // never fails (crypto/rand)
+	v := &vocabulary{key: sipKey{binary.LittleEndian.Uint64(b[:8]), binary.LittleEndian.Uint64(b[8:])}}
 	for i := range v.shards {
 		v.shards[i] = newTermTable()
 	}
 	return v
 }
 
-func (v *vocabulary) hash(b []byte) uint64 { return maphash.Bytes(v.seed, b) }
+func (v *vocabulary) hash(b []byte) uint64 { return sip13(v.key, b) }
 
 // get returns the posting list of term s, or nil; safe for concurrent
 // readers.
@@ -116,6 +185,24 @@ func (v *vocabulary) get(s string) *postingList {
 	b := append(buf[:0], s...)
 	h := v.hash(b)
 	return v.shards[shardOf(h)].lookup(h, b)
+}
+
+// checkAll validates what is left to validate of a loaded snapshot's
+// posting lists (see lazyCheck), on all cores: the shards are
+// independent. Every change to the index calls it first.
+func (v *vocabulary) checkAll() {
+	lazy := false
+	for i := range v.shards {
+		lazy = lazy || v.shards[i].lazy != nil
+	}
+	if !lazy {
+		return
+	}
+	var wg sync.WaitGroup
+	for i := range v.shards {
+		wg.Go(v.shards[i].checkAll)
+	}
+	wg.Wait()
 }
 
 // each calls fn for every posting list.
@@ -131,10 +218,13 @@ func (t *termTable) intern(h uint64, b []byte) uint32 {
 		t.grow()
 	}
 	i, ok := t.find(h, b)
-	s := &t.slots[i]
 	if ok {
-		return s.id - 1
+		return t.slots[i].id - 1
 	}
+	if t.shared {
+		t.slots, t.shared = slices.Clone(t.slots), false
+	}
+	s := &t.slots[i]
 	id := t.n
 	t.n++
 	*s = termSlot{head: headOf(b), hash: uint32(h), id: id + 1}
@@ -167,7 +257,7 @@ func (t *termTable) grow() { t.growTo(2 * len(t.slots)) }
 // growTo moves the slots into an array of size slots, a power of two.
 func (t *termTable) growTo(size int) {
 	old := t.slots
-	t.slots = make([]termSlot, size)
+	t.slots, t.shared = make([]termSlot, size), false
 	mask := uint32(len(t.slots) - 1)
 	for k := range old {
 		s := &old[k]
@@ -179,24 +269,6 @@ func (t *termTable) growTo(size int) {
 			i = (i + 1) & mask
 		}
 		t.slots[i] = *s
-	}
-}
-
-// reserve makes room for n more terms of about textBytes bytes in all, so
-// that adding them neither grows the slot array step by step nor copies
-// the arena: loading a snapshot of a large vault otherwise left as much
-// garbage as the table it built.
-func (t *termTable) reserve(n, textBytes int) {
-	want := len(t.slots)
-	for (int(t.n)+n+1)*5 > want*4 {
-		want *= 2
-	}
-	if want > len(t.slots) {
-		t.growTo(want)
-	}
-	if n > 0 {
-		t.arena = slices.Grow(t.arena, textBytes)
-		t.offs = slices.Grow(t.offs, n)
 	}
 }
 
