@@ -65,14 +65,25 @@ type headerEntry struct {
 // cached where the stat data matches, read and parsed otherwise. It
 // rewrites the cache when anything was read.
 func (v *Vault) loadHeaders(ctx context.Context) error {
+	// The cache is read and decoded while the folders are listed: neither
+	// needs the other, and the listing leaves a core idle for most of it.
+	type cached struct {
+		stamp   string
+		entries []headerEntry
+	}
+	cacheDone := make(chan cached, 1)
+	go func() {
+		stamp := executableStamp()
+		cacheDone <- cached{stamp, readHeaderCache(v.headerCache, stamp)}
+	}()
 	var sawTemp atomic.Bool
 	rels, err := scanWith(ctx, v.dir, &sawTemp)
+	c := <-cacheDone
 	if err != nil {
 		return err
 	}
 	v.noTempFiles.Store(!sawTemp.Load())
-	stamp := executableStamp()
-	cache := readHeaderCache(v.headerCache, stamp)
+	stamp, cache := c.stamp, c.entries
 	type result struct {
 		r    loaded
 		key  statKey
