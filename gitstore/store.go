@@ -95,6 +95,8 @@ type Store struct {
 	swept       map[string]bool // lock targets whose stale owner records were swept
 	cleared     []StaleLock     // stale locks the current Commit removed
 	closed      bool
+
+	prefetch sync.WaitGroup // PrefetchIndex's read; Close waits for it
 }
 
 // Open finds the work tree containing dir (dir itself or a parent) and opens
@@ -319,6 +321,7 @@ func (s *Store) GitDir() string { return s.gitDir }
 // Close releases the repository's open files. The Store must not be used
 // afterwards.
 func (s *Store) Close() error {
+	s.prefetch.Wait()
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if s.closed {
@@ -331,6 +334,22 @@ func (s *Store) Close() error {
 		return fmt.Errorf("close %s: %w", s.root, err)
 	}
 	return nil
+}
+
+// PrefetchIndex starts reading and decoding the index in the background,
+// so that a Commit soon after finds it decoded: a process that opens the
+// repository to write can overlap the read with its own start-up work.
+// Commit still checks, under index.lock, that the index file is the one
+// decoded (its trailing checksum) and reads it again if it is not. A read
+// that fails is forgotten: Commit reads again and reports the error.
+func (s *Store) PrefetchIndex() {
+	s.prefetch.Go(func() {
+		s.mu.Lock()
+		defer s.mu.Unlock()
+		if !s.closed && s.index == nil {
+			_, _ = s.loadIndex(filepath.Join(s.gitDir, "index"))
+		}
+	})
 }
 
 func (s *Store) begin(ctx context.Context) error {

@@ -49,6 +49,9 @@ func (m *Main) openGitVaultWith(ctx context.Context, dir string, recover, header
 		return nil, nil, fmt.Errorf("open git repository: %w", err)
 	}
 	store.Now = m.Now
+	if recover {
+		store.PrefetchIndex() // a writer: read it while the vault loads
+	}
 	author, err := parseAuthor(m.Getenv("MEMVAULT_AUTHOR"))
 	if err != nil {
 		store.Close()
