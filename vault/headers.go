@@ -16,6 +16,7 @@ import (
 	"sync"
 	"sync/atomic"
 	"time"
+	"unsafe"
 
 	"github.com/memvault/memvault/vault/index"
 )
@@ -84,12 +85,17 @@ func (v *Vault) loadHeaders(ctx context.Context) error {
 	}
 	v.noTempFiles.Store(!sawTemp.Load())
 	stamp, cache := c.stamp, c.entries
+	// A result is small: most files are cache hits, and a 10k vault's
+	// results are allocated and filled in every process.
+	type read struct {
+		r   loaded
+		sig titleSig
+	}
 	type result struct {
-		r    loaded
 		key  statKey
-		ok   bool // key is valid
-		miss bool // read from the file
-		sig  titleSig
+		ok   bool  // key is valid
+		hit  int32 // the cache entry that holds the file's header, or -1
+		miss *read // the file, read and parsed: hit is -1
 	}
 	res := make([]result, len(rels))
 	workers := min(runtime.GOMAXPROCS(0), len(rels)/256+1)
@@ -116,20 +122,22 @@ func (v *Vault) loadHeaders(ctx context.Context) error {
 				// The stat follows a link to its file, so an edit behind a
 				// linked memory is seen. It comes before the read: a change
 				// made after it changes the key the next process sees.
-				res[i].key, res[i].ok = rs.files.statKey(rs.lastDir, name)
+				x := &res[i]
+				x.key, x.ok = rs.files.statKey(rs.lastDir, name)
 				for next < len(cache) && cache[next].mem.Path < rel {
 					next++
 				}
-				if next < len(cache) && cache[next].mem.Path == rel && res[i].ok && cache[next].key == res[i].key {
-					res[i].r, res[i].sig = loaded{rel: rel, mem: cache[next].mem}, cache[next].sig
+				if next < len(cache) && cache[next].mem.Path == rel && x.ok && cache[next].key == x.key {
+					x.hit = int32(next)
 					continue
 				}
 				r := v.readFile(ctx, rel, &rs)
+				var sig titleSig
 				if r.mem != nil {
 					r.mem = r.mem.header()
-					res[i].sig = newTitleSig(r.mem.Title)
+					sig = newTitleSig(r.mem.Title)
 				}
-				res[i].r, res[i].miss = r, true
+				x.hit, x.miss = -1, &read{r, sig}
 			}
 		})
 	}
@@ -137,46 +145,63 @@ func (v *Vault) loadHeaders(ctx context.Context) error {
 	if err := ctx.Err(); err != nil {
 		return err
 	}
+	// entry is a result's header as the builder and the cache take it.
+	entry := func(i int) (loaded, titleSig) {
+		if x := res[i]; x.miss != nil {
+			return x.miss.r, x.miss.sig
+		}
+		e := &cache[res[i].hit]
+		return loaded{rel: rels[i], mem: e.mem}, e.sig
+	}
 	b := v.newBuilder(len(rels), nil)
-	read := 0
+	reads := 0
 	sigs := make([]titledSig, 0, len(res))
-	for _, x := range res {
+	for i, x := range res {
 		n := len(b.entries)
-		b.add(x.r)
-		read += boolInt(x.miss)
+		r, sig := entry(i)
+		b.add(r)
+		reads += boolInt(x.miss != nil)
 		if len(b.entries) > n { // entry n is x's memory
-			sigs = append(sigs, titledSig{b.entries[n], x.sig})
+			sigs = append(sigs, titledSig{b.entries[n], sig})
 		}
 	}
 	v.installBuilt(b)
 	v.preferTracked(ctx, b.skipped)
 	v.mu.Lock()
-	v.titleSigs, v.headersRead = sigs, read
+	v.titleSigs, v.headersRead = sigs, reads
 	v.mu.Unlock()
 	if v.headerCache == "" || stamp == "" {
 		return nil
 	}
-	keep := make([]headerEntry, 0, len(res))
 	fsNow := time.Now
 	if v.fsNow != nil {
 		fsNow = v.fsNow
 	}
 	newest := fsNow().Add(-racyWindow).UnixNano()
-	added := 0 // entries the cache does not hold yet
-	for _, x := range res {
-		// Files with problems are read again each time, so their
-		// diagnostics are reported; files changed a moment ago too.
-		if !x.ok || x.r.mem == nil || len(x.r.diags) > 0 || max(x.key.mtime, x.key.ctime) >= newest {
-			continue
-		}
-		keep = append(keep, headerEntry{key: x.key, mem: x.r.mem, sig: x.sig})
-		added += boolInt(x.miss)
+	// Files with problems are read again each time, so their diagnostics
+	// are reported; files changed a moment ago too.
+	cacheable := func(x result) bool {
+		return x.ok && (x.miss == nil || x.miss.r.mem != nil && len(x.miss.r.diags) == 0) && max(x.key.mtime, x.key.ctime) < newest
 	}
-	if added <= maxUncachedReads && len(keep) <= len(cache) {
+	kept, added := 0, 0 // entries to cache; of those, entries the cache does not hold yet
+	for _, x := range res {
+		if cacheable(x) {
+			kept++
+			added += boolInt(x.miss != nil)
+		}
+	}
+	if added <= maxUncachedReads && kept <= len(cache) {
 		// Reading a few files again costs less than rewriting the
 		// cache: each add would otherwise rewrite it for the file the
 		// add before it wrote. Entries of files gone are skipped.
 		return nil
+	}
+	keep := make([]headerEntry, 0, kept)
+	for i, x := range res {
+		if cacheable(x) {
+			r, sig := entry(i)
+			keep = append(keep, headerEntry{key: x.key, mem: r.mem, sig: sig})
+		}
 	}
 	// A cache that cannot be written only costs the next process time.
 	_ = writeHeaderCache(v.headerCache, stamp, keep)
@@ -214,21 +239,26 @@ func executableStamp() string {
 
 // readHeaderCache reads the cache file at path, if stamp wrote it: its
 // entries sorted by path. A missing, unreadable or damaged file is an
-// empty cache.
+// empty cache. The file is mapped, as the index cache is (see
+// mapCacheFile), and the strings of the entries point into the mapping:
+// neither the file's bytes nor a copy of them as strings are copied to
+// the heap.
 func readHeaderCache(path, stamp string) []headerEntry {
 	if path == "" || stamp == "" {
 		return nil
 	}
-	data, err := os.ReadFile(path)
+	data, _, release, _, err := mapCacheFile(path)
 	if err != nil {
 		return nil
 	}
 	entries, err := decodeHeaderCache(data, stamp)
 	if err != nil {
+		release()
 		return nil
 	}
 	for i := 1; i < len(entries); i++ {
 		if entries[i-1].mem.Path >= entries[i].mem.Path {
+			release()
 			return nil // not written by loadHeaders
 		}
 	}
@@ -316,7 +346,8 @@ func encodeHeaderCache(stamp string, entries []headerEntry) []byte {
 
 var errBadHeaderCache = errors.New("damaged header cache")
 
-// decodeHeaderCache reads what encodeHeaderCache wrote.
+// decodeHeaderCache reads what encodeHeaderCache wrote. The strings of
+// the entries point into data, which must not change while they are used.
 func decodeHeaderCache(data []byte, stamp string) ([]headerEntry, error) {
 	if len(data) < len(headerCacheMagic)+4 || string(data[:len(headerCacheMagic)]) != headerCacheMagic {
 		return nil, errBadHeaderCache
@@ -363,17 +394,17 @@ func decodeHeaderCache(data []byte, stamp string) ([]headerEntry, error) {
 }
 
 // cacheDecoder reads varints and strings, remembering the first error.
-// The strings it returns are substrings of one copy of the input: one
-// allocation instead of one per field.
+// The strings it returns point into the input, which must not change
+// while they are used: no allocation at all.
 type cacheDecoder struct {
 	buf []byte
-	all string // buf as a string
+	all string // buf as a string, sharing its bytes
 	pos int
 	err error
 }
 
 func newCacheDecoder(buf []byte) *cacheDecoder {
-	return &cacheDecoder{buf: buf, all: string(buf)}
+	return &cacheDecoder{buf: buf, all: unsafe.String(unsafe.SliceData(buf), len(buf))}
 }
 
 func (d *cacheDecoder) rest() int { return len(d.buf) - d.pos }
