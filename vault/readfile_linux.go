@@ -5,6 +5,7 @@ import (
 	"io/fs"
 	"path/filepath"
 	"slices"
+	"strings"
 	"syscall"
 	"time"
 	"unsafe"
@@ -22,6 +23,7 @@ import (
 // every file.
 type fileReader struct {
 	buf   []byte
+	name  []byte // statKey's NUL-terminated name, reused
 	dir   string // the folder dirFD is open on; "" for none
 	dirFD int
 }
@@ -125,10 +127,11 @@ func (r *fileReader) statKey(dir, name string) (statKey, bool) {
 	var st syscall.Stat_t
 	var err error
 	if nr := int(sysFstatat); nr >= 0 && r.useDir(dir) {
-		var p *byte
-		if p, err = syscall.BytePtrFromString(name); err != nil {
+		if strings.IndexByte(name, 0) >= 0 {
 			return statKey{}, false
 		}
+		r.name = append(append(r.name[:0], name...), 0)
+		p := &r.name[0]
 		err = ignoringEINTR(func() error {
 			_, _, e := syscall.Syscall6(uintptr(nr), uintptr(r.dirFD), uintptr(unsafe.Pointer(p)), uintptr(unsafe.Pointer(&st)), 0, 0, 0)
 			if e != 0 {
