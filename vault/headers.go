@@ -190,10 +190,12 @@ func (v *Vault) loadHeaders(ctx context.Context) error {
 			added += boolInt(x.miss != nil)
 		}
 	}
-	if added <= maxUncachedReads && kept <= len(cache) {
+	if added <= maxUncachedReads && len(cache) > 0 {
 		// Reading a few files again costs less than rewriting the
-		// cache: each add would otherwise rewrite it for the file the
-		// add before it wrote. Entries of files gone are skipped.
+		// cache: each add would otherwise rewrite it for the file an
+		// add before it wrote (once that file is older than
+		// racyWindow). Entries of files gone are skipped. A vault
+		// without a usable cache gets one, however small.
 		return nil
 	}
 	keep := make([]headerEntry, 0, kept)

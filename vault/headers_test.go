@@ -2,6 +2,7 @@ package vault
 
 import (
 	"errors"
+	"fmt"
 	"os"
 	"path/filepath"
 	"slices"
@@ -151,6 +152,23 @@ func TestHeadersOnlyLoad(t *testing.T) {
 			t.Fatal(err)
 		}
 		check(t, files)
+	})
+	t.Run("files added", func(t *testing.T) {
+		// Each add writes a file: reading it again costs less than
+		// rewriting the cache, up to maxUncachedReads files.
+		before := mustRead(t, cache)
+		writeFiles(t, dir, map[string]string{"project/added-0.md": "---\nid: x0\ntitle: Added 0\n---\nA.\n"})
+		check(t, problems+1)
+		if !slices.Equal(mustRead(t, cache), before) {
+			t.Error("the cache was rewritten for one file read")
+		}
+		more := map[string]string{}
+		for i := 1; i <= maxUncachedReads; i++ {
+			more[fmt.Sprintf("project/added-%d.md", i)] = fmt.Sprintf("---\nid: x%d\ntitle: Added %d\n---\nA.\n", i, i)
+		}
+		writeFiles(t, dir, more)
+		check(t, problems+1+maxUncachedReads) // and rewritten
+		check(t, problems)
 	})
 }
 
