@@ -399,10 +399,11 @@ func decodeHeaderCache(data []byte, stamp string) ([]headerEntry, error) {
 // The strings it returns point into the input, which must not change
 // while they are used: no allocation at all.
 type cacheDecoder struct {
-	buf []byte
-	all string // buf as a string, sharing its bytes
-	pos int
-	err error
+	buf   []byte
+	all   string // buf as a string, sharing its bytes
+	pos   int
+	err   error
+	block []string // where strs cuts its slices from
 }
 
 func newCacheDecoder(buf []byte) *cacheDecoder {
@@ -442,7 +443,9 @@ func (d *cacheDecoder) str() string {
 	return s
 }
 
-// strs reads a count and that many strings; none is nil.
+// strs reads a count and that many strings; none is nil. The slices are
+// cut from blocks shared by many calls (capacity capped, so an append
+// copies): one allocation per block, not one per entry.
 func (d *cacheDecoder) strs() []string {
 	k := d.uvarint()
 	if k == 0 || k > uint64(d.rest()) {
@@ -451,12 +454,18 @@ func (d *cacheDecoder) strs() []string {
 		}
 		return nil
 	}
-	out := make([]string, k)
-	for j := range out {
-		out[j] = d.str()
+	if int(k) > cap(d.block)-len(d.block) {
+		d.block = make([]string, 0, max(int(k), strsBlock))
 	}
-	return out
+	lo := len(d.block)
+	for range k {
+		d.block = append(d.block, d.str())
+	}
+	return d.block[lo:len(d.block):len(d.block)]
 }
+
+// strsBlock is how many strings a block of cacheDecoder.strs holds.
+const strsBlock = 4096
 
 func (d *cacheDecoder) byte() byte {
 	if d.rest() == 0 {
