@@ -33,7 +33,8 @@ func TestPrefetchIndex(t *testing.T) {
 			s.PrefetchIndex()
 			s.prefetch.Wait()
 			s.mu.Lock()
-			prefetched := s.index
+			prefetched := <-s.prefetched // put back for Commit
+			s.prefetched <- prefetched
 			s.mu.Unlock()
 			if prefetched == nil {
 				t.Fatal("PrefetchIndex decoded no index")
@@ -75,7 +76,7 @@ func TestPrefetchIndexThenClose(t *testing.T) {
 	if err := s2.Close(); err != nil {
 		t.Fatal(err)
 	}
-	if s2.index != nil {
+	if s2.index != nil || s2.prefetched != nil {
 		t.Error("a closed Store keeps an index")
 	}
 }

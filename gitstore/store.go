@@ -96,7 +96,8 @@ type Store struct {
 	cleared     []StaleLock     // stale locks the current Commit removed
 	closed      bool
 
-	prefetch sync.WaitGroup // PrefetchIndex's read; Close waits for it
+	prefetch   sync.WaitGroup  // PrefetchIndex's read; Close waits for it
+	prefetched chan *indexFile // its result (nil: unreadable), for the next loadIndex
 }
 
 // Open finds the work tree containing dir (dir itself or a parent) and opens
@@ -328,6 +329,7 @@ func (s *Store) Close() error {
 		return nil
 	}
 	s.closed = true
+	s.prefetched = nil
 	s.closePacks()
 	s.trees, s.commits, s.index = nil, nil, nil
 	if err := s.storer.Close(); err != nil {
@@ -338,17 +340,24 @@ func (s *Store) Close() error {
 
 // PrefetchIndex starts reading and decoding the index in the background,
 // so that a Commit soon after finds it decoded: a process that opens the
-// repository to write can overlap the read with its own start-up work.
-// Commit still checks, under index.lock, that the index file is the one
-// decoded (its trailing checksum) and reads it again if it is not. A read
-// that fails is forgotten: Commit reads again and reports the error.
+// repository to write can overlap the read with the work that prepares
+// the write. The read holds no lock of the Store's; the next Commit takes
+// its result, waiting for it if need be, and still checks under
+// index.lock that the index file is the one decoded (its trailing
+// checksum), reading it again if not. A read that fails is forgotten:
+// Commit reads again and reports the error. Call it before Close.
 func (s *Store) PrefetchIndex() {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.closed || s.index != nil || s.prefetched != nil {
+		return
+	}
+	ch := make(chan *indexFile, 1)
+	s.prefetched = ch
+	path := filepath.Join(s.gitDir, "index")
 	s.prefetch.Go(func() {
-		s.mu.Lock()
-		defer s.mu.Unlock()
-		if !s.closed && s.index == nil {
-			_, _ = s.loadIndex(filepath.Join(s.gitDir, "index"))
-		}
+		ix, _ := readIndexFile(path)
+		ch <- ix
 	})
 }
 

@@ -49,9 +49,6 @@ func (m *Main) openGitVaultWith(ctx context.Context, dir string, recover, header
 		return nil, nil, fmt.Errorf("open git repository: %w", err)
 	}
 	store.Now = m.Now
-	if recover {
-		store.PrefetchIndex() // a writer: read it while the vault loads
-	}
 	author, err := parseAuthor(m.Getenv("MEMVAULT_AUTHOR"))
 	if err != nil {
 		store.Close()
@@ -69,6 +66,9 @@ func (m *Main) openGitVaultWith(ctx context.Context, dir string, recover, header
 		return nil, nil, fmt.Errorf("open vault %s: %w", dir, err)
 	}
 	if recover {
+		// A writer: the index is decoded while the write is prepared,
+		// after the load, which keeps every core busy.
+		store.PrefetchIndex()
 		if done, err := v.Recover(ctx); err != nil {
 			m.logger.Warn("could not finish an interrupted write; see memvault doctor", "err", err)
 		} else if len(done) > 0 {
