@@ -47,7 +47,7 @@ const maxUncachedReads = 32
 
 // headerCacheMagic starts a header cache file; the digit is the format
 // version.
-const headerCacheMagic = "memvault-headers 1\n"
+const headerCacheMagic = "memvault-headers 2\n"
 
 // statKey is what says a file is unchanged since its header was cached.
 type statKey struct {
@@ -299,12 +299,24 @@ func writeHeaderCache(path, stamp string, entries []headerEntry) error {
 func encodeHeaderCache(stamp string, entries []headerEntry) []byte {
 	buf := make([]byte, 0, 64+len(entries)*200)
 	buf = append(buf, headerCacheMagic...)
+	buf = binary.AppendUvarint(buf, uint64(len(stamp)))
+	buf = append(buf, stamp...)
+	buf = binary.AppendUvarint(buf, uint64(len(entries)))
+	half := len(entries) / 2
+	first := appendHeaderEntries(nil, entries[:half])
+	buf = binary.AppendUvarint(buf, uint64(len(first)))
+	buf = append(buf, first...)
+	buf = appendHeaderEntries(buf, entries[half:])
+	return binary.BigEndian.AppendUint32(buf, crc32.ChecksumIEEE(buf))
+}
+
+// appendHeaderEntries appends entries to buf as encodeHeaderCache lays
+// them out.
+func appendHeaderEntries(buf []byte, entries []headerEntry) []byte {
 	str := func(s string) {
 		buf = binary.AppendUvarint(buf, uint64(len(s)))
 		buf = append(buf, s...)
 	}
-	str(stamp)
-	buf = binary.AppendUvarint(buf, uint64(len(entries)))
 	tm := func(t time.Time) {
 		if t.IsZero() {
 			buf = append(buf, 0)
@@ -343,13 +355,14 @@ func encodeHeaderCache(stamp string, entries []headerEntry) []byte {
 			str(t)
 		}
 	}
-	return binary.BigEndian.AppendUint32(buf, crc32.ChecksumIEEE(buf))
+	return buf
 }
 
 var errBadHeaderCache = errors.New("damaged header cache")
 
-// decodeHeaderCache reads what encodeHeaderCache wrote. The strings of
-// the entries point into data, which must not change while they are used.
+// decodeHeaderCache reads what encodeHeaderCache wrote: the two halves of
+// the entries at once, each on its own goroutine. The strings of the
+// entries point into data, which must not change while they are used.
 func decodeHeaderCache(data []byte, stamp string) ([]headerEntry, error) {
 	if len(data) < len(headerCacheMagic)+4 || string(data[:len(headerCacheMagic)]) != headerCacheMagic {
 		return nil, errBadHeaderCache
@@ -362,15 +375,34 @@ func decodeHeaderCache(data []byte, stamp string) ([]headerEntry, error) {
 	if d.str() != stamp {
 		return nil, errBadHeaderCache
 	}
-	n := d.uvarint()
-	if n > uint64(d.rest()/16) { // an entry takes more than 16 bytes
+	n, split := d.uvarint(), d.uvarint()
+	if d.err != nil || n > uint64(d.rest()/16) || split > uint64(d.rest()) { // an entry takes more than 16 bytes
 		return nil, errBadHeaderCache
 	}
-	out := make([]headerEntry, 0, n)
+	rest := d.buf[d.pos:]
+	out := make([]headerEntry, n)
 	mems := make([]Memory, n) // one allocation for all
-	for i := range n {
-		var e headerEntry
-		m := &mems[i]
+	half := n / 2
+	var second error
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		second = decodeHeaderEntries(rest[split:], out[half:], mems[half:])
+	}()
+	first := decodeHeaderEntries(rest[:split], out[:half], mems[:half])
+	<-done
+	if first != nil || second != nil {
+		return nil, errBadHeaderCache
+	}
+	return out, nil
+}
+
+// decodeHeaderEntries decodes len(out) entries, the whole of buf, into
+// out, with their memories in mems.
+func decodeHeaderEntries(buf []byte, out []headerEntry, mems []Memory) error {
+	d := newCacheDecoder(buf)
+	for i := range out {
+		e, m := &out[i], &mems[i]
 		e.key.size, e.key.mtime, e.key.ctime, e.key.ino = d.varint(), d.varint(), d.varint(), d.uvarint()
 		m.Path, m.ID, m.Title = d.str(), d.str(), d.str()
 		m.Layer = Layer(d.uvarint())
@@ -384,15 +416,14 @@ func decodeHeaderCache(data []byte, stamp string) ([]headerEntry, error) {
 		e.sig.neg = d.byte() == 1
 		e.sig.toks = d.strs()
 		if d.err != nil {
-			return nil, d.err
+			return d.err
 		}
 		e.mem = m
-		out = append(out, e)
 	}
-	if d.err != nil || d.rest() != 0 {
-		return nil, errBadHeaderCache
+	if d.rest() != 0 {
+		return errBadHeaderCache
 	}
-	return out, nil
+	return nil
 }
 
 // cacheDecoder reads varints and strings, remembering the first error.
