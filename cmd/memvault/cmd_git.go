@@ -66,9 +66,6 @@ func (m *Main) openGitVaultWith(ctx context.Context, dir string, recover, header
 		return nil, nil, fmt.Errorf("open vault %s: %w", dir, err)
 	}
 	if recover {
-		// A writer: the index is decoded while the write is prepared,
-		// after the load, which keeps every core busy.
-		store.PrefetchIndex()
 		if done, err := v.Recover(ctx); err != nil {
 			m.logger.Warn("could not finish an interrupted write; see memvault doctor", "err", err)
 		} else if len(done) > 0 {
