@@ -718,6 +718,14 @@ func (s *Store) lookupPath(root plumbing.Hash, rel string) (treeEntry, bool, err
 // Store's cached copy: a caller that edits it must publish it or drop the
 // cache.
 func (s *Store) loadIndex(path string) (*indexFile, error) {
+	if s.prefetched != nil {
+		// PrefetchIndex's copy stands in for the cached one; the
+		// checksum below decides whether it is still the file's.
+		if ix := <-s.prefetched; ix != nil {
+			s.index = ix
+		}
+		s.prefetched = nil
+	}
 	f, err := os.Open(path)
 	if errors.Is(err, fs.ErrNotExist) {
 		s.index = nil
@@ -737,15 +745,34 @@ func (s *Store) loadIndex(path string) (*indexFile, error) {
 			return s.index, nil
 		}
 	}
-	data := make([]byte, fi.Size())
-	if _, err := io.ReadFull(f, data); err != nil {
-		return nil, fmt.Errorf("read index: %w", err)
-	}
-	ix, err := decodeIndex(data)
+	ix, err := decodeIndexFrom(f, fi.Size())
 	if err != nil {
 		s.index = nil
 		return nil, fmt.Errorf("read index: %w", err)
 	}
 	s.index = ix
 	return ix, nil
+}
+
+// readIndexFile reads and decodes the index file at path.
+func readIndexFile(path string) (*indexFile, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	fi, err := f.Stat()
+	if err != nil {
+		return nil, err
+	}
+	return decodeIndexFrom(f, fi.Size())
+}
+
+// decodeIndexFrom reads size bytes of an index file from f and decodes them.
+func decodeIndexFrom(f io.Reader, size int64) (*indexFile, error) {
+	data := make([]byte, size)
+	if _, err := io.ReadFull(f, data); err != nil {
+		return nil, err
+	}
+	return decodeIndex(data)
 }

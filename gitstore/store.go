@@ -95,6 +95,9 @@ type Store struct {
 	swept       map[string]bool // lock targets whose stale owner records were swept
 	cleared     []StaleLock     // stale locks the current Commit removed
 	closed      bool
+
+	prefetch   sync.WaitGroup  // PrefetchIndex's read; Close waits for it
+	prefetched chan *indexFile // its result (nil: unreadable), for the next loadIndex
 }
 
 // Open finds the work tree containing dir (dir itself or a parent) and opens
@@ -319,18 +322,43 @@ func (s *Store) GitDir() string { return s.gitDir }
 // Close releases the repository's open files. The Store must not be used
 // afterwards.
 func (s *Store) Close() error {
+	s.prefetch.Wait()
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if s.closed {
 		return nil
 	}
 	s.closed = true
+	s.prefetched = nil
 	s.closePacks()
 	s.trees, s.commits, s.index = nil, nil, nil
 	if err := s.storer.Close(); err != nil {
 		return fmt.Errorf("close %s: %w", s.root, err)
 	}
 	return nil
+}
+
+// PrefetchIndex starts reading and decoding the index in the background,
+// so that a Commit soon after finds it decoded: a process that opens the
+// repository to write can overlap the read with the work that prepares
+// the write. The read holds no lock of the Store's; the next Commit takes
+// its result, waiting for it if need be, and still checks under
+// index.lock that the index file is the one decoded (its trailing
+// checksum), reading it again if not. A read that fails is forgotten:
+// Commit reads again and reports the error. Call it before Close.
+func (s *Store) PrefetchIndex() {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.closed || s.index != nil || s.prefetched != nil {
+		return
+	}
+	ch := make(chan *indexFile, 1)
+	s.prefetched = ch
+	path := filepath.Join(s.gitDir, "index")
+	s.prefetch.Go(func() {
+		ix, _ := readIndexFile(path)
+		ch <- ix
+	})
 }
 
 func (s *Store) begin(ctx context.Context) error {

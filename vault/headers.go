@@ -16,6 +16,7 @@ import (
 	"sync"
 	"sync/atomic"
 	"time"
+	"unsafe"
 
 	"github.com/memvault/memvault/vault/index"
 )
@@ -46,7 +47,7 @@ const maxUncachedReads = 32
 
 // headerCacheMagic starts a header cache file; the digit is the format
 // version.
-const headerCacheMagic = "memvault-headers 1\n"
+const headerCacheMagic = "memvault-headers 2\n"
 
 // statKey is what says a file is unchanged since its header was cached.
 type statKey struct {
@@ -65,20 +66,36 @@ type headerEntry struct {
 // cached where the stat data matches, read and parsed otherwise. It
 // rewrites the cache when anything was read.
 func (v *Vault) loadHeaders(ctx context.Context) error {
+	// The cache is read and decoded while the folders are listed: neither
+	// needs the other, and the listing leaves a core idle for most of it.
+	type cached struct {
+		stamp   string
+		entries []headerEntry
+	}
+	cacheDone := make(chan cached, 1)
+	go func() {
+		stamp := executableStamp()
+		cacheDone <- cached{stamp, readHeaderCache(v.headerCache, stamp)}
+	}()
 	var sawTemp atomic.Bool
 	rels, err := scanWith(ctx, v.dir, &sawTemp)
+	c := <-cacheDone
 	if err != nil {
 		return err
 	}
 	v.noTempFiles.Store(!sawTemp.Load())
-	stamp := executableStamp()
-	cache := readHeaderCache(v.headerCache, stamp)
+	stamp, cache := c.stamp, c.entries
+	// A result is small: most files are cache hits, and a 10k vault's
+	// results are allocated and filled in every process.
+	type read struct {
+		r   loaded
+		sig titleSig
+	}
 	type result struct {
-		r    loaded
 		key  statKey
-		ok   bool // key is valid
-		miss bool // read from the file
-		sig  titleSig
+		ok   bool  // key is valid
+		hit  int32 // the cache entry that holds the file's header, or -1
+		miss *read // the file, read and parsed: hit is -1
 	}
 	res := make([]result, len(rels))
 	workers := min(runtime.GOMAXPROCS(0), len(rels)/256+1)
@@ -105,20 +122,22 @@ func (v *Vault) loadHeaders(ctx context.Context) error {
 				// The stat follows a link to its file, so an edit behind a
 				// linked memory is seen. It comes before the read: a change
 				// made after it changes the key the next process sees.
-				res[i].key, res[i].ok = rs.files.statKey(rs.lastDir, name)
+				x := &res[i]
+				x.key, x.ok = rs.files.statKey(rs.lastDir, name)
 				for next < len(cache) && cache[next].mem.Path < rel {
 					next++
 				}
-				if next < len(cache) && cache[next].mem.Path == rel && res[i].ok && cache[next].key == res[i].key {
-					res[i].r, res[i].sig = loaded{rel: rel, mem: cache[next].mem}, cache[next].sig
+				if next < len(cache) && cache[next].mem.Path == rel && x.ok && cache[next].key == x.key {
+					x.hit = int32(next)
 					continue
 				}
 				r := v.readFile(ctx, rel, &rs)
+				var sig titleSig
 				if r.mem != nil {
 					r.mem = r.mem.header()
-					res[i].sig = newTitleSig(r.mem.Title)
+					sig = newTitleSig(r.mem.Title)
 				}
-				res[i].r, res[i].miss = r, true
+				x.hit, x.miss = -1, &read{r, sig}
 			}
 		})
 	}
@@ -126,46 +145,65 @@ func (v *Vault) loadHeaders(ctx context.Context) error {
 	if err := ctx.Err(); err != nil {
 		return err
 	}
+	// entry is a result's header as the builder and the cache take it.
+	entry := func(i int) (loaded, titleSig) {
+		if x := res[i]; x.miss != nil {
+			return x.miss.r, x.miss.sig
+		}
+		e := &cache[res[i].hit]
+		return loaded{rel: rels[i], mem: e.mem}, e.sig
+	}
 	b := v.newBuilder(len(rels), nil)
-	read := 0
+	reads := 0
 	sigs := make([]titledSig, 0, len(res))
-	for _, x := range res {
+	for i, x := range res {
 		n := len(b.entries)
-		b.add(x.r)
-		read += boolInt(x.miss)
+		r, sig := entry(i)
+		b.add(r)
+		reads += boolInt(x.miss != nil)
 		if len(b.entries) > n { // entry n is x's memory
-			sigs = append(sigs, titledSig{b.entries[n], x.sig})
+			sigs = append(sigs, titledSig{b.entries[n], sig})
 		}
 	}
 	v.installBuilt(b)
 	v.preferTracked(ctx, b.skipped)
 	v.mu.Lock()
-	v.titleSigs, v.headersRead = sigs, read
+	v.titleSigs, v.headersRead = sigs, reads
 	v.mu.Unlock()
 	if v.headerCache == "" || stamp == "" {
 		return nil
 	}
-	keep := make([]headerEntry, 0, len(res))
 	fsNow := time.Now
 	if v.fsNow != nil {
 		fsNow = v.fsNow
 	}
 	newest := fsNow().Add(-racyWindow).UnixNano()
-	added := 0 // entries the cache does not hold yet
-	for _, x := range res {
-		// Files with problems are read again each time, so their
-		// diagnostics are reported; files changed a moment ago too.
-		if !x.ok || x.r.mem == nil || len(x.r.diags) > 0 || max(x.key.mtime, x.key.ctime) >= newest {
-			continue
-		}
-		keep = append(keep, headerEntry{key: x.key, mem: x.r.mem, sig: x.sig})
-		added += boolInt(x.miss)
+	// Files with problems are read again each time, so their diagnostics
+	// are reported; files changed a moment ago too.
+	cacheable := func(x result) bool {
+		return x.ok && (x.miss == nil || x.miss.r.mem != nil && len(x.miss.r.diags) == 0) && max(x.key.mtime, x.key.ctime) < newest
 	}
-	if added <= maxUncachedReads && len(keep) <= len(cache) {
+	kept, added := 0, 0 // entries to cache; of those, entries the cache does not hold yet
+	for _, x := range res {
+		if cacheable(x) {
+			kept++
+			added += boolInt(x.miss != nil)
+		}
+	}
+	if added <= maxUncachedReads && len(cache) > 0 {
 		// Reading a few files again costs less than rewriting the
-		// cache: each add would otherwise rewrite it for the file the
-		// add before it wrote. Entries of files gone are skipped.
+		// cache: each add would otherwise rewrite it for the file an
+		// add before it wrote (once that file is older than
+		// racyWindow). Entries of files gone are skipped. A vault
+		// without a usable cache gets one, however small.
 		return nil
+	}
+	keep := make([]headerEntry, 0, kept)
+	for i, x := range res {
+		if cacheable(x) {
+			r, sig := entry(i)
+			keep = append(keep, headerEntry{key: x.key, mem: r.mem, sig: sig})
+		}
 	}
 	// A cache that cannot be written only costs the next process time.
 	_ = writeHeaderCache(v.headerCache, stamp, keep)
@@ -203,21 +241,26 @@ func executableStamp() string {
 
 // readHeaderCache reads the cache file at path, if stamp wrote it: its
 // entries sorted by path. A missing, unreadable or damaged file is an
-// empty cache.
+// empty cache. The file is mapped, as the index cache is (see
+// mapCacheFile), and the strings of the entries point into the mapping:
+// neither the file's bytes nor a copy of them as strings are copied to
+// the heap.
 func readHeaderCache(path, stamp string) []headerEntry {
 	if path == "" || stamp == "" {
 		return nil
 	}
-	data, err := os.ReadFile(path)
+	data, _, release, _, err := mapCacheFile(path)
 	if err != nil {
 		return nil
 	}
 	entries, err := decodeHeaderCache(data, stamp)
 	if err != nil {
+		release()
 		return nil
 	}
 	for i := 1; i < len(entries); i++ {
 		if entries[i-1].mem.Path >= entries[i].mem.Path {
+			release()
 			return nil // not written by loadHeaders
 		}
 	}
@@ -256,12 +299,24 @@ func writeHeaderCache(path, stamp string, entries []headerEntry) error {
 func encodeHeaderCache(stamp string, entries []headerEntry) []byte {
 	buf := make([]byte, 0, 64+len(entries)*200)
 	buf = append(buf, headerCacheMagic...)
+	buf = binary.AppendUvarint(buf, uint64(len(stamp)))
+	buf = append(buf, stamp...)
+	buf = binary.AppendUvarint(buf, uint64(len(entries)))
+	half := len(entries) / 2
+	first := appendHeaderEntries(nil, entries[:half])
+	buf = binary.AppendUvarint(buf, uint64(len(first)))
+	buf = append(buf, first...)
+	buf = appendHeaderEntries(buf, entries[half:])
+	return binary.BigEndian.AppendUint32(buf, crc32.ChecksumIEEE(buf))
+}
+
+// appendHeaderEntries appends entries to buf as encodeHeaderCache lays
+// them out.
+func appendHeaderEntries(buf []byte, entries []headerEntry) []byte {
 	str := func(s string) {
 		buf = binary.AppendUvarint(buf, uint64(len(s)))
 		buf = append(buf, s...)
 	}
-	str(stamp)
-	buf = binary.AppendUvarint(buf, uint64(len(entries)))
 	tm := func(t time.Time) {
 		if t.IsZero() {
 			buf = append(buf, 0)
@@ -300,12 +355,14 @@ func encodeHeaderCache(stamp string, entries []headerEntry) []byte {
 			str(t)
 		}
 	}
-	return binary.BigEndian.AppendUint32(buf, crc32.ChecksumIEEE(buf))
+	return buf
 }
 
 var errBadHeaderCache = errors.New("damaged header cache")
 
-// decodeHeaderCache reads what encodeHeaderCache wrote.
+// decodeHeaderCache reads what encodeHeaderCache wrote: the two halves of
+// the entries at once, each on its own goroutine. The strings of the
+// entries point into data, which must not change while they are used.
 func decodeHeaderCache(data []byte, stamp string) ([]headerEntry, error) {
 	if len(data) < len(headerCacheMagic)+4 || string(data[:len(headerCacheMagic)]) != headerCacheMagic {
 		return nil, errBadHeaderCache
@@ -318,15 +375,34 @@ func decodeHeaderCache(data []byte, stamp string) ([]headerEntry, error) {
 	if d.str() != stamp {
 		return nil, errBadHeaderCache
 	}
-	n := d.uvarint()
-	if n > uint64(d.rest()/16) { // an entry takes more than 16 bytes
+	n, split := d.uvarint(), d.uvarint()
+	if d.err != nil || n > uint64(d.rest()/16) || split > uint64(d.rest()) { // an entry takes more than 16 bytes
 		return nil, errBadHeaderCache
 	}
-	out := make([]headerEntry, 0, n)
+	rest := d.buf[d.pos:]
+	out := make([]headerEntry, n)
 	mems := make([]Memory, n) // one allocation for all
-	for i := range n {
-		var e headerEntry
-		m := &mems[i]
+	half := n / 2
+	var second error
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		second = decodeHeaderEntries(rest[split:], out[half:], mems[half:])
+	}()
+	first := decodeHeaderEntries(rest[:split], out[:half], mems[:half])
+	<-done
+	if first != nil || second != nil {
+		return nil, errBadHeaderCache
+	}
+	return out, nil
+}
+
+// decodeHeaderEntries decodes len(out) entries, the whole of buf, into
+// out, with their memories in mems.
+func decodeHeaderEntries(buf []byte, out []headerEntry, mems []Memory) error {
+	d := newCacheDecoder(buf)
+	for i := range out {
+		e, m := &out[i], &mems[i]
 		e.key.size, e.key.mtime, e.key.ctime, e.key.ino = d.varint(), d.varint(), d.varint(), d.uvarint()
 		m.Path, m.ID, m.Title = d.str(), d.str(), d.str()
 		m.Layer = Layer(d.uvarint())
@@ -340,29 +416,29 @@ func decodeHeaderCache(data []byte, stamp string) ([]headerEntry, error) {
 		e.sig.neg = d.byte() == 1
 		e.sig.toks = d.strs()
 		if d.err != nil {
-			return nil, d.err
+			return d.err
 		}
 		e.mem = m
-		out = append(out, e)
 	}
-	if d.err != nil || d.rest() != 0 {
-		return nil, errBadHeaderCache
+	if d.rest() != 0 {
+		return errBadHeaderCache
 	}
-	return out, nil
+	return nil
 }
 
 // cacheDecoder reads varints and strings, remembering the first error.
-// The strings it returns are substrings of one copy of the input: one
-// allocation instead of one per field.
+// The strings it returns point into the input, which must not change
+// while they are used: no allocation at all.
 type cacheDecoder struct {
-	buf []byte
-	all string // buf as a string
-	pos int
-	err error
+	buf   []byte
+	all   string // buf as a string, sharing its bytes
+	pos   int
+	err   error
+	block []string // where strs cuts its slices from
 }
 
 func newCacheDecoder(buf []byte) *cacheDecoder {
-	return &cacheDecoder{buf: buf, all: string(buf)}
+	return &cacheDecoder{buf: buf, all: unsafe.String(unsafe.SliceData(buf), len(buf))}
 }
 
 func (d *cacheDecoder) rest() int { return len(d.buf) - d.pos }
@@ -398,7 +474,9 @@ func (d *cacheDecoder) str() string {
 	return s
 }
 
-// strs reads a count and that many strings; none is nil.
+// strs reads a count and that many strings; none is nil. The slices are
+// cut from blocks shared by many calls (capacity capped, so an append
+// copies): one allocation per block, not one per entry.
 func (d *cacheDecoder) strs() []string {
 	k := d.uvarint()
 	if k == 0 || k > uint64(d.rest()) {
@@ -407,12 +485,18 @@ func (d *cacheDecoder) strs() []string {
 		}
 		return nil
 	}
-	out := make([]string, k)
-	for j := range out {
-		out[j] = d.str()
+	if int(k) > cap(d.block)-len(d.block) {
+		d.block = make([]string, 0, max(int(k), strsBlock))
 	}
-	return out
+	lo := len(d.block)
+	for range k {
+		d.block = append(d.block, d.str())
+	}
+	return d.block[lo:len(d.block):len(d.block)]
 }
+
+// strsBlock is how many strings a block of cacheDecoder.strs holds.
+const strsBlock = 4096
 
 func (d *cacheDecoder) byte() byte {
 	if d.rest() == 0 {

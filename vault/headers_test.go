@@ -1,9 +1,13 @@
 package vault
 
 import (
+	"encoding/binary"
 	"errors"
+	"fmt"
+	"hash/crc32"
 	"os"
 	"path/filepath"
+	"reflect"
 	"slices"
 	"strings"
 	"testing"
@@ -152,6 +156,23 @@ func TestHeadersOnlyLoad(t *testing.T) {
 		}
 		check(t, files)
 	})
+	t.Run("files added", func(t *testing.T) {
+		// Each add writes a file: reading it again costs less than
+		// rewriting the cache, up to maxUncachedReads files.
+		before := mustRead(t, cache)
+		writeFiles(t, dir, map[string]string{"project/added-0.md": "---\nid: x0\ntitle: Added 0\n---\nA.\n"})
+		check(t, problems+1)
+		if !slices.Equal(mustRead(t, cache), before) {
+			t.Error("the cache was rewritten for one file read")
+		}
+		more := map[string]string{}
+		for i := 1; i <= maxUncachedReads; i++ {
+			more[fmt.Sprintf("project/added-%d.md", i)] = fmt.Sprintf("---\nid: x%d\ntitle: Added %d\n---\nA.\n", i, i)
+		}
+		writeFiles(t, dir, more)
+		check(t, problems+1+maxUncachedReads) // and rewritten
+		check(t, problems)
+	})
 }
 
 func mustRead(t *testing.T, p string) []byte {
@@ -276,5 +297,53 @@ func TestHeadersOnlyHasNoTextRecall(t *testing.T) {
 	}
 	if _, err := v.RecallContext(t.Context(), Query{Text: "checkout"}); !errors.Is(err, ErrHeadersOnly) {
 		t.Errorf("recall on a headers-only vault: %v, want ErrHeadersOnly", err)
+	}
+}
+
+// TestHeaderCacheRoundTrip encodes header entries and decodes them again,
+// for counts that split into halves evenly and not, and checks that a
+// cache whose halves do not add up (checksum made to match) is refused,
+// not misread.
+func TestHeaderCacheRoundTrip(t *testing.T) {
+	entry := func(i int) headerEntry {
+		m := &Memory{Path: fmt.Sprintf("project/m%02d.md", i), ID: fmt.Sprintf("id%d", i), Title: fmt.Sprintf("记忆 %d", i),
+			Layer: Project, Importance: i%10 + 1, CreatedAt: time.Unix(int64(1e9+i), int64(i)).UTC(), Status: StatusActive, Version: i, idLine: 2}
+		if i%2 == 1 {
+			m.Supersedes = []string{fmt.Sprintf("old%d", i), "older"}
+		}
+		return headerEntry{key: statKey{size: int64(100 + i), mtime: int64(i), ctime: int64(2 * i), ino: uint64(i)}, mem: m, sig: newTitleSig(m.Title)}
+	}
+	for _, n := range []int{0, 1, 2, 3, 7} {
+		t.Run(fmt.Sprint(n), func(t *testing.T) {
+			var in []headerEntry
+			for i := range n {
+				in = append(in, entry(i))
+			}
+			data := encodeHeaderCache("stamp", in)
+			out, err := decodeHeaderCache(data, "stamp")
+			if err != nil || len(out) != n {
+				t.Fatalf("decode: %d entries, %v; want %d", len(out), err, n)
+			}
+			for i := range out {
+				got, want := out[i], in[i]
+				if got.key != want.key || !reflect.DeepEqual(*got.mem, *want.mem) || !reflect.DeepEqual(got.sig, want.sig) {
+					t.Errorf("entry %d:\n got %+v %+v\nwant %+v %+v", i, got, *got.mem, want, *want.mem)
+				}
+			}
+			if _, err := decodeHeaderCache(data, "other stamp"); err == nil {
+				t.Error("a cache of another stamp was read")
+			}
+			// The length of the first half moved by one byte.
+			d := newCacheDecoder(data[len(headerCacheMagic):])
+			d.str()
+			d.uvarint()
+			at := len(headerCacheMagic) + d.pos
+			bad := slices.Clone(data[:len(data)-4])
+			bad[at]++
+			bad = binary.BigEndian.AppendUint32(bad, crc32.ChecksumIEEE(bad))
+			if out, err := decodeHeaderCache(bad, "stamp"); err == nil {
+				t.Errorf("a cache with a wrong split was read: %d entries", len(out))
+			}
+		})
 	}
 }

@@ -67,6 +67,9 @@ func (m *Main) openWriteSet(ctx context.Context, f userVaultFlags, headersOnly b
 	if err != nil {
 		return nil, nil, err
 	}
+	// The index is decoded while the write is prepared, after the load,
+	// which keeps every core busy.
+	store.PrefetchIndex()
 	stores := []*gitstore.Store{store}
 	done = func() {
 		for _, s := range stores {
@@ -80,6 +83,7 @@ func (m *Main) openWriteSet(ctx context.Context, f userVaultFlags, headersOnly b
 		}
 		v, s, err := u.openGitVaultWith(ctx, udir, true, headersOnly)
 		if err == nil {
+			s.PrefetchIndex()
 			stores = append(stores, s)
 		}
 		return v, err
