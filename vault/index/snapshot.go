@@ -251,30 +251,13 @@ func (ix *Index) ReadFrom(r io.Reader) (int64, error) {
 	if err != nil {
 		return int64(len(data)), fmt.Errorf("read index snapshot: %w", err)
 	}
-	if err := ix.readSnapshot(data); err != nil {
-		ix.clear()
-		if !errors.Is(err, ErrSnapshot) {
-			err = fmt.Errorf("%w: %w", ErrSnapshot, err)
-		}
-		return int64(len(data)), fmt.Errorf("read index snapshot: %w", err)
-	}
-	return int64(len(data)), nil
+	return int64(len(data)), ix.loadWith(data, ix.readSnapshot)
 }
 
 // LoadSnapshot is ReadFrom from a snapshot already in memory: the posting
 // lists alias data, which must not change afterwards.
 func (ix *Index) LoadSnapshot(data []byte) error {
-	if len(ix.ids) != 0 {
-		return ErrNotEmpty
-	}
-	if err := ix.readSnapshot(data); err != nil {
-		ix.clear()
-		if !errors.Is(err, ErrSnapshot) {
-			err = fmt.Errorf("%w: %w", ErrSnapshot, err)
-		}
-		return fmt.Errorf("read index snapshot: %w", err)
-	}
-	return nil
+	return ix.loadWith(data, ix.readSnapshot)
 }
 
 // LoadCheckedSnapshot is LoadSnapshot for data the caller has checked
@@ -283,10 +266,16 @@ func (ix *Index) LoadSnapshot(data []byte) error {
 // posting list's bytes that a load would otherwise make. Everything else
 // is checked as LoadSnapshot checks it.
 func (ix *Index) LoadCheckedSnapshot(data []byte) error {
+	return ix.loadWith(data, ix.readCheckedSnapshot)
+}
+
+// loadWith loads data into the empty ix with read, leaving ix empty and
+// the error marked ErrSnapshot when read fails.
+func (ix *Index) loadWith(data []byte, read func([]byte) error) error {
 	if len(ix.ids) != 0 {
 		return ErrNotEmpty
 	}
-	if err := ix.readCheckedSnapshot(data); err != nil {
+	if err := read(data); err != nil {
 		ix.clear()
 		if !errors.Is(err, ErrSnapshot) {
 			err = fmt.Errorf("%w: %w", ErrSnapshot, err)
