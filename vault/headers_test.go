@@ -347,3 +347,39 @@ func TestHeaderCacheRoundTrip(t *testing.T) {
 		})
 	}
 }
+
+// FuzzDecodeHeaderCache feeds the header cache decoder damaged caches
+// whose checksum is made to match, so that mutations reach the structure:
+// it must never panic, and what it accepts must encode back to a cache
+// that decodes to the same entries.
+func FuzzDecodeHeaderCache(f *testing.F) {
+	var entries []headerEntry
+	for i := range 5 {
+		m := &Memory{Path: fmt.Sprintf("project/m%02d.md", i), ID: fmt.Sprintf("id%d", i), Title: fmt.Sprintf("记忆 %d note", i),
+			Layer: Project, Importance: i + 1, CreatedAt: time.Unix(int64(1e9+i), 0).UTC(), Status: StatusActive, Version: i, idLine: 2}
+		if i%2 == 1 {
+			m.Supersedes = []string{"old", fmt.Sprintf("older%d", i)}
+		}
+		entries = append(entries, headerEntry{key: statKey{size: int64(i), mtime: int64(i), ino: uint64(i)}, mem: m, sig: newTitleSig(m.Title)})
+		f.Add(encodeHeaderCache("stamp", entries))
+	}
+	f.Fuzz(func(t *testing.T, data []byte) {
+		if len(data) >= 4 {
+			body := data[:len(data)-4]
+			data = binary.BigEndian.AppendUint32(slices.Clone(body), crc32.ChecksumIEEE(body))
+		}
+		out, err := decodeHeaderCache(data, "stamp")
+		if err != nil {
+			return
+		}
+		again, err := decodeHeaderCache(encodeHeaderCache("stamp", out), "stamp")
+		if err != nil || len(again) != len(out) {
+			t.Fatalf("re-encoded cache: %d entries, %v; want %d", len(again), err, len(out))
+		}
+		for i := range out {
+			if again[i].key != out[i].key || !reflect.DeepEqual(*again[i].mem, *out[i].mem) {
+				t.Fatalf("entry %d changed through a round trip:\n%+v\n%+v", i, *out[i].mem, *again[i].mem)
+			}
+		}
+	})
+}
