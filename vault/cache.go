@@ -199,7 +199,12 @@ func (v *Vault) loadCached(ctx context.Context) error {
 				ix = snapIx
 			}
 		} else if bs.pure && snapIx != nil {
+			// The patch reads every posting list of the mapped
+			// snapshot while it writes the new ones: let the pages
+			// it has read go as it goes.
+			snapIx.SetSnapshotRelease(c.drop, dropEvery)
 			ix, patched = patchSnapshot(c, snapIx, bs, built)
+			snapIx.SetSnapshotRelease(nil, 0)
 		}
 		if ix == nil {
 			// The same insertions, in the same order, as Reload.

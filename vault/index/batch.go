@@ -32,7 +32,7 @@ type batchDoc struct {
 // ahead on other CPUs, and each chunk is inserted into the vocabulary's
 // hash shards in parallel. Like Put, it needs external exclusion.
 func (ix *Index) PutBatch(entries []Entry) {
-	ix.terms.checkAll() // a loaded snapshot's lists, before any change
+	ix.terms.checkAll(ix.noteRead) // a loaded snapshot's lists, before any change
 	nChunks := (len(entries) + batchChunk - 1) / batchChunk
 	nw := min(max(runtime.GOMAXPROCS(0)-1, 1), 7, nChunks)
 	if nChunks <= 1 || nw < 1 {
@@ -151,7 +151,7 @@ func (pr *Preparer) Prepare(d Doc, p *Prepared) {
 // same result as Put(id, d). Like Put, it needs external exclusion; p must
 // come from a Preparer of this index.
 func (ix *Index) PutPrepared(id DocID, p *Prepared) {
-	ix.terms.checkAll() // a loaded snapshot's lists, before any change
+	ix.terms.checkAll(ix.noteRead) // a loaded snapshot's lists, before any change
 	slot := ix.newSlot(id, p.lens, p.doc.ents, p.doc.buf)
 	ix.ins.insertDoc(ix.terms, allShards, slot, p.doc.ents, p.doc.buf)
 	ix.maybeCompact()

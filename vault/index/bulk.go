@@ -56,7 +56,7 @@ const bulkBatch = 1 << 19
 
 // NewBulk returns a Bulk that inserts into ix.
 func (ix *Index) NewBulk() *Bulk {
-	ix.terms.checkAll() // a loaded snapshot's lists, before any change
+	ix.terms.checkAll(ix.noteRead) // a loaded snapshot's lists, before any change
 	return &Bulk{ix: ix, buf: new(bulkBuf), max: bulkBatch}
 }
 

@@ -8,6 +8,7 @@ import (
 	"slices"
 	"strings"
 	"sync"
+	"sync/atomic"
 )
 
 // DocID identifies a document. The vault assigns them; they need not be dense.
@@ -170,6 +171,37 @@ type Index struct {
 	// patchLists is how many posting lists the last Patch wrote anew,
 	// for tests.
 	patchLists int
+
+	// release, when set (SetSnapshotRelease), is called after every
+	// releaseEvery bytes of posting lists that a pass over all of them
+	// reads; readBytes counts them.
+	release      func()
+	releaseEvery int64
+	readBytes    atomic.Int64
+}
+
+// SetSnapshotRelease sets fn to be called, possibly from several
+// goroutines at once, after every `every` bytes of posting lists that a
+// pass over all of them reads (the check of a loaded snapshot's lists
+// before a change, a Patch's layout): a caller whose snapshot is a file
+// mapping lets the kernel drop those pages as the pass goes, instead of
+// holding all of them at once beside what the pass builds. A nil fn
+// clears it.
+func (ix *Index) SetSnapshotRelease(fn func(), every int) {
+	ix.release, ix.releaseEvery = fn, int64(max(every, 1))
+	ix.readBytes.Store(0)
+}
+
+// noteRead counts n bytes of posting lists read by a pass over all of
+// them (see SetSnapshotRelease).
+func (ix *Index) noteRead(n int) {
+	if ix.release == nil || n == 0 {
+		return
+	}
+	if ix.readBytes.Add(int64(n)) >= ix.releaseEvery {
+		ix.readBytes.Store(0) // two passing at once both release: harmless
+		ix.release()
+	}
 }
 
 // New returns an empty index that expands queries with the embedded default
@@ -213,7 +245,7 @@ func (ix *Index) Len() int { return ix.live }
 
 // Put adds the document, replacing any document with the same id.
 func (ix *Index) Put(id DocID, d Doc) {
-	ix.terms.checkAll() // a loaded snapshot's lists, before any change
+	ix.terms.checkAll(ix.noteRead) // a loaded snapshot's lists, before any change
 	lens := ix.analyzeDoc(&ix.an, &ix.doc, d)
 	slot := ix.newSlot(id, lens, ix.doc.ents, ix.doc.buf)
 	ix.ins.insertDoc(ix.terms, allShards, slot, ix.doc.ents, ix.doc.buf)
@@ -361,7 +393,7 @@ func (ix *Index) maybeCompact() {
 
 // compact renumbers live slots densely and rewrites every posting list.
 func (ix *Index) compact() {
-	ix.terms.checkAll() // a loaded snapshot's lists, before any change
+	ix.terms.checkAll(ix.noteRead) // a loaded snapshot's lists, before any change
 	remap := make([]uint32, len(ix.ids))
 	n := uint32(0)
 	for s, ok := range ix.alive {
@@ -514,7 +546,7 @@ func lengthCode(n int) uint8 {
 // The shards are copied on all cores, each into its own part of the
 // buffer: this is the last step of a load, and nothing else runs then.
 func (ix *Index) Trim() {
-	ix.terms.checkAll() // a loaded snapshot's lists, before any change
+	ix.terms.checkAll(ix.noteRead) // a loaded snapshot's lists, before any change
 	var from [numShards + 1]int
 	for i := range ix.terms.shards {
 		from[i+1] = from[i]

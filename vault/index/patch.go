@@ -30,7 +30,7 @@ import (
 // moved are kept as they are (they may be read-only memory, as a mapped
 // snapshot's are) and the others are written anew.
 func (ix *Index) Patch(relabel func(DocID) (DocID, bool), put []Entry, dropped []Doc) {
-	ix.terms.checkAll() // a loaded snapshot's lists, before any change
+	ix.terms.checkAll(ix.noteRead) // a loaded snapshot's lists, before any change
 	retired, kept := 0, len(ix.ids)
 	for s, id := range ix.ids {
 		if !ix.alive[s] {
@@ -126,6 +126,7 @@ func (ix *Index) layOutByID(lists map[*postingList]bool, want, kept int) {
 	// postings of retired slots it dropped.
 	rewrite := func(pl *postingList) int {
 		ix.patchLists++
+		ix.noteRead(len(pl.data))
 		ps = ps[:0]
 		sorted, gone := true, 0
 		pl.each(func(slot uint32, tf [numFields]uint8) {

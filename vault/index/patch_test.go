@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"maps"
 	"slices"
+	"sync/atomic"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
@@ -79,9 +80,12 @@ func TestPatchMatchesFreshBuild(t *testing.T) {
 		return ix
 	}
 	var snap bytes.Buffer
-	if _, err := build(old).WriteTo(&snap); err != nil {
+	base := build(old)
+	if _, err := base.WriteTo(&snap); err != nil {
 		t.Fatal(err)
 	}
+	postingBytes := 0 // what a pass over all lists reads
+	base.terms.each(func(pl *postingList) { postingBytes += len(pl.data) })
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()
@@ -117,10 +121,19 @@ func TestPatchMatchesFreshBuild(t *testing.T) {
 				if err := patched.LoadSnapshot(bytes.Clone(snap.Bytes())); err != nil {
 					t.Fatal(err)
 				}
+				// The check before the change reads every list: the
+				// release hook runs as it goes (the cache drops the
+				// mapped pages read), and the result is the same.
+				var releases atomic.Int64
+				patched.SetSnapshotRelease(func() { releases.Add(1) }, 4096)
 				patched.Patch(func(d DocID) (DocID, bool) {
 					nd, ok := at[old[d]]
 					return nd, ok
 				}, put, given.docs)
+				patched.SetSnapshotRelease(nil, 0)
+				if got, want := releases.Load(), int64(postingBytes/8192); got < want || want == 0 {
+					t.Errorf("%s: release called %d times over %d bytes of posting lists, every 4096 bytes read; want at least %d", given.name, got, postingBytes, want)
+				}
 				rewrote[given.name] = patched.patchLists
 				fresh := build(keys)
 				if a, b := liveDump(fresh), liveDump(patched); !maps.Equal(a, b) {

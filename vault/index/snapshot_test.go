@@ -321,7 +321,7 @@ func TestSnapshotBadList(t *testing.T) {
 			if err := loaded.LoadSnapshot(again.Bytes()); err != nil {
 				t.Fatalf("reload of a snapshot written after a bad list: %v", err)
 			}
-			loaded.terms.checkAll()
+			loaded.terms.checkAll(loaded.noteRead)
 			if p := loaded.terms.get("kiwi"); p == nil || p.df != 0 {
 				t.Fatalf("the bad list was written as %+v, want empty", p)
 			}

@@ -73,14 +73,17 @@ func (t *termTable) list(id uint32) *postingList {
 }
 
 // checkAll validates every list not validated yet and empties the bad
-// ones, so that the table can be changed and iterated freely. The caller
-// excludes readers, as for any change.
-func (t *termTable) checkAll() {
+// ones, so that the table can be changed and iterated freely; read is
+// told how many bytes each list it validates holds. The caller excludes
+// readers, as for any change.
+func (t *termTable) checkAll(read func(int)) {
 	if t.lazy == nil {
 		return
 	}
 	for id := range t.n {
-		if p := t.post(id); !t.lazy.ok(id, p) {
+		p := t.post(id)
+		read(len(p.data))
+		if !t.lazy.ok(id, p) {
 			*p = postingList{}
 		}
 	}
@@ -190,7 +193,7 @@ func (v *vocabulary) get(s string) *postingList {
 // checkAll validates what is left to validate of a loaded snapshot's
 // posting lists (see lazyCheck), on all cores: the shards are
 // independent. Every change to the index calls it first.
-func (v *vocabulary) checkAll() {
+func (v *vocabulary) checkAll(read func(int)) {
 	lazy := false
 	for i := range v.shards {
 		lazy = lazy || v.shards[i].lazy != nil
@@ -200,7 +203,7 @@ func (v *vocabulary) checkAll() {
 	}
 	var wg sync.WaitGroup
 	for i := range v.shards {
-		wg.Go(v.shards[i].checkAll)
+		wg.Go(func() { v.shards[i].checkAll(read) })
 	}
 	wg.Wait()
 }
