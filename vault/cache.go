@@ -581,6 +581,32 @@ func (v *Vault) writeIndexCache(res []loaded, bs buildSum, drop func()) error {
 	return nil
 }
 
+// mapCacheFile opens the cache file at p and maps it (see mapFile),
+// returning also its modification time.
+func mapCacheFile(p string) (data []byte, written int64, release func(), drop func(b []byte), err error) {
+	f, err := os.Open(p)
+	if err != nil {
+		return nil, 0, nil, nil, err
+	}
+	defer f.Close()
+	fi, err := f.Stat()
+	if err != nil {
+		return nil, 0, nil, nil, err
+	}
+	data, release, drop, err = mapFile(f, fi.Size())
+	return data, fi.ModTime().UnixNano(), release, drop, err
+}
+
+// readAll reads the first size bytes of f onto the heap: where nothing
+// is mapped (see mapFile), or a mapping failed.
+func readAll(f *os.File, size int64) ([]byte, error) {
+	data := make([]byte, size)
+	if _, err := io.ReadFull(io.NewSectionReader(f, 0, size), data); err != nil {
+		return nil, err
+	}
+	return data, nil
+}
+
 // makeCacheDir creates the cache folder with the .gitignore that keeps
 // all of it, the .gitignore included, out of git, before anything else
 // is written there: a process killed while it writes leaves nothing git

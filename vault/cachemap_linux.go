@@ -5,34 +5,19 @@ import (
 	"syscall"
 )
 
-// mapCacheFile maps the index cache file at p read-only. The memories and
-// the index restored from it point into the mapping instead of into a copy
-// on the heap, so the kernel keeps only the pages something reads (a
-// result's body, a query term's postings) and can drop them again under
-// pressure: the cache of a 100k vault is 130 MB, most of it bodies nobody
-// asks for. The mapping is never unmapped once a load uses it, as strings
-// of the vault point into it; the file behind it is only ever replaced by
-// a rename, which leaves the mapped file as it was. release unmaps it
-// while nothing points into it yet; drop lets the kernel reclaim the pages
-// of b, a part of the mapping (see madvise(2), MADV_DONTNEED: a private
-// file mapping reads them again from the file when next touched).
-func mapCacheFile(p string) (data []byte, written int64, release func(), drop func(b []byte), err error) {
-	f, err := os.Open(p)
-	if err != nil {
-		return nil, 0, nil, nil, err
-	}
-	defer f.Close()
-	fi, err := f.Stat()
-	if err != nil {
-		return nil, 0, nil, nil, err
-	}
-	data, release, drop, err = mapFile(f, fi.Size())
-	return data, fi.ModTime().UnixNano(), release, drop, err
-}
-
-// mapFile maps the first size bytes of the open file f read-only, as
-// mapCacheFile does. The mapping stays valid when f is closed or its
-// name removed.
+// mapFile maps the first size bytes of the open file f read-only. The
+// memories and the index restored from the index cache point into the
+// mapping instead of into a copy on the heap, so the kernel keeps only
+// the pages something reads (a result's body, a query term's postings)
+// and can drop them again under pressure: the cache of a 100k vault is
+// 130 MB, most of it bodies nobody asks for. The mapping stays valid when
+// f is closed or its name removed, and is never unmapped once a load uses
+// it, as strings of the vault point into it; the cache file is only ever
+// replaced by a rename, which leaves the mapped file as it was. release
+// unmaps it while nothing points into it yet; drop lets the kernel
+// reclaim the pages of b, a part of the mapping (see madvise(2),
+// MADV_DONTNEED: a private file mapping reads them again from the file
+// when next touched).
 func mapFile(f *os.File, size int64) (data []byte, release func(), drop func(b []byte), err error) {
 	if size == 0 || size != int64(int(size)) {
 		return nil, nil, nil, ErrBadCache

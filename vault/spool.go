@@ -2,7 +2,6 @@ package vault
 
 import (
 	"fmt"
-	"io"
 	"os"
 	"path/filepath"
 	"unsafe"
@@ -130,10 +129,11 @@ func (s *bodySpool) restore() error {
 	if err != nil {
 		// No mapping (out of address space, say): the bodies go back
 		// to the heap, where a load without a spool keeps them.
-		data, drop = make([]byte, s.off), func([]byte) {}
-		if _, rerr := io.ReadFull(io.NewSectionReader(s.f, 0, s.off), data); rerr != nil {
+		var rerr error
+		if data, rerr = readAll(s.f, s.off); rerr != nil {
 			return fmt.Errorf("body spool %s: %w (read back: %w)", s.f.Name(), err, rerr)
 		}
+		drop = func([]byte) {}
 	}
 	str := unsafe.String(unsafe.SliceData(data), len(data))
 	for _, p := range s.parked {
