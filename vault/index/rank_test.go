@@ -93,35 +93,51 @@ func TestCoverageRanksFullMatchesFirst(t *testing.T) {
 	}
 }
 
-// TestLongChineseWordSharesWeight pins bigramPow: the three bigrams of a
-// four-character word (运营后台) share its weight in BM25, so a memory that
-// has only that word no longer outranks one that answers the whole
-// question through translations. Summed in full (bigramPow 0) it did.
-func TestLongChineseWordSharesWeight(t *testing.T) {
-	d, err := parseDictionary("运营后台 | ops console\n导出 | export\n")
+// ruleDecides indexes docs (ids 1, 2, ...) with the curated dictionary
+// dict and 100 filler documents, and checks that query ranks doc off
+// first with a rule turned off (else its test loses its point) and doc on
+// first with the default parameters. It returns the default index.
+func ruleDecides(t *testing.T, dict string, docs []Doc, query string, turnOff func(*params), off, on DocID) *Index {
+	t.Helper()
+	d, err := parseDictionary(dict)
 	if err != nil {
 		t.Fatal(err)
 	}
 	build := func(p params) *Index {
 		ix := newIndex(p, d)
 		ix.general = nil
-		ix.Put(1, Doc{Title: "运营后台的权限", Body: "运营后台按角色分配权限。"})
-		ix.Put(2, Doc{Title: "Ops console exports", Body: "Exports from the ops console run as an async task."})
-		ix.Put(3, Doc{Title: "导出规则", Body: "导出超过一万行走异步任务。"})
+		for i, doc := range docs {
+			ix.Put(DocID(i+1), doc)
+		}
 		filler(ix, 100, 40)
 		return ix
 	}
-	q := Query{Text: "运营后台导出"}
-	whole := defaultParams()
-	whole.bigramPow = 0
-	if got := ids(build(whole).Search(q)); len(got) < 2 || got[0] != 1 {
-		t.Fatalf("with bigrams summed in full the test loses its point: got %v, want doc 1 first", got)
+	q := Query{Text: query}
+	without := defaultParams()
+	turnOff(&without)
+	if got := ids(build(without).Search(q)); len(got) < 2 || got[0] != off {
+		t.Fatalf("with the rule off the test loses its point: got %v, want doc %d first", got, off)
 	}
 	ix := build(defaultParams())
-	if got := ids(ix.Search(q)); len(got) < 2 || got[0] != 2 {
-		t.Fatalf("got %v, want doc 2 (both concepts) before doc 1 (the long word only)", got)
+	if got := ids(ix.Search(q)); len(got) < 2 || got[0] != on {
+		t.Fatalf("got %v, want doc %d first", got, on)
 	}
-	qp := ix.plan(q.Text)
+	return ix
+}
+
+// TestLongChineseWordSharesWeight pins bigramPow: the three bigrams of a
+// four-character word (运营后台) share its weight in BM25, so a memory that
+// has only that word (doc 1) no longer outranks one that answers the whole
+// question through translations (doc 2). Summed in full (bigramPow 0) it
+// did.
+func TestLongChineseWordSharesWeight(t *testing.T) {
+	const query = "运营后台导出"
+	ix := ruleDecides(t, "运营后台 | ops console\n导出 | export\n", []Doc{
+		{Title: "运营后台的权限", Body: "运营后台按角色分配权限。"},
+		{Title: "Ops console exports", Body: "Exports from the ops console run as an async task."},
+		{Title: "导出规则", Body: "导出超过一万行走异步任务。"},
+	}, query, func(p *params) { p.bigramPow = 0 }, 1, 2)
+	qp := ix.plan(query)
 	for _, tm := range qp.terms {
 		want := 1.0 // 导出, and 台导 across the two words
 		if tm.text == "运营" || tm.text == "营后" || tm.text == "后台" {
@@ -134,32 +150,16 @@ func TestLongChineseWordSharesWeight(t *testing.T) {
 }
 
 // TestChineseDeterminersWeighLittle pins wDeterminer: a memory that
-// shares only 一个 and one more word with the question no longer outranks
-// one that answers it through translations. At full weight it did.
+// shares only 一个 and one more word with the question (doc 1) no longer
+// outranks one that answers it through translations (doc 2). At full
+// weight it did.
 func TestChineseDeterminersWeighLittle(t *testing.T) {
-	d, err := parseDictionary("实现 | implement\n注册 | register\n")
-	if err != nil {
-		t.Fatal(err)
-	}
-	build := func(p params) *Index {
-		ix := newIndex(p, d)
-		ix.general = nil
-		ix.Put(1, Doc{Title: "不要过早抽象", Body: "只有一个实现时先不要建抽象基类，等出现第二个实现再抽象。"})
-		ix.Put(2, Doc{Title: "Payment channel adapters", Body: "New channels implement the adapter protocol and are registered in the channel registry."})
-		filler(ix, 100, 40)
-		return ix
-	}
-	q := Query{Text: "新接一个渠道要实现什么，在哪里注册"}
-	full := defaultParams()
-	full.wDeterminer = 1
-	if got := ids(build(full).Search(q)); len(got) < 2 || got[0] != 1 {
-		t.Fatalf("with 一个 at full weight the test loses its point: got %v, want doc 1 first", got)
-	}
-	ix := build(defaultParams())
-	if got := ids(ix.Search(q)); len(got) < 2 || got[0] != 2 {
-		t.Fatalf("got %v, want doc 2 (the answer) before doc 1 (一个 and 实现)", got)
-	}
-	for _, tm := range ix.plan(q.Text).terms {
+	const query = "新接一个渠道要实现什么，在哪里注册"
+	ix := ruleDecides(t, "实现 | implement\n注册 | register\n", []Doc{
+		{Title: "不要过早抽象", Body: "只有一个实现时先不要建抽象基类，等出现第二个实现再抽象。"},
+		{Title: "Payment channel adapters", Body: "New channels implement the adapter protocol and are registered in the channel registry."},
+	}, query, func(p *params) { p.wDeterminer = 1 }, 1, 2)
+	for _, tm := range ix.plan(query).terms {
 		if tm.text == "一个" && tm.w != ix.p.wDeterminer {
 			t.Errorf("一个 weighs %v, want %v", tm.w, ix.p.wDeterminer)
 		}
