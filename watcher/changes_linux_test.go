@@ -29,19 +29,7 @@ func TestChangesOverflow(t *testing.T) {
 	if limit > 100_000 {
 		t.Skipf("max_queued_events is %d: too many files to overflow it here", limit)
 	}
-	root := t.TempDir()
-	code := filepath.Join(root, "code")
-	if err := os.Mkdir(code, 0o755); err != nil {
-		t.Fatal(err)
-	}
-	c, err := NewChanges(filepath.Join(root, "watch"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer c.Close()
-	if err := c.Watch(code, true); err != nil {
-		t.Fatal(err)
-	}
+	c, code := watchedCode(t)
 	sync := func() uint64 {
 		t.Helper()
 		g, err := c.Sync(t.Context())

@@ -101,19 +101,7 @@ func TestChanges(t *testing.T) {
 // change made before it, and none when there was none.
 func TestChangesSyncGivenUp(t *testing.T) {
 	t.Parallel()
-	root := t.TempDir()
-	c, err := NewChanges(filepath.Join(root, "watch"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer c.Close()
-	code := filepath.Join(root, "code")
-	if err := os.Mkdir(code, 0o755); err != nil {
-		t.Fatal(err)
-	}
-	if err := c.Watch(code, true); err != nil {
-		t.Fatal(err)
-	}
+	c, code := watchedCode(t)
 	canceled, cancel := context.WithCancel(t.Context())
 	cancel()
 	last, err := c.Sync(t.Context())
@@ -145,19 +133,7 @@ func TestChangesSyncGivenUp(t *testing.T) {
 // for leave later ones sound.
 func TestChangesBarrier(t *testing.T) {
 	t.Parallel()
-	root := t.TempDir()
-	c, err := NewChanges(filepath.Join(root, "watch"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer c.Close()
-	code := filepath.Join(root, "code")
-	if err := os.Mkdir(code, 0o755); err != nil {
-		t.Fatal(err)
-	}
-	if err := c.Watch(code, true); err != nil {
-		t.Fatal(err)
-	}
+	c, code := watchedCode(t)
 	write := func(i int) {
 		t.Helper()
 		if err := os.WriteFile(filepath.Join(code, "f.go"), []byte{byte(i)}, 0o644); err != nil {
@@ -208,4 +184,24 @@ func TestChangesBarrier(t *testing.T) {
 	if _, err := c.Begin().Wait(t.Context()); err == nil {
 		t.Error("a barrier begun after Close did not fail")
 	}
+}
+
+// watchedCode returns a change counter watching a new empty folder,
+// recursively, and that folder; the counter is closed when the test ends.
+func watchedCode(t *testing.T) (*Changes, string) {
+	t.Helper()
+	root := t.TempDir()
+	code := filepath.Join(root, "code")
+	if err := os.Mkdir(code, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	c, err := NewChanges(filepath.Join(root, "watch"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { c.Close() })
+	if err := c.Watch(code, true); err != nil {
+		t.Fatal(err)
+	}
+	return c, code
 }
