@@ -42,6 +42,40 @@ func initStore(t *testing.T) (string, *gitstore.Store) {
 	return root, s
 }
 
+// openStore opens the repository at root, closed with the test.
+func openStore(t *testing.T, root string) *gitstore.Store {
+	t.Helper()
+	s, err := gitstore.Open(t.Context(), root)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { s.Close() })
+	return s
+}
+
+// openRepo is the Repo of the vault root/.memory, its store closed with
+// the test.
+func openRepo(t *testing.T, root string) *Repo {
+	t.Helper()
+	g, err := New(openStore(t, root), filepath.Join(root, ".memory"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return g
+}
+
+// liveCheckerOf is g's LiveChecker, closed with the test; it fails the
+// test when the checker has no work cache to test.
+func liveCheckerOf(t *testing.T, g *Repo) *Checker {
+	t.Helper()
+	live := g.LiveChecker()
+	t.Cleanup(func() { live.Close() })
+	if live.work == nil {
+		t.Fatal("no work cache: the file system cannot be watched here")
+	}
+	return live
+}
+
 func newCodeRepo(t *testing.T) *codeRepo {
 	t.Helper()
 	root := tempRoot(t)

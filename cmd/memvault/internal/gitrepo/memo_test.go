@@ -8,7 +8,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/memvault/memvault/gitstore"
 	"github.com/memvault/memvault/vault"
 	"github.com/memvault/memvault/vault/staleness"
 )
@@ -27,20 +26,8 @@ func TestLiveCheckerKeepsAnswers(t *testing.T) {
 	write("docs/a.md", "a\n")
 	write("README.md", "hello\n")
 	commitAll("init")
-	s, err := gitstore.Open(t.Context(), root)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer s.Close()
-	g, err := New(s, filepath.Join(root, ".memory"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	live := g.LiveChecker()
-	defer live.Close()
-	if live.work == nil {
-		t.Fatal("no work cache: the file system cannot be watched here")
-	}
+	g := openRepo(t, root)
+	live := liveCheckerOf(t, g)
 	ms := []*vault.Memory{
 		{ID: "file", Refs: []string{"internal/cache.go"}, UpdatedAt: repo.when},
 		{ID: "sym", Refs: []string{"internal/cache.go#Get"}, UpdatedAt: repo.when},
@@ -126,20 +113,8 @@ func TestLiveCheckerPrepared(t *testing.T) {
 	write("internal/cache.go", cacheGo)
 	write("docs/a.md", "a\n")
 	repo.commitAll("init")
-	s, err := gitstore.Open(t.Context(), repo.root)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer s.Close()
-	g, err := New(s, filepath.Join(repo.root, ".memory"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	live := g.LiveChecker()
-	defer live.Close()
-	if live.work == nil {
-		t.Fatal("no work cache: the file system cannot be watched here")
-	}
+	g := openRepo(t, repo.root)
+	live := liveCheckerOf(t, g)
 	ms := []*vault.Memory{
 		{ID: "file", Refs: []string{"internal/cache.go"}, UpdatedAt: repo.when},
 		{ID: "sym", Refs: []string{"internal/cache.go#Get"}, UpdatedAt: repo.when},

@@ -35,15 +35,7 @@ func TestStalenessInARealRepository(t *testing.T) {
 	write(".memory/project/docs.md", "---\nid: docs\nrefs: [docs/]\n---\nDocs.\n")
 	commitAll("memory: add three")
 
-	s, err := gitstore.Open(t.Context(), root)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer s.Close()
-	g, err := New(s, filepath.Join(root, ".memory"))
-	if err != nil {
-		t.Fatal(err)
-	}
+	g := openRepo(t, root)
 	items := []staleness.Item{
 		{ID: "file", Since: repo.when, Refs: []string{"internal/cache.go"}},
 		{ID: "sym", Since: repo.when, Refs: []string{"internal/cache.go#Get"}},

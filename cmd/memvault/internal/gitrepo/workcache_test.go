@@ -51,11 +51,7 @@ func TestWorkCacheMatchesTheWorkTree(t *testing.T) {
 	write("README.md", "hi\n")
 	git("add", "-A")
 	git("commit", "-q", "-m", "init")
-	s, err := gitstore.Open(t.Context(), root)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer s.Close()
+	s := openStore(t, root)
 	w, err := newWorkCache(s)
 	if err != nil {
 		t.Fatal(err)
@@ -161,11 +157,7 @@ func TestWorkCacheExists(t *testing.T) {
 	git("rm", "-q", "a.go")
 	git("commit", "-q", "-m", "two")
 	second := git("rev-parse", "HEAD")
-	s, err := gitstore.Open(t.Context(), root)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer s.Close()
+	s := openStore(t, root)
 	w, err := newWorkCache(s)
 	if err != nil {
 		t.Fatal(err)
