@@ -151,6 +151,10 @@ func (v *Vault) loadCached(ctx context.Context) error {
 			defer close(snapDone)
 			// The cache's checksum covers the snapshot.
 			if ix := index.New(); ix.LoadCheckedSnapshot(c.snap) == nil {
+				// A pass over all its posting lists (a patch below,
+				// the first change a write makes) reads the mapping
+				// through: let the pages it has read go as it goes.
+				ix.SetSnapshotRelease(c.drop, dropEvery)
 				snapIx = ix
 			}
 		}()
@@ -199,12 +203,7 @@ func (v *Vault) loadCached(ctx context.Context) error {
 				ix = snapIx
 			}
 		} else if bs.pure && snapIx != nil {
-			// The patch reads every posting list of the mapped
-			// snapshot while it writes the new ones: let the pages
-			// it has read go as it goes.
-			snapIx.SetSnapshotRelease(c.drop, dropEvery)
 			ix, patched = patchSnapshot(c, snapIx, bs, built)
-			snapIx.SetSnapshotRelease(nil, 0)
 		}
 		if ix == nil {
 			// The same insertions, in the same order, as Reload.
