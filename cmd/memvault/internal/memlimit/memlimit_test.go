@@ -2,6 +2,7 @@ package memlimit
 
 import (
 	"math"
+	"runtime/debug"
 	"testing"
 )
 
@@ -35,12 +36,18 @@ func TestFit(t *testing.T) {
 }
 
 func TestApply(t *testing.T) {
+	defer debug.SetMemoryLimit(debug.SetMemoryLimit(-1))
 	env := map[string]string{}
-	if got := Apply(func(k string) string { return env[k] }); got != Default {
-		t.Errorf("Apply without GOMEMLIMIT = %d, want %d", got, Default)
+	getenv := func(k string) string { return env[k] }
+	debug.SetMemoryLimit(1 << 40)
+	if got := Apply(getenv); got != Default || debug.SetMemoryLimit(-1) != Default {
+		t.Errorf("Apply without GOMEMLIMIT = %d, limit %d; want %d", got, debug.SetMemoryLimit(-1), Default)
 	}
-	env["GOMEMLIMIT"] = "1GiB" // the runtime read it at start; Apply leaves what is in force
-	if got := Apply(func(k string) string { return env[k] }); got != Default {
-		t.Errorf("Apply with GOMEMLIMIT = %d, want the limit in force %d", got, Default)
+	// The runtime applied GOMEMLIMIT at start; Apply leaves what is in
+	// force.
+	env["GOMEMLIMIT"] = "1GiB"
+	debug.SetMemoryLimit(1 << 30)
+	if got := Apply(getenv); got != 1<<30 || debug.SetMemoryLimit(-1) != 1<<30 {
+		t.Errorf("Apply with GOMEMLIMIT = %d, limit %d; want 1 GiB left in force", got, debug.SetMemoryLimit(-1))
 	}
 }
