@@ -221,6 +221,14 @@ func decodeIndexEntry(b []byte, version uint32, prev string) (indexEntry, int, e
 // encode serialises the index, including its checksum, appending to buf
 // (which may be a reused buffer: a large index is megabytes).
 func (ix *indexFile) encode(buf []byte) []byte {
+	buf = ix.encodeBody(buf)
+	sum := sha1.Sum(buf)
+	return append(buf, sum[:]...)
+}
+
+// encodeBody serialises the index without its checksum, appending to buf
+// with room left for the checksum.
+func (ix *indexFile) encodeBody(buf []byte) []byte {
 	size := indexHeaderLen + indexHashLen
 	for _, e := range ix.entries {
 		size += len(e.head) + len(e.name) + 8
@@ -274,8 +282,7 @@ func (ix *indexFile) encode(buf []byte) []byte {
 		buf = binary.BigEndian.AppendUint32(buf, uint32(len(x.data)))
 		buf = append(buf, x.data...)
 	}
-	sum := sha1.Sum(buf)
-	return append(buf, sum[:]...)
+	return buf
 }
 
 // adopt makes buf, an encoding of ix, the source of its entries, so that
