@@ -39,6 +39,9 @@ type servedVault struct {
 	// changed lists the vault-relative files that differ between two
 	// commits; nil (or an error) falls back to a whole reload.
 	changed func(ctx context.Context, from, to string) ([]string, error)
+	// parents reads a commit's parents: refresh skips the diff for the
+	// server's own commit on the HEAD it had.
+	parents func(ctx context.Context, h string) ([]string, error)
 	// pastVault reads the vault as recorded at an instant (servedAsOf).
 	pastVault func(ctx context.Context, at time.Time) (*vault.Vault, error)
 
@@ -75,6 +78,10 @@ func (m *Main) openServedVault(ctx context.Context, name, dir string, logger *sl
 	}
 	o.changed = func(ctx context.Context, from, to string) ([]string, error) {
 		return gitrepo.ChangedFiles(ctx, o.store, dir, from, to)
+	}
+	o.parents = func(ctx context.Context, h string) ([]string, error) {
+		c, err := o.store.ReadCommit(ctx, h)
+		return c.Parents, err
 	}
 	o.pastVault = m.servedAsOf(dir, name, logger)
 	go func() {
@@ -262,6 +269,14 @@ func (o *servedVault) refresh(ctx context.Context, v *vault.Vault) {
 	o.seen = h
 	start := time.Now()
 	if o.changed != nil && from != "" && h != "" {
+		if h == o.own && o.parents != nil {
+			// Our own commit on the HEAD we had changed only files this
+			// vault wrote: diffing a 100k vault's 2.4 MB folder tree for
+			// them cost 1.2 ms of every write.
+			if ps, err := o.parents(ctx, h); err == nil && len(ps) == 1 && ps[0] == from {
+				return
+			}
+		}
 		rels, err := o.changed(ctx, from, h)
 		if err == nil && len(rels) <= maxDiffRefresh {
 			ids, err := v.SyncFiles(ctx, rels)

@@ -57,8 +57,14 @@ func TestRefreshReadsOnlyWhatOtherCommitsChanged(t *testing.T) {
 		st, err := store.State(ctx)
 		return st.Head, err
 	}
+	var diffs int
 	slot.changed = func(ctx context.Context, from, to string) ([]string, error) {
+		diffs++
 		return gitrepo.ChangedFiles(ctx, store, dir, from, to)
+	}
+	slot.parents = func(ctx context.Context, h string) ([]string, error) {
+		c, err := store.ReadCommit(ctx, h)
+		return c.Parents, err
 	}
 	head, err := slot.head(t.Context())
 	if err != nil {
@@ -110,6 +116,25 @@ func TestRefreshReadsOnlyWhatOtherCommitsChanged(t *testing.T) {
 		case c.want != "" && (err != nil || !strings.Contains(m.Body, c.want) || m.Path != c.path):
 			t.Errorf("%s: got %+v, %v; want body with %q at %s", c.id, m, err, c.want, c.path)
 		}
+	}
+	if diffs != 1 {
+		t.Errorf("refresh diffed %d times; want once, for the other process's commits under the own one", diffs)
+	}
+
+	// The next own commit lands right on the HEAD just seen: nothing but
+	// its own files changed, so there is nothing to diff.
+	commitFiles(t, store, map[string]string{".memory/project/g.md": mem("g", "Second own write.")}, when.Add(4*time.Minute), "own again")
+	own, err = slot.head(t.Context())
+	if err != nil {
+		t.Fatal(err)
+	}
+	slot.NoteOwnCommit(own)
+	slot.refresh(t.Context(), v)
+	if diffs != 1 {
+		t.Errorf("refresh diffed again for the server's own commit on the HEAD it had (%d diffs)", diffs)
+	}
+	if slot.seen != own {
+		t.Errorf("after the own commit the HEAD seen is %s; want %s", slot.seen, own)
 	}
 	mu.Lock()
 	defer mu.Unlock()
