@@ -660,7 +660,10 @@ func (s *Store) editTree(base plumbing.Hash, changes []pathChange) (plumbing.Has
 	if len(t.entries) == 0 {
 		return plumbing.ZeroHash, false, nil
 	}
-	h, err := s.writeObject(plumbing.TreeObject, encodeTree(t.entries))
+	// The encoding is only written out, so one buffer serves every tree
+	// (at 100k memories, a new 2.4 MB buffer a write doubled the garbage).
+	s.treeBuf = encodeTree(s.treeBuf, t.entries)
+	h, err := s.writeObject(plumbing.TreeObject, s.treeBuf)
 	if err != nil {
 		return plumbing.ZeroHash, false, err
 	}

@@ -256,14 +256,14 @@ func FuzzDecodeIndex(f *testing.F) {
 }
 
 func FuzzParseTree(f *testing.F) {
-	f.Add(encodeTree([]treeEntry{{name: "a.md", mode: modeFile}, {name: "dir", mode: modeDir}}))
+	f.Add(encodeTree(nil, []treeEntry{{name: "a.md", mode: modeFile}, {name: "dir", mode: modeDir}}))
 	f.Add([]byte("100644 x\x00"))
 	f.Fuzz(func(t *testing.T, data []byte) {
 		tr, err := parseTree(data)
 		if err != nil {
 			return
 		}
-		again, err := parseTree(encodeTree(tr.entries))
+		again, err := parseTree(encodeTree(nil, tr.entries))
 		if err != nil {
 			t.Fatalf("re-parsing an encoded tree: %v", err)
 		}

@@ -86,6 +86,7 @@ type Store struct {
 	index       *indexFile                             // last index read or written, reused while its checksum matches
 	indexBuf    []byte                                 // encoding buffer for the index, reused between commits
 	zw          [zlib.BestCompression + 2]*zlib.Writer // by level+1 (-1 is zlib's default), reused
+	treeBuf     []byte                                 // editTree's encoding buffer, reused
 	zr          io.ReadCloser
 	packs       []*pack
 	packed      *lru[packKey, packedObject] // inflated packed objects, for delta bases

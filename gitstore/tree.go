@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"container/list"
 	"fmt"
+	"slices"
 	"strconv"
 
 	"github.com/go-git/go-git/v5/plumbing"
@@ -49,13 +50,15 @@ func parseTree(data []byte) (*tree, error) {
 	return t, nil
 }
 
-// encodeTree serialises entries, which must already be in git order.
-func encodeTree(entries []treeEntry) []byte {
+// encodeTree serialises entries, which must already be in git order,
+// appending to buf (which may be a reused buffer: the tree of a folder of
+// 56,000 memories is 2.4 MB).
+func encodeTree(buf []byte, entries []treeEntry) []byte {
 	n := 0
 	for _, e := range entries {
 		n += len(e.name) + 28
 	}
-	buf := make([]byte, 0, n)
+	buf = slices.Grow(buf[:0], n)
 	for _, e := range entries {
 		buf = strconv.AppendUint(buf, uint64(e.mode), 8)
 		buf = append(buf, ' ')
