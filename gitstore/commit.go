@@ -593,14 +593,24 @@ func blobHash(data []byte) plumbing.Hash {
 // tree's id and whether it has any entries; an empty tree is not written.
 func (s *Store) editTree(base plumbing.Hash, changes []pathChange) (plumbing.Hash, bool, error) {
 	var orig []treeEntry
+	var t *tree
 	if !base.IsZero() {
-		t, err := s.getTree(base)
+		bt, err := s.getTree(base)
 		if err != nil {
 			return plumbing.ZeroHash, false, err
 		}
-		orig = t.entries
+		orig = bt.entries
+		if len(orig) >= editInPlaceEntries {
+			// A large tree is edited in place: it leaves the cache under
+			// its old id and comes back under its new one, or is read
+			// again if the edit fails.
+			s.trees.remove(base)
+			t = bt
+		}
 	}
-	t := &tree{entries: append(make([]treeEntry, 0, len(orig)+len(changes)), orig...)}
+	if t == nil {
+		t = &tree{entries: append(make([]treeEntry, 0, len(orig)+len(changes)), orig...)}
+	}
 	modified := false
 	for i := 0; i < len(changes); {
 		dir, _, nested := strings.Cut(changes[i].rel, "/")
@@ -655,6 +665,9 @@ func (s *Store) editTree(base plumbing.Hash, changes []pathChange) (plumbing.Has
 		}
 	}
 	if !modified {
+		if len(orig) >= editInPlaceEntries {
+			s.trees.put(base, t, len(t.entries)+1) // unchanged
+		}
 		return base, len(orig) > 0, nil
 	}
 	if len(t.entries) == 0 {
@@ -670,6 +683,11 @@ func (s *Store) editTree(base plumbing.Hash, changes []pathChange) (plumbing.Has
 	s.trees.put(h, t, len(t.entries)+1)
 	return h, true, nil
 }
+
+// editInPlaceEntries is the size from which editTree changes a cached tree
+// in place instead of a copy: a copy of the 56,000-entry folder tree of a
+// 100k vault was 2.7 MB of garbage a write, a collection every 20 writes.
+const editInPlaceEntries = 1024
 
 func allDeletes(cs []pathChange) bool {
 	for _, c := range cs {

@@ -3,6 +3,7 @@ package gitstore
 import (
 	"bytes"
 	"errors"
+	"fmt"
 	"os"
 	"path/filepath"
 	"slices"
@@ -638,4 +639,98 @@ func TestCommitInvalidatesCacheTree(t *testing.T) {
 		t.Errorf("user's commit changed %q", got)
 	}
 	runGit(t, dir, "fsck", "--strict", "--no-progress")
+}
+
+// TestEditLargeTreeInPlace commits adds, edits and deletes in a folder past
+// editInPlaceEntries, where editTree changes the cached tree in place: each
+// commit's tree must be what git reads, and the tree of every earlier
+// commit, read through the Store afterwards, must still be what it was.
+func TestEditLargeTreeInPlace(t *testing.T) {
+	requireGit(t)
+	t.Parallel()
+	root, s := newRepo(t)
+	files := map[string]string{}
+	for i := range editInPlaceEntries + 10 {
+		files[fmt.Sprintf("big/f%05d.md", i)] = fmt.Sprintf("file %d\n", i)
+	}
+	files["small/a.md"] = "a\n"
+	commitFiles(t, s, "seed", files)
+
+	lsTree := func(rev string) string { return runGit(t, root, "ls-tree", "-r", rev) }
+	walk := func(rev string) string {
+		var sb strings.Builder
+		if err := s.WalkTree(t.Context(), rev, "big", func(path string, data []byte) error {
+			fmt.Fprintf(&sb, "%s %s\n", path, data)
+			return nil
+		}); err != nil {
+			t.Fatal(err)
+		}
+		return sb.String()
+	}
+	type snap struct{ rev, git, walk string }
+	var seen []snap
+	record := func() {
+		rev := strings.TrimSpace(runGit(t, root, "rev-parse", "HEAD"))
+		seen = append(seen, snap{rev, lsTree(rev), walk(rev)})
+	}
+	record()
+	steps := []map[string]string{
+		{"big/f00000a.md": "added between two\n"},
+		{"big/f00007.md": "edited\n"},
+		{"big/f00003.md": ""},
+		{"big/zzz.md": "last\n", "big/f00001.md": "", "small/a.md": "a2\n"},
+		{"big/f00002.md": "file 2\n"}, // unchanged: no commit
+	}
+	for i, st := range steps {
+		before := strings.TrimSpace(runGit(t, root, "rev-parse", "HEAD"))
+		var paths []string
+		for rel, content := range st {
+			p := filepath.Join(root, filepath.FromSlash(rel))
+			if content == "" {
+				os.Remove(p)
+			} else {
+				writeFile(t, p, content)
+			}
+			paths = append(paths, p)
+		}
+		_, err := s.Commit(t.Context(), Change{Paths: paths, Message: fmt.Sprintf("step %d", i), Author: testAuthor})
+		if i == len(steps)-1 {
+			if !errors.Is(err, ErrNoChange) {
+				t.Fatalf("step %d: got %v, want ErrNoChange", i, err)
+			}
+		} else if err != nil {
+			t.Fatalf("step %d: %v", i, err)
+		}
+		if after := strings.TrimSpace(runGit(t, root, "rev-parse", "HEAD")); after == before && i < len(steps)-1 {
+			t.Fatalf("step %d made no commit", i)
+		}
+		record()
+		last := seen[len(seen)-1]
+		if got := runGit(t, root, "status", "--porcelain"); got != "" {
+			t.Errorf("step %d: git status after the commit:\n%s", i, got)
+		}
+		if !strings.Contains(last.walk, "big/") {
+			t.Fatalf("step %d: the walk of big/ is empty", i)
+		}
+		for _, want := range seen {
+			if got := lsTree(want.rev); got != want.git {
+				t.Errorf("step %d: git's tree of %s changed", i, want.rev)
+			}
+			if got := walk(want.rev); got != want.walk {
+				t.Errorf("step %d: the Store's tree of %s changed after later edits", i, want.rev)
+			}
+		}
+	}
+	// Every file's blob in the last tree is the work tree's content.
+	for rel, content := range map[string]string{"big/f00000a.md": "added between two\n", "big/f00007.md": "edited\n", "big/zzz.md": "last\n", "small/a.md": "a2\n"} {
+		if got := runGit(t, root, "show", "HEAD:"+rel); got != content {
+			t.Errorf("HEAD:%s = %q, want %q", rel, got, content)
+		}
+	}
+	for _, gone := range []string{"big/f00001.md", "big/f00003.md"} {
+		if strings.Contains(lsTree("HEAD"), gone) {
+			t.Errorf("%s is still in HEAD", gone)
+		}
+	}
+	runGit(t, root, "fsck", "--strict")
 }

@@ -153,6 +153,15 @@ func (c *lru[K, V]) get(k K) (V, bool) {
 	return zero, false
 }
 
+// remove drops k from the cache.
+func (c *lru[K, V]) remove(k K) {
+	if el, ok := c.m[k]; ok {
+		c.ll.Remove(el)
+		delete(c.m, k)
+		c.cost -= el.Value.(*lruItem[K, V]).cost
+	}
+}
+
 func (c *lru[K, V]) put(k K, v V, cost int) {
 	if cost > c.max {
 		return
