@@ -60,7 +60,13 @@ func encodeTree(buf []byte, entries []treeEntry) []byte {
 	}
 	buf = slices.Grow(buf[:0], n)
 	for _, e := range entries {
-		buf = strconv.AppendUint(buf, uint64(e.mode), 8)
+		// A memory folder's tree is tens of thousands of plain files:
+		// their mode is spelled without a conversion each.
+		if e.mode == modeFile {
+			buf = append(buf, "100644"...)
+		} else {
+			buf = strconv.AppendUint(buf, uint64(e.mode), 8)
+		}
 		buf = append(buf, ' ')
 		buf = append(buf, e.name...)
 		buf = append(buf, 0)
