@@ -234,55 +234,82 @@ func (ix *indexFile) encodeBody(buf []byte) []byte {
 		size += len(e.head) + len(e.name) + 8
 	}
 	buf = slices.Grow(buf[:0], size+1024)
-	buf = append(buf, "DIRC"...)
-	buf = binary.BigEndian.AppendUint32(buf, ix.version)
-	buf = binary.BigEndian.AppendUint32(buf, uint32(len(ix.entries)))
-	prev := ""
-	var zeros [8]byte
-	runStart, runEnd := -1, -1 // a run of entries contiguous in src
-	flush := func() {
-		if runStart >= 0 {
-			buf = append(buf, ix.src[runStart:runEnd]...)
-			runStart = -1
+	spill, spans, _ := ix.layout(nil)
+	for _, sp := range spans {
+		buf = append(buf, sp.bytes(ix.src, spill)...)
+	}
+	return buf
+}
+
+// indexSpan is a piece of an index encoding: a run of unchanged entries
+// still in the bytes they were read from (inSrc), or bytes of the spill
+// buffer (the header, new entries, extensions).
+type indexSpan struct {
+	inSrc  bool
+	lo, hi int
+}
+
+func (sp indexSpan) bytes(src, spill []byte) []byte {
+	if sp.inSrc {
+		return src[sp.lo:sp.hi]
+	}
+	return spill[sp.lo:sp.hi]
+}
+
+// layout lays out the encoding of the index without its checksum: runs
+// of entries unchanged since they were read stay in ix.src, everything
+// else is appended to spill. It also counts the entries encoded one by
+// one (loose), which a full encoding and adopt turn back into runs.
+func (ix *indexFile) layout(spill []byte) (_ []byte, spans []indexSpan, loose int) {
+	spill = append(spill[:0], "DIRC"...)
+	spill = binary.BigEndian.AppendUint32(spill, ix.version)
+	spill = binary.BigEndian.AppendUint32(spill, uint32(len(ix.entries)))
+	mark := 0 // spill bytes not yet in a span
+	cut := func() {
+		if len(spill) > mark {
+			spans = append(spans, indexSpan{lo: mark, hi: len(spill)})
+			mark = len(spill)
 		}
 	}
+	prev := ""
+	var zeros [8]byte
 	for _, e := range ix.entries {
 		if ix.version != 4 && e.off >= 0 {
-			if runStart >= 0 && int(e.off) == runEnd {
-				runEnd += int(e.size)
+			if n := len(spans); n > 0 && spans[n-1].inSrc && spans[n-1].hi == int(e.off) && len(spill) == mark {
+				spans[n-1].hi += int(e.size)
 				continue
 			}
-			flush()
-			runStart, runEnd = int(e.off), int(e.off)+int(e.size)
+			cut()
+			spans = append(spans, indexSpan{inSrc: true, lo: int(e.off), hi: int(e.off) + int(e.size)})
 			continue
 		}
-		flush()
-		buf = append(buf, e.head...)
+		loose++
+		spill = append(spill, e.head...)
 		if ix.version == 4 {
 			common := commonPrefix(prev, e.name)
-			buf = appendOffsetVarint(buf, uint64(len(prev)-common))
-			buf = append(buf, e.name[common:]...)
-			buf = append(buf, 0)
+			spill = appendOffsetVarint(spill, uint64(len(prev)-common))
+			spill = append(spill, e.name[common:]...)
+			spill = append(spill, 0)
 			prev = e.name
 			continue
 		}
-		buf = append(buf, e.name...)
+		spill = append(spill, e.name...)
 		n := len(e.head) + len(e.name)
-		buf = append(buf, zeros[:((n+8)&^7)-n]...)
+		spill = append(spill, zeros[:((n+8)&^7)-n]...)
 	}
-	flush()
 	if ix.tree != nil {
 		t := ix.tree.encode(nil)
-		buf = append(buf, indexExtTree...)
-		buf = binary.BigEndian.AppendUint32(buf, uint32(len(t)))
-		buf = append(buf, t...)
+		spill = append(spill, indexExtTree...)
+		spill = binary.BigEndian.AppendUint32(spill, uint32(len(t)))
+		spill = append(spill, t...)
 	}
 	for _, x := range ix.keep {
-		buf = append(buf, x.sig...)
-		buf = binary.BigEndian.AppendUint32(buf, uint32(len(x.data)))
-		buf = append(buf, x.data...)
+		spill = append(spill, x.sig...)
+		spill = binary.BigEndian.AppendUint32(spill, uint32(len(x.data)))
+		spill = append(spill, x.data...)
 	}
-	return buf
+	cut()
+	return spill, spans, loose
 }
 
 // adopt makes buf, an encoding of ix, the source of its entries, so that

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"crypto/sha1"
 	"flag"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -338,4 +339,57 @@ func TestTreeCompareBytes(t *testing.T) {
 			}
 		}
 	}
+}
+
+// TestIndexRunsAcrossCommits commits one file after another, adding,
+// editing and deleting, with a small bound on the entries encoded one by
+// one, so that writeIndex alternates between writing runs from the bytes
+// they were read from and laying the index out in full. After each commit
+// git must read the index as the commit's tree, with nothing staged or
+// changed.
+func TestIndexRunsAcrossCommits(t *testing.T) {
+	requireGit(t)
+	t.Parallel()
+	root, s := newRepo(t)
+	s.maxLooseIndex = 3
+	seed := map[string]string{}
+	for i := range 40 {
+		seed[fmt.Sprintf("m/f%03d.md", i*2)] = fmt.Sprintf("seed %d\n", i)
+	}
+	commitFiles(t, s, "seed", seed)
+	full := 0
+	for i := range 30 {
+		files := map[string]string{}
+		switch i % 3 {
+		case 0:
+			files[fmt.Sprintf("m/f%03d.md", i*2+1)] = fmt.Sprintf("new %d\n", i) // between two entries
+		case 1:
+			files[fmt.Sprintf("m/f%03d.md", i*2)] = fmt.Sprintf("edit %d\n", i)
+		case 2:
+			files[fmt.Sprintf("m/f%03d.md", i*2)] = "" // delete
+		}
+		commitFiles(t, s, fmt.Sprintf("step %d", i), files)
+		if s.indexFull {
+			full++
+		}
+		if got := runGit(t, root, "status", "--porcelain"); got != "" {
+			t.Fatalf("step %d: git status:\n%s", i, got)
+		}
+		if got := runGit(t, root, "diff-index", "--cached", "HEAD"); got != "" {
+			t.Fatalf("step %d: the index differs from HEAD:\n%s", i, got)
+		}
+	}
+	if full == 0 || full == 30 {
+		t.Errorf("%d of 30 commits laid the index out in full; want some, not all", full)
+	}
+	// The index git reads is the one the Store writes from its runs.
+	data := readFile(t, filepath.Join(root, ".git", "index"))
+	ix, err := decodeIndex(data)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if again := ix.encode(nil); !bytes.Equal(again, data) {
+		t.Errorf("the written index does not encode back to itself")
+	}
+	runGit(t, root, "fsck", "--strict")
 }

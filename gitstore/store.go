@@ -77,25 +77,28 @@ type Store struct {
 	lockCh chan struct{} // in-process half of Lock
 	owner  lockOwner     // this process, as its git locks' owner records name it
 
-	mu          sync.Mutex // guards everything below
-	storer      *filesystem.Storage
-	repo        *git.Repository
-	trees       *lru[plumbing.Hash, *tree]
-	lookups     *lru[lookupKey, lookupResult] // single-name lookups in trees not decoded
-	commits     *lru[plumbing.Hash, *object.Commit]
-	index       *indexFile                             // last index read or written, reused while its checksum matches
-	indexBuf    []byte                                 // encoding buffer for the index, reused between commits
-	zw          [zlib.BestCompression + 2]*zlib.Writer // by level+1 (-1 is zlib's default), reused
-	treeBuf     []byte                                 // editTree's encoding buffer, reused
-	zr          io.ReadCloser
-	packs       []*pack
-	packed      *lru[packKey, packedObject] // inflated packed objects, for delta bases
-	packsLoaded bool
-	dirtyDirs   []string        // object directories renamed into, not yet synced
-	batch       syncBatch       // object and lock-file syncs in flight
-	swept       map[string]bool // lock targets whose stale owner records were swept
-	cleared     []StaleLock     // stale locks the current Commit removed
-	closed      bool
+	mu            sync.Mutex // guards everything below
+	storer        *filesystem.Storage
+	repo          *git.Repository
+	trees         *lru[plumbing.Hash, *tree]
+	lookups       *lru[lookupKey, lookupResult] // single-name lookups in trees not decoded
+	commits       *lru[plumbing.Hash, *object.Commit]
+	index         *indexFile                             // last index read or written, reused while its checksum matches
+	indexBuf      []byte                                 // encoding buffer for the index, reused between commits
+	indexSpill    []byte                                 // writeIndex's buffer for what is not a run of unchanged entries
+	indexFull     bool                                   // the last writeIndex laid the index out in indexBuf
+	maxLooseIndex int                                    // maxLooseIndexEntries unless set (by tests)
+	zw            [zlib.BestCompression + 2]*zlib.Writer // by level+1 (-1 is zlib's default), reused
+	treeBuf       []byte                                 // editTree's encoding buffer, reused
+	zr            io.ReadCloser
+	packs         []*pack
+	packed        *lru[packKey, packedObject] // inflated packed objects, for delta bases
+	packsLoaded   bool
+	dirtyDirs     []string        // object directories renamed into, not yet synced
+	batch         syncBatch       // object and lock-file syncs in flight
+	swept         map[string]bool // lock targets whose stale owner records were swept
+	cleared       []StaleLock     // stale locks the current Commit removed
+	closed        bool
 
 	prefetch   sync.WaitGroup  // PrefetchIndex's read; Close waits for it
 	prefetched chan *indexFile // its result (nil: unreadable), for the next loadIndex
