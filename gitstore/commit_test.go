@@ -650,7 +650,7 @@ func TestEditLargeTreeInPlace(t *testing.T) {
 	t.Parallel()
 	root, s := newRepo(t)
 	files := map[string]string{}
-	for i := range editInPlaceEntries + 10 {
+	for i := range 2 * editInPlaceEntries { // a tree past largeObjectBytes: stored
 		files[fmt.Sprintf("big/f%05d.md", i)] = fmt.Sprintf("file %d\n", i)
 	}
 	files["small/a.md"] = "a\n"

@@ -90,6 +90,7 @@ type Store struct {
 	maxLooseIndex int                                    // maxLooseIndexEntries unless set (by tests)
 	zw            [zlib.BestCompression + 2]*zlib.Writer // by level+1 (-1 is zlib's default), reused
 	treeBuf       []byte                                 // editTree's encoding buffer, reused
+	storedBuf     []byte                                 // writeObject's buffer for a stored (uncompressed) object, reused
 	zr            io.ReadCloser
 	packs         []*pack
 	packed        *lru[packKey, packedObject] // inflated packed objects, for delta bases
@@ -482,20 +483,24 @@ func (s *Store) writeObject(t plumbing.ObjectType, data []byte) (plumbing.Hash, 
 	if err != nil {
 		return h, fmt.Errorf("write %s: %w", t, err)
 	}
-	level := s.looseLevelFor(len(data))
-	zw := s.zw[level+1]
-	if zw == nil {
-		zw, _ = zlib.NewWriterLevel(f, level)
-		s.zw[level+1] = zw
+	if level := s.looseLevelFor(len(data)); level == zlib.NoCompression {
+		s.storedBuf = appendStoredZlib(s.storedBuf[:0], hdr, data)
+		_, err = f.Write(s.storedBuf)
 	} else {
-		zw.Reset(f)
-	}
-	_, err = zw.Write(hdr)
-	if err == nil {
-		_, err = zw.Write(data)
-	}
-	if err == nil {
-		err = zw.Close()
+		zw := s.zw[level+1]
+		if zw == nil {
+			zw, _ = zlib.NewWriterLevel(f, level)
+			s.zw[level+1] = zw
+		} else {
+			zw.Reset(f)
+		}
+		_, err = zw.Write(hdr)
+		if err == nil {
+			_, err = zw.Write(data)
+		}
+		if err == nil {
+			err = zw.Close()
+		}
 	}
 	if err != nil {
 		f.Close()

@@ -1,0 +1,50 @@
+package gitstore
+
+import (
+	"encoding/binary"
+	"hash/adler32"
+	"slices"
+)
+
+// maxStoredBlock is the most bytes one deflate stored block holds.
+const maxStoredBlock = 65535
+
+// appendStoredZlib appends to dst a zlib stream of the concatenation of
+// parts in deflate's stored blocks: what compress/zlib writes at
+// NoCompression, without copying the data through its window 64 KB at a
+// time and writing each block on its own (at 100,000 memories, 6% of a
+// write's CPU went to passing the 2.4 MB folder tree through it).
+func appendStoredZlib(dst []byte, parts ...[]byte) []byte {
+	n := 0
+	for _, p := range parts {
+		n += len(p)
+	}
+	blocks := max(1, (n+maxStoredBlock-1)/maxStoredBlock)
+	dst = slices.Grow(dst, 2+5*blocks+n+4)
+	dst = append(dst, 0x78, 0x01) // deflate, 32 KiB window, fastest: (0x78<<8|0x01)%31 == 0
+	sum := adler32.New()
+	left := n
+	for b := 0; b < blocks; b++ {
+		size := min(left, maxStoredBlock)
+		var final byte
+		if b == blocks-1 {
+			final = 1
+		}
+		dst = append(dst, final, byte(size), byte(size>>8), ^byte(size), ^byte(size>>8))
+		for size > 0 {
+			take := min(size, len(parts[0]))
+			dst = append(dst, parts[0][:take]...)
+			sum.Write(parts[0][:take])
+			parts[0] = parts[0][take:]
+			if len(parts[0]) == 0 {
+				parts = parts[1:]
+			}
+			size -= take
+			left -= take
+		}
+		for len(parts) > 0 && len(parts[0]) == 0 {
+			parts = parts[1:]
+		}
+	}
+	return binary.BigEndian.AppendUint32(dst, sum.Sum32())
+}
