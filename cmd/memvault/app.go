@@ -31,6 +31,10 @@ type Main struct {
 	// Version is what --version prints and the MCP server reports as
 	// serverInfo.version; NewMain reads it from the build.
 	Version string
+	// OneShot, when set, is called by a command that loads a vault,
+	// answers once and exits (recall): main points it at memlimit.OneShot;
+	// tests running commands in-process leave it nil.
+	OneShot func()
 
 	vaultDir string
 	// allowDetached is --allow-detached: writes may commit on a detached

@@ -51,3 +51,27 @@ func TestApply(t *testing.T) {
 		t.Errorf("Apply with GOMEMLIMIT = %d, limit %d; want 1 GiB left in force", got, debug.SetMemoryLimit(-1))
 	}
 }
+
+func TestOneShot(t *testing.T) {
+	defer debug.SetGCPercent(debug.SetGCPercent(100))
+	tests := []struct {
+		name    string
+		env     map[string]string
+		wantOff bool
+		wantPct int
+	}{
+		{"collector off without GOGC", map[string]string{}, true, -1},
+		{"GOGC in the environment wins", map[string]string{"GOGC": "200"}, false, 100},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			debug.SetGCPercent(100)
+			if got := OneShot(func(k string) string { return tt.env[k] }); got != tt.wantOff {
+				t.Errorf("OneShot = %v, want %v", got, tt.wantOff)
+			}
+			if pct := debug.SetGCPercent(100); pct != tt.wantPct {
+				t.Errorf("GC percent after OneShot = %d, want %d", pct, tt.wantPct)
+			}
+		})
+	}
+}
