@@ -131,6 +131,9 @@ type Vault struct {
 	// cachePatched is how many memories the last load's index was
 	// patched for (see patchSnapshot); 0 when it was not patched.
 	cachePatched int
+	// cacheListed is how many folders the last load with the cache
+	// listed rather than took from it (see scanFolders).
+	cacheListed int
 
 	writeMu sync.Mutex // serialises the write sequence in this process
 	// afterCheck, when set (tests only), runs in a write between the path
