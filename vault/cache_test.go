@@ -63,6 +63,7 @@ type vaultView struct {
 	Sentinels []string
 	Stats     Stats
 	Recall    [][]string
+	Explained [][]Result // in force only, with explanations
 	Related   []string
 }
 
@@ -95,11 +96,12 @@ func viewOf(t *testing.T, v *Vault) vaultView {
 			got = append(got, fmt.Sprintf("%s %.9g %s %s", r.Memory.ID, r.Score, r.State, r.Snippet))
 		}
 		w.Recall = append(w.Recall, got)
+		w.Explained = append(w.Explained, v.Recall(Query{Text: q, Explain: true}))
 	}
 	return w
 }
 
-var viewOpts = []cmp.Option{cmp.AllowUnexported(Memory{}), cmpopts.IgnoreFields(Memory{}, "text"), cmpopts.EquateEmpty()}
+var viewOpts = []cmp.Option{cmp.AllowUnexported(Memory{}, Result{}), cmpopts.IgnoreFields(Memory{}, "text"), cmpopts.EquateEmpty()}
 
 // cachePathOf is the index cache file of the vault in dir.
 func cachePathOf(dir string) string { return filepath.Join(dir, CacheDirName, cacheFileName) }
