@@ -63,7 +63,7 @@ var ErrBadCache = errors.New("bad index cache")
 
 const (
 	cacheMagic   = "MVCACHE\x00"
-	cacheVersion = 5
+	cacheVersion = 6
 	// CacheDirName is the folder, inside the vault, that holds the index
 	// cache. The loader skips dot-folders, and the folder holds a
 	// .gitignore that ignores everything in it, so git never sees the
@@ -79,6 +79,10 @@ type cacheRecord struct {
 	rel string
 	st  statKey
 	sum [sha256.Size]byte
+	// key is the SHA-256 of the memoryKey of the file as recorded (path,
+	// sum, recorded modification time), which a load that finds the
+	// record holding would compute.
+	key [sha256.Size]byte
 	mem *Memory
 }
 
@@ -529,9 +533,9 @@ func prefaultLoaded(res []loaded) {
 // granularity could leave the stat data as it was).
 func (v *Vault) readCachedFile(ctx context.Context, rel string, rec *cacheRecord, st statKey, ok bool, written int64, rs *readerState) loaded {
 	if rec != nil && ok && rec.st == st && max(st.mtime, st.ctime) < written {
-		r := loaded{rel: rel, mem: rec.mem, st: st, stOK: true, sum: rec.sum, mod: st.mtime, mapped: true}
-		r.setKey()
-		return r
+		// The record's key is the one setKey would compute here (see
+		// encodeIndexCacheLocked).
+		return loaded{rel: rel, mem: rec.mem, st: st, stOK: true, sum: rec.sum, mod: st.mtime, mapped: true, key: rec.key, keyed: true}
 	}
 	return v.readFile(ctx, rel, rs)
 }
@@ -796,6 +800,15 @@ func (v *Vault) encodeIndexCacheLocked(out io.Writer, res []loaded, folders []fo
 		sv(r.st.ctime)
 		uv(r.st.ino)
 		b = append(b, r.sum[:]...)
+		// The memory's key as a load that finds the record holding
+		// computes it: from the recorded modification time, which a
+		// file changed while it was read may not share with r.mod.
+		key := r.key
+		if !r.keyed || r.mod != r.st.mtime {
+			var buf [256]byte
+			key = sha256.Sum256(memoryKey(buf[:0], &loaded{rel: r.rel, sum: r.sum, mod: r.st.mtime}))
+		}
+		b = append(b, key[:]...)
 		str(m.ID)
 		str(m.Title)
 		uv(uint64(m.Layer))
@@ -1118,7 +1131,7 @@ func folderListingValid(f *folderRec) bool {
 func decodeCacheRest(r *cacheReader) (*indexCache, error) {
 	body := r.b
 	c := &indexCache{}
-	c.recs = make([]cacheRecord, r.count(1+4+sha256.Size+20))
+	c.recs = make([]cacheRecord, r.count(1+4+2*sha256.Size+20))
 	type span struct{ off, n uint64 }
 	bodies := make([]span, len(c.recs))
 	// The memories and their short hashes are allocated together, two
@@ -1133,6 +1146,7 @@ func decodeCacheRest(r *cacheReader) (*indexCache, error) {
 		rec.rel = r.str()
 		rec.st = statKey{size: r.sv(), mtime: r.sv(), ctime: r.sv(), ino: r.uv()}
 		copy(rec.sum[:], r.bytes(sha256.Size))
+		copy(rec.key[:], r.bytes(sha256.Size))
 		m := &mems[i]
 		*m = Memory{ID: r.str(), Title: r.str(), Layer: Layer(r.uv()), Importance: int(r.sv()),
 			Tags: r.strs(), Aliases: r.strs(), CreatedAt: r.tm(), UpdatedAt: r.tm(), EffectiveAt: r.tm(),
