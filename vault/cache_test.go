@@ -514,3 +514,48 @@ func TestCacheSnapshotAligned(t *testing.T) {
 		}
 	}
 }
+
+// TestCacheSpeculativeBuild checks that a load which takes every file
+// from the cache uses the state assembled while the files were stat'ed
+// (speculativeBuild), and that it is the state a load from the files
+// gives, duplicate ids included; and that a load which reads a file does
+// not use it.
+func TestCacheSpeculativeBuild(t *testing.T) {
+	dir := t.TempDir()
+	files := map[string]string{
+		"project/a.md":        "---\nid: a\ntitle: Deploy with the script\n---\nRun ops/deploy.sh; 部署前先跑测试。\n",
+		"project/b.md":        "---\nid: b\ntitle: Tests run with make\nsupersedes: [a]\n---\nmake test, never skip integration tests.\n",
+		"project/dup.md":      "---\nid: a\ntitle: A second file with the id a\n---\nDuplicate.\n",
+		"meta/notes.md":       "---\nid: notes\ntitle: Notes on the deploy script\n---\nThe script has a dry-run mode.\n",
+		"short-term/wip.md":   "---\nid: wip\ntitle: Work in progress\nlayer: short-term\n---\n- one\n",
+		"preferences/tabs.md": "---\nid: tabs\ntitle: Tabs in Go files\nlayer: preference\n---\ngofmt decides.\n",
+	}
+	writeFiles(t, dir, files)
+	open := func(cache bool) *Vault {
+		t.Helper()
+		v, err := Open(t.Context(), dir, Options{Now: cacheTestNow, IndexCache: cache})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return v
+	}
+	want := viewOf(t, open(false))
+	open(true)
+	ageCache(t, dir)
+	warm := open(true)
+	if !warm.cacheSpeculated || warm.cacheReads != 0 {
+		t.Errorf("load with every file in the cache: speculated %v, %d files read; want true, 0", warm.cacheSpeculated, warm.cacheReads)
+	}
+	if diff := cmp.Diff(want, viewOf(t, warm), viewOpts...); diff != "" {
+		t.Errorf("speculated state differs from a load from the files (-files +cache):\n%s", diff)
+	}
+	writeFiles(t, dir, map[string]string{"meta/notes.md": strings.Replace(files["meta/notes.md"], "dry-run", "dry run", 1)})
+	want = viewOf(t, open(false))
+	edited := open(true)
+	if edited.cacheSpeculated || edited.cacheReads != 1 {
+		t.Errorf("load with one file edited: speculated %v, %d files read; want false, 1", edited.cacheSpeculated, edited.cacheReads)
+	}
+	if diff := cmp.Diff(want, viewOf(t, edited), viewOpts...); diff != "" {
+		t.Errorf("load with one file edited differs from a load from the files (-files +cache):\n%s", diff)
+	}
+}
