@@ -178,21 +178,10 @@ func (v *Vault) loadCached(ctx context.Context) error {
 	}
 	rels, folders, listed, freshFiles, err := scanFolders(ctx, v.dir, prev, v.fsTime())
 	var res []loaded
-	var spec *builder // the vault's state if every file is as recorded
-	specDone := make(chan struct{})
 	if err == nil && cf != nil {
-		go func() {
-			defer close(specDone)
-			if <-decoded; c != nil {
-				spec = v.speculativeBuild(rels, c)
-			}
-		}()
 		res, err = v.readCachedFiles(ctx, rels, cf.written, func() *indexCache { <-decoded; return c })
-	} else {
-		close(specDone)
 	}
 	<-summed
-	<-specDone
 	if cf != nil && (err != nil || c == nil || !sumOK) {
 		// Nothing points into the mapping once the index load is done
 		// and what was taken from it dropped.
@@ -205,7 +194,6 @@ func (v *Vault) loadCached(ctx context.Context) error {
 	}
 	defer func() { <-snapDone }() // an error below leaves it running
 	var b *builder
-	speculated := false
 	var spool *bodySpool // bodies of a load from files, off the heap
 	if c == nil {
 		res = make([]loaded, 0, len(rels))
@@ -222,8 +210,6 @@ func (v *Vault) loadCached(ctx context.Context) error {
 		if serr := spool.restore(); err == nil {
 			err = serr
 		}
-	} else if spec != nil && allFromRecords(res) {
-		b, speculated = spec, true
 	} else {
 		b = v.newBuilder(len(rels), nil)
 		for _, r := range res {
@@ -282,7 +268,7 @@ func (v *Vault) loadCached(ctx context.Context) error {
 		newRecs += boolInt(r.fresh && r.cacheable())
 	}
 	v.mu.Lock()
-	v.fromCache, v.cacheReads, v.cachePatched, v.cacheListed, v.cacheSpeculated = c != nil && !rebuilt, reads, patched, listed, speculated
+	v.fromCache, v.cacheReads, v.cachePatched, v.cacheListed = c != nil && !rebuilt, reads, patched, listed
 	v.mu.Unlock()
 	// Files read for a problem of their own are read again next time
 	// whatever the cache says: they alone are no reason to rewrite it.
@@ -300,39 +286,6 @@ func (v *Vault) loadCached(ctx context.Context) error {
 		_ = v.writeIndexCache(res, folders, bs, drop)
 	}
 	return nil
-}
-
-// speculativeBuild returns the builder of a load in which every file of
-// rels is taken from its record in c, or nil when some file has none. It
-// runs while the files are stat'ed, on a core the stat'ing may leave
-// free: a builder's adds are a pure function of the files it is given in
-// order, so when the load turns out to have taken every file from its
-// record (allFromRecords), this is the builder the load would assemble,
-// 200k map insertions at 100k memories taken off the end of the load.
-func (v *Vault) speculativeBuild(rels []string, c *indexCache) *builder {
-	b := v.newBuilder(len(rels), nil)
-	j := 0
-	for _, rel := range rels {
-		for j < len(c.recs) && c.recs[j].rel < rel {
-			j++
-		}
-		if j == len(c.recs) || c.recs[j].rel != rel {
-			return nil
-		}
-		b.add(loaded{rel: rel, mem: c.recs[j].mem, mapped: true})
-	}
-	return b
-}
-
-// allFromRecords reports whether every file of res was taken from its
-// cache record (see readCachedFile).
-func allFromRecords(res []loaded) bool {
-	for i := range res {
-		if !res[i].mapped {
-			return false
-		}
-	}
-	return true
 }
 
 // buildSum is what an index build consumed (see buildDigest).

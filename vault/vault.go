@@ -134,9 +134,6 @@ type Vault struct {
 	// cacheListed is how many folders the last load with the cache
 	// listed rather than took from it (see scanFolders).
 	cacheListed int
-	// cacheSpeculated is set when the last load with the cache took the
-	// state speculativeBuild assembled.
-	cacheSpeculated bool
 
 	writeMu sync.Mutex // serialises the write sequence in this process
 	// afterCheck, when set (tests only), runs in a write between the path
