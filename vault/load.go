@@ -215,7 +215,10 @@ func (w scanner) listKeyed(rel string) (l folderListing, err error) {
 // file: a .md file, no dot-file or dot-folder on the way, not the root
 // README.md. The watcher uses it to ignore everything else.
 func IsMemoryPath(rel string) bool {
-	if !strings.HasSuffix(strings.ToLower(rel), ".md") || strings.EqualFold(rel, "README.md") {
+	// ".md" in any case, without lowering the whole path (which copies
+	// a path that is not ASCII: a warm load checks 100k of them).
+	n := len(rel)
+	if n < 3 || rel[n-3] != '.' || rel[n-2]|0x20 != 'm' || rel[n-1]|0x20 != 'd' || strings.EqualFold(rel, "README.md") {
 		return false
 	}
 	for part := range strings.SplitSeq(rel, "/") {
