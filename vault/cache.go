@@ -188,6 +188,11 @@ func (v *Vault) loadCached(ctx context.Context) error {
 		<-snapDone
 		c, snapIx, res = nil, nil, nil
 		cf.release()
+		if err == nil && prev != nil {
+			// The listings taken from the cache pointed into it: list
+			// every folder.
+			rels, folders, listed, freshFiles, err = scanFolders(ctx, v.dir, nil, v.fsTime())
+		}
 	}
 	if err != nil {
 		return err

@@ -388,6 +388,14 @@ func TestCacheInvalid(t *testing.T) {
 			b[len(b)/3] ^= 0x20
 			os.WriteFile(p, b, 0o644)
 		}},
+		{"a body byte flipped", func(t *testing.T, p string) {
+			// Past the header, the folder listings and the records: a
+			// load takes the listings from the cache before the checksum
+			// fails.
+			b, _ := os.ReadFile(p)
+			b[len(b)-8] ^= 0x20
+			os.WriteFile(p, b, 0o644)
+		}},
 		{"another format version", func(t *testing.T, p string) {
 			b, _ := os.ReadFile(p)
 			b[len(cacheMagic)] = cacheVersion + 1
@@ -406,7 +414,9 @@ func TestCacheInvalid(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			dir := t.TempDir()
 			writeFiles(t, dir, cacheTestFiles)
-			opts := Options{Now: cacheTestNow, Tracker: trackedSet{"project/checkout.md": true}, Committed: cacheTestHead}
+			// Every folder old enough for its listing to be recorded.
+			later := time.Now().Add(time.Hour)
+			opts := Options{Now: cacheTestNow, Tracker: trackedSet{"project/checkout.md": true}, Committed: cacheTestHead, fsNow: func() time.Time { return later }}
 			fresh, err := Open(t.Context(), dir, opts)
 			if err != nil {
 				t.Fatal(err)
@@ -427,6 +437,18 @@ func TestCacheInvalid(t *testing.T) {
 			}
 			if diff := cmp.Diff(viewOf(t, fresh), viewOf(t, v), viewOpts...); diff != "" {
 				t.Errorf("load after a bad cache differs (-files +cache):\n%s", diff)
+			}
+			// That load wrote a good cache again.
+			ageCache(t, dir)
+			again, err := Open(t.Context(), dir, opts)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !again.fromCache || again.cacheListed != 0 {
+				t.Errorf("load after the rewrite: index from cache %v, %d folders listed; want true, 0", again.fromCache, again.cacheListed)
+			}
+			if diff := cmp.Diff(viewOf(t, fresh), viewOf(t, again), viewOpts...); diff != "" {
+				t.Errorf("load after the rewrite differs (-files +cache):\n%s", diff)
 			}
 		})
 	}
