@@ -201,6 +201,7 @@ func (v *Vault) loadCached(ctx context.Context) error {
 	var b *builder
 	var spool *bodySpool // bodies of a load from files, off the heap
 	if c == nil {
+		v.slowLoad()
 		res = make([]loaded, 0, len(rels))
 		b = v.newBuilder(len(rels), index.New())
 		if len(rels) > 0 {
@@ -237,9 +238,11 @@ func (v *Vault) loadCached(ctx context.Context) error {
 				ix = snapIx
 			}
 		} else if bs.pure && snapIx != nil {
+			v.slowLoad()
 			ix, patched = patchSnapshot(c, snapIx, bs, built)
 		}
 		if ix == nil {
+			v.slowLoad()
 			// The same insertions, in the same order, as Reload.
 			rebuilt = true
 			ix = index.New()
@@ -291,6 +294,14 @@ func (v *Vault) loadCached(ctx context.Context) error {
 		_ = v.writeIndexCache(res, folders, bs, drop)
 	}
 	return nil
+}
+
+// slowLoad calls Options.OnSlowLoad, once.
+func (v *Vault) slowLoad() {
+	if f := v.onSlowLoad; f != nil {
+		v.onSlowLoad = nil
+		f()
+	}
 }
 
 // buildSum is what an index build consumed (see buildDigest).

@@ -536,3 +536,38 @@ func TestCacheSnapshotAligned(t *testing.T) {
 		}
 	}
 }
+
+// TestCacheOnSlowLoad checks when a load with the index cache calls
+// Options.OnSlowLoad: once for a load without a cache and for one that
+// patches the cached index, never for one that takes the index as it is.
+func TestCacheOnSlowLoad(t *testing.T) {
+	dir := t.TempDir()
+	writeFiles(t, dir, cacheTestFiles)
+	calls := 0
+	open := func(t *testing.T) {
+		t.Helper()
+		if _, err := Open(t.Context(), dir, Options{Now: cacheTestNow, IndexCache: true, OnSlowLoad: func() { calls++ }}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for _, st := range []struct {
+		name   string
+		change func(t *testing.T)
+		want   int
+	}{
+		{"no cache", func(*testing.T) {}, 1},
+		{"nothing changed", func(*testing.T) {}, 0},
+		{"one file edited: patched", func(t *testing.T) {
+			writeFiles(t, dir, map[string]string{"project/deploy.md": cacheTestFiles["project/deploy.md"] + "One more step.\n"})
+		}, 1},
+		{"nothing changed again", func(*testing.T) {}, 0},
+	} {
+		st.change(t)
+		calls = 0
+		open(t)
+		ageCache(t, dir)
+		if calls != st.want {
+			t.Errorf("%s: OnSlowLoad called %d times, want %d", st.name, calls, st.want)
+		}
+	}
+}

@@ -75,6 +75,12 @@ type Options struct {
 	// HeadersOnly, and where the running program's file cannot be named:
 	// a cache written by another build is never used.
 	IndexCache bool
+	// OnSlowLoad, when set, is called once by a load with the index cache
+	// before it does what a load without one does: read every file, or
+	// build or patch the index. A command that turned its collector off
+	// for a warm load (memvault recall) turns it back on there, so that
+	// such loads peak as they did.
+	OnSlowLoad func()
 
 	// fsNow is Vault.fsNow (tests only).
 	fsNow func() time.Time
@@ -123,6 +129,8 @@ type Vault struct {
 	headersRead int
 	// cacheKey names the program for the index cache; "" is no cache.
 	cacheKey string
+	// onSlowLoad is Options.OnSlowLoad until called (see slowLoad).
+	onSlowLoad func()
 	// fromCache is set when the last load took its index from the cache,
 	// and cacheReads is how many files it read rather than took from the
 	// cache (tests look at them).
@@ -192,7 +200,7 @@ func Open(ctx context.Context, dir string, opts Options) (*Vault, error) {
 		v.now = time.Now
 	}
 	if opts.IndexCache && !opts.HeadersOnly {
-		v.cacheKey = executableStamp()
+		v.cacheKey, v.onSlowLoad = executableStamp(), opts.OnSlowLoad
 	}
 	if v.cacheKey == "" {
 		if err := v.Reload(ctx); err != nil {

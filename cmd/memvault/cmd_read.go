@@ -83,7 +83,7 @@ now on it reads the vaults as they are, transient memories included.
 				return usagef("--limit: %d is negative", f.limit)
 			}
 			if m.OneShot != nil {
-				m.OneShot()
+				m.slowLoad = m.OneShot()
 			}
 			set, err := m.openRecallSet(cmd.Context(), f.user, f.at, q)
 			if err != nil {

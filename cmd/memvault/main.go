@@ -16,7 +16,7 @@ func main() {
 	memlimit.Apply(os.Getenv)
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	m := NewMain(os.Stdin, os.Stdout, os.Stderr)
-	m.OneShot = func() { memlimit.OneShot(os.Getenv) }
+	m.OneShot = func() func() { return memlimit.OneShot(os.Getenv) }
 	code := m.Run(ctx, os.Args[1:])
 	stop()
 	os.Exit(code)

@@ -28,15 +28,17 @@ func Apply(getenv func(string) string) int64 {
 // OneShot turns the collector's own pacing off (GOGC=off) unless the
 // environment sets GOGC, for a command that loads a vault, answers once
 // and exits: below the memory limit nothing is collected, near it the
-// limit makes the collector run as before. A warm 100k recall spent 6% of
-// its CPU collecting a heap it was about to drop by exiting
-// (docs/performance.md). It returns whether it turned the collector off.
-func OneShot(getenv func(string) string) bool {
+// limit makes the collector run. A warm 100k recall spent 6% of its CPU
+// collecting a heap it was about to drop by exiting
+// (docs/performance.md). restore puts the pacing back as it was: a load
+// that reads every file or patches its index calls it, so that its peak
+// stays where the pacing kept it.
+func OneShot(getenv func(string) string) (restore func()) {
 	if getenv("GOGC") != "" {
-		return false
+		return func() {}
 	}
-	debug.SetGCPercent(-1)
-	return true
+	old := debug.SetGCPercent(-1)
+	return func() { debug.SetGCPercent(old) }
 }
 
 // Fit raises the limit to twice the live heap when that is above it, and

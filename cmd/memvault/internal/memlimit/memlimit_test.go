@@ -57,20 +57,22 @@ func TestOneShot(t *testing.T) {
 	tests := []struct {
 		name    string
 		env     map[string]string
-		wantOff bool
-		wantPct int
+		wantPct int // after OneShot
 	}{
-		{"collector off without GOGC", map[string]string{}, true, -1},
-		{"GOGC in the environment wins", map[string]string{"GOGC": "200"}, false, 100},
+		{"collector off without GOGC", map[string]string{}, -1},
+		{"GOGC in the environment wins", map[string]string{"GOGC": "200"}, 150},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			debug.SetGCPercent(100)
-			if got := OneShot(func(k string) string { return tt.env[k] }); got != tt.wantOff {
-				t.Errorf("OneShot = %v, want %v", got, tt.wantOff)
-			}
-			if pct := debug.SetGCPercent(100); pct != tt.wantPct {
+			debug.SetGCPercent(150) // as GOGC=150 would have set it
+			restore := OneShot(func(k string) string { return tt.env[k] })
+			if pct := debug.SetGCPercent(-1); pct != tt.wantPct {
 				t.Errorf("GC percent after OneShot = %d, want %d", pct, tt.wantPct)
+			}
+			debug.SetGCPercent(tt.wantPct)
+			restore()
+			if pct := debug.SetGCPercent(100); pct != 150 {
+				t.Errorf("GC percent after restore = %d, want 150", pct)
 			}
 		})
 	}
