@@ -48,6 +48,8 @@ import (
 //     analysed again, and the index is laid out as a fresh build lays it
 //     out (see patchSnapshot). Otherwise the index is built from the
 //     memories, exactly as a fresh load builds it.
+//   - per folder, its listing, used while the folder's stat data is what
+//     was recorded (see folders.go).
 //
 // Every decision that depends on more than one file's bytes (duplicate
 // ids, which file git tracks, HEAD's version of a conflicted file,
