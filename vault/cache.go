@@ -12,12 +12,13 @@ import (
 	"io"
 	"io/fs"
 	"os"
-	"path"
 	"path/filepath"
 	"runtime"
 	"slices"
 	"sort"
+	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 	"unsafe"
 
@@ -47,6 +48,8 @@ import (
 //     analysed again, and the index is laid out as a fresh build lays it
 //     out (see patchSnapshot). Otherwise the index is built from the
 //     memories, exactly as a fresh load builds it.
+//   - per folder, its listing, used while the folder's stat data is what
+//     was recorded (see folders.go).
 //
 // Every decision that depends on more than one file's bytes (duplicate
 // ids, which file git tracks, HEAD's version of a conflicted file,
@@ -62,7 +65,7 @@ var ErrBadCache = errors.New("bad index cache")
 
 const (
 	cacheMagic   = "MVCACHE\x00"
-	cacheVersion = 4
+	cacheVersion = 6
 	// CacheDirName is the folder, inside the vault, that holds the index
 	// cache. The loader skips dot-folders, and the folder holds a
 	// .gitignore that ignores everything in it, so git never sees the
@@ -78,12 +81,17 @@ type cacheRecord struct {
 	rel string
 	st  statKey
 	sum [sha256.Size]byte
+	// key is the SHA-256 of the memoryKey of the file as recorded (path,
+	// sum, recorded modification time), which a load that finds the
+	// record holding would compute.
+	key [sha256.Size]byte
 	mem *Memory
 }
 
 // indexCache is a decoded cache.
 type indexCache struct {
 	written int64 // the cache file's modification time, Unix nanoseconds
+	folders []folderRec
 	recs    []cacheRecord
 	digest  [sha256.Size]byte // of the build the snapshot comes from
 	snap    []byte            // index snapshot; nil when none was kept
@@ -129,27 +137,34 @@ func (v *Vault) cachePath() string {
 // a usable cache it is Reload's pipelined load that also notes what the
 // cache records. The cache is rewritten when it lacked something.
 func (v *Vault) loadCached(ctx context.Context) error {
-	// The cache is read and checked while the folders are listed, and
-	// its index loaded while the files are checked against it: listing
-	// and stat'ing wait on the file system, the rest works the CPU, and
-	// the machine may have a core to spare. The index is used only if
-	// this load's build turns out to be the cache's, or close to it.
-	cached := make(chan *indexCache, 1)
-	go func() { cached <- v.readIndexCache() }()
-	rels, err := scan(ctx, v.dir)
-	c := <-cached
-	if err != nil {
-		if c != nil {
-			c.release()
-		}
-		return err
-	}
+	// The folders are checked against the listings the cache recorded
+	// (listed where they changed) and the files stat'ed while the rest
+	// of the cache is decoded, its checksum taken and its index loaded:
+	// stat'ing waits on the file system, the rest works the CPU, and the
+	// machine may have a core to spare. Nothing the cache holds is used
+	// before its checksum checks out; the index is used only if this
+	// load's build turns out to be the cache's, or close to it.
+	cf := v.openIndexCache()
+	var c *indexCache
 	var snapIx *index.Index
-	snapDone := make(chan struct{})
-	if c != nil && c.snap != nil {
+	decoded, snapDone, summed := make(chan struct{}), make(chan struct{}), make(chan struct{})
+	var prev []folderRec
+	sumOK := false
+	if cf != nil {
+		prev = cf.folders
+		go func() {
+			defer close(summed)
+			sumOK = cf.checksum()
+		}()
 		go func() {
 			defer close(snapDone)
-			// The cache's checksum covers the snapshot.
+			c = cf.decodeRest()
+			close(decoded)
+			if c == nil || c.snap == nil {
+				return
+			}
+			// The cache's checksum covers the snapshot; it is used
+			// only if the checksum then checks out.
 			if ix := index.New(); ix.LoadCheckedSnapshot(c.snap) == nil {
 				// A pass over all its posting lists (a patch below,
 				// the first change a write makes) reads the mapping
@@ -159,13 +174,36 @@ func (v *Vault) loadCached(ctx context.Context) error {
 			}
 		}()
 	} else {
+		close(decoded)
 		close(snapDone)
+		close(summed)
+	}
+	rels, folders, listed, freshFiles, err := scanFolders(ctx, v.dir, prev, v.fsTime())
+	var res []loaded
+	if err == nil && cf != nil {
+		res, err = v.readCachedFiles(ctx, rels, cf.written, func() *indexCache { <-decoded; return c })
+	}
+	<-summed
+	if cf != nil && (err != nil || c == nil || !sumOK) {
+		// Nothing points into the mapping once the index load is done
+		// and what was taken from it dropped.
+		<-snapDone
+		c, snapIx, res = nil, nil, nil
+		cf.release()
+		if err == nil && prev != nil {
+			// The listings taken from the cache pointed into it: list
+			// every folder.
+			rels, folders, listed, freshFiles, err = scanFolders(ctx, v.dir, nil, v.fsTime())
+		}
+	}
+	if err != nil {
+		return err
 	}
 	defer func() { <-snapDone }() // an error below leaves it running
-	var res []loaded
 	var b *builder
 	var spool *bodySpool // bodies of a load from files, off the heap
 	if c == nil {
+		v.slowLoad()
 		res = make([]loaded, 0, len(rels))
 		b = v.newBuilder(len(rels), index.New())
 		if len(rels) > 0 {
@@ -181,7 +219,6 @@ func (v *Vault) loadCached(ctx context.Context) error {
 			err = serr
 		}
 	} else {
-		res, err = v.readCachedFiles(ctx, rels, c)
 		b = v.newBuilder(len(rels), nil)
 		for _, r := range res {
 			b.add(r)
@@ -203,9 +240,11 @@ func (v *Vault) loadCached(ctx context.Context) error {
 				ix = snapIx
 			}
 		} else if bs.pure && snapIx != nil {
+			v.slowLoad()
 			ix, patched = patchSnapshot(c, snapIx, bs, built)
 		}
 		if ix == nil {
+			v.slowLoad()
 			// The same insertions, in the same order, as Reload.
 			rebuilt = true
 			ix = index.New()
@@ -239,11 +278,13 @@ func (v *Vault) loadCached(ctx context.Context) error {
 		newRecs += boolInt(r.fresh && r.cacheable())
 	}
 	v.mu.Lock()
-	v.fromCache, v.cacheReads, v.cachePatched = c != nil && !rebuilt, reads, patched
+	v.fromCache, v.cacheReads, v.cachePatched, v.cacheListed = c != nil && !rebuilt, reads, patched, listed
 	v.mu.Unlock()
 	// Files read for a problem of their own are read again next time
 	// whatever the cache says: they alone are no reason to rewrite it.
-	if c == nil || rebuilt || patched > 0 || newRecs > 0 || recs != len(c.recs) {
+	// So are folders that were listed, unless the listings saved hold
+	// many files.
+	if c == nil || rebuilt || patched > 0 || newRecs > 0 || recs != len(c.recs) || freshFiles >= folderRewriteFiles {
 		// A cache that cannot be written costs the next process a load
 		// from the files, nothing else.
 		var drop func()
@@ -252,9 +293,17 @@ func (v *Vault) loadCached(ctx context.Context) error {
 		} else if spool != nil {
 			drop = spool.release
 		}
-		_ = v.writeIndexCache(res, bs, drop)
+		_ = v.writeIndexCache(res, folders, bs, drop)
 	}
 	return nil
+}
+
+// slowLoad calls Options.OnSlowLoad, once.
+func (v *Vault) slowLoad() {
+	if f := v.onSlowLoad; f != nil {
+		v.onSlowLoad = nil
+		f()
+	}
 }
 
 // buildSum is what an index build consumed (see buildDigest).
@@ -416,14 +465,22 @@ func droppedDocs(c *indexCache, unmatched map[[sha256.Size]byte]index.DocID, put
 	return docs
 }
 
-// readCachedFiles stats every file and takes its memory from c when the
-// record holds, or reads it. Files are handled on all cores.
-func (v *Vault) readCachedFiles(ctx context.Context, rels []string, c *indexCache) ([]loaded, error) {
+// readCachedFiles stats every file, then takes its memory from the
+// cache's record of it when the record holds, or reads it. Files are
+// handled on all cores. The stat'ing does not wait for the cache: rest
+// returns it once decoded, nil when it cannot be, and then
+// readCachedFiles returns no files. written is the cache file's
+// modification time.
+func (v *Vault) readCachedFiles(ctx context.Context, rels []string, written int64, rest func() *indexCache) ([]loaded, error) {
 	res := make([]loaded, len(rels))
 	if len(rels) == 0 {
+		if rest() == nil {
+			return nil, ctx.Err()
+		}
 		return res, ctx.Err()
 	}
 	workers := min(runtime.GOMAXPROCS(0), len(rels)/256+1)
+	var bad atomic.Bool
 	var wg sync.WaitGroup
 	for w := range workers {
 		wg.Go(func() {
@@ -431,6 +488,18 @@ func (v *Vault) readCachedFiles(ctx context.Context, rels []string, c *indexCach
 			defer rs.files.close()
 			from, to := w*len(rels)/workers, (w+1)*len(rels)/workers
 			prefaultLoaded(res[from:to])
+			for i := from; i < to; i++ {
+				if ctx.Err() != nil {
+					return
+				}
+				r := &res[i]
+				r.st, r.stOK = rs.files.statKey(rs.dir(v.dir, rels[i]))
+			}
+			c := rest()
+			if c == nil {
+				bad.Store(true)
+				return
+			}
 			// rels and the records are both in path order: one search
 			// finds where this worker's files start, then a cursor
 			// follows them.
@@ -450,11 +519,14 @@ func (v *Vault) readCachedFiles(ctx context.Context, rels []string, c *indexCach
 				if j < len(c.recs) && c.recs[j].rel == rels[i] {
 					rec = &c.recs[j]
 				}
-				res[i] = v.readCachedFile(ctx, rels[i], rec, c.written, &rs)
+				res[i] = v.readCachedFile(ctx, rels[i], rec, res[i].st, res[i].stOK, written, &rs)
 			}
 		})
 	}
 	wg.Wait()
+	if bad.Load() {
+		return nil, ctx.Err()
+	}
 	return res, ctx.Err()
 }
 
@@ -473,31 +545,33 @@ func prefaultLoaded(res []loaded) {
 }
 
 // readCachedFile is readFile that takes the file's memory from rec, the
-// cache's record of rel if any, when its stat data is unchanged, and the
-// file was not changed at or after the cache was written (then a second
-// change within the file system's timestamp granularity could leave the
-// stat data as it was).
-func (v *Vault) readCachedFile(ctx context.Context, rel string, rec *cacheRecord, written int64, rs *readerState) loaded {
-	dir, name := path.Split(rel)
-	if dir != rs.lastRel || rs.lastDir == "" {
-		rs.lastRel, rs.lastDir = dir, filepath.Join(v.dir, filepath.FromSlash(dir))
-	}
-	if rec != nil {
-		st, ok := rs.files.statKey(rs.lastDir, name)
-		if ok && rec.st == st && max(st.mtime, st.ctime) < written {
-			r := loaded{rel: rel, mem: rec.mem, st: st, stOK: true, sum: rec.sum, mod: st.mtime, mapped: true}
-			r.setKey()
-			return r
-		}
+// cache's record of rel if any, when its stat data st (ok: it has some)
+// is the record's, and the file was not changed at or after the cache
+// was written (then a second change within the file system's timestamp
+// granularity could leave the stat data as it was).
+func (v *Vault) readCachedFile(ctx context.Context, rel string, rec *cacheRecord, st statKey, ok bool, written int64, rs *readerState) loaded {
+	if rec != nil && ok && rec.st == st && max(st.mtime, st.ctime) < written {
+		// The record's key is the one setKey would compute here (see
+		// encodeIndexCacheLocked).
+		return loaded{rel: rel, mem: rec.mem, st: st, stOK: true, sum: rec.sum, mod: st.mtime, mapped: true, key: rec.key, keyed: true}
 	}
 	return v.readFile(ctx, rel, rs)
 }
 
-// readIndexCache maps and decodes the vault's cache, or returns nil. The
-// checksum is computed a few megabytes at a time, each dropped from
-// memory once summed, so that checking a large cache does not make all of
-// it resident at once.
-func (v *Vault) readIndexCache() *indexCache {
+// cacheFile is a mapped cache whose header and folder listings are
+// decoded; the rest is decoded, and the checksum taken, apart.
+type cacheFile struct {
+	data    []byte
+	written int64 // the file's modification time, Unix nanoseconds
+	release func()
+	drop    func(b []byte)
+	r       *cacheReader // at the records
+	folders []folderRec
+}
+
+// openIndexCache maps the vault's cache and decodes its header and
+// folder listings, or returns nil.
+func (v *Vault) openIndexCache() *cacheFile {
 	p := v.cachePath()
 	if p == "" {
 		return nil
@@ -506,30 +580,55 @@ func (v *Vault) readIndexCache() *indexCache {
 	if err != nil {
 		return nil
 	}
-	if len(data) < len(cacheMagic)+4 {
+	r, folders, err := decodeCacheHead(data, v.cacheKey, v.maxFileSize)
+	if err != nil {
 		release()
 		return nil
 	}
-	body := data[:len(data)-4]
+	return &cacheFile{data: data, written: written, release: release, drop: drop, r: r, folders: folders}
+}
+
+// checksum reports whether the file's CRC-32 is right. It is computed a
+// few megabytes at a time, each dropped from memory once summed, so that
+// checking a large cache does not make all of it resident at once.
+func (cf *cacheFile) checksum() bool {
+	body := cf.data[:len(cf.data)-4]
 	crc := crc32.NewIEEE()
 	const chunk = 4 << 20
 	for i := 0; i < len(body); i += chunk {
 		part := body[i:min(len(body), i+chunk)]
 		crc.Write(part)
-		drop(part)
+		cf.drop(part)
 	}
-	if binary.LittleEndian.Uint32(data[len(data)-4:]) != crc.Sum32() {
-		release()
-		return nil
-	}
-	c, err := decodeCheckedCache(data, v.cacheKey, v.maxFileSize)
+	return binary.LittleEndian.Uint32(cf.data[len(cf.data)-4:]) == crc.Sum32()
+}
+
+// decodeRest decodes the records and the rest after the folders, or
+// returns nil. Nothing it returns is to be trusted before checksum has
+// checked out.
+func (cf *cacheFile) decodeRest() *indexCache {
+	c, err := decodeCacheRest(cf.r)
 	if err != nil {
-		release()
 		return nil
 	}
-	c.written, c.drop, c.release = written, func() { drop(data) }, release
+	data := cf.data
+	c.folders, c.written, c.drop, c.release = cf.folders, cf.written, func() { cf.drop(data) }, cf.release
 	return c
 }
+
+// fsTime is the file system's clock, as far as the racy windows go.
+func (v *Vault) fsTime() time.Time {
+	if v.fsNow != nil {
+		return v.fsNow()
+	}
+	return time.Now()
+}
+
+// folderRewriteFiles is how many files the folders a load listed, and
+// whose listings the cache lacks, must hold for the load to write the
+// cache again for them alone: listing fewer costs less than a
+// millisecond, rewriting a 100k vault's cache a third of a second.
+const folderRewriteFiles = 1024
 
 // writeIndexCache writes the cache for the files of res: a record for
 // each that gave a memory and no diagnostic, and the vault's index with
@@ -541,7 +640,7 @@ func (v *Vault) readIndexCache() *indexCache {
 // reclaimed: writing reads every body and posting list, most of them
 // pointing into that cache's mapping, and calling drop every few
 // megabytes keeps them from all being resident at once.
-func (v *Vault) writeIndexCache(res []loaded, bs buildSum, drop func()) error {
+func (v *Vault) writeIndexCache(res []loaded, folders []folderRec, bs buildSum, drop func()) error {
 	p := v.cachePath()
 	if p == "" || len(res) == 0 {
 		return nil
@@ -562,7 +661,7 @@ func (v *Vault) writeIndexCache(res []loaded, bs buildSum, drop func()) error {
 	}
 	bw := bufio.NewWriterSize(out, 1<<16)
 	v.mu.RLock()
-	err = v.encodeIndexCacheLocked(bw, res, bs)
+	err = v.encodeIndexCacheLocked(bw, res, folders, bs)
 	v.mu.RUnlock()
 	if err == nil {
 		err = bw.Flush()
@@ -652,7 +751,7 @@ func (v *Vault) removeCacheTemps() {
 // index.WriteTo); the body section (length,
 // the bodies back to back); finally the CRC-32 (IEEE) of everything
 // before it, as 4 bytes.
-func (v *Vault) encodeIndexCacheLocked(out io.Writer, res []loaded, bs buildSum) error {
+func (v *Vault) encodeIndexCacheLocked(out io.Writer, res []loaded, folders []folderRec, bs buildSum) error {
 	crc := crc32.NewIEEE()
 	var written countingWriter
 	w := io.MultiWriter(out, crc, &written)
@@ -686,6 +785,19 @@ func (v *Vault) encodeIndexCacheLocked(out io.Writer, res []loaded, bs buildSum)
 	uv(cacheVersion)
 	str(v.cacheKey)
 	uv(uint64(v.maxFileSize))
+	// The folders' listings come first: a load checks its folders
+	// against them while it decodes the rest.
+	uv(uint64(len(folders)))
+	for _, f := range folders {
+		str(f.rel)
+		sv(f.st.size)
+		sv(f.st.mtime)
+		sv(f.st.ctime)
+		uv(f.st.ino)
+		strs(f.files)
+		strs(f.subdirs)
+		flush(false)
+	}
 	n := 0
 	for i := range res {
 		if res[i].cacheable() {
@@ -706,6 +818,15 @@ func (v *Vault) encodeIndexCacheLocked(out io.Writer, res []loaded, bs buildSum)
 		sv(r.st.ctime)
 		uv(r.st.ino)
 		b = append(b, r.sum[:]...)
+		// The memory's key as a load that finds the record holding
+		// computes it: from the recorded modification time, which a
+		// file changed while it was read may not share with r.mod.
+		key := r.key
+		if !r.keyed || r.mod != r.st.mtime {
+			var buf [256]byte
+			key = sha256.Sum256(memoryKey(buf[:0], &loaded{rel: r.rel, sum: r.sum, mod: r.st.mtime}))
+		}
+		b = append(b, key[:]...)
 		str(m.ID)
 		str(m.Title)
 		uv(uint64(m.Layer))
@@ -948,28 +1069,87 @@ func decodeIndexCache(data []byte, key string, maxSize int64) (*indexCache, erro
 	if binary.LittleEndian.Uint32(data[len(data)-4:]) != crc32.ChecksumIEEE(data[:len(data)-4]) {
 		return nil, fmt.Errorf("%w: checksum mismatch", ErrBadCache)
 	}
-	return decodeCheckedCache(data, key, maxSize)
+	r, folders, err := decodeCacheHead(data, key, maxSize)
+	if err != nil {
+		return nil, err
+	}
+	c, err := decodeCacheRest(r)
+	if err != nil {
+		return nil, err
+	}
+	c.folders = folders
+	return c, nil
 }
 
-// decodeCheckedCache is decodeIndexCache for data whose checksum was
-// checked.
-func decodeCheckedCache(data []byte, key string, maxSize int64) (*indexCache, error) {
+// decodeCacheHead decodes a cache's header and folder listings, and
+// returns a reader at its records.
+func decodeCacheHead(data []byte, key string, maxSize int64) (*cacheReader, []folderRec, error) {
 	if len(data) < len(cacheMagic)+4 || string(data[:len(cacheMagic)]) != cacheMagic {
-		return nil, fmt.Errorf("%w: not an index cache", ErrBadCache)
+		return nil, nil, fmt.Errorf("%w: not an index cache", ErrBadCache)
 	}
 	body := data[:len(data)-4]
 	r := &cacheReader{b: body, s: unsafe.String(unsafe.SliceData(body), len(body)), i: len(cacheMagic)}
 	if ver := r.uv(); r.err == nil && ver != cacheVersion {
-		return nil, fmt.Errorf("%w: format %d, want %d", ErrBadCache, ver, cacheVersion)
+		return nil, nil, fmt.Errorf("%w: format %d, want %d", ErrBadCache, ver, cacheVersion)
 	}
 	if k := r.str(); r.err == nil && k != key {
-		return nil, fmt.Errorf("%w: written by another program (%q)", ErrBadCache, k)
+		return nil, nil, fmt.Errorf("%w: written by another program (%q)", ErrBadCache, k)
 	}
 	if m := r.uv(); r.err == nil && m != uint64(maxSize) {
-		return nil, fmt.Errorf("%w: file size limit %d, want %d", ErrBadCache, m, maxSize)
+		return nil, nil, fmt.Errorf("%w: file size limit %d, want %d", ErrBadCache, m, maxSize)
 	}
+	folders := make([]folderRec, r.count(1+4+2))
+	for i := range folders {
+		f := &folders[i]
+		f.rel = r.str()
+		f.st = statKey{size: r.sv(), mtime: r.sv(), ctime: r.sv(), ino: r.uv()}
+		f.files, f.subdirs = r.strs(), r.strs()
+		if r.err != nil {
+			break
+		}
+		if i > 0 && f.rel <= folders[i-1].rel || !folderListingValid(f) {
+			r.fail("folder %q out of order or listing what it cannot hold", f.rel)
+			break
+		}
+	}
+	if r.err != nil {
+		return nil, nil, r.err
+	}
+	return r, folders, nil
+}
+
+// folderListingValid reports whether f lists files and folders directly
+// in its folder, files in path order, as a listing gives them.
+func folderListingValid(f *folderRec) bool {
+	prefix := ""
+	if f.rel != "" {
+		if strings.HasPrefix(f.rel, "/") || strings.HasSuffix(f.rel, "/") {
+			return false
+		}
+		prefix = f.rel + "/"
+	}
+	direct := func(p string) bool {
+		name, ok := strings.CutPrefix(p, prefix)
+		return ok && name != "" && !strings.Contains(name, "/") && !strings.HasPrefix(name, ".")
+	}
+	for i, p := range f.files {
+		if !direct(p) || !IsMemoryPath(p) || i > 0 && p <= f.files[i-1] {
+			return false
+		}
+	}
+	for _, p := range f.subdirs {
+		if !direct(p) {
+			return false
+		}
+	}
+	return true
+}
+
+// decodeCacheRest decodes the records and what follows them.
+func decodeCacheRest(r *cacheReader) (*indexCache, error) {
+	body := r.b
 	c := &indexCache{}
-	c.recs = make([]cacheRecord, r.count(1+4+sha256.Size+20))
+	c.recs = make([]cacheRecord, r.count(1+4+2*sha256.Size+20))
 	type span struct{ off, n uint64 }
 	bodies := make([]span, len(c.recs))
 	// The memories and their short hashes are allocated together, two
@@ -984,6 +1164,7 @@ func decodeCheckedCache(data []byte, key string, maxSize int64) (*indexCache, er
 		rec.rel = r.str()
 		rec.st = statKey{size: r.sv(), mtime: r.sv(), ctime: r.sv(), ino: r.uv()}
 		copy(rec.sum[:], r.bytes(sha256.Size))
+		copy(rec.key[:], r.bytes(sha256.Size))
 		m := &mems[i]
 		*m = Memory{ID: r.str(), Title: r.str(), Layer: Layer(r.uv()), Importance: int(r.sv()),
 			Tags: r.strs(), Aliases: r.strs(), CreatedAt: r.tm(), UpdatedAt: r.tm(), EffectiveAt: r.tm(),

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"hash/crc32"
+	"io/fs"
 	"maps"
 	"os"
 	"path/filepath"
@@ -62,6 +63,7 @@ type vaultView struct {
 	Sentinels []string
 	Stats     Stats
 	Recall    [][]string
+	Explained [][]Result // in force only, with explanations
 	Related   []string
 }
 
@@ -94,11 +96,12 @@ func viewOf(t *testing.T, v *Vault) vaultView {
 			got = append(got, fmt.Sprintf("%s %.9g %s %s", r.Memory.ID, r.Score, r.State, r.Snippet))
 		}
 		w.Recall = append(w.Recall, got)
+		w.Explained = append(w.Explained, v.Recall(Query{Text: q, Explain: true}))
 	}
 	return w
 }
 
-var viewOpts = []cmp.Option{cmp.AllowUnexported(Memory{}), cmpopts.IgnoreFields(Memory{}, "text"), cmpopts.EquateEmpty()}
+var viewOpts = []cmp.Option{cmp.AllowUnexported(Memory{}, Result{}), cmpopts.IgnoreFields(Memory{}, "text"), cmpopts.EquateEmpty()}
 
 // cachePathOf is the index cache file of the vault in dir.
 func cachePathOf(dir string) string { return filepath.Join(dir, CacheDirName, cacheFileName) }
@@ -129,9 +132,17 @@ func TestCacheParity(t *testing.T) {
 	for k, s := range cacheTestHead {
 		head[k] = s
 	}
+	// The cache folder exists before the first load: creating it changes
+	// the root folder's times after the load listed it, and the root
+	// would be listed until the cache is next written.
+	mustMkdir(t, filepath.Join(dir, CacheDirName))
+	// Folders changed a moment ago are listed each time (racyWindow); an
+	// hour ahead, every folder's listing may be recorded, and a step
+	// that changes a folder's entries moves its times (see touchChanged).
+	later := time.Now().Add(time.Hour)
 	open := func(cache bool) *Vault {
 		t.Helper()
-		v, err := Open(t.Context(), dir, Options{Now: cacheTestNow, Tracker: tracked, Committed: head, IndexCache: cache})
+		v, err := Open(t.Context(), dir, Options{Now: cacheTestNow, Tracker: tracked, Committed: head, IndexCache: cache, fsNow: func() time.Time { return later }})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -237,8 +248,10 @@ func TestCacheParity(t *testing.T) {
 		"same size, times put back": "build", "tracking changes hands": "build", "nobody tracked": "snapshot",
 		"many files edited": "build",
 	}
+	touch := folderToucher(t, dir)
 	for i, st := range steps {
 		st.change(t)
+		touch(t)
 		fresh := viewOf(t, open(false))
 		warm := open(true)
 		want := sources[st.name]
@@ -264,10 +277,58 @@ func TestCacheParity(t *testing.T) {
 				problems[d.Path] = true
 			}
 		}
-		if !again.fromCache || again.cacheReads != len(problems) {
-			t.Errorf("step %d (%s): second load: index from cache %v, %d files read; want true, %d (the files with problems)",
-				i, st.name, again.fromCache, again.cacheReads, len(problems))
+		if !again.fromCache || again.cacheReads != len(problems) || again.cacheListed != 0 {
+			t.Errorf("step %d (%s): second load: index from cache %v, %d files read, %d folders listed; want true, %d (the files with problems), 0",
+				i, st.name, again.fromCache, again.cacheReads, again.cacheListed, len(problems))
 		}
+	}
+}
+
+// folderToucher returns a function that gives every folder of the vault
+// in dir whose listing changed since the last call a modification time
+// no earlier listing recorded. A real change moves the folder's times,
+// but on a file system with coarse timestamps one made in the same tick
+// as the last listing may not, which racyWindow guards against in a load
+// and a test whose clock runs an hour ahead does not.
+func folderToucher(t *testing.T, dir string) func(t *testing.T) {
+	entries := func(t *testing.T) map[string]string {
+		t.Helper()
+		out := map[string]string{}
+		err := filepath.WalkDir(dir, func(p string, d fs.DirEntry, err error) error {
+			if err != nil || !d.IsDir() {
+				return err
+			}
+			if d.Name() == CacheDirName {
+				return fs.SkipDir
+			}
+			ents, err := os.ReadDir(p)
+			var names []string
+			for _, e := range ents {
+				names = append(names, e.Name())
+			}
+			out[p] = strings.Join(names, "\x00")
+			return err
+		})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return out
+	}
+	last := entries(t)
+	stamp := time.Date(2001, 1, 1, 0, 0, 0, 0, time.UTC)
+	return func(t *testing.T) {
+		t.Helper()
+		now := entries(t)
+		for p, names := range now {
+			if old, ok := last[p]; ok && old == names {
+				continue
+			}
+			stamp = stamp.Add(time.Second)
+			if err := os.Chtimes(p, stamp, stamp); err != nil {
+				t.Fatal(err)
+			}
+		}
+		last = now
 	}
 }
 
@@ -327,6 +388,14 @@ func TestCacheInvalid(t *testing.T) {
 			b[len(b)/3] ^= 0x20
 			os.WriteFile(p, b, 0o644)
 		}},
+		{"a body byte flipped", func(t *testing.T, p string) {
+			// Past the header, the folder listings and the records: a
+			// load takes the listings from the cache before the checksum
+			// fails.
+			b, _ := os.ReadFile(p)
+			b[len(b)-8] ^= 0x20
+			os.WriteFile(p, b, 0o644)
+		}},
 		{"another format version", func(t *testing.T, p string) {
 			b, _ := os.ReadFile(p)
 			b[len(cacheMagic)] = cacheVersion + 1
@@ -345,7 +414,9 @@ func TestCacheInvalid(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			dir := t.TempDir()
 			writeFiles(t, dir, cacheTestFiles)
-			opts := Options{Now: cacheTestNow, Tracker: trackedSet{"project/checkout.md": true}, Committed: cacheTestHead}
+			// Every folder old enough for its listing to be recorded.
+			later := time.Now().Add(time.Hour)
+			opts := Options{Now: cacheTestNow, Tracker: trackedSet{"project/checkout.md": true}, Committed: cacheTestHead, fsNow: func() time.Time { return later }}
 			fresh, err := Open(t.Context(), dir, opts)
 			if err != nil {
 				t.Fatal(err)
@@ -366,6 +437,18 @@ func TestCacheInvalid(t *testing.T) {
 			}
 			if diff := cmp.Diff(viewOf(t, fresh), viewOf(t, v), viewOpts...); diff != "" {
 				t.Errorf("load after a bad cache differs (-files +cache):\n%s", diff)
+			}
+			// That load wrote a good cache again.
+			ageCache(t, dir)
+			again, err := Open(t.Context(), dir, opts)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !again.fromCache || again.cacheListed != 0 {
+				t.Errorf("load after the rewrite: index from cache %v, %d folders listed; want true, 0", again.fromCache, again.cacheListed)
+			}
+			if diff := cmp.Diff(viewOf(t, fresh), viewOf(t, again), viewOpts...); diff != "" {
+				t.Errorf("load after the rewrite differs (-files +cache):\n%s", diff)
 			}
 		})
 	}
@@ -450,6 +533,41 @@ func TestCacheSnapshotAligned(t *testing.T) {
 		}
 		if off := uintptr(unsafe.Pointer(&c.snap[0])) - uintptr(unsafe.Pointer(&data[0])); off%8 != 0 {
 			t.Errorf("path padding %d: snapshot at offset %d", extra, off)
+		}
+	}
+}
+
+// TestCacheOnSlowLoad checks when a load with the index cache calls
+// Options.OnSlowLoad: once for a load without a cache and for one that
+// patches the cached index, never for one that takes the index as it is.
+func TestCacheOnSlowLoad(t *testing.T) {
+	dir := t.TempDir()
+	writeFiles(t, dir, cacheTestFiles)
+	calls := 0
+	open := func(t *testing.T) {
+		t.Helper()
+		if _, err := Open(t.Context(), dir, Options{Now: cacheTestNow, IndexCache: true, OnSlowLoad: func() { calls++ }}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for _, st := range []struct {
+		name   string
+		change func(t *testing.T)
+		want   int
+	}{
+		{"no cache", func(*testing.T) {}, 1},
+		{"nothing changed", func(*testing.T) {}, 0},
+		{"one file edited: patched", func(t *testing.T) {
+			writeFiles(t, dir, map[string]string{"project/deploy.md": cacheTestFiles["project/deploy.md"] + "One more step.\n"})
+		}, 1},
+		{"nothing changed again", func(*testing.T) {}, 0},
+	} {
+		st.change(t)
+		calls = 0
+		open(t)
+		ageCache(t, dir)
+		if calls != st.want {
+			t.Errorf("%s: OnSlowLoad called %d times, want %d", st.name, calls, st.want)
 		}
 	}
 }

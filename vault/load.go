@@ -148,26 +148,39 @@ func (w scanner) walk(rel string) ([]string, error) {
 // list returns the memory files directly in the folder rel and the
 // folders in it to enter, both as slash paths relative to the root.
 func (w scanner) list(rel string) (files, subdirs []string, err error) {
+	l, err := w.listKeyed(rel)
+	return l.files, l.subdirs, err
+}
+
+// listKeyed is list that also returns the folder's stat data, taken
+// before it is read, and whether the listing depends on nothing but the
+// folder (see folderRec).
+func (w scanner) listKeyed(rel string) (l folderListing, err error) {
 	p := w.root
 	if rel != "" {
 		p = filepath.Join(w.root, filepath.FromSlash(rel))
 	}
 	f, err := os.Open(p)
 	if err != nil {
-		return nil, nil, err
+		return l, err
 	}
+	// Stat'ed before it is read: a change made while it is read leaves
+	// times later than these, so a record of this listing never matches
+	// the folder again.
+	l.st, l.stOK = fileStatKey(f)
 	ents, err := f.ReadDir(-1)
 	f.Close()
 	if err != nil {
-		return nil, nil, err
+		return l, err
 	}
+	l.plain = true
 	prefix := ""
 	if rel != "" {
 		prefix = rel + "/"
 	}
 	for _, d := range ents {
 		if err := w.ctx.Err(); err != nil {
-			return nil, nil, err
+			return folderListing{}, err
 		}
 		name := d.Name()
 		if strings.HasPrefix(name, ".") {
@@ -181,22 +194,31 @@ func (w scanner) list(rel string) (files, subdirs []string, err error) {
 		case t.IsDir():
 			// Folders are entered whatever their name; a linked
 			// folder has ModeSymlink and is not.
-			subdirs = append(subdirs, r)
+			l.subdirs = append(l.subdirs, r)
 		case !IsMemoryPath(r):
 		case t.IsRegular():
-			files = append(files, r)
-		case t&fs.ModeSymlink != 0 && linkToFileWithin(w.root, filepath.Join(p, name)):
-			files = append(files, r)
+			l.files = append(l.files, r)
+		case t&fs.ModeSymlink != 0:
+			// Where the link leads can change without the folder.
+			l.plain = false
+			if linkToFileWithin(w.root, filepath.Join(p, name)) {
+				l.files = append(l.files, r)
+			}
+		default:
+			l.plain = false
 		}
 	}
-	return files, subdirs, nil
+	return l, nil
 }
 
 // IsMemoryPath reports whether a vault-relative slash path names a memory
 // file: a .md file, no dot-file or dot-folder on the way, not the root
 // README.md. The watcher uses it to ignore everything else.
 func IsMemoryPath(rel string) bool {
-	if !strings.HasSuffix(strings.ToLower(rel), ".md") || strings.EqualFold(rel, "README.md") {
+	// ".md" in any case, without lowering the whole path (which copies
+	// a path that is not ASCII: a warm load checks 100k of them).
+	n := len(rel)
+	if n < 3 || rel[n-3] != '.' || rel[n-2]|0x20 != 'm' || rel[n-1]|0x20 != 'd' || strings.EqualFold(rel, "README.md") {
 		return false
 	}
 	for part := range strings.SplitSeq(rel, "/") {
@@ -334,14 +356,21 @@ type readerState struct {
 	lastDir string // and joined to the vault folder
 }
 
+// dir returns the folder of the vault-relative file rel under root and
+// its name, keeping the last folder's path.
+func (rs *readerState) dir(root, rel string) (string, string) {
+	dir, name := path.Split(rel)
+	if dir != rs.lastRel || rs.lastDir == "" {
+		rs.lastRel, rs.lastDir = dir, filepath.Join(root, filepath.FromSlash(dir))
+	}
+	return rs.lastDir, name
+}
+
 // readFile reads one memory file and turns it into a Memory plus the
 // problems found. It never changes the file. rs is the calling reader's
 // state, reused from file to file: the Memory copies what it keeps.
 func (v *Vault) readFile(ctx context.Context, rel string, rs *readerState) loaded {
-	dir, name := path.Split(rel)
-	if dir != rs.lastRel || rs.lastDir == "" {
-		rs.lastRel, rs.lastDir = dir, filepath.Join(v.dir, filepath.FromSlash(dir))
-	}
+	_, name := rs.dir(v.dir, rel)
 	res := loaded{rel: rel, fresh: true}
 	fail := func(err error) loaded {
 		res.diags = append(res.diags, &Diagnostic{Path: rel, Err: err, Severity: parser.SeverityError})

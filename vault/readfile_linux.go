@@ -3,6 +3,7 @@ package vault
 import (
 	"fmt"
 	"io/fs"
+	"os"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -162,4 +163,27 @@ func (r *fileReader) useDir(dir string) bool {
 		}
 	}
 	return r.dir == dir
+}
+
+// fileStatKey returns the stat data of an open file (a folder, for
+// folderRec).
+func fileStatKey(f *os.File) (statKey, bool) {
+	fi, err := f.Stat()
+	if err != nil {
+		return statKey{}, false
+	}
+	st, ok := fi.Sys().(*syscall.Stat_t)
+	if !ok {
+		return statKey{}, false
+	}
+	return statKey{size: st.Size, mtime: st.Mtim.Nano(), ctime: st.Ctim.Nano(), ino: st.Ino}, true
+}
+
+// folderStatKey stats the folder p, following links.
+func folderStatKey(p string) (statKey, bool) {
+	var st syscall.Stat_t
+	if err := ignoringEINTR(func() error { return syscall.Stat(p, &st) }); err != nil || st.Mode&syscall.S_IFMT != syscall.S_IFDIR {
+		return statKey{}, false
+	}
+	return statKey{size: st.Size, mtime: st.Mtim.Nano(), ctime: st.Ctim.Nano(), ino: st.Ino}, true
 }

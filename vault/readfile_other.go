@@ -61,3 +61,10 @@ func (r *fileReader) close() {}
 // cached header cannot be trusted, so a headers-only vault reads every
 // file (see loadHeaders).
 func (r *fileReader) statKey(dir, name string) (statKey, bool) { return statKey{}, false }
+
+// fileStatKey reports no key here (see statKey): folder listings are
+// not cached.
+func fileStatKey(f *os.File) (statKey, bool) { return statKey{}, false }
+
+// folderStatKey reports no key here (see statKey).
+func folderStatKey(p string) (statKey, bool) { return statKey{}, false }

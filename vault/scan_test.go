@@ -5,6 +5,7 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"strings"
 	"testing"
 )
 
@@ -85,5 +86,33 @@ func checkScan(t *testing.T, files []string) {
 	missing, err := scan(t.Context(), filepath.Join(dir, "nope"))
 	if err != nil || missing != nil {
 		t.Errorf("scan(missing) = %q, %v; want nothing, no error", missing, err)
+	}
+}
+
+// TestIsMemoryPath checks which paths name memory files, and that the
+// ".md" test without lowering the path agrees with lowering it first on
+// paths whose lower case changes their bytes.
+func TestIsMemoryPath(t *testing.T) {
+	t.Parallel()
+	for _, tc := range []struct {
+		rel  string
+		want bool
+	}{
+		{"project/a.md", true}, {"project/A.MD", true}, {"meta/中文.Md", true}, {"x.mD", true},
+		{"README.md", false}, {"readme.MD", false}, {"project/README.md", true},
+		{".hidden.md", false}, {"project/.x.md", false}, {".git/x.md", false}, {"a//b.md", false},
+		{"../a.md", false}, {"a.markdown", false}, {"a.md.txt", false}, {"md", false}, {".md", false},
+		{"a.m", false}, {"a.nd", false}, {"a,md", false}, {"a.\u212Ad", false}, {"İSTANBUL.MD", true},
+		{"a.\xffmd", false}, {"\xff.md", true}, {"a.Ｍd", false},
+	} {
+		if got := IsMemoryPath(tc.rel); got != tc.want {
+			t.Errorf("IsMemoryPath(%q) = %v, want %v", tc.rel, got, tc.want)
+		}
+		lowered := strings.HasSuffix(strings.ToLower(tc.rel), ".md")
+		n := len(tc.rel)
+		direct := n >= 3 && tc.rel[n-3] == '.' && tc.rel[n-2]|0x20 == 'm' && tc.rel[n-1]|0x20 == 'd'
+		if lowered != direct {
+			t.Errorf("%q: lowered path ends in .md: %v; last three bytes say %v", tc.rel, lowered, direct)
+		}
 	}
 }

@@ -75,6 +75,12 @@ type Options struct {
 	// HeadersOnly, and where the running program's file cannot be named:
 	// a cache written by another build is never used.
 	IndexCache bool
+	// OnSlowLoad, when set, is called once by a load with the index cache
+	// before it does what a load without one does: read every file, or
+	// build or patch the index. A command that turned its collector off
+	// for a warm load (memvault recall) turns it back on there, so that
+	// such loads peak as they did.
+	OnSlowLoad func()
 
 	// fsNow is Vault.fsNow (tests only).
 	fsNow func() time.Time
@@ -123,6 +129,8 @@ type Vault struct {
 	headersRead int
 	// cacheKey names the program for the index cache; "" is no cache.
 	cacheKey string
+	// onSlowLoad is Options.OnSlowLoad until called (see slowLoad).
+	onSlowLoad func()
 	// fromCache is set when the last load took its index from the cache,
 	// and cacheReads is how many files it read rather than took from the
 	// cache (tests look at them).
@@ -131,6 +139,9 @@ type Vault struct {
 	// cachePatched is how many memories the last load's index was
 	// patched for (see patchSnapshot); 0 when it was not patched.
 	cachePatched int
+	// cacheListed is how many folders the last load with the cache
+	// listed rather than took from it (see scanFolders).
+	cacheListed int
 
 	writeMu sync.Mutex // serialises the write sequence in this process
 	// afterCheck, when set (tests only), runs in a write between the path
@@ -189,7 +200,7 @@ func Open(ctx context.Context, dir string, opts Options) (*Vault, error) {
 		v.now = time.Now
 	}
 	if opts.IndexCache && !opts.HeadersOnly {
-		v.cacheKey = executableStamp()
+		v.cacheKey, v.onSlowLoad = executableStamp(), opts.OnSlowLoad
 	}
 	if v.cacheKey == "" {
 		if err := v.Reload(ctx); err != nil {

@@ -31,6 +31,12 @@ type Main struct {
 	// Version is what --version prints and the MCP server reports as
 	// serverInfo.version; NewMain reads it from the build.
 	Version string
+	// OneShot, when set, is called by a command that loads a vault,
+	// answers once and exits (recall): main points it at memlimit.OneShot;
+	// tests running commands in-process leave it nil. What it returns is
+	// the vault's Options.OnSlowLoad.
+	OneShot  func() (restore func())
+	slowLoad func()
 
 	vaultDir string
 	// allowDetached is --allow-detached: writes may commit on a detached
@@ -182,7 +188,7 @@ func (m *Main) openExistingVault(ctx context.Context) (*vault.Vault, error) {
 
 // openVaultAt loads the vault at dir for a command.
 func (m *Main) openVaultAt(ctx context.Context, dir string) (*vault.Vault, error) {
-	v, err := vault.Open(ctx, dir, vault.Options{Now: m.Now, Client: "cli", Tracker: gitrepo.Tracker{Dir: dir}, Committed: gitrepo.HeadFiles{Dir: dir}, IndexCache: true})
+	v, err := vault.Open(ctx, dir, vault.Options{Now: m.Now, Client: "cli", Tracker: gitrepo.Tracker{Dir: dir}, Committed: gitrepo.HeadFiles{Dir: dir}, IndexCache: true, OnSlowLoad: m.slowLoad})
 	if err != nil {
 		return nil, fmt.Errorf("open vault %s: %w", dir, err)
 	}

@@ -82,6 +82,9 @@ now on it reads the vaults as they are, transient memories included.
 			if f.limit < 0 {
 				return usagef("--limit: %d is negative", f.limit)
 			}
+			if m.OneShot != nil {
+				m.slowLoad = m.OneShot()
+			}
 			set, err := m.openRecallSet(cmd.Context(), f.user, f.at, q)
 			if err != nil {
 				return err

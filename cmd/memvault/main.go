@@ -15,7 +15,9 @@ import (
 func main() {
 	memlimit.Apply(os.Getenv)
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
-	code := NewMain(os.Stdin, os.Stdout, os.Stderr).Run(ctx, os.Args[1:])
+	m := NewMain(os.Stdin, os.Stdout, os.Stderr)
+	m.OneShot = func() func() { return memlimit.OneShot(os.Getenv) }
+	code := m.Run(ctx, os.Args[1:])
 	stop()
 	os.Exit(code)
 }

@@ -80,7 +80,7 @@ func (t TermMatch) fieldList() string {
 // index does not hold it. It costs a scan of each query term's postings,
 // so call it for the few results a user asked to have explained.
 func (ix *Index) Explain(text string, id DocID) *Explanation {
-	slot, ok := ix.slotOf[id]
+	slot, ok := ix.slot(id)
 	if !ok {
 		return nil
 	}

@@ -147,9 +147,15 @@ type Index struct {
 	alive  []bool             // slot -> live
 	lens   [numFields][]uint8 // slot -> length code (see lengthCode)
 	slotOf map[DocID]uint32
-	live   int
-	dead   int
-	lenSum [numFields]float64 // over live slots
+	// slotsByID is set when a snapshot's load found every slot s live
+	// and holding document s (how a bulk build lays an index out): then
+	// slotOf is not built, 100k map insertions a warm load of a large
+	// vault saves, and slot answers from the slot numbers. Anything that
+	// changes the slots builds slotOf first (buildSlots).
+	slotsByID bool
+	live      int
+	dead      int
+	lenSum    [numFields]float64 // over live slots
 
 	// Writer scratch.
 	an  analyzer
@@ -280,6 +286,7 @@ func (ix *Index) analyzeDoc(an *analyzer, doc *docTerms, d Doc) [numFields]int {
 
 // newSlot retires any document with this id and takes a fresh slot.
 func (ix *Index) newSlot(id DocID, lens [numFields]int, ents []docEnt, buf []byte) uint32 {
+	ix.buildSlots()
 	ix.gen++
 	ix.short.add(ents, buf)
 	if old, ok := ix.slotOf[id]; ok {
@@ -361,8 +368,34 @@ func (in *inserter) insertDoc(v *vocabulary, shards uint, slot uint32, ents []do
 	in.sink = sink
 }
 
+// slot returns the slot of the live document id.
+func (ix *Index) slot(id DocID) (uint32, bool) {
+	if ix.slotsByID {
+		if uint64(id) < uint64(len(ix.ids)) {
+			return uint32(id), true
+		}
+		return 0, false
+	}
+	s, ok := ix.slotOf[id]
+	return s, ok
+}
+
+// buildSlots builds slotOf where a snapshot's load left it implied (see
+// slotsByID), before anything changes the slots.
+func (ix *Index) buildSlots() {
+	if !ix.slotsByID {
+		return
+	}
+	m := make(map[DocID]uint32, len(ix.ids))
+	for s, id := range ix.ids {
+		m[id] = uint32(s)
+	}
+	ix.slotOf, ix.slotsByID = m, false
+}
+
 // Delete removes the document; deleting an unknown id does nothing.
 func (ix *Index) Delete(id DocID) {
+	ix.buildSlots()
 	slot, ok := ix.slotOf[id]
 	if !ok {
 		return
@@ -373,6 +406,7 @@ func (ix *Index) Delete(id DocID) {
 }
 
 func (ix *Index) retire(slot uint32) {
+	ix.buildSlots()
 	ix.gen++
 	ix.alive[slot] = false
 	for f := range ix.lenSum {
@@ -393,6 +427,7 @@ func (ix *Index) maybeCompact() {
 
 // compact renumbers live slots densely and rewrites every posting list.
 func (ix *Index) compact() {
+	ix.buildSlots()
 	ix.terms.checkAll(ix.noteRead) // a loaded snapshot's lists, before any change
 	remap := make([]uint32, len(ix.ids))
 	n := uint32(0)

@@ -30,6 +30,7 @@ import (
 // moved are kept as they are (they may be read-only memory, as a mapped
 // snapshot's are) and the others are written anew.
 func (ix *Index) Patch(relabel func(DocID) (DocID, bool), put []Entry, dropped []Doc) {
+	ix.buildSlots()
 	ix.terms.checkAll(ix.noteRead) // a loaded snapshot's lists, before any change
 	retired, kept := 0, len(ix.ids)
 	for s, id := range ix.ids {
@@ -91,6 +92,7 @@ func (ix *Index) Patch(relabel func(DocID) (DocID, bool), put []Entry, dropped [
 // the retired slots have want postings in them, and the slots before
 // kept are the ones that were there before the new documents: see Patch.
 func (ix *Index) layOutByID(lists map[*postingList]bool, want, kept int) {
+	ix.buildSlots()
 	ix.patchLists = 0
 	order := make([]uint32, 0, ix.live)
 	for s, ok := range ix.alive {

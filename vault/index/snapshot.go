@@ -323,6 +323,7 @@ func (ix *Index) readCheckedSnapshot(data []byte) error {
 		ix.lens[f] = make([]uint8, nSlots)
 	}
 	nLive := 0
+	byID := true // every slot s live and holding document s
 	for s := range nSlots {
 		row := rows[s*rowLen : (s+1)*rowLen]
 		id := DocID(binary.LittleEndian.Uint32(row))
@@ -335,11 +336,21 @@ func (ix *Index) readCheckedSnapshot(data []byte) error {
 			ix.lens[f][s] = row[5+f]
 		}
 		if ix.alive[s] {
+			nLive++
+		}
+		byID = byID && ix.alive[s] && id == DocID(s)
+	}
+	if byID {
+		ix.slotsByID = true
+	} else {
+		for s, id := range ix.ids {
+			if !ix.alive[s] {
+				continue
+			}
 			if _, dup := ix.slotOf[id]; dup {
 				return fmt.Errorf("%w: document %d is live twice", ErrSnapshot, id)
 			}
 			ix.slotOf[id] = uint32(s)
-			nLive++
 		}
 	}
 	if nLive != live {
@@ -581,7 +592,7 @@ func (p *postingList) validate(nSlots int) error {
 func (ix *Index) clear() {
 	ix.terms = newVocabulary()
 	ix.ids, ix.alive, ix.lens = nil, nil, [numFields][]uint8{}
-	ix.slotOf = map[DocID]uint32{}
+	ix.slotOf, ix.slotsByID = map[DocID]uint32{}, false
 	ix.live, ix.dead, ix.lenSum = 0, 0, [numFields]float64{}
 	ix.short = shortTerms{}
 	ix.gen++

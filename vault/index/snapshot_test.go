@@ -381,3 +381,59 @@ func TestLoadCheckedSnapshot(t *testing.T) {
 		}
 	}
 }
+
+// TestSnapshotSlotsByID checks that a snapshot of a bulk build, whose
+// slot s holds document s, loads without its slot map (slotsByID) and
+// answers as the index written: explanations, which look documents up by
+// id, including an id it does not hold; then a delete, a replacement and
+// an addition, which build the map first. A snapshot with retired slots
+// loads the map as before.
+func TestSnapshotSlotsByID(t *testing.T) {
+	t.Parallel()
+	entries, queries := synthCorpus(600)
+	ix := New()
+	ix.PutBatch(entries)
+	load := func(t *testing.T, ix *Index) *Index {
+		t.Helper()
+		var buf bytes.Buffer
+		if _, err := ix.WriteTo(&buf); err != nil {
+			t.Fatal(err)
+		}
+		loaded := New()
+		if err := loaded.LoadSnapshot(buf.Bytes()); err != nil {
+			t.Fatal(err)
+		}
+		return loaded
+	}
+	loaded := load(t, ix)
+	if !loaded.slotsByID || len(loaded.slotOf) != 0 {
+		t.Fatalf("bulk build loaded with slotsByID %v and %d map entries; want true, 0", loaded.slotsByID, len(loaded.slotOf))
+	}
+	same := func(t *testing.T, when string) {
+		t.Helper()
+		for _, q := range queries[:8] {
+			if diff := cmp.Diff(ix.Search(Query{Text: q, Limit: 10}), loaded.Search(Query{Text: q, Limit: 10})); diff != "" {
+				t.Fatalf("%s: Search(%q) (-written +loaded):\n%s", when, q, diff)
+			}
+			for _, id := range []DocID{0, 3, 7, 97, 599, 600, 9999} {
+				if diff := cmp.Diff(ix.Explain(q, id), loaded.Explain(q, id)); diff != "" {
+					t.Fatalf("%s: Explain(%q, %d) (-written +loaded):\n%s", when, q, id, diff)
+				}
+			}
+		}
+	}
+	same(t, "after the load")
+	for _, x := range []*Index{ix, loaded} {
+		x.Delete(7)
+		x.Put(3, Doc{Title: "replaced 替换", Body: queries[0]})
+		x.Put(9999, Doc{Title: "added", Body: queries[1]})
+	}
+	if loaded.slotsByID {
+		t.Error("slotsByID still set after changes")
+	}
+	same(t, "after a delete, a replacement and an addition")
+	retired, _ := snapshotCorpus(t)
+	if l := load(t, retired); l.slotsByID || len(l.slotOf) != retired.Len() {
+		t.Errorf("snapshot with retired slots: slotsByID %v, %d map entries; want false, %d", l.slotsByID, len(l.slotOf), retired.Len())
+	}
+}

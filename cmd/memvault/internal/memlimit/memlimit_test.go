@@ -51,3 +51,29 @@ func TestApply(t *testing.T) {
 		t.Errorf("Apply with GOMEMLIMIT = %d, limit %d; want 1 GiB left in force", got, debug.SetMemoryLimit(-1))
 	}
 }
+
+func TestOneShot(t *testing.T) {
+	defer debug.SetGCPercent(debug.SetGCPercent(100))
+	tests := []struct {
+		name    string
+		env     map[string]string
+		wantPct int // after OneShot
+	}{
+		{"collector off without GOGC", map[string]string{}, -1},
+		{"GOGC in the environment wins", map[string]string{"GOGC": "200"}, 150},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			debug.SetGCPercent(150) // as GOGC=150 would have set it
+			restore := OneShot(func(k string) string { return tt.env[k] })
+			if pct := debug.SetGCPercent(-1); pct != tt.wantPct {
+				t.Errorf("GC percent after OneShot = %d, want %d", pct, tt.wantPct)
+			}
+			debug.SetGCPercent(tt.wantPct)
+			restore()
+			if pct := debug.SetGCPercent(100); pct != 150 {
+				t.Errorf("GC percent after restore = %d, want 150", pct)
+			}
+		})
+	}
+}

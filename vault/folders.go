@@ -1,0 +1,172 @@
+package vault
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"runtime"
+	"slices"
+	"sort"
+	"strings"
+	"sync"
+	"time"
+)
+
+// A warm load takes each folder's listing from the index cache when the
+// folder's stat data is what was recorded with it, as git's untracked
+// cache does: adding, removing or renaming an entry changes the folder's
+// modification and change times, so an unchanged folder lists as it did.
+// Listing a 100k vault's folders was a tenth of a warm recall's CPU
+// (docs/performance.md). A listing is recorded only when it depends on
+// the folder alone and the folder was last changed racyWindow or more
+// before it was listed:
+//
+//   - a folder holding a symbolic link named like a memory is listed
+//     each time, since where the link leads (inside the vault or not, a
+//     file or not) can change without the folder changing;
+//   - a folder changed within racyWindow of its listing is listed each
+//     time until it is older: a second change within the file system's
+//     timestamp granularity could leave its times as they were.
+//
+// The folder is stat'ed before it is listed, so a change made while it
+// is listed gives it times later than the recorded ones. Every file is
+// still stat'ed against its record (readCachedFiles): only the set of
+// names comes from the cache.
+
+// folderListing is what listing one folder gave (see scanner.listKeyed).
+type folderListing struct {
+	files, subdirs []string // vault-relative slash paths
+	st             statKey  // the folder's, taken before it was read
+	stOK           bool
+	plain          bool // no entry whose meaning can change without the folder
+}
+
+// folderRec is a folder's listing as the index cache records it.
+type folderRec struct {
+	rel            string // slash path from the vault root, "" for the root
+	st             statKey
+	files, subdirs []string
+}
+
+// scanFolders is scan that takes a folder's listing from prev (sorted by
+// rel) when the folder's stat data matches the record. It returns, with
+// the files, the records the cache may keep (sorted by rel), how many
+// folders it listed, and how many files the folders it listed and could
+// record hold (prev lacked their records: a reason to write the cache
+// again when that saves listing many files).
+func scanFolders(ctx context.Context, dir string, prev []folderRec, now time.Time) (rels []string, recs []folderRec, listed, fresh int, err error) {
+	root := dir
+	if real, err := filepath.EvalSymlinks(dir); err == nil {
+		root = real
+	}
+	fail := func(err error) ([]string, []folderRec, int, int, error) {
+		return nil, nil, 0, 0, fmt.Errorf("scan %s: %w", dir, err)
+	}
+	if fi, err := os.Lstat(root); err != nil {
+		if errors.Is(err, fs.ErrNotExist) {
+			return nil, nil, 0, 0, nil
+		}
+		return fail(err)
+	} else if !fi.IsDir() {
+		return nil, nil, 0, 0, nil
+	}
+	f := folderScan{scanner: scanner{ctx: ctx, root: root}, prev: prev, newest: now.Add(-racyWindow).UnixNano()}
+	top, err := f.folder("")
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil, nil, 0, 0, nil // removed since the Lstat
+	} else if err != nil {
+		return fail(err)
+	}
+	// Each top-level folder in a goroutine, at most GOMAXPROCS at a time:
+	// the ones whose listing is not cached are listed on all cores.
+	subs := make([]folderScan, len(top.subdirs))
+	errs := make([]error, len(top.subdirs))
+	sem := make(chan struct{}, runtime.GOMAXPROCS(0))
+	var wg sync.WaitGroup
+	for i, sub := range top.subdirs {
+		sem <- struct{}{}
+		subs[i] = folderScan{scanner: f.scanner, prev: prev, newest: f.newest}
+		wg.Go(func() {
+			defer func() { <-sem }()
+			errs[i] = subs[i].walk(sub)
+		})
+	}
+	wg.Wait()
+	if err := errors.Join(errs...); err != nil {
+		return fail(err)
+	}
+	n := len(f.files)
+	for i := range subs {
+		n += len(subs[i].files)
+	}
+	rels = make([]string, 0, n)
+	rels = append(rels, f.files...)
+	recs = f.recs
+	listed, fresh = f.listed, f.fresh
+	for i := range subs {
+		rels = append(rels, subs[i].files...)
+		recs = append(recs, subs[i].recs...)
+		listed += subs[i].listed
+		fresh += subs[i].fresh
+	}
+	if !slices.IsSorted(rels) {
+		slices.Sort(rels)
+	}
+	slices.SortFunc(recs, func(a, b folderRec) int { return strings.Compare(a.rel, b.rel) })
+	return rels, recs, listed, fresh, nil
+}
+
+// folderScan gathers the files and folder records of part of a vault.
+type folderScan struct {
+	scanner
+	prev          []folderRec
+	newest        int64 // a folder changed at or after this is not recorded
+	files         []string
+	recs          []folderRec
+	listed, fresh int
+}
+
+// walk takes the folder rel and everything below it.
+func (f *folderScan) walk(rel string) error {
+	l, err := f.folder(rel)
+	for _, sub := range l.subdirs {
+		if err != nil {
+			break
+		}
+		err = f.walk(sub)
+	}
+	return err
+}
+
+// folder takes the folder rel alone: its files, its record, and its
+// listing, from prev when its stat data is the record's.
+func (f *folderScan) folder(rel string) (folderRec, error) {
+	if i := sort.Search(len(f.prev), func(i int) bool { return f.prev[i].rel >= rel }); i < len(f.prev) && f.prev[i].rel == rel {
+		p := f.root
+		if rel != "" {
+			p = filepath.Join(f.root, filepath.FromSlash(rel))
+		}
+		if st, ok := folderStatKey(p); ok && st == f.prev[i].st {
+			f.files = append(f.files, f.prev[i].files...)
+			f.recs = append(f.recs, f.prev[i])
+			return f.prev[i], nil
+		}
+	}
+	l, err := f.listKeyed(rel)
+	if err != nil {
+		return folderRec{}, err
+	}
+	f.listed++
+	// The listing's files, sorted, as scan gives them.
+	slices.Sort(l.files)
+	rec := folderRec{rel: rel, st: l.st, files: l.files, subdirs: l.subdirs}
+	f.files = append(f.files, l.files...)
+	if l.stOK && l.plain && max(l.st.mtime, l.st.ctime) < f.newest {
+		f.recs = append(f.recs, rec)
+		f.fresh += len(l.files)
+	}
+	return rec, nil
+}
