@@ -176,6 +176,22 @@ func (c *Compiler) MustCompile(loc string) *Schema {
 
 // Compile compiles json-schema at given loc.
 func (c *Compiler) Compile(loc string) (*Schema, error) {
+	loadDrafts() // memvault patch: see draftsOnce
+	return c.compile(loc)
+}
+
+// mustCompileMeta is MustCompile for loadDrafts (memvault patch): it
+// compiles without waiting on draftsOnce.
+func (c *Compiler) mustCompileMeta(loc string) *Schema {
+	sch, err := c.compile(loc)
+	if err != nil {
+		panic(fmt.Sprintf("jsonschema: Compile(%q): %v", loc, err))
+	}
+	return sch
+}
+
+// compile is upstream's Compile (memvault patch).
+func (c *Compiler) compile(loc string) (*Schema, error) {
 	uf, err := absolute(loc)
 	if err != nil {
 		return nil, err

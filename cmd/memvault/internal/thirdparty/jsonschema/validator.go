@@ -13,6 +13,7 @@ import (
 )
 
 func (sch *Schema) Validate(v any) error {
+	loadDrafts() // memvault patch: see draftsOnce
 	return sch.validate(v, nil, nil, nil, false, nil)
 }
 
