@@ -104,7 +104,10 @@ func decodeIndex(data []byte) (*indexFile, error) {
 	if uint64(count)*indexEntryFixed > uint64(len(body)) {
 		return nil, fmt.Errorf("%w: %d entries in %d bytes", errIndexCorrupt, count, len(body))
 	}
-	ix.entries = make([]indexEntry, 0, count)
+	// Room for the few entries a commit adds: set inserts in place instead
+	// of copying every entry to a new array (1.2 MB at 20,000 entries, its
+	// pages all fresh in a process that runs with the collector off).
+	ix.entries = make([]indexEntry, 0, int(count)+indexSpare)
 	off := indexHeaderLen
 	prev := ""
 	for i := uint32(0); i < count; i++ {
@@ -366,6 +369,9 @@ func (ix *indexFile) removeName(name string) {
 // set replaces every stage of e.name with e, removing entries that would
 // conflict with it as a file (a file at one of its parent directories, or
 // files under a directory of the same name), as git's add_index_entry does.
+// indexSpare is the capacity decode leaves beyond an index's entries.
+const indexSpare = 16
+
 func (ix *indexFile) set(e indexEntry) {
 	ix.removeConflicts(e.name)
 	ix.removeName(e.name)

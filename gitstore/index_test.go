@@ -393,3 +393,21 @@ func TestIndexRunsAcrossCommits(t *testing.T) {
 	}
 	runGit(t, root, "fsck", "--strict")
 }
+
+// TestIndexSetInPlace checks that a decoded index takes the entries of a
+// commit without moving all of them to a new array (indexSpare).
+func TestIndexSetInPlace(t *testing.T) {
+	t.Parallel()
+	ix, err := decodeIndex(readFile(t, filepath.Join("testdata", "index", "v2-tree")))
+	if err != nil {
+		t.Fatal(err)
+	}
+	first := &ix.entries[0]
+	var h [20]byte
+	for i := range indexSpare {
+		ix.set(newIndexEntry(fmt.Sprintf("zz/new-%02d.md", i), statData{}, modeFile, h))
+	}
+	if &ix.entries[0] != first {
+		t.Errorf("%d new entries moved the index's entries to a new array", indexSpare)
+	}
+}

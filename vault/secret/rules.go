@@ -4,11 +4,11 @@ import (
 	"bytes"
 	"encoding/base64"
 	"encoding/json"
-	"regexp"
 	"strings"
 )
 
-// rules is the rule table, compiled once; keywords indexes every rule's
+// rules is the rule table, compiled once (each rule's expression on its
+// first use: lazyre.go); keywords indexes every rule's
 // keywords for the prefilter. Both are read-only after initialisation, as
 // are the tables derived from them.
 var rules, keywords = compile(table())
@@ -63,7 +63,7 @@ func table() []rule {
 			id:          "private-key",
 			description: "PEM or PGP private key block (RSA, EC, DSA, OpenSSH, PKCS#8, encrypted, PGP)",
 			keywords:    []string{"private key"},
-			re:          regexp.MustCompile(`-----BEGIN[A-Z0-9 ]{0,40}PRIVATE KEY(?: BLOCK)?-----`),
+			re:          lazyRE(`-----BEGIN[A-Z0-9 ]{0,40}PRIVATE KEY(?: BLOCK)?-----`),
 			valid:       hasKeyBody,
 			extend:      toEndMarker,
 			multiline:   true,
@@ -82,7 +82,7 @@ func table() []rule {
 			id:          "aws-access-key-id",
 			description: "AWS access key id (AKIA/ASIA/ABIA/ACCA + 16 base32 characters)",
 			keywords:    []string{"akia", "asia", "abia", "acca", "a3t"},
-			re:          regexp.MustCompile(`^((?:AKIA|ASIA|ABIA|ACCA|A3T[A-Z0-9])[A-Z2-7]{16})\b`),
+			re:          lazyRE(`^((?:AKIA|ASIA|ABIA|ACCA|A3T[A-Z0-9])[A-Z2-7]{16})\b`),
 			anchored:    true,
 			boundary:    true,
 			glued:       hasDigit,
@@ -102,7 +102,7 @@ func table() []rule {
 			id:          "aws-secret-access-key",
 			description: "AWS secret access key: 40 base64 characters assigned to an AWS-named key",
 			keywords:    []string{"aws", "secret_access", "secretaccess", "secret-access"},
-			re:          regexp.MustCompile(`(?i)(?:aws[a-z0-9_.\-]{0,30}|secret[_\-]?access[_\-]?key)["']?\s*(?::=|=>|=|:|：)\s*["']?([A-Za-z0-9/+]{40})(?:[^A-Za-z0-9/+=]|$)`),
+			re:          lazyRE(`(?i)(?:aws[a-z0-9_.\-]{0,30}|secret[_\-]?access[_\-]?key)["']?\s*(?::=|=>|=|:|：)\s*["']?([A-Za-z0-9/+]{40})(?:[^A-Za-z0-9/+=]|$)`),
 			group:       1,
 			minEntropy:  4.2,
 			valid:       mixedCase,
@@ -120,7 +120,7 @@ func table() []rule {
 			id:          "gcp-service-account",
 			description: `Google Cloud service-account JSON ("type": "service_account" with a private_key)`,
 			keywords:    []string{"service_account"},
-			re:          regexp.MustCompile(`"type"\s*:\s*"service_account"`),
+			re:          lazyRE(`"type"\s*:\s*"service_account"`),
 			valid:       hasGCPPrivateKey,
 			multiline:   true,
 			positives: []string{
@@ -135,7 +135,7 @@ func table() []rule {
 			id:          "azure-storage-key",
 			description: "Azure storage connection string AccountKey=<base64>",
 			keywords:    []string{"accountkey"},
-			re:          regexp.MustCompile(`(?i)\bAccountKey\s*=\s*([A-Za-z0-9+/]{40,}={0,2})`),
+			re:          lazyRE(`(?i)\bAccountKey\s*=\s*([A-Za-z0-9+/]{40,}={0,2})`),
 			group:       1,
 			minEntropy:  4.0,
 			valid:       notKnownPublic,
@@ -151,7 +151,7 @@ func table() []rule {
 			id:          "azure-shared-access-key",
 			description: "Azure Service Bus / Event Hubs / IoT SharedAccessKey=<base64>",
 			keywords:    []string{"sharedaccesskey"},
-			re:          regexp.MustCompile(`(?i)\bSharedAccessKey\s*=\s*([A-Za-z0-9+/]{30,}={0,2})`),
+			re:          lazyRE(`(?i)\bSharedAccessKey\s*=\s*([A-Za-z0-9+/]{30,}={0,2})`),
 			group:       1,
 			minEntropy:  4.0,
 			positives: []string{
@@ -165,7 +165,7 @@ func table() []rule {
 			id:          "github-token",
 			description: "GitHub token (ghp_, gho_, ghu_, ghs_, ghr_, github_pat_)",
 			keywords:    []string{"ghp_", "gho_", "ghu_", "ghs_", "ghr_", "github_pat_"},
-			re:          regexp.MustCompile(`^(?:gh[pousr]_[A-Za-z0-9]{36,}|github_pat_[A-Za-z0-9_]{50,})\b`),
+			re:          lazyRE(`^(?:gh[pousr]_[A-Za-z0-9]{36,}|github_pat_[A-Za-z0-9_]{50,})\b`),
 			anchored:    true,
 			boundary:    true,
 			glued:       hasDigit,
@@ -183,7 +183,7 @@ func table() []rule {
 			id:          "gitlab-token",
 			description: "GitLab personal, project or group access token (glpat-)",
 			keywords:    []string{"glpat-"},
-			re:          regexp.MustCompile(`^glpat-[A-Za-z0-9_\-.]{20,}`),
+			re:          lazyRE(`^glpat-[A-Za-z0-9_\-.]{20,}`),
 			anchored:    true,
 			boundary:    true,
 			glued:       hasDigit,
@@ -195,7 +195,7 @@ func table() []rule {
 			id:          "slack-token",
 			description: "Slack token (xoxb-, xoxp-, xoxa-, xoxo-, xoxs-, xoxr-)",
 			keywords:    []string{"xox"},
-			re:          regexp.MustCompile(`^xox[abposr]-[0-9]{6,}-[A-Za-z0-9-]{10,}`),
+			re:          lazyRE(`^xox[abposr]-[0-9]{6,}-[A-Za-z0-9-]{10,}`),
 			anchored:    true,
 			boundary:    true,
 			glued:       hasDigit,
@@ -207,7 +207,7 @@ func table() []rule {
 			id:          "slack-webhook",
 			description: "Slack incoming-webhook URL",
 			keywords:    []string{"https://hooks.slack.com"},
-			re:          regexp.MustCompile(`^https://hooks\.slack\.com/(?:services|workflows)/[A-Za-z0-9+/]{30,}`),
+			re:          lazyRE(`^https://hooks\.slack\.com/(?:services|workflows)/[A-Za-z0-9+/]{30,}`),
 			anchored:    true,
 			positives:   []string{"notify: https://hooks.slack.com/services/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"},
 			negatives:   []string{"see https://hooks.slack.com/services/ docs"},
@@ -216,7 +216,7 @@ func table() []rule {
 			id:          "stripe-live-key",
 			description: "Stripe live secret or restricted key (sk_live_, rk_live_)",
 			keywords:    []string{"sk_live_", "rk_live_"},
-			re:          regexp.MustCompile(`^[sr]k_live_[A-Za-z0-9]{20,}\b`),
+			re:          lazyRE(`^[sr]k_live_[A-Za-z0-9]{20,}\b`),
 			anchored:    true,
 			boundary:    true,
 			glued:       hasDigit,
@@ -228,7 +228,7 @@ func table() []rule {
 			id:          "anthropic-api-key",
 			description: "Anthropic API key (sk-ant-...)",
 			keywords:    []string{"sk-ant-"},
-			re:          regexp.MustCompile(`^sk-ant-[a-z]{2,10}[0-9]{2}-[A-Za-z0-9_\-]{32,}`),
+			re:          lazyRE(`^sk-ant-[a-z]{2,10}[0-9]{2}-[A-Za-z0-9_\-]{32,}`),
 			anchored:    true,
 			boundary:    true,
 			glued:       hasDigit,
@@ -242,7 +242,7 @@ func table() []rule {
 			id:          "openai-api-key",
 			description: "OpenAI API key (sk-..., sk-proj-..., sk-svcacct-..., sk-admin-...)",
 			keywords:    []string{"sk-"},
-			re:          regexp.MustCompile(`^sk-(?:(?:proj|svcacct|admin)-)?[A-Za-z0-9_\-]{32,}`),
+			re:          lazyRE(`^sk-(?:(?:proj|svcacct|admin)-)?[A-Za-z0-9_\-]{32,}`),
 			anchored:    true,
 			boundary:    true,
 			glued:       distinctOpenAIKey,
@@ -261,7 +261,7 @@ func table() []rule {
 			id:          "npm-token",
 			description: "npm access token (npm_ + 36 characters)",
 			keywords:    []string{"npm_"},
-			re:          regexp.MustCompile(`^npm_[A-Za-z0-9]{36}\b`),
+			re:          lazyRE(`^npm_[A-Za-z0-9]{36}\b`),
 			anchored:    true,
 			boundary:    true,
 			glued:       hasDigit,
@@ -273,7 +273,7 @@ func table() []rule {
 			id:          "jwt",
 			description: "JSON Web Token (three base64url parts; the header decodes to JSON with alg)",
 			keywords:    []string{"eyj"},
-			re:          regexp.MustCompile(`^eyJ[A-Za-z0-9_\-]{10,}\.[A-Za-z0-9_\-]{10,}\.[A-Za-z0-9_\-]{16,}`),
+			re:          lazyRE(`^eyJ[A-Za-z0-9_\-]{10,}\.[A-Za-z0-9_\-]{10,}\.[A-Za-z0-9_\-]{16,}`),
 			anchored:    true,
 			boundary:    true,
 			glued:       hasDigit,
@@ -289,7 +289,7 @@ func table() []rule {
 			id:          "url-password",
 			description: "password in a URL or DSN (scheme://user:password@host)",
 			keywords:    []string{"://"},
-			re:          regexp.MustCompile(`\b[A-Za-z][A-Za-z0-9+.\-]{1,30}://([^\s:/?#@"'<>\x60]+):([^\s/?#@"'<>\x60]+)@[^\s/?#@"'<>\x60]`),
+			re:          lazyRE(`\b[A-Za-z][A-Za-z0-9+.\-]{1,30}://([^\s:/?#@"'<>\x60]+):([^\s/?#@"'<>\x60]+)@[^\s/?#@"'<>\x60]`),
 			group:       2,
 			valid:       urlPassword,
 			// No class in the regexp admits a token end, and a match
@@ -312,7 +312,7 @@ func table() []rule {
 			id:          "connection-string-password",
 			description: "Password=... in a semicolon-separated connection string (ADO.NET, ODBC, JDBC properties)",
 			keywords:    []string{"password", "pwd"},
-			re:          regexp.MustCompile(`(?i)(?:^|[;"'\s])(?:password|pwd)\s*=\s*([^;"'\s]{4,})\s*(?:;|$)`),
+			re:          lazyRE(`(?i)(?:^|[;"'\s])(?:password|pwd)\s*=\s*([^;"'\s]{4,})\s*(?:;|$)`),
 			group:       1,
 			valid:       connStringPassword,
 			positives: []string{
@@ -328,7 +328,7 @@ func table() []rule {
 			description: "password, secret, token or API key assigned a high-entropy value (English or Chinese key)",
 			keywords: []string{"password", "passwd", "pwd", "secret", "token", "api_key", "api-key", "apikey",
 				"access_key", "access-key", "accesskey", "private_key", "auth_key", "密码", "密钥", "秘钥", "口令", "令牌"},
-			re:       regexp.MustCompile(`(?i)^(?:password|passwd|pwd|secret|token|api[_\-]?key|access[_\-]?key|private[_\-]?key|auth[_\-]?key|密码|密钥|秘钥|口令|令牌)(?:[_\-](?:key|value|string|str))?["']?\s*(?::=|=>|=|:|：|是|为)\s*["'\x60]?([^\s"'\x60,;，。；）)\p{Han}\p{Hiragana}\p{Katakana}\p{Hangul}\x{3000}-\x{303F}\x{FF00}-\x{FFEF}]{8,})`),
+			re:       lazyRE(`(?i)^(?:password|passwd|pwd|secret|token|api[_\-]?key|access[_\-]?key|private[_\-]?key|auth[_\-]?key|密码|密钥|秘钥|口令|令牌)(?:[_\-](?:key|value|string|str))?["']?\s*(?::=|=>|=|:|：|是|为)\s*["'\x60]?([^\s"'\x60,;，。；）)\p{Han}\p{Hiragana}\p{Katakana}\p{Hangul}\x{3000}-\x{303F}\x{FF00}-\x{FFEF}]{8,})`),
 			anchored: true,
 			group:    1,
 			valid:    genericValue,
@@ -398,7 +398,7 @@ func hasKeyBody(data []byte, _, end int) bool {
 	return false
 }
 
-var endMarker = regexp.MustCompile(`-----END[A-Z0-9 ]{0,40}PRIVATE KEY(?: BLOCK)?-----`)
+var endMarker = lazyRE(`-----END[A-Z0-9 ]{0,40}PRIVATE KEY(?: BLOCK)?-----`)
 
 // maxKeyBlock bounds the search for a key block's END line (a 4096-bit
 // RSA key is about 3.3 KB; PGP blocks with subkeys run larger), so that
@@ -413,7 +413,7 @@ func toEndMarker(data []byte, end int) int {
 	return end
 }
 
-var gcpPrivateKey = regexp.MustCompile(`"private_key"\s*:\s*"-----BEGIN`)
+var gcpPrivateKey = lazyRE(`"private_key"\s*:\s*"-----BEGIN`)
 
 // hasGCPPrivateKey looks for the key near the "type" field (a service
 // account file is a few KB), not in the whole input.
@@ -472,7 +472,7 @@ func jwtHeader(data []byte, start, end int) bool {
 	return ok
 }
 
-var urlUser = regexp.MustCompile(`://([^\s:/?#@"'<>\x60]+):$`)
+var urlUser = lazyRE(`://([^\s:/?#@"'<>\x60]+):$`)
 
 // urlPassword rejects placeholders and a password equal to the user name
 // (guest:guest, postgres:postgres: well-known local defaults).
@@ -520,7 +520,7 @@ func genericValue(data []byte, start, end int) bool {
 
 // identifier matches dotted or plain identifiers (config.auth.tokenValue,
 // SOME_SETTING, tokenvalue), which name a secret rather than hold one.
-var identifier = regexp.MustCompile(`^(?:[A-Za-z_][A-Za-z_]*\.)+[A-Za-z_][A-Za-z0-9_]*$|^[A-Z_][A-Z0-9_]*$|^[a-z][a-z_\-]*$`)
+var identifier = lazyRE(`^(?:[A-Za-z_][A-Za-z_]*\.)+[A-Za-z_][A-Za-z0-9_]*$|^[A-Z_][A-Z0-9_]*$|^[a-z][a-z_\-]*$`)
 
 // isIdentifier reports identifiers; an upper-case run with digits and no
 // underscore (MINIO keys, AWS-like ids) is a value, not a constant name.

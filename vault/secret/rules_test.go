@@ -1,6 +1,7 @@
 package secret
 
 import (
+	"regexp"
 	"strings"
 	"testing"
 )
@@ -63,4 +64,19 @@ func hasRule(fs []Finding, id string) bool {
 		}
 	}
 	return false
+}
+
+// TestExpressionsCompile compiles every expression of the package: they are
+// compiled on first use (lazyre.go), so a broken one would otherwise show
+// only when a scan first met its keyword.
+func TestExpressionsCompile(t *testing.T) {
+	all := map[string]*lazyRegexp{"endMarker": endMarker, "gcpPrivateKey": gcpPrivateKey, "urlUser": urlUser, "identifier": identifier}
+	for _, r := range rules {
+		all["rule "+r.id] = r.re
+	}
+	for name, l := range all {
+		if _, err := regexp.Compile(l.String()); err != nil {
+			t.Errorf("%s: %v", name, err)
+		}
+	}
 }

@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"fmt"
 	"math"
-	"regexp"
 	"slices"
 	"unicode/utf8"
 )
@@ -57,7 +56,7 @@ type rule struct {
 	// input, compared ASCII-case-insensitively. Each is at least 2 bytes and
 	// written in lower case.
 	keywords []string
-	re       *regexp.Regexp
+	re       *lazyRegexp
 	// group is the submatch holding the secret; 0 means the whole match.
 	group int
 	// minEntropy, when > 0, is the Shannon entropy in bits per byte the
