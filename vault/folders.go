@@ -58,6 +58,13 @@ type folderRec struct {
 // record hold (prev lacked their records: a reason to write the cache
 // again when that saves listing many files).
 func scanFolders(ctx context.Context, dir string, prev []folderRec, now time.Time) (rels []string, recs []folderRec, listed, fresh int, err error) {
+	return scanTree(scanner{ctx: ctx}, dir, prev, now.Add(-racyWindow).UnixNano())
+}
+
+// scanTree lists the vault at dir with w (its root set here), taking
+// listings from prev as scanFolders does and recording the folders last
+// changed before newest (none when newest is 0).
+func scanTree(w scanner, dir string, prev []folderRec, newest int64) (rels []string, recs []folderRec, listed, fresh int, err error) {
 	root := dir
 	if real, err := filepath.EvalSymlinks(dir); err == nil {
 		root = real
@@ -73,7 +80,8 @@ func scanFolders(ctx context.Context, dir string, prev []folderRec, now time.Tim
 	} else if !fi.IsDir() {
 		return nil, nil, 0, 0, nil
 	}
-	f := folderScan{scanner: scanner{ctx: ctx, root: root}, prev: prev, newest: now.Add(-racyWindow).UnixNano()}
+	w.root = root
+	f := folderScan{scanner: w, prev: prev, newest: newest}
 	top, err := f.folder("")
 	if errors.Is(err, fs.ErrNotExist) {
 		return nil, nil, 0, 0, nil // removed since the Lstat
@@ -92,6 +100,11 @@ func scanFolders(ctx context.Context, dir string, prev []folderRec, now time.Tim
 		wg.Go(func() {
 			defer func() { <-sem }()
 			errs[i] = subs[i].walk(sub)
+			// Sorted here, on all cores: a folder's files come before
+			// those of its subfolders, which may sort before them.
+			if !slices.IsSorted(subs[i].files) {
+				slices.Sort(subs[i].files)
+			}
 		})
 	}
 	wg.Wait()

@@ -66,61 +66,8 @@ func scan(ctx context.Context, dir string) ([]string, error) {
 // scanWith is scan that also sets sawTemp, when not nil, if it passes a
 // temp file a write left behind (see removeTempFiles).
 func scanWith(ctx context.Context, dir string, sawTemp *atomic.Bool) ([]string, error) {
-	root := dir
-	if real, err := filepath.EvalSymlinks(dir); err == nil {
-		root = real
-	}
-	fail := func(err error) ([]string, error) { return nil, fmt.Errorf("scan %s: %w", dir, err) }
-	if fi, err := os.Lstat(root); err != nil {
-		if errors.Is(err, fs.ErrNotExist) {
-			return nil, nil
-		}
-		return fail(err)
-	} else if !fi.IsDir() {
-		return nil, nil
-	}
-	w := scanner{ctx: ctx, root: root, sawTemp: sawTemp}
-	rels, subdirs, err := w.list("")
-	if errors.Is(err, fs.ErrNotExist) {
-		return nil, nil // removed since the Lstat
-	} else if err != nil {
-		return fail(err)
-	}
-	// Each top-level folder in a goroutine, at most GOMAXPROCS at a time.
-	found := make([][]string, len(subdirs))
-	errs := make([]error, len(subdirs))
-	sem := make(chan struct{}, runtime.GOMAXPROCS(0))
-	var wg sync.WaitGroup
-	for i, sub := range subdirs {
-		sem <- struct{}{}
-		wg.Go(func() {
-			defer func() { <-sem }()
-			found[i], errs[i] = w.walk(sub)
-			// Sorted here, on all cores; joined in order below, the
-			// lists are usually sorted as a whole.
-			slices.Sort(found[i])
-		})
-	}
-	wg.Wait()
-	for _, err := range errs {
-		if err != nil {
-			return fail(err)
-		}
-	}
-	slices.Sort(rels)
-	parts := make([]int, len(subdirs))
-	for i := range parts {
-		parts[i] = i
-	}
-	// In the order of their paths' prefixes: "a-b/" sorts before "a/".
-	slices.SortFunc(parts, func(i, j int) int { return strings.Compare(subdirs[i]+"/", subdirs[j]+"/") })
-	for _, i := range parts {
-		rels = append(rels, found[i]...)
-	}
-	if !slices.IsSorted(rels) { // files at the top level among the folders
-		slices.Sort(rels)
-	}
-	return rels, nil
+	rels, _, _, _, err := scanTree(scanner{ctx: ctx, sawTemp: sawTemp}, dir, nil, 0)
+	return rels, err
 }
 
 // scanner lists the memory files under one vault folder; see scan.
@@ -130,31 +77,10 @@ type scanner struct {
 	sawTemp *atomic.Bool // nil: not asked
 }
 
-// walk returns the memory files in the folder rel (a slash path, "" for
-// the root) and below it.
-func (w scanner) walk(rel string) ([]string, error) {
-	rels, subdirs, err := w.list(rel)
-	for _, sub := range subdirs {
-		if err != nil {
-			break
-		}
-		var more []string
-		more, err = w.walk(sub)
-		rels = append(rels, more...)
-	}
-	return rels, err
-}
-
-// list returns the memory files directly in the folder rel and the
-// folders in it to enter, both as slash paths relative to the root.
-func (w scanner) list(rel string) (files, subdirs []string, err error) {
-	l, err := w.listKeyed(rel)
-	return l.files, l.subdirs, err
-}
-
-// listKeyed is list that also returns the folder's stat data, taken
-// before it is read, and whether the listing depends on nothing but the
-// folder (see folderRec).
+// listKeyed returns the memory files directly in the folder rel and the
+// folders in it to enter, both as slash paths relative to the root, with
+// the folder's stat data, taken before it is read, and whether the
+// listing depends on nothing but the folder (see folderRec).
 func (w scanner) listKeyed(rel string) (l folderListing, err error) {
 	p := w.root
 	if rel != "" {
