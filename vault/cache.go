@@ -772,6 +772,7 @@ func (v *Vault) encodeIndexCacheLocked(out io.Writer, res []loaded, folders []fo
 			str(s)
 		}
 	}
+	stat := func(k statKey) { sv(k.size); sv(k.mtime); sv(k.ctime); uv(k.ino) }
 	tm := func(t time.Time) {
 		if t.IsZero() {
 			b = append(b, 0)
@@ -790,10 +791,7 @@ func (v *Vault) encodeIndexCacheLocked(out io.Writer, res []loaded, folders []fo
 	uv(uint64(len(folders)))
 	for _, f := range folders {
 		str(f.rel)
-		sv(f.st.size)
-		sv(f.st.mtime)
-		sv(f.st.ctime)
-		uv(f.st.ino)
+		stat(f.st)
 		strs(f.files)
 		strs(f.subdirs)
 		flush(false)
@@ -813,10 +811,7 @@ func (v *Vault) encodeIndexCacheLocked(out io.Writer, res []loaded, folders []fo
 		}
 		m := r.mem
 		str(r.rel)
-		sv(r.st.size)
-		sv(r.st.mtime)
-		sv(r.st.ctime)
-		uv(r.st.ino)
+		stat(r.st)
 		b = append(b, r.sum[:]...)
 		// The memory's key as a load that finds the record holding
 		// computes it: from the recorded modification time, which a
@@ -971,6 +966,11 @@ func (r *cacheReader) uv() uint64 {
 	return x
 }
 
+// stat reads a statKey as the cache's writer wrote it.
+func (r *cacheReader) stat() statKey {
+	return statKey{size: r.sv(), mtime: r.sv(), ctime: r.sv(), ino: r.uv()}
+}
+
 func (r *cacheReader) sv() int64 {
 	if r.err != nil {
 		return 0
@@ -1102,7 +1102,7 @@ func decodeCacheHead(data []byte, key string, maxSize int64) (*cacheReader, []fo
 	for i := range folders {
 		f := &folders[i]
 		f.rel = r.str()
-		f.st = statKey{size: r.sv(), mtime: r.sv(), ctime: r.sv(), ino: r.uv()}
+		f.st = r.stat()
 		f.files, f.subdirs = r.strs(), r.strs()
 		if r.err != nil {
 			break
@@ -1162,7 +1162,7 @@ func decodeCacheRest(r *cacheReader) (*indexCache, error) {
 	for i := range c.recs {
 		rec := &c.recs[i]
 		rec.rel = r.str()
-		rec.st = statKey{size: r.sv(), mtime: r.sv(), ctime: r.sv(), ino: r.uv()}
+		rec.st = r.stat()
 		copy(rec.sum[:], r.bytes(sha256.Size))
 		copy(rec.key[:], r.bytes(sha256.Size))
 		m := &mems[i]

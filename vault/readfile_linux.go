@@ -148,7 +148,7 @@ func (r *fileReader) statKey(dir, name string) (statKey, bool) {
 	if err != nil || st.Mode&syscall.S_IFMT != syscall.S_IFREG {
 		return statKey{}, false
 	}
-	return statKey{size: st.Size, mtime: st.Mtim.Nano(), ctime: st.Ctim.Nano(), ino: st.Ino}, true
+	return keyOf(&st), true
 }
 
 // useDir makes dir the open folder, and reports whether it is.
@@ -176,7 +176,7 @@ func fileStatKey(f *os.File) (statKey, bool) {
 	if !ok {
 		return statKey{}, false
 	}
-	return statKey{size: st.Size, mtime: st.Mtim.Nano(), ctime: st.Ctim.Nano(), ino: st.Ino}, true
+	return keyOf(st), true
 }
 
 // folderStatKey stats the folder p, following links.
@@ -185,5 +185,10 @@ func folderStatKey(p string) (statKey, bool) {
 	if err := ignoringEINTR(func() error { return syscall.Stat(p, &st) }); err != nil || st.Mode&syscall.S_IFMT != syscall.S_IFDIR {
 		return statKey{}, false
 	}
-	return statKey{size: st.Size, mtime: st.Mtim.Nano(), ctime: st.Ctim.Nano(), ino: st.Ino}, true
+	return keyOf(&st), true
+}
+
+// keyOf is the part of st that says a file or folder is unchanged.
+func keyOf(st *syscall.Stat_t) statKey {
+	return statKey{size: st.Size, mtime: st.Mtim.Nano(), ctime: st.Ctim.Nano(), ino: st.Ino}
 }
