@@ -36,7 +36,7 @@ import (
 // still stat'ed against its record (readCachedFiles): only the set of
 // names comes from the cache.
 
-// folderListing is what listing one folder gave (see scanner.listKeyed).
+// folderListing is what listing one folder gave (see scanner.list).
 type folderListing struct {
 	files, subdirs []string // vault-relative slash paths
 	st             statKey  // the folder's, taken before it was read
@@ -168,7 +168,7 @@ func (f *folderScan) folder(rel string) (folderRec, error) {
 			return f.prev[i], nil
 		}
 	}
-	l, err := f.listKeyed(rel)
+	l, err := f.list(rel)
 	if err != nil {
 		return folderRec{}, err
 	}

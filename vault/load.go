@@ -77,11 +77,11 @@ type scanner struct {
 	sawTemp *atomic.Bool // nil: not asked
 }
 
-// listKeyed returns the memory files directly in the folder rel and the
+// list returns the memory files directly in the folder rel and the
 // folders in it to enter, both as slash paths relative to the root, with
 // the folder's stat data, taken before it is read, and whether the
 // listing depends on nothing but the folder (see folderRec).
-func (w scanner) listKeyed(rel string) (l folderListing, err error) {
+func (w scanner) list(rel string) (l folderListing, err error) {
 	p := w.root
 	if rel != "" {
 		p = filepath.Join(w.root, filepath.FromSlash(rel))
