@@ -616,7 +616,8 @@ func (cf *cacheFile) decodeRest() *indexCache {
 	return c
 }
 
-// fsTime is the file system's clock, as far as the racy windows go.
+// fsTime is the file system's clock, as far as the racy windows go (of
+// the index cache, its folder listings and the header cache).
 func (v *Vault) fsTime() time.Time {
 	if v.fsNow != nil {
 		return v.fsNow()

@@ -173,11 +173,7 @@ func (v *Vault) loadHeaders(ctx context.Context) error {
 	if v.headerCache == "" || stamp == "" {
 		return nil
 	}
-	fsNow := time.Now
-	if v.fsNow != nil {
-		fsNow = v.fsNow
-	}
-	newest := fsNow().Add(-racyWindow).UnixNano()
+	newest := v.fsTime().Add(-racyWindow).UnixNano()
 	// Files with problems are read again each time, so their diagnostics
 	// are reported; files changed a moment ago too.
 	cacheable := func(x result) bool {
