@@ -118,8 +118,8 @@ type Vault struct {
 	// titleSigs are a headers-only vault's title signatures by DocID, as
 	// loaded (see sameTitleScanLocked).
 	titleSigs []titledSig
-	// fsNow, when set (tests only), is the file-system time the header
-	// cache compares change times with; nil is time.Now.
+	// fsNow, when set (tests only), is the file-system time the racy
+	// windows compare change times with (fsTime); nil is time.Now.
 	fsNow func() time.Time
 	// noTempFiles is set when a headers-only load's scan passed no temp
 	// file: Recover then need not list the folders again for them.
