@@ -256,6 +256,7 @@ func (s *Store) Commit(ctx context.Context, c Change) (CommitResult, error) {
 	// ix is the Store's cached copy and is edited in place; if the edit is
 	// not published, the cache must go.
 	edited, published := false, false
+	indexFull := false // writeIndex laid it out in one buffer
 	defer func() {
 		if edited && !published {
 			s.index = nil
@@ -309,9 +310,11 @@ func (s *Store) Commit(ctx context.Context, c Change) (CommitResult, error) {
 					ix.remove(f.rel)
 				}
 			}
-			if err := s.writeIndex(ix, ilock); err != nil {
+			full, err := s.writeIndex(ix, ilock)
+			if err != nil {
 				return CommitResult{}, fmt.Errorf("commit: write index: %w", err)
 			}
+			indexFull = full
 			if s.syncs(fsyncIndex) {
 				// Flushed alongside the objects; publishIndex renames it.
 				s.batch.run(func() error { return ilock.sync(s.fsys) })
@@ -343,7 +346,7 @@ func (s *Store) Commit(ctx context.Context, c Change) (CommitResult, error) {
 		return res, fmt.Errorf("commit %s made, but updating the index failed (run `git reset -q -- <paths>`): %w", commitHash, indexErr)
 	}
 	published = true
-	s.keepIndex(ix)
+	s.keepIndex(ix, indexFull)
 	switch {
 	case refSyncErr != nil:
 		return res, fmt.Errorf("commit %s made, but it may not survive a power loss: %w", commitHash, refSyncErr)
@@ -424,13 +427,14 @@ func (s *Store) syncIndex(ix *indexFile, files []workFile, blobs []plumbing.Hash
 	if !stale {
 		return false, nil
 	}
-	if err := s.writeIndex(ix, ilock); err != nil {
+	full, err := s.writeIndex(ix, ilock)
+	if err != nil {
 		return false, fmt.Errorf("write index: %w", err)
 	}
 	if err := s.publishIndex(ilock); err != nil {
 		return false, fmt.Errorf("write index: %w", err)
 	}
-	s.keepIndex(ix)
+	s.keepIndex(ix, full)
 	return true, nil
 }
 
@@ -439,10 +443,11 @@ func (s *Store) syncIndex(ix *indexFile, files []workFile, blobs []plumbing.Hash
 // are in (at 100,000 entries, copying 9.5 MB on every commit cost more
 // than the few entries a commit changes); once more than
 // maxLooseIndexEntries are encoded one by one, the index is laid out in
-// one buffer again, which keepIndex then makes its entries' source. The
-// bytes are written on another goroutine while this one computes their
-// checksum: at 100,000 entries each is about 4 ms of a write's CPU.
-func (s *Store) writeIndex(ix *indexFile, ilock *lockFile) error {
+// one buffer again (full), which keepIndex then makes its entries'
+// source. The bytes are written on another goroutine while this one
+// computes their checksum: at 100,000 entries each is about 4 ms of a
+// write's CPU.
+func (s *Store) writeIndex(ix *indexFile, ilock *lockFile) (full bool, err error) {
 	spill, spans, loose := ix.layout(s.indexSpill)
 	s.indexSpill = spill
 	segs := make([][]byte, 0, len(spans))
@@ -450,14 +455,10 @@ func (s *Store) writeIndex(ix *indexFile, ilock *lockFile) error {
 	if maxLoose == 0 {
 		maxLoose = maxLooseIndexEntries
 	}
-	s.indexFull = ix.version == 4 || loose > maxLoose
-	if s.indexFull {
-		buf := s.indexBuf[:0]
-		for _, sp := range spans {
-			buf = append(buf, sp.bytes(ix.src, spill)...)
-		}
-		s.indexBuf = buf
-		segs = append(segs, buf)
+	full = ix.version == 4 || loose > maxLoose
+	if full {
+		s.indexBuf = ix.join(s.indexBuf, spans, spill)
+		segs = append(segs, s.indexBuf)
 	} else {
 		for _, sp := range spans {
 			segs = append(segs, sp.bytes(ix.src, spill))
@@ -480,9 +481,9 @@ func (s *Store) writeIndex(ix *indexFile, ilock *lockFile) error {
 	h.Sum(ix.sum[:0])
 	<-done
 	if werr != nil {
-		return werr
+		return full, werr
 	}
-	return ilock.write(ix.sum[:])
+	return full, ilock.write(ix.sum[:])
 }
 
 // maxLooseIndexEntries bounds the entries writeIndex encodes one by one
@@ -492,8 +493,8 @@ const maxLooseIndexEntries = 512
 // keepIndex makes ix, just written by writeIndex and published, the
 // Store's cached index; after a full layout its entries point into the
 // new buffer and the old one is kept for the next full layout.
-func (s *Store) keepIndex(ix *indexFile) {
-	if s.indexFull {
+func (s *Store) keepIndex(ix *indexFile, full bool) {
+	if full {
 		spare := ix.src
 		ix.adopt(s.indexBuf)
 		s.indexBuf = spare

@@ -221,23 +221,14 @@ func decodeIndexEntry(b []byte, version uint32, prev string) (indexEntry, int, e
 	return indexEntry{name: name, head: b[:headLen:headLen]}, n, nil
 }
 
-// encode serialises the index, including its checksum, appending to buf
-// (which may be a reused buffer: a large index is megabytes).
-func (ix *indexFile) encode(buf []byte) []byte {
-	buf = ix.encodeBody(buf)
-	sum := sha1.Sum(buf)
-	return append(buf, sum[:]...)
-}
-
-// encodeBody serialises the index without its checksum, appending to buf
-// with room left for the checksum.
-func (ix *indexFile) encodeBody(buf []byte) []byte {
-	size := indexHeaderLen + indexHashLen
-	for _, e := range ix.entries {
-		size += len(e.head) + len(e.name) + 8
+// join lays spans, a layout of ix (see layout), out in one buffer,
+// appended to buf[:0] with room left for the checksum.
+func (ix *indexFile) join(buf []byte, spans []indexSpan, spill []byte) []byte {
+	n := 0
+	for _, sp := range spans {
+		n += sp.hi - sp.lo
 	}
-	buf = slices.Grow(buf[:0], size+1024)
-	spill, spans, _ := ix.layout(nil)
+	buf = slices.Grow(buf[:0], n+indexHashLen)
 	for _, sp := range spans {
 		buf = append(buf, sp.bytes(ix.src, spill)...)
 	}

@@ -86,7 +86,6 @@ type Store struct {
 	index         *indexFile                             // last index read or written, reused while its checksum matches
 	indexBuf      []byte                                 // encoding buffer for the index, reused between commits
 	indexSpill    []byte                                 // writeIndex's buffer for what is not a run of unchanged entries
-	indexFull     bool                                   // the last writeIndex laid the index out in indexBuf
 	maxLooseIndex int                                    // maxLooseIndexEntries unless set (by tests)
 	zw            [zlib.BestCompression + 2]*zlib.Writer // by level+1 (-1 is zlib's default), reused
 	treeBuf       []byte                                 // editTree's encoding buffer, reused
