@@ -635,7 +635,7 @@ func blobHash(data []byte) plumbing.Hash {
 // tree's id and whether it has any entries; an empty tree is not written.
 func (s *Store) editTree(base plumbing.Hash, changes []pathChange) (plumbing.Hash, bool, error) {
 	var orig []treeEntry
-	var t *tree
+	var t *tree // the base's cached tree when edited in place
 	if !base.IsZero() {
 		bt, err := s.getTree(base)
 		if err != nil {
@@ -650,7 +650,8 @@ func (s *Store) editTree(base plumbing.Hash, changes []pathChange) (plumbing.Has
 			t = bt
 		}
 	}
-	if t == nil {
+	inPlace := t != nil
+	if !inPlace {
 		t = &tree{entries: append(make([]treeEntry, 0, len(orig)+len(changes)), orig...)}
 	}
 	modified := false
@@ -707,7 +708,7 @@ func (s *Store) editTree(base plumbing.Hash, changes []pathChange) (plumbing.Has
 		}
 	}
 	if !modified {
-		if len(orig) >= editInPlaceEntries {
+		if inPlace {
 			s.trees.put(base, t, len(t.entries)+1) // unchanged
 		}
 		return base, len(orig) > 0, nil
