@@ -158,11 +158,7 @@ func (f *folderScan) walk(rel string) error {
 // listing, from prev when its stat data is the record's.
 func (f *folderScan) folder(rel string) (folderRec, error) {
 	if i := sort.Search(len(f.prev), func(i int) bool { return f.prev[i].rel >= rel }); i < len(f.prev) && f.prev[i].rel == rel {
-		p := f.root
-		if rel != "" {
-			p = filepath.Join(f.root, filepath.FromSlash(rel))
-		}
-		if st, ok := folderStatKey(p); ok && st == f.prev[i].st {
+		if st, ok := folderStatKey(f.path(rel)); ok && st == f.prev[i].st {
 			f.files = append(f.files, f.prev[i].files...)
 			f.recs = append(f.recs, f.prev[i])
 			return f.prev[i], nil

@@ -77,15 +77,20 @@ type scanner struct {
 	sawTemp *atomic.Bool // nil: not asked
 }
 
+// path returns the folder rel (a slash path, "" for the root) on disk.
+func (w scanner) path(rel string) string {
+	if rel == "" {
+		return w.root
+	}
+	return filepath.Join(w.root, filepath.FromSlash(rel))
+}
+
 // list returns the memory files directly in the folder rel and the
 // folders in it to enter, both as slash paths relative to the root, with
 // the folder's stat data, taken before it is read, and whether the
 // listing depends on nothing but the folder (see folderRec).
 func (w scanner) list(rel string) (l folderListing, err error) {
-	p := w.root
-	if rel != "" {
-		p = filepath.Join(w.root, filepath.FromSlash(rel))
-	}
+	p := w.path(rel)
 	f, err := os.Open(p)
 	if err != nil {
 		return l, err
