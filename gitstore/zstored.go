@@ -24,26 +24,24 @@ func appendStoredZlib(dst []byte, parts ...[]byte) []byte {
 	dst = append(dst, 0x78, 0x01) // deflate, 32 KiB window, fastest: (0x78<<8|0x01)%31 == 0
 	sum := adler32.New()
 	left := n
+	part, off := 0, 0 // the next byte: parts[part][off]
 	for b := 0; b < blocks; b++ {
 		size := min(left, maxStoredBlock)
+		left -= size
 		var final byte
 		if b == blocks-1 {
 			final = 1
 		}
 		dst = append(dst, final, byte(size), byte(size>>8), ^byte(size), ^byte(size>>8))
 		for size > 0 {
-			take := min(size, len(parts[0]))
-			dst = append(dst, parts[0][:take]...)
-			sum.Write(parts[0][:take])
-			parts[0] = parts[0][take:]
-			if len(parts[0]) == 0 {
-				parts = parts[1:]
+			for off == len(parts[part]) {
+				part, off = part+1, 0
 			}
-			size -= take
-			left -= take
-		}
-		for len(parts) > 0 && len(parts[0]) == 0 {
-			parts = parts[1:]
+			chunk := parts[part][off:min(off+size, len(parts[part]))]
+			dst = append(dst, chunk...)
+			sum.Write(chunk)
+			off += len(chunk)
+			size -= len(chunk)
 		}
 	}
 	return binary.BigEndian.AppendUint32(dst, sum.Sum32())
