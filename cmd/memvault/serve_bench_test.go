@@ -28,7 +28,8 @@ import (
 // With MEMVAULT_BENCH_CACHE the seeded repository is built once, packed,
 // and kept there (serve-repo-N); each run works on a copy of it, because
 // remember commits to it. MEMVAULT_BENCH_BIN=/path/to/memvault runs that
-// build instead of this package's.
+// build instead of this package's; MEMVAULT_BENCH_REPO=/path/to/repo
+// works in that repository itself (see serveBenchRepo).
 
 // serveBenchSize is the number of memories the serve benchmarks seed.
 func serveBenchSize(b *testing.B) int {
@@ -55,6 +56,13 @@ func serveBenchRepo(b *testing.B) (bin, vaultDir string) {
 		bin = buildMemvault(b)
 	}
 	isolateGit(b)
+	// MEMVAULT_BENCH_REPO names a repository to work in as it is, not a
+	// copy: a second run then starts warm (its index cache written by
+	// the first, for that binary), which a copy never does; remember
+	// commits to it.
+	if repo := os.Getenv("MEMVAULT_BENCH_REPO"); repo != "" {
+		return bin, filepath.Join(repo, ".memory")
+	}
 	n := serveBenchSize(b)
 	cache := os.Getenv("MEMVAULT_BENCH_CACHE")
 	if cache == "" {
