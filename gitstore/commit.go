@@ -399,7 +399,10 @@ func (s *Store) buildCommit(h head, files []workFile, author, committer object.S
 // git directory after when core.fsync asks for the index.
 func (s *Store) publishIndex(ilock *lockFile) error {
 	durable := s.syncs(fsyncIndex)
-	if err := ilock.publish(s.fsys, durable); err != nil {
+	release := holdReplaced(ilock.target, &s.releases)
+	err := ilock.publish(s.fsys, durable)
+	release()
+	if err != nil {
 		return err
 	}
 	if durable {
@@ -466,11 +469,22 @@ func (s *Store) writeIndex(ix *indexFile, ilock *lockFile) (full bool, err error
 	}
 	var werr error
 	done := make(chan struct{})
+	durable := s.syncs(fsyncIndex)
 	go func() {
 		defer close(done)
+		var written, flushed int64
 		for _, b := range segs {
-			if werr = ilock.write(b); werr != nil {
-				return
+			for len(b) > 0 {
+				n := min(len(b), indexWritebackChunk)
+				if werr = ilock.write(b[:n]); werr != nil {
+					return
+				}
+				b = b[n:]
+				written += int64(n)
+				if durable && written-flushed >= indexWritebackChunk {
+					startWriteback(ilock.f, flushed, written-flushed)
+					flushed = written
+				}
 			}
 		}
 	}()
@@ -485,6 +499,12 @@ func (s *Store) writeIndex(ix *indexFile, ilock *lockFile) (full bool, err error
 	}
 	return full, ilock.write(ix.sum[:])
 }
+
+// indexWritebackChunk is how many bytes of the index writeIndex writes
+// before it starts their writeback when the index is to be fsynced: the
+// device then writes while the rest is hashed and written, and the fsync
+// waits for the last chunk, not for all 9.7 MB of a 100,000-entry index.
+const indexWritebackChunk = 1 << 20
 
 // maxLooseIndexEntries bounds the entries writeIndex encodes one by one
 // before it lays the index out in one buffer again.

@@ -101,6 +101,7 @@ type Store struct {
 	closed        bool
 
 	prefetch   sync.WaitGroup  // PrefetchIndex's read; Close waits for it
+	releases   sync.WaitGroup  // closes of replaced index files (holdReplaced); Close waits for them
 	prefetched chan *indexFile // its result (nil: unreadable), for the next loadIndex
 }
 
@@ -329,6 +330,8 @@ func (s *Store) Close() error {
 	s.prefetch.Wait()
 	s.mu.Lock()
 	defer s.mu.Unlock()
+	// After the lock: a Commit adds to releases only while holding it.
+	s.releases.Wait()
 	if s.closed {
 		return nil
 	}

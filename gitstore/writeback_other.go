@@ -1,0 +1,9 @@
+//go:build !linux
+
+package gitstore
+
+import "os"
+
+// startWriteback does nothing where there is no sync_file_range: the fsync
+// that follows writes everything.
+func startWriteback(f *os.File, off, n int64) {}
