@@ -168,8 +168,9 @@ func (s *Store) Identity(ctx context.Context) (Signature, error) {
 // ErrIndexLocked when another process holds the index for longer than
 // IndexLockTimeout. On any error the branch and the index are left
 // unchanged; objects it wrote stay unreferenced until git gc prunes them.
-// The blobs, trees and commit object are written before the index lock is
-// taken, so git's locks are held only to update the index and the ref.
+// The blobs, trees and commit object are written, and the new index laid
+// out and hashed, before the index lock is taken, so git's locks are held
+// only to write the index and move the ref.
 func (s *Store) Commit(ctx context.Context, c Change) (CommitResult, error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
@@ -202,8 +203,8 @@ func (s *Store) Commit(ctx context.Context, c Change) (CommitResult, error) {
 	if err != nil {
 		return CommitResult{}, fmt.Errorf("commit: %w", err)
 	}
-	// Refused early, before any object is written; checked again under
-	// the lock against the HEAD the commit would land on.
+	// Refused early, before any lock is taken; checked again under the
+	// lock against the HEAD the commit would land on.
 	if h0.detached && c.RefuseDetached {
 		return CommitResult{}, fmt.Errorf("commit: %w at %s", ErrDetachedHead, h0.hash)
 	}
@@ -218,7 +219,39 @@ func (s *Store) Commit(ctx context.Context, c Change) (CommitResult, error) {
 	if !strings.HasSuffix(msg, "\n") {
 		msg += "\n"
 	}
-	pre, err := s.buildCommit(h0, files, author, committer, msg)
+
+	// The new index depends on the files alone, not on the commit: it is
+	// laid out and hashed (9.7 MB at 100,000 entries) on another
+	// goroutine while this one builds the commit's objects, both before
+	// any lock is taken. Under the index lock it is used if the index it
+	// was derived from is still the file's, and written before the branch
+	// moves, so that a full disk fails the commit rather than leaving the
+	// index behind.
+	indexPath := filepath.Join(s.gitDir, "index")
+	ix, err := s.loadIndex(indexPath)
+	if err != nil {
+		return CommitResult{}, fmt.Errorf("commit: %w", err)
+	}
+	// ix is the Store's cached copy and is edited in place; if the edit is
+	// not published, the cache must go.
+	published := false
+	defer func() {
+		if !published {
+			s.index = nil
+		}
+	}()
+	blobs := make([]plumbing.Hash, len(files))
+	for i, f := range files {
+		if f.exists {
+			blobs[i] = blobHash(f.data)
+		}
+	}
+	base := ix.sum
+	stale := editIndex(ix, files, blobs)
+	prepared := make(chan preparedIndex, 1)
+	go func() { prepared <- s.prepareIndex(ix) }()
+	pre, err := s.buildCommit(h0, files, blobs, author, committer, msg)
+	next := <-prepared
 	if err != nil {
 		return CommitResult{}, fmt.Errorf("commit: %w", err)
 	}
@@ -229,11 +262,13 @@ func (s *Store) Commit(ctx context.Context, c Change) (CommitResult, error) {
 		return CommitResult{}, fmt.Errorf("commit: %w", err)
 	}
 
+	if s.beforeIndexLock != nil {
+		s.beforeIndexLock()
+	}
 	timeout := s.IndexLockTimeout
 	if timeout <= 0 {
 		timeout = DefaultIndexLockTimeout
 	}
-	indexPath := filepath.Join(s.gitDir, "index")
 	ilock, err := s.acquireLockFile(ctx, indexPath, timeout)
 	if err != nil {
 		if errors.Is(err, errTimeout) {
@@ -248,20 +283,17 @@ func (s *Store) Commit(ctx context.Context, c Change) (CommitResult, error) {
 	if op := s.operation(); op != "" {
 		return CommitResult{}, fmt.Errorf("commit: %w: %s", ErrOperationInProgress, op)
 	}
-
-	ix, err := s.loadIndex(indexPath)
-	if err != nil {
-		return CommitResult{}, fmt.Errorf("commit: %w", err)
-	}
-	// ix is the Store's cached copy and is edited in place; if the edit is
-	// not published, the cache must go.
-	edited, published := false, false
-	indexFull := false // writeIndex laid it out in one buffer
-	defer func() {
-		if edited && !published {
-			s.index = nil
+	if !indexIs(indexPath, base) {
+		// Changed since it was read (git add, another writer): edit the
+		// index as it is now.
+		s.index = nil
+		if ix, err = s.loadIndex(indexPath); err != nil {
+			return CommitResult{}, fmt.Errorf("commit: %w", err)
 		}
-	}()
+		stale = editIndex(ix, files, blobs)
+		next = s.prepareIndex(ix)
+	}
+	written, syncing := false, false
 
 	var h head
 	var b built
@@ -281,44 +313,36 @@ func (s *Store) Commit(ctx context.Context, c Change) (CommitResult, error) {
 		}
 		if h == h0 {
 			b = pre
-		} else if b, err = s.buildCommit(h, files, author, committer, msg); err != nil {
+		} else if b, err = s.buildCommit(h, files, blobs, author, committer, msg); err != nil {
 			return CommitResult{}, fmt.Errorf("commit: %w", err)
 		}
 		h0, pre = h, b
+		if b.noChange && !stale {
+			return CommitResult{}, ErrNoChange
+		}
+		if !written {
+			written = true
+			if err := s.writeIndex(next, ilock); err != nil {
+				return CommitResult{}, fmt.Errorf("commit: write index: %w", err)
+			}
+		}
 		if b.noChange {
-			// Nothing to commit, but the index may lag HEAD for these
-			// paths: a process killed after moving the branch and before
+			// Nothing to commit, but the index lags HEAD for these paths:
+			// a process killed after moving the branch and before
 			// publishing the index leaves it so, and git status would then
 			// show the commit's files as deleted and untracked. Recovery
 			// commits the same paths again; bring their entries in step.
-			synced, err := s.syncIndex(ix, files, b.blobs, ilock)
-			if err != nil {
-				edited = true
-				return CommitResult{}, fmt.Errorf("commit: %w", err)
-			}
-			published = published || synced
-			return CommitResult{}, ErrNoChange
-		}
-		if !edited {
-			// Prepare the new index before the branch moves, so that a full
-			// disk fails the commit rather than leaving the index behind.
-			edited = true
-			for i, f := range files {
-				if f.exists {
-					ix.set(newIndexEntry(f.rel, f.stat, f.mode, b.blobs[i]))
-				} else {
-					ix.remove(f.rel)
-				}
-			}
-			full, err := s.writeIndex(ix, ilock)
-			if err != nil {
+			if err := s.publishIndex(ilock); err != nil {
 				return CommitResult{}, fmt.Errorf("commit: write index: %w", err)
 			}
-			indexFull = full
-			if s.syncs(fsyncIndex) {
-				// Flushed alongside the objects; publishIndex renames it.
-				s.batch.run(func() error { return ilock.sync(s.fsys) })
-			}
+			published = true
+			s.keepIndex(next)
+			return CommitResult{}, ErrNoChange
+		}
+		if s.syncs(fsyncIndex) && !syncing {
+			// Flushed alongside the objects; publishIndex renames it.
+			syncing = true
+			s.batch.run(func() error { return ilock.sync(s.fsys) })
 		}
 		reflogMsg := "commit: " + subject(msg)
 		if h.unborn {
@@ -346,7 +370,7 @@ func (s *Store) Commit(ctx context.Context, c Change) (CommitResult, error) {
 		return res, fmt.Errorf("commit %s made, but updating the index failed (run `git reset -q -- <paths>`): %w", commitHash, indexErr)
 	}
 	published = true
-	s.keepIndex(ix, indexFull)
+	s.keepIndex(next)
 	switch {
 	case refSyncErr != nil:
 		return res, fmt.Errorf("commit %s made, but it may not survive a power loss: %w", commitHash, refSyncErr)
@@ -357,19 +381,17 @@ func (s *Store) Commit(ctx context.Context, c Change) (CommitResult, error) {
 	return res, nil
 }
 
-// built is a commit built on a HEAD: its root tree, each file's blob, and
-// the commit object; noChange when the files match HEAD already (no
-// commit object then).
+// built is a commit built on a HEAD: its root tree and the commit object;
+// noChange when the files match HEAD already (no commit object then).
 type built struct {
 	root     plumbing.Hash
-	blobs    []plumbing.Hash
 	hash     plumbing.Hash
 	noChange bool
 }
 
 // buildCommit writes the blobs, trees and commit object that put files on
 // top of h.
-func (s *Store) buildCommit(h head, files []workFile, author, committer object.Signature, msg string) (built, error) {
+func (s *Store) buildCommit(h head, files []workFile, blobs []plumbing.Hash, author, committer object.Signature, msg string) (built, error) {
 	base := plumbing.ZeroHash
 	var parents []plumbing.Hash
 	if !h.unborn {
@@ -379,11 +401,11 @@ func (s *Store) buildCommit(h head, files []workFile, author, committer object.S
 		}
 		base, parents = pc.TreeHash, []plumbing.Hash{h.hash}
 	}
-	root, blobs, err := s.applyFiles(base, files)
+	root, err := s.applyFiles(base, files, blobs)
 	if err != nil {
 		return built{}, err
 	}
-	b := built{root: root, blobs: blobs}
+	b := built{root: root}
 	if root == base && !h.unborn || h.unborn && root == emptyTreeHash {
 		b.noChange = true
 		return b, nil
@@ -411,93 +433,106 @@ func (s *Store) publishIndex(ilock *lockFile) error {
 	return nil
 }
 
-// syncIndex sets the index entries of files to what the work tree and
-// HEAD hold (blobs) and publishes the index if any entry changed; with
-// none changed it leaves the index alone. It reports whether it published.
-func (s *Store) syncIndex(ix *indexFile, files []workFile, blobs []plumbing.Hash, ilock *lockFile) (bool, error) {
-	stale := false
-	for i, f := range files {
-		e, ok := ix.lookup(f.rel)
-		switch {
-		case f.exists && (!ok || e.hash() != blobs[i] || e.mode() != f.mode):
-			ix.set(newIndexEntry(f.rel, f.stat, f.mode, blobs[i]))
-			stale = true
-		case !f.exists && ok:
-			ix.remove(f.rel)
-			stale = true
-		}
-	}
-	if !stale {
-		return false, nil
-	}
-	full, err := s.writeIndex(ix, ilock)
-	if err != nil {
-		return false, fmt.Errorf("write index: %w", err)
-	}
-	if err := s.publishIndex(ilock); err != nil {
-		return false, fmt.Errorf("write index: %w", err)
-	}
-	s.keepIndex(ix, full)
-	return true, nil
+// preparedIndex is a new index laid out and hashed, ready to be written:
+// its pieces, in order, and whether they are one buffer laid out in full.
+type preparedIndex struct {
+	ix   *indexFile
+	segs [][]byte
+	full bool
 }
 
-// writeIndex writes ix to ilock. Runs of entries unchanged since the
-// index was read or last laid out in full are written from the bytes they
-// are in (at 100,000 entries, copying 9.5 MB on every commit cost more
-// than the few entries a commit changes); once more than
+// editIndex sets the index entries of files to the work tree's stat data
+// and blobs (their ids) and removes those of files that are gone. It
+// reports whether an entry's object or mode changed, or an entry came or
+// went.
+func editIndex(ix *indexFile, files []workFile, blobs []plumbing.Hash) (stale bool) {
+	for i, f := range files {
+		e, ok := ix.lookup(f.rel)
+		if f.exists {
+			stale = stale || !ok || e.hash() != blobs[i] || e.mode() != f.mode
+			ix.set(newIndexEntry(f.rel, f.stat, f.mode, blobs[i]))
+		} else {
+			stale = stale || ok
+			ix.remove(f.rel)
+		}
+	}
+	return stale
+}
+
+// prepareIndex lays ix out and sets its checksum. Runs of entries
+// unchanged since the index was read or last laid out in full stay in the
+// bytes they are in (at 100,000 entries, copying 9.5 MB on every commit
+// cost more than the few entries a commit changes); once more than
 // maxLooseIndexEntries are encoded one by one, the index is laid out in
 // one buffer again (full), which keepIndex then makes its entries'
-// source. The bytes are written on another goroutine while this one
-// computes their checksum: at 100,000 entries each is about 4 ms of a
-// write's CPU.
-func (s *Store) writeIndex(ix *indexFile, ilock *lockFile) (full bool, err error) {
+// source.
+func (s *Store) prepareIndex(ix *indexFile) preparedIndex {
 	spill, spans, loose := ix.layout(s.indexSpill)
 	s.indexSpill = spill
-	segs := make([][]byte, 0, len(spans))
+	p := preparedIndex{ix: ix, segs: make([][]byte, 0, len(spans))}
 	maxLoose := s.maxLooseIndex
 	if maxLoose == 0 {
 		maxLoose = maxLooseIndexEntries
 	}
-	full = ix.version == 4 || loose > maxLoose
-	if full {
+	p.full = ix.version == 4 || loose > maxLoose
+	if p.full {
 		s.indexBuf = ix.join(s.indexBuf, spans, spill)
-		segs = append(segs, s.indexBuf)
+		p.segs = append(p.segs, s.indexBuf)
 	} else {
 		for _, sp := range spans {
-			segs = append(segs, sp.bytes(ix.src, spill))
+			p.segs = append(p.segs, sp.bytes(ix.src, spill))
 		}
 	}
-	var werr error
-	done := make(chan struct{})
-	durable := s.syncs(fsyncIndex)
-	go func() {
-		defer close(done)
-		var written, flushed int64
-		for _, b := range segs {
-			for len(b) > 0 {
-				n := min(len(b), indexWritebackChunk)
-				if werr = ilock.write(b[:n]); werr != nil {
-					return
-				}
-				b = b[n:]
-				written += int64(n)
-				if durable && written-flushed >= indexWritebackChunk {
-					startWriteback(ilock.f, flushed, written-flushed)
-					flushed = written
-				}
-			}
-		}
-	}()
 	h := sha1.New()
-	for _, b := range segs {
+	for _, b := range p.segs {
 		h.Write(b)
 	}
 	h.Sum(ix.sum[:0])
-	<-done
-	if werr != nil {
-		return full, werr
+	return p
+}
+
+// writeIndex writes a prepared index and its checksum to ilock. When the
+// index is to be fsynced, the writeback of every chunk written starts at
+// once.
+func (s *Store) writeIndex(p preparedIndex, ilock *lockFile) error {
+	durable := s.syncs(fsyncIndex)
+	var written, flushed int64
+	for _, b := range p.segs {
+		for len(b) > 0 {
+			n := min(len(b), indexWritebackChunk)
+			if err := ilock.write(b[:n]); err != nil {
+				return err
+			}
+			b = b[n:]
+			written += int64(n)
+			if durable && written-flushed >= indexWritebackChunk {
+				startWriteback(ilock.f, flushed, written-flushed)
+				flushed = written
+			}
+		}
 	}
-	return full, ilock.write(ix.sum[:])
+	return ilock.write(p.ix.sum[:])
+}
+
+// indexIs reports whether the index file at path is the one whose
+// checksum is sum (zero: no index file; an index git wrote without a
+// checksum, index.skipHash, is never taken for unchanged).
+func indexIs(path string, sum [indexHashLen]byte) bool {
+	f, err := os.Open(path)
+	if errors.Is(err, fs.ErrNotExist) {
+		return sum == [indexHashLen]byte{}
+	}
+	if err != nil || sum == [indexHashLen]byte{} {
+		return false
+	}
+	defer f.Close()
+	fi, err := f.Stat()
+	if err != nil || fi.Size() < indexHeaderLen+indexHashLen {
+		return false
+	}
+	var got [indexHashLen]byte
+	_, err = f.ReadAt(got[:], fi.Size()-indexHashLen)
+	return err == nil && got == sum
 }
 
 // indexWritebackChunk is how many bytes of the index writeIndex writes
@@ -510,16 +545,16 @@ const indexWritebackChunk = 1 << 20
 // before it lays the index out in one buffer again.
 const maxLooseIndexEntries = 512
 
-// keepIndex makes ix, just written by writeIndex and published, the
-// Store's cached index; after a full layout its entries point into the
-// new buffer and the old one is kept for the next full layout.
-func (s *Store) keepIndex(ix *indexFile, full bool) {
-	if full {
-		spare := ix.src
-		ix.adopt(s.indexBuf)
+// keepIndex makes p's index, just written and published, the Store's
+// cached index; after a full layout its entries point into the new buffer
+// and the old one is kept for the next full layout.
+func (s *Store) keepIndex(p preparedIndex) {
+	if p.full {
+		spare := p.ix.src
+		p.ix.adopt(s.indexBuf)
 		s.indexBuf = spare
 	}
-	s.index = ix
+	s.index = p.ix
 }
 
 // author picks the commit author.
@@ -609,41 +644,39 @@ type pathChange struct {
 	index int // position in the caller's files, to report blob ids back
 }
 
-// applyFiles writes blobs for files that differ from the base tree and
-// returns the new root tree plus each file's blob id.
-func (s *Store) applyFiles(base plumbing.Hash, files []workFile) (plumbing.Hash, []plumbing.Hash, error) {
-	blobs := make([]plumbing.Hash, len(files))
+// applyFiles writes blobs for files that differ from the base tree (blobs
+// holds their ids) and returns the new root tree.
+func (s *Store) applyFiles(base plumbing.Hash, files []workFile, blobs []plumbing.Hash) (plumbing.Hash, error) {
 	changes := make([]pathChange, 0, len(files))
 	for i, f := range files {
 		ch := pathChange{rel: f.rel, del: !f.exists, mode: f.mode, index: i}
 		if f.exists {
 			old, found, err := s.lookupPath(base, f.rel)
 			if err != nil {
-				return plumbing.ZeroHash, nil, err
+				return plumbing.ZeroHash, err
 			}
 			if found && !s.fileMode && (old.mode == modeFile || old.mode == modeExec) && f.mode != modeSymlink {
 				ch.mode = old.mode // core.fileMode=false: keep the recorded bit
 			}
-			ch.hash = blobHash(f.data)
+			ch.hash = blobs[i]
 			if !found || old.hash != ch.hash {
 				if _, err := s.writeObject(plumbing.BlobObject, f.data); err != nil {
-					return plumbing.ZeroHash, nil, err
+					return plumbing.ZeroHash, err
 				}
 			}
-			blobs[i] = ch.hash
 		}
 		changes = append(changes, ch)
 	}
 	root, nonEmpty, err := s.editTree(base, changes)
 	if err != nil {
-		return plumbing.ZeroHash, nil, err
+		return plumbing.ZeroHash, err
 	}
 	if !nonEmpty {
 		if root, err = s.writeObject(plumbing.TreeObject, nil); err != nil {
-			return plumbing.ZeroHash, nil, err
+			return plumbing.ZeroHash, err
 		}
 	}
-	return root, blobs, nil
+	return root, nil
 }
 
 func blobHash(data []byte) plumbing.Hash {

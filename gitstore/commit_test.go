@@ -734,3 +734,60 @@ func TestEditLargeTreeInPlace(t *testing.T) {
 	}
 	runGit(t, root, "fsck", "--strict")
 }
+
+// Commit prepares the new index before it takes index.lock; when git
+// changes the index in between, the commit must edit the index as it is
+// then, not publish one that drops what git staged.
+func TestCommitIndexChangedBeforeLock(t *testing.T) {
+	t.Parallel()
+	root, s := newRepo(t)
+	commitFiles(t, s, "seed", map[string]string{"mem/a.md": "a\n"})
+	writeFile(t, filepath.Join(root, "staged.txt"), "staged by the user\n")
+	s.beforeIndexLock = func() {
+		s.beforeIndexLock = nil
+		runGit(t, root, "add", "staged.txt")
+	}
+	commitFiles(t, s, "while git adds", map[string]string{"mem/b.md": "b\n"})
+	if got, want := runGit(t, root, "status", "--porcelain"), "A  staged.txt\n"; got != want {
+		t.Errorf("git status after the commit:\n%s\nwant:\n%s", got, want)
+	}
+	if got := runGit(t, root, "ls-files", "mem"); got != "mem/a.md\nmem/b.md\n" {
+		t.Errorf("index has %q under mem/, want a.md and b.md", got)
+	}
+}
+
+func TestIndexIs(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	sumA := [indexHashLen]byte{1, 2, 3}
+	body := make([]byte, indexHeaderLen)
+	write := func(name string, trailer [indexHashLen]byte) string {
+		p := filepath.Join(dir, name)
+		writeFile(t, p, string(append(slices.Clone(body), trailer[:]...)))
+		return p
+	}
+	withA := write("a", sumA)
+	withZero := write("zero", [indexHashLen]byte{})
+	short := filepath.Join(dir, "short")
+	writeFile(t, short, "DIRC")
+	missing := filepath.Join(dir, "missing")
+	tests := []struct {
+		name string
+		path string
+		sum  [indexHashLen]byte
+		want bool
+	}{
+		{"same checksum", withA, sumA, true},
+		{"other checksum", withA, [indexHashLen]byte{9}, false},
+		{"no file, none expected", missing, [indexHashLen]byte{}, true},
+		{"no file, one expected", missing, sumA, false},
+		{"file, none expected", withA, [indexHashLen]byte{}, false},
+		{"no checksum written (index.skipHash)", withZero, [indexHashLen]byte{}, false},
+		{"too short for a checksum", short, sumA, false},
+	}
+	for _, tt := range tests {
+		if got := indexIs(tt.path, tt.sum); got != tt.want {
+			t.Errorf("%s: indexIs = %v, want %v", tt.name, got, tt.want)
+		}
+	}
+}

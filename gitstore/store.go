@@ -100,6 +100,8 @@ type Store struct {
 	cleared       []StaleLock     // stale locks the current Commit removed
 	closed        bool
 
+	beforeIndexLock func() // tests: runs after the index is prepared, before its lock is taken
+
 	prefetch   sync.WaitGroup  // PrefetchIndex's read; Close waits for it
 	releases   sync.WaitGroup  // closes of replaced index files (holdReplaced); Close waits for them
 	prefetched chan *indexFile // its result (nil: unreadable), for the next loadIndex
@@ -513,19 +515,24 @@ func (s *Store) writeObject(t plumbing.ObjectType, data []byte) (plumbing.Hash, 
 		// Sync, then rename: a visible object is always whole, as later
 		// writes skip objects that exist. flushSyncs waits for this.
 		s.markDirDirty(dir, created)
-		s.batch.run(func() error { return s.publishObject(f, final, true) })
+		large := len(data) >= largeObjectBytes
+		s.batch.run(func() error { return s.publishObject(f, final, true, large) })
 		return h, nil
 	}
-	return h, s.publishObject(f, final, false)
+	return h, s.publishObject(f, final, false, false)
 }
 
 // publishObject closes a written temporary object file, after syncing it
 // if sync is set, and renames it to its final name; on failure it removes
-// it.
-func (s *Store) publishObject(f *os.File, final string, sync bool) error {
+// it. A large synced object's pages leave the page cache (dropCache): a
+// commit reads the next tree from the Store's cache, not from the file.
+func (s *Store) publishObject(f *os.File, final string, sync, large bool) error {
 	var err error
 	if sync {
 		err = s.fsys.syncFile(f)
+		if err == nil && large {
+			dropCache(f)
+		}
 	}
 	if cerr := f.Close(); err == nil {
 		err = cerr

@@ -19,3 +19,19 @@ func startWriteback(f *os.File, off, n int64) {
 		unix.SyncFileRange(int(fd), off, n, unix.SYNC_FILE_RANGE_WRITE)
 	})
 }
+
+// dropCache asks the kernel to drop f's clean pages from the page cache.
+// A large tree object is written once per commit and read again only
+// after a restart; kept cached, each commit's 2.4 MB (at 100,000
+// memories) took fresh pages, which on a virtual machine cost about 5 ms
+// of every write against under 1 ms for pages just freed. A hint: errors
+// are ignored.
+func dropCache(f *os.File) {
+	c, err := f.SyscallConn()
+	if err != nil {
+		return
+	}
+	c.Control(func(fd uintptr) {
+		unix.Fadvise(int(fd), 0, 0, unix.FADV_DONTNEED)
+	})
+}
