@@ -248,10 +248,37 @@ func (s *Store) Commit(ctx context.Context, c Change) (CommitResult, error) {
 	}
 	base := ix.sum
 	stale := editIndex(ix, files, blobs)
-	prepared := make(chan preparedIndex, 1)
-	go func() { prepared <- s.prepareIndex(ix) }()
+	// The new index goes straight into a staged lock file (the lock's
+	// owner record) while it is hashed, and is synced there.
+	staged, err := s.stageLock(indexPath)
+	if err != nil {
+		return CommitResult{}, fmt.Errorf("commit: lock index: %w", err)
+	}
+	defer staged.discard()
+	type preparedResult struct {
+		p   preparedIndex
+		err error
+	}
+	prepared := make(chan preparedResult, 1)
+	go func() {
+		p := s.layoutIndex(ix)
+		var err error
+		if staged != nil {
+			err = s.fillIndex(p, staged.f)
+			if err == nil && s.syncs(fsyncIndex) {
+				if err = s.fsys.syncFile(staged.f); err == nil {
+					staged.synced = true
+				}
+			}
+		}
+		prepared <- preparedResult{p, err}
+	}()
 	pre, err := s.buildCommit(h0, files, blobs, author, committer, msg)
-	next := <-prepared
+	r := <-prepared
+	next := r.p
+	if err == nil && r.err != nil {
+		err = fmt.Errorf("write index: %w", r.err)
+	}
 	if err != nil {
 		return CommitResult{}, fmt.Errorf("commit: %w", err)
 	}
@@ -269,7 +296,7 @@ func (s *Store) Commit(ctx context.Context, c Change) (CommitResult, error) {
 	if timeout <= 0 {
 		timeout = DefaultIndexLockTimeout
 	}
-	ilock, err := s.acquireLockFile(ctx, indexPath, timeout)
+	ilock, err := s.acquireLockFile(ctx, indexPath, timeout, staged)
 	if err != nil {
 		if errors.Is(err, errTimeout) {
 			return CommitResult{}, fmt.Errorf("commit: %w (%s.lock)", ErrIndexLocked, indexPath)
@@ -291,9 +318,14 @@ func (s *Store) Commit(ctx context.Context, c Change) (CommitResult, error) {
 			return CommitResult{}, fmt.Errorf("commit: %w", err)
 		}
 		stale = editIndex(ix, files, blobs)
-		next = s.prepareIndex(ix)
+		next = s.layoutIndex(ix)
+		if ilock.filled {
+			if err := ilock.reset(); err != nil {
+				return CommitResult{}, fmt.Errorf("commit: write index: %w", err)
+			}
+		}
 	}
-	written, syncing := false, false
+	syncing := ilock.synced
 
 	var h head
 	var b built
@@ -320,9 +352,9 @@ func (s *Store) Commit(ctx context.Context, c Change) (CommitResult, error) {
 		if b.noChange && !stale {
 			return CommitResult{}, ErrNoChange
 		}
-		if !written {
-			written = true
-			if err := s.writeIndex(next, ilock); err != nil {
+		if !ilock.filled {
+			ilock.filled = true
+			if err := s.fillIndex(next, ilock.f); err != nil {
 				return CommitResult{}, fmt.Errorf("commit: write index: %w", err)
 			}
 		}
@@ -459,14 +491,13 @@ func editIndex(ix *indexFile, files []workFile, blobs []plumbing.Hash) (stale bo
 	return stale
 }
 
-// prepareIndex lays ix out and sets its checksum. Runs of entries
-// unchanged since the index was read or last laid out in full stay in the
-// bytes they are in (at 100,000 entries, copying 9.5 MB on every commit
-// cost more than the few entries a commit changes); once more than
-// maxLooseIndexEntries are encoded one by one, the index is laid out in
-// one buffer again (full), which keepIndex then makes its entries'
-// source.
-func (s *Store) prepareIndex(ix *indexFile) preparedIndex {
+// layoutIndex lays ix out for writing. Runs of entries unchanged since
+// the index was read or last laid out in full stay in the bytes they are
+// in (at 100,000 entries, copying 9.5 MB on every commit cost more than
+// the few entries a commit changes); once more than maxLooseIndexEntries
+// are encoded one by one, the index is laid out in one buffer again
+// (full), which keepIndex then makes its entries' source.
+func (s *Store) layoutIndex(ix *indexFile) preparedIndex {
 	spill, spans, loose := ix.layout(s.indexSpill)
 	s.indexSpill = spill
 	p := preparedIndex{ix: ix, segs: make([][]byte, 0, len(spans))}
@@ -483,35 +514,46 @@ func (s *Store) prepareIndex(ix *indexFile) preparedIndex {
 			p.segs = append(p.segs, sp.bytes(ix.src, spill))
 		}
 	}
+	return p
+}
+
+// fillIndex writes p and its checksum to f, computing the checksum into
+// p's index: the bytes are written on another goroutine while this one
+// hashes them, and when the index is to be fsynced, the writeback of
+// every chunk written starts at once.
+func (s *Store) fillIndex(p preparedIndex, f *os.File) error {
+	var werr error
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		durable := s.syncs(fsyncIndex)
+		var written, flushed int64
+		for _, b := range p.segs {
+			for len(b) > 0 {
+				n := min(len(b), indexWritebackChunk)
+				if _, werr = f.Write(b[:n]); werr != nil {
+					return
+				}
+				b = b[n:]
+				written += int64(n)
+				if durable && written-flushed >= indexWritebackChunk {
+					startWriteback(f, flushed, written-flushed)
+					flushed = written
+				}
+			}
+		}
+	}()
 	h := sha1.New()
 	for _, b := range p.segs {
 		h.Write(b)
 	}
-	h.Sum(ix.sum[:0])
-	return p
-}
-
-// writeIndex writes a prepared index and its checksum to ilock. When the
-// index is to be fsynced, the writeback of every chunk written starts at
-// once.
-func (s *Store) writeIndex(p preparedIndex, ilock *lockFile) error {
-	durable := s.syncs(fsyncIndex)
-	var written, flushed int64
-	for _, b := range p.segs {
-		for len(b) > 0 {
-			n := min(len(b), indexWritebackChunk)
-			if err := ilock.write(b[:n]); err != nil {
-				return err
-			}
-			b = b[n:]
-			written += int64(n)
-			if durable && written-flushed >= indexWritebackChunk {
-				startWriteback(ilock.f, flushed, written-flushed)
-				flushed = written
-			}
-		}
+	h.Sum(p.ix.sum[:0])
+	<-done
+	if werr != nil {
+		return werr
 	}
-	return ilock.write(p.ix.sum[:])
+	_, err := f.Write(p.ix.sum[:])
+	return err
 }
 
 // indexIs reports whether the index file at path is the one whose

@@ -735,24 +735,51 @@ func TestEditLargeTreeInPlace(t *testing.T) {
 	runGit(t, root, "fsck", "--strict")
 }
 
-// Commit prepares the new index before it takes index.lock; when git
-// changes the index in between, the commit must edit the index as it is
-// then, not publish one that drops what git staged.
+// Commit prepares the new index before it takes index.lock, staged in
+// the lock's owner record when it has one; when git changes the index in
+// between, the commit must edit the index as it is then, not publish one
+// that drops what git staged. Without an owner (no record to stage in)
+// the index is written under the lock.
 func TestCommitIndexChangedBeforeLock(t *testing.T) {
 	t.Parallel()
-	root, s := newRepo(t)
-	commitFiles(t, s, "seed", map[string]string{"mem/a.md": "a\n"})
-	writeFile(t, filepath.Join(root, "staged.txt"), "staged by the user\n")
-	s.beforeIndexLock = func() {
-		s.beforeIndexLock = nil
-		runGit(t, root, "add", "staged.txt")
-	}
-	commitFiles(t, s, "while git adds", map[string]string{"mem/b.md": "b\n"})
-	if got, want := runGit(t, root, "status", "--porcelain"), "A  staged.txt\n"; got != want {
-		t.Errorf("git status after the commit:\n%s\nwant:\n%s", got, want)
-	}
-	if got := runGit(t, root, "ls-files", "mem"); got != "mem/a.md\nmem/b.md\n" {
-		t.Errorf("index has %q under mem/, want a.md and b.md", got)
+	for _, tt := range []struct {
+		name    string
+		owner   bool
+		gitAdds bool
+	}{
+		{"staged, index unchanged", true, false},
+		{"staged, git adds a file first", true, true},
+		{"no owner record, index unchanged", false, false},
+		{"no owner record, git adds a file first", false, true},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			root, s := newRepo(t)
+			if !tt.owner {
+				s.owner = lockOwner{}
+			}
+			commitFiles(t, s, "seed", map[string]string{"mem/a.md": "a\n"})
+			writeFile(t, filepath.Join(root, "staged.txt"), "staged by the user\n")
+			wantStatus := "?? staged.txt\n"
+			if tt.gitAdds {
+				s.beforeIndexLock = func() {
+					s.beforeIndexLock = nil
+					runGit(t, root, "add", "staged.txt")
+				}
+				wantStatus = "A  staged.txt\n"
+			}
+			commitFiles(t, s, "the commit", map[string]string{"mem/b.md": "b\n"})
+			if got := runGit(t, root, "status", "--porcelain"); got != wantStatus {
+				t.Errorf("git status after the commit:\n%s\nwant:\n%s", got, wantStatus)
+			}
+			if got := runGit(t, root, "ls-files", "mem"); got != "mem/a.md\nmem/b.md\n" {
+				t.Errorf("index has %q under mem/, want a.md and b.md", got)
+			}
+			left, err := filepath.Glob(filepath.Join(s.gitDir, "index*.lock"))
+			if err != nil || len(left) > 0 {
+				t.Errorf("left behind: %v %v", left, err)
+			}
+		})
 	}
 }
 

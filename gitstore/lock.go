@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -119,6 +120,7 @@ type lockFile struct {
 	done    bool // published: the lock file no longer exists
 	created bool // the lock's directory had to be created
 	synced  bool // fsynced since the last write
+	filled  bool // holds a staged content (stageLock)
 }
 
 // createExcl creates p exclusively, and its directory if missing; created
@@ -138,8 +140,22 @@ func createExcl(p string) (f *os.File, created bool, err error) {
 // tryLockFile creates target+".lock", as a hard link to a fresh owner
 // record of owner when owner is not nil; it reports false if another
 // process holds it.
-func tryLockFile(target string, owner *lockOwner) (*lockFile, bool, error) {
+func tryLockFile(target string, owner *lockOwner, staged *stagedLock) (*lockFile, bool, error) {
 	p := target + ".lock"
+	if staged != nil && staged.f != nil {
+		err := os.Link(staged.rec, p)
+		if err == nil {
+			l := &lockFile{target: target, path: p, rec: staged.rec, f: staged.f, created: staged.created, filled: true, synced: staged.synced}
+			staged.f = nil
+			return l, true, nil
+		}
+		if errors.Is(err, fs.ErrExist) {
+			return nil, false, nil
+		}
+		// No hard links here: an empty lock without a record, below.
+		staged.discard()
+		owner = nil
+	}
 	if owner != nil {
 		rec := owner.recordPath(target)
 		f, created, err := createExcl(rec)
@@ -186,7 +202,12 @@ const staleCheckEvery = 16
 // Owner records of gone processes next to the lock are swept once per
 // Store and target, so that a kill between making a record and taking or
 // after releasing the lock leaves nothing behind for long.
-func (s *Store) acquireLockFile(ctx context.Context, target string, timeout time.Duration) (*lockFile, error) {
+//
+// With staged (see stageLock) the lock is taken by linking its name to
+// the staged record, whose bytes become the lock's (filled); on a file
+// system without hard links the staged record is dropped and the lock
+// created empty.
+func (s *Store) acquireLockFile(ctx context.Context, target string, timeout time.Duration, staged *stagedLock) (*lockFile, error) {
 	var owner *lockOwner
 	if s.owner.pid > 0 {
 		owner = &s.owner
@@ -204,7 +225,7 @@ func (s *Store) acquireLockFile(ctx context.Context, target string, timeout time
 	err := retry(ctx, timeout, func() (bool, error) {
 		var ok bool
 		var err error
-		l, ok, err = tryLockFile(target, owner)
+		l, ok, err = tryLockFile(target, owner, staged)
 		if ok || err != nil || owner == nil {
 			return ok, err
 		}
@@ -219,10 +240,58 @@ func (s *Store) acquireLockFile(ctx context.Context, target string, timeout time
 		s.cleared = append(s.cleared, *cleared)
 		// Try again at once: on a loaded machine the check may have
 		// taken longer than the timeout left.
-		l, ok, err = tryLockFile(target, owner)
+		l, ok, err = tryLockFile(target, owner, staged)
 		return ok, err
 	})
 	return l, err
+}
+
+// stagedLock is a lock file's content written before the lock is taken,
+// under the name of a fresh owner record: taking the lock then links the
+// lock's name to the record, as it does for an empty one, so writing and
+// flushing the bytes (9.7 MB for the index of 100,000 files) happen
+// outside the window in which the lock blocks everyone else.
+type stagedLock struct {
+	rec     string
+	f       *os.File
+	created bool // the record's directory had to be created
+	synced  bool // its content was fsynced
+}
+
+// stageLock creates a fresh owner record for target's lock, for the
+// caller to fill and then take with acquireLockFile. Without an owner to
+// record it returns nil, and the lock is created and filled as usual.
+func (s *Store) stageLock(target string) (*stagedLock, error) {
+	if s.owner.pid <= 0 {
+		return nil, nil
+	}
+	rec := s.owner.recordPath(target)
+	f, created, err := createExcl(rec)
+	if err != nil {
+		return nil, err
+	}
+	return &stagedLock{rec: rec, f: f, created: created}, nil
+}
+
+// discard removes a staged lock that was not taken; it does nothing once
+// the lock was (its record is then the lock's).
+func (st *stagedLock) discard() {
+	if st == nil || st.f == nil {
+		return
+	}
+	st.f.Close()
+	os.Remove(st.rec)
+	st.f = nil
+}
+
+// reset empties a lock file for it to be written again.
+func (l *lockFile) reset() error {
+	l.synced, l.filled = false, false
+	if err := l.f.Truncate(0); err != nil {
+		return err
+	}
+	_, err := l.f.Seek(0, io.SeekStart)
+	return err
 }
 
 // write fills the lock file without publishing it.

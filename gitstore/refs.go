@@ -135,7 +135,7 @@ func (s *Store) updateRef(ctx context.Context, h head, newHash plumbing.Hash, wh
 		name = "HEAD"
 	}
 	path := s.refPath(name)
-	lock, err := s.acquireLockFile(ctx, path, refLockTimeout)
+	lock, err := s.acquireLockFile(ctx, path, refLockTimeout, nil)
 	if err != nil {
 		if errors.Is(err, errTimeout) {
 			return fmt.Errorf("update %s: %s.lock is held by another process: %w", name, path, ErrRefChanged)

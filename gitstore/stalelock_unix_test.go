@@ -25,7 +25,7 @@ func holdLocks() error {
 		return err
 	}
 	for _, target := range s.lockTargets() {
-		if _, err := s.acquireLockFile(context.Background(), target, time.Second); err != nil {
+		if _, err := s.acquireLockFile(context.Background(), target, time.Second, nil); err != nil {
 			return err
 		}
 	}

@@ -211,7 +211,9 @@ func checkSyncOrder(t *testing.T, s *Store, rec *recordingFS, res CommitResult, 
 	if indexRename < refRename {
 		t.Fatalf("index renamed at %d, want after the ref at %d", indexRename, refRename)
 	}
-	indexSync := rec.index("file", indexLock)
+	// A staged index is synced under its owner record's name, the same
+	// file the lock's name is linked to.
+	indexSync := slices.IndexFunc(rec.ops, func(o syncOp) bool { return o.op == "file" && isIndexLockFile(s.gitDir, o.path) })
 	gitDirSync := slices.IndexFunc(rec.ops[indexRename:], func(d syncOp) bool { return d.op == "dir" && d.path == s.gitDir })
 	if index && (indexSync < 0 || indexSync > indexRename || gitDirSync < 0) {
 		t.Errorf("index: synced at %d, renamed at %d, dir synced at +%d; want sync, rename, dir sync", indexSync, indexRename, gitDirSync)
@@ -236,7 +238,7 @@ func TestCommitSyncFailure(t *testing.T) {
 			wantErr: "injected"},
 		{name: "ref lock file", failFile: func(p string) bool { return strings.HasSuffix(p, "master.lock") },
 			wantErr: "injected"},
-		{name: "index lock file", failFile: func(p string) bool { return strings.HasSuffix(p, "index.lock") },
+		{name: "index lock file", failFile: func(p string) bool { return isIndexLockFile(filepath.Dir(p), p) },
 			wantErr: "injected"},
 		{name: "ref directory", failDir: func(p string) bool { return strings.HasSuffix(p, filepath.Join("refs", "heads")) },
 			wantMoved: true, wantErr: "made, but it may not survive a power loss"},
@@ -308,4 +310,11 @@ func TestParseFsync(t *testing.T) {
 			}
 		})
 	}
+}
+
+// isIndexLockFile reports whether path is gitDir's index.lock or an owner
+// record of it (a staged index is written and synced under that name).
+func isIndexLockFile(gitDir, path string) bool {
+	base, ok := strings.CutPrefix(path, gitDir+string(filepath.Separator))
+	return ok && (base == "index.lock" || strings.HasPrefix(base, "index"+recordTag) && strings.HasSuffix(base, ".lock"))
 }
