@@ -168,9 +168,10 @@ func (s *Store) Identity(ctx context.Context) (Signature, error) {
 // ErrIndexLocked when another process holds the index for longer than
 // IndexLockTimeout. On any error the branch and the index are left
 // unchanged; objects it wrote stay unreferenced until git gc prunes them.
-// The blobs, trees and commit object are written, and the new index laid
-// out and hashed, before the index lock is taken, so git's locks are held
-// only to write the index and move the ref.
+// The blobs, trees and commit object are written, and the new index
+// written and synced under the name of its lock's owner record, before
+// the index lock is taken, so git's locks are held only to check the index
+// and move the ref.
 func (s *Store) Commit(ctx context.Context, c Change) (CommitResult, error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
@@ -221,12 +222,14 @@ func (s *Store) Commit(ctx context.Context, c Change) (CommitResult, error) {
 	}
 
 	// The new index depends on the files alone, not on the commit: it is
-	// laid out and hashed (9.7 MB at 100,000 entries) on another
-	// goroutine while this one builds the commit's objects, both before
-	// any lock is taken. Under the index lock it is used if the index it
-	// was derived from is still the file's, and written before the branch
-	// moves, so that a full disk fails the commit rather than leaving the
-	// index behind.
+	// laid out, hashed and written (9.7 MB at 100,000 entries) on other
+	// goroutines while this one builds the commit's objects, both before
+	// any lock is taken. It is written into a fresh owner record of the
+	// index lock and synced there; taking the lock links the lock to it
+	// (stageLock). Under the lock it is used if the index it was derived
+	// from is still the file's; either way it is complete before the
+	// branch moves, so that a full disk fails the commit rather than
+	// leaving the index behind.
 	indexPath := filepath.Join(s.gitDir, "index")
 	ix, err := s.loadIndex(indexPath)
 	if err != nil {
@@ -248,8 +251,6 @@ func (s *Store) Commit(ctx context.Context, c Change) (CommitResult, error) {
 	}
 	base := ix.sum
 	stale := editIndex(ix, files, blobs)
-	// The new index goes straight into a staged lock file (the lock's
-	// owner record) while it is hashed, and is synced there.
 	staged, err := s.stageLock(indexPath)
 	if err != nil {
 		return CommitResult{}, fmt.Errorf("commit: lock index: %w", err)
@@ -350,6 +351,8 @@ func (s *Store) Commit(ctx context.Context, c Change) (CommitResult, error) {
 		}
 		h0, pre = h, b
 		if b.noChange && !stale {
+			// A no-op leaves the user's index alone (the cached copy,
+			// edited, goes).
 			return CommitResult{}, ErrNoChange
 		}
 		if !ilock.filled {
@@ -359,8 +362,8 @@ func (s *Store) Commit(ctx context.Context, c Change) (CommitResult, error) {
 			}
 		}
 		if b.noChange {
-			// Nothing to commit, but the index lags HEAD for these paths:
-			// a process killed after moving the branch and before
+			// Nothing to commit, but the index may lag HEAD for these
+			// paths: a process killed after moving the branch and before
 			// publishing the index leaves it so, and git status would then
 			// show the commit's files as deleted and untracked. Recovery
 			// commits the same paths again; bring their entries in step.
