@@ -683,16 +683,7 @@ func TestEditLargeTreeInPlace(t *testing.T) {
 	}
 	for i, st := range steps {
 		before := strings.TrimSpace(runGit(t, root, "rev-parse", "HEAD"))
-		var paths []string
-		for rel, content := range st {
-			p := filepath.Join(root, filepath.FromSlash(rel))
-			if content == "" {
-				os.Remove(p)
-			} else {
-				writeFile(t, p, content)
-			}
-			paths = append(paths, p)
-		}
+		paths := writeWorkFiles(t, root, st)
 		_, err := s.Commit(t.Context(), Change{Paths: paths, Message: fmt.Sprintf("step %d", i), Author: testAuthor})
 		if i == len(steps)-1 {
 			if !errors.Is(err, ErrNoChange) {

@@ -137,9 +137,21 @@ func readFile(t testing.TB, path string) []byte {
 // commits them through the Store.
 func commitFiles(t testing.TB, s *Store, msg string, files map[string]string) CommitResult {
 	t.Helper()
+	paths := writeWorkFiles(t, s.Root(), files)
+	res, err := s.Commit(t.Context(), Change{Paths: paths, Message: msg, Author: testAuthor})
+	if err != nil {
+		t.Fatalf("commit %q: %v", msg, err)
+	}
+	return res
+}
+
+// writeWorkFiles writes files (relative path -> content; "" deletes)
+// below root and returns their absolute paths.
+func writeWorkFiles(t testing.TB, root string, files map[string]string) []string {
+	t.Helper()
 	var paths []string
 	for rel, content := range files {
-		p := filepath.Join(s.Root(), filepath.FromSlash(rel))
+		p := filepath.Join(root, filepath.FromSlash(rel))
 		if content == "" {
 			os.Remove(p)
 		} else {
@@ -147,11 +159,7 @@ func commitFiles(t testing.TB, s *Store, msg string, files map[string]string) Co
 		}
 		paths = append(paths, p)
 	}
-	res, err := s.Commit(t.Context(), Change{Paths: paths, Message: msg, Author: testAuthor})
-	if err != nil {
-		t.Fatalf("commit %q: %v", msg, err)
-	}
-	return res
+	return paths
 }
 
 // gitPath returns the git CLI, or "" if it is not installed.
