@@ -580,13 +580,13 @@ func indexIs(path string, sum [indexHashLen]byte) bool {
 	return err == nil && got == sum
 }
 
-// indexWritebackChunk is how many bytes of the index writeIndex writes
+// indexWritebackChunk is how many bytes of the index fillIndex writes
 // before it starts their writeback when the index is to be fsynced: the
 // device then writes while the rest is hashed and written, and the fsync
 // waits for the last chunk, not for all 9.7 MB of a 100,000-entry index.
 const indexWritebackChunk = 1 << 20
 
-// maxLooseIndexEntries bounds the entries writeIndex encodes one by one
+// maxLooseIndexEntries bounds the entries layoutIndex encodes one by one
 // before it lays the index out in one buffer again.
 const maxLooseIndexEntries = 512
 

@@ -357,12 +357,12 @@ func (ix *indexFile) removeName(name string) {
 	ix.entries = append(ix.entries[:i], ix.entries[j:]...)
 }
 
-// set replaces every stage of e.name with e, removing entries that would
-// conflict with it as a file (a file at one of its parent directories, or
-// files under a directory of the same name), as git's add_index_entry does.
 // indexSpare is the capacity decode leaves beyond an index's entries.
 const indexSpare = 16
 
+// set replaces every stage of e.name with e, removing entries that would
+// conflict with it as a file (a file at one of its parent directories, or
+// files under a directory of the same name), as git's add_index_entry does.
 func (ix *indexFile) set(e indexEntry) {
 	ix.removeConflicts(e.name)
 	ix.removeName(e.name)

@@ -342,8 +342,8 @@ func TestTreeCompareBytes(t *testing.T) {
 	}
 }
 
-// encode serialises the index with its checksum, as writeIndex writes
-// it.
+// encode serialises the index with its checksum, as Commit writes it
+// (layoutIndex, fillIndex).
 func (ix *indexFile) encode(buf []byte) []byte {
 	spill, spans, _ := ix.layout(nil)
 	buf = ix.join(buf, spans, spill)
@@ -353,7 +353,7 @@ func (ix *indexFile) encode(buf []byte) []byte {
 
 // TestIndexRunsAcrossCommits commits one file after another, adding,
 // editing and deleting, with a small bound on the entries encoded one by
-// one, so that writeIndex alternates between writing runs from the bytes
+// one, so that Commit alternates between writing runs from the bytes
 // they were read from and laying the index out in full. After each commit
 // git must read the index as the commit's tree, with nothing staged or
 // changed.

@@ -85,7 +85,7 @@ type Store struct {
 	commits       *lru[plumbing.Hash, *object.Commit]
 	index         *indexFile                             // last index read or written, reused while its checksum matches
 	indexBuf      []byte                                 // encoding buffer for the index, reused between commits
-	indexSpill    []byte                                 // writeIndex's buffer for what is not a run of unchanged entries
+	indexSpill    []byte                                 // layoutIndex's buffer for what is not a run of unchanged entries
 	maxLooseIndex int                                    // maxLooseIndexEntries unless set (by tests)
 	zw            [zlib.BestCompression + 2]*zlib.Writer // by level+1 (-1 is zlib's default), reused
 	treeBuf       []byte                                 // editTree's encoding buffer, reused

@@ -21,11 +21,13 @@ import (
 //
 // Independent syncs run concurrently (a syncBatch), so a commit waits for
 // about three flushes, not fifteen: object files (while later objects are
-// still being built), then object directories with the ref and index lock
-// files, then the ref's directory, then the index's. The index, 9.7 MB
-// at 100,000 entries, has its writeback started while it is still being
-// written (startWriteback), so its flush overlaps the hashing instead of
-// following it.
+// still being built), then object directories with the ref's lock file,
+// then the ref's directory, then the index's. The index itself is synced
+// before its lock is taken, in the owner record the lock is then linked
+// to (stageLock); its writeback starts while it is still being written
+// (startWriteback), so its flush overlaps the hashing instead of
+// following it. Without an owner record it is written under the lock and
+// synced alongside the ref's lock file.
 
 // fsyncComponent is one kind of file git's core.fsync names that this
 // package writes.
