@@ -401,8 +401,26 @@ func place(data []byte, found []Finding) []Finding {
 
 // Redact returns a copy of data with every finding's bytes replaced by
 // "[REDACTED:rule]". Text the allow marker covers is kept.
+//
+// It scans again until nothing is found: a secret that runs into the next
+// one ("sk_live_A…sk_live_B…") has no word boundary where it ends, so
+// only the second matches until it is replaced, and then the first does.
+// Every pass replaces text of the input, so there are at most len(data)
+// passes; one or two in practice.
 func Redact(data []byte) []byte {
-	found := Scan(data)
+	out := bytes.Clone(data)
+	for pass := 0; pass <= len(data); pass++ {
+		found := Scan(out)
+		if len(found) == 0 {
+			break
+		}
+		out = redact(out, found)
+	}
+	return out
+}
+
+// redact replaces found, sorted by Start, in data.
+func redact(data []byte, found []Finding) []byte {
 	out := make([]byte, 0, len(data))
 	last := 0
 	for _, f := range found {
