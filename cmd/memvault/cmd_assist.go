@@ -30,6 +30,7 @@ const hookClient = "claude-code"
 
 func (m *Main) assistantHookCommands() []*cobra.Command {
 	var budget int
+	var user userVaultFlags
 	start := &cobra.Command{
 		Use:   "session-start",
 		Short: "Claude Code SessionStart hook: the digest of what is in force, within a budget",
@@ -43,7 +44,7 @@ MEMVAULT_HOOKS=off turns every assistant hook off.`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			return m.runAssistantHook(cmd.Context(), "session-start", func(ctx context.Context, e assistant.Event) error {
-				return m.sessionStart(ctx, e, budget)
+				return m.sessionStart(ctx, e, user, budget)
 			})
 		},
 	}
@@ -60,9 +61,13 @@ when nothing is relevant or the prompt is not a task (a slash command,
 "continue", a few characters). It never blocks a prompt.`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			return m.runAssistantHook(cmd.Context(), "user-prompt-submit", m.userPromptSubmit)
+			return m.runAssistantHook(cmd.Context(), "user-prompt-submit", func(ctx context.Context, e assistant.Event) error {
+				return m.userPromptSubmit(ctx, e, user)
+			})
 		},
 	}
+	user.register(prompt.Flags())
+	user.register(start.Flags())
 	stop := &cobra.Command{
 		Use:   "stop",
 		Short: "Claude Code Stop hook: asks once to record the session's decisions when it changed code and wrote no memory",
@@ -133,11 +138,11 @@ func switchedOff(v string) bool {
 	return false
 }
 
-func (m *Main) userPromptSubmit(ctx context.Context, e assistant.Event) error {
+func (m *Main) userPromptSubmit(ctx context.Context, e assistant.Event, user userVaultFlags) error {
 	if !inject.IsTask(e.Prompt) {
 		return nil
 	}
-	set, err := m.openReadSet(ctx, userVaultFlags{})
+	set, err := m.openReadSet(ctx, user)
 	if err != nil {
 		return err
 	}
@@ -151,9 +156,9 @@ func (m *Main) userPromptSubmit(ctx context.Context, e assistant.Event) error {
 	return assistant.WriteContext(m.Stdout, assistant.UserPromptSubmit, assistant.PromptContext(p, m.Now()))
 }
 
-func (m *Main) sessionStart(ctx context.Context, e assistant.Event, budget int) error {
+func (m *Main) sessionStart(ctx context.Context, e assistant.Event, user userVaultFlags, budget int) error {
 	budget = min(max(budget, 0), inject.MaxSessionBudget)
-	set, err := m.openReadSet(ctx, userVaultFlags{})
+	set, err := m.openReadSet(ctx, user)
 	if err != nil {
 		return err
 	}
