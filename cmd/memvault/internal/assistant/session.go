@@ -60,7 +60,7 @@ func SessionContext(s Session) string {
 	b.WriteString(sessionHeader)
 	if s.News != "" {
 		b.WriteString("\n")
-		b.WriteString(strings.TrimRight(safeLines(s.News), "\n"))
+		b.WriteString(strings.Trim(safeLines(s.News), "\n"))
 		b.WriteString("\n")
 	}
 	Lines.Write(&b, s.Digest, s.States)
