@@ -356,3 +356,53 @@ func TestEvalStrengthCV(t *testing.T) {
 		}
 	}
 }
+
+var evalConcepts = flag.String("eval.concepts", "", "write, for every query of both corpora, how many memories cover each of its concepts to this file (JSON lines)")
+
+// TestEvalConcepts writes how many memories of the vault cover each
+// concept of every query (typed or through a translation), for the
+// analysis of the prompt hook's rule (vault/inject).
+func TestEvalConcepts(t *testing.T) {
+	if *evalConcepts == "" {
+		t.Skip("run with -eval.concepts FILE")
+	}
+	f, err := os.Create(*evalConcepts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	enc := json.NewEncoder(f)
+	for _, corpus := range []string{devV1, devV2} {
+		v, c, _ := evalVault(t, corpus)
+		ids := make([]string, 0, len(v.byID))
+		for id := range v.byID {
+			ids = append(ids, id)
+		}
+		for qi, q := range c.Queries {
+			typed, covered := map[string]int{}, map[string]int{}
+			var labels []string
+			var weights []float64
+			for i, id := range ids {
+				e := v.explain(q.Q, id)
+				if e == nil {
+					continue
+				}
+				for _, cm := range e.Concepts {
+					if i == 0 {
+						labels = append(labels, cm.Label)
+						weights = append(weights, cm.Weight)
+					}
+					if cm.How == "typed" {
+						typed[cm.Label]++
+					}
+					if cm.How != "" {
+						covered[cm.Label]++
+					}
+				}
+			}
+			if err := enc.Encode(map[string]any{"corpus": c.Name, "qi": qi, "q": q.Q, "labels": labels, "weights": weights, "typed": typed, "any": covered}); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+}
