@@ -19,6 +19,7 @@ import (
 var (
 	evalV    = flag.Bool("eval.v", false, "log the queries whose answer the prompt hook does not inject, and the unanswerable ones it injects for")
 	evalDump = flag.String("eval.dump", "", "write what recall gives the prompt hook for every query of both corpora to this file (JSON lines)")
+	evalTune = flag.Bool("eval.tune", false, "sweep the hint rule and the variants tried beside it on both halves of dev-v2 and on dev-v1")
 )
 
 // The shared evaluation corpora, beside the clone.
@@ -291,6 +292,219 @@ func TestEvalDump(t *testing.T) {
 			if err := enc.Encode(r); err != nil {
 				t.Fatal(err)
 			}
+		}
+	}
+}
+
+// sweepRule is a hint rule of the family TestEvalHintSweep explores:
+// hintWorthy's three thresholds, optionally with the best result required
+// to cover the query's heaviest concept (heavy), and optionally both
+// first titles shown when the runner-up is too close (pair, with its own
+// coverage and Norm floors).
+type sweepRule struct {
+	coverage, norm, runnerUp float64
+	heavy                    bool
+	pair                     bool
+	pairCoverage, pairNorm   float64
+}
+
+func (h sweepRule) String() string {
+	s := fmt.Sprintf("coverage >= %.2f, Norm >= %.2f, runner-up <= %.2f", h.coverage, h.norm, h.runnerUp)
+	if h.heavy {
+		s += ", covers the heaviest concept"
+	}
+	if h.pair {
+		s += fmt.Sprintf(", else both titles when both cover >= %.2f with Norm >= %.2f", h.pairCoverage, h.pairNorm)
+	}
+	return s
+}
+
+// coversHeaviest reports whether r covers the query concept of the
+// greatest weight (the rarest one; a word no memory contains weighs most).
+func coversHeaviest(r vault.SetResult) bool {
+	if r.Explain == nil || len(r.Explain.Concepts) == 0 {
+		return false
+	}
+	heaviest := r.Explain.Concepts[0]
+	for _, c := range r.Explain.Concepts[1:] {
+		if c.Weight > heaviest.Weight {
+			heaviest = c
+		}
+	}
+	return heaviest.How != ""
+}
+
+// inject is what the hook would inject for rs under rule h (nil: no
+// hint at all): the strong matches, else the hint(s).
+func (h *sweepRule) inject(rs []vault.SetResult) []string {
+	var out []string
+	for _, r := range rs {
+		if r.Match == vault.MatchStrong && r.State == string(vault.StatusActive) {
+			out = append(out, r.Memory.ID)
+		}
+	}
+	if len(out) > 0 || h == nil || len(rs) == 0 || rs[0].Match != vault.MatchWeak || rs[0].Score <= 0 {
+		return out
+	}
+	top, runnerUp := rs[0], 0.0
+	if len(rs) > 1 {
+		runnerUp = rs[1].Score / top.Score
+	}
+	if top.Coverage >= h.coverage && top.Norm() >= h.norm && runnerUp <= h.runnerUp && (!h.heavy || coversHeaviest(top)) {
+		return []string{top.Memory.ID}
+	}
+	if h.pair && len(rs) > 1 && runnerUp > h.runnerUp {
+		for _, r := range rs[:2] {
+			if r.Coverage < h.pairCoverage || r.Norm() < h.pairNorm {
+				return nil
+			}
+		}
+		return []string{rs[0].Memory.ID, rs[1].Memory.ID}
+	}
+	return nil
+}
+
+// pooledQuery is a query with what recall gives the hook for it.
+type pooledQuery struct {
+	q  evalQuery
+	rs []vault.SetResult
+}
+
+// score counts answered and silent queries of ps under rule h.
+func score(ps []pooledQuery, keys map[string]string, h *sweepRule) (answered, answerable, silent, none int) {
+	for _, p := range ps {
+		ids := h.inject(p.rs)
+		if len(p.q.Gold) == 0 {
+			none++
+			if len(ids) == 0 {
+				silent++
+			}
+			continue
+		}
+		answerable++
+		for _, id := range ids {
+			if slices.Contains(p.q.Gold, keys[id]) {
+				answered++
+				break
+			}
+		}
+	}
+	return answered, answerable, silent, none
+}
+
+// TestEvalHintSweep logs, for the hint rule, the variants tried beside
+// it and a grid of thresholds, what the hook would inject on both halves
+// of dev-v2 and on dev-v1; then the rule each half would choose (the most
+// answers at nothing injected >= 0.80) and what it gives on the other
+// half. docs/ranking.md ("What the prompt hook injects") quotes the
+// figures.
+func TestEvalHintSweep(t *testing.T) {
+	if !*evalTune {
+		t.Skip("run with -eval.tune")
+	}
+	pool := func(path string) ([]pooledQuery, map[string]string) {
+		set, c, keys := evalSet(t, path)
+		var ps []pooledQuery
+		for _, q := range c.Queries {
+			rs, err := set.Recall(t.Context(), vault.Query{Text: q.Q, Limit: MaxMemories, Explain: true})
+			if err != nil {
+				t.Fatal(err)
+			}
+			ps = append(ps, pooledQuery{q, rs})
+		}
+		return ps, keys
+	}
+	v2, keys2 := pool(devV2)
+	v1, keys1 := pool(devV1)
+	var qs []evalQuery
+	for _, p := range v2 {
+		qs = append(qs, p.q)
+	}
+	qa, _ := splitHalves(qs)
+	inA := map[string]bool{}
+	for _, q := range qa {
+		inA[q.Q] = true
+	}
+	var halfA, halfB []pooledQuery
+	for _, p := range v2 {
+		if inA[p.q.Q] {
+			halfA = append(halfA, p)
+		} else {
+			halfB = append(halfB, p)
+		}
+	}
+	line := func(h *sweepRule) string {
+		var b strings.Builder
+		for _, part := range []struct {
+			name string
+			ps   []pooledQuery
+			keys map[string]string
+		}{{"A", halfA, keys2}, {"B", halfB, keys2}, {"dev-v2", v2, keys2}, {"dev-v1", v1, keys1}} {
+			a, n, s, none := score(part.ps, part.keys, h)
+			fmt.Fprintf(&b, " | %s %d/%d", part.name, a, n)
+			if none > 0 {
+				fmt.Fprintf(&b, " %d/%d", s, none)
+			}
+		}
+		return b.String()
+	}
+	current := &sweepRule{coverage: hintCoverage, norm: hintNorm, runnerUp: hintRunnerUp}
+	t.Logf("answered/answerable silent/none")
+	t.Logf("%-100s%s", "strong matches only", line(nil))
+	t.Logf("%-100s%s", "the rule: "+current.String(), line(current))
+	for _, h := range []sweepRule{
+		{coverage: hintCoverage, norm: hintNorm, runnerUp: hintRunnerUp, heavy: true},
+		{coverage: hintCoverage, norm: 0.55, runnerUp: hintRunnerUp, heavy: true},
+		{coverage: hintCoverage, norm: hintNorm, runnerUp: hintRunnerUp, pair: true, pairCoverage: 0.5, pairNorm: 0.2},
+		{coverage: hintCoverage, norm: hintNorm, runnerUp: hintRunnerUp, pair: true, pairCoverage: 0.3, pairNorm: 0.4},
+	} {
+		t.Logf("%-100s%s", h.String(), line(&h))
+	}
+	var grid []sweepRule
+	for _, heavy := range []bool{false, true} {
+		for _, c := range []float64{0, 0.2, 0.25, 0.3, 0.35, 0.4, 0.45, 0.5} {
+			for _, n := range []float64{0, 0.2, 0.3, 0.35, 0.4, 0.45, 0.5, 0.55, 0.6, 0.65} {
+				for _, r := range []float64{0.5, 0.6, 0.7, 0.8, 0.9, 1.01} {
+					grid = append(grid, sweepRule{coverage: c, norm: n, runnerUp: r, heavy: heavy})
+				}
+			}
+		}
+	}
+	// The frontier on the whole of dev-v2: the most answers at each
+	// count of silent unanswerable questions.
+	for _, heavy := range []bool{false, true} {
+		best := map[int]sweepRule{}
+		most := map[int]int{}
+		for _, h := range grid {
+			if h.heavy != heavy {
+				continue
+			}
+			a, _, s, _ := score(v2, keys2, &h)
+			if a > most[s] {
+				most[s], best[s] = a, h
+			}
+		}
+		for s := 40; s >= 20; s-- {
+			if h, ok := best[s]; ok {
+				t.Logf("frontier, silent %d: %-80s%s", s, h.String(), line(&h))
+			}
+		}
+	}
+	for _, fold := range [][2]string{{"A", "B"}, {"B", "A"}} {
+		train := map[string][]pooledQuery{"A": halfA, "B": halfB}[fold[0]]
+		for _, heavy := range []bool{false, true} {
+			var best sweepRule
+			bestA, bestS := -1, -1
+			for _, h := range grid {
+				if h.heavy != heavy {
+					continue
+				}
+				a, _, s, none := score(train, keys2, &h)
+				if 5*s >= 4*none && (a > bestA || a == bestA && s > bestS) {
+					best, bestA, bestS = h, a, s
+				}
+			}
+			t.Logf("tuned on %s: %-90s%s", fold[0], best.String(), line(&best))
 		}
 	}
 }
