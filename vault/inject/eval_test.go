@@ -2,10 +2,8 @@ package inject
 
 import (
 	"encoding/json"
-	"errors"
 	"flag"
 	"fmt"
-	"io/fs"
 	"os"
 	"slices"
 	"strings"
@@ -14,6 +12,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/memvault/memvault/vault"
+	"github.com/memvault/memvault/vault/internal/evalcorpus"
 )
 
 var (
@@ -28,42 +27,14 @@ const (
 	devV2 = "../../../shared/eval/dev-v2.json"
 )
 
-type evalCorpus struct {
-	Name     string `json:"name"`
-	Memories []struct {
-		Key        string   `json:"key"`
-		Layer      int      `json:"layer"`
-		Title      string   `json:"title"`
-		Content    string   `json:"content"`
-		Tags       []string `json:"tags"`
-		Importance int      `json:"importance"`
-	} `json:"memories"`
-	Queries []evalQuery `json:"queries"`
-}
-
-type evalQuery struct {
-	Q    string   `json:"q"`
-	Lang string   `json:"lang"`
-	Kind string   `json:"kind"`
-	Gold []string `json:"gold"`
-}
+type evalQuery = evalcorpus.Query
 
 // evalSet loads a corpus into a fresh vault through the write path, as
 // memvault eval does, and returns it as the set the hook reads, with the
 // corpus and a map from memory ids to corpus keys.
-func evalSet(t testing.TB, path string) (*vault.Set, *evalCorpus, map[string]string) {
+func evalSet(t testing.TB, path string) (*vault.Set, *evalcorpus.Corpus, map[string]string) {
 	t.Helper()
-	b, err := os.ReadFile(path)
-	if errors.Is(err, fs.ErrNotExist) {
-		t.Skipf("eval corpus %s not found: it lives in shared/eval beside the clone", path)
-	}
-	if err != nil {
-		t.Fatal(err)
-	}
-	var c evalCorpus
-	if err := json.Unmarshal(b, &c); err != nil {
-		t.Fatal(err)
-	}
+	c := evalcorpus.Load(t, path)
 	now := time.Date(2026, 11, 30, 10, 0, 0, 0, time.UTC)
 	v, err := vault.Open(t.Context(), t.TempDir(), vault.Options{Now: func() time.Time { return now }})
 	if err != nil {
@@ -78,24 +49,7 @@ func evalSet(t testing.TB, path string) (*vault.Set, *evalCorpus, map[string]str
 		}
 		keys[res.Memory.ID] = m.Key
 	}
-	return vault.NewSet(vault.Member{Name: vault.ProjectVault, Vault: v}), &c, keys
-}
-
-// splitHalves splits queries into two halves, alternating within each
-// kind and language, as vault/eval_test.go does: tune on one, check on
-// the other.
-func splitHalves(qs []evalQuery) (a, b []evalQuery) {
-	seen := map[string]int{}
-	for _, q := range qs {
-		g := q.Kind + "/" + q.Lang
-		if seen[g]%2 == 0 {
-			a = append(a, q)
-		} else {
-			b = append(b, q)
-		}
-		seen[g]++
-	}
-	return a, b
+	return vault.NewSet(vault.Member{Name: vault.ProjectVault, Vault: v}), c, keys
 }
 
 // hookTally is what the prompt hook injects over a set of queries, as
@@ -175,7 +129,7 @@ func (h *hookTally) String() string {
 // less a margin of about two questions.
 func TestEvalHook(t *testing.T) {
 	set, c, keys := evalSet(t, devV2)
-	a, b := splitHalves(c.Queries)
+	a, b := evalcorpus.SplitHalves(c.Queries)
 	ha, hb, all := runHook(t, set, a, keys), runHook(t, set, b, keys), runHook(t, set, c.Queries, keys)
 	t.Logf("dev-v2 half A: %s", ha)
 	t.Logf("dev-v2 half B: %s", hb)
@@ -252,7 +206,7 @@ func TestEvalDump(t *testing.T) {
 	}
 	for _, path := range []string{devV1, devV2} {
 		set, c, keys := evalSet(t, path)
-		a, _ := splitHalves(c.Queries)
+		a, _ := evalcorpus.SplitHalves(c.Queries)
 		inA := map[string]bool{}
 		for _, q := range a {
 			inA[q.Q] = true
@@ -420,7 +374,7 @@ func TestEvalHintSweep(t *testing.T) {
 	for _, p := range v2 {
 		qs = append(qs, p.q)
 	}
-	qa, _ := splitHalves(qs)
+	qa, _ := evalcorpus.SplitHalves(qs)
 	inA := map[string]bool{}
 	for _, q := range qa {
 		inA[q.Q] = true
