@@ -2,15 +2,15 @@ package vault
 
 import (
 	"encoding/json"
-	"errors"
 	"flag"
 	"fmt"
-	"io/fs"
 	"os"
 	"slices"
 	"sort"
 	"strings"
 	"testing"
+
+	"github.com/memvault/memvault/vault/internal/evalcorpus"
 )
 
 var (
@@ -25,45 +25,17 @@ const (
 	devV2 = "../../shared/eval/dev-v2.json"
 )
 
-type evalCorpus struct {
-	Name     string `json:"name"`
-	Memories []struct {
-		Key        string   `json:"key"`
-		Layer      int      `json:"layer"`
-		Title      string   `json:"title"`
-		Content    string   `json:"content"`
-		Tags       []string `json:"tags"`
-		Importance int      `json:"importance"`
-	} `json:"memories"`
-	Queries []evalQuery `json:"queries"`
-}
-
 // keepAll labels results as Recall does without cutting any.
 var keepAll = cutRules{minCoverage: defaultCut.minCoverage, standout: defaultCut.standout,
 	fullCoverage: defaultCut.fullCoverage, strongRatio: defaultCut.strongRatio, rivals: defaultCut.rivals}
 
-type evalQuery struct {
-	Q    string   `json:"q"`
-	Lang string   `json:"lang"`
-	Kind string   `json:"kind"`
-	Gold []string `json:"gold"`
-}
+type evalQuery = evalcorpus.Query
 
 // evalVault loads a corpus into a fresh vault through the write path, as
 // memvault eval does, and maps memory ids back to corpus keys.
-func evalVault(t testing.TB, path string) (*Vault, *evalCorpus, map[string]string) {
+func evalVault(t testing.TB, path string) (*Vault, *evalcorpus.Corpus, map[string]string) {
 	t.Helper()
-	b, err := os.ReadFile(path)
-	if errors.Is(err, fs.ErrNotExist) {
-		t.Skipf("eval corpus %s not found: it lives in shared/eval beside the clone", path)
-	}
-	if err != nil {
-		t.Fatal(err)
-	}
-	var c evalCorpus
-	if err := json.Unmarshal(b, &c); err != nil {
-		t.Fatal(err)
-	}
+	c := evalcorpus.Load(t, path)
 	clock := newClock("2026-11-30T10:00:00Z")
 	v, err := Open(t.Context(), t.TempDir(), Options{Now: clock.Now})
 	if err != nil {
@@ -78,7 +50,7 @@ func evalVault(t testing.TB, path string) (*Vault, *evalCorpus, map[string]strin
 		}
 		keys[res.Memory.ID] = m.Key
 	}
-	return v, &c, keys
+	return v, c, keys
 }
 
 // evalTally is the figures memvault eval reports for a set of queries.
@@ -189,29 +161,12 @@ func (r *evalReport) table() string {
 	return sb.String()
 }
 
-// splitHalves splits queries into two halves, alternating within each kind
-// and language so that both halves have the same mix: tune on one, check
-// on the other.
-func splitHalves(qs []evalQuery) (a, b []evalQuery) {
-	seen := map[string]int{}
-	for _, q := range qs {
-		g := q.Kind + "/" + q.Lang
-		if seen[g]%2 == 0 {
-			a = append(a, q)
-		} else {
-			b = append(b, q)
-		}
-		seen[g]++
-	}
-	return a, b
-}
-
 // TestEvalDev measures recall through the vault on dev-v2 (both halves)
 // and dev-v1, and fails if a figure drops below what the ranking reached
 // when it was last tuned (docs/ranking.md), less a small margin.
 func TestEvalDev(t *testing.T) {
 	v, c, keys := evalVault(t, devV2)
-	a, b := splitHalves(c.Queries)
+	a, b := evalcorpus.SplitHalves(c.Queries)
 	ra, rb, all := runVaultEval(v, a, keys, defaultCut), runVaultEval(v, b, keys, defaultCut), runVaultEval(v, c.Queries, keys, defaultCut)
 	t.Logf("dev-v2 half A\n%s", ra.table())
 	t.Logf("dev-v2 half B\n%s", rb.table())
@@ -313,7 +268,7 @@ func TestEvalStrengthCV(t *testing.T) {
 	for _, p := range v2 {
 		qa = append(qa, p.q)
 	}
-	qa, qb = splitHalves(qa)
+	qa, qb = evalcorpus.SplitHalves(qa)
 	half := func(qs []evalQuery) []pooled {
 		in := map[string]bool{}
 		for _, q := range qs {
@@ -353,6 +308,56 @@ func TestEvalStrengthCV(t *testing.T) {
 			tr, te, o := score(train, keys2, r.cut), score(test, keys2, r.cut), score(v1, keys1, r.cut)
 			t.Logf("%-10s min %.2f standout %.2f full %.2f rivals %d | half %s %s | half %s %s | dev-v1 sR@5 %.3f",
 				r.name, r.cut.minCoverage, r.cut.standout, r.cut.fullCoverage, r.cut.rivals, fold[0], tr, fold[1], te, rate(o.strong5, o.n))
+		}
+	}
+}
+
+var evalConcepts = flag.String("eval.concepts", "", "write, for every query of both corpora, how many memories cover each of its concepts to this file (JSON lines)")
+
+// TestEvalConcepts writes how many memories of the vault cover each
+// concept of every query (typed or through a translation), for the
+// analysis of the prompt hook's rule (vault/inject).
+func TestEvalConcepts(t *testing.T) {
+	if *evalConcepts == "" {
+		t.Skip("run with -eval.concepts FILE")
+	}
+	f, err := os.Create(*evalConcepts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	enc := json.NewEncoder(f)
+	for _, corpus := range []string{devV1, devV2} {
+		v, c, _ := evalVault(t, corpus)
+		ids := make([]string, 0, len(v.byID))
+		for id := range v.byID {
+			ids = append(ids, id)
+		}
+		for qi, q := range c.Queries {
+			typed, covered := map[string]int{}, map[string]int{}
+			var labels []string
+			var weights []float64
+			for i, id := range ids {
+				e := v.explain(q.Q, id)
+				if e == nil {
+					continue
+				}
+				for _, cm := range e.Concepts {
+					if i == 0 {
+						labels = append(labels, cm.Label)
+						weights = append(weights, cm.Weight)
+					}
+					if cm.How == "typed" {
+						typed[cm.Label]++
+					}
+					if cm.How != "" {
+						covered[cm.Label]++
+					}
+				}
+			}
+			if err := enc.Encode(map[string]any{"corpus": c.Name, "qi": qi, "q": q.Q, "labels": labels, "weights": weights, "typed": typed, "any": covered}); err != nil {
+				t.Fatal(err)
+			}
 		}
 	}
 }

@@ -2,15 +2,15 @@ package index
 
 import (
 	"encoding/json"
-	"errors"
 	"flag"
 	"fmt"
-	"io/fs"
 	"os"
 	"path/filepath"
 	"sort"
 	"strings"
 	"testing"
+
+	"github.com/memvault/memvault/vault/internal/evalcorpus"
 )
 
 var evalVerbose = flag.Bool("eval.v", false, "log every eval query that misses the top 1")
@@ -18,44 +18,12 @@ var evalVerbose = flag.Bool("eval.v", false, "log every eval query that misses t
 // devCorpus is the shared bilingual retrieval corpus, beside the clone.
 const devCorpus = "../../../shared/eval/dev-v1.json"
 
-type evalMemory struct {
-	Key        string   `json:"key"`
-	Lang       string   `json:"lang"`
-	Layer      int      `json:"layer"`
-	Title      string   `json:"title"`
-	Content    string   `json:"content"`
-	Tags       []string `json:"tags"`
-	Importance int      `json:"importance"`
-}
-
-type evalQuery struct {
-	Q    string   `json:"q"`
-	Lang string   `json:"lang"`
-	Kind string   `json:"kind"`
-	Gold []string `json:"gold"`
-}
-
-type evalCorpus struct {
-	Name     string       `json:"name"`
-	Memories []evalMemory `json:"memories"`
-	Queries  []evalQuery  `json:"queries"`
-}
-
-func loadCorpus(t testing.TB, path string) *evalCorpus {
-	t.Helper()
-	b, err := os.ReadFile(path)
-	if errors.Is(err, fs.ErrNotExist) {
-		t.Skipf("eval corpus %s not found: it lives in shared/eval beside the clone", path)
-	}
-	if err != nil {
-		t.Fatal(err)
-	}
-	var c evalCorpus
-	if err := json.Unmarshal(b, &c); err != nil {
-		t.Fatalf("parse %s: %v", path, err)
-	}
-	return &c
-}
+// The corpus types shared with the vault's eval tests.
+type (
+	evalMemory = evalcorpus.Memory
+	evalQuery  = evalcorpus.Query
+	evalCorpus = evalcorpus.Corpus
+)
 
 // layerWeight and importanceBoost mirror the vault's final ranking so that
 // the eval measures what a user sees (time decay is ~1 for fresh memories).
@@ -140,7 +108,7 @@ func buildEvalIndex(mems []evalMemory) *Index {
 // queries in testdata/heldout.json, and fails if a dev target is missed.
 func TestEval(t *testing.T) {
 	t.Parallel()
-	c := loadCorpus(t, devCorpus)
+	c := evalcorpus.Load(t, devCorpus)
 	ix := buildEvalIndex(c.Memories)
 
 	dev := runEval(ix, c.Memories, c.Queries)

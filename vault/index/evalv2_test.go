@@ -3,6 +3,8 @@ package index
 import (
 	"fmt"
 	"testing"
+
+	"github.com/memvault/memvault/vault/internal/evalcorpus"
 )
 
 const devCorpusV2 = "../../../shared/eval/dev-v2.json"
@@ -18,32 +20,16 @@ func answerable(qs []evalQuery) []evalQuery {
 	return out
 }
 
-// splitHalves splits queries into two halves by position, alternating
-// within each kind and language, so each half has the same mix.
-func splitHalves(qs []evalQuery) (a, b []evalQuery) {
-	seen := map[string]int{}
-	for _, q := range qs {
-		g := q.Kind + "/" + q.Lang
-		if seen[g]%2 == 0 {
-			a = append(a, q)
-		} else {
-			b = append(b, q)
-		}
-		seen[g]++
-	}
-	return a, b
-}
-
 func TestEvalV2Sweep(t *testing.T) {
 	if !*evalTune {
 		t.Skip("run with -eval.tune")
 	}
-	c := loadCorpus(t, devCorpusV2)
+	c := evalcorpus.Load(t, devCorpusV2)
 	d, err := parseDictionary(defaultTerms)
 	if err != nil {
 		t.Fatal(err)
 	}
-	qa, qb := splitHalves(answerable(c.Queries))
+	qa, qb := evalcorpus.SplitHalves(answerable(c.Queries))
 	run := func(p params) (evalResult, evalResult) {
 		ix := newIndex(p, d)
 		if p.noCurated {

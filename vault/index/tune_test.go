@@ -6,6 +6,8 @@ import (
 	"os"
 	"path/filepath"
 	"testing"
+
+	"github.com/memvault/memvault/vault/internal/evalcorpus"
 )
 
 var evalTune = flag.Bool("eval.tune", false, "sweep ranking parameters one at a time on dev and held-out")
@@ -18,7 +20,7 @@ func TestTune(t *testing.T) {
 	if !*evalTune {
 		t.Skip("run with -eval.tune")
 	}
-	c := loadCorpus(t, devCorpus)
+	c := evalcorpus.Load(t, devCorpus)
 	var held evalCorpus
 	b, err := os.ReadFile(filepath.Join("testdata", "heldout.json"))
 	if err != nil {

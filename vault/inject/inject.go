@@ -27,9 +27,10 @@ const (
 // The hint rule: when no memory is a strong match, the best weak one is
 // shown as a one-line title hint only when it covers a good part of the
 // prompt's concepts, its text answers the words typed nearly as an ideal
-// match would, and it stands apart from the next result.
-// docs/assistants.md gives the figures on dev-v1 and both halves of
-// dev-v2 that chose these values.
+// match would, and it stands apart from the next result. docs/ranking.md
+// ("What the prompt hook injects") gives the figures on dev-v1 and both
+// halves of dev-v2 that chose these values, and the signals tried beside
+// them.
 const (
 	hintCoverage = 0.3
 	hintNorm     = 0.6
@@ -132,10 +133,17 @@ func hintOf(rs []vault.SetResult) (vault.SetResult, bool) {
 	if len(rs) > 1 {
 		runnerUp = rs[1].Score / top.Score
 	}
-	if top.Coverage >= hintCoverage && top.Norm() >= hintNorm && runnerUp <= hintRunnerUp {
+	if hintWorthy(top.Coverage, top.Norm(), runnerUp) {
 		return top, true
 	}
 	return vault.SetResult{}, false
+}
+
+// hintWorthy is the hint rule on the best weak result's features: the
+// share of the prompt's concepts it covers, its Norm, and the next
+// result's score as a share of its own (0 when there is none).
+func hintWorthy(coverage, norm, runnerUp float64) bool {
+	return coverage >= hintCoverage && norm >= hintNorm && runnerUp <= hintRunnerUp
 }
 
 // Excerpt is what an injection shows of m: its plain text whole when it
