@@ -46,7 +46,3 @@ require (
 	golang.org/x/tools v0.48.0 // indirect
 	gopkg.in/warnings.v0 v0.1.2 // indirect
 )
-
-// A copy of v6.0.2 that compiles its meta-schemas on first use, not in
-// init: see cmd/memvault/internal/thirdparty/jsonschema/PATCHED.md.
-replace github.com/santhosh-tekuri/jsonschema/v6 => ./cmd/memvault/internal/thirdparty/jsonschema
