@@ -28,8 +28,8 @@ import (
 // and runs the installed binary. It fails on anything that makes a
 // published version uninstallable while `go install ./cmd/memvault` still
 // works: a replace or exclude directive in go.mod (the Go command refuses
-// them in a module installed by version), a go.sum missing what a build
-// from the module cache needs, a file the module zip rules refuse.
+// them in a module installed by version), a file the module zip rules
+// refuse (modzip.Create checks them as the go command does).
 //
 // Dependencies come from the real module cache, or the proxy in
 // `go env GOPROXY`, so the build reuses the compiled packages in the build
