@@ -17,6 +17,7 @@ require (
 	github.com/spf13/pflag v1.0.9
 	github.com/yuin/goldmark v1.8.7
 	go.yaml.in/yaml/v3 v3.0.6
+	golang.org/x/mod v0.38.0
 	golang.org/x/sys v0.50.0
 	golang.org/x/term v0.48.0
 )
@@ -46,7 +47,3 @@ require (
 	golang.org/x/tools v0.48.0 // indirect
 	gopkg.in/warnings.v0 v0.1.2 // indirect
 )
-
-// A copy of v6.0.2 that compiles its meta-schemas on first use, not in
-// init: see cmd/memvault/internal/thirdparty/jsonschema/PATCHED.md.
-replace github.com/santhosh-tekuri/jsonschema/v6 => ./cmd/memvault/internal/thirdparty/jsonschema

@@ -11,11 +11,10 @@ import (
 )
 
 // TestOutputSchemaValidationRejects checks that mcp-go's output schema
-// validation, which the server turns on, still refuses a result outside
-// the declared schema with the patched JSON-schema module (its drafts are
-// compiled on first use: PATCHED.md in internal/thirdparty/jsonschema).
-// mcp-go skips validation silently when a schema fails to compile, so
-// accepting the valid results alone would not show that it works.
+// validation, which the server turns on, refuses a result outside the
+// declared schema. mcp-go skips validation silently when a schema fails
+// to compile, so accepting the valid results alone would not show that
+// it works.
 func TestOutputSchemaValidationRejects(t *testing.T) {
 	t.Parallel()
 	s := server.NewMCPServer("t", "1", server.WithToolCapabilities(false), server.WithOutputSchemaValidation())
