@@ -91,7 +91,7 @@ running it again changes nothing.`,
 				steps.Root = filepath.Dir(dir)
 			}
 			if clientName != "" {
-				if steps.Config, steps.ConfigChanged, err = m.initClient(client, dir, steps.Root, command); err != nil {
+				if err := m.initClient(client, dir, steps.Root, command, &steps); err != nil {
 					return err
 				}
 			}
@@ -144,28 +144,92 @@ func (m *Main) serverCommand(client clientconfig.Client, command string) (string
 	return exe, nil
 }
 
-// initClient writes the client's project configuration at root for the
-// vault at dir and says how to do the same by hand. It returns the file's
-// path and whether it changed.
-func (m *Main) initClient(client clientconfig.Client, dir, root, command string) (string, bool, error) {
+// initClient writes the client's project files at root for the vault at
+// dir: its MCP configuration, and its hooks, instructions or rule. All
+// are computed first, so a file init refuses stops it before it changes
+// another. It says what it did, with how to do the same by hand, and
+// fills in the files it changed.
+func (m *Main) initClient(client clientconfig.Client, dir, root, command string, steps *clitext.InitSteps) error {
 	args := []string{"serve"}
-	// The server finds .memory at the git root of its working directory,
-	// which the clients set to the project; name any other vault.
+	var vaultArgs []string
+	// The server and the hooks find .memory at the git root of their
+	// working directory, which the clients set to the project; name any
+	// other vault.
 	if dir != filepath.Join(root, ".memory") {
-		args = append(args, "--vault", dir)
+		vaultArgs = []string{"--vault", dir}
+		args = append(args, vaultArgs...)
 	}
-	path := filepath.Join(root, client.File)
 	entry := clientconfig.Entry{Command: command, Args: args}
-	res, err := clientconfig.Write(path, client, entry)
-	var invalid *clientconfig.InvalidError
-	if errors.As(err, &invalid) {
-		return "", false, usagef("%w; fix the file or move it away: memvault does not overwrite a file it cannot read", err)
+	hookEntry := clientconfig.Entry{Command: command, Args: vaultArgs}
+	type file struct {
+		change clientconfig.Change
+		say    func(clientconfig.Change)
 	}
-	if err != nil {
-		return "", false, err
+	var files []file
+	add := func(ch clientconfig.Change, err error, say func(clientconfig.Change)) error {
+		var invalid *clientconfig.InvalidError
+		if errors.As(err, &invalid) {
+			return usagef("%w; fix the file or move it away: memvault does not overwrite a file it cannot read", err)
+		}
+		if err != nil {
+			return err
+		}
+		files = append(files, file{ch, say})
+		return nil
 	}
-	line, name := entry.CommandLine(), clientconfig.ServerName
-	switch res {
+	ch, err := clientconfig.Plan(filepath.Join(root, client.File), client, entry)
+	if err := add(ch, err, func(ch clientconfig.Change) { m.sayServer(client, ch, entry) }); err != nil {
+		return err
+	}
+	if client.Settings != "" {
+		ch, err := clientconfig.PlanHooks(filepath.Join(root, client.Settings), hookEntry)
+		if err := add(ch, err, func(ch clientconfig.Change) { m.sayHooks(ch, hookEntry) }); err != nil {
+			return err
+		}
+	}
+	if client.Rule != "" {
+		ch, err := clientconfig.PlanRule(filepath.Join(root, client.Rule))
+		if err := add(ch, err, m.saySection); err != nil {
+			return err
+		}
+	}
+	if client.Instructions != "" {
+		ch, err := clientconfig.PlanSection(filepath.Join(root, client.Instructions))
+		if err := add(ch, err, m.saySection); err != nil {
+			return err
+		}
+	}
+	// AGENTS.md is for other agents too: memvault adds to it, never
+	// creates it.
+	if agents := filepath.Join(root, clientconfig.AgentsFile); exists(agents) {
+		ch, err := clientconfig.PlanSection(agents)
+		if err := add(ch, err, m.saySection); err != nil {
+			return err
+		}
+	}
+	for i, f := range files {
+		if err := f.change.Apply(); err != nil {
+			return err
+		}
+		f.say(f.change)
+		changed := f.change.Result != clientconfig.Unchanged && f.change.Result != clientconfig.Kept
+		switch {
+		case i == 0:
+			steps.Config, steps.ConfigChanged = f.change.Path, changed
+		case changed && client.Settings != "" && f.change.Path == filepath.Join(root, client.Settings):
+			steps.Hooks = f.change.Path
+		case changed:
+			steps.Files = append(steps.Files, f.change.Path)
+		}
+	}
+	return nil
+}
+
+// sayServer says what init did with the MCP server's entry, and how to
+// do the same by hand.
+func (m *Main) sayServer(client clientconfig.Client, ch clientconfig.Change, entry clientconfig.Entry) {
+	line, name, path := entry.CommandLine(), clientconfig.ServerName, ch.Path
+	switch ch.Result {
 	case clientconfig.Created:
 		fmt.Fprintf(m.Stdout, "created %s with the MCP server %q: %s\n", path, name, line)
 	case clientconfig.Added:
@@ -182,5 +246,41 @@ func (m *Main) initClient(client clientconfig.Client, dir, root, command string)
 	case "cursor":
 		fmt.Fprintf(m.Stdout, "Cursor reads it when it opens the project; check the server is enabled in Cursor's MCP settings\n")
 	}
-	return path, res != clientconfig.Unchanged, nil
+}
+
+// sayHooks says what init did with the Claude Code hooks, one line per
+// hook when it wrote them.
+func (m *Main) sayHooks(ch clientconfig.Change, entry clientconfig.Entry) {
+	switch ch.Result {
+	case clientconfig.Created:
+		fmt.Fprintf(m.Stdout, "created %s with the Claude Code hooks:\n", ch.Path)
+	case clientconfig.Added:
+		fmt.Fprintf(m.Stdout, "added the Claude Code hooks to %s:\n", ch.Path)
+	case clientconfig.Updated:
+		fmt.Fprintf(m.Stdout, "updated the Claude Code hooks in %s:\n", ch.Path)
+	case clientconfig.Unchanged:
+		fmt.Fprintf(m.Stdout, "%s already runs the Claude Code hooks\n", ch.Path)
+		return
+	}
+	for _, h := range clientconfig.ClaudeHooks() {
+		fmt.Fprintf(m.Stdout, "  %s: %s\n", h.Event, h.CommandLine(entry))
+	}
+}
+
+// saySection says what init did with memvault's section of an
+// instructions file or rule.
+func (m *Main) saySection(ch clientconfig.Change) {
+	const what = "memvault's section (when to recall and remember)"
+	switch ch.Result {
+	case clientconfig.Created:
+		fmt.Fprintf(m.Stdout, "created %s with %s\n", ch.Path, what)
+	case clientconfig.Added:
+		fmt.Fprintf(m.Stdout, "added %s to %s\n", what, ch.Path)
+	case clientconfig.Updated:
+		fmt.Fprintf(m.Stdout, "updated %s in %s\n", what, ch.Path)
+	case clientconfig.Unchanged:
+		fmt.Fprintf(m.Stdout, "%s already has %s\n", ch.Path, what)
+	case clientconfig.Kept:
+		fmt.Fprintf(m.Stdout, "left %s as it is: it has no %s marker, so it is not memvault's; remove it and run init again to get memvault's\n", ch.Path, clientconfig.SectionBegin)
+	}
 }
