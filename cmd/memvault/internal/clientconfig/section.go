@@ -85,10 +85,14 @@ func PlanRule(path string) (Change, error) {
 // A begin marker without an end after it is an *InvalidError: replacing
 // to the end of the file could remove the user's text.
 func MergeSection(data []byte, section string, add bool) ([]byte, Result, error) {
-	if bytes.Contains(data, []byte("\r\n")) {
-		section = strings.ReplaceAll(section, "\n", "\r\n")
-	}
+	// CRLF where the file has it, or where appending a newline to a
+	// final CR would make one: the next run must see the same ends.
+	nl := "\n"
 	begin := bytes.Index(data, []byte(SectionBegin))
+	if bytes.Contains(data, []byte("\r\n")) || begin < 0 && add && bytes.HasSuffix(data, []byte("\r")) {
+		nl = "\r\n"
+		section = strings.ReplaceAll(section, "\n", nl)
+	}
 	if begin < 0 {
 		if !add {
 			return data, Kept, nil
@@ -96,21 +100,14 @@ func MergeSection(data []byte, section string, add bool) ([]byte, Result, error)
 		var out bytes.Buffer
 		if len(bytes.TrimSpace(data)) > 0 {
 			out.Write(data)
-			nl := "\n"
-			if bytes.Contains(data, []byte("\r\n")) {
-				nl = "\r\n"
-			}
 			if !bytes.HasSuffix(data, []byte("\n")) {
 				out.WriteString(nl)
 			}
-			if !bytes.HasSuffix(data, []byte("\n\n")) && !bytes.HasSuffix(data, []byte("\r\n\r\n")) {
+			if !bytes.HasSuffix(out.Bytes(), []byte(nl+nl)) {
 				out.WriteString(nl)
 			}
-			section += nl
-		} else {
-			section += "\n"
 		}
-		out.WriteString(section)
+		out.WriteString(section + nl)
 		return out.Bytes(), Added, nil
 	}
 	end := bytes.Index(data[begin:], []byte(SectionEnd))
