@@ -83,12 +83,12 @@ func TestMergeHooks(t *testing.T) {
 		},
 		{
 			name: "another binary path updated in place, the user's flags kept", entry: hookEntry, wantRes: Updated,
-			in: `{"hooks": {"SessionStart": [{"matcher": "startup", "hooks": [{"type": "command", "command": "/old/memvault hook session-start --budget 6000 --vault /old", "timeout": 30}]}]}}`,
+			in:      `{"hooks": {"SessionStart": [{"matcher": "startup", "hooks": [{"type": "command", "command": "/old/memvault hook session-start --budget 6000 --vault /old", "timeout": 30}]}]}}`,
 			wantCmd: map[string]string{"SessionStart": "/usr/local/bin/memvault hook session-start --budget 6000"},
 		},
 		{
 			name: "a vault flag replaced", entry: vault, wantRes: Updated,
-			in: `{"hooks": {"Stop": [{"hooks": [{"type": "command", "command": "memvault --vault=/old hook stop"}]}]}}`,
+			in:      `{"hooks": {"Stop": [{"hooks": [{"type": "command", "command": "memvault --vault=/old hook stop"}]}]}}`,
 			wantCmd: map[string]string{"Stop": "/usr/local/bin/memvault hook stop --vault '/p/team notes'"},
 		},
 		{
