@@ -28,12 +28,25 @@ session scratch) out of git, and a .gitattributes that sends memory files to
 memvault's merge driver, which it registers in this clone's git config.
 Existing files are left as they are.
 
-With --client, init also registers "memvault serve" as the project's MCP
-server for that client, in the project root (the git root holding the
-vault): .mcp.json for claude-code, .cursor/mcp.json for cursor. The entry
-runs this binary by its absolute path (or --command). Other servers in the
-file are kept as they are, a file that is not valid JSON is refused, and
-running it again changes nothing.`,
+With --client, init also sets the assistant up in the project root (the git
+root holding the vault), in files meant to be committed:
+  claude-code  .mcp.json: "memvault serve" as the project's MCP server;
+               .claude/settings.json: the hooks SessionStart, UserPromptSubmit
+               and Stop, running "memvault hook session-start" and so on;
+               CLAUDE.md: a short section on when to recall and remember
+  cursor       .cursor/mcp.json: the MCP server;
+               .cursor/rules/memvault.mdc: the same section as a rule Cursor
+               applies to every request
+and, for either, the same section in AGENTS.md where the project has one.
+The server and the hooks run this binary by its absolute path (or --command).
+
+Every other key, server, hook and line of those files is kept as it is; a
+file that is not valid JSON, or whose hooks are not an object, is refused
+before any of them is written; memvault's own entries are updated in place;
+and running it again changes nothing. The section sits between the markers
+<!-- memvault:begin --> and <!-- memvault:end -->, and is replaced when
+init runs again: write your own text outside them. A memvault.mdc without
+the markers is taken to be your own rule and left alone.`,
 		Example: `  memvault init --git
   memvault init --client claude-code
   memvault init --client cursor --command memvault   # rely on PATH, e.g. for a committed file`,
@@ -101,8 +114,8 @@ running it again changes nothing.`,
 		},
 	}
 	cmd.Flags().BoolVar(&withGit, "git", false, "also run git init in the vault's parent folder when it is not in a git repository")
-	cmd.Flags().StringVar(&clientName, "client", "", "also register memvault as an MCP server for this client: claude-code (.mcp.json) or cursor (.cursor/mcp.json)")
-	cmd.Flags().StringVar(&command, "command", "", "with --client: the server command to write (default: this binary's absolute path)")
+	cmd.Flags().StringVar(&clientName, "client", "", "also set up this client: claude-code (.mcp.json, hooks in .claude/settings.json, CLAUDE.md) or cursor (.cursor/mcp.json, .cursor/rules/memvault.mdc)")
+	cmd.Flags().StringVar(&command, "command", "", "with --client: the memvault command the server and the hooks run (default: this binary's absolute path)")
 	return cmd
 }
 
