@@ -1,7 +1,6 @@
 package clientconfig
 
 import (
-	"bytes"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -229,27 +228,20 @@ func (ch Change) Apply() error {
 // When the entry is already as wanted it returns data itself. Errors are
 // *InvalidError.
 func Merge(data []byte, c Client, e Entry) ([]byte, Result, error) {
-	root := &jsonObject{}
-	if len(bytes.TrimSpace(data)) > 0 {
-		var err error
-		if root, err = parseObject(data); err != nil {
-			return nil, 0, err
-		}
+	root, err := parseDocument(data)
+	if err != nil {
+		return nil, 0, err
 	}
-	servers := &jsonObject{}
-	if raw, ok := root.get("mcpServers"); ok {
-		var err error
-		if servers, err = parseObject(raw); err != nil {
-			return nil, 0, nested("mcpServers", err)
-		}
+	servers, _, err := root.object("mcpServers", "mcpServers")
+	if err != nil {
+		return nil, 0, err
 	}
-	entry := &jsonObject{}
+	entry, found, err := servers.object(ServerName, "mcpServers."+ServerName)
+	if err != nil {
+		return nil, 0, err
+	}
 	res := Added
-	if raw, ok := servers.get(ServerName); ok {
-		var err error
-		if entry, err = parseObject(raw); err != nil {
-			return nil, 0, nested("mcpServers."+ServerName, err)
-		}
+	if found {
 		res = Updated
 	}
 	before := entry.clone()
@@ -272,12 +264,7 @@ func Merge(data []byte, c Client, e Entry) ([]byte, Result, error) {
 	}
 	servers.set(ServerName, entry.encode())
 	root.set("mcpServers", servers.encode())
-	var out bytes.Buffer
-	if err := json.Indent(&out, root.encode(), "", "  "); err != nil {
-		return nil, 0, &InvalidError{Msg: err.Error()}
-	}
-	out.WriteByte('\n')
-	return out.Bytes(), res, nil
+	return root.indent(), res, nil
 }
 
 // nested reports a problem with the value at key: the nested error's

@@ -63,19 +63,13 @@ func PlanHooks(path string, e Entry) (Change, error) {
 // hook is added as a group of its own at the end of its event's list.
 // When nothing changes it returns data itself. Errors are *InvalidError.
 func MergeHooks(data []byte, e Entry) ([]byte, Result, error) {
-	root := &jsonObject{}
-	if len(bytes.TrimSpace(data)) > 0 {
-		var err error
-		if root, err = parseObject(data); err != nil {
-			return nil, 0, err
-		}
+	root, err := parseDocument(data)
+	if err != nil {
+		return nil, 0, err
 	}
-	hooks := &jsonObject{}
-	if raw, ok := root.get("hooks"); ok {
-		var err error
-		if hooks, err = parseObject(raw); err != nil {
-			return nil, 0, nested("hooks", err)
-		}
+	hooks, _, err := root.object("hooks", "hooks")
+	if err != nil {
+		return nil, 0, err
 	}
 	res := Unchanged
 	for _, h := range ClaudeHooks() {
@@ -100,12 +94,7 @@ func MergeHooks(data []byte, e Entry) ([]byte, Result, error) {
 		return data, Unchanged, nil
 	}
 	root.set("hooks", hooks.encode())
-	var out bytes.Buffer
-	if err := json.Indent(&out, root.encode(), "", "  "); err != nil {
-		return nil, 0, &InvalidError{Msg: err.Error()}
-	}
-	out.WriteByte('\n')
-	return out.Bytes(), res, nil
+	return root.indent(), res, nil
 }
 
 // mergeHook sets memvault's command in an event's groups: in place where
@@ -302,34 +291,6 @@ func shellWords(s string) ([]string, bool) {
 		words = append(words, w.String())
 	}
 	return words, true
-}
-
-// parseArray reads a JSON array, each element kept as it was written.
-func parseArray(data []byte) ([]json.RawMessage, error) {
-	if err := checkJSON(data); err != nil {
-		return nil, err
-	}
-	dec := json.NewDecoder(bytes.NewReader(data))
-	tok, err := dec.Token()
-	if err != nil {
-		return nil, &InvalidError{Msg: err.Error()}
-	}
-	if d, ok := tok.(json.Delim); !ok || d != '[' {
-		kind := tokenKind(tok)
-		if d, ok := tok.(json.Delim); ok && d == '{' {
-			kind = "an object"
-		}
-		return nil, &InvalidError{Msg: "want a JSON array, found " + kind}
-	}
-	var out []json.RawMessage
-	for dec.More() {
-		var v json.RawMessage
-		if err := dec.Decode(&v); err != nil {
-			return nil, &InvalidError{Msg: err.Error()}
-		}
-		out = append(out, v)
-	}
-	return out, nil
 }
 
 // encodeArray writes the elements compactly, as jsonObject.encode does.

@@ -24,30 +24,10 @@ func TestMergeHooksGolden(t *testing.T) {
 	}
 	for _, in := range inputs {
 		t.Run(strings.TrimSuffix(filepath.Base(in), ".json"), func(t *testing.T) {
-			data, err := os.ReadFile(in)
-			if err != nil {
-				t.Fatal(err)
-			}
-			out, res, err := MergeHooks(data, hookEntry)
-			var got string
-			if err != nil {
-				got = "error" + err.Error() + "\n"
-			} else {
-				got = "result: " + res.String() + "\n" + string(out)
-				checkHooks(t, data, out, hookEntry)
-			}
 			golden := strings.TrimSuffix(in, ".json") + ".golden"
-			if *update {
-				if err := os.WriteFile(golden, []byte(got), 0o644); err != nil {
-					t.Fatal(err)
-				}
-			}
-			want, err := os.ReadFile(golden)
-			if err != nil {
-				t.Fatalf("%v (run with -update to create it)", err)
-			}
-			if got != string(want) {
-				t.Errorf("merge %s:\ngot:\n%s\nwant:\n%s", in, got, want)
+			data, out := compareGolden(t, in, golden, func(data []byte) ([]byte, Result, error) { return MergeHooks(data, hookEntry) })
+			if out != nil && !bytes.Equal(out, data) {
+				checkHooks(t, data, out, hookEntry)
 			}
 		})
 	}
@@ -108,26 +88,7 @@ func TestMergeHooks(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			out, res, err := MergeHooks([]byte(tt.in), tt.entry)
-			if tt.wantErr != "" {
-				if err == nil || !strings.HasPrefix(err.Error(), tt.wantErr) {
-					t.Fatalf("err = %v, want prefix %q", err, tt.wantErr)
-				}
-				var inv *InvalidError
-				if !errors.As(err, &inv) {
-					t.Errorf("err is %T, want *InvalidError", err)
-				}
-				return
-			}
-			if err != nil {
-				t.Fatal(err)
-			}
-			if res != tt.wantRes {
-				t.Errorf("result = %v, want %v", res, tt.wantRes)
-			}
-			if res == Unchanged {
-				if string(out) != tt.in {
-					t.Errorf("unchanged merge rewrote the file:\n%s", out)
-				}
+			if !checkResult(t, tt.in, out, res, err, tt.wantErr, tt.wantRes) {
 				return
 			}
 			checkHooks(t, []byte(tt.in), out, tt.entry)
@@ -146,23 +107,7 @@ func TestMergeHooks(t *testing.T) {
 // command; and unless merging out again changes nothing.
 func checkHooks(t *testing.T, in, out []byte, e Entry) {
 	t.Helper()
-	var before, after map[string]any
-	if len(bytes.TrimSpace(in)) > 0 {
-		if err := json.Unmarshal(in, &before); err != nil {
-			t.Fatalf("input: %v", err)
-		}
-	}
-	if err := json.Unmarshal(out, &after); err != nil {
-		t.Fatalf("output is not JSON: %v\n%s", err, out)
-	}
-	for k, v := range before {
-		if k != "hooks" && !reflect.DeepEqual(after[k], v) {
-			t.Errorf("key %s: got %v, want %v", k, after[k], v)
-		}
-	}
-	if b, a := topKeys(t, in), topKeys(t, out); len(b) > 0 && !reflect.DeepEqual(a[:len(b)], b) && !reflect.DeepEqual(a, b) {
-		t.Errorf("key order: got %v, want %v first", a, b)
-	}
+	before, after := checkKept(t, in, out, "hooks")
 	oldHooks, _ := before["hooks"].(map[string]any)
 	newHooks, _ := after["hooks"].(map[string]any)
 	ours := map[string]bool{}
@@ -340,18 +285,8 @@ func FuzzMergeHooks(f *testing.F) {
 	}
 	f.Fuzz(func(t *testing.T, data []byte) {
 		out, res, err := MergeHooks(data, hookEntry)
-		if err != nil {
+		if !fuzzChanged(t, data, out, res, err) {
 			return
-		}
-		if res == Unchanged {
-			if !bytes.Equal(out, data) {
-				t.Fatalf("unchanged but rewritten")
-			}
-			return
-		}
-		var before map[string]any
-		if len(bytes.TrimSpace(data)) > 0 && json.Unmarshal(data, &before) != nil {
-			t.Fatalf("accepted a file that is not a JSON object: %q", data)
 		}
 		checkHooks(t, data, out, hookEntry)
 	})
