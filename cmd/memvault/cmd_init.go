@@ -179,6 +179,7 @@ func (m *Main) initClient(client clientconfig.Client, dir, root, command string,
 		say    func(clientconfig.Change)
 	}
 	var files []file
+	targets := map[string]bool{}
 	add := func(ch clientconfig.Change, err error, say func(clientconfig.Change)) error {
 		var invalid *clientconfig.InvalidError
 		if errors.As(err, &invalid) {
@@ -187,7 +188,11 @@ func (m *Main) initClient(client clientconfig.Client, dir, root, command string,
 		if err != nil {
 			return err
 		}
-		files = append(files, file{ch, say})
+		// CLAUDE.md is often a link to AGENTS.md: one file, one section.
+		if !targets[ch.Target] {
+			targets[ch.Target] = true
+			files = append(files, file{ch, say})
+		}
 		return nil
 	}
 	ch, err := clientconfig.Plan(filepath.Join(root, client.File), client, entry)

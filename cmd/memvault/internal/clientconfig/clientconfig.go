@@ -153,7 +153,10 @@ func Plan(path string, c Client, e Entry) (Change, error) {
 // Change is a file's new content, computed before anything is written, so
 // that init refuses a file it cannot read before it changes another one.
 type Change struct {
-	Path   string
+	Path string
+	// Target is the file Apply writes: Path with symbolic links resolved,
+	// so that a CLAUDE.md linked to AGENTS.md stays a link.
+	Target string
 	Result Result
 	data   []byte // the new content, for Created, Added and Updated
 }
@@ -174,7 +177,12 @@ func plan(path string, merge func([]byte) ([]byte, Result, error)) (Change, erro
 		}
 		return Change{}, err
 	}
-	ch := Change{Path: path, Result: res}
+	ch := Change{Path: path, Target: path, Result: res}
+	if existed {
+		if ch.Target, err = filepath.EvalSymlinks(path); err != nil {
+			return Change{}, fmt.Errorf("resolve %s: %w", path, err)
+		}
+	}
 	if res == Unchanged || res == Kept {
 		return ch, nil
 	}
@@ -191,7 +199,7 @@ func (ch Change) Apply() error {
 	if ch.data == nil {
 		return nil
 	}
-	path := ch.Path
+	path := ch.Target
 	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
 		return err
 	}

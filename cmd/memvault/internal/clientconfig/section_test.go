@@ -214,3 +214,32 @@ func FuzzMergeSection(f *testing.F) {
 		}
 	})
 }
+
+// TestWriteSectionThroughLink: a CLAUDE.md that links to AGENTS.md stays
+// a link; the section goes into the file it points to.
+func TestWriteSectionThroughLink(t *testing.T) {
+	dir := t.TempDir()
+	agents, claude := filepath.Join(dir, AgentsFile), filepath.Join(dir, "CLAUDE.md")
+	if err := os.WriteFile(agents, []byte("# Agents\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Symlink(AgentsFile, claude); err != nil {
+		t.Skipf("no symbolic links here: %v", err)
+	}
+	ch, err := PlanSection(claude)
+	if err != nil || ch.Result != Added {
+		t.Fatalf("plan: %v, %v; want added", ch.Result, err)
+	}
+	if want, _ := filepath.EvalSymlinks(agents); ch.Target != want {
+		t.Errorf("target = %s, want %s", ch.Target, want)
+	}
+	if err := ch.Apply(); err != nil {
+		t.Fatal(err)
+	}
+	if fi, err := os.Lstat(claude); err != nil || fi.Mode()&os.ModeSymlink == 0 {
+		t.Errorf("CLAUDE.md is no longer a link: %v, %v", fi.Mode(), err)
+	}
+	if data, _ := os.ReadFile(agents); !strings.Contains(string(data), Section()) || !strings.HasPrefix(string(data), "# Agents\n") {
+		t.Errorf("AGENTS.md:\n%s", data)
+	}
+}
