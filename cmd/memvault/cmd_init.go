@@ -28,12 +28,25 @@ session scratch) out of git, and a .gitattributes that sends memory files to
 memvault's merge driver, which it registers in this clone's git config.
 Existing files are left as they are.
 
-With --client, init also registers "memvault serve" as the project's MCP
-server for that client, in the project root (the git root holding the
-vault): .mcp.json for claude-code, .cursor/mcp.json for cursor. The entry
-runs this binary by its absolute path (or --command). Other servers in the
-file are kept as they are, a file that is not valid JSON is refused, and
-running it again changes nothing.`,
+With --client, init also sets the assistant up in the project root (the git
+root holding the vault), in files meant to be committed:
+  claude-code  .mcp.json: "memvault serve" as the project's MCP server;
+               .claude/settings.json: the hooks SessionStart, UserPromptSubmit
+               and Stop, running "memvault hook session-start" and so on;
+               CLAUDE.md: a short section on when to recall and remember
+  cursor       .cursor/mcp.json: the MCP server;
+               .cursor/rules/memvault.mdc: the same section as a rule Cursor
+               applies to every request
+and, for either, the same section in AGENTS.md where the project has one.
+The server and the hooks run this binary by its absolute path (or --command).
+
+Every other key, server, hook and line of those files is kept as it is; a
+file that is not valid JSON, or whose hooks are not an object, is refused
+before any of them is written; memvault's own entries are updated in place;
+and running it again changes nothing. The section sits between the markers
+<!-- memvault:begin --> and <!-- memvault:end -->, and is replaced when
+init runs again: write your own text outside them. A memvault.mdc without
+the markers is taken to be your own rule and left alone.`,
 		Example: `  memvault init --git
   memvault init --client claude-code
   memvault init --client cursor --command memvault   # rely on PATH, e.g. for a committed file`,
@@ -91,7 +104,7 @@ running it again changes nothing.`,
 				steps.Root = filepath.Dir(dir)
 			}
 			if clientName != "" {
-				if steps.Config, steps.ConfigChanged, err = m.initClient(client, dir, steps.Root, command); err != nil {
+				if err := m.initClient(client, dir, steps.Root, command, &steps); err != nil {
 					return err
 				}
 			}
@@ -101,8 +114,8 @@ running it again changes nothing.`,
 		},
 	}
 	cmd.Flags().BoolVar(&withGit, "git", false, "also run git init in the vault's parent folder when it is not in a git repository")
-	cmd.Flags().StringVar(&clientName, "client", "", "also register memvault as an MCP server for this client: claude-code (.mcp.json) or cursor (.cursor/mcp.json)")
-	cmd.Flags().StringVar(&command, "command", "", "with --client: the server command to write (default: this binary's absolute path)")
+	cmd.Flags().StringVar(&clientName, "client", "", "also set up this client: claude-code (.mcp.json, hooks in .claude/settings.json, CLAUDE.md) or cursor (.cursor/mcp.json, .cursor/rules/memvault.mdc)")
+	cmd.Flags().StringVar(&command, "command", "", "with --client: the memvault command the server and the hooks run (default: this binary's absolute path)")
 	return cmd
 }
 
@@ -144,28 +157,97 @@ func (m *Main) serverCommand(client clientconfig.Client, command string) (string
 	return exe, nil
 }
 
-// initClient writes the client's project configuration at root for the
-// vault at dir and says how to do the same by hand. It returns the file's
-// path and whether it changed.
-func (m *Main) initClient(client clientconfig.Client, dir, root, command string) (string, bool, error) {
+// initClient writes the client's project files at root for the vault at
+// dir: its MCP configuration, and its hooks, instructions or rule. All
+// are computed first, so a file init refuses stops it before it changes
+// another. It says what it did, with how to do the same by hand, and
+// fills in the files it changed.
+func (m *Main) initClient(client clientconfig.Client, dir, root, command string, steps *clitext.InitSteps) error {
 	args := []string{"serve"}
-	// The server finds .memory at the git root of its working directory,
-	// which the clients set to the project; name any other vault.
+	var vaultArgs []string
+	// The server and the hooks find .memory at the git root of their
+	// working directory, which the clients set to the project; name any
+	// other vault.
 	if dir != filepath.Join(root, ".memory") {
-		args = append(args, "--vault", dir)
+		vaultArgs = []string{"--vault", dir}
+		args = append(args, vaultArgs...)
 	}
-	path := filepath.Join(root, client.File)
 	entry := clientconfig.Entry{Command: command, Args: args}
-	res, err := clientconfig.Write(path, client, entry)
-	var invalid *clientconfig.InvalidError
-	if errors.As(err, &invalid) {
-		return "", false, usagef("%w; fix the file or move it away: memvault does not overwrite a file it cannot read", err)
+	hookEntry := clientconfig.Entry{Command: command, Args: vaultArgs}
+	type file struct {
+		change clientconfig.Change
+		say    func(clientconfig.Change)
 	}
-	if err != nil {
-		return "", false, err
+	var files []file
+	targets := map[string]bool{}
+	add := func(ch clientconfig.Change, err error, say func(clientconfig.Change)) error {
+		var invalid *clientconfig.InvalidError
+		if errors.As(err, &invalid) {
+			return usagef("%w; fix the file or move it away: memvault does not overwrite a file it cannot read", err)
+		}
+		if err != nil {
+			return err
+		}
+		// CLAUDE.md is often a link to AGENTS.md: one file, one section.
+		if !targets[ch.Target] {
+			targets[ch.Target] = true
+			files = append(files, file{ch, say})
+		}
+		return nil
 	}
-	line, name := entry.CommandLine(), clientconfig.ServerName
-	switch res {
+	ch, err := clientconfig.Plan(filepath.Join(root, client.File), client, entry)
+	if err := add(ch, err, func(ch clientconfig.Change) { m.sayServer(client, ch, entry) }); err != nil {
+		return err
+	}
+	if client.Settings != "" {
+		ch, err := clientconfig.PlanHooks(filepath.Join(root, client.Settings), hookEntry)
+		if err := add(ch, err, func(ch clientconfig.Change) { m.sayHooks(ch, hookEntry) }); err != nil {
+			return err
+		}
+	}
+	if client.Rule != "" {
+		ch, err := clientconfig.PlanRule(filepath.Join(root, client.Rule))
+		if err := add(ch, err, m.saySection); err != nil {
+			return err
+		}
+	}
+	if client.Instructions != "" {
+		ch, err := clientconfig.PlanSection(filepath.Join(root, client.Instructions))
+		if err := add(ch, err, m.saySection); err != nil {
+			return err
+		}
+	}
+	// AGENTS.md is for other agents too: memvault adds to it, never
+	// creates it.
+	if agents := filepath.Join(root, clientconfig.AgentsFile); exists(agents) {
+		ch, err := clientconfig.PlanSection(agents)
+		if err := add(ch, err, m.saySection); err != nil {
+			return err
+		}
+	}
+	for i, f := range files {
+		if err := f.change.Apply(); err != nil {
+			return err
+		}
+		f.say(f.change)
+		changed := f.change.Result != clientconfig.Unchanged && f.change.Result != clientconfig.Kept
+		switch {
+		case i == 0:
+			steps.Config, steps.ConfigChanged = f.change.Path, changed
+		case changed && client.Settings != "" && f.change.Path == filepath.Join(root, client.Settings):
+			steps.Hooks = f.change.Path
+		case changed:
+			steps.Files = append(steps.Files, f.change.Path)
+		}
+	}
+	return nil
+}
+
+// sayServer says what init did with the MCP server's entry, and how to
+// do the same by hand.
+func (m *Main) sayServer(client clientconfig.Client, ch clientconfig.Change, entry clientconfig.Entry) {
+	line, name, path := entry.CommandLine(), clientconfig.ServerName, ch.Path
+	switch ch.Result {
 	case clientconfig.Created:
 		fmt.Fprintf(m.Stdout, "created %s with the MCP server %q: %s\n", path, name, line)
 	case clientconfig.Added:
@@ -182,5 +264,41 @@ func (m *Main) initClient(client clientconfig.Client, dir, root, command string)
 	case "cursor":
 		fmt.Fprintf(m.Stdout, "Cursor reads it when it opens the project; check the server is enabled in Cursor's MCP settings\n")
 	}
-	return path, res != clientconfig.Unchanged, nil
+}
+
+// sayHooks says what init did with the Claude Code hooks, one line per
+// hook when it wrote them.
+func (m *Main) sayHooks(ch clientconfig.Change, entry clientconfig.Entry) {
+	switch ch.Result {
+	case clientconfig.Created:
+		fmt.Fprintf(m.Stdout, "created %s with the Claude Code hooks:\n", ch.Path)
+	case clientconfig.Added:
+		fmt.Fprintf(m.Stdout, "added the Claude Code hooks to %s:\n", ch.Path)
+	case clientconfig.Updated:
+		fmt.Fprintf(m.Stdout, "updated the Claude Code hooks in %s:\n", ch.Path)
+	case clientconfig.Unchanged:
+		fmt.Fprintf(m.Stdout, "%s already runs the Claude Code hooks\n", ch.Path)
+		return
+	}
+	for _, h := range clientconfig.ClaudeHooks() {
+		fmt.Fprintf(m.Stdout, "  %s: %s\n", h.Event, h.CommandLine(entry))
+	}
+}
+
+// saySection says what init did with memvault's section of an
+// instructions file or rule.
+func (m *Main) saySection(ch clientconfig.Change) {
+	const what = "memvault's section (when to recall and remember)"
+	switch ch.Result {
+	case clientconfig.Created:
+		fmt.Fprintf(m.Stdout, "created %s with %s\n", ch.Path, what)
+	case clientconfig.Added:
+		fmt.Fprintf(m.Stdout, "added %s to %s\n", what, ch.Path)
+	case clientconfig.Updated:
+		fmt.Fprintf(m.Stdout, "updated %s in %s\n", what, ch.Path)
+	case clientconfig.Unchanged:
+		fmt.Fprintf(m.Stdout, "%s already has %s\n", ch.Path, what)
+	case clientconfig.Kept:
+		fmt.Fprintf(m.Stdout, "left %s as it is: it has no %s marker, so it is not memvault's; remove it and run init again to get memvault's\n", ch.Path, clientconfig.SectionBegin)
+	}
 }

@@ -1,7 +1,6 @@
 package clientconfig
 
 import (
-	"bytes"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -25,16 +24,31 @@ type Client struct {
 	// Typed clients get "type": "stdio" and an "env" object, as their
 	// own CLI writes them.
 	Typed bool
+	// Settings, when set, is the client's project settings file, relative
+	// to the project root, where MergeHooks puts memvault's hooks.
+	Settings string
+	// Instructions, when set, is the client's project instructions file,
+	// relative to the project root, which gets memvault's section (and is
+	// created when missing).
+	Instructions string
+	// Rule, when set, is the client's project rule file for memvault,
+	// relative to the project root, written with RuleFile.
+	Rule string
 }
 
 // Clients returns the clients this package knows. Both read a JSON file
 // in the project whose mcpServers object maps a name to a command, its
 // args and env: Claude Code's project-scope .mcp.json and Cursor's
-// .cursor/mcp.json.
+// .cursor/mcp.json. Claude Code also runs the hooks of its shared
+// project settings, .claude/settings.json, and reads CLAUDE.md; Cursor
+// reads its project rules in .cursor/rules. (Cursor's own hooks,
+// .cursor/hooks.json, are not written: see docs/assistants.md.)
 func Clients() []Client {
 	return []Client{
-		{Name: "claude-code", File: ".mcp.json", Typed: true},
-		{Name: "cursor", File: filepath.Join(".cursor", "mcp.json")},
+		{Name: "claude-code", File: ".mcp.json", Typed: true,
+			Settings: filepath.Join(".claude", "settings.json"), Instructions: "CLAUDE.md"},
+		{Name: "cursor", File: filepath.Join(".cursor", "mcp.json"),
+			Rule: filepath.Join(".cursor", "rules", "memvault.mdc")},
 	}
 }
 
@@ -76,6 +90,7 @@ const (
 	Added                   // the file existed; memvault's entry was added
 	Updated                 // memvault's entry changed (another binary path or vault)
 	Unchanged               // the entry was already there, as wanted
+	Kept                    // the file is the user's own (no memvault section); left as it is
 )
 
 func (r Result) String() string {
@@ -88,6 +103,8 @@ func (r Result) String() string {
 		return "updated"
 	case Unchanged:
 		return "unchanged"
+	case Kept:
+		return "kept"
 	}
 	return fmt.Sprintf("Result(%d)", int(r))
 }
@@ -121,27 +138,70 @@ func (e *InvalidError) Error() string {
 // refuses is left untouched and the error is an *InvalidError naming
 // path.
 func Write(path string, c Client, e Entry) (Result, error) {
+	ch, err := Plan(path, c, e)
+	if err != nil {
+		return 0, err
+	}
+	return ch.Result, ch.Apply()
+}
+
+// Plan computes what Write would write, without writing it.
+func Plan(path string, c Client, e Entry) (Change, error) {
+	return plan(path, func(data []byte) ([]byte, Result, error) { return Merge(data, c, e) })
+}
+
+// Change is a file's new content, computed before anything is written, so
+// that init refuses a file it cannot read before it changes another one.
+type Change struct {
+	Path string
+	// Target is the file Apply writes: Path with symbolic links resolved,
+	// so that a CLAUDE.md linked to AGENTS.md stays a link.
+	Target string
+	Result Result
+	data   []byte // the new content, for Created, Added and Updated
+}
+
+// plan reads the file at path (missing is empty) and runs merge on it. An
+// *InvalidError from merge gets path.
+func plan(path string, merge func([]byte) ([]byte, Result, error)) (Change, error) {
 	data, err := os.ReadFile(path)
 	if err != nil && !errors.Is(err, os.ErrNotExist) {
-		return 0, fmt.Errorf("read %s: %w", path, err)
+		return Change{}, fmt.Errorf("read %s: %w", path, err)
 	}
 	existed := err == nil
-	out, res, err := Merge(data, c, e)
+	out, res, err := merge(data)
 	if err != nil {
 		var inv *InvalidError
 		if errors.As(err, &inv) {
 			inv.Path = path
 		}
-		return 0, err
+		return Change{}, err
 	}
-	if res == Unchanged {
-		return res, nil
+	ch := Change{Path: path, Target: path, Result: res}
+	if existed {
+		if ch.Target, err = filepath.EvalSymlinks(path); err != nil {
+			return Change{}, fmt.Errorf("resolve %s: %w", path, err)
+		}
+	}
+	if res == Unchanged || res == Kept {
+		return ch, nil
 	}
 	if !existed {
-		res = Created
+		ch.Result = Created
 	}
+	ch.data = out
+	return ch, nil
+}
+
+// Apply writes the change, if there is one, creating the file's folder.
+// The file keeps its mode.
+func (ch Change) Apply() error {
+	if ch.data == nil {
+		return nil
+	}
+	path := ch.Target
 	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
-		return 0, err
+		return err
 	}
 	mode := os.FileMode(0o644)
 	if fi, err := os.Stat(path); err == nil {
@@ -151,24 +211,24 @@ func Write(path string, c Client, e Entry) (Result, error) {
 	// a configuration that the client then fails to parse.
 	tmp, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".tmp-*")
 	if err != nil {
-		return 0, err
+		return err
 	}
 	defer os.Remove(tmp.Name())
-	if _, err := tmp.Write(out); err != nil {
+	if _, err := tmp.Write(ch.data); err != nil {
 		tmp.Close()
-		return 0, fmt.Errorf("write %s: %w", tmp.Name(), err)
+		return fmt.Errorf("write %s: %w", tmp.Name(), err)
 	}
 	if err := tmp.Chmod(mode); err != nil {
 		tmp.Close()
-		return 0, err
+		return err
 	}
 	if err := tmp.Close(); err != nil {
-		return 0, err
+		return err
 	}
 	if err := os.Rename(tmp.Name(), path); err != nil {
-		return 0, fmt.Errorf("write %s: %w", path, err)
+		return fmt.Errorf("write %s: %w", path, err)
 	}
-	return res, nil
+	return nil
 }
 
 // Merge returns data, a configuration file's content (empty for a new
@@ -176,27 +236,20 @@ func Write(path string, c Client, e Entry) (Result, error) {
 // When the entry is already as wanted it returns data itself. Errors are
 // *InvalidError.
 func Merge(data []byte, c Client, e Entry) ([]byte, Result, error) {
-	root := &jsonObject{}
-	if len(bytes.TrimSpace(data)) > 0 {
-		var err error
-		if root, err = parseObject(data); err != nil {
-			return nil, 0, err
-		}
+	root, err := parseDocument(data)
+	if err != nil {
+		return nil, 0, err
 	}
-	servers := &jsonObject{}
-	if raw, ok := root.get("mcpServers"); ok {
-		var err error
-		if servers, err = parseObject(raw); err != nil {
-			return nil, 0, nested("mcpServers", err)
-		}
+	servers, _, err := root.object("mcpServers", "mcpServers")
+	if err != nil {
+		return nil, 0, err
 	}
-	entry := &jsonObject{}
+	entry, found, err := servers.object(ServerName, "mcpServers."+ServerName)
+	if err != nil {
+		return nil, 0, err
+	}
 	res := Added
-	if raw, ok := servers.get(ServerName); ok {
-		var err error
-		if entry, err = parseObject(raw); err != nil {
-			return nil, 0, nested("mcpServers."+ServerName, err)
-		}
+	if found {
 		res = Updated
 	}
 	before := entry.clone()
@@ -219,12 +272,7 @@ func Merge(data []byte, c Client, e Entry) ([]byte, Result, error) {
 	}
 	servers.set(ServerName, entry.encode())
 	root.set("mcpServers", servers.encode())
-	var out bytes.Buffer
-	if err := json.Indent(&out, root.encode(), "", "  "); err != nil {
-		return nil, 0, &InvalidError{Msg: err.Error()}
-	}
-	out.WriteByte('\n')
-	return out.Bytes(), res, nil
+	return root.indent(), res, nil
 }
 
 // nested reports a problem with the value at key: the nested error's

@@ -29,33 +29,42 @@ func TestMergeGolden(t *testing.T) {
 		for _, c := range Clients() {
 			name := strings.TrimSuffix(filepath.Base(in), ".json") + "." + c.Name
 			t.Run(name, func(t *testing.T) {
-				data, err := os.ReadFile(in)
-				if err != nil {
-					t.Fatal(err)
-				}
-				out, res, err := Merge(data, c, testEntry)
-				var got string
-				if err != nil {
-					got = "error" + err.Error() + "\n"
-				} else {
-					got = "result: " + res.String() + "\n" + string(out)
-				}
 				golden := strings.TrimSuffix(in, ".json") + "." + c.Name + ".golden"
-				if *update {
-					if err := os.WriteFile(golden, []byte(got), 0o644); err != nil {
-						t.Fatal(err)
-					}
-				}
-				want, err := os.ReadFile(golden)
-				if err != nil {
-					t.Fatalf("%v (run with -update to create it)", err)
-				}
-				if got != string(want) {
-					t.Errorf("merge %s:\ngot:\n%s\nwant:\n%s", in, got, want)
-				}
+				compareGolden(t, in, golden, func(data []byte) ([]byte, Result, error) { return Merge(data, c, testEntry) })
 			})
 		}
 	}
+}
+
+// compareGolden runs merge on the file in and compares the result, or
+// the error, with the file golden; -update rewrites golden. It returns
+// the input and the output, nil after an error.
+func compareGolden(t *testing.T, in, golden string, merge func([]byte) ([]byte, Result, error)) (data, out []byte) {
+	t.Helper()
+	data, err := os.ReadFile(in)
+	if err != nil {
+		t.Fatal(err)
+	}
+	out, res, err := merge(data)
+	var got string
+	if err != nil {
+		got = "error" + err.Error() + "\n"
+	} else {
+		got = "result: " + res.String() + "\n" + string(out)
+	}
+	if *update {
+		if err := os.WriteFile(golden, []byte(got), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	want, err := os.ReadFile(golden)
+	if err != nil {
+		t.Fatalf("%v (run with -update to create it)", err)
+	}
+	if got != string(want) {
+		t.Errorf("merge %s:\ngot:\n%s\nwant:\n%s", in, got, want)
+	}
+	return data, out
 }
 
 // TestMerge checks the properties the golden files show, so
@@ -108,26 +117,7 @@ func TestMerge(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			out, res, err := Merge([]byte(tt.in), tt.client, testEntry)
-			if tt.wantErr != "" {
-				if err == nil || !strings.HasPrefix(err.Error(), tt.wantErr) {
-					t.Fatalf("err = %v, want prefix %q", err, tt.wantErr)
-				}
-				var inv *InvalidError
-				if !errors.As(err, &inv) {
-					t.Errorf("err is %T, want *InvalidError", err)
-				}
-				return
-			}
-			if err != nil {
-				t.Fatal(err)
-			}
-			if res != tt.wantRes {
-				t.Errorf("result = %v, want %v", res, tt.wantRes)
-			}
-			if res == Unchanged {
-				if string(out) != tt.in {
-					t.Errorf("unchanged merge rewrote the file:\n%s", out)
-				}
+			if !checkResult(t, tt.in, out, res, err, tt.wantErr, tt.wantRes) {
 				return
 			}
 			checkMerged(t, []byte(tt.in), out)
@@ -151,12 +141,59 @@ func TestMerge(t *testing.T) {
 	}
 }
 
+// checkResult checks what a merge of in returned: an *InvalidError with
+// the prefix wantErr when there is one, else wantRes, and in itself when
+// Unchanged. It reports whether out is a new file left to check.
+func checkResult(t *testing.T, in string, out []byte, res Result, err error, wantErr string, wantRes Result) bool {
+	t.Helper()
+	if wantErr != "" {
+		if err == nil || !strings.HasPrefix(err.Error(), wantErr) {
+			t.Fatalf("err = %v, want prefix %q", err, wantErr)
+		}
+		var inv *InvalidError
+		if !errors.As(err, &inv) {
+			t.Errorf("err is %T, want *InvalidError", err)
+		}
+		return false
+	}
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res != wantRes {
+		t.Errorf("result = %v, want %v", res, wantRes)
+	}
+	if res == Unchanged {
+		if string(out) != in {
+			t.Errorf("unchanged merge rewrote the file:\n%s", out)
+		}
+		return false
+	}
+	return true
+}
+
 // checkMerged fails unless out holds every top-level key and every other
 // server of in, with the same values, in the same order, and a memvault
 // entry that runs testEntry.
 func checkMerged(t *testing.T, in, out []byte) {
 	t.Helper()
-	var before, after map[string]any
+	before, after := checkKept(t, in, out, "mcpServers")
+	servers, _ := after["mcpServers"].(map[string]any)
+	entry, _ := servers[ServerName].(map[string]any)
+	if entry["command"] != testEntry.Command || !reflect.DeepEqual(entry["args"], []any{"serve"}) {
+		t.Errorf("memvault entry = %v", entry)
+	}
+	old, _ := before["mcpServers"].(map[string]any)
+	for name, s := range old {
+		if name != ServerName && !reflect.DeepEqual(servers[name], s) {
+			t.Errorf("server %s: got %v, want %v", name, servers[name], s)
+		}
+	}
+}
+
+// checkKept decodes in and out, and fails unless out is JSON holding every
+// top-level key of in but skip with the same value, in the same order.
+func checkKept(t *testing.T, in, out []byte, skip string) (before, after map[string]any) {
+	t.Helper()
 	if len(bytes.TrimSpace(in)) > 0 {
 		if err := json.Unmarshal(in, &before); err != nil {
 			t.Fatalf("input: %v", err)
@@ -165,28 +202,15 @@ func checkMerged(t *testing.T, in, out []byte) {
 	if err := json.Unmarshal(out, &after); err != nil {
 		t.Fatalf("output is not JSON: %v\n%s", err, out)
 	}
-	servers, _ := after["mcpServers"].(map[string]any)
-	entry, _ := servers[ServerName].(map[string]any)
-	if entry["command"] != testEntry.Command || !reflect.DeepEqual(entry["args"], []any{"serve"}) {
-		t.Errorf("memvault entry = %v", entry)
-	}
 	for k, v := range before {
-		if k == "mcpServers" {
-			old, _ := v.(map[string]any)
-			for name, s := range old {
-				if name != ServerName && !reflect.DeepEqual(servers[name], s) {
-					t.Errorf("server %s: got %v, want %v", name, servers[name], s)
-				}
-			}
-			continue
-		}
-		if !reflect.DeepEqual(after[k], v) {
+		if k != skip && !reflect.DeepEqual(after[k], v) {
 			t.Errorf("key %s: got %v, want %v", k, after[k], v)
 		}
 	}
 	if b, a := topKeys(t, in), topKeys(t, out); len(b) > 0 && !reflect.DeepEqual(a[:len(b)], b) && !reflect.DeepEqual(a, b) {
 		t.Errorf("key order: got %v, want %v first", a, b)
 	}
+	return before, after
 }
 
 // topKeys lists an object's keys in file order.
@@ -246,21 +270,8 @@ func FuzzMerge(f *testing.F) {
 			c = Clients()[1]
 		}
 		out, res, err := Merge(data, c, testEntry)
-		if err != nil {
+		if !fuzzChanged(t, data, out, res, err) {
 			return
-		}
-		if res == Unchanged {
-			if !bytes.Equal(out, data) {
-				t.Fatalf("unchanged but rewritten")
-			}
-			return
-		}
-		if !json.Valid(out) {
-			t.Fatalf("output is not JSON: %s", out)
-		}
-		var before map[string]any
-		if len(bytes.TrimSpace(data)) > 0 && json.Unmarshal(data, &before) != nil {
-			t.Fatalf("accepted a file that is not a JSON object: %q", data)
 		}
 		checkMerged(t, data, out)
 		again, res, err := Merge(out, c, testEntry)
@@ -268,6 +279,31 @@ func FuzzMerge(f *testing.F) {
 			t.Fatalf("second merge: %v %v", res, err)
 		}
 	})
+}
+
+// fuzzChanged checks a merge of fuzzed data: a refusal is fine, an
+// Unchanged result must be data itself, and a new file is accepted only
+// from a JSON object (or nothing). It reports whether out is a new file
+// left to check.
+func fuzzChanged(t *testing.T, data, out []byte, res Result, err error) bool {
+	t.Helper()
+	if err != nil {
+		return false
+	}
+	if res == Unchanged {
+		if !bytes.Equal(out, data) {
+			t.Fatalf("unchanged but rewritten")
+		}
+		return false
+	}
+	if !json.Valid(out) {
+		t.Fatalf("output is not JSON: %s", out)
+	}
+	var before map[string]any
+	if len(bytes.TrimSpace(data)) > 0 && json.Unmarshal(data, &before) != nil {
+		t.Fatalf("accepted a file that is not a JSON object: %q", data)
+	}
+	return true
 }
 
 // TestWrite checks the file side of Write: what it reports, that it

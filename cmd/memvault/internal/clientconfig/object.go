@@ -19,16 +19,9 @@ type jsonObject struct {
 // parseObject reads a JSON object. A syntax error names the line and
 // column; a valid document that is not an object says what it is.
 func parseObject(data []byte) (*jsonObject, error) {
-	if err := checkJSON(data); err != nil {
-		return nil, err
-	}
-	dec := json.NewDecoder(bytes.NewReader(data))
-	tok, err := dec.Token()
+	dec, err := openValue(data, '{')
 	if err != nil {
-		return nil, &InvalidError{Msg: err.Error()}
-	}
-	if d, ok := tok.(json.Delim); !ok || d != '{' {
-		return nil, &InvalidError{Msg: "want a JSON object, found " + tokenKind(tok)}
+		return nil, err
 	}
 	o := &jsonObject{vals: map[string]json.RawMessage{}}
 	for dec.More() {
@@ -46,6 +39,65 @@ func parseObject(data []byte) (*jsonObject, error) {
 		o.set(key, v)
 	}
 	return o, nil
+}
+
+// parseArray reads a JSON array, each element kept as it was written.
+func parseArray(data []byte) ([]json.RawMessage, error) {
+	dec, err := openValue(data, '[')
+	if err != nil {
+		return nil, err
+	}
+	var out []json.RawMessage
+	for dec.More() {
+		var v json.RawMessage
+		if err := dec.Decode(&v); err != nil {
+			return nil, &InvalidError{Msg: err.Error()}
+		}
+		out = append(out, v)
+	}
+	return out, nil
+}
+
+// openValue validates data and reads its opening delimiter, which must be
+// want: '{' or '['.
+func openValue(data []byte, want json.Delim) (*json.Decoder, error) {
+	if err := checkJSON(data); err != nil {
+		return nil, err
+	}
+	dec := json.NewDecoder(bytes.NewReader(data))
+	tok, err := dec.Token()
+	if err != nil {
+		return nil, &InvalidError{Msg: err.Error()}
+	}
+	if d, ok := tok.(json.Delim); !ok || d != want {
+		kind := map[json.Delim]string{'{': "object", '[': "array"}[want]
+		return nil, &InvalidError{Msg: "want a JSON " + kind + ", found " + tokenKind(tok)}
+	}
+	return dec, nil
+}
+
+// parseDocument reads a configuration file's top level: an object, or
+// nothing at all for a new or empty file.
+func parseDocument(data []byte) (*jsonObject, error) {
+	if len(bytes.TrimSpace(data)) == 0 {
+		return &jsonObject{}, nil
+	}
+	return parseObject(data)
+}
+
+// object returns the object at key (empty when there is none), and
+// whether there was one; an error names path, the key's place in the
+// file.
+func (o *jsonObject) object(key, path string) (*jsonObject, bool, error) {
+	raw, ok := o.get(key)
+	if !ok {
+		return &jsonObject{}, false, nil
+	}
+	v, err := parseObject(raw)
+	if err != nil {
+		return nil, true, nested(path, err)
+	}
+	return v, true, nil
 }
 
 // checkJSON validates data and turns a syntax error's byte offset into
@@ -84,8 +136,11 @@ func lineColumn(data []byte, off int64) (int, int) {
 func tokenKind(tok json.Token) string {
 	switch t := tok.(type) {
 	case json.Delim:
-		if t == '[' {
+		switch t {
+		case '[':
 			return "an array"
+		case '{':
+			return "an object"
 		}
 	case string:
 		return "a string"
@@ -158,6 +213,18 @@ func (o *jsonObject) encode() json.RawMessage {
 	}
 	b.WriteByte('}')
 	return b.Bytes()
+}
+
+// indent writes the object as a file: two-space indentation, a final
+// newline.
+func (o *jsonObject) indent() []byte {
+	var out bytes.Buffer
+	if err := json.Indent(&out, o.encode(), "", "  "); err != nil {
+		// encode writes valid JSON.
+		panic(fmt.Sprintf("indent: %v", err))
+	}
+	out.WriteByte('\n')
+	return out.Bytes()
 }
 
 // mustJSON encodes strings and string slices, which cannot fail, without

@@ -76,6 +76,32 @@ func TestInitSteps(t *testing.T) {
 			},
 		},
 		{
+			name: "claude code with hooks and instructions",
+			steps: InitSteps{Root: root, InGit: true, Vault: vaultDir, VaultChanged: true, Client: "claude-code", Config: mcp, ConfigChanged: true, Command: "/usr/local/bin/memvault",
+				Hooks: filepath.Join(root, ".claude", "settings.json"), Files: []string{filepath.Join(root, "CLAUDE.md"), filepath.Join(root, "AGENTS.md")}},
+			wd: root,
+			want: []string{
+				"  1. commit the vault, .mcp.json, .claude/settings.json, CLAUDE.md and AGENTS.md, so everyone who clones the project gets them:",
+				`       git add .memory .mcp.json .claude/settings.json CLAUDE.md AGENTS.md && git commit -m "memvault: add the project memory and its MCP server"`,
+				"     .mcp.json and .claude/settings.json run /usr/local/bin/memvault, a path on this machine; for a file the whole team uses, run init --client claude-code --command memvault",
+				"  2. approve the server in Claude Code: it asks the first time it starts in this project (/mcp shows its state).",
+			},
+		},
+		{
+			name:    "only the hooks changed",
+			steps:   InitSteps{Root: root, InGit: true, Vault: vaultDir, Client: "claude-code", Config: mcp, Command: "memvault", Hooks: filepath.Join(root, ".claude", "settings.json")},
+			wd:      root,
+			want:    []string{"  1. commit .claude/settings.json, so everyone who clones the project gets it:", `       git add .claude/settings.json && git commit -m "memvault: set up the assistant for the project memory"`},
+			notWant: []string{"approve the server", "a path on this machine", ".mcp.json"},
+		},
+		{
+			name:    "only the rule changed, the command an absolute path",
+			steps:   InitSteps{Root: root, InGit: true, Vault: vaultDir, Client: "cursor", Config: cursor, Command: "/usr/local/bin/memvault", Files: []string{filepath.Join(root, ".cursor", "rules", "memvault.mdc")}},
+			wd:      root,
+			want:    []string{`       git add .cursor/rules/memvault.mdc && git commit -m "memvault: set up the assistant for the project memory"`},
+			notWant: []string{"a path on this machine", "enable the server"},
+		},
+		{
 			name:    "cursor, vault already there, command on PATH, from a subfolder",
 			steps:   InitSteps{Root: root, InGit: true, Vault: vaultDir, Client: "cursor", Config: cursor, ConfigChanged: true, Command: "memvault"},
 			wd:      filepath.Join(root, "src", "app"),

@@ -19,6 +19,12 @@ type InitSteps struct {
 	Config        string // the client configuration file, with --client
 	ConfigChanged bool   // init wrote it
 	Command       string // the server command the configuration runs
+	// Hooks is the client settings file with memvault's hooks, when init
+	// wrote it: it runs Command too.
+	Hooks string
+	// Files are the other files init wrote for the client: instructions
+	// and rules.
+	Files []string
 }
 
 // Print writes the steps left to the user, as commands to paste in wd:
@@ -41,25 +47,38 @@ func (s InitSteps) Print(w io.Writer, wd string) {
 	if s.VaultChanged {
 		add, names = append(add, rel(s.Vault)), append(names, "the vault")
 	}
-	if s.ConfigChanged {
-		name := filepath.ToSlash(s.Config)
-		if r, ok := within(s.Root, s.Config); ok {
-			name = filepath.ToSlash(r)
+	// name is how a file is named in a title: from the project root.
+	name := func(p string) string {
+		if r, ok := within(s.Root, p); ok {
+			return filepath.ToSlash(r)
 		}
-		add, names = append(add, rel(s.Config)), append(names, name)
+		return filepath.ToSlash(p)
+	}
+	var runs []string // the files that run Command
+	if s.ConfigChanged {
+		add, names, runs = append(add, rel(s.Config)), append(names, name(s.Config)), append(runs, name(s.Config))
+	}
+	if s.Hooks != "" {
+		add, names, runs = append(add, rel(s.Hooks)), append(names, name(s.Hooks)), append(runs, name(s.Hooks))
+	}
+	for _, f := range s.Files {
+		add, names = append(add, rel(f)), append(names, name(f))
 	}
 	if len(add) > 0 {
+		client := s.ConfigChanged || s.Hooks != "" || len(s.Files) > 0
 		msg := "memvault: add the project memory"
 		switch {
-		case s.ConfigChanged && s.VaultChanged:
+		case client && s.VaultChanged:
 			msg = "memvault: add the project memory and its MCP server"
 		case s.ConfigChanged:
 			msg = "memvault: register the MCP server"
+		case client:
+			msg = "memvault: set up the assistant for the project memory"
 		}
 		cmd := fmt.Sprintf("%s add %s && %s commit -m %q", git, strings.Join(add, " "), git, msg)
-		st := step{title: "commit " + strings.Join(names, " and ") + ", so everyone who clones the project gets it:"}
+		st := step{title: "commit " + joinAnd(names) + ", so everyone who clones the project gets it:"}
 		if len(names) > 1 {
-			st.title = "commit " + strings.Join(names, " and ") + ", so everyone who clones the project gets them:"
+			st.title = "commit " + joinAnd(names) + ", so everyone who clones the project gets them:"
 		}
 		if !s.InGit {
 			// git init takes the folder as seen from wd.
@@ -69,13 +88,17 @@ func (s InitSteps) Print(w io.Writer, wd string) {
 			} else if r != "." {
 				init += " " + r
 			}
-			st.title = "make the project a git repository and commit " + strings.Join(names, " and ") + ":"
+			st.title = "make the project a git repository and commit " + joinAnd(names) + ":"
 			cmd = init + " && " + cmd
 		}
 		st.lines = append(st.lines, "  "+cmd)
-		if s.ConfigChanged && filepath.IsAbs(s.Command) {
-			st.lines = append(st.lines, fmt.Sprintf("%s runs %s, a path on this machine; for a file the whole team uses, run init --client %s --command memvault",
-				names[len(names)-1], clientconfig.ShellQuote(s.Command), s.Client))
+		if len(runs) > 0 && filepath.IsAbs(s.Command) {
+			verb := "runs"
+			if len(runs) > 1 {
+				verb = "run"
+			}
+			st.lines = append(st.lines, fmt.Sprintf("%s %s %s, a path on this machine; for a file the whole team uses, run init --client %s --command memvault",
+				joinAnd(runs), verb, clientconfig.ShellQuote(s.Command), s.Client))
 		}
 		steps = append(steps, st)
 	}
@@ -103,6 +126,14 @@ func (s InitSteps) Print(w io.Writer, wd string) {
 			fmt.Fprintf(w, "     %s\n", l)
 		}
 	}
+}
+
+// joinAnd joins names as a sentence does: "a", "a and b", "a, b and c".
+func joinAnd(names []string) string {
+	if len(names) < 2 {
+		return strings.Join(names, "")
+	}
+	return strings.Join(names[:len(names)-1], ", ") + " and " + names[len(names)-1]
 }
 
 // relPath is path relative to dir, for a command run in dir (both in

@@ -11,9 +11,12 @@ import (
 )
 
 func recallPrompt() mcp.Prompt {
+	// Claude Code lists the prompt as /mcp__memvault__recall and passes
+	// only the first word typed after it (anthropics/claude-code#14210):
+	// the argument says how to give several.
 	return mcp.NewPrompt("recall",
-		mcp.WithPromptDescription("Pull the project's memories about a subject into the conversation."),
-		mcp.WithArgument("query", mcp.ArgumentDescription("What to recall, in any language."), mcp.RequiredArgument()))
+		mcp.WithPromptDescription("Bring the project memory on a subject into the conversation (keywords in English or 中文)"),
+		mcp.WithArgument("query", mcp.ArgumentDescription("Keywords, e.g. deploy or 部署; join words with - (python-version), as Claude Code passes only the first word"), mcp.RequiredArgument()))
 }
 
 func (s *Server) recallPrompt(ctx context.Context, req mcp.GetPromptRequest) (*mcp.GetPromptResult, error) {

@@ -9,8 +9,8 @@ import (
 
 func rememberDecisionPrompt() mcp.Prompt {
 	return mcp.NewPrompt("remember-decision",
-		mcp.WithPromptDescription("Record a decision just made, with its reason and the alternatives rejected."),
-		mcp.WithArgument("topic", mcp.ArgumentDescription("What the decision is about (optional).")))
+		mcp.WithPromptDescription("Record the decision just made in the project memory: what, why, and the alternatives rejected"),
+		mcp.WithArgument("topic", mcp.ArgumentDescription("Optional: what the decision is about, e.g. database or 测试框架")))
 }
 
 func (s *Server) rememberDecisionPrompt(_ context.Context, req mcp.GetPromptRequest) (*mcp.GetPromptResult, error) {

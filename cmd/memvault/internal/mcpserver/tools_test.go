@@ -426,3 +426,34 @@ func TestDocsNameEveryArgument(t *testing.T) {
 		}
 	}
 }
+
+// TestPromptListing checks how the prompts read as Claude Code's slash
+// commands (/mcp__memvault__<name>): a name of lower-case words and
+// hyphens, a one-line description short enough for the command menu, and
+// a description for each argument.
+func TestPromptListing(t *testing.T) {
+	t.Parallel()
+	ts := newTestServer(t, newClock(time.Date(2026, 11, 30, 12, 0, 0, 0, time.UTC)), serverOptions{})
+	res, err := ts.c.ListPrompts(t.Context(), mcp.ListPromptsRequest{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	names := map[string]bool{}
+	for _, p := range res.Prompts {
+		names[p.Name] = true
+		if strings.Trim(p.Name, "abcdefghijklmnopqrstuvwxyz-") != "" {
+			t.Errorf("prompt name %q: want lower-case words and hyphens", p.Name)
+		}
+		if n := len([]rune(p.Description)); n == 0 || n > 100 || strings.ContainsAny(p.Description, "\n") || strings.HasSuffix(p.Description, ".") {
+			t.Errorf("prompt %s: description %q (%d characters): want one line of at most 100, no final period", p.Name, p.Description, n)
+		}
+		for _, a := range p.Arguments {
+			if a.Description == "" {
+				t.Errorf("prompt %s: argument %s has no description", p.Name, a.Name)
+			}
+		}
+	}
+	if !names["recall"] || !names["remember-decision"] || len(names) != 2 {
+		t.Errorf("prompts = %v, want recall and remember-decision", names)
+	}
+}
