@@ -11,6 +11,7 @@ import (
 const (
 	DigestPreferences = "Preferences"
 	DigestKeyRules    = "Project rules (importance 8+)"
+	DigestRecent      = "Decisions of the last 7 days"
 	DigestTaskState   = "Recent task state"
 	DigestConflicts   = "Open conflicts"
 )
@@ -27,7 +28,7 @@ type DigestSection struct {
 
 // Digest is what an assistant should know at session start: the
 // developer's preferences, the project's rules of importance 8 and more,
-// recent task state, and the rival rules among them, from every vault of
+// the project decisions of the last 7 days, recent task state, and the rival rules among them, from every vault of
 // the set with recall's rules across them.
 type Digest struct {
 	// Sections are the sections with something to list, in order. When
@@ -53,17 +54,23 @@ type DigestSizer interface {
 	Conflict(pair [2]string) int
 }
 
-// digestSections are the digest's recall queries: which memories, and how
-// many a section shows at most.
+// digestSections are the digest's recall queries: which memories, how
+// many a section shows at most, and for recent ones how far back they go
+// (a memory listed by an earlier section is not listed again).
 var digestSections = []struct {
-	title string
-	q     Query
-	show  int
+	title  string
+	q      Query
+	show   int
+	recent time.Duration
 }{
-	{DigestPreferences, Query{Layers: []Layer{Preference}}, 50},
-	{DigestKeyRules, Query{Layers: []Layer{Project}, minImportance: NoDecayImportance}, 200},
-	{DigestTaskState, Query{Layers: []Layer{ShortTerm}}, 10},
+	{DigestPreferences, Query{Layers: []Layer{Preference}}, 50, 0},
+	{DigestKeyRules, Query{Layers: []Layer{Project}, minImportance: NoDecayImportance}, 200, 0},
+	{DigestRecent, Query{Layers: []Layer{Project}}, 15, RecentDecisions},
+	{DigestTaskState, Query{Layers: []Layer{ShortTerm}}, 10, 0},
 }
+
+// RecentDecisions is how far back the digest's recent decisions go.
+const RecentDecisions = 7 * 24 * time.Hour
 
 // digestCandidates bounds the memories a section weighs (the most
 // recently updated ones); far more than a digest can show.
@@ -83,12 +90,20 @@ func (s *Set) Digest(ctx context.Context, budget int, size DigestSizer) (Digest,
 	var listed []SetResult
 	capped := map[Layer]int{}
 	at := s.now()
+	seen := map[string]bool{}
 	for _, sec := range digestSections {
 		q := sec.q
 		q.Limit = digestCandidates
+		if sec.recent > 0 {
+			q.Since = at.Add(-sec.recent)
+		}
 		rs, err := s.Recall(ctx, q)
 		if err != nil {
 			return Digest{}, err
+		}
+		rs = slices.DeleteFunc(rs, func(r SetResult) bool { return seen[r.Vault+"\x00"+r.Memory.ID] })
+		for _, r := range rs {
+			seen[r.Vault+"\x00"+r.Memory.ID] = true
 		}
 		byWeight(rs, at)
 		if len(rs) > sec.show {

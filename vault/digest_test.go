@@ -20,7 +20,7 @@ func TestDigest(t *testing.T) {
 	}
 	pref := add(NewMemory{Title: "Answer in Chinese", Content: "用中文回答。", Layer: Preference})
 	rule := add(NewMemory{Title: "Never force-push main", Content: "Protected branch.", Importance: 9})
-	add(NewMemory{Title: "Minor naming habit", Content: "Prefer short names.", Importance: 5})
+	minor := add(NewMemory{Title: "Minor naming habit", Content: "Prefer short names.", Importance: 5})
 	old := add(NewMemory{Title: "Deploy from laptops", Content: "Run the deploy script locally.", Importance: 8})
 	successor := add(NewMemory{Title: "Deploy from CI only", Content: "Deploys run in CI.", Importance: 8, Supersedes: []string{old}})
 	var tasks []string
@@ -49,6 +49,8 @@ func TestDigest(t *testing.T) {
 	}{
 		{DigestPreferences, []string{pref}},
 		{DigestKeyRules, []string{rule, successor}}, // importance 9 before 8, as recall ranks them
+		// This week's decisions that the key rules do not list already.
+		{DigestRecent, []string{minor}},
 		{DigestTaskState, recent},
 	}
 	// The two oldest tasks are beyond the section's ten: left out, and
@@ -65,9 +67,10 @@ func TestDigest(t *testing.T) {
 			t.Errorf("%s lists %v, want %v", s.Title, ids(s.Memories), w.ids)
 		}
 	}
-	// 1 heading + 1 preference, 1 heading + 2 rules, 1 heading + 10 tasks;
-	// two more tasks beyond the section's cap are always left out.
-	whole := 16
+	// 1 heading + 1 preference, 1 heading + 2 rules, 1 heading + 1 recent
+	// decision, 1 heading + 10 tasks; two more tasks beyond the section's
+	// cap are always left out.
+	whole := 18
 	budgets := []struct {
 		name     string
 		budget   int
@@ -76,11 +79,11 @@ func TestDigest(t *testing.T) {
 		leftOut  int
 		omitted  map[Layer]int
 	}{
-		{"exactly enough", whole, 3, 10, 2, map[Layer]int{ShortTerm: 2}},
-		{"one task too few", whole - 1, 3, 9, 3, map[Layer]int{ShortTerm: 3}},
-		{"the task heading does not fit", 5, 2, 2, 12, map[Layer]int{ShortTerm: 12}},
-		{"a rule does not fit: nothing after it either", 4, 2, 1, 13, map[Layer]int{Project: 1, ShortTerm: 12}},
-		{"nothing fits", 0, 0, 0, 15, map[Layer]int{Preference: 1, Project: 2, ShortTerm: 12}},
+		{"exactly enough", whole, 4, 10, 2, map[Layer]int{ShortTerm: 2}},
+		{"one task too few", whole - 1, 4, 9, 3, map[Layer]int{ShortTerm: 3}},
+		{"the task heading does not fit", 7, 3, 1, 12, map[Layer]int{ShortTerm: 12}},
+		{"a rule does not fit: nothing after it either", 4, 2, 1, 14, map[Layer]int{Project: 2, ShortTerm: 12}},
+		{"nothing fits", 0, 0, 0, 16, map[Layer]int{Preference: 1, Project: 3, ShortTerm: 12}},
 	}
 	for _, b := range budgets {
 		t.Run(b.name, func(t *testing.T) {
@@ -98,6 +101,19 @@ func TestDigest(t *testing.T) {
 			}
 		})
 	}
+
+	t.Run("a decision older than a week is not recent", func(t *testing.T) {
+		tv.clock.Advance(RecentDecisions + time.Hour)
+		d, err := tv.set.Digest(ctx, 1<<20, unitSizer{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, s := range d.Sections {
+			if s.Title == DigestRecent {
+				t.Errorf("%s lists %v a week later", s.Title, ids(s.Memories))
+			}
+		}
+	})
 
 	t.Run("an empty set", func(t *testing.T) {
 		empty := openTwoVaults(t, "2026-11-30T12:00:00Z")

@@ -629,3 +629,9 @@ func tagOverlap(a, b *Memory) (shared int, jac float64) {
 }
 
 func isRuleLayer(l Layer) bool { return l == Project || l == Preference }
+
+// Norm is the result's text relevance divided by that of an ideal match
+// for the query (index.Hit.Norm): how fully the memory's text answers the
+// words typed, whatever the layer, age and importance. 0 for a query
+// without text.
+func (r Result) Norm() float64 { return r.norm }

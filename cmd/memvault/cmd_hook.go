@@ -14,8 +14,8 @@ import (
 func (m *Main) hookCommand() *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "hook",
-		Short: "Install or run the git pre-commit hook that blocks secrets and conflict markers in .memory/",
-		Long:  hook.Help,
+		Short: "Git's pre-commit hook (secrets, conflict markers) and Claude Code's assistant hooks (session-start, user-prompt-submit, stop)",
+		Long:  hook.Help + assistantHookHelp,
 	}
 	// sub makes a subcommand without arguments that runs fn.
 	sub := func(use, short string, fn func(context.Context) error) *cobra.Command {
@@ -27,8 +27,16 @@ func (m *Main) hookCommand() *cobra.Command {
 		sub("uninstall", "Remove the pre-commit hook and restore the previous one", m.hookUninstall),
 		sub("pre-commit", "Scan staged memory files for secrets (run by git)", m.hookPreCommit),
 	)
+	cmd.AddCommand(m.assistantHookCommands()...)
 	return cmd
 }
+
+const assistantHookHelp = `
+
+session-start, user-prompt-submit and stop are Claude Code's hooks (memvault
+init --client claude-code writes them into .claude/settings.json; the
+plugin brings them too): they read Claude Code's event on stdin, print what
+to add to the model's context, and always exit 0 (docs/assistants.md).`
 
 // openHookRepo opens the repository holding the vault.
 func (m *Main) openHookRepo(ctx context.Context) (*gitstore.Store, string, error) {

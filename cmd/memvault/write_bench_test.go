@@ -15,17 +15,20 @@ import (
 
 // buildWriteBenchRepo makes a repository with 10k memories (in the layer
 // folders memvault writes) and 10k other files, all committed.
-func buildWriteBenchRepo(b *testing.B, root string) {
+func buildWriteBenchRepo(b *testing.B, root string) { buildMemoryRepo(b, root, benchFiles) }
+
+// buildMemoryRepo is buildWriteBenchRepo with n memories and n code files.
+func buildMemoryRepo(b *testing.B, root string, n int) {
 	b.Helper()
 	s, err := gitstore.Init(context.Background(), root)
 	if err != nil {
 		b.Fatal(err)
 	}
 	defer s.Close()
-	files := make(map[string]string, 2*benchFiles)
+	files := make(map[string]string, 2*n)
 	when := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
 	layers := []vault.Layer{vault.ShortTerm, vault.Project, vault.Project, vault.Project, vault.Preference, vault.Meta}
-	for i := range benchFiles {
+	for i := range n {
 		files[fmt.Sprintf("src/pkg%03d/file%04d.go", i/100, i)] = fmt.Sprintf("package pkg%03d\n\n// File %d.\nvar X%d = %d\n", i/100, i, i, i)
 		l := layers[i%len(layers)]
 		id, _ := vault.NewULID(when.Add(time.Duration(i)*time.Minute), nil)

@@ -137,18 +137,9 @@ func Run(ctx context.Context, c *Corpus, k int, now func() time.Time, misses io.
 		return nil, err
 	}
 	defer os.RemoveAll(dir)
-	v, err := vault.Open(ctx, dir, vault.Options{Now: now, Client: "eval"})
+	v, idToKey, err := load(ctx, c, dir, now)
 	if err != nil {
 		return nil, err
-	}
-	idToKey := map[string]string{}
-	for _, mem := range c.Memories {
-		res, err := v.Create(ctx, vault.NewMemory{Title: mem.Title, Content: mem.Content, Layer: vault.Layer(mem.Layer),
-			Tags: mem.Tags, Importance: mem.Importance, Kind: "import"}, vault.Author{Reason: "eval corpus"})
-		if err != nil {
-			return nil, fmt.Errorf("corpus memory %s: %w", mem.Key, err)
-		}
-		idToKey[res.Memory.ID] = mem.Key
 	}
 	rep := &Report{Name: c.Name, K: k, Overall: &Score{}, ByKind: map[string]*Score{}, ByLang: map[string]*Score{}}
 	for _, q := range c.Queries {
@@ -181,6 +172,25 @@ func Run(ctx context.Context, c *Corpus, k int, now func() time.Time, misses io.
 		}
 	}
 	return rep, nil
+}
+
+// load writes the corpus's memories into a new vault at dir through the
+// normal write path and maps their ids to the corpus's keys.
+func load(ctx context.Context, c *Corpus, dir string, now func() time.Time) (*vault.Vault, map[string]string, error) {
+	v, err := vault.Open(ctx, dir, vault.Options{Now: now, Client: "eval"})
+	if err != nil {
+		return nil, nil, err
+	}
+	idToKey := map[string]string{}
+	for _, mem := range c.Memories {
+		res, err := v.Create(ctx, vault.NewMemory{Title: mem.Title, Content: mem.Content, Layer: vault.Layer(mem.Layer),
+			Tags: mem.Tags, Importance: mem.Importance, Kind: "import"}, vault.Author{Reason: "eval corpus"})
+		if err != nil {
+			return nil, nil, fmt.Errorf("corpus memory %s: %w", mem.Key, err)
+		}
+		idToKey[res.Memory.ID] = mem.Key
+	}
+	return v, idToKey, nil
 }
 
 // JSON is the report as `eval --json` prints it.
