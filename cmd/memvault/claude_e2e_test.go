@@ -367,9 +367,12 @@ func TestClaudeCodeHooksAfterInit(t *testing.T) {
 	bin := buildMemvault(t)
 	p := newPythonProject(t, bin)
 	p.memvault("init", "--client", "claude-code", "--command", bin)
-	settings := readFile(t, filepath.Join(p.root, ".claude", "settings.json"))
+	settings, err := os.ReadFile(filepath.Join(p.root, ".claude", "settings.json"))
+	if err != nil {
+		t.Fatalf("init --client claude-code wrote no hooks: %v", err)
+	}
 	for _, sub := range []string{"session-start", "user-prompt-submit", "stop"} {
-		if !strings.Contains(settings, bin+" hook "+sub) {
+		if !strings.Contains(string(settings), bin+" hook "+sub) {
 			t.Fatalf("init --client claude-code wrote no %q hook into .claude/settings.json:\n%s", sub, settings)
 		}
 	}
@@ -477,6 +480,19 @@ func TestClaudeCodePluginWithoutInit(t *testing.T) {
 		}
 		if got := s.userText(); !strings.Contains(got, "部署脚本") || !strings.Contains(got, "`recall` tool") {
 			t.Errorf("/memvault:recall 部署脚本 expanded to:\n%s", got)
+		}
+	})
+	t.Run("with init", func(t *testing.T) {
+		// A project that ran init has the same hooks in its settings:
+		// the plugin's step aside, and each memory comes once.
+		withInit := newPythonProject(t, bin)
+		withInit.memvault("init", "--client", "claude-code", "--command", bin)
+		s := c.prompt(t, withInit.root, "部署那个脚本在哪")
+		s.hooksRan("SessionStart", "UserPromptSubmit")
+		for _, event := range []string{"SessionStart", "UserPromptSubmit"} {
+			if n := len(s.attachments("hook_additional_context", event)); n != 1 {
+				t.Errorf("%s injected %d times, want once:\n%s", event, n, s.injected(event))
+			}
 		}
 	})
 	// Last: a failed MCP server start is remembered for a while.
