@@ -147,7 +147,7 @@ func (c *claudeEnv) environ() []string {
 		// or more) is taken for plain text.
 		"MCP_CONNECTION_NONBLOCKING=0",
 	}
-	for _, k := range []string{"GIT_CONFIG_GLOBAL", "GIT_CONFIG_NOSYSTEM", "XDG_CONFIG_HOME", "TMPDIR"} {
+	for _, k := range []string{"GIT_CONFIG_GLOBAL", "GIT_CONFIG_NOSYSTEM", "TMPDIR"} {
 		if v, ok := os.LookupEnv(k); ok {
 			env = append(env, k+"="+v)
 		}
