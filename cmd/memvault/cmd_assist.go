@@ -7,6 +7,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"time"
 
 	"github.com/spf13/cobra"
 
@@ -105,6 +106,10 @@ func (m *Main) runAssistantHook(ctx context.Context, name string, run func(conte
 	return nil
 }
 
+// promptStalenessDeadline bounds the staleness check of a prompt's
+// memories (a walk of the history their refs name, usually cached).
+const promptStalenessDeadline = 300 * time.Millisecond
+
 // errNoVault ends a hook quietly in a project without a vault.
 var errNoVault = errors.New("no vault")
 
@@ -153,7 +158,16 @@ func (m *Main) userPromptSubmit(ctx context.Context, e assistant.Event, user use
 	if p.Withheld > 0 {
 		fmt.Fprintf(m.Stderr, "memvault: %d matching memories hold what looks like a secret and were not injected; memvault lint names them\n", p.Withheld)
 	}
-	return assistant.WriteContext(m.Stdout, assistant.UserPromptSubmit, assistant.PromptContext(p, m.Now()))
+	var shown []vault.SetResult
+	for _, it := range p.Items {
+		shown = append(shown, it.SetResult)
+	}
+	// Staleness is advice: what is not known within the deadline is
+	// left out rather than hold up the prompt.
+	sctx, cancel := context.WithTimeout(ctx, promptStalenessDeadline)
+	defer cancel()
+	states := gitrepo.SetStaleness(sctx, set.Members(), shown)
+	return assistant.WriteContext(m.Stdout, assistant.UserPromptSubmit, assistant.PromptContext(p, states, m.Now()))
 }
 
 func (m *Main) sessionStart(ctx context.Context, e assistant.Event, user userVaultFlags, budget int) error {

@@ -49,13 +49,14 @@ func TestPromptContext(t *testing.T) {
 		{SetResult: pytest, Text: inject.Excerpt(pytest.Memory, pytest.Snippet)},
 		{SetResult: hostile, Text: inject.Excerpt(hostile.Memory, hostile.Snippet)},
 	}}
-	got := PromptContext(p, now)
+	states := map[string]staleness.Staleness{hostile.Memory.ID: {State: staleness.PossiblyStale, Reason: "ops/deploy.sh changed in 565f63d\x1b[2J after the memory"}}
+	got := PromptContext(p, states, now)
 	golden(t, "prompt.txt", got)
 	if strings.Count(strings.ToLower(got), "</memvault-memory>") != 1 || strings.ContainsRune(got, 0x1b) || strings.ContainsRune(got, 0x07) {
 		t.Errorf("a memory closed the block or kept an escape:\n%q", got)
 	}
-	golden(t, "prompt-hint.txt", PromptContext(inject.Prompt{Items: []inject.Item{{SetResult: hint, Hint: true}}}, now))
-	if got := PromptContext(inject.Prompt{}, now); got != "" {
+	golden(t, "prompt-hint.txt", PromptContext(inject.Prompt{Items: []inject.Item{{SetResult: hint, Hint: true}}}, nil, now))
+	if got := PromptContext(inject.Prompt{}, nil, now); got != "" {
 		t.Errorf("an empty injection renders %q, want nothing", got)
 	}
 }

@@ -9,6 +9,7 @@ import (
 	"github.com/memvault/memvault/cmd/memvault/internal/clitext"
 	"github.com/memvault/memvault/vault"
 	"github.com/memvault/memvault/vault/inject"
+	"github.com/memvault/memvault/vault/staleness"
 )
 
 // The marks around injected memory. The header tells the model what the
@@ -25,9 +26,10 @@ const (
 )
 
 // PromptContext renders a prompt's injection: one delimited block per
-// memory with its title, id, layer, tags, age and text, a weak match as a
-// one-line title hint; "" when it carries nothing.
-func PromptContext(p inject.Prompt, now time.Time) string {
+// memory with its title, id, layer, tags, age, staleness (states, by id)
+// and text, a weak match as a one-line title hint; "" when it carries
+// nothing.
+func PromptContext(p inject.Prompt, states map[string]staleness.Staleness, now time.Time) string {
 	if len(p.Items) == 0 {
 		return ""
 	}
@@ -38,7 +40,8 @@ func PromptContext(p inject.Prompt, now time.Time) string {
 			fmt.Fprintf(&b, "\nPossibly related (a weak match, title only): %s [id %s, %s]\n", safe(it.Memory.Title), it.Memory.ID, about(it.SetResult, now))
 			continue
 		}
-		fmt.Fprintf(&b, "\n[%d] %s\n    id %s · %s\n    %s\n", i+1, safe(it.Memory.Title), it.Memory.ID, about(it.SetResult, now), safe(it.Text))
+		fmt.Fprintf(&b, "\n[%d] %s\n    id %s · %s%s\n    %s\n", i+1, safe(it.Memory.Title), it.Memory.ID, about(it.SetResult, now),
+			staleNote(states[it.Memory.ID]), safe(it.Text))
 	}
 	b.WriteString("\n" + moreLine + "\n" + closeTag + "\n")
 	return b.String()
@@ -60,6 +63,15 @@ func about(r vault.SetResult, now time.Time) string {
 		parts = append(parts, "replaces "+safe(r.Supersedes[0].Title))
 	}
 	return strings.Join(parts, " · ")
+}
+
+// staleNote says, after a memory's line, that the code it refers to
+// changed since it was written or confirmed.
+func staleNote(st staleness.Staleness) string {
+	if st.State == "" || st.State == staleness.Fresh {
+		return ""
+	}
+	return " · " + strings.ReplaceAll(string(st.State), "_", " ") + ": " + safe(inject.Cut(st.Reason, 160))
 }
 
 // safe cleans memory text for the prompt (inject.Clean) and defuses the
