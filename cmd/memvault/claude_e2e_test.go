@@ -358,9 +358,9 @@ func checkInjected(t *testing.T, p *pythonProject, what, text string, want ...st
 // TestClaudeCodeHooksAfterInit is the acceptance test of the hooks that
 // `memvault init --client claude-code` writes, through the real Claude
 // Code CLI: the session start carries the project's rules, each of the
-// design's three questions gets the memory that answers it (and the
-// Python one not the rule its answer superseded), and a prompt no memory
-// answers gets nothing.
+// design's three questions, in Chinese and in English, gets the memory
+// that answers it (and the Python one not the rule its answer
+// superseded), and a prompt no memory answers gets nothing.
 func TestClaudeCodeHooksAfterInit(t *testing.T) {
 	t.Parallel()
 	claude := claudeCLI(t)
@@ -386,6 +386,9 @@ func TestClaudeCodeHooksAfterInit(t *testing.T) {
 		{"pytest", "帮我在新模块里加个测试文件", []string{pytestTitle}},
 		{"deploy", "部署那个脚本在哪", []string{"ops/deploy.sh"}},
 		{"python", "当前项目的 Python 版本要求是什么", []string{py311Title}},
+		{"pytest en", "Add a test file for the new module", []string{pytestTitle}},
+		{"deploy en", "Where is the deploy script?", []string{"ops/deploy.sh"}},
+		{"python en", "What Python version does this project require?", []string{py311Title}},
 	}
 	for i, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
