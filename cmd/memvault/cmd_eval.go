@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"io"
 	"os"
 	"os/exec"
 
@@ -50,23 +51,20 @@ and largest injection in characters.`,
 			if !verbose {
 				misses = nil
 			}
+			var rep interface {
+				JSON() map[string]any
+				Print(io.Writer)
+			}
 			if hook {
 				exe, err := os.Executable()
 				if err != nil {
 					return fmt.Errorf("find this binary to run its hook: %w", err)
 				}
-				rep, err := evalrun.RunHook(cmd.Context(), c, m.Now, promptHook(exe), misses)
+				rep, err = evalrun.RunHook(cmd.Context(), c, m.Now, promptHook(exe), misses)
 				if err != nil {
 					return err
 				}
-				if asJSON {
-					return writeJSON(m.Stdout, rep.JSON())
-				}
-				rep.Print(m.Stdout)
-				return nil
-			}
-			rep, err := evalrun.Run(cmd.Context(), c, k, m.Now, misses)
-			if err != nil {
+			} else if rep, err = evalrun.Run(cmd.Context(), c, k, m.Now, misses); err != nil {
 				return err
 			}
 			if asJSON {

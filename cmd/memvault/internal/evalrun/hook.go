@@ -165,8 +165,15 @@ func (r *HookReport) JSON() map[string]any {
 func (r *HookReport) Print(w io.Writer) {
 	fmt.Fprintf(w, "corpus %s, the UserPromptSubmit hook as Claude Code runs it\n", r.Name)
 	fmt.Fprintf(w, "%-16s %5s %16s %5s %17s\n", "group", "n", "answer injected", "none", "nothing injected")
+	// rate is a share, or "-" for a group without such questions.
+	rate := func(a, n int) string {
+		if n == 0 {
+			return "-"
+		}
+		return fmt.Sprintf("%.3f", share(a, n))
+	}
 	row := func(label string, s *HookScore) {
-		fmt.Fprintf(w, "%-16s %5d %16.3f %5d %17.3f\n", label, s.Answerable, share(s.Answered, s.Answerable), s.None, share(s.Silent, s.None))
+		fmt.Fprintf(w, "%-16s %5d %16s %5d %17s\n", label, s.Answerable, rate(s.Answered, s.Answerable), s.None, rate(s.Silent, s.None))
 	}
 	row("overall", &HookScore{r.Answerable, r.Answered, r.None, r.Silent})
 	for _, part := range []struct {
