@@ -65,3 +65,39 @@ func TestEvalMeetsTargets(t *testing.T) {
 		}
 	}
 }
+
+// TestEvalHookBinary runs `memvault eval --hook` through the built binary,
+// which runs its own UserPromptSubmit hook as a process per question: the
+// answers are injected, the questions no memory answers get nothing.
+func TestEvalHookBinary(t *testing.T) {
+	t.Parallel()
+	bin := buildMemvault(t)
+	corpus := filepath.Join(t.TempDir(), "corpus.json")
+	if err := os.WriteFile(corpus, []byte(`{"name": "tiny", "memories": [
+  {"key": "m1", "lang": "zh", "layer": 3, "title": "结算模块用策略模式", "content": "每种促销是一个 PromotionStrategy，按优先级依次执行；放弃了 if/else 链和 Drools 规则引擎。", "tags": ["checkout", "结算"], "importance": 8},
+  {"key": "m2", "lang": "en", "layer": 3, "title": "Deploys go through ops/deploy.sh", "content": "Production deploys are blue-green: ops/deploy.sh switches the ingress after health checks pass.", "tags": ["deploy"], "importance": 7}],
+ "queries": [
+  {"q": "结算模块怎么设计的", "lang": "zh", "kind": "paraphrase", "gold": ["m1"]},
+  {"q": "how do production deploys work", "lang": "en", "kind": "paraphrase", "gold": ["m2"]},
+  {"q": "write a haiku about autumn leaves", "lang": "en", "kind": "none", "gold": []},
+  {"q": "continue", "lang": "en", "kind": "none", "gold": []}]}`), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	out, code := runBinary(t, bin, "eval", corpus, "--hook", "--json")
+	if code != 0 {
+		t.Fatalf("eval --hook exit %d:\n%s", code, out)
+	}
+	var rep struct {
+		Answered float64 `json:"answer_injected"`
+		Silent   float64 `json:"nothing_injected"`
+		Median   int     `json:"median_chars"`
+		Largest  int     `json:"max_chars"`
+		N        int     `json:"injections"`
+	}
+	if err := json.Unmarshal([]byte(out), &rep); err != nil {
+		t.Fatalf("eval --hook --json: %v\n%s", err, out)
+	}
+	if rep.Answered != 1 || rep.Silent != 1 || rep.N != 2 || rep.Median <= 0 || rep.Largest > 2000 {
+		t.Errorf("eval --hook: %+v, want both answers injected, nothing for the other two, two injections under 2,000 characters\n%s", rep, out)
+	}
+}
