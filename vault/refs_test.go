@@ -64,7 +64,9 @@ func TestRefsLimits(t *testing.T) {
 // fixedProposer proposes the same refs for every text.
 type fixedProposer []string
 
-func (p fixedProposer) ProposeRefs(context.Context, string, []string) ([]string, error) { return p, nil }
+func (p fixedProposer) ProposeRefs(context.Context, string, []string) ([]string, error) {
+	return p, nil
+}
 
 // TestAcceptRefsStopsAtTheLimit checks that accepted proposals fill a
 // memory's refs up to MaxRefs and the rest stay proposed.
