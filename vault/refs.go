@@ -2,8 +2,13 @@ package vault
 
 import (
 	"fmt"
+	"maps"
+	"os"
+	"path/filepath"
 	"slices"
 	"strings"
+
+	"github.com/memvault/memvault/parser"
 )
 
 // Limits on a memory's refs. Every ref costs work in each staleness check
@@ -96,4 +101,38 @@ func acceptRefs(have, proposed []string) (refs, left []string) {
 		left = nil
 	}
 	return refs, left
+}
+
+// NeverExistedRefs turns what the repository's history says (per memory
+// id, the refs whose path never existed: staleness.Tracker.NeverExisted)
+// into lint warnings at each memory's refs line. A memory no longer in the
+// vault is skipped.
+func (v *Vault) NeverExistedRefs(never map[string][]string) []*Diagnostic {
+	var out []*Diagnostic
+	for _, id := range slices.Sorted(maps.Keys(never)) {
+		m, err := v.Get(id)
+		if err != nil {
+			continue
+		}
+		line := v.fieldLine(m.Path, "refs")
+		for _, ref := range never[id] {
+			out = append(out, &Diagnostic{Path: m.Path, Line: line, Field: "refs", Severity: parser.SeverityWarning,
+				Err: fmt.Errorf("ref %q %w: check its spelling (its staleness is unknown)", ref, ErrRefNeverExisted)})
+		}
+	}
+	return out
+}
+
+// fieldLine reads the file line of a front-matter key of the memory file
+// rel now; 0 when the file cannot be read or has no such key.
+func (v *Vault) fieldLine(rel, field string) int {
+	data, err := os.ReadFile(filepath.Join(v.dir, filepath.FromSlash(rel)))
+	if err != nil || int64(len(data)) > v.maxFileSize {
+		return 0
+	}
+	doc, _ := parser.Parse(rel, data)
+	if doc == nil {
+		return 0
+	}
+	return doc.FieldLine(field)
 }

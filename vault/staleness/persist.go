@@ -9,8 +9,9 @@ import (
 
 // snapshotVersion changes whenever the meaning of a saved tracker does.
 // 2: renames in a row are followed, and a folder ref records where its
-// newest commit moved it.
-const snapshotVersion = 2
+// newest commit moved it. 3: refs record whether their path never
+// existed (absent).
+const snapshotVersion = 3
 
 // ErrSnapshot is wrapped by Load's errors: the bytes are not a tracker
 // this version saved.
@@ -40,6 +41,7 @@ type refSnapshot struct {
 	MovedTo     string `json:"moved_to,omitempty"`
 	GoneID      string `json:"gone_id,omitempty"`
 	GoneSubj    string `json:"gone_subject,omitempty"`
+	Absent      bool   `json:"absent,omitempty"`
 }
 
 // Save returns the tracker's state, for Load in a later process: a
@@ -53,7 +55,7 @@ func (t *Tracker) Save() ([]byte, error) {
 		es := entrySnapshot{Spec: e.spec, Since: e.since, Bad: e.bad}
 		for _, r := range e.refs {
 			es.Refs = append(es.Refs, refSnapshot{Raw: r.ref.Raw, Count: r.count, LatestID: r.latestID, LatestSubj: r.latestSubj,
-				LastCounted: r.lastCounted, Decided: r.decided, Gone: r.gone, MovedTo: r.movedTo, GoneID: r.goneID, GoneSubj: r.goneSubj})
+				LastCounted: r.lastCounted, Decided: r.decided, Gone: r.gone, MovedTo: r.movedTo, GoneID: r.goneID, GoneSubj: r.goneSubj, Absent: r.absent})
 		}
 		s.Entries[id] = es
 	}
@@ -84,7 +86,7 @@ func (t *Tracker) Load(data []byte) error {
 		}
 		for i, r := range es.Refs {
 			*e.refs[i] = refState{ref: e.refs[i].ref, count: r.Count, latestID: r.LatestID, latestSubj: r.LatestSubj,
-				lastCounted: r.LastCounted, decided: r.Decided, gone: r.Gone, movedTo: r.MovedTo, goneID: r.GoneID, goneSubj: r.GoneSubj}
+				lastCounted: r.LastCounted, decided: r.Decided, gone: r.Gone, movedTo: r.MovedTo, goneID: r.GoneID, goneSubj: r.GoneSubj, absent: r.Absent}
 		}
 		entries[id] = e
 	}

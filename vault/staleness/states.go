@@ -62,7 +62,9 @@ func (t *Tracker) States(ctx context.Context, ids []string) (map[string]Stalenes
 			if s.rank() > st.State.rank() {
 				st.State = s
 			}
-			if reason != "" {
+			// Two refs to one missing file ("a.go#F", "a.go#G") say the
+			// same thing: once is enough.
+			if reason != "" && !slices.Contains(reasons, reason) {
 				reasons = append(reasons, reason)
 			}
 		}
@@ -94,6 +96,9 @@ func (t *Tracker) judge(ctx context.Context, r *refState, exists map[string]bool
 		missing := name
 		if r.ref.Kind == File {
 			missing = r.ref.Path
+		}
+		if r.absent {
+			return Unknown, fmt.Sprintf("%s never existed in this repository's history: check the ref", missing), nil
 		}
 		return Stale, fmt.Sprintf("%s does not exist at HEAD", missing), nil
 	}
@@ -163,7 +168,7 @@ func plural(n int, what string) string {
 
 // Weight is the factor recall multiplies a memory's score by: a stale
 // memory ranks below a fresh one of similar relevance, and is never
-// hidden.
+// hidden. An unknown one is not demoted: nothing says it is wrong.
 func Weight(s State) float64 {
 	switch s {
 	case Stale:
@@ -185,6 +190,28 @@ func coverPrefixes(ps []string) []string {
 			continue
 		}
 		out = append(out, p)
+	}
+	return out
+}
+
+// NeverExisted returns, for each of the tracked memories ids, the refs
+// (as written) whose path does not exist and never existed on the
+// history's first-parent line as of the last Update: lint warns about
+// them (a misspelt path, or a memory about another repository).
+func (t *Tracker) NeverExisted(ids []string) map[string][]string {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	out := map[string][]string{}
+	for _, id := range ids {
+		e, ok := t.entries[id]
+		if !ok {
+			continue
+		}
+		for _, r := range e.refs {
+			if r.absent {
+				out[id] = append(out[id], r.ref.Raw)
+			}
+		}
 	}
 	return out
 }

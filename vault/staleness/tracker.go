@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"maps"
 	"path"
 	"slices"
 	"strings"
@@ -14,19 +15,25 @@ import (
 // State is how far a memory may have fallen behind its code.
 type State string
 
-// The states, from best to worst.
+// The states, from best to worst. Unknown is a memory whose refs say
+// nothing either way: one names a path that never existed in the
+// repository's history (misspelt, or about another repository), or the
+// answer was not ready in time (a recall's deadline).
 const (
 	Fresh         State = "fresh"
+	Unknown       State = "unknown"
 	PossiblyStale State = "possibly_stale"
 	Stale         State = "stale"
 )
 
 func (s State) rank() int {
 	switch s {
-	case PossiblyStale:
+	case Unknown:
 		return 1
-	case Stale:
+	case PossiblyStale:
 		return 2
+	case Stale:
+		return 3
 	}
 	return 0
 }
@@ -65,6 +72,10 @@ type refState struct {
 	gone                 bool // the newest event deleted or renamed the file
 	movedTo              string
 	goneID, goneSubj     string
+	// absent: the path did not exist at the head the ref was computed
+	// at, nor in any commit of that head's first-parent history; a later
+	// commit that touches the path clears it.
+	absent bool
 }
 
 // entry is one tracked memory.
@@ -178,6 +189,9 @@ func (t *Tracker) update(ctx context.Context, head string, items []Item) error {
 		if err := t.backward(ctx, head, fresh); err != nil {
 			return err
 		}
+		if err := t.markAbsent(ctx, head, fresh); err != nil {
+			return err
+		}
 	}
 	if t.match == nil {
 		all := make([]*entry, 0, len(t.entries))
@@ -200,6 +214,61 @@ func newEntry(it Item, spec string) *entry {
 		e.refs = append(e.refs, &refState{ref: r})
 	}
 	return e
+}
+
+// markAbsent finds, among the refs of es that no commit since their
+// memory's point touched, those whose path does not exist at head and
+// never did on head's first-parent line: one walk to the root watching
+// only those paths, stopped as soon as each has shown up once.
+func (t *Tracker) markAbsent(ctx context.Context, head string, es []*entry) error {
+	var quiet []*refState
+	var paths []string
+	for _, e := range es {
+		for _, r := range e.refs {
+			if r.count == 0 {
+				quiet = append(quiet, r)
+				paths = append(paths, r.ref.Prefix())
+			}
+		}
+	}
+	if len(quiet) == 0 {
+		return nil
+	}
+	exists, err := t.git.Exists(ctx, head, paths)
+	if err != nil {
+		return fmt.Errorf("staleness: exists: %w", err)
+	}
+	missing := map[string]bool{}
+	for _, p := range paths {
+		if p != "" && !exists[p] {
+			missing[p] = true
+		}
+	}
+	if len(missing) == 0 {
+		return nil
+	}
+	watch := slices.Sorted(maps.Keys(missing))
+	err = t.git.Walk(ctx, head, "", watch, func(c Commit) error {
+		for _, ch := range c.Changes {
+			for _, p := range []string{ch.Path, ch.OldPath} {
+				for p != "" && p != "." {
+					delete(missing, p) // the path, or a folder it is in
+					p = path.Dir(p)
+				}
+			}
+		}
+		if len(missing) == 0 {
+			return errDone
+		}
+		return nil
+	})
+	if err != nil && !errors.Is(err, errDone) {
+		return fmt.Errorf("staleness: history of missing refs: %w", err)
+	}
+	for _, r := range quiet {
+		r.absent = missing[r.ref.Prefix()]
+	}
+	return nil
 }
 
 // hit is one ref of one memory that a change may concern.
@@ -389,6 +458,7 @@ func (t *Tracker) record(ctx context.Context, r *refState, c Commit, ch Change, 
 			}
 		}
 	}
+	r.absent = false
 	if r.lastCounted == c.ID {
 		return nil
 	}

@@ -228,23 +228,8 @@ func (c *Checker) CheckAt(ctx context.Context, head string, all func() []*vault.
 			return nil, err
 		}
 	}
-	if !c.tracker.Current(head, items) {
-		every := Items(all())
-		seen := make(map[string]bool, len(every))
-		for _, it := range every {
-			seen[it.ID] = true
-		}
-		for _, it := range items {
-			if !seen[it.ID] {
-				every = append(every, it)
-			}
-		}
-		if err := c.tracker.Refresh(ctx, every); err != nil {
-			return nil, err
-		}
-		if c.saved.CompareAndSwap(false, true) {
-			c.save()
-		}
+	if err := c.bringUp(ctx, head, items, all); err != nil {
+		return nil, err
 	}
 	var a *answer
 	if c.work != nil {
@@ -264,6 +249,52 @@ func (c *Checker) CheckAt(ctx context.Context, head string, all func() []*vault.
 		c.memo.put(a, items, out)
 	}
 	return out, err
+}
+
+// NeverExisted brings the tracker up to date with every memory all
+// returns and lists, per memory id, the refs naming a path that never
+// existed in the repository's history (staleness.Tracker.NeverExisted):
+// what lint warns about.
+func (c *Checker) NeverExisted(ctx context.Context, all func() []*vault.Memory) (map[string][]string, error) {
+	items := Items(all())
+	if len(items) == 0 {
+		return nil, nil
+	}
+	head, err := c.repo.Code().Head(ctx)
+	if err != nil {
+		return nil, err
+	}
+	if err := c.bringUp(ctx, head, items, all); err != nil {
+		return nil, err
+	}
+	return c.tracker.NeverExisted(itemIDs(items)), nil
+}
+
+// bringUp makes the tracker current at head for items, when it is not,
+// with every memory all returns (and items), so that one walk serves
+// them all; all is called only then. The first update of this Checker
+// is saved for the next process.
+func (c *Checker) bringUp(ctx context.Context, head string, items []staleness.Item, all func() []*vault.Memory) error {
+	if c.tracker.Current(head, items) {
+		return nil
+	}
+	every := Items(all())
+	seen := make(map[string]bool, len(every))
+	for _, it := range every {
+		seen[it.ID] = true
+	}
+	for _, it := range items {
+		if !seen[it.ID] {
+			every = append(every, it)
+		}
+	}
+	if err := c.tracker.Refresh(ctx, every); err != nil {
+		return err
+	}
+	if c.saved.CompareAndSwap(false, true) {
+		c.save()
+	}
+	return nil
 }
 
 // Prepare returns ctx carrying the watcher's barrier of a LiveChecker's
