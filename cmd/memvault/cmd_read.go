@@ -202,7 +202,9 @@ func neverExistedRefs(ctx context.Context, v *vault.Vault) []*vault.Diagnostic {
 		return nil
 	}
 	defer g.Close()
-	never, err := g.Checker().NeverExisted(ctx, v.All)
+	c := g.Checker()
+	defer c.Close()
+	never, err := c.NeverExisted(ctx, v.All)
 	if err != nil {
 		return nil
 	}

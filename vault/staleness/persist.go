@@ -1,6 +1,7 @@
 package staleness
 
 import (
+	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -47,9 +48,11 @@ type refSnapshot struct {
 // Save returns the tracker's state, for Load in a later process: a
 // command that starts where the last one stopped walks only the commits
 // since.
-func (t *Tracker) Save() ([]byte, error) {
-	t.mu.Lock()
-	defer t.mu.Unlock()
+func (t *Tracker) Save(ctx context.Context) ([]byte, error) {
+	if err := t.lock(ctx); err != nil {
+		return nil, err
+	}
+	defer t.unlock()
 	s := snapshot{Version: snapshotVersion, Head: t.head, Entries: make(map[string]entrySnapshot, len(t.entries))}
 	for id, e := range t.entries {
 		es := entrySnapshot{Spec: e.spec, Since: e.since, Bad: e.bad}
@@ -90,8 +93,8 @@ func (t *Tracker) Load(data []byte) error {
 		}
 		entries[id] = e
 	}
-	t.mu.Lock()
-	defer t.mu.Unlock()
+	t.sem <- struct{}{} // Load comes first, when nothing else can hold the lock
+	defer t.unlock()
 	t.head, t.entries, t.match, t.prefixes = s.Head, entries, nil, nil
 	return nil
 }

@@ -11,7 +11,9 @@ import (
 // last Update plus the work tree's uncommitted changes now. Memories with
 // no refs, or not tracked, are left out.
 func (t *Tracker) States(ctx context.Context, ids []string) (map[string]Staleness, error) {
-	t.mu.Lock()
+	if err := t.lock(ctx); err != nil {
+		return nil, err
+	}
 	type want struct {
 		id   string
 		refs []refState
@@ -33,7 +35,7 @@ func (t *Tracker) States(ctx context.Context, ids []string) (map[string]Stalenes
 		ws = append(ws, w)
 	}
 	head := t.head
-	t.mu.Unlock()
+	t.unlock()
 	prefixes = coverPrefixes(prefixes)
 	out := make(map[string]Staleness, len(ws))
 	if len(ws) == 0 {
@@ -52,6 +54,9 @@ func (t *Tracker) States(ctx context.Context, ids []string) (map[string]Stalenes
 		return nil, fmt.Errorf("staleness: uncommitted: %w", err)
 	}
 	for _, w := range ws {
+		if err := ctx.Err(); err != nil { // a recall's deadline: the caller says unknown
+			return nil, fmt.Errorf("staleness: %w", err)
+		}
 		st := Staleness{State: Fresh}
 		var reasons []string
 		for i := range w.refs {
@@ -198,9 +203,11 @@ func coverPrefixes(ps []string) []string {
 // (as written) whose path does not exist and never existed on the
 // history's first-parent line as of the last Update: lint warns about
 // them (a misspelt path, or a memory about another repository).
-func (t *Tracker) NeverExisted(ids []string) map[string][]string {
-	t.mu.Lock()
-	defer t.mu.Unlock()
+func (t *Tracker) NeverExisted(ctx context.Context, ids []string) (map[string][]string, error) {
+	if err := t.lock(ctx); err != nil {
+		return nil, err
+	}
+	defer t.unlock()
 	out := map[string][]string{}
 	for _, id := range ids {
 		e, ok := t.entries[id]
@@ -213,5 +220,12 @@ func (t *Tracker) NeverExisted(ids []string) map[string][]string {
 			}
 		}
 	}
-	return out
+	return out, nil
+}
+
+// Late is the staleness of a memory whose answer was not ready before
+// the caller had to answer (a recall's deadline): unknown. The history is
+// still being read in the background (Refresh), and a later call says.
+func Late() Staleness {
+	return Staleness{State: Unknown, Reason: "not known in time: the code's history is still being read; ask again shortly"}
 }

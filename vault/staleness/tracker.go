@@ -88,28 +88,67 @@ type entry struct {
 
 // Tracker computes and caches the staleness of many memories. Update
 // brings it to the repository's HEAD; States reads it. It is safe for
-// concurrent use.
+// concurrent use. Close stops an Update that Refresh runs.
 type Tracker struct {
 	git Git
 
-	mu      sync.Mutex
+	// sem is the lock of what follows it: a channel rather than a mutex
+	// because an Update holds it for a whole walk, and a caller with a
+	// deadline (a recall) must be able to stop waiting for it.
+	sem     chan struct{}
 	head    string
 	entries map[string]*entry
 	// match and prefixes index every entry's refs for forward walks;
 	// nil when the set of entries changed since they were built.
 	match    *matcher
 	prefixes []string
+
+	mu sync.Mutex
 	// running is the Update Refresh started, nil when none runs.
 	running *refresh
+	// life is the context of Refresh's Updates; Close cancels it (stop)
+	// and waits for them (bg).
+	life context.Context
+	stop context.CancelFunc
+	bg   sync.WaitGroup
 }
 
 // NewTracker returns a Tracker reading git.
 func NewTracker(git Git) *Tracker {
-	return &Tracker{git: git, entries: make(map[string]*entry)}
+	life, stop := context.WithCancel(context.Background())
+	return &Tracker{git: git, sem: make(chan struct{}, 1), entries: make(map[string]*entry), life: life, stop: stop}
 }
 
-// errDone stops a backward walk at the oldest point any memory needs.
-var errDone = errors.New("walked far enough")
+// lock takes the tracker's lock, or gives up with ctx's error.
+func (t *Tracker) lock(ctx context.Context) error {
+	if err := ctx.Err(); err != nil {
+		return fmt.Errorf("staleness: %w", err)
+	}
+	select {
+	case t.sem <- struct{}{}:
+		return nil
+	case <-ctx.Done():
+		return fmt.Errorf("staleness: %w", ctx.Err())
+	}
+}
+
+func (t *Tracker) unlock() { <-t.sem }
+
+// Close cancels the Update that Refresh runs, if any, and waits for it
+// to return. A later Refresh fails with ErrClosed.
+func (t *Tracker) Close() {
+	t.mu.Lock()
+	t.stop()
+	t.mu.Unlock()
+	t.bg.Wait()
+}
+
+var (
+	// errDone stops a backward walk at the oldest point any memory needs.
+	errDone = errors.New("walked far enough")
+	// ErrClosed is Refresh's error after Close.
+	ErrClosed = errors.New("staleness: tracker closed")
+)
 
 // Update makes the tracked set exactly items and brings every memory's
 // history up to HEAD: memories already tracked at an older HEAD read only
@@ -121,8 +160,10 @@ func (t *Tracker) Update(ctx context.Context, items []Item) error {
 	if err != nil {
 		return fmt.Errorf("staleness: head: %w", err)
 	}
-	t.mu.Lock()
-	defer t.mu.Unlock()
+	if err := t.lock(ctx); err != nil {
+		return err
+	}
+	defer t.unlock()
 	if err := t.update(ctx, head, items); err != nil {
 		// A walk cut short (a recall's deadline, say) leaves some memories
 		// half counted: forget everything, the next Update starts over.
@@ -498,10 +539,15 @@ func (r *refState) noteFolderMove(c Commit, ch Change, newer bool) {
 
 // Current reports whether the Tracker was last updated at head and tracks
 // every one of items as it is now, so that States answers for them
-// without an Update.
+// without an Update. While an Update runs it is not: Current never
+// waits for one.
 func (t *Tracker) Current(head string, items []Item) bool {
-	t.mu.Lock()
-	defer t.mu.Unlock()
+	select {
+	case t.sem <- struct{}{}:
+		defer t.unlock()
+	default:
+		return false
+	}
 	if head != t.head {
 		return false
 	}
@@ -522,18 +568,25 @@ type refresh struct {
 
 // Refresh runs Update for items without tying it to ctx: it starts one
 // (or joins the one running) in the background and waits for it until
-// ctx is done. A caller with a deadline (a recall) then answers without
-// staleness when the walk is long, and the walk still finishes, so a later
-// call finds the tracker current instead of starting over.
+// ctx is done. A caller with a deadline (a recall) then answers with its
+// memories' staleness unknown when the walk is long, and the walk still
+// finishes (its work is linear in the commits and refs it reads: refs are
+// capped, globs match in linear time), so a later call finds the tracker
+// current instead of starting over. Close stops it.
 func (t *Tracker) Refresh(ctx context.Context, items []Item) error {
 	t.mu.Lock()
 	r := t.running
 	if r == nil {
+		if t.life.Err() != nil {
+			t.mu.Unlock()
+			return ErrClosed
+		}
 		r = &refresh{done: make(chan struct{})}
 		t.running = r
-		bg := context.WithoutCancel(ctx)
+		t.bg.Add(1)
 		go func() {
-			err := t.Update(bg, items)
+			defer t.bg.Done()
+			err := t.Update(t.life, items)
 			t.mu.Lock()
 			r.err = err
 			t.running = nil

@@ -296,17 +296,29 @@ func TestAFailedWalkLeavesNothingHalfCounted(t *testing.T) {
 	}
 }
 
-// blockingGit holds every walk until release is closed.
+// blockingGit holds every walk until release is closed or the walk's
+// context ends, telling started when one waits and, when ended is set,
+// how each ended.
 type blockingGit struct {
 	*fakeGit
 	started chan struct{}
 	release chan struct{}
+	ended   chan error
 }
 
 func (g *blockingGit) Walk(ctx context.Context, head, stop string, prefixes []string, fn func(Commit) error) error {
 	g.started <- struct{}{}
-	<-g.release
-	return g.fakeGit.Walk(ctx, head, stop, prefixes, fn)
+	var err error
+	select {
+	case <-g.release:
+		err = g.fakeGit.Walk(ctx, head, stop, prefixes, fn)
+	case <-ctx.Done():
+		err = ctx.Err()
+	}
+	if g.ended != nil {
+		g.ended <- err
+	}
+	return err
 }
 
 func TestRefreshOutlivesItsCaller(t *testing.T) {
@@ -359,7 +371,7 @@ func TestSaveAndLoad(t *testing.T) {
 	if err := first.Update(t.Context(), items); err != nil {
 		t.Fatal(err)
 	}
-	data, err := first.Save()
+	data, err := first.Save(t.Context())
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -164,8 +164,10 @@ func (g *Repo) checker(w *workCache) *Checker {
 	return c
 }
 
-// Close stops a LiveChecker's watcher; a Checker has nothing to stop.
+// Close stops the tracker's background update, if one runs, and a
+// LiveChecker's watcher.
 func (c *Checker) Close() error {
+	c.tracker.Close()
 	if c.work == nil {
 		return nil
 	}
@@ -183,9 +185,10 @@ func (c *Checker) cachePath() string {
 }
 
 // save writes the tracker atomically (temporary file, rename); a failure
-// costs the next process a longer walk, nothing more.
-func (c *Checker) save() {
-	data, err := c.tracker.Save()
+// (or ctx ending while another update holds the tracker) costs the next
+// process a longer walk, nothing more.
+func (c *Checker) save(ctx context.Context) {
+	data, err := c.tracker.Save(ctx)
 	if err != nil {
 		return
 	}
@@ -209,7 +212,7 @@ func (c *Checker) save() {
 // returns, so that one walk serves them all and later calls read the
 // cache; all is called only then. The walk is not cut short by ctx
 // (Tracker.Refresh): when ctx ends first, Check returns its error and the
-// walk goes on for the next call.
+// walk goes on for the next call, until Close.
 func (c *Checker) Check(ctx context.Context, all func() []*vault.Memory, ms []*vault.Memory) (map[string]staleness.Staleness, error) {
 	return c.CheckAt(ctx, "", all, ms)
 }
@@ -267,7 +270,7 @@ func (c *Checker) NeverExisted(ctx context.Context, all func() []*vault.Memory) 
 	if err := c.bringUp(ctx, head, items, all); err != nil {
 		return nil, err
 	}
-	return c.tracker.NeverExisted(itemIDs(items)), nil
+	return c.tracker.NeverExisted(ctx, itemIDs(items))
 }
 
 // bringUp makes the tracker current at head for items, when it is not,
@@ -292,7 +295,7 @@ func (c *Checker) bringUp(ctx context.Context, head string, items []staleness.It
 		return err
 	}
 	if c.saved.CompareAndSwap(false, true) {
-		c.save()
+		c.save(ctx)
 	}
 	return nil
 }
@@ -400,7 +403,9 @@ func SetStaleness(ctx context.Context, members []vault.Member, rs []vault.SetRes
 		if err != nil {
 			continue
 		}
-		states, err := g.Checker().Check(ctx, mb.Vault.All, ms)
+		c := g.Checker()
+		states, err := c.Check(ctx, mb.Vault.All, ms)
+		c.Close() // stops a walk ctx ended early, before the store closes
 		g.Close()
 		if err == nil {
 			maps.Copy(out, states)

@@ -1,6 +1,7 @@
 package mcpserver
 
 import (
+	"context"
 	"fmt"
 	"strings"
 	"testing"
@@ -8,6 +9,7 @@ import (
 
 	"github.com/memvault/memvault/cmd/memvault/internal/view"
 	"github.com/memvault/memvault/vault"
+	"github.com/memvault/memvault/vault/staleness"
 )
 
 // TestRefsLimits is the regression test, through remember and
@@ -46,5 +48,34 @@ func TestRefsLimits(t *testing.T) {
 	}
 	if m, err := ts.project.v.Get(w.ID); err != nil || m.Version != w.Version {
 		t.Errorf("the memory after refused updates: %v, %v; want version %d", m, err, w.Version)
+	}
+}
+
+// TestRecallStalenessDeadline is the regression test for recalls that
+// waited on a staleness walk past their deadline: when the staleness of
+// the results is not known in time, recall answers with staleness
+// unknown, its staleness wait ending a tenth of the recall's limit before
+// the recall's own deadline.
+func TestRecallStalenessDeadline(t *testing.T) {
+	t.Parallel()
+	const limit = 2 * time.Second
+	ts := newTestServer(t, newClock(time.Date(2026, 11, 30, 12, 0, 0, 0, time.UTC)), serverOptions{recallTimeout: limit})
+	ts.project.add(t, vault.NewMemory{Title: "Deploy with the ops script", Content: "Run ops/deploy.sh.", Refs: []string{"ops/deploy.sh"}})
+	waited := make(chan time.Time, 1)
+	ts.project.staleness = func(ctx context.Context, _ []*vault.Memory) (map[string]staleness.Staleness, error) {
+		d, _ := ctx.Deadline()
+		waited <- d
+		<-ctx.Done() // a walk that is not done in time
+		return nil, ctx.Err()
+	}
+	before := time.Now()
+	out := mustCall[view.Recall](t, ts.c, "recall", map[string]any{"query": "deploy"})
+	after := time.Now()
+	if len(out.Results) != 1 || out.Results[0].Staleness == nil || out.Results[0].Staleness.State != string(staleness.Unknown) ||
+		!strings.Contains(out.Results[0].Staleness.Reason, "not known in time") {
+		t.Fatalf("recall: %+v, want one result with staleness unknown, not known in time", out.Results)
+	}
+	if d := <-waited; d.Before(before.Add(limit-limit/10)) || d.After(after.Add(limit-limit/10)) {
+		t.Errorf("staleness deadline %v, want %v after the call (the recall's less a tenth)", d, limit-limit/10)
 	}
 }
