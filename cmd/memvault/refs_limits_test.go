@@ -77,30 +77,8 @@ func TestCLIRefsLimits(t *testing.T) {
 func TestCLINeverExistedRef(t *testing.T) {
 	t.Parallel()
 	r := newCLIRepo(t)
-	git := func(at time.Time, args ...string) {
-		t.Helper()
-		cmd := exec.CommandContext(t.Context(), "git", args...)
-		cmd.Dir = r.root
-		date := at.Format(time.RFC3339)
-		cmd.Env = append(os.Environ(), "GIT_AUTHOR_NAME=Ada", "GIT_AUTHOR_EMAIL=ada@example.com", "GIT_COMMITTER_NAME=Ada",
-			"GIT_COMMITTER_EMAIL=ada@example.com", "GIT_AUTHOR_DATE="+date, "GIT_COMMITTER_DATE="+date)
-		if out, err := cmd.CombinedOutput(); err != nil {
-			t.Fatalf("git %s: %v\n%s", strings.Join(args, " "), err, out)
-		}
-	}
-	for name, data := range map[string]string{"src/a.go": "package a\n", "gone.go": "package gone\n"} {
-		p := filepath.Join(r.root, filepath.FromSlash(name))
-		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(p, []byte(data), 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
-	git(r.now.Add(-2*time.Hour), "add", "-A")
-	git(r.now.Add(-2*time.Hour), "commit", "-q", "-m", "code")
-	git(r.now.Add(-time.Hour), "rm", "-q", "gone.go")
-	git(r.now.Add(-time.Hour), "commit", "-q", "-m", "drop gone")
+	commitFilesAt(t, r.root, r.now.Add(-2*time.Hour), "code", map[string]string{"src/a.go": "package a\n", "gone.go": "package gone\n"})
+	commitFilesAt(t, r.root, r.now.Add(-time.Hour), "drop gone", map[string]string{"gone.go": ""})
 	never := r.addMemory("Names a file that never was", "c", "--refs", "src/a.go,nope.go#F,nope.go#G")
 	gone := r.addMemory("Names a file deleted before", "c", "--refs", "gone.go")
 
@@ -129,5 +107,67 @@ func TestCLINeverExistedRef(t *testing.T) {
 	}
 	if !slices.Equal(warned, want) {
 		t.Errorf("lint:\n%s\nwant exactly the warnings\n%s", out, strings.Join(want, "\n"))
+	}
+}
+
+// commitFilesAt writes files under root (content "" removes one) and
+// commits everything as one commit dated at.
+func commitFilesAt(t *testing.T, root string, at time.Time, subject string, files map[string]string) {
+	t.Helper()
+	for name, data := range files {
+		p := filepath.Join(root, filepath.FromSlash(name))
+		if data == "" {
+			if err := os.Remove(p); err != nil {
+				t.Fatal(err)
+			}
+			continue
+		}
+		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(p, []byte(data), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	date := at.Format(time.RFC3339)
+	for _, args := range [][]string{{"add", "-A"}, {"commit", "-q", "-m", subject}} {
+		cmd := exec.CommandContext(t.Context(), "git", args...)
+		cmd.Dir = root
+		cmd.Env = append(os.Environ(), "GIT_AUTHOR_NAME=Ada", "GIT_AUTHOR_EMAIL=ada@example.com", "GIT_COMMITTER_NAME=Ada",
+			"GIT_COMMITTER_EMAIL=ada@example.com", "GIT_AUTHOR_DATE="+date, "GIT_COMMITTER_DATE="+date)
+		if out, err := cmd.CombinedOutput(); err != nil {
+			t.Fatalf("git %s: %v\n%s", strings.Join(args, " "), err, out)
+		}
+	}
+}
+
+// TestServeHostileRefsE2E replays issue 27's finding 1 through `memvault
+// serve`: remember with 28 "**" segments is refused naming the limit; a
+// file committed with them (and a ref to a path that never existed) is
+// served with the refs that fit, and after a commit touching a file 17
+// folders deep a recall answers with the memory's staleness computed in
+// time: unknown because of the ref that never existed, not "not known in
+// time".
+func TestServeHostileRefsE2E(t *testing.T) {
+	t.Parallel()
+	s := startServe(t)
+	deep := strings.Repeat("**/", 28) + "*.go"
+	if text := s.fails("remember", map[string]any{"title": "Deep glob", "content": "c", "refs": []string{deep}}); !strings.Contains(text, `has 28 "**" segments, limit 4 (vault.MaxRefGlobstars)`) {
+		t.Errorf("remember with 28 **: %q, want the limit named", text)
+	}
+	t0 := time.Now().UTC().Add(-time.Hour).Truncate(time.Second)
+	commitFilesAt(t, s.root, t0, "hostile memory", map[string]string{
+		".memory/project/hostile.md": "---\ntitle: Hostile globs\nupdated_at: " + t0.Format(time.RFC3339) +
+			"\nrefs:\n  - '" + deep + "'\n  - '**/**/**/**/*.md'\n  - nope.go\n---\nGlobs everywhere.\n",
+	})
+	commitFilesAt(t, s.root, t0.Add(time.Minute), "deep code", map[string]string{strings.Repeat("d/", 17) + "f.go": "package f\n"})
+	s.restart() // reads the vault and HEAD afresh
+	var out view.Recall
+	s.ok("recall", map[string]any{"query": "hostile globs"}, &out)
+	if len(out.Results) == 0 || out.Results[0].Staleness == nil {
+		t.Fatalf("recall: %+v, want the hostile memory with its staleness", out.Results)
+	}
+	if st := out.Results[0].Staleness; st.State != "unknown" || st.Reason != "nope.go never existed in this repository's history: check the ref" {
+		t.Errorf("staleness %+v, want unknown naming nope.go only", st)
 	}
 }
