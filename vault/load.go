@@ -414,6 +414,12 @@ func toMemoryScratch(rel string, data []byte, modTime time.Time, ps *parser.Scra
 	if meta.Status != "" {
 		m.statusLine = doc.FieldLine("status")
 	}
+	if kept, problems := capRefs(m.Refs); problems != nil {
+		m.Refs = kept
+		for _, p := range problems {
+			warn("refs", "%s", p)
+		}
+	}
 	m.Conflicted, m.ConflictTheirs = merge.Record(doc)
 	if len(m.Conflicted) > 0 {
 		// Served (labelled conflicted) but not settled: lint names it.

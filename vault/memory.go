@@ -44,6 +44,9 @@ var (
 	ErrStatusDisagrees = errors.New("disagrees with supersession")
 	// ErrAmbiguousID means two files carry the id a write names.
 	ErrAmbiguousID = errors.New("ambiguous memory id")
+	// ErrRefNeverExisted is wrapped by the diagnostics of
+	// NeverExistedRefs: a ref naming no path of the repository's history.
+	ErrRefNeverExisted = errors.New("names a path that never existed in this repository's history")
 	// ErrHeadersOnly refuses a text recall on a vault opened with
 	// Options.HeadersOnly, which has no full-text index.
 	ErrHeadersOnly = errors.New("vault opened with headers only: no full-text index")

@@ -121,7 +121,7 @@ func (v *Vault) create(ctx context.Context, n NewMemory, by Author, o createOpti
 		// Advice only: a repository that cannot be read proposes nothing.
 		proposed, _ = v.proposer.ProposeRefs(ctx, n.Title+"\n"+n.Content, n.Refs)
 		if n.AcceptRefs {
-			n.Refs, proposed = append(slices.Clone(n.Refs), proposed...), nil
+			n.Refs, proposed = acceptRefs(n.Refs, proposed)
 		}
 	}
 	var res WriteResult
@@ -301,8 +301,8 @@ func (v *Vault) proposeOnUpdate(ctx context.Context, id string, p *Patch) []stri
 	// Advice only: a repository that cannot be read proposes nothing.
 	proposed, _ := v.proposer.ProposeRefs(ctx, title+"\n"+content, have)
 	if p.AcceptRefs && len(proposed) > 0 {
-		refs := append(slices.Clone(have), proposed...)
-		p.Refs, proposed = &refs, nil
+		refs, left := acceptRefs(have, proposed)
+		p.Refs, proposed = &refs, left
 	}
 	return proposed
 }
@@ -508,6 +508,9 @@ func (v *Vault) validateNew(n *NewMemory, by Author) error {
 	if err := refuseSecretLists(namedList{"aliases", n.Aliases}, namedList{"supersedes", n.Supersedes}, namedList{"links", n.Links}, namedList{"refs", n.Refs}); err != nil {
 		return err
 	}
+	if err := CheckRefs(n.Refs); err != nil {
+		return err
+	}
 	if n.ID != "" {
 		if err := ValidateID(n.ID); err != nil {
 			return fmt.Errorf("id: %w", err)
@@ -542,6 +545,11 @@ func validatePatch(p Patch, by Author) error {
 	}
 	if err := validatePatchRefs(p); err != nil {
 		return err
+	}
+	if p.Refs != nil {
+		if err := CheckRefs(*p.Refs); err != nil {
+			return err
+		}
 	}
 	return validateFields(p.Title, p.Content, p.Layer, p.Tags, p.Importance, by)
 }

@@ -168,7 +168,7 @@ is 1 when there is at least one error.`,
 			if err != nil {
 				return err
 			}
-			diags := v.Diagnostics()
+			diags := append(v.Diagnostics(), neverExistedRefs(cmd.Context(), v)...)
 			// Errors first, then warnings; each group by path and line.
 			sort.SliceStable(diags, func(i, j int) bool {
 				return diags[i].Severity == parser.SeverityError && diags[j].Severity != parser.SeverityError
@@ -191,6 +191,24 @@ is 1 when there is at least one error.`,
 			return nil
 		},
 	}
+}
+
+// neverExistedRefs warns about refs naming a path the repository's
+// history never had. A vault outside git, or whose history cannot be
+// read, has nothing to say: the rest of lint still runs.
+func neverExistedRefs(ctx context.Context, v *vault.Vault) []*vault.Diagnostic {
+	g, err := gitrepo.Open(ctx, v.Dir())
+	if err != nil {
+		return nil
+	}
+	defer g.Close()
+	c := g.Checker()
+	defer c.Close()
+	never, err := c.NeverExisted(ctx, v.All)
+	if err != nil {
+		return nil
+	}
+	return v.NeverExistedRefs(never)
 }
 
 // displayPath shows a vault file relative to the working directory when

@@ -160,13 +160,15 @@ func entryOf(m *vault.Memory) Entry {
 
 func otherOf(m *vault.Memory) Other { return Other{ID: m.ID, Title: m.Title, Path: m.Path} }
 
-// staleEntries lists the live memories whose staleness is not fresh:
-// stale ones first, then by path.
+// staleEntries lists the live memories that are stale or possibly
+// stale: stale ones first, then by path. Unknown is left to lint (a ref
+// to a path that never existed) or to a later answer (one not ready in
+// time).
 func staleEntries(live []*vault.Memory, states map[string]staleness.Staleness) []Entry {
 	var out []Entry
 	for _, m := range live {
 		st, ok := states[m.ID]
-		if !ok || st.State == staleness.Fresh || st.State == "" {
+		if !ok || st.State != staleness.Stale && st.State != staleness.PossiblyStale {
 			continue
 		}
 		e := entryOf(m)

@@ -5,11 +5,13 @@
 // written or confirmed, and says:
 //
 //   - stale: a referenced path was deleted or renamed since then (naming
-//     where it went), or no longer exists, or a referenced symbol is no
-//     longer defined;
+//     where it went), or no longer exists though it did before, or a
+//     referenced symbol is no longer defined;
 //   - possibly stale: a referenced path, or the definition block of a
 //     referenced symbol, changed in later commits (naming how many and the
 //     latest one's subject), or has uncommitted changes in the work tree;
+//   - unknown: a referenced path never existed in the history (or, said
+//     by the caller with Late, the answer was not ready in time);
 //   - fresh otherwise.
 //
 // "Last written or confirmed" is the later of the memory's updated_at and

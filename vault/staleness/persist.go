@@ -1,6 +1,7 @@
 package staleness
 
 import (
+	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -9,8 +10,9 @@ import (
 
 // snapshotVersion changes whenever the meaning of a saved tracker does.
 // 2: renames in a row are followed, and a folder ref records where its
-// newest commit moved it.
-const snapshotVersion = 2
+// newest commit moved it. 3: refs record whether their path never
+// existed (absent).
+const snapshotVersion = 3
 
 // ErrSnapshot is wrapped by Load's errors: the bytes are not a tracker
 // this version saved.
@@ -40,20 +42,23 @@ type refSnapshot struct {
 	MovedTo     string `json:"moved_to,omitempty"`
 	GoneID      string `json:"gone_id,omitempty"`
 	GoneSubj    string `json:"gone_subject,omitempty"`
+	Absent      bool   `json:"absent,omitempty"`
 }
 
 // Save returns the tracker's state, for Load in a later process: a
 // command that starts where the last one stopped walks only the commits
 // since.
-func (t *Tracker) Save() ([]byte, error) {
-	t.mu.Lock()
-	defer t.mu.Unlock()
+func (t *Tracker) Save(ctx context.Context) ([]byte, error) {
+	if err := t.lock(ctx); err != nil {
+		return nil, err
+	}
+	defer t.unlock()
 	s := snapshot{Version: snapshotVersion, Head: t.head, Entries: make(map[string]entrySnapshot, len(t.entries))}
 	for id, e := range t.entries {
 		es := entrySnapshot{Spec: e.spec, Since: e.since, Bad: e.bad}
 		for _, r := range e.refs {
 			es.Refs = append(es.Refs, refSnapshot{Raw: r.ref.Raw, Count: r.count, LatestID: r.latestID, LatestSubj: r.latestSubj,
-				LastCounted: r.lastCounted, Decided: r.decided, Gone: r.gone, MovedTo: r.movedTo, GoneID: r.goneID, GoneSubj: r.goneSubj})
+				LastCounted: r.lastCounted, Decided: r.decided, Gone: r.gone, MovedTo: r.movedTo, GoneID: r.goneID, GoneSubj: r.goneSubj, Absent: r.absent})
 		}
 		s.Entries[id] = es
 	}
@@ -84,12 +89,12 @@ func (t *Tracker) Load(data []byte) error {
 		}
 		for i, r := range es.Refs {
 			*e.refs[i] = refState{ref: e.refs[i].ref, count: r.Count, latestID: r.LatestID, latestSubj: r.LatestSubj,
-				lastCounted: r.LastCounted, decided: r.Decided, gone: r.Gone, movedTo: r.MovedTo, goneID: r.GoneID, goneSubj: r.GoneSubj}
+				lastCounted: r.LastCounted, decided: r.Decided, gone: r.Gone, movedTo: r.MovedTo, goneID: r.GoneID, goneSubj: r.GoneSubj, absent: r.Absent}
 		}
 		entries[id] = e
 	}
-	t.mu.Lock()
-	defer t.mu.Unlock()
+	t.sem <- struct{}{} // Load comes first, when nothing else can hold the lock
+	defer t.unlock()
 	t.head, t.entries, t.match, t.prefixes = s.Head, entries, nil, nil
 	return nil
 }

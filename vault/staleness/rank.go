@@ -24,7 +24,7 @@ func Rerank(rs []vault.SetResult, states map[string]Staleness) {
 			scored = true
 		}
 		st, ok := states[r.Memory.ID]
-		if !ok || st.State == Fresh || r.Match == "" {
+		if !ok || Weight(st.State) == 1 || r.Match == "" { // fresh or unknown: nothing to demote
 			continue
 		}
 		w := Weight(st.State)

@@ -91,30 +91,54 @@ func (r Ref) Matches(p string) bool {
 	case Folder:
 		return strings.HasPrefix(p, r.Path+"/")
 	case Glob:
-		return globMatch(strings.Split(r.Path, "/"), strings.Split(p, "/"))
+		return globMatch(strings.Split(r.Path, "/"), strings.Split(p, "/"), segmentMatch)
 	}
 	return false
 }
 
 // globMatch matches path segments against pattern segments, "**" standing
-// for any number of segments.
-func globMatch(pat, segs []string) bool {
-	for len(pat) > 0 {
-		if pat[0] == "**" {
-			for i := 0; i <= len(segs); i++ {
-				if globMatch(pat[1:], segs[i:]) {
-					return true
+// for any number of segments. It reads the pattern once, keeping the set
+// of path positions the pattern read so far can end at (an NFA over
+// segments), so it calls match at most len(pat) × len(segs) times
+// whatever the pattern: a backtracking matcher tried every split of the
+// path for each "**", exponential in their number. match is
+// segmentMatch; tests count its calls.
+func globMatch(pat, segs []string, match func(pat, seg string) bool) bool {
+	// at[j]: the pattern read so far matches segs[:j]. Two rows suffice.
+	at := make([]bool, 2*(len(segs)+1))
+	cur, next := at[:len(segs)+1], at[len(segs)+1:]
+	cur[0] = true
+	for _, p := range pat {
+		clear(next)
+		live := false
+		if p == "**" {
+			// Any number of segments: every position from the first one
+			// reached on.
+			for j, ok := range cur {
+				live = live || ok
+				next[j] = live
+			}
+		} else {
+			for j, ok := range cur[:len(segs)] {
+				if ok {
+					m := match(p, segs[j])
+					next[j+1] = m
+					live = live || m
 				}
 			}
+		}
+		if !live {
 			return false
 		}
-		if len(segs) == 0 {
-			return false
-		}
-		if ok, _ := path.Match(pat[0], segs[0]); !ok {
-			return false
-		}
-		pat, segs = pat[1:], segs[1:]
+		cur, next = next, cur
 	}
-	return len(segs) == 0
+	return cur[len(segs)]
+}
+
+// segmentMatch matches one path segment against one pattern segment.
+// path.Match is linear in both (it does not backtrack over its stars),
+// and ParseRef checked the pattern.
+func segmentMatch(pat, seg string) bool {
+	ok, _ := path.Match(pat, seg)
+	return ok
 }

@@ -11,7 +11,9 @@ import (
 // last Update plus the work tree's uncommitted changes now. Memories with
 // no refs, or not tracked, are left out.
 func (t *Tracker) States(ctx context.Context, ids []string) (map[string]Staleness, error) {
-	t.mu.Lock()
+	if err := t.lock(ctx); err != nil {
+		return nil, err
+	}
 	type want struct {
 		id   string
 		refs []refState
@@ -33,7 +35,7 @@ func (t *Tracker) States(ctx context.Context, ids []string) (map[string]Stalenes
 		ws = append(ws, w)
 	}
 	head := t.head
-	t.mu.Unlock()
+	t.unlock()
 	prefixes = coverPrefixes(prefixes)
 	out := make(map[string]Staleness, len(ws))
 	if len(ws) == 0 {
@@ -52,6 +54,9 @@ func (t *Tracker) States(ctx context.Context, ids []string) (map[string]Stalenes
 		return nil, fmt.Errorf("staleness: uncommitted: %w", err)
 	}
 	for _, w := range ws {
+		if err := ctx.Err(); err != nil { // a recall's deadline: the caller says unknown
+			return nil, fmt.Errorf("staleness: %w", err)
+		}
 		st := Staleness{State: Fresh}
 		var reasons []string
 		for i := range w.refs {
@@ -62,7 +67,9 @@ func (t *Tracker) States(ctx context.Context, ids []string) (map[string]Stalenes
 			if s.rank() > st.State.rank() {
 				st.State = s
 			}
-			if reason != "" {
+			// Two refs to one missing file ("a.go#F", "a.go#G") say the
+			// same thing: once is enough.
+			if reason != "" && !slices.Contains(reasons, reason) {
 				reasons = append(reasons, reason)
 			}
 		}
@@ -94,6 +101,9 @@ func (t *Tracker) judge(ctx context.Context, r *refState, exists map[string]bool
 		missing := name
 		if r.ref.Kind == File {
 			missing = r.ref.Path
+		}
+		if r.absent {
+			return Unknown, fmt.Sprintf("%s never existed in this repository's history: check the ref", missing), nil
 		}
 		return Stale, fmt.Sprintf("%s does not exist at HEAD", missing), nil
 	}
@@ -163,7 +173,7 @@ func plural(n int, what string) string {
 
 // Weight is the factor recall multiplies a memory's score by: a stale
 // memory ranks below a fresh one of similar relevance, and is never
-// hidden.
+// hidden. An unknown one is not demoted: nothing says it is wrong.
 func Weight(s State) float64 {
 	switch s {
 	case Stale:
@@ -187,4 +197,35 @@ func coverPrefixes(ps []string) []string {
 		out = append(out, p)
 	}
 	return out
+}
+
+// NeverExisted returns, for each of the tracked memories ids, the refs
+// (as written) whose path does not exist and never existed on the
+// history's first-parent line as of the last Update: lint warns about
+// them (a misspelt path, or a memory about another repository).
+func (t *Tracker) NeverExisted(ctx context.Context, ids []string) (map[string][]string, error) {
+	if err := t.lock(ctx); err != nil {
+		return nil, err
+	}
+	defer t.unlock()
+	out := map[string][]string{}
+	for _, id := range ids {
+		e, ok := t.entries[id]
+		if !ok {
+			continue
+		}
+		for _, r := range e.refs {
+			if r.absent {
+				out[id] = append(out[id], r.ref.Raw)
+			}
+		}
+	}
+	return out, nil
+}
+
+// Late is the staleness of a memory whose answer was not ready before
+// the caller had to answer (a recall's deadline): unknown. The history is
+// still being read in the background (Refresh), and a later call says.
+func Late() Staleness {
+	return Staleness{State: Unknown, Reason: "not known in time: the code's history is still being read; ask again shortly"}
 }

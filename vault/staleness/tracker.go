@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"maps"
 	"path"
 	"slices"
 	"strings"
@@ -14,19 +15,25 @@ import (
 // State is how far a memory may have fallen behind its code.
 type State string
 
-// The states, from best to worst.
+// The states, from best to worst. Unknown is a memory whose refs say
+// nothing either way: one names a path that never existed in the
+// repository's history (misspelt, or about another repository), or the
+// answer was not ready in time (a recall's deadline).
 const (
 	Fresh         State = "fresh"
+	Unknown       State = "unknown"
 	PossiblyStale State = "possibly_stale"
 	Stale         State = "stale"
 )
 
 func (s State) rank() int {
 	switch s {
-	case PossiblyStale:
+	case Unknown:
 		return 1
-	case Stale:
+	case PossiblyStale:
 		return 2
+	case Stale:
+		return 3
 	}
 	return 0
 }
@@ -65,6 +72,10 @@ type refState struct {
 	gone                 bool // the newest event deleted or renamed the file
 	movedTo              string
 	goneID, goneSubj     string
+	// absent: the path did not exist at the head the ref was computed
+	// at, nor in any commit of that head's first-parent history; a later
+	// commit that touches the path clears it.
+	absent bool
 }
 
 // entry is one tracked memory.
@@ -77,28 +88,67 @@ type entry struct {
 
 // Tracker computes and caches the staleness of many memories. Update
 // brings it to the repository's HEAD; States reads it. It is safe for
-// concurrent use.
+// concurrent use. Close stops an Update that Refresh runs.
 type Tracker struct {
 	git Git
 
-	mu      sync.Mutex
+	// sem is the lock of what follows it: a channel rather than a mutex
+	// because an Update holds it for a whole walk, and a caller with a
+	// deadline (a recall) must be able to stop waiting for it.
+	sem     chan struct{}
 	head    string
 	entries map[string]*entry
 	// match and prefixes index every entry's refs for forward walks;
 	// nil when the set of entries changed since they were built.
 	match    *matcher
 	prefixes []string
+
+	mu sync.Mutex
 	// running is the Update Refresh started, nil when none runs.
 	running *refresh
+	// life is the context of Refresh's Updates; Close cancels it (stop)
+	// and waits for them (bg).
+	life context.Context
+	stop context.CancelFunc
+	bg   sync.WaitGroup
 }
 
 // NewTracker returns a Tracker reading git.
 func NewTracker(git Git) *Tracker {
-	return &Tracker{git: git, entries: make(map[string]*entry)}
+	life, stop := context.WithCancel(context.Background())
+	return &Tracker{git: git, sem: make(chan struct{}, 1), entries: make(map[string]*entry), life: life, stop: stop}
 }
 
-// errDone stops a backward walk at the oldest point any memory needs.
-var errDone = errors.New("walked far enough")
+// lock takes the tracker's lock, or gives up with ctx's error.
+func (t *Tracker) lock(ctx context.Context) error {
+	if err := ctx.Err(); err != nil {
+		return fmt.Errorf("staleness: %w", err)
+	}
+	select {
+	case t.sem <- struct{}{}:
+		return nil
+	case <-ctx.Done():
+		return fmt.Errorf("staleness: %w", ctx.Err())
+	}
+}
+
+func (t *Tracker) unlock() { <-t.sem }
+
+// Close cancels the Update that Refresh runs, if any, and waits for it
+// to return. A later Refresh fails with ErrClosed.
+func (t *Tracker) Close() {
+	t.mu.Lock()
+	t.stop()
+	t.mu.Unlock()
+	t.bg.Wait()
+}
+
+var (
+	// errDone stops a backward walk at the oldest point any memory needs.
+	errDone = errors.New("walked far enough")
+	// ErrClosed is Refresh's error after Close.
+	ErrClosed = errors.New("staleness: tracker closed")
+)
 
 // Update makes the tracked set exactly items and brings every memory's
 // history up to HEAD: memories already tracked at an older HEAD read only
@@ -110,8 +160,10 @@ func (t *Tracker) Update(ctx context.Context, items []Item) error {
 	if err != nil {
 		return fmt.Errorf("staleness: head: %w", err)
 	}
-	t.mu.Lock()
-	defer t.mu.Unlock()
+	if err := t.lock(ctx); err != nil {
+		return err
+	}
+	defer t.unlock()
 	if err := t.update(ctx, head, items); err != nil {
 		// A walk cut short (a recall's deadline, say) leaves some memories
 		// half counted: forget everything, the next Update starts over.
@@ -178,6 +230,9 @@ func (t *Tracker) update(ctx context.Context, head string, items []Item) error {
 		if err := t.backward(ctx, head, fresh); err != nil {
 			return err
 		}
+		if err := t.markAbsent(ctx, head, fresh); err != nil {
+			return err
+		}
 	}
 	if t.match == nil {
 		all := make([]*entry, 0, len(t.entries))
@@ -200,6 +255,61 @@ func newEntry(it Item, spec string) *entry {
 		e.refs = append(e.refs, &refState{ref: r})
 	}
 	return e
+}
+
+// markAbsent finds, among the refs of es that no commit since their
+// memory's point touched, those whose path does not exist at head and
+// never did on head's first-parent line: one walk to the root watching
+// only those paths, stopped as soon as each has shown up once.
+func (t *Tracker) markAbsent(ctx context.Context, head string, es []*entry) error {
+	var quiet []*refState
+	var paths []string
+	for _, e := range es {
+		for _, r := range e.refs {
+			if r.count == 0 {
+				quiet = append(quiet, r)
+				paths = append(paths, r.ref.Prefix())
+			}
+		}
+	}
+	if len(quiet) == 0 {
+		return nil
+	}
+	exists, err := t.git.Exists(ctx, head, paths)
+	if err != nil {
+		return fmt.Errorf("staleness: exists: %w", err)
+	}
+	missing := map[string]bool{}
+	for _, p := range paths {
+		if p != "" && !exists[p] {
+			missing[p] = true
+		}
+	}
+	if len(missing) == 0 {
+		return nil
+	}
+	watch := slices.Sorted(maps.Keys(missing))
+	err = t.git.Walk(ctx, head, "", watch, func(c Commit) error {
+		for _, ch := range c.Changes {
+			for _, p := range []string{ch.Path, ch.OldPath} {
+				for p != "" && p != "." {
+					delete(missing, p) // the path, or a folder it is in
+					p = path.Dir(p)
+				}
+			}
+		}
+		if len(missing) == 0 {
+			return errDone
+		}
+		return nil
+	})
+	if err != nil && !errors.Is(err, errDone) {
+		return fmt.Errorf("staleness: history of missing refs: %w", err)
+	}
+	for _, r := range quiet {
+		r.absent = missing[r.ref.Prefix()]
+	}
+	return nil
 }
 
 // hit is one ref of one memory that a change may concern.
@@ -389,6 +499,7 @@ func (t *Tracker) record(ctx context.Context, r *refState, c Commit, ch Change, 
 			}
 		}
 	}
+	r.absent = false
 	if r.lastCounted == c.ID {
 		return nil
 	}
@@ -428,10 +539,15 @@ func (r *refState) noteFolderMove(c Commit, ch Change, newer bool) {
 
 // Current reports whether the Tracker was last updated at head and tracks
 // every one of items as it is now, so that States answers for them
-// without an Update.
+// without an Update. While an Update runs it is not: Current never
+// waits for one.
 func (t *Tracker) Current(head string, items []Item) bool {
-	t.mu.Lock()
-	defer t.mu.Unlock()
+	select {
+	case t.sem <- struct{}{}:
+		defer t.unlock()
+	default:
+		return false
+	}
 	if head != t.head {
 		return false
 	}
@@ -452,18 +568,25 @@ type refresh struct {
 
 // Refresh runs Update for items without tying it to ctx: it starts one
 // (or joins the one running) in the background and waits for it until
-// ctx is done. A caller with a deadline (a recall) then answers without
-// staleness when the walk is long, and the walk still finishes, so a later
-// call finds the tracker current instead of starting over.
+// ctx is done. A caller with a deadline (a recall) then answers with its
+// memories' staleness unknown when the walk is long, and the walk still
+// finishes (its work is linear in the commits and refs it reads: refs are
+// capped, globs match in linear time), so a later call finds the tracker
+// current instead of starting over. Close stops it.
 func (t *Tracker) Refresh(ctx context.Context, items []Item) error {
 	t.mu.Lock()
 	r := t.running
 	if r == nil {
+		if t.life.Err() != nil {
+			t.mu.Unlock()
+			return ErrClosed
+		}
 		r = &refresh{done: make(chan struct{})}
 		t.running = r
-		bg := context.WithoutCancel(ctx)
+		t.bg.Add(1)
 		go func() {
-			err := t.Update(bg, items)
+			defer t.bg.Done()
+			err := t.Update(t.life, items)
 			t.mu.Lock()
 			r.err = err
 			t.running = nil

@@ -164,8 +164,10 @@ func (g *Repo) checker(w *workCache) *Checker {
 	return c
 }
 
-// Close stops a LiveChecker's watcher; a Checker has nothing to stop.
+// Close stops the tracker's background update, if one runs, and a
+// LiveChecker's watcher.
 func (c *Checker) Close() error {
+	c.tracker.Close()
 	if c.work == nil {
 		return nil
 	}
@@ -183,9 +185,10 @@ func (c *Checker) cachePath() string {
 }
 
 // save writes the tracker atomically (temporary file, rename); a failure
-// costs the next process a longer walk, nothing more.
-func (c *Checker) save() {
-	data, err := c.tracker.Save()
+// (or ctx ending while another update holds the tracker) costs the next
+// process a longer walk, nothing more.
+func (c *Checker) save(ctx context.Context) {
+	data, err := c.tracker.Save(ctx)
 	if err != nil {
 		return
 	}
@@ -209,7 +212,7 @@ func (c *Checker) save() {
 // returns, so that one walk serves them all and later calls read the
 // cache; all is called only then. The walk is not cut short by ctx
 // (Tracker.Refresh): when ctx ends first, Check returns its error and the
-// walk goes on for the next call.
+// walk goes on for the next call, until Close.
 func (c *Checker) Check(ctx context.Context, all func() []*vault.Memory, ms []*vault.Memory) (map[string]staleness.Staleness, error) {
 	return c.CheckAt(ctx, "", all, ms)
 }
@@ -228,23 +231,8 @@ func (c *Checker) CheckAt(ctx context.Context, head string, all func() []*vault.
 			return nil, err
 		}
 	}
-	if !c.tracker.Current(head, items) {
-		every := Items(all())
-		seen := make(map[string]bool, len(every))
-		for _, it := range every {
-			seen[it.ID] = true
-		}
-		for _, it := range items {
-			if !seen[it.ID] {
-				every = append(every, it)
-			}
-		}
-		if err := c.tracker.Refresh(ctx, every); err != nil {
-			return nil, err
-		}
-		if c.saved.CompareAndSwap(false, true) {
-			c.save()
-		}
+	if err := c.bringUp(ctx, head, items, all); err != nil {
+		return nil, err
 	}
 	var a *answer
 	if c.work != nil {
@@ -264,6 +252,52 @@ func (c *Checker) CheckAt(ctx context.Context, head string, all func() []*vault.
 		c.memo.put(a, items, out)
 	}
 	return out, err
+}
+
+// NeverExisted brings the tracker up to date with every memory all
+// returns and lists, per memory id, the refs naming a path that never
+// existed in the repository's history (staleness.Tracker.NeverExisted):
+// what lint warns about.
+func (c *Checker) NeverExisted(ctx context.Context, all func() []*vault.Memory) (map[string][]string, error) {
+	items := Items(all())
+	if len(items) == 0 {
+		return nil, nil
+	}
+	head, err := c.repo.Code().Head(ctx)
+	if err != nil {
+		return nil, err
+	}
+	if err := c.bringUp(ctx, head, items, all); err != nil {
+		return nil, err
+	}
+	return c.tracker.NeverExisted(ctx, itemIDs(items))
+}
+
+// bringUp makes the tracker current at head for items, when it is not,
+// with every memory all returns (and items), so that one walk serves
+// them all; all is called only then. The first update of this Checker
+// is saved for the next process.
+func (c *Checker) bringUp(ctx context.Context, head string, items []staleness.Item, all func() []*vault.Memory) error {
+	if c.tracker.Current(head, items) {
+		return nil
+	}
+	every := Items(all())
+	seen := make(map[string]bool, len(every))
+	for _, it := range every {
+		seen[it.ID] = true
+	}
+	for _, it := range items {
+		if !seen[it.ID] {
+			every = append(every, it)
+		}
+	}
+	if err := c.tracker.Refresh(ctx, every); err != nil {
+		return err
+	}
+	if c.saved.CompareAndSwap(false, true) {
+		c.save(ctx)
+	}
+	return nil
 }
 
 // Prepare returns ctx carrying the watcher's barrier of a LiveChecker's
@@ -369,7 +403,9 @@ func SetStaleness(ctx context.Context, members []vault.Member, rs []vault.SetRes
 		if err != nil {
 			continue
 		}
-		states, err := g.Checker().Check(ctx, mb.Vault.All, ms)
+		c := g.Checker()
+		states, err := c.Check(ctx, mb.Vault.All, ms)
+		c.Close() // stops a walk ctx ended early, before the store closes
 		g.Close()
 		if err == nil {
 			maps.Copy(out, states)

@@ -25,6 +25,18 @@ func (s *Server) recallContext(ctx context.Context) (context.Context, context.Ca
 	return context.WithTimeout(ctx, s.recallTimeout)
 }
 
+// stalenessContext bounds the staleness part of a recall (the last one)
+// so that the answer still goes out within the recall's deadline: it ends
+// a tenth of the recall's limit before ctx does. A memory whose staleness
+// is not known by then is served with staleness unknown.
+func (s *Server) stalenessContext(ctx context.Context) (context.Context, context.CancelFunc) {
+	d, ok := ctx.Deadline()
+	if !ok || s.recallTimeout <= 0 {
+		return context.WithCancel(ctx)
+	}
+	return context.WithDeadline(ctx, d.Add(-s.recallTimeout/10))
+}
+
 // recallError says why a recall stopped when its deadline ended it, so
 // that the model narrows the query rather than retrying it.
 func (s *Server) recallError(err error) error {

@@ -105,7 +105,10 @@ func (r fakeRepo) History(_ context.Context, id string, cur *vault.Memory) (*his
 func (r fakeRepo) AsOf(context.Context, time.Time) (*vault.Vault, error) { return r.v, nil }
 
 // Staleness reports no refs checked: the fake has no code history.
-func (r fakeRepo) Staleness(context.Context, []*vault.Memory) (map[string]staleness.Staleness, error) {
+func (r fakeRepo) Staleness(ctx context.Context, ms []*vault.Memory) (map[string]staleness.Staleness, error) {
+	if r.tv != nil && r.tv.staleness != nil {
+		return r.tv.staleness(ctx, ms)
+	}
 	return nil, nil
 }
 
@@ -133,6 +136,8 @@ type testVault struct {
 	// asked.
 	news  *catchup.Report
 	asked []string
+	// staleness, when set, answers its fake repository's Staleness.
+	staleness func(ctx context.Context, ms []*vault.Memory) (map[string]staleness.Staleness, error)
 }
 
 // testServer is a Server over vaults in temporary folders, at clock's
@@ -146,14 +151,15 @@ type testServer struct {
 
 // serverOptions say how to build a test server.
 type serverOptions struct {
-	user     bool   // serve a user vault too
-	protocol string // "" is the newest
+	user          bool          // serve a user vault too
+	protocol      string        // "" is the newest
+	recallTimeout time.Duration // Config.RecallTimeout
 }
 
 func newTestServer(t *testing.T, clock *testClock, o serverOptions) *testServer {
 	t.Helper()
 	ts := &testServer{clock: clock, project: openTestVault(t, clock)}
-	cfg := Config{Version: "test", Now: clock.Now, ProjectDir: ts.project.v.Dir()}
+	cfg := Config{Version: "test", Now: clock.Now, ProjectDir: ts.project.v.Dir(), RecallTimeout: o.recallTimeout}
 	if o.user {
 		ts.user = openTestVault(t, clock)
 		cfg.UserDir = ts.user.v.Dir()

@@ -47,7 +47,9 @@ func (s *Server) recall(ctx context.Context, vs *openVaults, a recallArgs) (stri
 	if err != nil {
 		return "", nil, s.recallError(err)
 	}
-	states := s.recallStaleness(ctx, vs, rs)
+	sctx, scancel := s.stalenessContext(ctx)
+	states := s.recallStaleness(sctx, vs, rs)
+	scancel()
 	staleness.Rerank(rs, states)
 	rv := view.RecallOf(rs)
 	rv.SetStaleness(states)

@@ -126,7 +126,9 @@ func (p *slot) member(v *vault.Vault) vault.Member {
 
 // staleness returns the staleness of the memories with refs among
 // results, asking each result's vault. Staleness is advice: a vault that
-// cannot say is logged and left out, never failing the read.
+// cannot say is logged and left out, never failing the read; when ctx
+// ends first (a recall's deadline), the memories with refs are served
+// with staleness unknown (staleness.Late).
 func (s *Server) staleness(ctx context.Context, vs *openVaults, byVault map[string][]*vault.Memory) map[string]staleness.Staleness {
 	out := map[string]staleness.Staleness{}
 	for name, ms := range byVault {
@@ -135,6 +137,14 @@ func (s *Server) staleness(ctx context.Context, vs *openVaults, byVault map[stri
 			continue
 		}
 		states, err := sl.Git.Staleness(ctx, ms)
+		if err != nil && ctx.Err() != nil {
+			for _, m := range ms {
+				if len(m.Refs) > 0 {
+					out[m.ID] = staleness.Late()
+				}
+			}
+			continue
+		}
 		if err != nil {
 			s.logger.Warn("staleness", "vault", name, "err", err)
 			continue

@@ -6,9 +6,11 @@ import (
 )
 
 // Staleness says whether a memory still matches the code its refs name:
-// state is fresh, possibly_stale or stale, and reason says why (which
-// path went where, how many commits changed it and the latest one's
-// subject, uncommitted changes). Absent for a memory without refs.
+// state is fresh, possibly_stale, stale or unknown, and reason says why
+// (which path went where, how many commits changed it and the latest
+// one's subject, uncommitted changes; for unknown, a ref to a path the
+// repository never had, or an answer not ready within a recall's
+// deadline). Absent for a memory without refs.
 type Staleness struct {
 	State  string `json:"state"`
 	Reason string `json:"reason"`
