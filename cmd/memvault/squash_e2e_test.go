@@ -109,3 +109,29 @@ func TestSquashMergesKeepEachMemorysReason(t *testing.T) {
 		t.Errorf("digest --since %s tells %d of the two memories:\n%+v", start, seen, rep.Changes)
 	}
 }
+
+// TestCherryPickKeepsTheReason is the cherry-pick part of issue 24's
+// finding 7: `git cherry-pick -x` adds "(cherry picked from commit ...)"
+// to the trailer paragraph; the picked memory's history still reads the
+// reason and the client from the trailers.
+func TestCherryPickKeepsTheReason(t *testing.T) {
+	t.Parallel()
+	tc := newTeamClones(t)
+	const reason = "the outage of March: one approval let a broken migration through"
+	tc.git(tc.mine, "checkout", "-q", "-b", "hotfix")
+	tc.git(tc.mine, "checkout", "-q", "-b", "rules")
+	tc.memvault(tc.mine, "add", "Deploys need two approvals", "--content", "Two people approve each deploy.", "--reason", reason)
+	id := tc.idOf(tc.mine, "Deploys need two approvals")
+	tc.git(tc.mine, "checkout", "-q", "hotfix")
+	tc.git(tc.mine, "cherry-pick", "-x", "rules")
+	if msg := tc.git(tc.mine, "log", "-1", "--format=%B"); !strings.Contains(msg, "Memory-Client: cli\n(cherry picked from commit ") {
+		t.Fatalf("git did not add its note to the trailers:\n%s", msg)
+	}
+	var h view.History
+	if err := json.Unmarshal([]byte(tc.memvault(tc.mine, "history", id, "--json")), &h); err != nil {
+		t.Fatal(err)
+	}
+	if len(h.Revisions) != 1 || h.Revisions[0].Reason != reason || h.Revisions[0].Client != "cli" {
+		t.Errorf("history of the picked memory: %+v\nwant one revision, reason %q, client cli", h.Revisions, reason)
+	}
+}
