@@ -239,10 +239,20 @@ func (m *merger) field(key string) error {
 		case lb.equal(lo) && !lb.equal(lt):
 			return m.takeTheirs(key, vt)
 		}
+		// Every write of a short-term memory renews its expiry, so two
+		// edits of different fields both move it: the later renewal holds,
+		// as the later updated_at does. A side that brought the expiry
+		// earlier than the base meant to, and that stays for a person.
+		if eo, et := om.ExpiresAt, tm.ExpiresAt; eo != nil && et != nil && !earlier(eo, m.b.Meta.ExpiresAt) && !earlier(et, m.b.Meta.ExpiresAt) {
+			return m.pick(key, vt, et.After(*eo))
+		}
 	}
 	m.conflict(key, vt)
 	return nil
 }
+
+// earlier reports whether t is before base; nothing is before no base.
+func earlier(t, base *time.Time) bool { return base != nil && t.Before(*base) }
 
 // bumpSameVersion gives the merge a new version when both sides bumped
 // the version to the same number (two edits made from one version, on two

@@ -1,0 +1,53 @@
+package main
+
+import (
+	"path/filepath"
+	"slices"
+	"testing"
+	"time"
+
+	"github.com/memvault/memvault/vault"
+)
+
+// TestRenewalsAreNotConflicts is issue 24's finding 6: two people change
+// different fields of one short-term memory a second apart, and both
+// writes renew its expiry. `memvault sync` merges them with no conflict
+// for a person: both fields, and the later renewal.
+func TestRenewalsAreNotConflicts(t *testing.T) {
+	t.Parallel()
+	if testing.Short() {
+		t.Skip("builds the binary and runs git")
+	}
+	origin := filepath.Join(t.TempDir(), "origin.git")
+	(&mergeRepo{t: t, root: filepath.Dir(origin)}).git("init", "-q", "--bare", "--initial-branch=main", origin)
+	a := newTeamClone(t, origin, "a")
+	a.git.git("checkout", "-q", "-b", "main")
+	a.memvault("init")
+	id := a.add("The admin list is slow above 10k rows", "Seen while testing.\n", "--layer", "short-term", "--tags", "admin", "--reason", "observed")
+	a.git.git("add", "-A")
+	a.git.git("commit", "-q", "-m", "memvault init")
+	a.git.git("push", "-q", "-u", "origin", "main")
+
+	b := newTeamClone(t, origin, "b")
+	b.memvault("doctor", "--fix")
+	a.write("update", id, "--tags", "admin,performance", "--reason", "tagged for search")
+	a.git.git("push", "-q", "origin", "main")
+	b.cli.now = a.cli.now.Add(time.Second - time.Hour) // b.write ticks an hour: a second after a
+	b.write("update", id, "--importance", "8", "--reason", "it blocks support")
+	ea, eb := a.get(id).ExpiresAt, b.get(id).ExpiresAt
+	if !eb.After(ea) {
+		t.Fatalf("the two renewals: a %s, b %s; want b's a second later", ea, eb)
+	}
+
+	if code, out := b.git.memvault("sync"); code != 0 {
+		t.Errorf("sync: exit %d\n%s", code, out)
+	}
+	m := b.get(id)
+	if len(m.Conflicted) != 0 || !m.ExpiresAt.Equal(eb) || m.Importance != 8 || !slices.Equal(m.Tags, []string{"admin", "performance"}) || m.Layer != vault.ShortTerm {
+		t.Errorf("after sync: conflicted %v, expires %s (want %s, the later renewal), importance %d, tags %v, layer %s",
+			m.Conflicted, m.ExpiresAt, eb, m.Importance, m.Tags, m.Layer)
+	}
+	if code, out := b.git.memvault("lint"); code != 0 {
+		t.Errorf("lint after the sync: exit %d\n%s", code, out)
+	}
+}
