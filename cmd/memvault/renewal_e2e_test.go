@@ -3,6 +3,7 @@ package main
 import (
 	"path/filepath"
 	"slices"
+	"strings"
 	"testing"
 	"time"
 
@@ -49,5 +50,49 @@ func TestRenewalsAreNotConflicts(t *testing.T) {
 	}
 	if code, out := b.git.memvault("lint"); code != 0 {
 		t.Errorf("lint after the sync: exit %d\n%s", code, out)
+	}
+}
+
+// TestAWriteSettlesTheConflictRecord: after a sync leaves a conflict
+// record (two titles), `memvault update` of the title decides it and the
+// record goes; --resolve-conflict removes a record as it stands.
+func TestAWriteSettlesTheConflictRecord(t *testing.T) {
+	t.Parallel()
+	if testing.Short() {
+		t.Skip("builds the binary and runs git")
+	}
+	origin := filepath.Join(t.TempDir(), "origin.git")
+	(&mergeRepo{t: t, root: filepath.Dir(origin)}).git("init", "-q", "--bare", "--initial-branch=main", origin)
+	a := newTeamClone(t, origin, "a")
+	a.git.git("checkout", "-q", "-b", "main")
+	a.memvault("init")
+	one := a.add("Money is int64 cents", "Never float64.\n", "--reason", "ledger")
+	two := a.add("Deploys need two approvals", "Two people approve.\n", "--reason", "audit")
+	a.git.git("add", "-A")
+	a.git.git("commit", "-q", "-m", "memvault init")
+	a.git.git("push", "-q", "-u", "origin", "main")
+	b := newTeamClone(t, origin, "b")
+	b.memvault("doctor", "--fix")
+	a.write("update", one, "--title", "Money is integer cents", "--reason", "wording")
+	a.write("update", two, "--content", "Two people approve, one of them an owner.\n", "--reason", "owners")
+	a.git.git("push", "-q", "origin", "main")
+	b.cli.now = a.cli.now
+	b.write("update", one, "--title", "Money is int64 minor units", "--reason", "not only cents")
+	b.write("update", two, "--content", "Two people approve, both on call.\n", "--reason", "on call")
+	b.git.memvault("sync", "--no-push")
+	for _, id := range []string{one, two} {
+		if m := b.get(id); len(m.Conflicted) == 0 {
+			t.Fatalf("the sync left no conflict record on %s: the test needs one", id)
+		}
+	}
+	b.memvault("update", one, "--title", "Money is int64 minor units (cents for EUR)", "--reason", "agreed with A")
+	b.memvault("update", two, "--resolve-conflict", "--reason", "ours holds")
+	for _, id := range []string{one, two} {
+		if m := b.get(id); len(m.Conflicted) != 0 {
+			t.Errorf("%s is still conflicted after the write that settled it: %v", id, m.Conflicted)
+		}
+	}
+	if code, out := b.git.memvault("lint"); code != 0 || strings.Contains(out, "unresolved merge conflict") {
+		t.Errorf("lint after the settling writes: exit %d\n%s", code, out)
 	}
 }

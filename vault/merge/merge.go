@@ -455,6 +455,36 @@ func set3(base, ours, theirs []string, fold bool) []string {
 	return out
 }
 
+// Settle removes fields from d's conflict record: a write that sets a
+// field the record lists is a person's decision about it, and the record
+// holds only what is still open. The record goes when nothing is left in
+// it; an unreadable one (Record gives [ConflictKey]) stays. It reports
+// whether d changed.
+func Settle(d *parser.Document, fields []string) (bool, error) {
+	open, theirs := Record(d)
+	if len(open) == 0 || slices.Equal(open, []string{ConflictKey}) {
+		return false, nil
+	}
+	left := slices.DeleteFunc(slices.Clone(open), func(f string) bool { return slices.Contains(fields, f) })
+	switch len(left) {
+	case len(open):
+		return false, nil
+	case 0:
+		d.Delete(ConflictKey)
+		return true, nil
+	}
+	record := []parser.KV{{Key: "fields", Value: strings.Join(left, ", ")}}
+	for _, f := range left {
+		if v, ok := theirs[f]; ok {
+			record = append(record, parser.KV{Key: "theirs_" + f, Value: v})
+		}
+	}
+	if err := d.Set(ConflictKey, record); err != nil {
+		return false, fmt.Errorf("rewrite the conflict record: %w", err)
+	}
+	return true, nil
+}
+
 // Record reads the conflict record of a parsed memory: the names it gives
 // for what disagrees (nil when there is no record) and their side's
 // values, by name ("body" for the body; a name without a value was

@@ -241,3 +241,43 @@ func TestExpiresRenewal(t *testing.T) {
 		})
 	}
 }
+
+// TestSettle: a write's fields leave the conflict record; the record
+// goes with its last entry; an unreadable record stays.
+func TestSettle(t *testing.T) {
+	const rec = "---\nid: 01JDX3Q8W7AAAAAAAAAAAAAAAA\ntitle: T\nconflict: {fields: 'title, body, tags', theirs_title: U, theirs_body: \"x\\n\"}\n---\nB\n"
+	tests := []struct {
+		name, in string
+		fields   []string
+		changed  bool
+		want     string
+	}{
+		{"one entry", rec, []string{"title"}, true,
+			"---\nid: 01JDX3Q8W7AAAAAAAAAAAAAAAA\ntitle: T\nconflict: {fields: 'body, tags', theirs_body: \"x\\n\"}\n---\nB\n"},
+		{"a deleted field's entry", rec, []string{"tags", "importance"}, true,
+			"---\nid: 01JDX3Q8W7AAAAAAAAAAAAAAAA\ntitle: T\nconflict: {fields: 'title, body', theirs_title: U, theirs_body: \"x\\n\"}\n---\nB\n"},
+		{"every entry", rec, []string{"title", "body", "tags"}, true, "---\nid: 01JDX3Q8W7AAAAAAAAAAAAAAAA\ntitle: T\n---\nB\n"},
+		{"fields the record does not list", rec, []string{"importance"}, false, rec},
+		{"no record", "---\nid: 01JDX3Q8W7AAAAAAAAAAAAAAAA\n---\nB\n", []string{"title"}, false, "---\nid: 01JDX3Q8W7AAAAAAAAAAAAAAAA\n---\nB\n"},
+		{"an unreadable record", "---\nid: 01JDX3Q8W7AAAAAAAAAAAAAAAA\nconflict: [title]\n---\nB\n", []string{"title", "conflict"}, false,
+			"---\nid: 01JDX3Q8W7AAAAAAAAAAAAAAAA\nconflict: [title]\n---\nB\n"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			d, errs := parser.Parse("m.md", []byte(tt.in))
+			if len(errs) > 0 {
+				t.Fatal(errs)
+			}
+			changed, err := Settle(d, tt.fields)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if changed != tt.changed {
+				t.Errorf("changed = %v, want %v", changed, tt.changed)
+			}
+			if diff := cmp.Diff(tt.want, string(d.Format())); diff != "" {
+				t.Errorf("(-want +got):\n%s", diff)
+			}
+		})
+	}
+}
