@@ -10,6 +10,24 @@ import (
 	"github.com/memvault/memvault/vault"
 )
 
+// newTeamPair makes a bare origin and two clones with the merge driver:
+// a inits the vault, writes what seed writes and pushes; b clones it.
+func newTeamPair(t *testing.T, seed func(a *teamClone)) (a, b *teamClone) {
+	t.Helper()
+	origin := filepath.Join(t.TempDir(), "origin.git")
+	(&mergeRepo{t: t, root: filepath.Dir(origin)}).git("init", "-q", "--bare", "--initial-branch=main", origin)
+	a = newTeamClone(t, origin, "a")
+	a.git.git("checkout", "-q", "-b", "main")
+	a.memvault("init")
+	seed(a)
+	a.git.git("add", "-A")
+	a.git.git("commit", "-q", "-m", "memvault init")
+	a.git.git("push", "-q", "-u", "origin", "main")
+	b = newTeamClone(t, origin, "b")
+	b.memvault("doctor", "--fix")
+	return a, b
+}
+
 // TestRenewalsAreNotConflicts is issue 24's finding 6: two people change
 // different fields of one short-term memory a second apart, and both
 // writes renew its expiry. `memvault sync` merges them with no conflict
@@ -19,18 +37,10 @@ func TestRenewalsAreNotConflicts(t *testing.T) {
 	if testing.Short() {
 		t.Skip("builds the binary and runs git")
 	}
-	origin := filepath.Join(t.TempDir(), "origin.git")
-	(&mergeRepo{t: t, root: filepath.Dir(origin)}).git("init", "-q", "--bare", "--initial-branch=main", origin)
-	a := newTeamClone(t, origin, "a")
-	a.git.git("checkout", "-q", "-b", "main")
-	a.memvault("init")
-	id := a.add("The admin list is slow above 10k rows", "Seen while testing.\n", "--layer", "short-term", "--tags", "admin", "--reason", "observed")
-	a.git.git("add", "-A")
-	a.git.git("commit", "-q", "-m", "memvault init")
-	a.git.git("push", "-q", "-u", "origin", "main")
-
-	b := newTeamClone(t, origin, "b")
-	b.memvault("doctor", "--fix")
+	var id string
+	a, b := newTeamPair(t, func(a *teamClone) {
+		id = a.add("The admin list is slow above 10k rows", "Seen while testing.\n", "--layer", "short-term", "--tags", "admin", "--reason", "observed")
+	})
 	a.write("update", id, "--tags", "admin,performance", "--reason", "tagged for search")
 	a.git.git("push", "-q", "origin", "main")
 	b.cli.now = a.cli.now.Add(time.Second - time.Hour) // b.write ticks an hour: a second after a
@@ -61,18 +71,11 @@ func TestAWriteSettlesTheConflictRecord(t *testing.T) {
 	if testing.Short() {
 		t.Skip("builds the binary and runs git")
 	}
-	origin := filepath.Join(t.TempDir(), "origin.git")
-	(&mergeRepo{t: t, root: filepath.Dir(origin)}).git("init", "-q", "--bare", "--initial-branch=main", origin)
-	a := newTeamClone(t, origin, "a")
-	a.git.git("checkout", "-q", "-b", "main")
-	a.memvault("init")
-	one := a.add("Money is int64 cents", "Never float64.\n", "--reason", "ledger")
-	two := a.add("Deploys need two approvals", "Two people approve.\n", "--reason", "audit")
-	a.git.git("add", "-A")
-	a.git.git("commit", "-q", "-m", "memvault init")
-	a.git.git("push", "-q", "-u", "origin", "main")
-	b := newTeamClone(t, origin, "b")
-	b.memvault("doctor", "--fix")
+	var one, two string
+	a, b := newTeamPair(t, func(a *teamClone) {
+		one = a.add("Money is int64 cents", "Never float64.\n", "--reason", "ledger")
+		two = a.add("Deploys need two approvals", "Two people approve.\n", "--reason", "audit")
+	})
 	a.write("update", one, "--title", "Money is integer cents", "--reason", "wording")
 	a.write("update", two, "--content", "Two people approve, one of them an owner.\n", "--reason", "owners")
 	a.git.git("push", "-q", "origin", "main")
