@@ -13,7 +13,7 @@ import (
 // begins with "* " is not taken for GitHub's list). Any other message, or a squash none of whose commits names id,
 // reads as [Parse] reads it.
 func ParseFor(msg, id string) Message {
-	if id != "" {
+	if id != "" && strings.Contains(msg, id) { // else no item can name it
 		items := Squashed(msg)
 		for _, it := range slices.Backward(items) {
 			if isMemvaultSubject(it.Subject) && slices.Contains(it.Values(KeyID), id) {
