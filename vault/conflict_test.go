@@ -193,3 +193,68 @@ func TestWritesRefuseConflictMarkers(t *testing.T) {
 		t.Errorf("%d commits, want the one clean create", len(c.commits))
 	}
 }
+
+// TestWritesSettleTheConflictRecord: a write that sets a field the record
+// lists decides it, and its entry goes (the record with it, when it was
+// the last); ResolveConflict removes the whole record; a write of other
+// fields leaves it.
+func TestWritesSettleTheConflictRecord(t *testing.T) {
+	t.Parallel()
+	const id = "01JDX3Q8W7AAAAAAAAAAAAAAAA"
+	title, body, tags, imp := "Money is int64 cents (ledger)", "Never float64 nor float32.", []string{"money"}, 9
+	tests := []struct {
+		name  string
+		patch Patch
+		want  []string // Conflicted after the write
+		their map[string]string
+	}{
+		{"title settles the title", Patch{Title: &title}, []string{"body"}, map[string]string{"body": "x\n"}},
+		{"content settles the body", Patch{Content: &body}, []string{"title"}, map[string]string{"title": "金额用分"}},
+		{"title and content settle both", Patch{Title: &title, Content: &body}, nil, nil},
+		{"resolve removes the record", Patch{ResolveConflict: true}, nil, nil},
+		{"resolve with a change", Patch{Tags: &tags, ResolveConflict: true}, nil, nil},
+		{"another field leaves it", Patch{Importance: &imp}, []string{"title", "body"}, map[string]string{"title": "金额用分", "body": "x\n"}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			dir := t.TempDir()
+			writeFiles(t, dir, map[string]string{"project/money.md": "---\nid: " + id + "\ntitle: Money is int64 cents\nversion: 2\n" +
+				"conflict: {fields: 'title, body', theirs_title: 金额用分, theirs_body: \"x\\n\"}\n---\nNever float64.\n"})
+			v, err := Open(t.Context(), dir, Options{Now: newClock("2026-11-30T00:00:00Z").Now})
+			if err != nil {
+				t.Fatal(err)
+			}
+			res, err := v.Update(t.Context(), id, 0, tt.patch, Author{Reason: "settled with Bob"})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if m := res.Memory; !slices.Equal(m.Conflicted, tt.want) || !cmp.Equal(m.ConflictTheirs, tt.their) || m.Version != 3 {
+				t.Errorf("after the write: conflicted %v theirs %v version %d; want %v %v 3", m.Conflicted, m.ConflictTheirs, m.Version, tt.want, tt.their)
+			}
+			v2, err := Open(t.Context(), dir, Options{Now: newClock("2026-11-30T00:00:00Z").Now})
+			if err != nil {
+				t.Fatal(err)
+			}
+			m, err := v2.Get(id)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !slices.Equal(m.Conflicted, tt.want) {
+				t.Errorf("read back: conflicted %v, want %v", m.Conflicted, tt.want)
+			}
+		})
+	}
+	t.Run("resolve without a record changes nothing", func(t *testing.T) {
+		t.Parallel()
+		dir := t.TempDir()
+		writeFiles(t, dir, map[string]string{"project/money.md": committedMoney})
+		v, err := Open(t.Context(), dir, Options{Now: newClock("2026-11-30T00:00:00Z").Now})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, err := v.Update(t.Context(), id, 0, Patch{ResolveConflict: true}, Author{}); !errors.Is(err, ErrUnchanged) {
+			t.Errorf("err = %v, want ErrUnchanged", err)
+		}
+	})
+}

@@ -74,6 +74,11 @@ type Patch struct {
 	// AcceptRefs is set) to its refs; without it they are only reported
 	// (WriteResult.ProposedRefs).
 	AcceptRefs bool
+	// ResolveConflict removes the memory's conflict record (what a git
+	// merge left for a person): the memory as it is now, with the rest of
+	// the patch, is the decision. Without it, a patch still settles the
+	// record's entries for the fields it sets.
+	ResolveConflict bool
 	// ExpectedETag, when set, is a precondition rather than a change: the
 	// update is refused with ErrConflict unless the memory's ETag is still
 	// this one. It catches what a version cannot: after a merge, two
@@ -640,6 +645,9 @@ func applyPatch(doc *parser.Document, cur *Memory, p Patch, now time.Time) (bool
 		return doc.Set(key, val)
 	}
 	var err error
+	if settled, e := settleRecord(doc, cur, p); settled || e != nil {
+		changed, err = true, e
+	}
 	if p.Title != nil && *p.Title != cur.Title {
 		err = errors.Join(err, set("title", *p.Title))
 	}
@@ -710,6 +718,31 @@ func applyPatch(doc *parser.Document, cur *Memory, p Patch, now time.Time) (bool
 		return false, err
 	}
 	return true, nil
+}
+
+// settleRecord removes what p decides from cur's conflict record: the
+// whole record when p resolves it, else the entries of the fields p sets
+// (a person wrote them after the merge, knowing both sides). A file with
+// conflict markers has no record to settle.
+func settleRecord(doc *parser.Document, cur *Memory, p Patch) (bool, error) {
+	if len(cur.Conflicted) == 0 || slices.Equal(cur.Conflicted, []string{ConflictedMarkers}) {
+		return false, nil
+	}
+	if p.ResolveConflict {
+		doc.Delete(merge.ConflictKey)
+		return true, nil
+	}
+	var fields []string
+	for name, set := range map[string]bool{
+		"title": p.Title != nil, merge.BodyField: p.Content != nil, "layer": p.Layer != nil, "tags": p.Tags != nil,
+		"importance": p.Importance != nil, "effective_at": p.EffectiveAt != nil, "expires_at": p.ExpiresAt != nil,
+		"status": p.Status != nil, "supersedes": p.Supersedes != nil, "links": p.Links != nil, "refs": p.Refs != nil,
+	} {
+		if set {
+			fields = append(fields, name)
+		}
+	}
+	return merge.Settle(doc, fields)
 }
 
 // commitMessage builds the commit message: a subject naming the layer,

@@ -19,7 +19,8 @@ type updateFlags struct {
 	writeFlags
 	title string
 	// expected is --expected-version: a version number or an etag.
-	expected string
+	expected        string
+	resolveConflict bool
 }
 
 func (m *Main) updateCommand() *cobra.Command {
@@ -31,6 +32,11 @@ func (m *Main) updateCommand() *cobra.Command {
 memory's version and updated_at, and commits the file with --reason as the
 commit message body. --content - reads the new body from standard input.
 An empty --effective-at or --expires-at removes the field.
+
+A memory a git merge left with a conflict record (docs/team.md): setting a
+field the record lists decides it, and its entry goes; --resolve-conflict
+removes the whole record (the memory as it is, with this update's changes,
+is the decision).
 
 With --expected-version N the update is refused (exit 1) unless the memory
 is still at version N, so a change made since you read it is never
@@ -94,9 +100,9 @@ it to the same number). The memory may be in the project vault or the user vault
 					*dst = &ids
 				}
 			}
-			p.AcceptRefs = f.acceptRefs
+			p.AcceptRefs, p.ResolveConflict = f.acceptRefs, f.resolveConflict
 			if p == (vault.Patch{}) {
-				return usagef("update: nothing to change; give at least one of --title, --content, --tags, --importance, --layer, --effective-at, --expires-at, --supersedes, --links, --refs, --accept-refs")
+				return usagef("update: nothing to change; give at least one of --title, --content, --tags, --importance, --layer, --effective-at, --expires-at, --supersedes, --links, --refs, --accept-refs, --resolve-conflict")
 			}
 			version, etag, err := parseExpected(f.expected)
 			if err != nil {
@@ -131,6 +137,7 @@ it to the same number). The memory may be in the project vault or the user vault
 	fl.StringVar(&f.links, "links", "", "comma-separated ids of related memories")
 	fl.StringVar(&f.refs, "refs", "", "comma-separated code the memory is about, replacing the current refs; empty removes them (docs/staleness.md)")
 	fl.BoolVar(&f.acceptRefs, "accept-refs", false, "also add the refs proposed from what the new title or content mentions (else only listed as proposed_refs)")
+	fl.BoolVar(&f.resolveConflict, "resolve-conflict", false, "remove the conflict record a git merge left in the memory: what it holds after this update is the decision")
 	fl.StringVar(&f.expected, "expected-version", "", "refuse the update unless the memory is at this version, or has this etag (show --json)")
 	fl.StringVar(&f.reason, "reason", "", "why the memory changes (the commit message body)")
 	fl.BoolVar(&f.asJSON, "json", false, `print {"id", "path", "version", "etag", "commit", "superseded", "vault", "proposed_refs"} as JSON`)

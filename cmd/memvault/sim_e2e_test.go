@@ -289,6 +289,12 @@ func simCheck(t *testing.T, c *mergeRepo, md *simModel) {
 		if len(m.Conflicted) > 0 {
 			conflicts++
 		}
+		// Every write of a short-term memory renews its expiry: two edits
+		// of other fields move it on both sides, and the later renewal
+		// holds. An expiry is for a person only beside two layer moves.
+		if slices.Contains(m.Conflicted, "expires_at") && !slices.Contains(m.Conflicted, "layer") {
+			t.Errorf("%s (%s): a renewal of its expiry was left for a person: conflicted %v", m.ID, m.Path, m.Conflicted)
+		}
 	}
 	var failed []string
 	for _, id := range md.ids {

@@ -132,20 +132,30 @@ func Parse(msg string) Message {
 }
 
 // parseTrailers reads a paragraph of "Key: value" lines; it reports false
-// when any line is not one.
+// when any line is not one. The line `git cherry-pick -x` appends to the
+// trailers, "(cherry picked from commit <sha>)", is passed over.
 func parseTrailers(para string) ([]Trailer, bool) {
 	if para == "" {
 		return nil, false
 	}
 	var out []Trailer
 	for line := range strings.SplitSeq(para, "\n") {
+		if isCherryPicked(line) {
+			continue
+		}
 		k, v, ok := strings.Cut(line, ":")
 		if !ok || k == "" || strings.ContainsAny(k, " \t") {
 			return nil, false
 		}
 		out = append(out, Trailer{Key: k, Value: strings.TrimSpace(v)})
 	}
-	return out, true
+	return out, len(out) > 0
+}
+
+// isCherryPicked reports whether a line is the note `git cherry-pick -x`
+// adds: "(cherry picked from commit <sha>)".
+func isCherryPicked(line string) bool {
+	return strings.HasPrefix(line, "(cherry picked from commit ") && strings.HasSuffix(line, ")")
 }
 
 // Subject is the subject of a write of one memory: the layer, the verb and

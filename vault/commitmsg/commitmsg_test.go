@@ -29,6 +29,9 @@ func TestParse(t *testing.T) {
 		{"a key with a blank is not a trailer", "s\n\nnot a key: v\n", Message{"s", "not a key: v", nil}},
 		{"value keeps its colons", "s\n\nSee: http://x/y\n", Message{"s", "", []Trailer{{"See", "http://x/y"}}}},
 		{"subject straight above the body", "s\nbody\n", Message{"s", "body", nil}},
+		{"cherry-pick -x joins the trailers", "s\n\nwhy\n\nMemory-Id: 01A\n(cherry picked from commit 5fc1303097045a954b053dd4f5988ef4aca03aba)\n",
+			Message{"s", "why", []Trailer{{"Memory-Id", "01A"}}}},
+		{"cherry-pick -x alone is body", "s\n\nwhy\n\n(cherry picked from commit 5fc1303)\n", Message{"s", "why\n\n(cherry picked from commit 5fc1303)", nil}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

@@ -12,7 +12,11 @@
 //	Memory-Client: claude-code
 //
 // [Message.String] writes a message and [Parse] reads one; every writer and
-// every reader in memvault goes through them, so the two cannot drift.
+// every reader in memvault goes through them, so the two cannot drift. A
+// reader that tells one memory's story reads with [ParseFor], which finds
+// that memory's own message inside a squash merge's (git's `merge --squash`
+// and GitHub's "* " list, see [Squashed]). Trailers are read through the
+// "(cherry picked from commit ...)" line `git cherry-pick -x` adds.
 // String sanitises what would make the text read back differently (a
 // newline in the subject or a trailer value, a body line that would pass
 // for a Memory-* trailer), so Parse(m.String()) == m for any message String

@@ -202,7 +202,7 @@ func (r *Reader) memoryChanges(ctx context.Context, base, head string) ([]Memory
 			return nil, err
 		}
 		if len(cs) > 0 {
-			msg := commitmsg.Parse(cs[0].Message)
+			msg := commitmsg.ParseFor(cs[0].Message, c.ID)
 			c.Reason, c.Client = msg.Body, msg.Get(commitmsg.KeyClient)
 		}
 	}

@@ -128,7 +128,7 @@ func (r *Reader) mergeSides(ctx context.Context, id string, e LogEntry, paths []
 				continue
 			}
 		}
-		msg := commitmsg.Parse(le.Message)
+		msg := commitmsg.ParseFor(le.Message, id)
 		out = append(out, Note{Commit: le.Hash, Date: le.When.UTC(), Client: msg.Get(commitmsg.KeyClient), Author: le.Author.Name,
 			Subject: msg.Subject, Reason: msg.Body})
 	}

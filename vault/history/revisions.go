@@ -201,7 +201,7 @@ func (r *Reader) revisions(ctx context.Context, id, rel string) ([]Revision, err
 	}
 	out := make([]Revision, 0, len(entries))
 	for _, e := range entries {
-		msg := commitmsg.Parse(e.Message)
+		msg := commitmsg.ParseFor(e.Message, id)
 		rv := Revision{
 			Commit: e.Hash, Date: e.When.UTC(), Author: e.Author.Name, Email: e.Author.Email,
 			Client: msg.Get(commitmsg.KeyClient), Subject: msg.Subject, Reason: msg.Body, Path: e.Path,

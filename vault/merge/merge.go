@@ -239,10 +239,20 @@ func (m *merger) field(key string) error {
 		case lb.equal(lo) && !lb.equal(lt):
 			return m.takeTheirs(key, vt)
 		}
+		// Every write of a short-term memory renews its expiry, so two
+		// edits of different fields both move it: the later renewal holds,
+		// as the later updated_at does. A side that brought the expiry
+		// earlier than the base meant to, and that stays for a person.
+		if eo, et := om.ExpiresAt, tm.ExpiresAt; eo != nil && et != nil && !earlier(eo, m.b.Meta.ExpiresAt) && !earlier(et, m.b.Meta.ExpiresAt) {
+			return m.pick(key, vt, et.After(*eo))
+		}
 	}
 	m.conflict(key, vt)
 	return nil
 }
+
+// earlier reports whether t is before base; nothing is before no base.
+func earlier(t, base *time.Time) bool { return base != nil && t.Before(*base) }
 
 // bumpSameVersion gives the merge a new version when both sides bumped
 // the version to the same number (two edits made from one version, on two
@@ -443,6 +453,36 @@ func set3(base, ours, theirs []string, fold bool) []string {
 		}
 	}
 	return out
+}
+
+// Settle removes fields from d's conflict record: a write that sets a
+// field the record lists is a person's decision about it, and the record
+// holds only what is still open. The record goes when nothing is left in
+// it; an unreadable one (Record gives [ConflictKey]) stays. It reports
+// whether d changed.
+func Settle(d *parser.Document, fields []string) (bool, error) {
+	open, theirs := Record(d)
+	if len(open) == 0 || slices.Equal(open, []string{ConflictKey}) {
+		return false, nil
+	}
+	left := slices.DeleteFunc(slices.Clone(open), func(f string) bool { return slices.Contains(fields, f) })
+	switch len(left) {
+	case len(open):
+		return false, nil
+	case 0:
+		d.Delete(ConflictKey)
+		return true, nil
+	}
+	record := []parser.KV{{Key: "fields", Value: strings.Join(left, ", ")}}
+	for _, f := range left {
+		if v, ok := theirs[f]; ok {
+			record = append(record, parser.KV{Key: "theirs_" + f, Value: v})
+		}
+	}
+	if err := d.Set(ConflictKey, record); err != nil {
+		return false, fmt.Errorf("rewrite the conflict record: %w", err)
+	}
+	return true, nil
 }
 
 // Record reads the conflict record of a parsed memory: the names it gives

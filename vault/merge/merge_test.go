@@ -6,8 +6,10 @@ import (
 	"flag"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/google/go-cmp/cmp"
 	"github.com/memvault/memvault/parser"
@@ -192,4 +194,90 @@ func mustParse(t *testing.T, b []byte) *parser.Document {
 		t.Fatal("does not parse")
 	}
 	return d
+}
+
+// TestExpiresRenewal: an expiry both sides moved follows the later one
+// unless a side brought it earlier than the base, which a person decides.
+func TestExpiresRenewal(t *testing.T) {
+	doc := func(tags, expires string) []byte {
+		s := "---\nid: 01JDX3Q8W7AAAAAAAAAAAAAAAA\nlayer: short-term\ntags: [" + tags + "]\n"
+		if expires != "" {
+			s += "expires_at: " + expires + "\n"
+		}
+		return []byte(s + "---\nBody.\n")
+	}
+	const base = "2026-12-08T10:00:00Z"
+	tests := []struct {
+		name, base, ours, theirs string
+		want                     string // the merged expiry, "" for a conflict
+	}{
+		{"ours renewed later", base, "2026-12-13T13:00:01Z", "2026-12-13T13:00:00Z", "2026-12-13T13:00:01Z"},
+		{"theirs renewed later", base, "2026-12-13T13:00:00Z", "2026-12-13T13:00:01Z", "2026-12-13T13:00:01Z"},
+		{"no expiry in the base", "", "2026-12-13T13:00:00Z", "2026-12-14T00:00:00Z", "2026-12-14T00:00:00Z"},
+		{"both shortened", base, "2026-12-08T08:00:00Z", "2026-12-08T09:00:00Z", ""},
+		{"ours shortened", base, "2026-12-07T00:00:00Z", "2026-12-13T13:00:00Z", ""},
+		{"theirs shortened", base, "2026-12-13T13:00:00Z", "2026-12-07T00:00:00Z", ""},
+		{"theirs removed it", base, "2026-12-13T13:00:00Z", "", ""},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			res, err := Files(doc("admin", tt.base), doc("admin, performance", tt.ours), doc("admin", tt.theirs))
+			if err != nil {
+				t.Fatal(err)
+			}
+			d, errs := parser.Parse("m.md", res.Data)
+			if len(errs) > 0 {
+				t.Fatal(errs)
+			}
+			if tt.want == "" {
+				if !slices.Equal(res.Conflicts, []string{"expires_at"}) {
+					t.Errorf("conflicts %q, want expires_at\n%s", res.Conflicts, res.Data)
+				}
+				return
+			}
+			if len(res.Conflicts) > 0 || d.Meta.ExpiresAt == nil || d.Meta.ExpiresAt.UTC().Format(time.RFC3339) != tt.want {
+				t.Errorf("conflicts %q, merged:\n%s\nwant expires_at %s and no conflict", res.Conflicts, res.Data, tt.want)
+			}
+		})
+	}
+}
+
+// TestSettle: a write's fields leave the conflict record; the record
+// goes with its last entry; an unreadable record stays.
+func TestSettle(t *testing.T) {
+	const rec = "---\nid: 01JDX3Q8W7AAAAAAAAAAAAAAAA\ntitle: T\nconflict: {fields: 'title, body, tags', theirs_title: U, theirs_body: \"x\\n\"}\n---\nB\n"
+	tests := []struct {
+		name, in string
+		fields   []string
+		changed  bool
+		want     string
+	}{
+		{"one entry", rec, []string{"title"}, true,
+			"---\nid: 01JDX3Q8W7AAAAAAAAAAAAAAAA\ntitle: T\nconflict: {fields: 'body, tags', theirs_body: \"x\\n\"}\n---\nB\n"},
+		{"a deleted field's entry", rec, []string{"tags", "importance"}, true,
+			"---\nid: 01JDX3Q8W7AAAAAAAAAAAAAAAA\ntitle: T\nconflict: {fields: 'title, body', theirs_title: U, theirs_body: \"x\\n\"}\n---\nB\n"},
+		{"every entry", rec, []string{"title", "body", "tags"}, true, "---\nid: 01JDX3Q8W7AAAAAAAAAAAAAAAA\ntitle: T\n---\nB\n"},
+		{"fields the record does not list", rec, []string{"importance"}, false, rec},
+		{"no record", "---\nid: 01JDX3Q8W7AAAAAAAAAAAAAAAA\n---\nB\n", []string{"title"}, false, "---\nid: 01JDX3Q8W7AAAAAAAAAAAAAAAA\n---\nB\n"},
+		{"an unreadable record", "---\nid: 01JDX3Q8W7AAAAAAAAAAAAAAAA\nconflict: [title]\n---\nB\n", []string{"title", "conflict"}, false,
+			"---\nid: 01JDX3Q8W7AAAAAAAAAAAAAAAA\nconflict: [title]\n---\nB\n"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			d, errs := parser.Parse("m.md", []byte(tt.in))
+			if len(errs) > 0 {
+				t.Fatal(errs)
+			}
+			changed, err := Settle(d, tt.fields)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if changed != tt.changed {
+				t.Errorf("changed = %v, want %v", changed, tt.changed)
+			}
+			if diff := cmp.Diff(tt.want, string(d.Format())); diff != "" {
+				t.Errorf("(-want +got):\n%s", diff)
+			}
+		})
+	}
 }

@@ -101,9 +101,12 @@ func Changes(ctx context.Context, git Git, base, head string, limit int) (change
 	// Oldest first, so before is the memory ahead of the range and after
 	// the memory at its end.
 	for ci, c := range slices.Backward(cs) {
-		msg := commitmsg.Parse(c.Message)
-		a := Author{Commit: c.Hash, Name: c.Author, Email: c.Email, When: c.When, Client: msg.Get(commitmsg.KeyClient),
-			Subject: msg.Subject, Reason: msg.Body}
+		// Each memory's own message: a squash merge holds one per memory.
+		author := func(id string) Author {
+			msg := commitmsg.ParseFor(c.Message, id)
+			return Author{Commit: c.Hash, Name: c.Author, Email: c.Email, When: c.When, Client: msg.Get(commitmsg.KeyClient),
+				Subject: msg.Subject, Reason: msg.Body}
+		}
 		// A move between layer folders is a delete and an add of one id
 		// in one commit: gather both sides by id first.
 		type sides struct{ old, new *vault.Memory }
@@ -150,9 +153,9 @@ func Changes(ctx context.Context, git Git, base, head string, limit int) (change
 			}
 			t.after, t.newest = s.new, ci
 			if c.Merge {
-				t.merges = append(t.merges, a)
+				t.merges = append(t.merges, author(id))
 			} else {
-				t.by = append(t.by, a)
+				t.by = append(t.by, author(id))
 			}
 		}
 	}

@@ -270,3 +270,26 @@ func TestNotFresh(t *testing.T) {
 		t.Errorf("NotFresh (-want +got):\n%s", diff)
 	}
 }
+
+// TestChangesOfASquash: one squash commit changes two memories; each is
+// told with the reason and client of its own squashed message.
+func TestChangesOfASquash(t *testing.T) {
+	item := func(id, reason, client string) string {
+		return "* memory(project): add \"x\"\n\n" + reason + "\n\nMemory-Id: " + id + "\nMemory-Layer: project\nMemory-Client: " + client + "\n\n"
+	}
+	c := Commit{Hash: "s1", Author: "Bob", Email: "bob@example.com", When: t0, Message: "Rules (#3)\n\n" + item(idA, "why A", "cursor") + item(idB, "why B", "cli"),
+		Files: []File{{Path: "project/a.md", New: mem(idA, "A", "project", "active")}, {Path: "project/b.md", New: mem(idB, "B", "project", "active")}}}
+	got, _, _, err := Changes(t.Context(), &fakeGit{commits: []Commit{c}}, "", "head", 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := map[string][2]string{idA: {"why A", "cursor"}, idB: {"why B", "cli"}}
+	if len(got) != 2 {
+		t.Fatalf("got %d changes, want 2", len(got))
+	}
+	for _, ch := range got {
+		if len(ch.By) != 1 || [2]string{ch.By[0].Reason, ch.By[0].Client} != want[ch.ID] || ch.By[0].Subject != `memory(project): add "x"` {
+			t.Errorf("%s by %+v, want reason and client %v", ch.ID, ch.By, want[ch.ID])
+		}
+	}
+}

@@ -27,6 +27,7 @@ type updateArgs struct {
 	Links           *[]string    `json:"links,omitempty" jsonschema:"New list of related memory ids (replaces the old list)."`
 	Refs            *[]string    `json:"refs,omitempty" jsonschema:"New list of the code the memory is about (replaces the old list; [] removes it): paths, folders (dir/), globs, path#Symbol."`
 	AcceptRefs      bool         `json:"accept_refs,omitempty" jsonschema:"Also add the refs proposed from what the new title or content mentions (paths and backticked symbols that exist); without it they are only returned in proposed_refs."`
+	ResolveConflict bool         `json:"resolve_conflict,omitempty" jsonschema:"Remove the conflict record a git merge left in the memory (conflicted in get_memory): what it holds after this update is the decision. Setting a field the record lists settles that field alone."`
 	Reason          string       `json:"reason" jsonschema:"Why the memory changes; goes into the commit message."`
 }
 
@@ -48,7 +49,7 @@ func (s *Server) updateMemory(ctx context.Context, vs *openVaults, a updateArgs)
 	}
 	p := vault.Patch{Title: a.Title, Content: a.Content, Tags: a.Tags, Importance: a.Importance, Layer: a.Layer,
 		EffectiveAt: a.EffectiveAt, ExpiresAt: a.ExpiresAt, Supersedes: a.Supersedes, Links: a.Links, Refs: a.Refs,
-		AcceptRefs: a.AcceptRefs, ExpectedETag: a.ExpectedETag}
+		AcceptRefs: a.AcceptRefs, ResolveConflict: a.ResolveConflict, ExpectedETag: a.ExpectedETag}
 	res, err := in.Vault.Update(ctx, m.ID, a.ExpectedVersion, p, vault.Author{Reason: a.Reason, Client: clientName(ctx)})
 	if err != nil {
 		return "", nil, toolError(err)

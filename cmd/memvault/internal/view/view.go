@@ -368,6 +368,11 @@ type Conflicted struct {
 func ConflictedOf(c vault.ConflictedFile, dir string) Conflicted {
 	p := filepath.Join(dir, filepath.FromSlash(c.Path))
 	fix := "edit " + p + ": keep the values that hold (theirs are in its conflict entry), delete the conflict entry, then commit the file (git add it first while a merge is under way)"
+	if c.ID != "" {
+		// Once the merge is committed, a write settles it too.
+		fix += "; or, after the merge, `memvault update " + c.ID + "` (update_memory) the fields that disagree, which settles their entries, " +
+			"or with --resolve-conflict (resolve_conflict) to keep what the memory holds"
+	}
 	if slices.Contains(c.What, vault.ConflictedMarkers) {
 		fix = "resolve the git conflict markers in " + p + " and git add it; while the merge is under way, " +
 			"`memvault doctor --fix` then `git checkout -m -- " + p + "` redoes it field by field, without markers"
