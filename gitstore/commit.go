@@ -172,9 +172,12 @@ func (s *Store) Identity(ctx context.Context) (Signature, error) {
 // written and synced under the name of its lock's owner record, before
 // the index lock is taken, so git's locks are held only to check the index
 // and move the ref.
-func (s *Store) Commit(ctx context.Context, c Change) (CommitResult, error) {
+func (s *Store) Commit(ctx context.Context, c Change) (res CommitResult, err error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
+	// Whatever the exit, no object write or sync this commit queued
+	// outlives it, and their errors are this commit's, not the next one's.
+	defer func() { err = s.settle(err) }()
 	if err := s.begin(ctx); err != nil {
 		return CommitResult{}, err
 	}
@@ -285,7 +288,6 @@ func (s *Store) Commit(ctx context.Context, c Change) (CommitResult, error) {
 	}
 	// The object files reach the disk before the lock is taken; their
 	// directories' syncs run on, joined by the lock files' in updateRef.
-	defer s.batch.wait()
 	if err := s.startDirSyncs(); err != nil {
 		return CommitResult{}, fmt.Errorf("commit: %w", err)
 	}
@@ -306,7 +308,7 @@ func (s *Store) Commit(ctx context.Context, c Change) (CommitResult, error) {
 	}
 	defer ilock.rollback()
 	// No sync outlives the call, nor runs while rollback closes the lock.
-	defer s.batch.wait()
+	defer func() { err = s.settle(err) }()
 	// Checked again under the lock: git starts these operations holding it.
 	if op := s.operation(); op != "" {
 		return CommitResult{}, fmt.Errorf("commit: %w: %s", ErrOperationInProgress, op)
@@ -398,7 +400,7 @@ func (s *Store) Commit(ctx context.Context, c Change) (CommitResult, error) {
 		break
 	}
 	commitHash := b.hash
-	res := CommitResult{Hash: commitHash.String(), Branch: h.branch(), Detached: h.detached, Unborn: h.unborn,
+	res = CommitResult{Hash: commitHash.String(), Branch: h.branch(), Detached: h.detached, Unborn: h.unborn,
 		Cleared: slices.Clone(s.cleared)}
 	indexErr := s.publishIndex(ilock)
 	if !ilock.done {
@@ -414,6 +416,19 @@ func (s *Store) Commit(ctx context.Context, c Change) (CommitResult, error) {
 		return res, fmt.Errorf("commit %s made, but its index update may not survive a power loss: %w", commitHash, indexErr)
 	}
 	return res, nil
+}
+
+// settle waits for the object writes and syncs in flight and returns err
+// with the first of their errors, if any, added.
+func (s *Store) settle(err error) error {
+	werr := s.batch.wait()
+	switch {
+	case werr == nil:
+		return err
+	case err == nil:
+		return fmt.Errorf("commit: %w", werr)
+	}
+	return fmt.Errorf("%w; %w", err, werr)
 }
 
 // built is a commit built on a HEAD: its root tree and the commit object;

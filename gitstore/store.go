@@ -334,6 +334,10 @@ func (s *Store) Close() error {
 	defer s.mu.Unlock()
 	// After the lock: a Commit adds to releases only while holding it.
 	s.releases.Wait()
+	// Commit waits for the object writes it queues, and reports their
+	// errors, before it lets go of the lock; waiting again keeps any
+	// write from renaming a file into .git/objects after Close returns.
+	s.batch.wait()
 	if s.closed {
 		return nil
 	}
