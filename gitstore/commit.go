@@ -168,6 +168,8 @@ func (s *Store) Identity(ctx context.Context) (Signature, error) {
 // ErrIndexLocked when another process holds the index for longer than
 // IndexLockTimeout. On any error the branch and the index are left
 // unchanged; objects it wrote stay unreferenced until git gc prunes them.
+// It returns only once every object it wrote is in place or has failed,
+// and reports those failures itself.
 // The blobs, trees and commit object are written, and the new index
 // written and synced under the name of its lock's owner record, before
 // the index lock is taken, so git's locks are held only to check the index

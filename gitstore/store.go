@@ -326,8 +326,8 @@ func (s *Store) Root() string { return s.root }
 // linked worktree, its private directory under the main repository).
 func (s *Store) GitDir() string { return s.gitDir }
 
-// Close releases the repository's open files. The Store must not be used
-// afterwards.
+// Close waits for the writes in flight, then releases the repository's
+// open files. The Store must not be used afterwards.
 func (s *Store) Close() error {
 	s.prefetch.Wait()
 	s.mu.Lock()
