@@ -437,7 +437,8 @@ func (tx *commitTx) moveRef(ctx context.Context) error {
 		if s.syncs(fsyncIndex) && !syncing {
 			// Flushed alongside the objects; publishIndex renames it.
 			syncing = true
-			s.batch.run(func() error { return tx.ilock.sync(s.fsys) })
+			ilock := tx.ilock // not tx: that would move tx to the heap
+			s.batch.run(func() error { return ilock.sync(s.fsys) })
 		}
 		reflogMsg := "commit: " + subject(tx.msg)
 		if h.unborn {
