@@ -168,22 +168,64 @@ func (s *Store) Identity(ctx context.Context) (Signature, error) {
 // ErrIndexLocked when another process holds the index for longer than
 // IndexLockTimeout. On any error the branch and the index are left
 // unchanged; objects it wrote stay unreferenced until git gc prunes them.
+// It returns only once every object it wrote is in place or has failed,
+// and reports those failures itself.
 // The blobs, trees and commit object are written, and the new index
 // written and synced under the name of its lock's owner record, before
 // the index lock is taken, so git's locks are held only to check the index
 // and move the ref.
-func (s *Store) Commit(ctx context.Context, c Change) (CommitResult, error) {
+func (s *Store) Commit(ctx context.Context, c Change) (res CommitResult, err error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if err := s.begin(ctx); err != nil {
 		return CommitResult{}, err
 	}
-	rels, err := s.changePaths(c.Paths)
-	if err != nil {
+	tx := &commitTx{s: s, refuseDetached: c.RefuseDetached}
+	defer func() { err = tx.end(err) }()
+	if err := tx.prepare(c); err != nil {
 		return CommitResult{}, fmt.Errorf("commit: %w", err)
 	}
+	if err := tx.lock(ctx); err != nil {
+		return CommitResult{}, fmt.Errorf("commit: %w", err)
+	}
+	return tx.publish(ctx)
+}
+
+// commitTx is one Commit in three steps: prepare reads the files and
+// writes the commit's objects and the new index before any git lock is
+// taken; lock takes the index lock and checks that what was prepared
+// still applies; publish moves the ref and renames the index into place.
+// end, which Commit defers, waits for the writes in flight and releases
+// what was not published.
+type commitTx struct {
+	s              *Store
+	refuseDetached bool // Change.RefuseDetached
+	files          []workFile
+	blobs          []plumbing.Hash // the files' blob ids (zero: deleted)
+	author         object.Signature
+	committer      object.Signature
+	msg            string
+	onHead         head  // the HEAD commit was built on
+	commit         built // the commit built on onHead
+	indexPath      string
+	ix             *indexFile         // the Store's cached index, edited in place; nil until read
+	base           [indexHashLen]byte // checksum of the index file ix was read from
+	stale          bool               // editIndex changed the files' entries in ix
+	next           preparedIndex      // ix laid out for writing
+	staged         *stagedLock        // the index lock's owner record, written before the lock
+	ilock          *lockFile          // the index lock; nil until taken
+	published      bool               // the new index replaced the file
+}
+
+// prepare reads the files and builds the commit and the new index.
+func (tx *commitTx) prepare(c Change) error {
+	s := tx.s
+	rels, err := s.changePaths(c.Paths)
+	if err != nil {
+		return err
+	}
 	if op := s.operation(); op != "" {
-		return CommitResult{}, fmt.Errorf("commit: %w: %s", ErrOperationInProgress, op)
+		return fmt.Errorf("%w: %s", ErrOperationInProgress, op)
 	}
 	s.cleared = s.cleared[:0]
 	s.dirtyDirs = s.dirtyDirs[:0] // left over from a commit that failed
@@ -194,72 +236,89 @@ func (s *Store) Commit(ctx context.Context, c Change) (CommitResult, error) {
 	// a process killed here leaves unreferenced objects (git gc prunes
 	// them), never a lock that blocks the user's git. Under the lock,
 	// HEAD is read again and the commit rebuilt if it moved.
-	files := make([]workFile, len(rels))
+	tx.files = make([]workFile, len(rels))
 	for i, rel := range rels {
-		if files[i], err = readWorkFile(s.abs(rel), rel, s.fileMode); err != nil {
-			return CommitResult{}, fmt.Errorf("commit: %w", err)
+		if tx.files[i], err = readWorkFile(s.abs(rel), rel, s.fileMode); err != nil {
+			return err
 		}
 	}
-	h0, err := s.readHead()
-	if err != nil {
-		return CommitResult{}, fmt.Errorf("commit: %w", err)
+	if tx.onHead, err = s.readHead(); err != nil {
+		return err
 	}
 	// Refused early, before any lock is taken; checked again under the
 	// lock against the HEAD the commit would land on.
-	if h0.detached && c.RefuseDetached {
-		return CommitResult{}, fmt.Errorf("commit: %w at %s", ErrDetachedHead, h0.hash)
+	if tx.onHead.detached && tx.refuseDetached {
+		return fmt.Errorf("%w at %s", ErrDetachedHead, tx.onHead.hash)
 	}
-	sig, err := s.author(c.Author, h0)
+	sig, err := s.author(c.Author, tx.onHead)
 	if err != nil {
-		return CommitResult{}, fmt.Errorf("commit: %w", err)
+		return err
 	}
 	when := s.now()
-	author := object.Signature{Name: sig.Name, Email: sig.Email, When: when}
-	committer := object.Signature{Name: committerName, Email: sig.Email, When: when}
-	msg := c.Message
-	if !strings.HasSuffix(msg, "\n") {
-		msg += "\n"
+	tx.author = object.Signature{Name: sig.Name, Email: sig.Email, When: when}
+	tx.committer = object.Signature{Name: committerName, Email: sig.Email, When: when}
+	tx.msg = c.Message
+	if !strings.HasSuffix(tx.msg, "\n") {
+		tx.msg += "\n"
 	}
+	return tx.build()
+}
 
+// build writes the commit's objects while other goroutines lay out, hash
+// and write the new index.
+func (tx *commitTx) build() error {
+	s := tx.s
 	// The new index depends on the files alone, not on the commit: it is
-	// laid out, hashed and written (9.7 MB at 100,000 entries) on other
-	// goroutines while this one builds the commit's objects, both before
-	// any lock is taken. It is written into a fresh owner record of the
-	// index lock and synced there; taking the lock links the lock to it
-	// (stageLock). Under the lock it is used if the index it was derived
-	// from is still the file's; either way it is complete before the
-	// branch moves, so that a full disk fails the commit rather than
-	// leaving the index behind.
-	indexPath := filepath.Join(s.gitDir, "index")
-	ix, err := s.loadIndex(indexPath)
+	// laid out, hashed and written on other goroutines while this one
+	// builds the commit's objects, both before any lock is taken. It is
+	// written into a fresh owner record of the index lock and synced
+	// there; taking the lock links the lock to it (stageLock). Under the
+	// lock it is used if the index it was derived from is still the
+	// file's; either way it is complete before the branch moves, so that
+	// a full disk fails the commit rather than leaving the index behind.
+	tx.indexPath = filepath.Join(s.gitDir, "index")
+	ix, err := s.loadIndex(tx.indexPath)
 	if err != nil {
-		return CommitResult{}, fmt.Errorf("commit: %w", err)
+		return err
 	}
 	// ix is the Store's cached copy and is edited in place; if the edit is
-	// not published, the cache must go.
-	published := false
-	defer func() {
-		if !published {
-			s.index = nil
-		}
-	}()
-	blobs := make([]plumbing.Hash, len(files))
-	for i, f := range files {
+	// not published, the cache must go (end).
+	tx.ix = ix
+	tx.blobs = make([]plumbing.Hash, len(tx.files))
+	for i, f := range tx.files {
 		if f.exists {
-			blobs[i] = blobHash(f.data)
+			tx.blobs[i] = blobHash(f.data)
 		}
 	}
-	base := ix.sum
-	stale := editIndex(ix, files, blobs)
-	staged, err := s.stageLock(indexPath)
+	tx.base = ix.sum
+	tx.stale = editIndex(ix, tx.files, tx.blobs)
+	if tx.staged, err = s.stageLock(tx.indexPath); err != nil {
+		return fmt.Errorf("lock index: %w", err)
+	}
+	prepared := s.prepareIndex(ix, tx.staged)
+	tx.commit, err = s.buildCommit(tx.onHead, tx.files, tx.blobs, tx.author, tx.committer, tx.msg)
+	r := <-prepared
+	tx.next = r.p
+	if err == nil && r.err != nil {
+		err = fmt.Errorf("write index: %w", r.err)
+	}
 	if err != nil {
-		return CommitResult{}, fmt.Errorf("commit: lock index: %w", err)
+		return err
 	}
-	defer staged.discard()
-	type preparedResult struct {
-		p   preparedIndex
-		err error
-	}
+	// The object files reach the disk before the lock is taken; their
+	// directories' syncs run on, joined by the lock files' in updateRef.
+	return s.startDirSyncs()
+}
+
+// preparedResult is what prepareIndex sends.
+type preparedResult struct {
+	p   preparedIndex
+	err error
+}
+
+// prepareIndex lays ix out on another goroutine and, when staged is not
+// nil, writes it there, and syncs it when the index is to be fsynced.
+func (s *Store) prepareIndex(ix *indexFile, staged *stagedLock) <-chan preparedResult {
 	prepared := make(chan preparedResult, 1)
 	go func() {
 		p := s.layoutIndex(ix)
@@ -274,22 +333,14 @@ func (s *Store) Commit(ctx context.Context, c Change) (CommitResult, error) {
 		}
 		prepared <- preparedResult{p, err}
 	}()
-	pre, err := s.buildCommit(h0, files, blobs, author, committer, msg)
-	r := <-prepared
-	next := r.p
-	if err == nil && r.err != nil {
-		err = fmt.Errorf("write index: %w", r.err)
-	}
-	if err != nil {
-		return CommitResult{}, fmt.Errorf("commit: %w", err)
-	}
-	// The object files reach the disk before the lock is taken; their
-	// directories' syncs run on, joined by the lock files' in updateRef.
-	defer s.batch.wait()
-	if err := s.startDirSyncs(); err != nil {
-		return CommitResult{}, fmt.Errorf("commit: %w", err)
-	}
+	return prepared
+}
 
+// lock takes the index lock and checks under it that the commit still
+// applies; when the index changed since it was read, the new index is
+// derived again from the index as it is now.
+func (tx *commitTx) lock(ctx context.Context) error {
+	s := tx.s
 	if s.beforeIndexLock != nil {
 		s.beforeIndexLock()
 	}
@@ -297,123 +348,205 @@ func (s *Store) Commit(ctx context.Context, c Change) (CommitResult, error) {
 	if timeout <= 0 {
 		timeout = DefaultIndexLockTimeout
 	}
-	ilock, err := s.acquireLockFile(ctx, indexPath, timeout, staged)
+	ilock, err := s.acquireLockFile(ctx, tx.indexPath, timeout, tx.staged)
 	if err != nil {
 		if errors.Is(err, errTimeout) {
-			return CommitResult{}, fmt.Errorf("commit: %w (%s.lock)", ErrIndexLocked, indexPath)
+			return fmt.Errorf("%w (%s.lock)", ErrIndexLocked, tx.indexPath)
 		}
-		return CommitResult{}, fmt.Errorf("commit: lock index: %w", err)
+		return fmt.Errorf("lock index: %w", err)
 	}
-	defer ilock.rollback()
-	// No sync outlives the call, nor runs while rollback closes the lock.
-	defer s.batch.wait()
+	tx.ilock = ilock
 	// Checked again under the lock: git starts these operations holding it.
 	if op := s.operation(); op != "" {
-		return CommitResult{}, fmt.Errorf("commit: %w: %s", ErrOperationInProgress, op)
+		return fmt.Errorf("%w: %s", ErrOperationInProgress, op)
 	}
-	if !indexIs(indexPath, base) {
-		// Changed since it was read (git add, another writer): edit the
-		// index as it is now.
-		s.index = nil
-		if ix, err = s.loadIndex(indexPath); err != nil {
-			return CommitResult{}, fmt.Errorf("commit: %w", err)
-		}
-		stale = editIndex(ix, files, blobs)
-		next = s.layoutIndex(ix)
-		if ilock.filled {
-			if err := ilock.reset(); err != nil {
-				return CommitResult{}, fmt.Errorf("commit: write index: %w", err)
-			}
+	if indexIs(tx.indexPath, tx.base) {
+		return nil
+	}
+	// Changed since it was read (git add, another writer): edit the
+	// index as it is now.
+	s.index = nil
+	ix, err := s.loadIndex(tx.indexPath)
+	if err != nil {
+		return err
+	}
+	tx.ix = ix
+	tx.stale = editIndex(ix, tx.files, tx.blobs)
+	tx.next = s.layoutIndex(ix)
+	if ilock.filled {
+		if err := ilock.reset(); err != nil {
+			return fmt.Errorf("write index: %w", err)
 		}
 	}
-	syncing := ilock.synced
+	return nil
+}
 
-	var h head
-	var b built
-	var refSyncErr error // the branch moved, but its directory sync failed
-	for attempt := 0; ; attempt++ {
-		if attempt == maxRefRetries {
-			return CommitResult{}, fmt.Errorf("commit: %w after %d attempts", ErrRefChanged, attempt)
-		}
-		if err := ctx.Err(); err != nil {
-			return CommitResult{}, err
-		}
-		if h, err = s.readHead(); err != nil {
-			return CommitResult{}, fmt.Errorf("commit: %w", err)
-		}
-		if h.detached && c.RefuseDetached {
-			return CommitResult{}, fmt.Errorf("commit: %w at %s", ErrDetachedHead, h.hash)
-		}
-		if h == h0 {
-			b = pre
-		} else if b, err = s.buildCommit(h, files, blobs, author, committer, msg); err != nil {
-			return CommitResult{}, fmt.Errorf("commit: %w", err)
-		}
-		h0, pre = h, b
-		if b.noChange && !stale {
-			// A no-op leaves the user's index alone (the cached copy,
-			// edited, goes).
-			return CommitResult{}, ErrNoChange
-		}
-		if !ilock.filled {
-			ilock.filled = true
-			if err := s.fillIndex(next, ilock.f); err != nil {
-				return CommitResult{}, fmt.Errorf("commit: write index: %w", err)
-			}
-		}
-		if b.noChange {
-			// Nothing to commit, but the index may lag HEAD for these
-			// paths: a process killed after moving the branch and before
-			// publishing the index leaves it so, and git status would then
-			// show the commit's files as deleted and untracked. Recovery
-			// commits the same paths again; bring their entries in step.
-			if err := s.publishIndex(ilock); err != nil {
-				return CommitResult{}, fmt.Errorf("commit: write index: %w", err)
-			}
-			published = true
-			s.keepIndex(next)
-			return CommitResult{}, ErrNoChange
-		}
-		if s.syncs(fsyncIndex) && !syncing {
-			// Flushed alongside the objects; publishIndex renames it.
-			syncing = true
-			s.batch.run(func() error { return ilock.sync(s.fsys) })
-		}
-		reflogMsg := "commit: " + subject(msg)
-		if h.unborn {
-			reflogMsg = "commit (initial): " + subject(msg)
-		}
-		err = s.updateRef(ctx, h, b.hash, Signature{committer.Name, committer.Email}, committer.When, reflogMsg)
-		if errors.Is(err, errRefMoved) {
-			continue
-		}
-		if errors.Is(err, errMovedNotSynced) {
-			// The branch has moved: keep the index in step, then say so.
-			refSyncErr = err
-			break
-		}
-		if err != nil {
-			return CommitResult{}, fmt.Errorf("commit: %w", err)
-		}
-		break
+// publish moves the ref to the commit, then renames the new index over
+// the old one.
+func (tx *commitTx) publish(ctx context.Context) (CommitResult, error) {
+	s := tx.s
+	// refErr, when set, is errMovedNotSynced: the branch has moved, so
+	// the index is kept in step, then the error reported.
+	refErr := tx.moveRef(ctx)
+	if refErr != nil && !errors.Is(refErr, errMovedNotSynced) {
+		return CommitResult{}, refErr
 	}
-	commitHash := b.hash
+	h, commitHash := tx.onHead, tx.commit.hash
 	res := CommitResult{Hash: commitHash.String(), Branch: h.branch(), Detached: h.detached, Unborn: h.unborn,
 		Cleared: slices.Clone(s.cleared)}
-	indexErr := s.publishIndex(ilock)
-	if !ilock.done {
+	indexErr := s.publishIndex(tx.ilock)
+	if !tx.ilock.done {
 		return res, fmt.Errorf("commit %s made, but updating the index failed (run `git reset -q -- <paths>`): %w", commitHash, indexErr)
 	}
-	published = true
-	s.keepIndex(next)
+	tx.keep()
 	switch {
-	case refSyncErr != nil:
-		return res, fmt.Errorf("commit %s made, but it may not survive a power loss: %w", commitHash, refSyncErr)
+	case refErr != nil:
+		return res, fmt.Errorf("commit %s made, but it may not survive a power loss: %w", commitHash, refErr)
 	case indexErr != nil:
 		// Renamed, but the git directory could not be synced.
 		return res, fmt.Errorf("commit %s made, but its index update may not survive a power loss: %w", commitHash, indexErr)
 	}
 	return res, nil
+}
+
+// moveRef moves the branch HEAD is on (or HEAD, detached) from
+// tx.onHead to tx.commit, rebuilding the commit on HEAD while HEAD moves
+// under it. It returns ErrNoChange when the files match HEAD, and an
+// error wrapping errMovedNotSynced when the ref moved but its directory
+// could not be synced.
+func (tx *commitTx) moveRef(ctx context.Context) error {
+	s := tx.s
+	syncing := tx.ilock.synced
+	for attempt := 0; ; attempt++ {
+		if attempt == maxRefRetries {
+			return fmt.Errorf("commit: %w after %d attempts", ErrRefChanged, attempt)
+		}
+		if err := ctx.Err(); err != nil {
+			return err
+		}
+		if err := tx.rebase(); err != nil {
+			return fmt.Errorf("commit: %w", err)
+		}
+		h, b := tx.onHead, tx.commit
+		if b.noChange {
+			return tx.noChange()
+		}
+		if err := tx.fillIndex(); err != nil {
+			return err
+		}
+		if s.syncs(fsyncIndex) && !syncing {
+			// Flushed alongside the objects; publishIndex renames it.
+			syncing = true
+			ilock := tx.ilock // not tx: that would move tx to the heap
+			s.batch.run(func() error { return ilock.sync(s.fsys) })
+		}
+		reflogMsg := "commit: " + subject(tx.msg)
+		if h.unborn {
+			reflogMsg = "commit (initial): " + subject(tx.msg)
+		}
+		err := s.updateRef(ctx, h, b.hash, Signature{tx.committer.Name, tx.committer.Email}, tx.committer.When, reflogMsg)
+		switch {
+		case errors.Is(err, errRefMoved):
+			continue
+		case err != nil && !errors.Is(err, errMovedNotSynced):
+			return fmt.Errorf("commit: %w", err)
+		}
+		return err
+	}
+}
+
+// rebase reads HEAD and, when it has moved since the commit was built,
+// builds the commit again on it.
+func (tx *commitTx) rebase() error {
+	h, err := tx.s.readHead()
+	if err != nil {
+		return err
+	}
+	if h.detached && tx.refuseDetached {
+		return fmt.Errorf("%w at %s", ErrDetachedHead, h.hash)
+	}
+	if h == tx.onHead {
+		return nil
+	}
+	b, err := tx.s.buildCommit(h, tx.files, tx.blobs, tx.author, tx.committer, tx.msg)
+	if err != nil {
+		return err
+	}
+	tx.onHead, tx.commit = h, b
+	return nil
+}
+
+// noChange ends a commit whose files match HEAD already with ErrNoChange.
+func (tx *commitTx) noChange() error {
+	if !tx.stale {
+		// A no-op leaves the user's index alone (the cached copy,
+		// edited, goes).
+		return ErrNoChange
+	}
+	if err := tx.fillIndex(); err != nil {
+		return err
+	}
+	// Nothing to commit, but the index may lag HEAD for these paths: a
+	// process killed after moving the branch and before publishing the
+	// index leaves it so, and git status would then show the commit's
+	// files as deleted and untracked. Recovery commits the same paths
+	// again; bring their entries in step.
+	if err := tx.s.publishIndex(tx.ilock); err != nil {
+		return fmt.Errorf("commit: write index: %w", err)
+	}
+	tx.keep()
+	return ErrNoChange
+}
+
+// fillIndex writes the new index into its lock file unless it is there
+// already (written before the lock was taken).
+func (tx *commitTx) fillIndex() error {
+	if tx.ilock.filled {
+		return nil
+	}
+	tx.ilock.filled = true
+	if err := tx.s.fillIndex(tx.next, tx.ilock.f); err != nil {
+		return fmt.Errorf("commit: write index: %w", err)
+	}
+	return nil
+}
+
+// keep records that the new index replaced the file and makes it the
+// Store's cached index.
+func (tx *commitTx) keep() {
+	tx.published = true
+	tx.s.keepIndex(tx.next)
+}
+
+// end waits for the object writes and syncs in flight, adding their
+// errors to err: whatever the exit, none outlives the commit, and their
+// errors are this commit's, not the next one's. It then releases what
+// was not published: the index lock, its staged owner record and, when
+// the index was edited but not published, the Store's cached copy.
+func (tx *commitTx) end(err error) error {
+	// No sync outlives the call, nor runs while rollback closes the lock.
+	err = tx.s.settle(err)
+	if tx.ilock != nil {
+		tx.ilock.rollback()
+	}
+	tx.staged.discard()
+	if tx.ix != nil && !tx.published {
+		tx.s.index = nil
+	}
+	return err
+}
+
+// settle waits for the object writes and syncs in flight and returns err
+// with the first of their errors, if any, added.
+func (s *Store) settle(err error) error {
+	werr := s.batch.wait()
+	switch {
+	case werr == nil:
+		return err
+	case err == nil:
+		return fmt.Errorf("commit: %w", werr)
+	}
+	return fmt.Errorf("%w; %w", err, werr)
 }
 
 // built is a commit built on a HEAD: its root tree and the commit object;

@@ -326,14 +326,18 @@ func (s *Store) Root() string { return s.root }
 // linked worktree, its private directory under the main repository).
 func (s *Store) GitDir() string { return s.gitDir }
 
-// Close releases the repository's open files. The Store must not be used
-// afterwards.
+// Close waits for the writes in flight, then releases the repository's
+// open files. The Store must not be used afterwards.
 func (s *Store) Close() error {
 	s.prefetch.Wait()
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	// After the lock: a Commit adds to releases only while holding it.
 	s.releases.Wait()
+	// Commit waits for the object writes it queues, and reports their
+	// errors, before it lets go of the lock; waiting again keeps any
+	// write from renaming a file into .git/objects after Close returns.
+	s.batch.wait()
 	if s.closed {
 		return nil
 	}
