@@ -138,11 +138,17 @@ func eventCommands(t *testing.T, data []byte, event string, e Entry) (own []stri
 	if len(bytes.TrimSpace(data)) == 0 {
 		return nil, nil
 	}
+	// Events are decoded one by one: an event memvault does not write may
+	// hold anything, and the merge keeps it as it is.
 	var doc struct {
-		Hooks map[string][]json.RawMessage `json:"hooks"`
+		Hooks map[string]json.RawMessage `json:"hooks"`
 	}
 	if err := json.Unmarshal(data, &doc); err != nil {
 		t.Fatalf("%v\n%s", err, data)
+	}
+	var groups []json.RawMessage
+	if err := json.Unmarshal(doc.Hooks[event], &groups); doc.Hooks[event] != nil && err != nil {
+		t.Fatalf("hooks.%s: %v\n%s", event, err, data)
 	}
 	h := ClaudeHooks()[0]
 	for _, x := range ClaudeHooks() {
@@ -150,7 +156,7 @@ func eventCommands(t *testing.T, data []byte, event string, e Entry) (own []stri
 			h = x
 		}
 	}
-	for _, g := range doc.Hooks[event] {
+	for _, g := range groups {
 		var group struct {
 			Hooks []json.RawMessage `json:"hooks"`
 		}
