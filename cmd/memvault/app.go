@@ -15,6 +15,7 @@ import (
 
 	"github.com/memvault/memvault/cmd/memvault/internal/gitrepo"
 	"github.com/memvault/memvault/cmd/memvault/internal/memlimit"
+	"github.com/memvault/memvault/cmd/memvault/internal/termsafe"
 	"github.com/memvault/memvault/gitstore"
 	"github.com/memvault/memvault/vault"
 )
@@ -52,6 +53,11 @@ func NewMain(stdin io.Reader, stdout, stderr io.Writer) *Main {
 
 // Run executes the command line args and returns the exit status.
 func (m *Main) Run(ctx context.Context, args []string) int {
+	// What reaches stderr is for people: memory text in it (a title in an
+	// error, an author's name) must not drive their terminal.
+	if _, ok := m.Stderr.(*termsafe.Writer); !ok {
+		m.Stderr = termsafe.New(m.Stderr)
+	}
 	m.logger = slog.New(slog.NewTextHandler(m.Stderr, &slog.HandlerOptions{Level: slog.LevelWarn}))
 	root := m.rootCommand()
 	root.SetArgs(args)
@@ -79,6 +85,14 @@ English, with time and layer awareness.`,
 		Version:       m.Version,
 		SilenceUsage:  true,
 		SilenceErrors: true,
+		PersistentPreRunE: func(cmd *cobra.Command, _ []string) error {
+			if forPeople(cmd) {
+				if _, ok := m.Stdout.(*termsafe.Writer); !ok {
+					m.Stdout = termsafe.New(m.Stdout)
+				}
+			}
+			return nil
+		},
 	}
 	root.PersistentFlags().StringVar(&m.vaultDir, "vault", "", "vault folder (default: .memory at the enclosing git root, else ./.memory)")
 	root.PersistentFlags().BoolVar(&m.allowDetached, "allow-detached", false,
@@ -115,6 +129,22 @@ English, with time and layer awareness.`,
 	)
 	markArgErrorsAsUsage(root)
 	return root
+}
+
+// forPeople reports whether cmd prints text for people on stdout, which
+// termsafe then filters: not JSON (--json, the hooks' output, serve's
+// JSON-RPC, export's files) and not the merge driver's.
+func forPeople(cmd *cobra.Command) bool {
+	for c := cmd; c != nil; c = c.Parent() {
+		switch c.Name() {
+		case "serve", "export", "merge-driver", "hook":
+			return false
+		}
+	}
+	if f := cmd.Flags().Lookup("json"); f != nil && f.Value.String() == "true" {
+		return false
+	}
+	return true
 }
 
 // markArgErrorsAsUsage makes every command's argument check report a usage

@@ -1,6 +1,9 @@
 package mcpserver
 
 import (
+	"encoding/json"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 
@@ -84,5 +87,32 @@ func TestIntegerArgumentsRefuseStrings(t *testing.T) {
 				t.Errorf("%s with %s as a string: isError %v, %q", tt.tool, tt.arg, res.IsError, text)
 			}
 		})
+	}
+}
+
+// TestToolTextCarriesNoEscapes checks that a hand-written memory's escape
+// sequences and control characters never reach a tool's text (a client
+// may print it), while the structured result keeps them exact.
+func TestToolTextCarriesNoEscapes(t *testing.T) {
+	t.Parallel()
+	ts := newTestServer(t, newClock(t0), serverOptions{})
+	file := "---\ntitle: \"Deploy \\e[2Jnotes \\e]0;pwned\\a\"\nlayer: project\ncreated_at: 2026-11-01T00:00:00Z\n---\nUse ops/deploy.sh\rEVIL \x1b]8;;http://x\x1b\\link\x1b]8;;\x1b\\ \u009b2J done\n"
+	p := filepath.Join(ts.project.v.Dir(), "project", "deploy.md")
+	if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(p, []byte(file), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := ts.project.v.Reload(t.Context()); err != nil {
+		t.Fatal(err)
+	}
+	res, text := callTool(t, ts.c, "recall", map[string]any{"query": "deploy notes"})
+	if !strings.Contains(text, "Deploy notes") || strings.ContainsAny(text, "\x1b\r\x07\u009b") {
+		t.Errorf("recall's text keeps an escape or a control character, or lacks the memory:\n%q", text)
+	}
+	raw, err := json.Marshal(res.StructuredContent)
+	if err != nil || !strings.Contains(string(raw), `\u001b[2J`) {
+		t.Errorf("the structured result lost the title's bytes: %s, %v", raw, err)
 	}
 }

@@ -7,6 +7,8 @@ import (
 
 	"github.com/mark3labs/mcp-go/mcp"
 	"github.com/mark3labs/mcp-go/server"
+
+	"github.com/memvault/memvault/cmd/memvault/internal/termsafe"
 )
 
 // toolFunc is a tool's handler over its parsed arguments A: it returns
@@ -47,8 +49,11 @@ func addTool[A any](s *Server, t mcp.Tool, fn toolFunc[A]) {
 		}
 		text, out, err := fn(ctx, vs, args)
 		if err != nil {
-			return mcp.NewToolResultError(err.Error()), nil
+			return mcp.NewToolResultError(termsafe.String(err.Error())), nil
 		}
+		// The text is what a client may print for people: memory text in
+		// it must not drive a terminal. The structured result stays exact.
+		text = termsafe.String(text)
 		if out == nil {
 			return mcp.NewToolResultStructured(nil, text), nil
 		}
