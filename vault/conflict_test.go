@@ -225,7 +225,22 @@ func TestWritesSettleTheConflictRecord(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			res, err := v.Update(t.Context(), id, 0, tt.patch, Author{Reason: "settled with Bob"})
+			// The write normalises what its fields point to: each
+			// parallel subtest writes its own copies.
+			patch := tt.patch
+			if patch.Title != nil {
+				c := *patch.Title
+				patch.Title = &c
+			}
+			if patch.Content != nil {
+				c := *patch.Content
+				patch.Content = &c
+			}
+			if patch.Tags != nil {
+				c := slices.Clone(*patch.Tags)
+				patch.Tags = &c
+			}
+			res, err := v.Update(t.Context(), id, 0, patch, Author{Reason: "settled with Bob"})
 			if err != nil {
 				t.Fatal(err)
 			}
