@@ -183,7 +183,7 @@ func (m *Main) sessionStart(ctx context.Context, e assistant.Event, user userVau
 			s.Conflicted = append(s.Conflicted, fmt.Sprintf("%s (%s): %s", v.Path, strings.Join(v.What, ", "), v.Fix))
 		}
 	}
-	s.News = m.hookNews(ctx, e, set, (budget-assistant.Overhead(s.Conflicted))/3)
+	s.News = m.hookNews(ctx, e, set, inject.NewsShare(budget-assistant.Overhead(s.Conflicted)))
 	rest := budget - assistant.Overhead(s.Conflicted) - len(s.News)
 	if s.Digest, err = set.Digest(ctx, max(rest, 0), assistant.Lines); err != nil {
 		return err
@@ -200,9 +200,8 @@ func (m *Main) sessionStart(ctx context.Context, e assistant.Event, user userVau
 
 // hookNews is what changed in the project vault since this clone's last
 // Claude Code session, within limit bytes; "" outside git or when
-// nothing changed. A session that starts afresh (startup, clear) moves
-// the point; resume and compact show the same news again, since a
-// compaction drops what the model was told.
+// nothing changed. Only a session that starts afresh moves the point
+// (inject.StartsAfresh).
 func (m *Main) hookNews(ctx context.Context, e assistant.Event, set *vault.Set, limit int) string {
 	g, err := m.openRepo(ctx)
 	if err != nil {
@@ -213,8 +212,7 @@ func (m *Main) hookNews(ctx context.Context, e assistant.Event, set *vault.Set, 
 	}
 	defer g.Close()
 	project := set.Members()[0].Vault
-	advance := e.Source == "" || e.Source == "startup" || e.Source == "clear"
-	rep, err := g.CatchUp(ctx, gitrepo.CatchUp{Client: hookClient, Since: gitrepo.SinceLast, Now: m.Now(), Advance: advance, Checker: g.Checker(), All: project.All})
+	rep, err := g.CatchUp(ctx, gitrepo.CatchUp{Client: hookClient, Since: gitrepo.SinceLast, Now: m.Now(), Advance: inject.StartsAfresh(e.Source), Checker: g.Checker(), All: project.All})
 	if err != nil {
 		fmt.Fprintf(m.Stderr, "memvault session-start hook: what changed since the last session: %s\n", inject.Clean(err.Error()))
 		return ""

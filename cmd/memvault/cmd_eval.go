@@ -11,6 +11,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/memvault/memvault/cmd/memvault/internal/assistant"
 	"github.com/memvault/memvault/cmd/memvault/internal/evalrun"
 )
 
@@ -86,7 +87,7 @@ and largest injection in characters.`,
 // the injection as JSON on stdout.
 func promptHook(exe string) evalrun.Hook {
 	return func(ctx context.Context, dir, prompt string) (string, error) {
-		event, err := json.Marshal(map[string]any{"session_id": "eval", "hook_event_name": "UserPromptSubmit", "cwd": dir, "prompt": prompt})
+		event, err := json.Marshal(map[string]any{"session_id": "eval", "hook_event_name": assistant.UserPromptSubmit, "cwd": dir, "prompt": prompt})
 		if err != nil {
 			return "", err
 		}
@@ -99,18 +100,6 @@ func promptHook(exe string) evalrun.Hook {
 		if stderr.Len() > 0 {
 			return "", fmt.Errorf("the hook wrote on stderr: %s", stderr.Bytes())
 		}
-		if stdout.Len() == 0 {
-			return "", nil
-		}
-		var out struct {
-			HookSpecificOutput struct {
-				HookEventName     string `json:"hookEventName"`
-				AdditionalContext string `json:"additionalContext"`
-			} `json:"hookSpecificOutput"`
-		}
-		if err := json.Unmarshal(stdout.Bytes(), &out); err != nil || out.HookSpecificOutput.HookEventName != "UserPromptSubmit" {
-			return "", fmt.Errorf("the hook's output is not Claude Code's hook JSON: %q", stdout.Bytes())
-		}
-		return out.HookSpecificOutput.AdditionalContext, nil
+		return assistant.ReadContext(stdout.Bytes(), assistant.UserPromptSubmit)
 	}
 }

@@ -247,3 +247,17 @@ const (
 	DefaultSessionBudget = 4000
 	MaxSessionBudget     = 9000
 )
+
+// NewsShare is the part of the session start's budget (after its frame)
+// that what changed since the last session may take: the rules in force
+// keep the larger part.
+func NewsShare(budget int) int { return max(budget, 0) / 3 }
+
+// StartsAfresh reports whether a session start of this source (Claude
+// Code's startup, resume, clear, compact) begins a new session, which
+// moves the "changed since your last session" point. Resume and compact
+// go on with a session whose model may have lost what it was told, so
+// they show the same news again.
+func StartsAfresh(source string) bool {
+	return source == "" || source == "startup" || source == "clear"
+}

@@ -209,3 +209,20 @@ func TestForPrompt(t *testing.T) {
 		}
 	}
 }
+
+func TestSessionRules(t *testing.T) {
+	for _, tt := range []struct {
+		source string
+		afresh bool
+	}{{"startup", true}, {"clear", true}, {"", true}, {"resume", false}, {"compact", false}} {
+		if got := StartsAfresh(tt.source); got != tt.afresh {
+			t.Errorf("StartsAfresh(%q) = %v, want %v", tt.source, got, tt.afresh)
+		}
+	}
+	if got := NewsShare(3000); got != 1000 {
+		t.Errorf("NewsShare(3000) = %d, want 1000", got)
+	}
+	if got := NewsShare(-5); got != 0 {
+		t.Errorf("NewsShare(-5) = %d, want 0", got)
+	}
+}

@@ -127,6 +127,15 @@ func TestWriteContext(t *testing.T) {
 	if h := out["hookSpecificOutput"]; h["hookEventName"] != UserPromptSubmit || h["additionalContext"] != "note" {
 		t.Errorf("wrote %s", b.String())
 	}
+	if got, err := ReadContext(b.Bytes(), UserPromptSubmit); got != "note" || err != nil {
+		t.Errorf("ReadContext = %q, %v; want what WriteContext wrote", got, err)
+	}
+	if _, err := ReadContext(b.Bytes(), SessionStart); err == nil {
+		t.Error("ReadContext took a UserPromptSubmit output for SessionStart")
+	}
+	if got, err := ReadContext([]byte("\n"), UserPromptSubmit); got != "" || err != nil {
+		t.Errorf("ReadContext of no output = %q, %v; want nothing", got, err)
+	}
 }
 
 // transcript builds a Claude Code transcript of assistant tool uses.

@@ -1,6 +1,7 @@
 package assistant
 
 import (
+	"bytes"
 	"encoding/json"
 	"fmt"
 	"io"
@@ -53,6 +54,27 @@ const (
 	UserPromptSubmit = "UserPromptSubmit"
 )
 
+// contextOutput is what a hook prints to add context.
+type contextOutput struct {
+	HookSpecificOutput struct {
+		HookEventName     string `json:"hookEventName"`
+		AdditionalContext string `json:"additionalContext"`
+	} `json:"hookSpecificOutput"`
+}
+
+// ReadContext reads what WriteContext wrote for event: the text, "" for
+// no output at all, or an error for output that is not that.
+func ReadContext(data []byte, event string) (string, error) {
+	if len(bytes.TrimSpace(data)) == 0 {
+		return "", nil
+	}
+	var out contextOutput
+	if err := json.Unmarshal(data, &out); err != nil || out.HookSpecificOutput.HookEventName != event {
+		return "", fmt.Errorf("not Claude Code's %s hook output: %q", event, data)
+	}
+	return out.HookSpecificOutput.AdditionalContext, nil
+}
+
 // WriteContext writes text as the context Claude Code adds for event
 // (hookSpecificOutput.additionalContext); nothing at all for empty text,
 // so that nothing reaches the model.
@@ -60,12 +82,7 @@ func WriteContext(w io.Writer, event, text string) error {
 	if text == "" {
 		return nil
 	}
-	out := struct {
-		HookSpecificOutput struct {
-			HookEventName     string `json:"hookEventName"`
-			AdditionalContext string `json:"additionalContext"`
-		} `json:"hookSpecificOutput"`
-	}{}
+	var out contextOutput
 	out.HookSpecificOutput.HookEventName = event
 	out.HookSpecificOutput.AdditionalContext = text
 	return json.NewEncoder(w).Encode(out)
