@@ -139,16 +139,24 @@ func eventCommands(t *testing.T, data []byte, event string, e Entry) (own []stri
 		return nil, nil
 	}
 	// Events are decoded one by one: an event memvault does not write may
-	// hold anything, and the merge keeps it as it is.
-	var doc struct {
-		Hooks map[string]json.RawMessage `json:"hooks"`
-	}
-	if err := json.Unmarshal(data, &doc); err != nil {
+	// hold anything, and the merge keeps it as it is. Keys are read with
+	// the package's own exact-match decoder: encoding/json would match a
+	// struct field "hooks" to "hooKs" too, which Claude Code does not.
+	root, err := parseObject(data)
+	if err != nil {
 		t.Fatalf("%v\n%s", err, data)
 	}
 	var groups []json.RawMessage
-	if err := json.Unmarshal(doc.Hooks[event], &groups); doc.Hooks[event] != nil && err != nil {
-		t.Fatalf("hooks.%s: %v\n%s", event, err, data)
+	if rawHooks, ok := root.get("hooks"); ok {
+		hooks, err := parseObject(rawHooks)
+		if err != nil {
+			t.Fatalf("hooks: %v\n%s", err, data)
+		}
+		if raw, ok := hooks.get(event); ok {
+			if groups, err = parseArray(raw); err != nil {
+				t.Fatalf("hooks.%s: %v\n%s", event, err, data)
+			}
+		}
 	}
 	h := ClaudeHooks()[0]
 	for _, x := range ClaudeHooks() {
@@ -157,22 +165,29 @@ func eventCommands(t *testing.T, data []byte, event string, e Entry) (own []stri
 		}
 	}
 	for _, g := range groups {
-		var group struct {
-			Hooks []json.RawMessage `json:"hooks"`
-		}
-		if json.Unmarshal(g, &group) != nil {
+		group, err := parseObject(g)
+		if err != nil {
 			continue
 		}
-		for _, c := range group.Hooks {
+		raw, ok := group.get("hooks")
+		if !ok {
+			continue
+		}
+		cmds, err := parseArray(raw)
+		if err != nil {
+			continue
+		}
+		for _, c := range cmds {
 			o, err := parseObject(c)
 			if err != nil {
 				others = append(others, string(c))
 				continue
 			}
 			if _, ok := ownCommand(o, h, e); ok {
-				var cmd struct{ Command string }
-				_ = json.Unmarshal(c, &cmd)
-				own = append(own, cmd.Command)
+				var line string
+				rawLine, _ := o.get("command")
+				_ = json.Unmarshal(rawLine, &line)
+				own = append(own, line)
 				continue
 			}
 			var v any
