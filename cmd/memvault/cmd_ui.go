@@ -2,11 +2,15 @@ package main
 
 import (
 	"context"
+	"errors"
 	"fmt"
+	"log/slog"
+	"net/http"
 	"os/exec"
 	"runtime"
 	"strings"
 	"sync"
+	"time"
 
 	"github.com/spf13/cobra"
 
@@ -15,6 +19,8 @@ import (
 	"github.com/memvault/memvault/cmd/memvault/internal/webui"
 	"github.com/memvault/memvault/vault"
 	"github.com/memvault/memvault/vault/history"
+	"github.com/memvault/memvault/vault/review"
+	"github.com/memvault/memvault/vault/staleness"
 )
 
 func (m *Main) uiCommand() *cobra.Command {
@@ -62,7 +68,7 @@ commit. See docs/webui.md.`,
 			g.Close()
 			sv := m.openServedVault(ctx, vault.ProjectVault, dir, m.logger, func(vault.Change) {})
 			defer sv.close()
-			src := &uiSource{servedVault: sv}
+			src := &uiSource{lookup: func() *servedVault { return sv }}
 			srv, err := webui.New(webui.Config{Source: src, Now: m.Now, Write: write, Logger: m.logger, Dir: dir})
 			if err != nil {
 				return err
@@ -106,9 +112,11 @@ func openBrowser(url string, warn func(msg string, args ...any)) {
 
 // uiSource is a served vault as the web view's Source: the vault
 // followed by the file watcher, its staleness tracker and review, and its
-// repository for the history pages.
+// repository for the history pages. Under serve, the project vault may
+// open late (from the client's roots): lookup finds it once it has.
 type uiSource struct {
-	*servedVault
+	lookup func() *servedVault
+
 	once sync.Once
 	repo history.Repo
 	err  error
@@ -116,22 +124,91 @@ type uiSource struct {
 
 var _ webui.Source = (*uiSource)(nil)
 
+// errNoProjectVault answers the pages of a serve whose project vault is
+// not open yet.
+var errNoProjectVault = errors.New("no project vault open yet: start serve with --vault, or in the repository, or connect a client first")
+
+func (u *uiSource) served() (*servedVault, error) {
+	if sv := u.lookup(); sv != nil {
+		return sv, nil
+	}
+	return nil, errNoProjectVault
+}
+
+// Ready implements webui.Source.
+func (u *uiSource) Ready(ctx context.Context) (*vault.Vault, error) {
+	sv, err := u.served()
+	if err != nil {
+		return nil, err
+	}
+	return sv.Ready(ctx)
+}
+
+// Staleness implements webui.Source.
+func (u *uiSource) Staleness(ctx context.Context, ms []*vault.Memory) (map[string]staleness.Staleness, error) {
+	sv, err := u.served()
+	if err != nil {
+		return nil, err
+	}
+	return sv.Staleness(ctx, ms)
+}
+
+// Review implements webui.Source.
+func (u *uiSource) Review(ctx context.Context, v *vault.Vault, now time.Time, days int) (review.Report, error) {
+	sv, err := u.served()
+	if err != nil {
+		return review.Report{}, err
+	}
+	return sv.Review(ctx, v, now, days)
+}
+
+// NoteOwnCommit implements webui.Source.
+func (u *uiSource) NoteOwnCommit(h string) {
+	if sv, err := u.served(); err == nil {
+		sv.NoteOwnCommit(h)
+	}
+}
+
 // Repo implements webui.Source: the served vault's repository, once it
 // is loaded; nil outside git.
 func (u *uiSource) Repo(ctx context.Context) (history.Repo, error) {
+	sv, err := u.served()
+	if err != nil {
+		return nil, err
+	}
 	select {
-	case <-u.ready:
+	case <-sv.ready:
 	case <-ctx.Done():
 		return nil, ctx.Err()
 	}
 	u.once.Do(func() {
-		if u.store != nil {
+		if sv.store != nil {
 			// The served vault owns the store and closes it.
 			var g *gitrepo.Repo
-			if g, u.err = gitrepo.New(u.store, u.dir); u.err == nil {
+			if g, u.err = gitrepo.New(sv.store, sv.dir); u.err == nil {
 				u.repo = g
 			}
 		}
 	})
 	return u.repo, u.err
+}
+
+// pages is the web view of the project vault a serve opened, for serve
+// --http to mount beside MCP (read-only: writes go through MCP there).
+func (s *servedVaults) pages(m *Main, logger *slog.Logger) (http.Handler, error) {
+	src := &uiSource{lookup: func() *servedVault {
+		s.mu.Lock()
+		defer s.mu.Unlock()
+		for _, v := range s.list {
+			if v.name == vault.ProjectVault {
+				return v
+			}
+		}
+		return nil
+	}}
+	srv, err := webui.New(webui.Config{Source: src, Now: m.Now, Logger: logger})
+	if err != nil {
+		return nil, err
+	}
+	return srv.Handler(), nil
 }
