@@ -1,0 +1,102 @@
+package webui
+
+import (
+	"fmt"
+	"net/http"
+	"net/http/httptest"
+	"net/url"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+)
+
+// buildBenchVault writes, with git fast-import, a repository whose vault
+// has n memories (in 100 folders of the project layer, as a big vault
+// spreads them) added by n commits of memvault's message shape, and
+// checks it out.
+func buildBenchVault(b *testing.B, n int) string {
+	b.Helper()
+	root := b.TempDir()
+	git := func(stdin string, args ...string) {
+		c := exec.Command("git", append([]string{"-C", root}, args...)...)
+		c.Stdin = strings.NewReader(stdin)
+		c.Env = append(os.Environ(), "GIT_CONFIG_GLOBAL=/dev/null", "GIT_CONFIG_SYSTEM=/dev/null")
+		if out, err := c.CombinedOutput(); err != nil {
+			b.Skipf("git %v: %v\n%s", args, err, out)
+		}
+	}
+	git("", "init", "-q", "-b", "main")
+	var s strings.Builder
+	start := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
+	topics := []string{"checkout", "deploy", "billing", "search", "auth", "cache", "queue", "payments", "orders", "settlement"}
+	for i := range n {
+		id := fmt.Sprintf("01J%023d", i)
+		at := start.Add(time.Duration(i) * 20 * time.Minute)
+		topic := topics[i%len(topics)]
+		title := fmt.Sprintf("%s rule %d", topic, i)
+		content := fmt.Sprintf("---\nid: %s\ntitle: %s\nlayer: project\ntags: [%s, t%d]\ncreated_at: %s\nupdated_at: %s\n---\n# %s\n\nThe %s module keeps rule %d: use the adapter for %s and log every %s call.\n",
+			id, title, topic, i%50, at.Format(time.RFC3339), at.Format(time.RFC3339), title, topic, i, topic, topics[(i+3)%len(topics)])
+		msg := fmt.Sprintf("memory: add project: %s\n\nlearned while working on %s\n\nMemory-Id: %s\nMemory-Layer: project\nMemory-Client: client%d\n", title, topic, id, i%3)
+		fmt.Fprintf(&s, "commit refs/heads/main\ncommitter Dev%d <dev%d@example.com> %d +0000\ndata %d\n%s", i%7, i%7, at.Unix(), len(msg), msg)
+		fmt.Fprintf(&s, "M 100644 inline .memory/project/f%02d/m%05d.md\ndata %d\n%s\n", i%100, i, len(content), content)
+	}
+	git(s.String(), "fast-import", "--quiet")
+	git("", "checkout", "-q", "-f", "main")
+	return filepath.Join(root, ".memory")
+}
+
+// BenchmarkPages measures the server time of each page (the handler,
+// without the network) on a vault of 10k memories with a 10k-commit
+// history, and reports the median and p90 in ms. Targets (issue 26):
+// median under 50 ms for /, /search and /m/ID; under 100 ms for the
+// timeline's first page.
+func BenchmarkPages(b *testing.B) {
+	const n = 10000
+	dir := buildBenchVault(b, n)
+	now := func() time.Time { return time.Date(2026, 6, 20, 0, 0, 0, 0, time.UTC) }
+	src, err := NewLocal(b.Context(), dir, now)
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer src.Close()
+	s, err := New(Config{Source: src, Now: now, Dir: dir})
+	if err != nil {
+		b.Fatal(err)
+	}
+	h := s.Handler()
+	pages := []struct{ name, path string }{
+		{"overview", "/"},
+		{"search", "/search?q=" + url.QueryEscape("how does settlement use the adapter")},
+		{"search-zh", "/search?q=" + url.QueryEscape("结算模块怎么设计的")},
+		{"memory", "/m/" + fmt.Sprintf("01J%023d", n/2)},
+		{"timeline", "/timeline"},
+		{"timeline-filtered", "/timeline?client=client1&layer=project"},
+	}
+	for _, p := range pages {
+		b.Run(p.name, func(b *testing.B) {
+			serve := func() time.Duration {
+				rec := httptest.NewRecorder()
+				req := httptest.NewRequest(http.MethodGet, p.path, nil)
+				t0 := time.Now()
+				h.ServeHTTP(rec, req)
+				d := time.Since(t0)
+				if rec.Code != http.StatusOK {
+					b.Fatalf("GET %s: status %d", p.path, rec.Code)
+				}
+				return d
+			}
+			serve() // the first load of a page builds caches (the review's, the tracker's)
+			var ds []float64
+			for b.Loop() {
+				ds = append(ds, float64(serve().Microseconds())/1000)
+			}
+			slices.Sort(ds)
+			b.ReportMetric(ds[len(ds)/2], "median-ms")
+			b.ReportMetric(ds[len(ds)*9/10], "p90-ms")
+		})
+	}
+}
