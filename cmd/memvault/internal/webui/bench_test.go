@@ -14,6 +14,9 @@ import (
 	"time"
 )
 
+// benchWord is the k-th word of the bench vault's vocabulary.
+func benchWord(k int) string { return fmt.Sprintf("w%x", (k*7919)%2000+4096) }
+
 // buildBenchVault writes, with git fast-import, a repository whose vault
 // has n memories (in 100 folders of the project layer, as a big vault
 // spreads them) added by n commits of memvault's message shape, and
@@ -32,15 +35,26 @@ func buildBenchVault(b *testing.B, n int) string {
 	git("", "init", "-q", "-b", "main")
 	var s strings.Builder
 	start := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
-	topics := []string{"checkout", "deploy", "billing", "search", "auth", "cache", "queue", "payments", "orders", "settlement"}
+	// Titles of five words from a 2,000-word vocabulary and three tags of
+	// 200, as vault/review's BenchmarkBuild: realistic overlap, not every
+	// memory sharing its title's terms with a thousand others.
+	rnd := uint64(1)
+	next := func(n int) int {
+		rnd = rnd*6364136223846793005 + 1442695040888963407
+		return int(rnd>>33) % n
+	}
 	for i := range n {
 		id := fmt.Sprintf("01J%023d", i)
 		at := start.Add(time.Duration(i) * 20 * time.Minute)
-		topic := topics[i%len(topics)]
-		title := fmt.Sprintf("%s rule %d", topic, i)
-		content := fmt.Sprintf("---\nid: %s\ntitle: %s\nlayer: project\ntags: [%s, t%d]\ncreated_at: %s\nupdated_at: %s\n---\n# %s\n\nThe %s module keeps rule %d: use the adapter for %s and log every %s call.\n",
-			id, title, topic, i%50, at.Format(time.RFC3339), at.Format(time.RFC3339), title, topic, i, topic, topics[(i+3)%len(topics)])
-		msg := fmt.Sprintf("memory: add project: %s\n\nlearned while working on %s\n\nMemory-Id: %s\nMemory-Layer: project\nMemory-Client: client%d\n", title, topic, id, i%3)
+		var ws []string
+		for range 5 {
+			ws = append(ws, benchWord(next(2000)))
+		}
+		title := strings.Join(ws, " ")
+		tags := fmt.Sprintf("t%d, t%d, t%d", next(200), next(200), next(200))
+		content := fmt.Sprintf("---\nid: %s\ntitle: %s\nlayer: project\ntags: [%s]\ncreated_at: %s\nupdated_at: %s\n---\n# %s\n\nWe keep %s for %s; see %s and %s when %s changes.\n",
+			id, title, tags, at.Format(time.RFC3339), at.Format(time.RFC3339), title, ws[0], ws[1], benchWord(next(2000)), benchWord(next(2000)), ws[2])
+		msg := fmt.Sprintf("memory: add project: %s\n\nlearned while working on %s\n\nMemory-Id: %s\nMemory-Layer: project\nMemory-Client: client%d\n", title, ws[0], id, i%3)
 		fmt.Fprintf(&s, "commit refs/heads/main\ncommitter Dev%d <dev%d@example.com> %d +0000\ndata %d\n%s", i%7, i%7, at.Unix(), len(msg), msg)
 		fmt.Fprintf(&s, "M 100644 inline .memory/project/f%02d/m%05d.md\ndata %d\n%s\n", i%100, i, len(content), content)
 	}
@@ -70,22 +84,31 @@ func BenchmarkPages(b *testing.B) {
 	h := s.Handler()
 	pages := []struct{ name, path string }{
 		{"overview", "/"},
-		{"search", "/search?q=" + url.QueryEscape("how does settlement use the adapter")},
+		{"search", "/search?q=" + url.QueryEscape(fmt.Sprintf("how do we keep %s and %s", benchWord(17), benchWord(400)))},
 		{"search-zh", "/search?q=" + url.QueryEscape("结算模块怎么设计的")},
-		{"memory", "/m/" + fmt.Sprintf("01J%023d", n/2)},
+		// A memory seen for the first time (each iteration another one),
+		// and the same memory again (its story cached until HEAD moves).
+		{"memory-first", ""},
+		{"memory-again", "/m/" + fmt.Sprintf("01J%023d", n/2)},
 		{"timeline", "/timeline"},
 		{"timeline-filtered", "/timeline?client=client1&layer=project"},
 	}
 	for _, p := range pages {
 		b.Run(p.name, func(b *testing.B) {
+			i := 0
 			serve := func() time.Duration {
+				path := p.path
+				if path == "" {
+					i++
+					path = "/m/" + fmt.Sprintf("01J%023d", (i*7919)%n)
+				}
 				rec := httptest.NewRecorder()
-				req := httptest.NewRequest(http.MethodGet, p.path, nil)
+				req := httptest.NewRequest(http.MethodGet, path, nil)
 				t0 := time.Now()
 				h.ServeHTTP(rec, req)
 				d := time.Since(t0)
 				if rec.Code != http.StatusOK {
-					b.Fatalf("GET %s: status %d", p.path, rec.Code)
+					b.Fatalf("GET %s: status %d", path, rec.Code)
 				}
 				return d
 			}

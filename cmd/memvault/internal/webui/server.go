@@ -20,6 +20,7 @@ import (
 
 	"github.com/memvault/memvault/cmd/memvault/internal/termsafe"
 	"github.com/memvault/memvault/vault"
+	"github.com/memvault/memvault/vault/history"
 	"github.com/memvault/memvault/vault/review"
 )
 
@@ -63,6 +64,7 @@ type Server struct {
 	review  review.Report
 	revKey  string // gen and HEAD the cached review was built at
 	watched *vault.Vault
+	stories map[string]*history.Report // the memory pages' stories, by gen, HEAD, id and version
 	subs    map[chan struct{}]bool
 }
 
@@ -81,7 +83,7 @@ func New(cfg Config) (*Server, error) {
 	if _, err := rand.Read(b[:]); err != nil {
 		return nil, fmt.Errorf("web view: form token: %w", err)
 	}
-	s := &Server{cfg: cfg, csrf: hex.EncodeToString(b[:]), pages: map[string]*template.Template{}, subs: map[chan struct{}]bool{}}
+	s := &Server{cfg: cfg, csrf: hex.EncodeToString(b[:]), pages: map[string]*template.Template{}, subs: map[chan struct{}]bool{}, stories: map[string]*history.Report{}}
 	for _, name := range pageNames {
 		t, err := template.New(name).Funcs(funcs).ParseFS(templateFS, "templates/layout.html", "templates/"+name+".html")
 		if err != nil {
