@@ -275,6 +275,12 @@ func (s *Server) ServeHTTP(ctx context.Context, addr string, o HTTPOptions) erro
 		o.Listening(fmt.Sprintf("http://%s/mcp", ln.Addr()))
 	}
 	s.logger.Info("serving", "vault", s.projectDir(), "user_vault", s.userDir(), "transport", "http", "addr", ln.Addr().String(), "token", o.Token != "", "people", len(o.Callers))
+	return runServer(ctx, ln, srv, func(ctx context.Context) { _ = mcpHandler.Shutdown(ctx) })
+}
+
+// runServer serves srv on ln until ctx is done, then shuts it down,
+// calling before first when set.
+func runServer(ctx context.Context, ln net.Listener, srv *http.Server, before func(context.Context)) error {
 	errc := make(chan error, 1)
 	go func() { errc <- srv.Serve(ln) }()
 	select {
@@ -283,7 +289,9 @@ func (s *Server) ServeHTTP(ctx context.Context, addr string, o HTTPOptions) erro
 	case <-ctx.Done():
 		shutdownCtx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 5*time.Second)
 		defer cancel()
-		_ = mcpHandler.Shutdown(shutdownCtx)
+		if before != nil {
+			before(shutdownCtx)
+		}
 		if err := srv.Shutdown(shutdownCtx); err != nil && !errors.Is(err, http.ErrServerClosed) {
 			return fmt.Errorf("shut down http: %w", err)
 		}

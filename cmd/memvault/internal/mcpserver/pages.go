@@ -2,11 +2,9 @@ package mcpserver
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"net"
 	"net/http"
-	"time"
 )
 
 // PageTokenCookie is the cookie in which a browser carries the token to
@@ -53,17 +51,5 @@ func ServePages(ctx context.Context, addr string, h http.Handler, o HTTPOptions)
 	if o.Listening != nil {
 		o.Listening(fmt.Sprintf("http://%s/", ln.Addr()))
 	}
-	errc := make(chan error, 1)
-	go func() { errc <- srv.Serve(ln) }()
-	select {
-	case err := <-errc:
-		return fmt.Errorf("serve http: %w", err)
-	case <-ctx.Done():
-		shutdownCtx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 5*time.Second)
-		defer cancel()
-		if err := srv.Shutdown(shutdownCtx); err != nil && !errors.Is(err, http.ErrServerClosed) {
-			return fmt.Errorf("shut down http: %w", err)
-		}
-		return nil
-	}
+	return runServer(ctx, ln, srv, nil)
 }
