@@ -3,6 +3,7 @@ package webui
 import (
 	"context"
 	"fmt"
+	"net/http"
 	"time"
 
 	"github.com/memvault/memvault/cmd/memvault/internal/gitrepo"
@@ -82,3 +83,20 @@ func (l *Local) Repo(context.Context) (history.Repo, error) {
 
 // NoteOwnCommit implements Source.
 func (*Local) NoteOwnCommit(string) {}
+
+// Open returns the read-only pages of the vault at dir (NewLocal and New
+// together), for tests and tools such as the browser tests: serve the
+// handler with httptest.NewServer, crawl from /. close releases the
+// repository.
+func Open(ctx context.Context, dir string, now func() time.Time) (h http.Handler, close func(), err error) {
+	src, err := NewLocal(ctx, dir, now)
+	if err != nil {
+		return nil, nil, err
+	}
+	s, err := New(Config{Source: src, Now: now, Dir: dir})
+	if err != nil {
+		src.Close()
+		return nil, nil, err
+	}
+	return s.Handler(), src.Close, nil
+}

@@ -32,16 +32,12 @@ func sampleServer(t *testing.T) *httptest.Server {
 // serveDir serves the vault at dir at the clock now.
 func serveDir(t testing.TB, dir string, now func() time.Time) *httptest.Server {
 	t.Helper()
-	src, err := NewLocal(context.Background(), dir, now)
+	h, closeSrc, err := Open(context.Background(), dir, now)
 	if err != nil {
 		t.Fatal(err)
 	}
-	t.Cleanup(src.Close)
-	s, err := New(Config{Source: src, Now: now, Dir: dir})
-	if err != nil {
-		t.Fatal(err)
-	}
-	ts := httptest.NewServer(s.Handler())
+	t.Cleanup(closeSrc)
+	ts := httptest.NewServer(h)
 	t.Cleanup(ts.Close)
 	return ts
 }
