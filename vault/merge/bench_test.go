@@ -71,10 +71,12 @@ func BenchmarkFilesKeys(b *testing.B) {
 			base, ours, theirs := manyKeys(n)
 			b.Run(fmt.Sprintf("%s/keys=%d", limit.name, n), func(b *testing.B) {
 				b.SetBytes(int64(len(theirs)))
+				cpu := cpuTime()
 				for b.Loop() {
 					files(context.Background(), base, ours, theirs, limit.max)
 				}
 				b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N)/float64(n), "ns/key")
+				b.ReportMetric(float64((cpuTime()-cpu).Nanoseconds())/float64(b.N)/float64(n), "cpu-ns/key")
 			})
 		}
 	}
