@@ -92,12 +92,7 @@ func (d *Document) takeLines(src *Document, srcAt map[string]int, keys []string)
 			dAt[k] = append(dAt[k], i)
 		}
 	}
-	if !d.hasFM {
-		d.hasFM = true
-		d.open = []byte("---" + d.eol)
-		d.close = []byte("---" + d.eol)
-		d.fm = nil
-	}
+	d.ensureFM()
 	fm := d.fm
 	if len(fm) > 0 && !bytes.HasSuffix(fm, []byte{'\n'}) {
 		fm = append(bytes.Clone(fm), d.eol...)
@@ -173,12 +168,7 @@ func (d *Document) entryLines(lines lineIndex, i int, eol string) []byte {
 // takeTree is TakeKeys by one edit of the node tree and one re-encoding;
 // it reports whether it made it, and leaves d to be restored when not.
 func (d *Document) takeTree(src *Document, srcAt map[string]int, keys []string) bool {
-	if !d.hasFM {
-		d.hasFM = true
-		d.open = []byte("---" + d.eol)
-		d.close = []byte("---" + d.eol)
-		d.fm = nil
-	}
+	d.ensureFM()
 	taken := make(map[string]bool, len(keys))
 	for _, k := range keys {
 		taken[k] = true
@@ -223,4 +213,14 @@ func (d *Document) refreshKeys(keys map[string]bool) error {
 		}
 	}
 	return nil
+}
+
+// ensureFM gives a document without front matter an empty one.
+func (d *Document) ensureFM() {
+	if !d.hasFM {
+		d.hasFM = true
+		d.open = []byte("---" + d.eol)
+		d.close = []byte("---" + d.eol)
+		d.fm = nil
+	}
 }
