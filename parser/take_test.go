@@ -52,3 +52,56 @@ func TestTakeKeys(t *testing.T) {
 		})
 	}
 }
+
+// FuzzTakeKeys takes keys between arbitrary documents: TakeKeys never
+// panics; the result parses; each key taken has src's value (or is gone
+// when src lacks it); a refused key and every key not asked for keep
+// their own values.
+func FuzzTakeKeys(f *testing.F) {
+	f.Add([]byte("---\nid: a\nimportance: 5 # x\nold: 1\n---\nbody\n"), []byte("---\nimportance: 8\nnew: [a]\n---\n"), "importance,new,old")
+	f.Add([]byte("---\r\n{id: a, x: 1}\r\n---\r\n"), []byte("---\nreview:\n  by: [ann]\n---\n"), "review,x")
+	f.Add([]byte("note\n"), []byte("---\ntags:\n  - a\n---\n"), "tags")
+	f.Add([]byte("---\nx: 1\ny: 2\nx: 3\n---\n"), []byte("---\na: &k v\nx: *k\n---\n"), "x,y")
+	f.Fuzz(func(t *testing.T, dst, src []byte, keyList string) {
+		d, _ := Parse("dst", dst)
+		s, _ := Parse("src", src)
+		if d == nil || s == nil {
+			return
+		}
+		keys := strings.Split(keyList, ",")
+		asked := map[string]bool{}
+		for _, k := range keys {
+			asked[k] = true
+		}
+		before := map[string]string{}
+		for _, k := range d.Keys() {
+			before[k] = d.valueText(k)
+		}
+		refused := map[string]bool{}
+		for _, k := range d.TakeKeys(s, keys) {
+			refused[k] = true
+		}
+		re, diags := Parse("out", d.Format())
+		if re == nil {
+			t.Fatalf("result does not parse:\n%s", d.Format())
+		}
+		if len(refused) == len(asked) {
+			return // nothing taken: d may be as broken as it came
+		}
+		for _, e := range diags {
+			if e.Severity == SeverityError {
+				t.Fatalf("result: %v\n%s", e, d.Format())
+			}
+		}
+		for k := range asked {
+			if !refused[k] && re.valueText(k) != s.valueText(k) {
+				t.Fatalf("%s = %s, want %s\n%s", k, re.valueText(k), s.valueText(k), d.Format())
+			}
+		}
+		for k, v := range before {
+			if (!asked[k] || refused[k]) && re.valueText(k) != v {
+				t.Fatalf("%s changed from %s to %s\n%s", k, v, re.valueText(k), d.Format())
+			}
+		}
+	})
+}
