@@ -6,6 +6,8 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"slices"
+	"strings"
 
 	"github.com/memvault/memvault/parser"
 )
@@ -103,7 +105,17 @@ func Keep(ours, theirs []byte) (Result, string, error) {
 		}
 		other, kept = ours, "theirs"
 	}
-	record := []parser.KV{{Key: "fields", Value: FileField}, {Key: "theirs_" + FileField, Value: string(other)}}
+	// An earlier merge's record stays, with the file added to it.
+	fields, vals := Record(d)
+	fields = slices.DeleteFunc(fields, func(f string) bool { return f == ConflictKey || f == FileField })
+	var record []parser.KV
+	for _, f := range fields {
+		if v, ok := vals[f]; ok {
+			record = append(record, parser.KV{Key: "theirs_" + f, Value: v})
+		}
+	}
+	record = append([]parser.KV{{Key: "fields", Value: strings.Join(append(fields, FileField), ", ")}}, record...)
+	record = append(record, parser.KV{Key: "theirs_" + FileField, Value: string(other)})
 	if err := d.Set(ConflictKey, record); err != nil {
 		return Result{}, "", fmt.Errorf("record the other side's file: %w", err)
 	}

@@ -84,6 +84,13 @@ func TestKeep(t *testing.T) {
 			}
 		})
 	}
+	// An earlier merge's record stays beside the file.
+	recorded := []byte("---\nid: 01JDX3Q8W7AAAAAAAAAAAAAAAA\ntitle: Deploys need two approvals\nconflict: {fields: title, theirs_title: Deploys}\n---\nBody.\n")
+	res, _, err := Keep(recorded, broken)
+	d, _ := parser.Parse("kept", res.Data)
+	if fields, theirs := Record(d); err != nil || strings.Join(fields, ",") != "title,file" || theirs["title"] != "Deploys" || theirs[FileField] != string(broken) {
+		t.Errorf("Keep over a record: %v\n%s", err, res.Data)
+	}
 	if _, _, err := Keep(broken, broken); err == nil {
 		t.Error("Keep of two broken sides succeeded")
 	}
