@@ -123,7 +123,6 @@ func (c *indexCache) search(rel string) int {
 	return sort.Search(len(c.recs), func(i int) bool { return c.recs[i].rel >= rel })
 }
 
-
 // loadCached is the first load of a vault with an index cache. Files are
 // taken from the cache where it holds them unchanged and read otherwise;
 // the vault's decisions are made as in Reload; the index is the cached

@@ -31,6 +31,7 @@ func (m *Main) serveCommand() *cobra.Command {
 		Args:  cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			ctx := cmd.Context()
+			m.serving = true
 			if recallTimeout <= 0 {
 				return usagef("--recall-timeout: %s is not positive", recallTimeout)
 			}
