@@ -99,7 +99,7 @@ func (m *Main) serveCommand() *cobra.Command {
 				defer teamsync.Start(ctx, s.Run, pullInterval, logger.With("sync", projectDir))()
 			}
 			if httpAddr != "" {
-				return srv.ServeHTTP(ctx, httpAddr, mcpserver.HTTPOptions{Token: token, Callers: callers, Listening: func(url string) {
+				return srv.ServeHTTP(ctx, httpAddr, mcpserver.HTTPOptions{Token: token, Callers: callers, TokensFile: tokensFile, Listening: func(url string) {
 					// The address goes to stderr so whoever started the
 					// server (and the tests, which bind port 0) can find it.
 					fmt.Fprintf(m.Stderr, "memvault: serving MCP at %s\n", url)
