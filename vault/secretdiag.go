@@ -51,6 +51,9 @@ func checkReason(reason string) error {
 	if len(reason) > MaxReasonBytes {
 		return fmt.Errorf("%w: reason: %d bytes, limit %d", ErrInvalid, len(reason), MaxReasonBytes)
 	}
+	if err := refuseControls("reason", reason); err != nil {
+		return err
+	}
 	var sc secretScan
 	sc.text("reason", reason)
 	return sc.err()

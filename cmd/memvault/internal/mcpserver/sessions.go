@@ -192,13 +192,6 @@ func (t *sessionTable) stream(id string, delta int) {
 	t.mu.Unlock()
 }
 
-// len is how many sessions the table holds.
-func (t *sessionTable) len() int {
-	t.mu.Lock()
-	defer t.mu.Unlock()
-	return len(t.byID)
-}
-
 // wrap puts the table in front of the transport h: a request naming a
 // session must be its token's, and one that may open a session (no
 // session named) first makes room for it. Ending a session tells h, as a
