@@ -697,7 +697,7 @@ func mapCacheFile(d *os.Root, name string, private bool, check func(f *os.File, 
 			return nil, 0, nil, nil, err
 		}
 	}
-	if private {
+	if private && mapsFiles {
 		c, err := privateCopy(d, f, size)
 		if err != nil {
 			return nil, 0, nil, nil, err
