@@ -170,9 +170,12 @@ func (v *Vault) removeCacheTemps() {
 
 // CheckCacheDir reports a cache folder in the vault folder dir that
 // memvault refuses to use (see ErrCacheDir): a symbolic link, or
-// something other than a folder. A missing folder is fine.
+// something other than a folder. A missing folder (or vault) is fine.
 func CheckCacheDir(dir string) error {
 	vr, err := os.OpenRoot(dir)
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil // no vault yet: no cache either
+	}
 	if err != nil {
 		return fmt.Errorf("open vault folder: %w", err)
 	}
