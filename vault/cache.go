@@ -6,13 +6,10 @@ import (
 	"crypto/sha256"
 	"encoding/binary"
 	"encoding/hex"
-	"errors"
 	"fmt"
 	"hash/crc32"
 	"io"
-	"io/fs"
 	"os"
-	"path/filepath"
 	"runtime"
 	"slices"
 	"sort"
@@ -66,7 +63,10 @@ var ErrBadCache = fault.New(fault.Internal, "bad index cache")
 
 const (
 	cacheMagic   = "MVCACHE\x00"
-	cacheVersion = 6
+	cacheVersion = 7
+	// cacheTrailer is the size of the trailer that ends a cache file:
+	// the file's size and a checksum (see encodeIndexCacheLocked).
+	cacheTrailer = 12
 	// CacheDirName is the folder, inside the vault, that holds the index
 	// cache. The loader skips dot-folders, and the folder holds a
 	// .gitignore that ignores everything in it, so git never sees the
@@ -121,14 +121,6 @@ func (c *indexCache) lookup(rel string) *cacheRecord {
 // rel.
 func (c *indexCache) search(rel string) int {
 	return sort.Search(len(c.recs), func(i int) bool { return c.recs[i].rel >= rel })
-}
-
-// cachePath is the vault's index cache file, or "" when it has none.
-func (v *Vault) cachePath() string {
-	if v.cacheKey == "" {
-		return ""
-	}
-	return filepath.Join(v.dir, CacheDirName, cacheFileName)
 }
 
 // loadCached is the first load of a vault with an index cache. Files are
@@ -573,11 +565,15 @@ type cacheFile struct {
 // openIndexCache maps the vault's cache and decodes its header and
 // folder listings, or returns nil.
 func (v *Vault) openIndexCache() *cacheFile {
-	p := v.cachePath()
-	if p == "" {
+	if v.cacheKey == "" {
 		return nil
 	}
-	data, written, release, drop, err := mapCacheFile(p)
+	d, err := openCacheDir(v.dir, false)
+	if err != nil {
+		return nil
+	}
+	defer d.Close()
+	data, written, release, drop, err := mapCacheFile(d, cacheFileName, v.copyCache, checkCacheSize)
 	if err != nil {
 		return nil
 	}
@@ -643,15 +639,15 @@ const folderRewriteFiles = 1024
 // pointing into that cache's mapping, and calling drop every few
 // megabytes keeps them from all being resident at once.
 func (v *Vault) writeIndexCache(res []loaded, folders []folderRec, bs buildSum, drop func()) error {
-	p := v.cachePath()
-	if p == "" || len(res) == 0 {
+	if v.cacheKey == "" || len(res) == 0 {
 		return nil
 	}
-	dir := filepath.Dir(p)
-	if err := makeCacheDir(dir); err != nil {
+	d, err := openCacheDir(v.dir, true)
+	if err != nil {
 		return fmt.Errorf("index cache: %w", err)
 	}
-	tmp, err := os.CreateTemp(dir, cacheFileName+".tmp-*")
+	defer d.Close()
+	tmp, name, err := createCacheTemp(d, cacheFileName+".tmp-")
 	if err != nil {
 		return fmt.Errorf("index cache: %w", err)
 	}
@@ -672,29 +668,89 @@ func (v *Vault) writeIndexCache(res []loaded, folders []folderRec, bs buildSum, 
 		err = cerr
 	}
 	if err == nil {
-		err = os.Rename(tmp.Name(), p)
+		// By name inside the folder's handle: a link at the cache's
+		// name is replaced, not followed.
+		err = d.Rename(name, cacheFileName)
 	}
 	if err != nil {
-		os.Remove(tmp.Name())
+		_ = d.Remove(name)
 		return fmt.Errorf("index cache: %w", err)
 	}
 	return nil
 }
 
-// mapCacheFile opens the cache file at p and maps it (see mapFile),
-// returning also its modification time.
-func mapCacheFile(p string) (data []byte, written int64, release func(), drop func(b []byte), err error) {
-	f, err := os.Open(p)
+// mapCacheFile opens the cache file name in the folder d (see
+// openCacheFile: a regular file only, never through a link, without
+// blocking) and maps it (see mapFile), returning also its modification
+// time. check, when set, sees the open file and its size first and may
+// refuse it before it is mapped. With private, what is mapped is a copy
+// of the file that no other process can name (see privateCopy).
+func mapCacheFile(d *os.Root, name string, private bool, check func(f *os.File, size int64) error) (data []byte, written int64, release func(), drop func(b []byte), err error) {
+	f, fi, err := openCacheFile(d, name)
 	if err != nil {
 		return nil, 0, nil, nil, err
 	}
 	defer f.Close()
-	fi, err := f.Stat()
-	if err != nil {
-		return nil, 0, nil, nil, err
+	size := fi.Size()
+	if check != nil {
+		if err := check(f, size); err != nil {
+			return nil, 0, nil, nil, err
+		}
 	}
-	data, release, drop, err = mapFile(f, fi.Size())
+	if private && mapsFiles {
+		c, err := privateCopy(d, f, size)
+		if err != nil {
+			return nil, 0, nil, nil, err
+		}
+		defer c.Close()
+		f = c
+	}
+	data, release, drop, err = mapFile(f, size)
 	return data, fi.ModTime().UnixNano(), release, drop, err
+}
+
+// checkCacheSize refuses an index cache file whose size is not the one
+// its trailer declares, reading the trailer alone.
+func checkCacheSize(f *os.File, size int64) error {
+	var tail [cacheTrailer]byte
+	if size < cacheTrailer {
+		return fmt.Errorf("%w: %d bytes", ErrBadCache, size)
+	}
+	if _, err := f.ReadAt(tail[:], size-cacheTrailer); err != nil {
+		return fmt.Errorf("%w: trailer: %w", ErrBadCache, err)
+	}
+	if declared := binary.LittleEndian.Uint64(tail[:8]); declared != uint64(size) {
+		return fmt.Errorf("%w: %d bytes, its trailer declares %d", ErrBadCache, size, declared)
+	}
+	return nil
+}
+
+// privateCopy copies the first size bytes of f into a new file in the
+// folder d whose name is removed at once, and returns it open. A mapping
+// of f itself faults (SIGBUS, which kills the process) wherever another
+// program truncates f under it; nobody else can truncate a file without
+// a name. The copy is made in the kernel (copy_file_range; a clone on
+// file systems that share blocks), and a copy cut short by such a
+// truncation is refused.
+func privateCopy(d *os.Root, f *os.File, size int64) (*os.File, error) {
+	c, name, err := createCacheTemp(d, cacheFileName+".tmp-copy-")
+	if err != nil {
+		return nil, err
+	}
+	// Where an open file's name cannot be removed (Windows), the name
+	// stays until the next write's removeCacheTemps.
+	_ = d.Remove(name)
+	// f is at its start; a limited *os.File is what os.File.ReadFrom
+	// copies in the kernel.
+	n, err := io.Copy(c, io.LimitReader(f, size))
+	if err == nil && n != size {
+		err = fmt.Errorf("%w: copied %d of %d bytes", ErrBadCache, n, size)
+	}
+	if err != nil {
+		c.Close()
+		return nil, err
+	}
+	return c, nil
 }
 
 // readAll reads the first size bytes of f onto the heap: where nothing
@@ -705,36 +761,6 @@ func readAll(f *os.File, size int64) ([]byte, error) {
 		return nil, err
 	}
 	return data, nil
-}
-
-// makeCacheDir creates the cache folder with the .gitignore that keeps
-// all of it, the .gitignore included, out of git, before anything else
-// is written there: a process killed while it writes leaves nothing git
-// would show.
-func makeCacheDir(dir string) error {
-	if err := os.MkdirAll(dir, 0o755); err != nil {
-		return err
-	}
-	ignore := filepath.Join(dir, ".gitignore")
-	if _, err := os.Lstat(ignore); errors.Is(err, fs.ErrNotExist) {
-		if err := os.WriteFile(ignore, []byte("# memvault's index cache: rebuilt when missing\n*\n"), 0o644); err != nil {
-			return err
-		}
-	}
-	return nil
-}
-
-// removeCacheTemps removes the temporary files of cache writes that a
-// killed process left. A cache writer at work meanwhile loses its write,
-// which costs the next process a load from the files, nothing else.
-//
-// A vault opened without the cache (a headers-only add) removes them too:
-// another process's killed write left them all the same.
-func (v *Vault) removeCacheTemps() {
-	temps, _ := filepath.Glob(filepath.Join(v.dir, CacheDirName, cacheFileName+".tmp-*"))
-	for _, p := range temps {
-		os.Remove(p)
-	}
 }
 
 // encodeIndexCacheLocked writes the cache; the caller holds v.mu.
@@ -751,8 +777,11 @@ func (v *Vault) removeCacheTemps() {
 // snapshot starts at a multiple of 8 bytes into the file, which lets a
 // mapped cache's term tables be used in place, then the bytes; see
 // index.WriteTo); the body section (length,
-// the bodies back to back); finally the CRC-32 (IEEE) of everything
-// before it, as 4 bytes.
+// the bodies back to back); finally the trailer: the file's size in
+// bytes, as 8 bytes, and the CRC-32 (IEEE) of everything before it, as 4
+// bytes. The size is checked before anything else is read: a file grown
+// by a tail (say 3 GiB of sparse zeros) is refused at once, not after a
+// checksum over all of it.
 func (v *Vault) encodeIndexCacheLocked(out io.Writer, res []loaded, folders []folderRec, bs buildSum) error {
 	crc := crc32.NewIEEE()
 	var written countingWriter
@@ -894,6 +923,9 @@ func (v *Vault) encodeIndexCacheLocked(out io.Writer, res []loaded, folders []fo
 			flush(false)
 		}
 	}
+	flush(true)
+	// The trailer: the file's size, then the checksum of all before it.
+	b = binary.LittleEndian.AppendUint64(b, uint64(written)+cacheTrailer)
 	flush(true)
 	if werr == nil {
 		_, werr = out.Write(binary.LittleEndian.AppendUint32(nil, crc.Sum32()))
@@ -1065,7 +1097,7 @@ func (r *cacheReader) tm() time.Time {
 // file size limit maxSize. The memories it returns share data's memory,
 // which must not change afterwards.
 func decodeIndexCache(data []byte, key string, maxSize int64) (*indexCache, error) {
-	if len(data) < len(cacheMagic)+4 {
+	if len(data) < len(cacheMagic)+cacheTrailer {
 		return nil, fmt.Errorf("%w: not an index cache", ErrBadCache)
 	}
 	if binary.LittleEndian.Uint32(data[len(data)-4:]) != crc32.ChecksumIEEE(data[:len(data)-4]) {
@@ -1086,10 +1118,13 @@ func decodeIndexCache(data []byte, key string, maxSize int64) (*indexCache, erro
 // decodeCacheHead decodes a cache's header and folder listings, and
 // returns a reader at its records.
 func decodeCacheHead(data []byte, key string, maxSize int64) (*cacheReader, []folderRec, error) {
-	if len(data) < len(cacheMagic)+4 || string(data[:len(cacheMagic)]) != cacheMagic {
+	if len(data) < len(cacheMagic)+cacheTrailer || string(data[:len(cacheMagic)]) != cacheMagic {
 		return nil, nil, fmt.Errorf("%w: not an index cache", ErrBadCache)
 	}
-	body := data[:len(data)-4]
+	if n := binary.LittleEndian.Uint64(data[len(data)-cacheTrailer:]); n != uint64(len(data)) {
+		return nil, nil, fmt.Errorf("%w: %d bytes, its trailer declares %d", ErrBadCache, len(data), n)
+	}
+	body := data[:len(data)-cacheTrailer]
 	r := &cacheReader{b: body, s: unsafe.String(unsafe.SliceData(body), len(body)), i: len(cacheMagic)}
 	if ver := r.uv(); r.err == nil && ver != cacheVersion {
 		return nil, nil, fmt.Errorf("%w: format %d, want %d", ErrBadCache, ver, cacheVersion)

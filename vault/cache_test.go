@@ -477,8 +477,9 @@ func FuzzDecodeCache(f *testing.F) {
 	f.Fuzz(func(t *testing.T, data []byte) {
 		// The checksum would refuse almost every mutation: fix it, so
 		// that the decoder behind it is what is fuzzed.
-		if len(data) >= len(cacheMagic)+4 {
+		if len(data) >= len(cacheMagic)+cacheTrailer {
 			data = slices.Clone(data)
+			binary.LittleEndian.PutUint64(data[len(data)-cacheTrailer:], uint64(len(data)))
 			binary.LittleEndian.PutUint32(data[len(data)-4:], crc32.ChecksumIEEE(data[:len(data)-4]))
 		}
 		c, err := decodeIndexCache(data, v.cacheKey, v.maxFileSize)

@@ -5,6 +5,10 @@ import (
 	"syscall"
 )
 
+// mapsFiles says mapFile maps (rather than reads): only then can another
+// program's truncation of the file fault the process (see privateCopy).
+const mapsFiles = true
+
 // mapFile maps the first size bytes of the open file f read-only. The
 // memories and the index restored from the index cache point into the
 // mapping instead of into a copy on the heap, so the kernel keeps only

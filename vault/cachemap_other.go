@@ -4,6 +4,9 @@ package vault
 
 import "os"
 
+// mapsFiles says mapFile maps (rather than reads) the file.
+const mapsFiles = false
+
 // mapFile reads the first size bytes of the open file f into memory; the
 // Linux version maps them instead.
 func mapFile(f *os.File, size int64) (data []byte, release func(), drop func(b []byte), err error) {

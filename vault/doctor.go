@@ -122,6 +122,7 @@ type Doctor struct {
 func (d Doctor) Run(ctx context.Context, v *Vault) (DoctorReport, error) {
 	r := &doctorRun{Doctor: d, v: v}
 	r.add("vault", CheckNote, "%s", v.Dir())
+	r.cacheDir()
 	if d.Repo == nil {
 		r.add("git", CheckProblem, "not in a git repository: every write is a commit, so writes fail; run `git init`")
 		r.journal(ctx)

@@ -245,7 +245,14 @@ func readHeaderCache(path, stamp string) []headerEntry {
 	if path == "" || stamp == "" {
 		return nil
 	}
-	data, _, release, _, err := mapCacheFile(path)
+	// The folder is memvault's own in the git directory; the file in it
+	// is opened as the index cache is (openCacheFile).
+	d, err := os.OpenRoot(filepath.Dir(path))
+	if err != nil {
+		return nil
+	}
+	data, _, release, _, err := mapCacheFile(d, filepath.Base(path), false, nil)
+	d.Close()
 	if err != nil {
 		return nil
 	}

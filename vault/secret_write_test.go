@@ -472,3 +472,22 @@ func TestDeletingAFileWithASecretIsAllowed(t *testing.T) {
 		t.Errorf("%d commits, want the deletion", n)
 	}
 }
+
+// TestSanitizeClientStripsAddresses: a client name cannot pass for a
+// person's identity in a trailer (issue 27 finding 9).
+func TestSanitizeClientStripsAddresses(t *testing.T) {
+	t.Parallel()
+	for _, tt := range []struct{ in, want string }{
+		{"Bob Builder <bob@example.com>", "Bob Builder"},
+		{"<bob@example.com>", ""},
+		{"claude-code", "claude-code"},
+		{"a <x> b <y@z> c", "a b c"},
+		{"half <open", "half open"},
+		{"close> only", "close only"},
+		{"two <<bob@example.com>>", "two"},
+	} {
+		if got := SanitizeClient(tt.in); got != tt.want {
+			t.Errorf("SanitizeClient(%q) = %q, want %q", tt.in, got, tt.want)
+		}
+	}
+}

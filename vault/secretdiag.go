@@ -51,6 +51,9 @@ func checkReason(reason string) error {
 	if len(reason) > MaxReasonBytes {
 		return fmt.Errorf("%w: reason: %d bytes, limit %d", ErrInvalid, len(reason), MaxReasonBytes)
 	}
+	if err := refuseControls("reason", reason); err != nil {
+		return err
+	}
 	var sc secretScan
 	sc.text("reason", reason)
 	return sc.err()
@@ -62,7 +65,8 @@ const MaxClientRunes = 64
 // SanitizeClient makes a writer's name (an MCP client's clientInfo.name,
 // Options.Client, Author.Client) fit for a commit trailer and for
 // source.client: line breaks and other blanks become one space, control
-// and format characters (zero-width, bidirectional) are removed, the ends
+// and format characters (zero-width, bidirectional) are removed, so are
+// addresses in angle brackets (see stripAddresses), the ends
 // are trimmed, a secret is replaced by "[REDACTED:rule]" (a name is not
 // the writer's to fix, so it is not refused), and the result is cut to
 // MaxClientRunes. The write path applies it to every client name itself,
@@ -80,7 +84,7 @@ func SanitizeClient(name string) string {
 		}
 		return r
 	}, name)
-	name = strings.Join(strings.Fields(name), " ")
+	name = strings.Join(strings.Fields(stripAddresses(name)), " ")
 	name = string(secret.Redact([]byte(name)))
 	if r := []rune(name); len(r) > MaxClientRunes {
 		name = strings.TrimSpace(string(r[:MaxClientRunes]))

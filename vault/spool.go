@@ -3,7 +3,6 @@ package vault
 import (
 	"fmt"
 	"os"
-	"path/filepath"
 	"unsafe"
 )
 
@@ -17,8 +16,10 @@ import (
 // are the kernel's to drop and read again, so the bodies no longer count
 // against the process while nobody reads them.
 //
-// The temporary file is removed as soon as it is mapped; its disk space
-// is released when the process exits (the mapping lives as long as the
+// The temporary file's name is removed as soon as it is created (where
+// the system allows it; elsewhere when it is mapped): nobody else can
+// reach the file, to truncate it under the mapping, say. Its disk space is
+// released when the process exits (the mapping lives as long as the
 // strings that point into it). Its name matches the cache's temporary
 // files, so one left by a killed process is removed by the next write
 // (removeCacheTemps).
@@ -28,6 +29,8 @@ import (
 // never data.
 type bodySpool struct {
 	f      *os.File
+	dir    *os.Root // the cache folder
+	name   string   // f's name in dir, "" once removed
 	buf    []byte
 	off    int64    // bytes of the file written before buf
 	inBuf  []parked // bodies in buf, not yet written
@@ -47,24 +50,28 @@ const spoolBuffer = 1 << 20
 // newBodySpool creates the spool in the vault's cache folder, or returns
 // nil when there is no cache folder to hold it.
 func (v *Vault) newBodySpool() *bodySpool {
-	p := v.cachePath()
-	if p == "" {
+	if v.cacheKey == "" {
 		return nil
 	}
-	return openBodySpool(filepath.Dir(p))
+	return openBodySpool(v.dir)
 }
 
-// openBodySpool creates a spool file in dir, or returns nil when it
-// cannot.
+// openBodySpool creates a spool file in the cache folder of the vault
+// folder dir (see openCacheDir), or returns nil when it cannot.
 func openBodySpool(dir string) *bodySpool {
-	if err := makeCacheDir(dir); err != nil {
-		return nil
-	}
-	f, err := os.CreateTemp(dir, cacheFileName+".tmp-spool-*")
+	d, err := openCacheDir(dir, true)
 	if err != nil {
 		return nil
 	}
-	return &bodySpool{f: f, buf: make([]byte, 0, spoolBuffer)}
+	f, name, err := createCacheTemp(d, cacheFileName+".tmp-spool-")
+	if err != nil {
+		d.Close()
+		return nil
+	}
+	if d.Remove(name) == nil {
+		name = ""
+	}
+	return &bodySpool{f: f, dir: d, name: name, buf: make([]byte, 0, spoolBuffer)}
 }
 
 // park moves m's body to the spool. A nil spool parks nothing.
@@ -118,7 +125,10 @@ func (s *bodySpool) restore() error {
 		return nil
 	}
 	s.flush()
-	defer os.Remove(s.f.Name())
+	defer s.dir.Close()
+	if s.name != "" {
+		defer s.dir.Remove(s.name)
+	}
 	defer s.f.Close()
 	if len(s.parked) == 0 {
 		return nil

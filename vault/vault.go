@@ -75,6 +75,12 @@ type Options struct {
 	// HeadersOnly, and where the running program's file cannot be named:
 	// a cache written by another build is never used.
 	IndexCache bool
+	// CopyIndexCache, for a process that runs long (a server), maps a
+	// private copy of the index cache rather than the file itself, so
+	// that another program truncating the file cannot kill the process
+	// (see privateCopy). A command that exits soon maps the file: the
+	// copy would cost every run a pass over the cache.
+	CopyIndexCache bool
 	// OnSlowLoad, when set, is called once by a load with the index cache
 	// before it does what a load without one does: read every file, or
 	// build or patch the index. A command that turned its collector off
@@ -127,6 +133,8 @@ type Vault struct {
 	// headersRead is how many files the last headers-only load read
 	// rather than took from the cache (tests look at it).
 	headersRead int
+	// copyCache is Options.CopyIndexCache.
+	copyCache bool
 	// cacheKey names the program for the index cache; "" is no cache.
 	cacheKey string
 	// onSlowLoad is Options.OnSlowLoad until called (see slowLoad).
@@ -194,6 +202,7 @@ func Open(ctx context.Context, dir string, opts Options) (*Vault, error) {
 		operations:  opts.Operations,
 		headersOnly: opts.HeadersOnly,
 		headerCache: opts.HeaderCache,
+		copyCache:   opts.CopyIndexCache,
 		fsNow:       opts.fsNow,
 	}
 	if v.now == nil {

@@ -607,6 +607,9 @@ func validateFields(title, content *string, layer *Layer, tags *[]string, import
 		if err := checkText(*content); err != nil {
 			return fmt.Errorf("%w: content: %w", ErrInvalid, err)
 		}
+		if err := refuseControls("content", *content); err != nil {
+			return err
+		}
 		if strings.HasPrefix(strings.TrimLeft(*content, "\ufeff"), "---") {
 			// A leading --- would be read back as front matter.
 			return fmt.Errorf("%w: content: must not start with a --- line", ErrInvalid)
@@ -632,6 +635,9 @@ func validateFields(title, content *string, layer *Layer, tags *[]string, import
 	}
 	if len(by.Reason) > MaxReasonBytes {
 		return fmt.Errorf("%w: reason: %d bytes, limit %d", ErrInvalid, len(by.Reason), MaxReasonBytes)
+	}
+	if err := refuseControls("reason", by.Reason); err != nil {
+		return err
 	}
 	return refuseSecrets(title, content, tags, by.Reason) // secretdiag.go
 }

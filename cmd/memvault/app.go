@@ -44,6 +44,10 @@ type Main struct {
 	// HEAD (see gitCommitter).
 	allowDetached bool
 	logger        *slog.Logger
+	// serving is set by serve: the vaults it opens map a private copy of
+	// their index cache (vault.Options.CopyIndexCache), which a long-lived
+	// process needs and a short command would pay for on every run.
+	serving bool
 }
 
 // NewMain returns a Main wired to the given streams and the real clock.

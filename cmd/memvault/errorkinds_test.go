@@ -69,6 +69,7 @@ var sentinels = map[string]error{
 
 	"vault.ErrAmbiguousID":       vault.ErrAmbiguousID,
 	"vault.ErrBadCache":          vault.ErrBadCache,
+	"vault.ErrCacheDir":          vault.ErrCacheDir,
 	"vault.ErrConflict":          vault.ErrConflict,
 	"vault.ErrConflictMarkers":   vault.ErrConflictMarkers,
 	"vault.ErrDangling":          vault.ErrDangling,

@@ -31,6 +31,7 @@ func (m *Main) serveCommand() *cobra.Command {
 		Args:  cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			ctx := cmd.Context()
+			m.serving = true
 			if recallTimeout <= 0 {
 				return usagef("--recall-timeout: %s is not positive", recallTimeout)
 			}
@@ -102,7 +103,7 @@ func (m *Main) serveCommand() *cobra.Command {
 				if err != nil {
 					return err
 				}
-				return srv.ServeHTTP(ctx, httpAddr, mcpserver.HTTPOptions{Token: token, Callers: callers, Pages: pages, Listening: func(url string) {
+				return srv.ServeHTTP(ctx, httpAddr, mcpserver.HTTPOptions{Token: token, Callers: callers, TokensFile: tokensFile, Pages: pages, Listening: func(url string) {
 					// The address goes to stderr so whoever started the
 					// server (and the tests, which bind port 0) can find it.
 					fmt.Fprintf(m.Stderr, "memvault: serving MCP at %s\n", url)

@@ -18,7 +18,8 @@ projects; recall searches both. See docs/mcp.md.
 With --http and --tokens FILE (one line per person: token, name, email;
 # comments; the file must not be readable by group or others) it is a
 team server: a request carries one person's token, and that person
-authors its writes. During a git merge, rebase or cherry-pick the server
+authors its writes. The file is read again when it changes; a session
+serves only the token that opened it. During a git merge, rebase or cherry-pick the server
 keeps serving (files in conflict as last committed, labelled conflicted)
 and refuses writes, saying what to run.
 

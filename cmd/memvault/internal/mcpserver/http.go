@@ -44,6 +44,12 @@ type HTTPLimits struct {
 	// Heartbeat is how often an open GET stream gets a ping, which keeps
 	// proxies from closing it and notices a client that went away.
 	Heartbeat time.Duration
+	// MaxSessions bounds the MCP sessions kept; opening one more ends
+	// the least recently used (see sessionTable). 0: no bound.
+	MaxSessions int
+	// SessionIdle ends a session with no request (and no open stream)
+	// for this long. 0: never.
+	SessionIdle time.Duration
 }
 
 // DefaultHTTPLimits are the limits ServeHTTP applies unless told others.
@@ -56,6 +62,8 @@ func DefaultHTTPLimits() HTTPLimits {
 		CallTimeout:       2 * time.Minute,
 		IdleTimeout:       2 * time.Minute,
 		Heartbeat:         30 * time.Second,
+		MaxSessions:       128,
+		SessionIdle:       30 * time.Minute,
 	}
 }
 
@@ -65,7 +73,7 @@ func newHTTPServer(h http.Handler, token string, lim HTTPLimits) *http.Server {
 }
 
 // newGuardedServer is newHTTPServer accepting any of tokens.
-func newGuardedServer(h http.Handler, tokens tokens, lim HTTPLimits) *http.Server {
+func newGuardedServer(h http.Handler, tokens tokenSet, lim HTTPLimits) *http.Server {
 	return &http.Server{
 		Handler:           guard(h, tokens, lim),
 		ReadHeaderTimeout: lim.ReadHeaderTimeout,
@@ -153,13 +161,13 @@ func checkHTTPAddr(addr, token string, team bool) error {
 //     (413).
 //
 // Then it gives a POST its write deadline (HTTPLimits.CallTimeout).
-func guard(h http.Handler, tokens tokens, lim HTTPLimits) http.Handler {
+func guard(h http.Handler, set tokenSet, lim HTTPLimits) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if loopbackConn(r) && !isLoopback(hostOnly(r.Host)) {
 			http.Error(w, "host not allowed: connect to localhost or 127.0.0.1", http.StatusForbidden)
 			return
 		}
-		if len(tokens.digests) > 0 {
+		if tokens := set.current(); len(tokens.digests) > 0 {
 			ctx, ok := tokens.check(r.Context(), credential(r))
 			if !ok {
 				w.Header().Set("WWW-Authenticate", "Bearer")
@@ -226,6 +234,9 @@ type HTTPOptions struct {
 	// carry any of their tokens instead, and its writes are committed as
 	// that person.
 	Callers []Caller
+	// TokensFile, when set, is the file Callers were read from: it is read
+	// again whenever it changes (see tokenFile).
+	TokensFile string
 	// Limits protect the server; the zero value means DefaultHTTPLimits.
 	Limits HTTPLimits
 	// Listening, when set, is told the MCP endpoint's URL once the server
@@ -263,14 +274,20 @@ func (s *Server) ServeHTTP(ctx context.Context, addr string, o HTTPOptions) erro
 	// Over HTTP a roots/list request reaches only a client with a GET
 	// stream open; discovery bounds its wait accordingly.
 	s.project.overHTTP = true
-	mcpHandler := server.NewStreamableHTTPServer(s.mcp, server.WithEndpointPath("/mcp"), server.WithHeartbeatInterval(lim.Heartbeat))
+	sessions := newSessionTable(s.now, lim)
+	mcpHandler := server.NewStreamableHTTPServer(s.mcp, server.WithEndpointPath("/mcp"), server.WithHeartbeatInterval(lim.Heartbeat),
+		server.WithSessionIdManagerResolver(sessions))
 	mux := http.NewServeMux()
-	mux.Handle("/mcp", mcpHandler)
+	mux.Handle("/mcp", sessions.wrap(ctx, mcpHandler))
 	mux.HandleFunc("GET /healthz", s.healthz)
 	if o.Pages != nil {
 		mux.Handle("/", o.Pages)
 	}
-	srv := newGuardedServer(mux, newTokens(o.Token, o.Callers), lim)
+	var set tokenSet = newTokens(o.Token, o.Callers)
+	if o.TokensFile != "" {
+		set = newTokenFile(o.TokensFile, o.Token, o.Callers, s.logger)
+	}
+	srv := newGuardedServer(mux, set, lim)
 	if o.Listening != nil {
 		o.Listening(fmt.Sprintf("http://%s/mcp", ln.Addr()))
 	}

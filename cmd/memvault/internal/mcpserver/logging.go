@@ -2,7 +2,6 @@ package mcpserver
 
 import (
 	"context"
-	"strings"
 	"time"
 
 	"github.com/mark3labs/mcp-go/mcp"
@@ -96,10 +95,13 @@ func firstText(cs []mcp.Content) string {
 	return ""
 }
 
-// clientName is the MCP client's clientInfo.name, else "mcp".
+// clientName is the MCP client's clientInfo.name, else "mcp", as the
+// vault writes it in trailers (vault.SanitizeClient: no controls, no
+// address in angle brackets, capped): logs and own-write checks name the
+// client as the commit does.
 func clientName(ctx context.Context) string {
 	if s, ok := server.ClientSessionFromContext(ctx).(server.SessionWithClientInfo); ok {
-		if n := strings.TrimSpace(s.GetClientInfo().Name); n != "" {
+		if n := vault.SanitizeClient(s.GetClientInfo().Name); n != "" {
 			return n
 		}
 	}

@@ -100,8 +100,9 @@ func newTokens(shared string, callers []Caller) tokens {
 
 // check compares the presented token with every accepted one in constant
 // time over SHA-256 digests: neither content, length nor which token
-// matched leaks through timing. It returns ctx carrying the caller's
-// person when the token is a person's.
+// matched leaks through timing. It returns ctx carrying the token's
+// digest (the owner of the sessions it opens) and the caller's person
+// when the token is a person's.
 func (t tokens) check(ctx context.Context, presented string) (context.Context, bool) {
 	got := sha256.Sum256([]byte(presented))
 	match := -1
@@ -111,6 +112,7 @@ func (t tokens) check(ctx context.Context, presented string) (context.Context, b
 	if match < 0 {
 		return ctx, false
 	}
+	ctx = context.WithValue(ctx, ownerKey{}, got)
 	if p := t.people[match]; p.Name != "" {
 		ctx = vault.WithPerson(ctx, p)
 	}
