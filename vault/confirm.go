@@ -30,6 +30,12 @@ func (v *Vault) Confirm(ctx context.Context, id string, by Author) (WriteResult,
 		if err := doc.Set("verified_at", now); err != nil {
 			return fmt.Errorf("%w: verified_at: %w", ErrInvalid, err)
 		}
+		id = cur.ID
+		if given, err := v.giveIdentity(ctx, cur, doc, now); err != nil {
+			return err
+		} else if given != "" {
+			id = given
+		}
 		w := &writeSet{v: v}
 		w.put(cur.Path, doc.Format())
 		res, err = w.finish(ctx, commitMessage("confirm", cur.Layer, cur.Title, id, by.Reason, v.clientOf(by), nil),

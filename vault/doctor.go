@@ -65,6 +65,10 @@ type RepoState struct {
 	Detached, Unborn bool
 	// Operation is a merge, rebase, cherry-pick... in progress, or "".
 	Operation string
+	// UnmergedMemories are the vault-relative paths of the memory files
+	// the index holds unmerged (an operation stopped on a conflict);
+	// UnmergedOther the repository-relative paths of the other files.
+	UnmergedMemories, UnmergedOther []string
 	// IndexLock and RefLock are the paths of the index's and the branch's
 	// lock files when they exist: a git command runs, or one crashed.
 	IndexLock, RefLock string
@@ -173,6 +177,7 @@ func (r *doctorRun) repoState(ctx context.Context) error {
 	if st.Operation != "" {
 		r.add("git", CheckProblem, "a %s is in progress: memvault cannot commit until it ends (git %s --continue or --abort)", st.Operation, st.Operation)
 	}
+	r.unmerged(st)
 	cleared := map[string]bool{}
 	if r.Fix {
 		// Also sweeps the owner records of gone processes that hold no

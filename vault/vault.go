@@ -526,6 +526,9 @@ func (v *Vault) Get(id string) (*Memory, error) {
 	defer v.mu.RUnlock()
 	d, ok := v.byID[id]
 	if !ok {
+		d, ok = v.byAlias(id) // a path id a hand-written memory had
+	}
+	if !ok {
 		return nil, fmt.Errorf("%w: %s", ErrNotFound, ShortID(id))
 	}
 	return v.entries[d].clone(), nil

@@ -211,6 +211,7 @@ func (v *Vault) Update(ctx context.Context, id string, expectedVersion int, p Pa
 		if err != nil {
 			return err
 		}
+		id = cur.ID
 		if p.Supersedes != nil {
 			if err := v.checkSupersession(id, *p.Supersedes); err != nil {
 				return err
@@ -231,6 +232,11 @@ func (v *Vault) Update(ctx context.Context, id string, expectedVersion int, p Pa
 		}
 		if !changed {
 			return fmt.Errorf("%w: the patch leaves %s as it is", ErrUnchanged, id)
+		}
+		if given, err := v.giveIdentity(ctx, cur, doc, now); err != nil {
+			return err
+		} else if given != "" {
+			id = given
 		}
 		newLayer := cur.Layer
 		if p.Layer != nil {
@@ -366,6 +372,11 @@ func (v *Vault) withWriteLock(ctx context.Context, fn func() error) error {
 func (v *Vault) readCurrent(ctx context.Context, id string) (*Memory, *parser.Document, error) {
 	v.mu.RLock()
 	d, ok := v.byID[id]
+	if !ok {
+		if d, ok = v.byAlias(id); ok {
+			id = v.entries[d].ID // the path id of a memory since given one
+		}
+	}
 	var rel string
 	if ok {
 		rel = v.entries[d].Path

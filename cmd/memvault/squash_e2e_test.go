@@ -104,8 +104,12 @@ func TestSquashMergesKeepEachMemorysReason(t *testing.T) {
 		for _, a := range c.By {
 			got = append(got, a.Reason)
 		}
-		if strings.Join(got, "\n") != strings.Join(want[c.ID], "\n") {
-			t.Errorf("digest %s: reasons\n%q\nwant\n%q", c.ID, got, want[c.ID])
+		// Added in the range: the creator's reason first, then the
+		// rest newest first.
+		reasons := want[c.ID]
+		reasons = append([]string{reasons[len(reasons)-1]}, reasons[:len(reasons)-1]...)
+		if strings.Join(got, "\n") != strings.Join(reasons, "\n") {
+			t.Errorf("digest %s: reasons\n%q\nwant\n%q", c.ID, got, reasons)
 		}
 	}
 	if seen != 2 {

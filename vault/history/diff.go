@@ -6,7 +6,6 @@ import (
 	"time"
 
 	"github.com/memvault/memvault/vault"
-	"github.com/memvault/memvault/vault/commitmsg"
 )
 
 // MaxDiffReasons bounds the log lookups Diff makes to find why each memory
@@ -42,9 +41,12 @@ type MemoryChange struct {
 	// SupersededBy what replaced a superseded one, when it is in the diff.
 	Supersedes   []vault.Ref `json:"supersedes,omitempty"`
 	SupersededBy []vault.Ref `json:"superseded_by,omitempty"`
-	// Reason and Client come from the newest commit that changed the file.
+	// Reason, Client and Author come from the commit that made the
+	// change that matters (Reader.explain): the one that added an added
+	// memory, else the newest that changed more than verified_at.
 	Reason string `json:"reason,omitempty"`
 	Client string `json:"client,omitempty"`
+	Author string `json:"author,omitempty"`
 	// BodyDiff is the body's change in unified form (UnifiedBodyDiff), an
 	// added memory's body as added lines; at most MaxDiffBodyLines, and
 	// BodyDiffMore counts the lines left out.
@@ -196,14 +198,8 @@ func (r *Reader) memoryChanges(ctx context.Context, base, head string) ([]Memory
 		if i == MaxDiffReasons {
 			break
 		}
-		c := &out[i]
-		cs, err := r.repo.Log(ctx, c.Path, LogOptions{Rev: head, Limit: 1, NoRenames: true})
-		if err != nil {
+		if err := r.explain(ctx, head, &out[i]); err != nil {
 			return nil, err
-		}
-		if len(cs) > 0 {
-			msg := commitmsg.ParseFor(cs[0].Message, c.ID)
-			c.Reason, c.Client = msg.Body, msg.Get(commitmsg.KeyClient)
 		}
 	}
 	return out, nil

@@ -27,11 +27,11 @@ func TestDiff(t *testing.T) {
 		}
 		want := []MemoryChange{
 			{Kind: KindAdded, ID: succ.id, Title: succ.title, Layer: "project", Path: "project/new.md",
-				Supersedes: []vault.Ref{{ID: old.id, Title: old.title}}, Reason: "线上退款上线", Client: "claude-code",
+				Supersedes: []vault.Ref{{ID: old.id, Title: old.title}}, Reason: "线上退款上线", Client: "claude-code", Author: "Ada",
 				BodyDiff: []string{"@@ -0,0 +1,1 @@", "+" + strings.TrimSuffix(succ.body, "\n")}},
 			{Kind: KindSuperseded, ID: old.id, Title: old.title, Layer: "project", Path: "project/old.md",
 				Changes:      []FieldChange{{"status", "active", "superseded"}, {"version", "1", "2"}},
-				SupersededBy: []vault.Ref{{ID: succ.id, Title: succ.title}}, Reason: "Marked superseded by 01NEW", Client: "claude-code"},
+				SupersededBy: []vault.Ref{{ID: succ.id, Title: succ.title}}, Reason: "Marked superseded by 01NEW", Client: "claude-code", Author: "Ada"},
 		}
 		if diff := cmp.Diff(want, sortByPath(rep.Changes)); diff != "" {
 			t.Errorf("changes (-want +got):\n%s", diff)

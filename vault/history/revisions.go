@@ -25,6 +25,7 @@ const (
 	KindMoved      = "moved"   // revisions only: a move between layer folders
 	KindDeleted    = "deleted" // the file was removed
 	KindMentioned  = "mentioned"
+	KindConfirmed  = "confirmed"  // revisions only: verified_at moved, nothing else (memvault confirm)
 	KindSuperseded = "superseded" // changes only: status became superseded
 	KindArchived   = "archived"   // changes only: status became archived
 	// KindMerged is a merge commit whose version of the memory differs
@@ -44,7 +45,7 @@ type Revision struct {
 	Reason  string        `json:"reason,omitempty"`
 	Path    string        `json:"path"`               // vault-relative, at this commit
 	OldPath string        `json:"old_path,omitempty"` // vault-relative, in the parent, when moved
-	Kind    string        `json:"kind"`               // KindAdded, KindChanged, KindMoved, KindDeleted, KindMentioned or KindMerged
+	Kind    string        `json:"kind"`               // KindAdded, KindChanged, KindMoved, KindDeleted, KindConfirmed, KindMentioned or KindMerged
 	Version int           `json:"version,omitempty"`
 	Changes []FieldChange `json:"changes,omitempty"`
 	// BodyDiff holds "+ line" / "- line" entries, at most
@@ -261,6 +262,8 @@ func describeRevision(r *Revision) {
 	switch {
 	case r.OldPath != "":
 		r.Kind = KindMoved
+	case vault.OnlyConfirmed(r.before, r.after):
+		r.Kind = KindConfirmed
 	case len(r.Changes) == 0 && len(r.BodyDiff) == 0:
 		r.Kind = KindMentioned
 	default:

@@ -94,7 +94,8 @@ func Changes(ctx context.Context, git Git, base, head string, limit int) (change
 		before, after *vault.Memory
 		seen          bool // the oldest commit so far has set before
 		by, merges    []Author
-		newest        int // index in cs of the newest commit that changed it
+		confirms      []Author // commits that only confirmed it
+		newest        int      // index in cs of the newest commit that changed it
 	}
 	byID := map[string]*track{}
 	var order []string
@@ -152,9 +153,12 @@ func Changes(ctx context.Context, git Git, base, head string, limit int) (change
 				t.before, t.seen = s.old, true
 			}
 			t.after, t.newest = s.new, ci
-			if c.Merge {
+			switch {
+			case c.Merge:
 				t.merges = append(t.merges, author(id))
-			} else {
+			case vault.OnlyConfirmed(s.old, s.new):
+				t.confirms = append(t.confirms, author(id))
+			default:
 				t.by = append(t.by, author(id))
 			}
 		}
@@ -166,11 +170,20 @@ func Changes(ctx context.Context, git Git, base, head string, limit int) (change
 		if !ok {
 			continue
 		}
+		// Who changed it and why, newest first: a confirm says it still
+		// holds, not why it changed, so it is told only when nothing
+		// else changed the memory; an added memory's creator comes first.
 		by := t.by
 		if len(by) == 0 {
 			by = t.merges
 		}
+		if len(by) == 0 {
+			by = t.confirms
+		}
 		slices.Reverse(by)
+		if ch.Kind == Added && len(by) > 1 && t.before == nil && len(t.by) > 0 {
+			by = append([]Author{by[len(by)-1]}, by[:len(by)-1]...)
+		}
 		ch.By = by
 		changes = append(changes, ch)
 		newest = append(newest, t.newest)

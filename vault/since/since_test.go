@@ -1,6 +1,7 @@
 package since
 
 import (
+	"bytes"
 	"context"
 	"fmt"
 	"strings"
@@ -57,6 +58,7 @@ func commit(hash, author string, minutes int, reason string, files ...File) Comm
 func TestChanges(t *testing.T) {
 	a1 := mem(idA, "Deploys use ops/deploy.sh", "project", "active")
 	a2 := mem(idA, "Deploys use ops/deploy.sh (v2)", "project", "active")
+	a2c := bytes.Replace(a2, []byte("version: 1\n"), []byte("version: 1\nverified_at: 2026-11-02T00:00:00Z\n"), 1) // confirmed
 	aSup := mem(idA, "Deploys use ops/deploy.sh", "project", "superseded")
 	aArch := mem(idA, "Deploys use ops/deploy.sh", "project", "archived")
 	b := mem(idB, "Deploys go through make deploy", "project", "active", idA)
@@ -101,6 +103,21 @@ func TestChanges(t *testing.T) {
 			want: []want{{kind: Changed, id: idA, title: "Deploys use ops/deploy.sh", by: []string{"c3", "c2"}}},
 		},
 		{
+			name: "changed then confirmed: the change told, not the confirm",
+			commits: []Commit{
+				commit("c3", "Bob", 3, "checked it", File{Path: "project/a.md", Old: a2, New: a2c}),
+				commit("c2", "Alice", 2, "reword", File{Path: "project/a.md", Old: a1, New: a2}),
+			},
+			want: []want{{kind: Changed, id: idA, title: "Deploys use ops/deploy.sh (v2)", by: []string{"c2"}}},
+		},
+		{
+			name: "only confirmed: the confirm told",
+			commits: []Commit{
+				commit("c3", "Bob", 3, "checked it", File{Path: "project/a.md", Old: a2, New: a2c}),
+			},
+			want: []want{{kind: Changed, id: idA, title: "Deploys use ops/deploy.sh (v2)", by: []string{"c3"}}},
+		},
+		{
 			name: "added then deleted in the range: nothing to tell",
 			commits: []Commit{
 				commit("c3", "Bob", 3, "oops", File{Path: "project/a.md", Old: a1}),
@@ -108,12 +125,12 @@ func TestChanges(t *testing.T) {
 			},
 		},
 		{
-			name: "added then changed: added, by both",
+			name: "added then changed: added, by both, the creator first",
 			commits: []Commit{
 				commit("c3", "Bob", 3, "reword", File{Path: "project/a.md", Old: a1, New: a2}),
 				commit("c2", "Alice", 2, "add", File{Path: "project/a.md", New: a1}),
 			},
-			want: []want{{kind: Added, id: idA, title: "Deploys use ops/deploy.sh (v2)", by: []string{"c3", "c2"}}},
+			want: []want{{kind: Added, id: idA, title: "Deploys use ops/deploy.sh (v2)", by: []string{"c2", "c3"}}},
 		},
 		{
 			name: "added and superseded in the range: told as superseded",

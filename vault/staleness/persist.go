@@ -12,8 +12,9 @@ import (
 // snapshotVersion changes whenever the meaning of a saved tracker does.
 // 2: renames in a row are followed, and a folder ref records where its
 // newest commit moved it. 3: refs record whether their path never
-// existed (absent).
-const snapshotVersion = 3
+// existed (absent). 4: changes the memory's own commit already has are
+// not counted (settle).
+const snapshotVersion = 4
 
 // ErrSnapshot is wrapped by Load's errors: the bytes are not a tracker
 // this version saved.

@@ -55,6 +55,9 @@ type Item struct {
 	Since time.Time
 	// Refs are the memory's refs as written.
 	Refs []string
+	// Path is the memory's file, repository-relative; "" when unknown
+	// (then freshness goes by time alone).
+	Path string
 }
 
 func (it Item) spec() string {
@@ -84,6 +87,7 @@ type refState struct {
 type entry struct {
 	spec  string // Since and Refs, to notice a change
 	since time.Time
+	path  string // the memory's file (Item.Path)
 	refs  []*refState
 	bad   []string // refs that do not parse
 }
@@ -183,6 +187,7 @@ func (t *Tracker) update(ctx context.Context, head string, items []Item) error {
 		keep[it.ID] = true
 		spec := it.spec()
 		if e, ok := t.entries[it.ID]; ok && e.spec == spec {
+			e.path = it.Path
 			continue
 		}
 		e := newEntry(it, spec)
@@ -235,6 +240,9 @@ func (t *Tracker) update(ctx context.Context, head string, items []Item) error {
 		if err := t.markAbsent(ctx, head, fresh); err != nil {
 			return err
 		}
+		if err := t.settle(ctx, head, fresh); err != nil {
+			return err
+		}
 	}
 	if t.match == nil {
 		all := make([]*entry, 0, len(t.entries))
@@ -247,7 +255,7 @@ func (t *Tracker) update(ctx context.Context, head string, items []Item) error {
 }
 
 func newEntry(it Item, spec string) *entry {
-	e := &entry{spec: spec, since: it.Since}
+	e := &entry{spec: spec, since: it.Since, path: it.Path}
 	for _, raw := range it.Refs {
 		r, err := ParseRef(raw)
 		if err != nil {

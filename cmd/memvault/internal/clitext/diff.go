@@ -104,8 +104,8 @@ func DiffText(w io.Writer, base, head string, changes []history.MemoryChange) {
 			}
 			if c.Reason != "" {
 				who := ""
-				if c.Client != "" {
-					who = " (" + c.Client + ")"
+				if by := strings.Join(nonEmpty(c.Author, c.Client), ", "); by != "" {
+					who = " (" + by + ")"
 				}
 				fmt.Fprintf(w, "      why%s%s\n", who, reasonSuffix(c.Reason))
 			}
@@ -132,8 +132,12 @@ func DiffMarkdown(w io.Writer, base, head string, changes []history.MemoryChange
 			why := strings.Join(strings.Fields(c.Reason), " ")
 			if why != "" {
 				why = truncate(why, 200)
+				client := ""
 				if c.Client != "" {
-					why += " — _" + c.Client + "_"
+					client = "_" + c.Client + "_"
+				}
+				if by := strings.Join(nonEmpty(c.Author, client), ", "); by != "" {
+					why += " — " + by
 				}
 			}
 			fmt.Fprintf(w, "| %s | **%s**<br>`%s` | %s | %s | %s |\n", changeMark(kind).label, mdCell(c.Title), mdCell(c.Path),
@@ -189,4 +193,15 @@ func codeFence(lines []string) string {
 func mdCell(s string) string {
 	s = strings.Join(strings.Fields(s), " ")
 	return strings.ReplaceAll(s, "|", `\|`)
+}
+
+// nonEmpty is ss without the empty strings.
+func nonEmpty(ss ...string) []string {
+	var out []string
+	for _, s := range ss {
+		if s != "" {
+			out = append(out, s)
+		}
+	}
+	return out
 }

@@ -289,6 +289,11 @@ func (g *Repo) State(ctx context.Context) (vault.RepoState, error) {
 	if st.IndexLocked {
 		out.IndexLock = filepath.Join(g.store.GitDir(), "index.lock")
 	}
+	if st.Operation != "" {
+		if err := g.unmerged(ctx, &out); err != nil {
+			return vault.RepoState{}, err
+		}
+	}
 	for _, l := range st.Stale {
 		if out.StaleLocks == nil {
 			out.StaleLocks = map[string]string{}

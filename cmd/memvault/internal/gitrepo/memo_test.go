@@ -86,7 +86,7 @@ func TestLiveCheckerKeepsAnswers(t *testing.T) {
 		if a == nil {
 			t.Fatalf("%s: the barrier failed", st.name)
 		}
-		if _, ok := live.memo.get(a, Items(ms)); !ok {
+		if _, ok := live.memo.get(a, g.Items(ms)); !ok {
 			t.Errorf("%s: the answers were not kept", st.name)
 		}
 	}

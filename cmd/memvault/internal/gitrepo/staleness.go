@@ -32,20 +32,16 @@ var _ staleness.Git = Code{}
 // Code returns the repository's code history for vault/staleness.
 func (g *Repo) Code() Code { return Code{store: g.store} }
 
-// Items describes memories for a staleness.Tracker: when each was last
-// written or confirmed (the later of updated_at and verified_at), and its
-// refs. Memories without refs are left out.
-func Items(ms []*vault.Memory) []staleness.Item {
+// Items describes the vault's memories for a staleness.Tracker: when
+// each was last written or confirmed (staleness.SinceOf), its refs and
+// its file. Memories without refs are left out.
+func (g *Repo) Items(ms []*vault.Memory) []staleness.Item {
 	var out []staleness.Item
 	for _, m := range ms {
 		if len(m.Refs) == 0 {
 			continue
 		}
-		since := m.UpdatedAt
-		if m.VerifiedAt.After(since) {
-			since = m.VerifiedAt
-		}
-		out = append(out, staleness.Item{ID: m.ID, Since: since, Refs: m.Refs})
+		out = append(out, staleness.Item{ID: m.ID, Since: staleness.SinceOf(m), Refs: m.Refs, Path: g.repoRel(m.Path)})
 	}
 	return out
 }
@@ -220,7 +216,7 @@ func (c *Checker) Check(ctx context.Context, all func() []*vault.Memory, ms []*v
 // CheckAt is Check with HEAD already read by the caller for this answer
 // (a server reads it before every call); "" reads it.
 func (c *Checker) CheckAt(ctx context.Context, head string, all func() []*vault.Memory, ms []*vault.Memory) (map[string]staleness.Staleness, error) {
-	items := Items(ms)
+	items := c.repo.Items(ms)
 	if len(items) == 0 {
 		return nil, nil
 	}
@@ -259,7 +255,7 @@ func (c *Checker) CheckAt(ctx context.Context, head string, all func() []*vault.
 // existed in the repository's history (staleness.Tracker.NeverExisted):
 // what lint warns about.
 func (c *Checker) NeverExisted(ctx context.Context, all func() []*vault.Memory) (map[string][]string, error) {
-	items := Items(all())
+	items := c.repo.Items(all())
 	if len(items) == 0 {
 		return nil, nil
 	}
@@ -281,7 +277,7 @@ func (c *Checker) bringUp(ctx context.Context, head string, items []staleness.It
 	if c.tracker.Current(head, items) {
 		return nil
 	}
-	every := Items(all())
+	every := c.repo.Items(all())
 	seen := make(map[string]bool, len(every))
 	for _, it := range every {
 		seen[it.ID] = true

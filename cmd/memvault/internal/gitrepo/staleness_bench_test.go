@@ -38,7 +38,8 @@ func benchContent(i, version int) string {
 // at random, commits+extra commits in all, one minute apart; HEAD is left
 // at commit number commits, the extra ones wait to be moved to. Memories
 // are written every commits/memories commits, each with 3 refs: files,
-// one in ten a folder, one in twenty a #Symbol.
+// one in ten a folder, one in twenty a #Symbol; each memory's file is
+// added in the commit that writes it.
 func buildStaleBench(b *testing.B, commits, extra, files, memories int) *staleBench {
 	b.Helper()
 	root := b.TempDir()
@@ -61,9 +62,18 @@ func buildStaleBench(b *testing.B, commits, extra, files, memories int) *staleBe
 	var sb strings.Builder
 	w := bufio.NewWriter(&sb)
 	data := func(s string) { fmt.Fprintf(w, "data %d\n%s\n", len(s), s) }
+	memoryAt := map[int]int{} // commit -> memory written there
+	for m := range memories {
+		memoryAt[m*commits/memories] = m
+	}
 	for c := 0; c < commits+extra; c++ {
-		fmt.Fprintf(w, "commit refs/heads/main\nmark :%d\ncommitter Ada <ada@example.com> %d +0000\n", c+1, t0.Add(time.Duration(c)*time.Minute).Unix())
+		at := t0.Add(time.Duration(c) * time.Minute)
+		fmt.Fprintf(w, "commit refs/heads/main\nmark :%d\ncommitter Ada <ada@example.com> %d +0000\n", c+1, at.Unix())
 		data(fmt.Sprintf("change %d", c))
+		if m, ok := memoryAt[c]; ok && c < commits {
+			fmt.Fprintf(w, "M 100644 inline %s\n", benchMemory(m))
+			data(fmt.Sprintf("---\nid: m%d\ntitle: memory %d\nupdated_at: %s\n---\nbody\n", m, m, at.Format(time.RFC3339)))
+		}
 		if c == 0 {
 			for i := range files {
 				fmt.Fprintf(w, "M 100644 inline %s\n", benchFile(i))
@@ -109,9 +119,21 @@ func buildStaleBench(b *testing.B, commits, extra, files, memories int) *staleBe
 				refs = append(refs, benchFile(i))
 			}
 		}
-		sb2.items = append(sb2.items, staleness.Item{ID: fmt.Sprint(m), Since: since, Refs: refs})
+		sb2.items = append(sb2.items, staleness.Item{ID: fmt.Sprint(m), Since: since, Refs: refs, Path: benchMemory(m)})
 	}
 	return sb2
+}
+
+func benchMemory(m int) string { return fmt.Sprintf(".memory/project/m%05d.md", m) }
+
+// byTime returns items without their files: freshness by time alone,
+// as before the memories' own commits were read (settle).
+func byTime(items []staleness.Item) []staleness.Item {
+	out := slices.Clone(items)
+	for i := range out {
+		out[i].Path = ""
+	}
+	return out
 }
 
 // moveHead points main at commits[i], as a fetch or a commit would.
@@ -142,14 +164,19 @@ func BenchmarkStaleness(b *testing.B) {
 		return s, staleness.NewTracker(Code{store: s})
 	}
 	// first reads the long history through `git log` (the default when
-	// git is installed), first-go in Go (gitstore.Store.NoGitCLIReads).
-	for _, name := range []string{"first", "first-go"} {
+	// git is installed), first-go in Go (gitstore.Store.NoGitCLIReads);
+	// first-by-time leaves out the walk for the memories' own commits.
+	for _, name := range []string{"first", "first-go", "first-by-time"} {
 		b.Run(name, func(b *testing.B) {
 			bench.moveHead(b, commits-1)
+			items := bench.items
+			if name == "first-by-time" {
+				items = byTime(items)
+			}
 			for b.Loop() {
 				s, tr := open(b)
 				s.NoGitCLIReads = name == "first-go"
-				if err := tr.Update(b.Context(), bench.items); err != nil {
+				if err := tr.Update(b.Context(), items); err != nil {
 					b.Fatal(err)
 				}
 				s.Close()

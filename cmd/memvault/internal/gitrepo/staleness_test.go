@@ -162,7 +162,7 @@ func TestCheckerSavesItsTracker(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if !c2.tracker.Current(head, Items([]*vault.Memory{m})) {
+	if !c2.tracker.Current(head, g.Items([]*vault.Memory{m})) {
 		t.Fatal("a new Checker did not start from the saved tracker")
 	}
 	st2, err := c2.Check(t.Context(), all, []*vault.Memory{m})

@@ -30,7 +30,7 @@ type Revision struct {
 	// its path in the parent when the commit moved it.
 	Path    string `json:"path"`
 	OldPath string `json:"old_path,omitempty"`
-	// Kind is added, changed, moved, deleted, mentioned or merged.
+	// Kind is added, changed, moved, deleted, confirmed, mentioned or merged.
 	Kind    string        `json:"kind"`
 	Version int           `json:"version"`
 	Changes []FieldChange `json:"changes"`
