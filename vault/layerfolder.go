@@ -1,15 +1,15 @@
 package vault
 
 import (
-	"errors"
 	"fmt"
 
 	"github.com/memvault/memvault/parser"
+	"github.com/memvault/memvault/vault/fault"
 )
 
 // ErrLayerFolder is wrapped by the lint warning of a memory whose layer
 // key names another layer than the folder it is in.
-var ErrLayerFolder = errors.New("does not match the folder")
+var ErrLayerFolder = fault.New(fault.Invalid, "does not match the folder")
 
 // LayerFolderMismatches warns, at the layer line, about every memory
 // whose `layer` says one layer while its file is in another layer's

@@ -70,6 +70,7 @@ var sentinels = map[string]error{
 	"vault.ErrAmbiguousID":       vault.ErrAmbiguousID,
 	"vault.ErrBadCache":          vault.ErrBadCache,
 	"vault.ErrCacheDir":          vault.ErrCacheDir,
+	"vault.ErrLayerFolder":       vault.ErrLayerFolder,
 	"vault.ErrConflict":          vault.ErrConflict,
 	"vault.ErrConflictMarkers":   vault.ErrConflictMarkers,
 	"vault.ErrDangling":          vault.ErrDangling,
