@@ -20,6 +20,7 @@ import (
 	"github.com/memvault/memvault/parser"
 	"github.com/memvault/memvault/vault/index"
 	"github.com/memvault/memvault/vault/merge"
+	"github.com/memvault/memvault/vault/secret"
 )
 
 // Diagnostic is a problem found in a vault file, with its place.
@@ -329,6 +330,9 @@ func (v *Vault) readFile(ctx context.Context, rel string, rs *readerState) loade
 			}
 		}
 	}
+	if d := damage(res.diags); d != nil {
+		v.servedForDamage(ctx, &res, d, data, modTime)
+	}
 	if v.cacheKey != "" && res.mem != nil {
 		res.setKey()
 	}
@@ -373,7 +377,8 @@ func toMemoryScratch(rel string, data []byte, modTime time.Time, ps *parser.Scra
 		return nil, []*Diagnostic{markersDiagnostic(rel, line)}
 	}
 	doc, diags := parser.Options{Scratch: ps}.Parse(rel, data)
-	diags = append(diags, secretDiagnostics(rel, data)...)
+	found := secret.Scan(data)
+	diags = append(diags, secretDiagnosticsOf(rel, found)...)
 	if doc == nil {
 		return nil, diags
 	}
@@ -506,6 +511,10 @@ func toMemoryScratch(rel string, data []byte, modTime time.Time, ps *parser.Scra
 		case slices.Contains(m.Supersedes[:i], id):
 			warn("supersedes", "%q is listed more than once", id)
 		}
+	}
+	if len(found) > 0 {
+		// Never served as it is, by any door (issue 27, finding 4).
+		redactMemory(m, rel, data, found)
 	}
 	return m, diags
 }
