@@ -54,8 +54,8 @@ type loaded struct {
 // scan lists the memory files of the vault, relative to dir with slashes,
 // sorted. It skips dot-files and dot-folders (.git, editor folders), files
 // that are not Markdown, the root README.md, anything that is not a regular
-// file (a FIFO would block the reader), and symbolic links unless they lead
-// to a regular file inside the vault. Linked folders are not entered. When
+// file (a FIFO would block the reader), and symbolic links (see
+// LinkedFiles). Linked folders are not entered. When
 // dir itself is a symbolic link, the folder it names is scanned.
 //
 // The top-level folders (the layers) are listed on all cores: a large
@@ -131,11 +131,11 @@ func (w scanner) list(rel string) (l folderListing, err error) {
 		case t.IsRegular():
 			l.files = append(l.files, r)
 		case t&fs.ModeSymlink != 0:
-			// Where the link leads can change without the folder.
+			// A linked memory file is never loaded (lint reports it:
+			// LinkedFiles). The listing stays not plain, as it was when
+			// links inside the vault were followed, so a cached listing
+			// is checked the same way.
 			l.plain = false
-			if linkToFileWithin(w.root, filepath.Join(p, name)) {
-				l.files = append(l.files, r)
-			}
 		default:
 			l.plain = false
 		}

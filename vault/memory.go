@@ -24,6 +24,9 @@ var (
 	ErrOutsideVault   = errors.New("path outside the vault")
 	ErrSupersedesSelf = errors.New("a memory cannot supersede itself")
 	ErrSecret         = errors.New("secret detected")
+	// ErrLinkedFile reports a memory file that is a symbolic link: it is
+	// never loaded.
+	ErrLinkedFile = errors.New("linked memory file")
 	// ErrConflictMarkers reports a file holding git conflict markers: it
 	// is never loaded, written or committed as a memory.
 	ErrConflictMarkers = errors.New("git conflict markers")
