@@ -65,7 +65,7 @@ func parses(rel string) func([]byte) bool {
 // served and the fix, which lint and doctor print.
 func (v *Vault) servedForDamage(ctx context.Context, res *loaded, d *Diagnostic, disk []byte, modTime time.Time) {
 	res.mem = nil
-	label := damageLabel([]*Diagnostic{d})
+	label := DamageLabel([]*Diagnostic{d})
 	fix := DamageFix(d, disk)
 	served := "not served: no committed version of it parses"
 	if v.lastGood != nil {
@@ -139,10 +139,11 @@ func quotedLine(line string) (string, bool) {
 	return key + ": " + strconv.Quote(val), true
 }
 
-// damageLabel is Memory.Damaged for a file whose diagnostics are diags:
-// the damage as "path:line: what", without what is served or the fix; ""
-// when the file is not damaged.
-func damageLabel(diags []*Diagnostic) string {
+// DamageLabel is Memory.Damaged for a file whose diagnostics are diags
+// (ParseMemory's): the damage as "path:line: what", without what is
+// served or the fix; "" when the file is not damaged. history uses it to
+// tell a commit that broke a file from one that changed it.
+func DamageLabel(diags []*Diagnostic) string {
 	d := damage(diags)
 	if d == nil {
 		return ""

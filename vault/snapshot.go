@@ -134,7 +134,7 @@ func (b *builder) add(r loaded) {
 		}
 		m = b.oldEntries[id].clone()
 		m.Stale = true
-		m.Damaged = cmp.Or(damageLabel(r.diags), m.Damaged)
+		m.Damaged = cmp.Or(DamageLabel(r.diags), m.Damaged)
 		prep = nil
 	} else if !r.mapped {
 		// Strings from the index cache point into its mapping, not the

@@ -366,7 +366,7 @@ func (v *Vault) applyLocked(r loaded) []string {
 		}
 		stale := v.entries[oldID].clone()
 		stale.Stale = true
-		stale.Damaged = cmp.Or(damageLabel(r.diags), stale.Damaged)
+		stale.Damaged = cmp.Or(DamageLabel(r.diags), stale.Damaged)
 		v.entries[oldID] = stale
 		return []string{old}
 	}
