@@ -90,7 +90,7 @@ func TestDamagedFileIsServedAsItsLastGoodVersion(t *testing.T) {
 	const rel = ".memory/project/deploys-need-two-approvals.md"
 	good := readFile(t, filepath.Join(alice.root, rel))
 	teammateCommits(tm, "deploys: shorter title", map[string]string{
-		rel: strings.Replace(good, "title: Deploys need two approvals", "title: Deploys: two approvals", 1),
+		rel:                            strings.Replace(good, "title: Deploys need two approvals", "title: Deploys: two approvals", 1),
 		".memory/project/rollbacks.md": "---\ntitle: Rollbacks: one approval\n---\nA rollback needs one approval.\n",
 	})
 	alice.git("pull", "-q", "--no-rebase", "origin", "main")
@@ -236,4 +236,3 @@ func TestSecretFromUpstreamIsNeverServed(t *testing.T) {
 		}
 	}
 }
-
