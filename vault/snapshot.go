@@ -48,6 +48,11 @@ func OpenSnapshot(ctx context.Context, name string, files []File, opts Options) 
 			r.diags = []*Diagnostic{{Path: f.Rel, Err: fmt.Errorf("%w: %d bytes", parser.ErrTooLarge, len(f.Data)), Severity: parser.SeverityError}}
 		} else {
 			r.mem, r.diags = toMemory(f.Rel, f.Data, f.ModTime)
+			if damage(r.diags) != nil {
+				// Another memory under the path's id: not served, as
+				// in a load without history (see servedForDamage).
+				r.mem = nil
+			}
 		}
 		res = append(res, r)
 	}

@@ -636,8 +636,8 @@ func (v *Vault) Stats() Stats {
 		s.Total++
 		s.ByLayer[m.Layer.String()]++
 		s.ByStatus[string(m.Status)]++
-		if m.Stale {
-			s.Stale++
+		if m.Stale || m.Damaged != "" {
+			s.Stale++ // served as the last version of its file that parsed
 		}
 		switch {
 		case !m.EffectiveAt.IsZero() && now.Before(m.EffectiveAt):
