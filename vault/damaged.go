@@ -133,10 +133,24 @@ func lineOf(data []byte, n int) string {
 func quotedLine(line string) (string, bool) {
 	key, val, ok := strings.Cut(line, ":")
 	key, val = strings.TrimSpace(key), strings.TrimSpace(val)
-	if !ok || key == "" || val == "" || strings.ContainsAny(key, " \t\"'[]{}#") || val[0] == '"' || val[0] == '\'' || val[0] == '[' || val[0] == '{' {
+	if !ok || !plainKey(key) || val == "" || val[0] == '"' || val[0] == '\'' || val[0] == '[' || val[0] == '{' {
 		return "", false
 	}
 	return key + ": " + strconv.Quote(val), true
+}
+
+// plainKey reports a front-matter key of ASCII letters, digits, '_' and
+// '-', starting with a letter or '_': one that reads the same unquoted.
+func plainKey(k string) bool {
+	if k == "" || !(k[0] == '_' || k[0]|0x20 >= 'a' && k[0]|0x20 <= 'z') {
+		return false
+	}
+	for i := 0; i < len(k); i++ {
+		if c := k[i]; !isWordByte(c) && c != '-' {
+			return false
+		}
+	}
+	return true
 }
 
 // DamageLabel is Memory.Damaged for a file whose diagnostics are diags
