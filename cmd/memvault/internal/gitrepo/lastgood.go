@@ -25,7 +25,9 @@ func (h HeadFiles) LastGood(ctx context.Context, rel string, good func([]byte) b
 	s := h.Store
 	if s == nil {
 		var err error
-		if s, err = OpenStore(ctx, h.Dir); err != nil {
+		if s, err = OpenStore(ctx, h.Dir); errors.Is(err, gitstore.ErrNotRepository) {
+			return nil, "", fmt.Errorf("%s: not in a git repository: %w", rel, vault.ErrNotFound)
+		} else if err != nil {
 			return nil, "", err
 		}
 		defer s.Close()
