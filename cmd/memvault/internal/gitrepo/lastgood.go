@@ -42,11 +42,15 @@ func (h HeadFiles) LastGood(ctx context.Context, rel string, good func([]byte) b
 	}
 	cache := lastGoodCache{path: filepath.Join(s.GitDir(), "memvault", lastGoodFile)}
 	key := head + " " + filepath.ToSlash(abs)
-	if commit, ok := cache.get(key); ok {
-		if commit == noneCommit {
+	if entry, ok := cache.get(key); ok {
+		if entry == noneCommit {
 			return nil, "", fmt.Errorf("%s: no committed version parses: %w", rel, vault.ErrNotFound)
 		}
-		if data, err := h.versionAt(ctx, s, commit, abs); err == nil {
+		commit, path, ok := strings.Cut(entry, " ")
+		if !ok {
+			path = abs
+		}
+		if data, err := s.ReadFile(ctx, commit, path); err == nil {
 			return data, commit, nil
 		}
 	}
@@ -69,15 +73,6 @@ func (h HeadFiles) LastGood(ctx context.Context, rel string, good func([]byte) b
 	}
 	cache.put(key, noneCommit)
 	return nil, "", fmt.Errorf("%s: no committed version parses: %w", rel, vault.ErrNotFound)
-}
-
-// versionAt reads the version a cache entry names: "commit path".
-func (h HeadFiles) versionAt(ctx context.Context, s *gitstore.Store, entry, abs string) ([]byte, error) {
-	commit, path, ok := strings.Cut(entry, " ")
-	if !ok {
-		path = abs
-	}
-	return s.ReadFile(ctx, commit, path)
 }
 
 // lastGoodFile is the cache of LastGood's answers in the git directory's
