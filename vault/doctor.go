@@ -131,6 +131,7 @@ func (d Doctor) Run(ctx context.Context, v *Vault) (DoctorReport, error) {
 		r.add("git", CheckProblem, "not in a git repository: every write is a commit, so writes fail; run `git init`")
 		r.journal(ctx)
 		r.diagnostics()
+		r.links(ctx)
 		return r.report, nil
 	}
 	if err := r.repoState(ctx); err != nil {
@@ -147,6 +148,7 @@ func (d Doctor) Run(ctx context.Context, v *Vault) (DoctorReport, error) {
 		return r.report, err
 	}
 	r.diagnostics()
+	r.links(ctx)
 	return r.report, nil
 }
 

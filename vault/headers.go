@@ -210,7 +210,8 @@ func (v *Vault) loadHeaders(ctx context.Context) error {
 func (m *Memory) header() *Memory {
 	return &Memory{ID: m.ID, Title: m.Title, Layer: m.Layer, Importance: m.Importance,
 		CreatedAt: m.CreatedAt, UpdatedAt: m.UpdatedAt, EffectiveAt: m.EffectiveAt, ExpiresAt: m.ExpiresAt,
-		Status: m.Status, Supersedes: m.Supersedes, Version: m.Version, Path: m.Path, idLine: m.idLine}
+		Status: m.Status, Supersedes: m.Supersedes, Version: m.Version, Path: m.Path, idLine: m.idLine,
+		Damaged: m.Damaged, Redacted: m.Redacted}
 }
 
 // titledSig is a title's signature with the memory it was computed for.

@@ -20,6 +20,7 @@ import (
 	"github.com/memvault/memvault/parser"
 	"github.com/memvault/memvault/vault/index"
 	"github.com/memvault/memvault/vault/merge"
+	"github.com/memvault/memvault/vault/secret"
 )
 
 // Diagnostic is a problem found in a vault file, with its place.
@@ -53,8 +54,8 @@ type loaded struct {
 // scan lists the memory files of the vault, relative to dir with slashes,
 // sorted. It skips dot-files and dot-folders (.git, editor folders), files
 // that are not Markdown, the root README.md, anything that is not a regular
-// file (a FIFO would block the reader), and symbolic links unless they lead
-// to a regular file inside the vault. Linked folders are not entered. When
+// file (a FIFO would block the reader), and symbolic links (see
+// LinkedFiles). Linked folders are not entered. When
 // dir itself is a symbolic link, the folder it names is scanned.
 //
 // The top-level folders (the layers) are listed on all cores: a large
@@ -130,11 +131,11 @@ func (w scanner) list(rel string) (l folderListing, err error) {
 		case t.IsRegular():
 			l.files = append(l.files, r)
 		case t&fs.ModeSymlink != 0:
-			// Where the link leads can change without the folder.
+			// A linked memory file is never loaded (lint reports it:
+			// LinkedFiles). The listing stays not plain, as it was when
+			// links inside the vault were followed, so a cached listing
+			// is checked the same way.
 			l.plain = false
-			if linkToFileWithin(w.root, filepath.Join(p, name)) {
-				l.files = append(l.files, r)
-			}
 		default:
 			l.plain = false
 		}
@@ -329,6 +330,9 @@ func (v *Vault) readFile(ctx context.Context, rel string, rs *readerState) loade
 			}
 		}
 	}
+	if d := damage(res.diags); d != nil {
+		v.servedForDamage(ctx, &res, d, data, modTime)
+	}
 	if v.cacheKey != "" && res.mem != nil {
 		res.setKey()
 	}
@@ -373,7 +377,8 @@ func toMemoryScratch(rel string, data []byte, modTime time.Time, ps *parser.Scra
 		return nil, []*Diagnostic{markersDiagnostic(rel, line)}
 	}
 	doc, diags := parser.Options{Scratch: ps}.Parse(rel, data)
-	diags = append(diags, secretDiagnostics(rel, data)...)
+	found := secret.Scan(data)
+	diags = append(diags, secretDiagnosticsOf(rel, found)...)
 	if doc == nil {
 		return nil, diags
 	}
@@ -506,6 +511,10 @@ func toMemoryScratch(rel string, data []byte, modTime time.Time, ps *parser.Scra
 		case slices.Contains(m.Supersedes[:i], id):
 			warn("supersedes", "%q is listed more than once", id)
 		}
+	}
+	if len(found) > 0 {
+		// Never served as it is, by any door (issue 27, finding 4).
+		redactMemory(m, rel, data, found)
 	}
 	return m, diags
 }

@@ -24,6 +24,9 @@ var (
 	ErrOutsideVault   = fault.New(fault.Invalid, "path outside the vault")
 	ErrSupersedesSelf = fault.New(fault.Invalid, "a memory cannot supersede itself")
 	ErrSecret         = fault.New(fault.Secret, "secret detected")
+	// ErrLinkedFile reports a memory file that is a symbolic link: it is
+	// never loaded.
+	ErrLinkedFile = fault.New(fault.Invalid, "linked memory file")
 	// ErrConflictMarkers reports a file holding git conflict markers: it
 	// is never loaded, written or committed as a memory.
 	ErrConflictMarkers = fault.New(fault.Conflict, "git conflict markers")
@@ -120,6 +123,15 @@ type Memory struct {
 	// Stale is set when the file on disk no longer parses and this is the
 	// last good version, kept searchable until the file is fixed.
 	Stale bool `json:"stale,omitempty"`
+	// Damaged is set when the file on disk does not parse and this is its
+	// last committed version that did: the file's problem as
+	// "path:line: what". Every door shows it (see Labels).
+	Damaged string `json:"damaged,omitempty"`
+	// Redacted is set when the file holds a secret (committed by hand or
+	// with --no-verify, pulled from a teammate): every secret in what is
+	// served is replaced by "[REDACTED:rule]", and Redacted names the file
+	// and the findings as "path:line: what". Every door shows it.
+	Redacted string `json:"redacted,omitempty"`
 	// Conflicted names what a git merge found both sides changing
 	// differently (front-matter keys, "body"): the file keeps one side and
 	// records the other in its conflict entry until someone resolves it.
@@ -175,6 +187,26 @@ func (m *Memory) InForce(t time.Time) bool {
 		return false
 	}
 	return true
+}
+
+// Labels are the warnings every door shows with m, where it shows m:
+// "damaged: path:line: what" when its file does not parse and m is its
+// last version that did, "redacted: path:line: what" when its file holds
+// a secret that m shows redacted. None for a memory served as its file
+// holds it.
+func (m *Memory) Labels() []string { return Labels(m.Damaged, m.Redacted) }
+
+// Labels is Memory.Labels of a memory's Damaged and Redacted, for a door
+// that holds a view of it.
+func Labels(damaged, redacted string) []string {
+	var out []string
+	if damaged != "" {
+		out = append(out, "damaged: "+damaged)
+	}
+	if redacted != "" {
+		out = append(out, "redacted: "+redacted)
+	}
+	return out
 }
 
 // clone returns a deep copy so callers can't alias the vault's slices.

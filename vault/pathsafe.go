@@ -191,17 +191,6 @@ func validatePatchRefs(p Patch) error {
 	return errors.Join(errs...)
 }
 
-// linkToFileWithin reports whether the symbolic link p resolves to a
-// regular file inside root (root has its links resolved already).
-func linkToFileWithin(root, p string) bool {
-	target, err := filepath.EvalSymlinks(p)
-	if err != nil || !within(root, target) {
-		return false
-	}
-	fi, err := os.Stat(target)
-	return err == nil && fi.Mode().IsRegular()
-}
-
 // validateTitleChars refuses control characters and bidirectional
 // overrides in a title: it becomes a commit subject and a file name, where
 // an override can make it read differently from what it is ("Trojan

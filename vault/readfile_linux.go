@@ -38,6 +38,9 @@ func (r *fileReader) read(dir, name string, limit int64) ([]byte, time.Time, err
 	// The full path is only needed in errors.
 	p := func() string { return filepath.Join(dir, name) }
 	fd, err := r.open(dir, name)
+	if err == syscall.ELOOP {
+		return nil, time.Time{}, &fs.PathError{Op: "open", Path: p(), Err: errLinked}
+	}
 	if err != nil {
 		return nil, time.Time{}, &fs.PathError{Op: "open", Path: p(), Err: err}
 	}
@@ -75,6 +78,7 @@ func (r *fileReader) read(dir, name string, limit int64) ([]byte, time.Time, err
 }
 
 // open opens dir/name for reading, through the open folder when it can.
+// A linked file is not opened (ELOOP): see LinkedFiles.
 func (r *fileReader) open(dir, name string) (int, error) {
 	if r.dir != dir {
 		r.close()
@@ -87,12 +91,12 @@ func (r *fileReader) open(dir, name string) (int, error) {
 	}
 	if r.dir == dir {
 		return openRetry(func() (int, error) {
-			return syscall.Openat(r.dirFD, name, syscall.O_RDONLY|syscall.O_CLOEXEC, 0)
+			return syscall.Openat(r.dirFD, name, syscall.O_RDONLY|syscall.O_CLOEXEC|syscall.O_NOFOLLOW, 0)
 		})
 	}
 	// The folder did not open: the full path gives the error to report.
 	return openRetry(func() (int, error) {
-		return syscall.Open(filepath.Join(dir, name), syscall.O_RDONLY|syscall.O_CLOEXEC, 0)
+		return syscall.Open(filepath.Join(dir, name), syscall.O_RDONLY|syscall.O_CLOEXEC|syscall.O_NOFOLLOW, 0)
 	})
 }
 

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"slices"
@@ -24,6 +25,11 @@ type fileReader struct {
 // next read) and returns its bytes and modification time. A file larger
 // than limit is not read: the error wraps parser.ErrTooLarge.
 func (r *fileReader) read(dir, name string, limit int64) ([]byte, time.Time, error) {
+	// A linked file is not read (see LinkedFiles). The check and the
+	// open are two steps; a link planted between them is read once.
+	if fi, err := os.Lstat(filepath.Join(dir, name)); err == nil && fi.Mode()&fs.ModeSymlink != 0 {
+		return nil, time.Time{}, &fs.PathError{Op: "open", Path: filepath.Join(dir, name), Err: errLinked}
+	}
 	// Open, then stat the open file: one path lookup instead of two.
 	f, err := os.Open(filepath.Join(dir, name))
 	if err != nil {

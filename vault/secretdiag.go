@@ -186,12 +186,12 @@ func listFindings(fs []secret.Finding) string {
 	return b.String()
 }
 
-// secretDiagnostics flags secrets in a file's bytes (a hand edit, a pull):
+// secretDiagnosticsOf flags the secrets found in a file's bytes (a hand edit, a pull):
 // one error-level diagnostic per finding, at its file line, so that lint
 // exits 1 and doctor and memory_stats report it. The memory itself stays
-// loaded and searchable so that it can be found and fixed.
-func secretDiagnostics(rel string, data []byte) []*Diagnostic {
-	found := secret.Scan(data)
+// loaded and searchable, redacted (see redactMemory), so that it can be
+// found and fixed.
+func secretDiagnosticsOf(rel string, found []secret.Finding) []*Diagnostic {
 	if len(found) == 0 {
 		return nil
 	}
@@ -203,7 +203,7 @@ func secretDiagnostics(rel string, data []byte) []*Diagnostic {
 			break
 		}
 		out = append(out, &Diagnostic{Path: rel, Line: f.Line, Field: "secret", Severity: parser.SeverityError,
-			Err: fmt.Errorf("%w: %s; %s", ErrSecret, f, secretHint)})
+			Err: fmt.Errorf("%w: %s; %s; until then every door serves the memory redacted", ErrSecret, f, secretHint)})
 	}
 	return out
 }

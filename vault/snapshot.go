@@ -1,6 +1,7 @@
 package vault
 
 import (
+	"cmp"
 	"context"
 	"fmt"
 	"sort"
@@ -47,6 +48,11 @@ func OpenSnapshot(ctx context.Context, name string, files []File, opts Options) 
 			r.diags = []*Diagnostic{{Path: f.Rel, Err: fmt.Errorf("%w: %d bytes", parser.ErrTooLarge, len(f.Data)), Severity: parser.SeverityError}}
 		} else {
 			r.mem, r.diags = toMemory(f.Rel, f.Data, f.ModTime)
+			if damage(r.diags) != nil {
+				// Another memory under the path's id: not served, as
+				// in a load without history (see servedForDamage).
+				r.mem = nil
+			}
 		}
 		res = append(res, r)
 	}
@@ -133,6 +139,7 @@ func (b *builder) add(r loaded) {
 		}
 		m = b.oldEntries[id].clone()
 		m.Stale = true
+		m.Damaged = cmp.Or(DamageLabel(r.diags), m.Damaged)
 		prep = nil
 	} else if !r.mapped {
 		// Strings from the index cache point into its mapping, not the

@@ -50,6 +50,11 @@ type Options struct {
 	// a file that holds git conflict markers; nil leaves such a file out
 	// (it is reported either way).
 	Committed CommittedReader
+	// LastGood finds the last committed version of a file that parses,
+	// served, labelled Damaged, in place of a committed file that no
+	// longer does; nil serves nothing for such a file (it is reported
+	// either way).
+	LastGood LastGoodReader
 	// Operations tells whether git is in the middle of a merge, rebase or
 	// the like; a write that would commit is then refused with an
 	// OperationError before any file changes. Nil never refuses (the
@@ -118,6 +123,7 @@ type Vault struct {
 	maxFileSize int64
 	readOnly    bool // a snapshot of a past revision
 	committed   CommittedReader
+	lastGood    LastGoodReader
 	operations  OperationReader
 	headersOnly bool   // Options.HeadersOnly
 	headerCache string // Options.HeaderCache
@@ -199,6 +205,7 @@ func Open(ctx context.Context, dir string, opts Options) (*Vault, error) {
 		client:      cmp.Or(SanitizeClient(opts.Client), "cli"),
 		maxFileSize: cmp.Or(opts.MaxFileSize, parser.MaxFileSize),
 		committed:   opts.Committed,
+		lastGood:    opts.LastGood,
 		operations:  opts.Operations,
 		headersOnly: opts.HeadersOnly,
 		headerCache: opts.HeaderCache,
@@ -368,6 +375,7 @@ func (v *Vault) applyLocked(r loaded) []string {
 		}
 		stale := v.entries[oldID].clone()
 		stale.Stale = true
+		stale.Damaged = cmp.Or(DamageLabel(r.diags), stale.Damaged)
 		v.entries[oldID] = stale
 		return []string{old}
 	}
@@ -640,8 +648,8 @@ func (v *Vault) Stats() Stats {
 		s.Total++
 		s.ByLayer[m.Layer.String()]++
 		s.ByStatus[string(m.Status)]++
-		if m.Stale {
-			s.Stale++
+		if m.Stale || m.Damaged != "" {
+			s.Stale++ // served as the last version of its file that parsed
 		}
 		switch {
 		case !m.EffectiveAt.IsZero() && now.Before(m.EffectiveAt):

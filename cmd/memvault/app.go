@@ -223,7 +223,7 @@ func (m *Main) openExistingVault(ctx context.Context) (*vault.Vault, error) {
 
 // openVaultAt loads the vault at dir for a command.
 func (m *Main) openVaultAt(ctx context.Context, dir string) (*vault.Vault, error) {
-	v, err := vault.Open(ctx, dir, vault.Options{Now: m.Now, Client: "cli", Tracker: gitrepo.Tracker{Dir: dir}, Committed: gitrepo.HeadFiles{Dir: dir}, IndexCache: true, OnSlowLoad: m.slowLoad})
+	v, err := vault.Open(ctx, dir, vault.Options{Now: m.Now, Client: "cli", Tracker: gitrepo.Tracker{Dir: dir}, Committed: gitrepo.HeadFiles{Dir: dir}, LastGood: gitrepo.HeadFiles{Dir: dir}, IndexCache: true, OnSlowLoad: m.slowLoad})
 	if err != nil {
 		return nil, fmt.Errorf("open vault %s: %w", dir, err)
 	}

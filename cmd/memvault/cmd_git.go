@@ -55,7 +55,7 @@ func (m *Main) openGitVaultWith(ctx context.Context, dir string, recover, header
 		store.Close()
 		return nil, nil, usageError{err}
 	}
-	opts := vault.Options{Now: m.Now, Client: "cli", Tracker: gitrepo.Tracker{Dir: dir}, Committed: gitrepo.HeadFiles{Dir: dir, Store: store}, Proposer: gitrepo.Proposer{Store: store}, Operations: store, IndexCache: true,
+	opts := vault.Options{Now: m.Now, Client: "cli", Tracker: gitrepo.Tracker{Dir: dir}, Committed: gitrepo.HeadFiles{Dir: dir, Store: store}, LastGood: gitrepo.HeadFiles{Dir: dir, Store: store}, Proposer: gitrepo.Proposer{Store: store}, Operations: store, IndexCache: true,
 		Committer: gitCommitter{store: store, author: author, logger: m.logger, allowDetached: m.allowDetached}, CopyIndexCache: m.serving}
 	if headersOnly {
 		opts.HeadersOnly = true

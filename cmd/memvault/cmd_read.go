@@ -171,6 +171,11 @@ is 1 when there is at least one error.`,
 			diags := append(v.Diagnostics(), neverExistedRefs(cmd.Context(), v)...)
 			diags = append(diags, v.CacheDirDiagnostics()...)
 			diags = append(diags, v.LayerFolderMismatches()...)
+			links, err := v.LinkDiagnostics(cmd.Context())
+			if err != nil {
+				return err
+			}
+			diags = append(diags, links...)
 			// Errors first, then warnings; each group by path and line.
 			sort.SliceStable(diags, func(i, j int) bool {
 				return diags[i].Severity == parser.SeverityError && diags[j].Severity != parser.SeverityError

@@ -71,6 +71,7 @@ var sentinels = map[string]error{
 	"vault.ErrBadCache":          vault.ErrBadCache,
 	"vault.ErrCacheDir":          vault.ErrCacheDir,
 	"vault.ErrLayerFolder":       vault.ErrLayerFolder,
+	"vault.ErrLinkedFile":        vault.ErrLinkedFile,
 	"vault.ErrConflict":          vault.ErrConflict,
 	"vault.ErrConflictMarkers":   vault.ErrConflictMarkers,
 	"vault.ErrDangling":          vault.ErrDangling,

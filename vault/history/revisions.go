@@ -32,6 +32,10 @@ const (
 	// from every parent's (revisions only): Revision.Merged holds the
 	// reasons of the commits it brought together.
 	KindMerged = "merged"
+	// KindDamaged is a commit after which the memory's file no longer
+	// parses (revisions only): Revision.Damaged says where and why; the
+	// memory stays its last version that parsed.
+	KindDamaged = "damaged"
 )
 
 // Revision is one commit in a memory's history and what it changed.
@@ -58,6 +62,9 @@ type Revision struct {
 	// compare with the first parent. Reason is empty: a merge message
 	// says what was merged, not why the memory changed.
 	Merged []Note `json:"merged,omitempty"`
+	// Damaged, for a KindDamaged revision, is the file's problem as
+	// "path:line: what".
+	Damaged string `json:"damaged,omitempty"`
 
 	before, after *vault.Memory // the memory in the parent and at this commit
 }
@@ -180,52 +187,88 @@ func (r *Reader) revisions(ctx context.Context, id, rel string) ([]Revision, err
 	}
 	// Consecutive revisions share a version of the file: parse each
 	// content once.
-	parsed := map[string]*vault.Memory{}
-	read := func(rev, rel string, when time.Time) (*vault.Memory, error) {
+	type parse struct {
+		m       *vault.Memory
+		damaged string // the version does not parse: vault.DamageLabel
+	}
+	parsed := map[string]parse{}
+	read := func(rev, rel string, when time.Time) (parse, error) {
 		if rel == "" {
-			return nil, nil // outside the vault
+			return parse{}, nil // outside the vault
 		}
 		data, err := r.repo.ReadFile(ctx, rev, rel)
 		if errors.Is(err, ErrNotFound) {
-			return nil, nil
+			return parse{}, nil
 		}
 		if err != nil {
-			return nil, err
+			return parse{}, err
 		}
 		key := rel + "\x00" + string(data)
-		if m, ok := parsed[key]; ok {
-			return m, nil
+		if p, ok := parsed[key]; ok {
+			return p, nil
 		}
-		m, _ := vault.ParseMemory(rel, data, when)
-		parsed[key] = m
-		return m, nil
+		m, diags := vault.ParseMemory(rel, data, when)
+		p := parse{m: m}
+		if p.damaged = vault.DamageLabel(diags); p.damaged != "" {
+			// Not this memory: a path id, the file name as title.
+			p.m = nil
+		}
+		parsed[key] = p
+		return p, nil
+	}
+	type sides struct{ before, after parse }
+	read2 := make([]sides, len(entries))
+	for i, e := range entries {
+		parentPath := e.Path
+		if e.OldPath != "" && e.OldPath != e.Path {
+			parentPath = e.OldPath
+		}
+		if !e.Deleted {
+			if read2[i].after, err = read(e.Hash, e.Path, e.When); err != nil {
+				return nil, err
+			}
+		}
+		if read2[i].before, err = read(e.Hash+"^", parentPath, e.When); err != nil {
+			return nil, err
+		}
+	}
+	// A version that does not parse stands for the last one before it
+	// that did, as the vault serves it (issue 24, finding 2): the commit
+	// that broke the file is "damaged", not a change of every field, and
+	// the one that fixed it compares with the last good version. Oldest
+	// first, to know that version.
+	var lastGood *vault.Memory
+	for i := len(entries) - 1; i >= 0; i-- {
+		sd := &read2[i]
+		if sd.before.damaged != "" {
+			sd.before.m = lastGood
+		}
+		if sd.after.damaged != "" {
+			sd.after.m = lastGood
+		} else if sd.after.m != nil && sd.after.m.ID == id {
+			lastGood = sd.after.m
+		}
 	}
 	out := make([]Revision, 0, len(entries))
-	for _, e := range entries {
+	for i, e := range entries {
 		msg := commitmsg.ParseFor(e.Message, id)
 		rv := Revision{
 			Commit: e.Hash, Date: e.When.UTC(), Author: e.Author.Name, Email: e.Author.Email,
 			Client: msg.Get(commitmsg.KeyClient), Subject: msg.Subject, Reason: msg.Body, Path: e.Path,
 		}
-		parentPath := e.Path
 		if e.OldPath != "" && e.OldPath != e.Path {
-			parentPath = e.OldPath
 			rv.OldPath = e.OldPath
 		}
-		if !e.Deleted {
-			if rv.after, err = read(e.Hash, e.Path, e.When); err != nil {
-				return nil, err
-			}
-		}
-		if rv.before, err = read(e.Hash+"^", parentPath, e.When); err != nil {
-			return nil, err
-		}
+		rv.before, rv.after = read2[i].before.m, read2[i].after.m
 		// A commit found by its trailer may not contain this memory's
 		// file at all (it names the memory in another file's commit).
 		if (rv.after == nil || rv.after.ID != id) && (rv.before == nil || rv.before.ID != id) {
 			rv.after, rv.before = nil, nil
 		}
 		describeRevision(&rv)
+		if d := read2[i].after.damaged; d != "" && rv.after != nil {
+			rv.Kind, rv.Damaged, rv.Changes, rv.BodyDiff, rv.BodyDiffMore = KindDamaged, d, nil, nil, 0
+		}
 		if len(e.Parents) > 1 {
 			keep, err := r.mergedRevision(ctx, id, e, &rv)
 			if err != nil {

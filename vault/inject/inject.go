@@ -8,7 +8,6 @@ import (
 	"unicode/utf8"
 
 	"github.com/memvault/memvault/vault"
-	"github.com/memvault/memvault/vault/secret"
 )
 
 // The limits of one injection.
@@ -170,12 +169,11 @@ func Cut(s string, n int) string {
 	return strings.TrimSpace(string(r[:n-1])) + "…"
 }
 
-// HoldsSecret reports whether m's title or body holds what the write
-// path's secret scan refuses: a file edited by hand, or committed with
-// --no-verify, is never shown to an assistant.
-func HoldsSecret(m *vault.Memory) bool {
-	return len(secret.Scan([]byte(m.Title))) > 0 || len(secret.Scan([]byte(m.Body))) > 0
-}
+// HoldsSecret is vault.HoldsSecret, the one rule of every door: a memory
+// whose file holds a secret (edited by hand, committed with --no-verify,
+// pulled from a teammate) is never shown to an assistant, not even
+// redacted.
+func HoldsSecret(m *vault.Memory) bool { return vault.HoldsSecret(m) }
 
 // Clean makes s safe to hand to a model and to print: control characters
 // (C0 but newline, C1), escape sequences and invisible format characters

@@ -59,6 +59,9 @@ func about(r vault.SetResult, now time.Time) string {
 		parts = append(parts, "your own preference vault")
 	}
 	parts = append(parts, "updated "+clitext.Ago(now, m.UpdatedAt))
+	for _, l := range m.Labels() {
+		parts = append(parts, safe(l))
+	}
 	if len(r.Supersedes) > 0 {
 		parts = append(parts, "replaces "+safe(r.Supersedes[0].Title))
 	}

@@ -92,6 +92,9 @@ func History(w io.Writer, story *history.Story, vaultName string) {
 				fmt.Fprintf(w, "    why: %s\n", IndentRest(n.Reason, "         "))
 			}
 		}
+		if r.Damaged != "" {
+			fmt.Fprintf(w, "  damaged: %s (the memory stays its last version that parsed)\n", r.Damaged)
+		}
 		if r.OldPath != "" {
 			fmt.Fprintf(w, "  moved: %s → %s\n", r.OldPath, r.Path)
 		}

@@ -47,13 +47,16 @@ func Results(w io.Writer, rs []vault.SetResult, now time.Time) {
 		if r.State != string(vault.StatusActive) {
 			meta = append(meta, "status: "+r.State)
 		}
-		if mem.Stale {
+		if mem.Stale && mem.Damaged == "" {
 			meta = append(meta, "STALE: the file no longer parses; showing its last good version")
 		}
 		if c := Conflicted(mem.Conflicted); c != "" {
 			meta = append(meta, c)
 		}
 		fmt.Fprintf(w, "  %s\n", strings.Join(meta, " · "))
+		for _, l := range mem.Labels() {
+			fmt.Fprintf(w, "  %s\n", l)
+		}
 		for _, a := range r.Adjustments {
 			if a.Rule == staleness.AdjustStaleness {
 				fmt.Fprintf(w, "  %s\n", strings.Replace(a.Note, "possibly_stale", "possibly stale", 1))
@@ -194,6 +197,9 @@ func Memory(w io.Writer, mem *vault.Memory, related []vault.Ref, vaultName strin
 	if !mem.ExpiresAt.IsZero() {
 		fmt.Fprintf(w, "  expires:    %s\n", mem.ExpiresAt.Format(time.RFC3339))
 	}
+	for _, l := range mem.Labels() {
+		fmt.Fprintf(w, "  %s\n", l)
+	}
 	if c := Conflicted(mem.Conflicted); c != "" {
 		fmt.Fprintf(w, "  conflict:   %s\n", c)
 		for _, f := range mem.Conflicted {
@@ -260,6 +266,9 @@ func List(w io.Writer, rs []vault.SetResult) {
 	for _, r := range rs {
 		mem := r.Memory
 		fmt.Fprintf(w, "L%d %-10s  %-10s  v%-3d %s  %s  %s\n", int(mem.Layer), mem.Layer, r.State, mem.Version, mem.Title, mem.ID, InVault(mem.Path, r.Vault))
+		for _, l := range mem.Labels() {
+			fmt.Fprintf(w, "    %s\n", l)
+		}
 	}
 }
 

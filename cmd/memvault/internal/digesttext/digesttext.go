@@ -43,6 +43,9 @@ func (l Lines) MemoryLine(r vault.SetResult) string {
 		}
 		line += " (replaces " + strings.Join(ids, ", ") + ")"
 	}
+	for _, lb := range r.Memory.Labels() {
+		line += " [" + l.clean(lb) + "]"
+	}
 	return line + "\n"
 }
 

@@ -56,6 +56,9 @@ func renderResults(rs []view.RecallResult, empty, hint string) (string, []view.R
 		if len(r.Conflicted) > 0 {
 			fmt.Fprintf(&b, "   %s\n", conflictedText(r.Conflicted))
 		}
+		for _, l := range vault.Labels(r.Damaged, r.Redacted) {
+			fmt.Fprintf(&b, "   %s\n", l)
+		}
 		// The model reads the text: a memory whose code moved on says so
 		// where it is read, with the reason (a fresh one says nothing).
 		if st := r.Staleness; st != nil && st.State != string(staleness.Fresh) {

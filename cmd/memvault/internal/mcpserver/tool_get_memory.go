@@ -44,6 +44,9 @@ func (s *Server) getMemory(ctx context.Context, vs *openVaults, a idArgs) (strin
 	if len(m.Conflicted) > 0 {
 		fmt.Fprintf(&b, "%s\n", conflictedText(m.Conflicted))
 	}
+	for _, l := range m.Labels() {
+		fmt.Fprintf(&b, "%s\n", l)
+	}
 	if len(m.Refs) > 0 {
 		fmt.Fprintf(&b, "refs: %s\n", strings.Join(m.Refs, ", "))
 	}

@@ -30,7 +30,7 @@ type Revision struct {
 	// its path in the parent when the commit moved it.
 	Path    string `json:"path"`
 	OldPath string `json:"old_path,omitempty"`
-	// Kind is added, changed, moved, deleted, confirmed, mentioned or merged.
+	// Kind is added, changed, moved, deleted, confirmed, mentioned, merged or damaged.
 	Kind    string        `json:"kind"`
 	Version int           `json:"version"`
 	Changes []FieldChange `json:"changes"`
@@ -44,6 +44,9 @@ type Revision struct {
 	// first) the last commit that changed the memory since the merge
 	// base.
 	Merged []MergedSide `json:"merged,omitempty"`
+	// Damaged, for a revision of kind damaged (after which the file no
+	// longer parses), is the problem as "path:line: what".
+	Damaged string `json:"damaged,omitempty"`
 }
 
 // MergedSide is the last commit on one side of a merge that changed the
@@ -98,7 +101,8 @@ func RevisionOf(r history.Revision) Revision {
 	}
 	return Revision{Commit: r.Commit, Date: Instant(r.Date), Author: r.Author, Email: r.Email, Client: r.Client,
 		Subject: r.Subject, Reason: r.Why(), Merged: merged, Path: r.Path, OldPath: r.OldPath, Kind: r.Kind, Version: r.Version,
-		Changes: changes, BodyDiff: orEmpty(r.BodyDiff), BodyDiffMore: r.BodyDiffMore, Summary: Summary(r)}
+		Changes: changes, BodyDiff: orEmpty(r.BodyDiff), BodyDiffMore: r.BodyDiffMore, Summary: Summary(r),
+		Damaged: r.Damaged}
 }
 
 // Summary is a one-line account of a revision's changes: its kind, then
@@ -119,6 +123,9 @@ func Summary(r history.Revision) string {
 	}
 	if r.OldPath != "" {
 		parts = append(parts, "moved from "+r.OldPath)
+	}
+	if r.Damaged != "" {
+		parts = append(parts, r.Damaged)
 	}
 	if len(parts) == 0 {
 		return r.Kind

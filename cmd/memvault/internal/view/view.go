@@ -102,7 +102,11 @@ type Memory struct {
 	// Staleness says whether the code its refs name changed since it was
 	// last written or confirmed; absent without refs.
 	Staleness *Staleness `json:"staleness,omitempty"`
-	Body      string     `json:"body"`
+	// Damaged and Redacted are as in vault.Memory: what is served is not
+	// the file as it is (see vault.Memory.Labels).
+	Damaged  string `json:"damaged,omitempty"`
+	Redacted string `json:"redacted,omitempty"`
+	Body     string `json:"body"`
 }
 
 // MemoryWith is MemoryOf with the memory's staleness from states.
@@ -124,6 +128,7 @@ func MemoryOf(m *vault.Memory, vaultName string, related []vault.Ref, superseded
 		Supersedes: orEmpty(m.Supersedes), SupersededBy: orEmpty(supersededBy), Links: orEmpty(m.Links),
 		Related: Refs(related), Source: Source{Client: m.Source.Client, Kind: m.Source.Kind},
 		Path: m.Path, Vault: vaultName, Stale: m.Stale, Conflicted: m.Conflicted, ConflictTheirs: m.ConflictTheirs, Refs: m.Refs, VerifiedAt: Instant(m.VerifiedAt), Body: m.Body,
+		Damaged: m.Damaged, Redacted: m.Redacted,
 	}
 }
 
@@ -169,6 +174,9 @@ type RecallResult struct {
 	// Staleness says whether the code the memory's refs name changed
 	// since it was last written or confirmed; absent without refs.
 	Staleness *Staleness `json:"staleness,omitempty"`
+	// Damaged and Redacted are as in Memory.
+	Damaged  string `json:"damaged,omitempty"`
+	Redacted string `json:"redacted,omitempty"`
 }
 
 // Recall is the answer of a recall, and of a list (vault.Set.List), whose
@@ -185,7 +193,7 @@ func RecallResultOf(r vault.SetResult) RecallResult {
 		Snippet: r.Snippet, Tags: orEmpty(m.Tags), Importance: m.Importance, UpdatedAt: Instant(m.UpdatedAt),
 		EffectiveAt: Instant(m.EffectiveAt), ExpiresAt: Instant(m.ExpiresAt), Supersedes: Refs(r.Supersedes),
 		PossibleConflict: orEmpty(r.PossibleConflict), Path: m.Path, Version: m.Version, ETag: m.ETag(), Stale: m.Stale,
-		Conflicted: m.Conflicted,
+		Conflicted: m.Conflicted, Damaged: m.Damaged, Redacted: m.Redacted,
 	}
 	if len(r.SupersededBy) > 0 {
 		out.SupersededBy = Refs(r.SupersededBy)
