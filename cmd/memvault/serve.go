@@ -15,6 +15,7 @@ import (
 
 	"github.com/memvault/memvault/cmd/memvault/internal/mcpserver"
 	"github.com/memvault/memvault/cmd/memvault/internal/teamsync"
+	"github.com/memvault/memvault/cmd/memvault/internal/view"
 	"github.com/memvault/memvault/gitstore"
 	"github.com/memvault/memvault/vault"
 )
@@ -85,7 +86,12 @@ func (m *Main) serveCommand() *cobra.Command {
 			}
 			var opened servedVaults
 			defer opened.close()
-			srv := mcpserver.New(mcpserver.Config{Version: m.Version, Logger: logger, Now: m.Now,
+			var synced teamsync.Status
+			var syncStatus func() *view.SyncStatus
+			if pullInterval > 0 {
+				syncStatus = synced.Last
+			}
+			srv := mcpserver.New(mcpserver.Config{Version: m.Version, Logger: logger, Now: m.Now, SyncStatus: syncStatus,
 				ProjectDir: projectDir, Cwd: cwd, UserDir: userDir, GitRoot: gitRoot, RecallTimeout: recallTimeout,
 				Open: func(name, dir string, changed func(vault.Change)) mcpserver.Served {
 					return opened.add(m.openServedVault(ctx, name, dir, logger, changed))
@@ -95,7 +101,10 @@ func (m *Main) serveCommand() *cobra.Command {
 				if err := m.syncer(ctx, projectDir, &s); err != nil {
 					return err
 				}
-				defer teamsync.Start(ctx, s.Run, pullInterval, logger.With("sync", projectDir))()
+				defer teamsync.Start(ctx, s.Run, pullInterval, logger.With("sync", projectDir), func(rep teamsync.Report, err error) {
+					// The wall clock: it describes the server, not the data.
+					synced.Record(rep, err, time.Now())
+				})()
 			}
 			if httpAddr != "" {
 				return srv.ServeHTTP(ctx, httpAddr, mcpserver.HTTPOptions{Token: token, Callers: callers, Listening: func(url string) {

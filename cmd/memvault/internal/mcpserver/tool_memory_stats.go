@@ -18,7 +18,7 @@ type noArgs struct{}
 
 func memoryStatsTool() mcp.Tool {
 	return mcp.NewTool("memory_stats", append(readOnly("Memory statistics"),
-		mcp.WithDescription(`Summarise the memory vaults (the project's, and the user's when one is served): where they are, how many memories per layer and status, the files with problems (broken front matter served from their last good version, secrets), git HEAD, and the index's size and age. `+
+		mcp.WithDescription(`Summarise the memory vaults (the project's, and the user's when one is served): where they are, how many memories per layer and status, the files with problems (broken front matter served from their last good version, secrets), git HEAD, the index's size and age, and on a team server (serve --pull-interval) its last sync round (a failed step, broken memory files left out of the sync, each with its fix). `+
 			`Call it to check the vault is reachable or when recall returns surprisingly little. Example: {}`),
 		strictOutputSchema[view.Stats]())...)
 }
@@ -45,6 +45,16 @@ func (s *Server) memoryStats(ctx context.Context, vs *openVaults, _ noArgs) (str
 		}
 		out.UserVault = &st
 		text += fmt.Sprintf("\nuser vault: %d memories in %s: %s", st.Total, st.Vault, b)
+	}
+	if s.syncStatus != nil {
+		if st := s.syncStatus(); st != nil {
+			out.Sync = st
+			b, err := json.Marshal(st)
+			if err != nil {
+				return "", nil, err
+			}
+			text += fmt.Sprintf("\nteam sync: %s", b)
+		}
 	}
 	return text, out, nil
 }

@@ -53,8 +53,8 @@ func TestLoopSyncsAtEachTickAndSurvivesFailures(t *testing.T) {
 		err  string
 		logs string
 	}{
-		{"fetch: could not read from remote", `level=WARN msg="sync failed; trying again at the next interval" step=fetch remote=origin branch=main`},
-		{"sync panicked: boom", `level=WARN msg="sync failed; trying again at the next interval" step=unknown`},
+		{"fetch: could not read from remote", `level=ERROR msg="sync failed; trying again at the next interval" step=fetch remote=origin branch=main`},
+		{"sync panicked: boom", `level=ERROR msg="sync failed; trying again at the next interval" step=unknown`},
 		{"", `level=INFO msg=synced remote=origin branch=main merged=true pushed=true`},
 	} {
 		ticks <- time.Time{}

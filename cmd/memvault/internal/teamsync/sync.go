@@ -41,6 +41,11 @@ var ErrDetached = errors.New("HEAD is detached")
 // merge): the repository is left as git left it.
 var ErrConflicts = errors.New("conflicts need a person")
 
+// ErrBrokenCommitted means a memory file that does not parse (or holds
+// conflict markers or a secret) was committed in this clone, not on the
+// remote: pushing it would spread it to the team.
+var ErrBrokenCommitted = errors.New("memory file(s) with errors")
+
 // StepError is a sync that failed at Step.
 type StepError struct {
 	Step string
@@ -56,6 +61,9 @@ type Lint struct {
 	// carry a conflict record (merged, a person to decide).
 	Errors     int
 	Conflicted []string
+	// Broken lists the memory files with errors, one entry a file (its
+	// first error); sync fills in where each came from.
+	Broken []Broken
 }
 
 // Syncer brings a clone's memory in step with its remote: it commits
@@ -125,6 +133,9 @@ type Report struct {
 	// rounds. PushedNew says the remote lacked commits the push brought.
 	Pushed, PushedNew bool
 	Attempts          int
+	// Broken lists the memory files with errors after the merge: left
+	// out of what sync commits, and never a reason to stop the rest.
+	Broken []Broken
 }
 
 // Run syncs. Its error is a *StepError naming the step that failed; the
@@ -163,39 +174,55 @@ func (s *Syncer) Run(ctx context.Context) (Report, error) {
 		}
 	}
 
+	// The commit step never stops the sync: a file it cannot commit (it
+	// does not parse, holds conflict markers or a secret) is left out and
+	// reported by the lint step, and any other failure is returned after
+	// the fetch, merge and push, so that a fix already on the remote
+	// still arrives.
 	s.progress("commit pending memory files")
-	err = s.locked(ctx, StepCommit, func(ctx context.Context) (err error) {
+	commitErr := s.locked(ctx, StepCommit, func(ctx context.Context) (err error) {
 		if rep.Committed, err = s.Commit(ctx); err != nil {
 			return &StepError{StepCommit, err}
 		}
 		return nil
 	})
-	if err != nil {
+	if commitErr != nil {
+		s.progress(commitErr.Error() + "; fetching and merging all the same")
+	}
+	if err := s.exchange(ctx, gitDir, &rep); err != nil {
 		return rep, err
 	}
+	return rep, commitErr
+}
+
+// exchange fetches, merges, lints and pushes, in rounds while the remote
+// moves meanwhile.
+func (s *Syncer) exchange(ctx context.Context, gitDir string, rep *Report) error {
 	attempts := s.Attempts
 	if attempts <= 0 {
 		attempts = DefaultAttempts
 	}
 	for rep.Attempts = 1; ; rep.Attempts++ {
-		upstream, err := s.fetch(ctx, rep)
+		upstream, err := s.fetch(ctx, *rep)
 		if err != nil {
-			return rep, err
+			return err
 		}
 		if upstream != "" {
-			if err := s.integrateLocked(ctx, gitDir, upstream, &rep); err != nil {
-				return rep, err
+			if err := s.integrateLocked(ctx, gitDir, upstream, rep); err != nil {
+				return err
 			}
 		}
 		s.progress("lint the merged vault")
 		if rep.Lint, err = s.Lint(ctx); err != nil {
-			return rep, &StepError{StepLint, err}
+			return &StepError{StepLint, err}
 		}
-		if rep.Lint.Errors > 0 {
-			return rep, &StepError{StepLint, fmt.Errorf("%d error(s) in the vault after the merge, not pushed: memvault lint lists them", rep.Lint.Errors)}
+		rep.Broken = s.classify(ctx, upstream, rep.Lint.Broken)
+		if local := localBreaks(rep.Broken); len(local) > 0 {
+			return &StepError{StepLint, fmt.Errorf("%w, committed here and not on %s: %s; nothing pushed: fix the file(s) and commit, then memvault sync again",
+				ErrBrokenCommitted, rep.Remote, strings.Join(local, "; "))}
 		}
 		if s.NoPush {
-			return rep, nil
+			return nil
 		}
 		s.progress(fmt.Sprintf("push to %s %s", rep.Remote, rep.RemoteBranch))
 		// The commit linted, by its hash: a server's write may move HEAD
@@ -203,20 +230,20 @@ func (s *Syncer) Run(ctx context.Context) (Report, error) {
 		// it is asked before the push, which moves the remote-tracking ref.
 		head, err := s.git(ctx, nil, "rev-parse", "--verify", "HEAD")
 		if err != nil {
-			return rep, &StepError{StepPush, err}
+			return &StepError{StepPush, err}
 		}
 		head = strings.TrimSpace(head)
 		ahead := upstream == "" || !s.isAncestor(ctx, head, upstream)
 		_, err = s.git(ctx, nil, "push", "--quiet", rep.Remote, head+":refs/heads/"+rep.RemoteBranch)
 		if err == nil {
 			rep.Pushed, rep.PushedNew = true, ahead
-			return rep, nil
+			return nil
 		}
 		if !nonFastForward(err) || rep.Attempts >= attempts {
 			if nonFastForward(err) {
 				err = fmt.Errorf("the remote moved again at each of %d attempts: %w", attempts, err)
 			}
-			return rep, &StepError{StepPush, err}
+			return &StepError{StepPush, err}
 		}
 		s.progress("the remote moved meanwhile: fetch and merge again")
 	}

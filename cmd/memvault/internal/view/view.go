@@ -385,4 +385,6 @@ func ConflictedOf(c vault.ConflictedFile, dir string) Conflicted {
 type Stats struct {
 	VaultStats
 	UserVault *VaultStats `json:"user_vault,omitempty"`
+	// Sync is the team server's last sync round, when it syncs.
+	Sync *SyncStatus `json:"sync,omitempty"`
 }
