@@ -4,12 +4,14 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/memvault/memvault/cmd/memvault/internal/view"
 )
 
-// brokenTeam is a bare origin with clone a (memvault, its vault set up
+// sharedTeam is a bare origin with clone a (memvault, its vault set up
 // and pushed) and clone b, a teammate who never installed memvault and
 // edits memory files by hand with git.
-func brokenTeam(t *testing.T) (origin string, a, b *teamClone) {
+func sharedTeam(t *testing.T) (origin string, a, b *teamClone) {
 	t.Helper()
 	origin = filepath.Join(t.TempDir(), "origin.git")
 	(&mergeRepo{t: t, root: filepath.Dir(origin)}).git("init", "-q", "--bare", "--initial-branch=main", origin)
@@ -68,7 +70,7 @@ func TestSyncIsNeverBlockedByOneFile(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()
-			origin, a, b := brokenTeam(t)
+			origin, a, b := sharedTeam(t)
 			id := a.add("Deploys need two approvals", "Two people approve every deploy.\n", "--importance", "8")
 			a.memvault("sync")
 			rel := ".memory/project/deploys-need-two-approvals.md"
@@ -114,5 +116,70 @@ func TestSyncIsNeverBlockedByOneFile(t *testing.T) {
 				t.Errorf("after the fix A serves importance %d", m.Importance)
 			}
 		})
+	}
+}
+
+// TestTeamServerRecoversFromABrokenFile (issue 24 finding 1, issue 27
+// finding 4): a teammate without memvault pushes a memory file that does
+// not parse to the origin of a team server (serve --pull-interval
+// --push). The server logs an ERROR naming the file and its fix, and
+// memory_stats and memory://context show it; every write through the
+// server still reaches origin, before Bob's fix and after it, which the
+// server brings in by itself, without a restart.
+func TestTeamServerRecoversFromABrokenFile(t *testing.T) {
+	t.Parallel()
+	if testing.Short() {
+		t.Skip("builds the binary, runs git and a server")
+	}
+	bin := buildMemvault(t)
+	origin, a, b := sharedTeam(t)
+	a.add("Deploys need two approvals", "Two people approve every deploy.\n", "--importance", "8")
+	a.memvault("sync")
+	var log lockedBuffer
+	s, mark := startTeamServer(t, bin, a, &log)
+
+	// remember writes through the server and waits until origin has the
+	// commit, woken by each push the server logs.
+	remember := func(title string) {
+		t.Helper()
+		var w view.Write
+		s.ok("remember", map[string]any{"title": title, "content": title + ".", "reason": "test"}, &w)
+		for !inOrigin(t, origin, w.Commit) {
+			mark = log.waitFor(t, mark, "pushed=true")
+		}
+	}
+
+	rel := ".memory/project/deploys-need-two-approvals.md"
+	good := handCommit(t, b, rel, func(s string) string {
+		return strings.Replace(s, "title: Deploys need two approvals", "title: Deploys: two approvals", 1)
+	}, "deploys: shorter title")
+	mark = log.waitFor(t, mark, `level=ERROR msg="memory file has an error; left out of what sync commits, the rest syncs"`)
+	if text := log.String(); !strings.Contains(text, "file=project/deploys-need-two-approvals.md line=3") || !strings.Contains(text, `fix="quote the title: title: \"Deploys: two approvals\", then commit"`) || !strings.Contains(text, "author=\"Bob <bob@example.com>\"") {
+		t.Errorf("the ERROR line lacks the fix or the author:\n%s", text)
+	}
+	var st view.Stats
+	s.ok("memory_stats", map[string]any{}, &st)
+	if st.Sync == nil || len(st.Sync.Broken) != 1 || !strings.Contains(st.Sync.Broken[0], "deploys-need-two-approvals.md:3") {
+		t.Errorf("memory_stats' sync: %+v", st.Sync)
+	}
+	if ctx := readResource(t, s, "memory://context"); !strings.Contains(ctx, "## Team sync") || !strings.Contains(ctx, "quote the title") {
+		t.Errorf("memory://context does not say the sync left a file out:\n%s", ctx)
+	}
+	for _, title := range []string{"Money is int64 cents", "Refunds are manual", "Flags live in flags.yaml"} {
+		remember(title)
+	}
+
+	handCommit(t, b, rel, func(string) string { return good }, "deploys: fix the front matter")
+	mark = log.waitFor(t, mark, "memory file fixed")
+	for _, title := range []string{"Retries use exponential backoff", "Logs are JSON", "Migrations run in CI"} {
+		remember(title)
+	}
+	var after view.Stats
+	s.ok("memory_stats", map[string]any{}, &after)
+	if after.Sync == nil || !after.Sync.OK || len(after.Sync.Broken) != 0 {
+		t.Errorf("memory_stats after the fix: %+v", after.Sync)
+	}
+	if ctx := readResource(t, s, "memory://context"); strings.Contains(ctx, "## Team sync") {
+		t.Errorf("memory://context still reports the sync after the fix:\n%s", ctx)
 	}
 }
