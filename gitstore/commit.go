@@ -97,6 +97,11 @@ func (s *Store) State(ctx context.Context) (State, error) {
 		} else {
 			st.RefLock = target + ".lock"
 		}
+		if stale == nil {
+			if _, orphan := s.orphanLock(target); orphan {
+				st.Stale = append(st.Stale, StaleLock{Path: target + ".lock", Owner: orphanOwner})
+			}
+		}
 		if stale != nil {
 			st.Stale = append(st.Stale, StaleLock{Path: target + ".lock", Owner: stale.String()})
 		}

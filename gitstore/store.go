@@ -65,6 +65,9 @@ type Store struct {
 	root      string // absolute work-tree root, symlinks resolved
 	gitDir    string // per-worktree git dir: HEAD, index, MERGE_HEAD, logs/HEAD
 	commonDir string // shared git dir: objects, refs, packed-refs, config
+	// liveAt tells whether a live git or memvault process works in the
+	// repository (orphanLock); nil means processAt, tests set their own.
+	liveAt func(dirs []string) (live, ok bool)
 
 	fileMode bool // core.fileMode: record the executable bit
 	// looseLevel is core.looseCompression (else core.compression) as a

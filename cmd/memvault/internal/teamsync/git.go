@@ -8,6 +8,7 @@ import (
 	"os"
 	"os/exec"
 	"strings"
+	"time"
 )
 
 // Git runs the git command in the repository; Syncer declares it so that
@@ -34,6 +35,9 @@ func (e *GitError) Error() string {
 	return fmt.Sprintf("git %s: %s", strings.Join(e.Args, " "), msg)
 }
 
+// waitDelay bounds the wait for git's output after git was killed.
+const waitDelay = 10 * time.Second
+
 // CLI is Git through the git command, run in Dir with the user's own
 // environment, config and credentials (helpers, ssh agent): sync fetches
 // and pushes as the user's git would.
@@ -47,6 +51,10 @@ func (c CLI) Run(ctx context.Context, env []string, args ...string) (string, err
 	cmd := exec.CommandContext(ctx, "git", args...)
 	cmd.Dir = c.Dir
 	cmd.Env = append(os.Environ(), env...)
+	ownGroup(cmd)
+	// A child that escaped the group and holds git's output open must not
+	// hold up a cancelled sync for ever.
+	cmd.WaitDelay = waitDelay
 	var stdout, stderr bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &stdout, &stderr
 	err := cmd.Run()
