@@ -23,7 +23,7 @@ import (
 func (m *Main) serveCommand() *cobra.Command {
 	var logFile, httpAddr, token, tokensFile, userVault string
 	var noUserVault bool
-	var recallTimeout, pullInterval time.Duration
+	var recallTimeout, pullInterval, netTimeout time.Duration
 	var push bool
 	cmd := &cobra.Command{
 		Use:   "serve",
@@ -97,7 +97,7 @@ func (m *Main) serveCommand() *cobra.Command {
 					return opened.add(m.openServedVault(ctx, name, dir, logger, changed))
 				}})
 			if pullInterval > 0 {
-				s := teamsync.Syncer{NoPush: !push}
+				s := teamsync.Syncer{NoPush: !push, NetworkTimeout: netTimeout}
 				if err := m.syncer(ctx, projectDir, &s); err != nil {
 					return err
 				}
@@ -124,6 +124,7 @@ func (m *Main) serveCommand() *cobra.Command {
 	cmd.Flags().BoolVar(&noUserVault, "no-user-vault", false, "serve the project vault only")
 	cmd.Flags().DurationVar(&pullInterval, "pull-interval", 0, "sync with the remote at this interval (merge; 0: never)")
 	cmd.Flags().BoolVar(&push, "push", false, "with --pull-interval, push after each sync")
+	networkTimeoutFlag(cmd, &netTimeout)
 	cmd.Flags().DurationVar(&recallTimeout, "recall-timeout", mcpserver.DefaultRecallTimeout, "stop a recall that runs longer than this and say so")
 	return cmd
 }

@@ -7,6 +7,7 @@ import (
 	"io"
 	"path"
 	"strings"
+	"time"
 
 	"github.com/memvault/memvault/gitstore"
 	"github.com/memvault/memvault/vault"
@@ -24,6 +25,17 @@ const (
 	StepLint    = "lint"
 	StepPush    = "push"
 )
+
+// DefaultNetworkTimeout bounds one git fetch or push: a remote that
+// accepts the connection and never answers must not hang a sync, nor stall
+// a team server's syncs for ever (issue 27 finding 8). Generous, since it
+// bounds the whole command, not a silence: raise it for a first fetch of
+// a large repository over a slow link.
+const DefaultNetworkTimeout = 2 * time.Minute
+
+// NetworkTimeoutEnv overrides DefaultNetworkTimeout (a Go duration; 0
+// or negative: none) where no flag says.
+const NetworkTimeoutEnv = "MEMVAULT_NETWORK_TIMEOUT"
 
 // DefaultAttempts bounds the rounds of fetch, merge and push when the push
 // is refused because the remote moved meanwhile.
@@ -115,6 +127,9 @@ type Syncer struct {
 	Attempts int
 	// Progress receives one short line per step; nil means none.
 	Progress io.Writer
+	// NetworkTimeout bounds each git fetch and push; zero or negative
+	// means none (cmd/memvault sets DefaultNetworkTimeout).
+	NetworkTimeout time.Duration
 }
 
 // Report is what a sync did.
@@ -234,7 +249,7 @@ func (s *Syncer) exchange(ctx context.Context, gitDir string, rep *Report) error
 		}
 		head = strings.TrimSpace(head)
 		ahead := upstream == "" || !s.isAncestor(ctx, head, upstream)
-		_, err = s.git(ctx, nil, "push", "--quiet", rep.Remote, head+":refs/heads/"+rep.RemoteBranch)
+		_, err = s.network(ctx, rep.Remote, "push", "--quiet", rep.Remote, head+":refs/heads/"+rep.RemoteBranch)
 		if err == nil {
 			rep.Pushed, rep.PushedNew = true, ahead
 			return nil
@@ -299,7 +314,7 @@ func (s *Syncer) upstream(ctx context.Context, branch string) (remote, remoteBra
 func (s *Syncer) fetch(ctx context.Context, rep Report) (string, error) {
 	s.progress(fmt.Sprintf("fetch %s %s", rep.Remote, rep.RemoteBranch))
 	tracking := "refs/remotes/" + rep.Remote + "/" + rep.RemoteBranch
-	_, err := s.git(ctx, nil, "fetch", "--quiet", rep.Remote, "+refs/heads/"+rep.RemoteBranch+":"+tracking)
+	_, err := s.network(ctx, rep.Remote, "fetch", "--quiet", rep.Remote, "+refs/heads/"+rep.RemoteBranch+":"+tracking)
 	var ge *GitError
 	if errors.As(err, &ge) && strings.Contains(ge.Stderr, "couldn't find remote ref") {
 		return "", nil
@@ -513,6 +528,26 @@ func nonFastForward(err error) bool {
 		}
 	}
 	return false
+}
+
+// ErrNetworkTimeout means a fetch or push got no complete answer from the
+// remote within Syncer.NetworkTimeout.
+var ErrNetworkTimeout = errors.New("no answer from the remote")
+
+// network runs a git command that talks to remote (fetch, push) within
+// NetworkTimeout; git and what it started (ssh, a remote helper) are
+// killed when it passes.
+func (s *Syncer) network(ctx context.Context, remote string, args ...string) (string, error) {
+	if s.NetworkTimeout <= 0 {
+		return s.git(ctx, nil, args...)
+	}
+	tctx, cancel := context.WithTimeoutCause(ctx, s.NetworkTimeout, ErrNetworkTimeout)
+	defer cancel()
+	out, err := s.git(tctx, nil, args...)
+	if err != nil && ctx.Err() == nil && errors.Is(context.Cause(tctx), ErrNetworkTimeout) {
+		return out, fmt.Errorf("git %s %s: %w within %s (--network-timeout, $%s): %w", args[0], remote, ErrNetworkTimeout, s.NetworkTimeout, NetworkTimeoutEnv, err)
+	}
+	return out, err
 }
 
 func (s *Syncer) git(ctx context.Context, env []string, args ...string) (string, error) {
