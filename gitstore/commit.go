@@ -185,6 +185,12 @@ func (s *Store) Commit(ctx context.Context, c Change) (res CommitResult, err err
 	if err := s.begin(ctx); err != nil {
 		return CommitResult{}, err
 	}
+	defer func() {
+		// After the commit is published and its locks released.
+		if err == nil {
+			s.housekeep()
+		}
+	}()
 	tx := &commitTx{s: s, refuseDetached: c.RefuseDetached}
 	defer func() { err = tx.end(err) }()
 	if err := tx.prepare(c); err != nil {

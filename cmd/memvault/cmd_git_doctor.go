@@ -123,6 +123,7 @@ func (m *Main) doctor(ctx context.Context, fix bool) (vault.DoctorReport, error)
 		MergeDriver: gitrepo.MergeDriver{Repo: g, Binary: gitrepo.DriverBinary(m.Getenv)}}.Run(ctx, v)
 	if err == nil {
 		rep.Checks = append(rep.Checks, mergeLeftoverChecks(g.Store(), fix)...)
+		rep.Checks = append(rep.Checks, objectsCheck(g.Store()))
 	}
 	return rep, err
 }

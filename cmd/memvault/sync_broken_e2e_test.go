@@ -162,6 +162,9 @@ func TestTeamServerRecoversFromABrokenFile(t *testing.T) {
 	if st.Sync == nil || len(st.Sync.Broken) != 1 || !strings.Contains(st.Sync.Broken[0], "deploys-need-two-approvals.md:3") {
 		t.Errorf("memory_stats' sync: %+v", st.Sync)
 	}
+	if st.GitObjects == nil || st.GitObjects.Loose == 0 || st.GitObjects.GCAuto != 6700 {
+		t.Errorf("memory_stats' git objects: %+v", st.GitObjects)
+	}
 	if ctx := readResource(t, s, "memory://context"); !strings.Contains(ctx, "## Team sync") || !strings.Contains(ctx, "quote the title") {
 		t.Errorf("memory://context does not say the sync left a file out:\n%s", ctx)
 	}

@@ -23,6 +23,13 @@ func memoryStatsTool() mcp.Tool {
 		strictOutputSchema[view.Stats]())...)
 }
 
+// objectCounter is a Repo that can count its object store
+// (cmd/memvault's): memory_stats reports it when it can.
+type objectCounter interface {
+	// GitObjects counts the object store; nil when it cannot.
+	GitObjects() *view.GitObjects
+}
+
 func (s *Server) memoryStats(ctx context.Context, vs *openVaults, _ noArgs) (string, any, error) {
 	var out view.Stats
 	var text string
@@ -33,6 +40,11 @@ func (s *Server) memoryStats(ctx context.Context, vs *openVaults, _ noArgs) (str
 		var op *vault.OperationError
 		if err := m.Vault.OperationInProgress(ctx); errors.As(err, &op) {
 			st.GitOperation, st.WritesRefused = op.Op, op.Error()
+		}
+		if sl := vs.slot(m.Name); sl != nil {
+			if oc, ok := sl.Git.(objectCounter); ok {
+				st.GitObjects = oc.GitObjects()
+			}
 		}
 		b, err := json.Marshal(st)
 		if err != nil {

@@ -16,3 +16,15 @@ type SyncStatus struct {
 	// line, problem, the commit and author that broke it, the fix.
 	Broken []string `json:"broken_files,omitempty"`
 }
+
+// GitObjects is the size of a vault repository's object store, in
+// memory_stats: loose objects (memvault's writes make them; git gc --auto
+// packs them past gc.auto) and packs.
+type GitObjects struct {
+	Loose      int   `json:"loose"`
+	LooseBytes int64 `json:"loose_bytes"`
+	Packs      int   `json:"packs"`
+	PackBytes  int64 `json:"pack_bytes"`
+	// GCAuto is gc.auto: past it, a write starts git gc --auto (0: never).
+	GCAuto int `json:"gc_auto"`
+}
