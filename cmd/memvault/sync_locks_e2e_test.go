@@ -3,10 +3,14 @@
 package main
 
 import (
+	"io"
+	"net"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 )
 
 // TestDoctorFixRemovesAKilledMergesLeftovers (issue 27 finding 5): after
@@ -45,4 +49,50 @@ func TestDoctorFixRemovesAKilledMergesLeftovers(t *testing.T) {
 	a.git.write("notes.txt", "mine\n")
 	a.git.git("add", "notes.txt")
 	a.git.git("commit", "-q", "-m", "my own commit")
+}
+
+// TestKilledSyncTakesItsGitAlong (issue 27 finding 5): kill -9 of memvault
+// sync while its git fetch waits on the remote ends the fetch too (the
+// kernel kills it with its parent), instead of leaving an orphaned git
+// working in the repository outside sync's lock. The remote is a local
+// listener that never answers; git's connection to it closes when git
+// dies.
+func TestKilledSyncTakesItsGitAlong(t *testing.T) {
+	t.Parallel()
+	if testing.Short() {
+		t.Skip("builds the binary and runs git")
+	}
+	_, a, _ := sharedTeam(t)
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Skip("no local TCP listener:", err)
+	}
+	defer ln.Close()
+	a.git.git("remote", "set-url", "origin", "git://"+ln.Addr().String()+"/team.git")
+	sync := exec.Command(buildMemvault(t), "sync", "--network-timeout", "-1s")
+	sync.Dir = a.git.root
+	if err := sync.Start(); err != nil {
+		t.Fatal(err)
+	}
+	defer sync.Wait()
+	conn, err := ln.Accept() // sync's git fetch is connected and waiting
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Close()
+	if err := sync.Process.Kill(); err != nil { // SIGKILL, memvault alone
+		t.Fatal(err)
+	}
+	closed := make(chan struct{})
+	go func() {
+		io.Copy(io.Discard, conn) // returns when git's end closes
+		close(closed)
+	}()
+	guard := time.NewTimer(30 * time.Second) // only ends the wait for a git never killed
+	defer guard.Stop()
+	select {
+	case <-closed:
+	case <-guard.C:
+		t.Fatal("sync's git fetch still runs after sync was killed")
+	}
 }
