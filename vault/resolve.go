@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/memvault/memvault/parser"
+	"github.com/memvault/memvault/vault/fault"
 	"github.com/memvault/memvault/vault/merge"
 )
 
@@ -96,7 +97,7 @@ type Resolved struct {
 
 // ErrNotUnmerged means a path or id given to Resolve names no unmerged
 // memory file.
-var ErrNotUnmerged = errors.New("not an unmerged memory file")
+var ErrNotUnmerged = fault.New(fault.Invalid, "not an unmerged memory file")
 
 // Resolve resolves the memory files a merge left unmerged under the vault
 // at dir: it reads their index stages, writes the result to the work tree
@@ -246,6 +247,18 @@ func (r *resolver) file(ctx context.Context, u Unmerged) (Resolved, []string, er
 	switch {
 	case errors.As(err, &two):
 		return r.split(ctx, u, res, two.Ours, two.Theirs)
+	case errors.Is(err, merge.ErrUnmergeable):
+		// One side does not parse (or is too big to merge by fields):
+		// keep the one that parses and the other whole in its record,
+		// for a person to choose; nothing is lost either way.
+		k, kept, kerr := merge.Keep(u.Ours, u.Theirs)
+		if kerr != nil {
+			return res, nil, fmt.Errorf("%w (%w): edit the file by hand, or take a side whole with --ours or --theirs", err, kerr)
+		}
+		res.ID = idOf(k.Data)
+		res.Action, res.Conflicts = ResolvedConflict, k.Conflicts
+		res.Note = fmt.Sprintf("cannot merge by fields (%v): kept %s, the other side's whole file is in the conflict entry; choose, then delete the entry", err, kept)
+		return res, []string{u.Path}, r.write(u.Path, k.Data)
 	case err != nil:
 		return res, nil, fmt.Errorf("%w: edit the file by hand, or take a side whole with --ours, --theirs or --both", err)
 	}

@@ -9,6 +9,8 @@ import (
 	"os/exec"
 	"strings"
 	"time"
+
+	"github.com/memvault/memvault/vault/fault"
 )
 
 // Git runs the git command in the repository; Syncer declares it so that
@@ -34,6 +36,11 @@ func (e *GitError) Error() string {
 	}
 	return fmt.Sprintf("git %s: %s", strings.Join(e.Args, " "), msg)
 }
+
+// ErrorKind says a git command failed: its message is git's own (a
+// rejected push, a remote that cannot be reached), nothing memvault can
+// classify further.
+func (e *GitError) ErrorKind() string { return string(fault.Internal) }
 
 // waitDelay bounds the wait for git's output after git was killed.
 const waitDelay = 10 * time.Second

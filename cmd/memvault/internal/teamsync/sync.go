@@ -12,6 +12,7 @@ import (
 	"github.com/memvault/memvault/gitstore"
 	"github.com/memvault/memvault/vault"
 	"github.com/memvault/memvault/vault/commitmsg"
+	"github.com/memvault/memvault/vault/fault"
 )
 
 // Steps of a sync, as its errors and progress name them.
@@ -43,20 +44,20 @@ const DefaultAttempts = 3
 
 // ErrInProgress means a merge, rebase or cherry-pick is already under way:
 // sync will not start another on top of it.
-var ErrInProgress = errors.New("an operation is in progress")
+var ErrInProgress = fault.New(fault.GitState, "an operation is in progress")
 
 // ErrDetached means HEAD is on no branch: there is nothing to push.
-var ErrDetached = errors.New("HEAD is detached")
+var ErrDetached = fault.New(fault.GitState, "HEAD is detached")
 
 // ErrConflicts means the merge or rebase stopped on conflicts sync does
 // not resolve (files that are not memories, or memories resolve cannot
 // merge): the repository is left as git left it.
-var ErrConflicts = errors.New("conflicts need a person")
+var ErrConflicts = fault.New(fault.Conflict, "conflicts need a person")
 
 // ErrBrokenCommitted means a memory file that does not parse (or holds
 // conflict markers or a secret) was committed in this clone, not on the
 // remote: pushing it would spread it to the team.
-var ErrBrokenCommitted = errors.New("memory file(s) with errors")
+var ErrBrokenCommitted = fault.New(fault.Refused, "memory file(s) with errors")
 
 // StepError is a sync that failed at Step.
 type StepError struct {
@@ -335,6 +336,9 @@ func (s *Syncer) integrateLocked(ctx context.Context, gitDir, upstream string, r
 		// no lock, so that a quiet remote never holds a write up.
 		return nil
 	}
+	if done, err := s.mergeAside(ctx, gitDir, upstream, rep.Branch, rep); done || err != nil {
+		return err
+	}
 	return s.locked(ctx, StepMerge, func(ctx context.Context) error {
 		if err := inProgress(gitDir); err != nil {
 			return &StepError{StepCheck, err}
@@ -532,7 +536,7 @@ func nonFastForward(err error) bool {
 
 // ErrNetworkTimeout means a fetch or push got no complete answer from the
 // remote within Syncer.NetworkTimeout.
-var ErrNetworkTimeout = errors.New("no answer from the remote")
+var ErrNetworkTimeout = fault.New(fault.Internal, "no answer from the remote")
 
 // network runs a git command that talks to remote (fetch, push) within
 // NetworkTimeout; git and what it started (ssh, a remote helper) are
