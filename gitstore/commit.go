@@ -97,6 +97,11 @@ func (s *Store) State(ctx context.Context) (State, error) {
 		} else {
 			st.RefLock = target + ".lock"
 		}
+		if stale == nil {
+			if _, orphan := s.orphanLock(target); orphan {
+				st.Stale = append(st.Stale, StaleLock{Path: target + ".lock", Owner: orphanOwner})
+			}
+		}
 		if stale != nil {
 			st.Stale = append(st.Stale, StaleLock{Path: target + ".lock", Owner: stale.String()})
 		}
@@ -180,6 +185,12 @@ func (s *Store) Commit(ctx context.Context, c Change) (res CommitResult, err err
 	if err := s.begin(ctx); err != nil {
 		return CommitResult{}, err
 	}
+	defer func() {
+		// After the commit is published and its locks released.
+		if err == nil {
+			s.housekeep()
+		}
+	}()
 	tx := &commitTx{s: s, refuseDetached: c.RefuseDetached}
 	defer func() { err = tx.end(err) }()
 	if err := tx.prepare(c); err != nil {

@@ -227,7 +227,8 @@ func clearRecord(rec, lockPath string) (bool, error) {
 
 // ClearStaleLocks removes .git/index.lock and the lock of the branch HEAD
 // points at (or HEAD.lock when detached) when a memvault process that is
-// gone left them, with the owner records of gone processes. Locks of the
+// gone left them, with the owner records of gone processes, or when no
+// live git or memvault process works in the repository (orphanLock). Locks of the
 // user's git and of running processes are left alone. It returns the locks
 // it removed.
 func (s *Store) ClearStaleLocks(ctx context.Context) ([]StaleLock, error) {
@@ -239,6 +240,9 @@ func (s *Store) ClearStaleLocks(ctx context.Context) ([]StaleLock, error) {
 	var out []StaleLock
 	for _, target := range s.lockTargets() {
 		l, err := clearStale(target, s.owner)
+		if l == nil && err == nil {
+			l, err = s.clearOrphan(target)
+		}
 		if l != nil {
 			out = append(out, *l)
 		}

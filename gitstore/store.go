@@ -15,6 +15,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/go-git/go-billy/v5"
@@ -57,6 +58,10 @@ type Store struct {
 	// after (see the package documentation). NoSync is for tests and
 	// benchmarks that make thousands of commits in throwaway repositories.
 	NoSync bool
+	// NoHousekeeping keeps Commit from starting git gc --auto when loose
+	// objects pass gc.auto (housekeeping.go); for benchmarks that measure
+	// the writes alone.
+	NoHousekeeping bool
 	// NoGitCLIReads keeps long history walks (WalkPathChanges past
 	// minCLIWalk commits) in Go instead of reading `git log` (see
 	// pathchanges_cli.go). The zero value uses git when it is installed.
@@ -65,6 +70,14 @@ type Store struct {
 	root      string // absolute work-tree root, symlinks resolved
 	gitDir    string // per-worktree git dir: HEAD, index, MERGE_HEAD, logs/HEAD
 	commonDir string // shared git dir: objects, refs, packed-refs, config
+	// gcAuto is gc.auto; gcRunning is set while a git gc housekeep
+	// started runs, gcDone holds the channel its end closes.
+	gcAuto    int
+	gcRunning atomic.Bool
+	gcDone    atomic.Pointer[chan struct{}]
+	// liveAt tells whether a live git or memvault process works in the
+	// repository (orphanLock); nil means processAt, tests set their own.
+	liveAt func(dirs []string) (live, ok bool)
 
 	fileMode bool // core.fileMode: record the executable bit
 	// looseLevel is core.looseCompression (else core.compression) as a
@@ -272,6 +285,7 @@ func (s *Store) readRepoConfig() error {
 	}
 	s.fsync = fsyncConfig(all)
 	s.looseLevel = looseCompression(all)
+	s.gcAuto = gcAutoConfig(all)
 	return nil
 }
 

@@ -202,7 +202,7 @@ func (r *doctorRun) repoState(ctx context.Context) error {
 		case cleared[l.path]:
 			r.add("git", CheckFixed, "removed %s, left by %s, which is no longer running", l.path, owner)
 		case stale:
-			r.add("git", CheckProblem, "%s was left by %s, which is no longer running; the next memvault write or doctor --fix removes it", l.path, owner)
+			r.add("git", CheckProblem, "%s was left by %s, which is no longer running; doctor --fix removes it", l.path, owner)
 		default:
 			r.add("git", CheckProblem, "%s exists: %s", l.path, l.what)
 		}

@@ -28,6 +28,9 @@ memvault's merge driver (a fresh clone lacks its registration).
 
 --fix removes .git/index.lock and the branch's .lock when memvault's own
 record shows that the memvault process which took them is no longer running,
+or when a lock has no such record and no git process works in the
+repository (a git killed in a merge; Linux only), and the temporary
+.merge_file_* files such a git left,
 finishes an interrupted write (commits its files with their original
 message), sets up the merge driver (the vault's .gitattributes, this clone's
 git config) and commits hand-edited memory files that parse, with the reason
@@ -116,6 +119,11 @@ func (m *Main) doctor(ctx context.Context, fix bool) (vault.DoctorReport, error)
 	// Without --fix nothing is committed: an unusable MEMVAULT_AUTHOR is
 	// not doctor's business then (openGitVault refused it with --fix).
 	author, _ := parseAuthor(m.Getenv("MEMVAULT_AUTHOR"))
-	return vault.Doctor{Repo: g, Committer: gitCommitter{store: g.Store(), author: author, logger: m.logger, allowDetached: m.allowDetached}, Fix: fix,
+	rep, err := vault.Doctor{Repo: g, Committer: gitCommitter{store: g.Store(), author: author, logger: m.logger, allowDetached: m.allowDetached}, Fix: fix,
 		MergeDriver: gitrepo.MergeDriver{Repo: g, Binary: gitrepo.DriverBinary(m.Getenv)}}.Run(ctx, v)
+	if err == nil {
+		rep.Checks = append(rep.Checks, mergeLeftoverChecks(g.Store(), fix)...)
+		rep.Checks = append(rep.Checks, objectsCheck(g.Store()))
+	}
+	return rep, err
 }

@@ -2,6 +2,8 @@ package main
 
 import (
 	"context"
+	"fmt"
+	"time"
 
 	"github.com/spf13/cobra"
 
@@ -73,6 +75,7 @@ func (m *Main) syncCommand() *cobra.Command {
 	cmd.Flags().BoolVar(&merge, "merge", false, "merge the remote's commits (the default)")
 	cmd.Flags().StringVar(&s.Remote, "remote", "", "the remote to sync with (default: the branch's upstream remote, else origin)")
 	cmd.Flags().BoolVar(&s.NoPush, "no-push", false, "stop after the merge")
+	networkTimeoutFlag(cmd, &s.NetworkTimeout)
 	cmd.MarkFlagsMutuallyExclusive("rebase", "merge")
 	return cmd
 }
@@ -87,6 +90,11 @@ func (m *Main) syncer(ctx context.Context, dir string, s *teamsync.Syncer) error
 	root, prefix := g.Store().Root(), g.Prefix()
 	g.Close()
 	s.Git, s.VaultPrefix, s.Driver = teamsync.CLI{Dir: root}, prefix, gitrepo.DriverCommand(gitrepo.DriverBinary(m.Getenv))
+	if s.NetworkTimeout == 0 {
+		if s.NetworkTimeout, err = networkTimeout(m.Getenv); err != nil {
+			return err
+		}
+	}
 	s.Commit = func(ctx context.Context) (string, error) { return teamsync.Fixed(m.doctor(ctx, true)) }
 	s.Resolve = func(ctx context.Context) ([]vault.Resolved, error) {
 		return m.resolve(ctx, dir, vault.ResolveOptions{Now: m.Now})
@@ -95,4 +103,28 @@ func (m *Main) syncer(ctx context.Context, dir string, s *teamsync.Syncer) error
 	s.Lint = func(ctx context.Context) (teamsync.Lint, error) { return teamsync.LintOf(m.openVaultAt(ctx, dir)) }
 	s.Lock = func(ctx context.Context) (context.Context, func(), error) { return gitrepo.Lock(ctx, dir) }
 	return nil
+}
+
+// networkTimeoutFlag declares --network-timeout, which bounds each git
+// fetch and push of a sync.
+func networkTimeoutFlag(cmd *cobra.Command, d *time.Duration) {
+	cmd.Flags().DurationVar(d, "network-timeout", 0, fmt.Sprintf("give up a git fetch or push after this long (default $%s, else %s; negative: never)",
+		teamsync.NetworkTimeoutEnv, teamsync.DefaultNetworkTimeout))
+}
+
+// networkTimeout is $MEMVAULT_NETWORK_TIMEOUT, else the default; 0 in
+// the variable means none, which a negative duration says to Syncer.
+func networkTimeout(getenv func(string) string) (time.Duration, error) {
+	v := getenv(teamsync.NetworkTimeoutEnv)
+	if v == "" {
+		return teamsync.DefaultNetworkTimeout, nil
+	}
+	d, err := time.ParseDuration(v)
+	if err != nil {
+		return 0, usagef("$%s: %v", teamsync.NetworkTimeoutEnv, err)
+	}
+	if d == 0 {
+		return -1, nil
+	}
+	return d, nil
 }

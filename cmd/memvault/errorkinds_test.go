@@ -42,6 +42,8 @@ var sentinels = map[string]error{
 	"cmd/memvault/internal/teamsync.ErrConflicts":         teamsync.ErrConflicts,
 	"cmd/memvault/internal/teamsync.ErrDetached":          teamsync.ErrDetached,
 	"cmd/memvault/internal/teamsync.ErrInProgress":        teamsync.ErrInProgress,
+	"cmd/memvault/internal/teamsync.ErrBrokenCommitted":   teamsync.ErrBrokenCommitted,
+	"cmd/memvault/internal/teamsync.ErrNetworkTimeout":    teamsync.ErrNetworkTimeout,
 
 	"gitstore.ErrDetachedHead":        gitstore.ErrDetachedHead,
 	"gitstore.ErrHookTaken":           gitstore.ErrHookTaken,

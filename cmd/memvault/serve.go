@@ -15,6 +15,7 @@ import (
 
 	"github.com/memvault/memvault/cmd/memvault/internal/mcpserver"
 	"github.com/memvault/memvault/cmd/memvault/internal/teamsync"
+	"github.com/memvault/memvault/cmd/memvault/internal/view"
 	"github.com/memvault/memvault/gitstore"
 	"github.com/memvault/memvault/vault"
 )
@@ -22,7 +23,7 @@ import (
 func (m *Main) serveCommand() *cobra.Command {
 	var logFile, httpAddr, token, tokensFile, userVault string
 	var noUserVault bool
-	var recallTimeout, pullInterval time.Duration
+	var recallTimeout, pullInterval, netTimeout time.Duration
 	var push bool
 	cmd := &cobra.Command{
 		Use:   "serve",
@@ -86,17 +87,25 @@ func (m *Main) serveCommand() *cobra.Command {
 			}
 			var opened servedVaults
 			defer opened.close()
-			srv := mcpserver.New(mcpserver.Config{Version: m.Version, Logger: logger, Now: m.Now,
+			var synced teamsync.Status
+			var syncStatus func() *view.SyncStatus
+			if pullInterval > 0 {
+				syncStatus = synced.Last
+			}
+			srv := mcpserver.New(mcpserver.Config{Version: m.Version, Logger: logger, Now: m.Now, SyncStatus: syncStatus,
 				ProjectDir: projectDir, Cwd: cwd, UserDir: userDir, GitRoot: gitRoot, RecallTimeout: recallTimeout,
 				Open: func(name, dir string, changed func(vault.Change)) mcpserver.Served {
 					return opened.add(m.openServedVault(ctx, name, dir, logger, changed))
 				}})
 			if pullInterval > 0 {
-				s := teamsync.Syncer{NoPush: !push}
+				s := teamsync.Syncer{NoPush: !push, NetworkTimeout: netTimeout}
 				if err := m.syncer(ctx, projectDir, &s); err != nil {
 					return err
 				}
-				defer teamsync.Start(ctx, s.Run, pullInterval, logger.With("sync", projectDir))()
+				defer teamsync.Start(ctx, s.Run, pullInterval, logger.With("sync", projectDir), func(rep teamsync.Report, err error) {
+					// The wall clock: it describes the server, not the data.
+					synced.Record(rep, err, time.Now())
+				})()
 			}
 			if httpAddr != "" {
 				pages, err := opened.pages(m, logger)
@@ -120,6 +129,7 @@ func (m *Main) serveCommand() *cobra.Command {
 	cmd.Flags().BoolVar(&noUserVault, "no-user-vault", false, "serve the project vault only")
 	cmd.Flags().DurationVar(&pullInterval, "pull-interval", 0, "sync with the remote at this interval (merge; 0: never)")
 	cmd.Flags().BoolVar(&push, "push", false, "with --pull-interval, push after each sync")
+	networkTimeoutFlag(cmd, &netTimeout)
 	cmd.Flags().DurationVar(&recallTimeout, "recall-timeout", mcpserver.DefaultRecallTimeout, "stop a recall that runs longer than this and say so")
 	return cmd
 }

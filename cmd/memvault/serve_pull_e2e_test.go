@@ -27,43 +27,11 @@ func TestServePullInterval(t *testing.T) {
 		t.Skip("builds the binary, runs git and a server")
 	}
 	bin := buildMemvault(t)
-	origin := filepath.Join(t.TempDir(), "origin.git")
-	(&mergeRepo{t: t, root: filepath.Dir(origin)}).git("init", "-q", "--bare", "--initial-branch=main", origin)
-	a := newTeamClone(t, origin, "a")
-	a.git.git("checkout", "-q", "-b", "main")
-	a.memvault("init")
-	a.git.git("add", "-A")
-	a.git.git("commit", "-q", "-m", "memvault init")
-	a.git.git("push", "-q", "-u", "origin", "main")
-	b := newTeamClone(t, origin, "b")
+	origin, a, b := sharedTeam(t)
 	b.memvault("doctor", "--fix")
 
-	tokens := filepath.Join(t.TempDir(), "tokens")
-	if err := os.WriteFile(tokens, []byte("ada-0123456789abcdef Ada Lovelace ada@example.com\n"), 0o600); err != nil {
-		t.Fatal(err)
-	}
 	var log lockedBuffer
-	srv := exec.Command(bin, "serve", "--vault", a.cli.dir, "--no-user-vault", "--http", "127.0.0.1:0",
-		"--tokens", tokens, "--pull-interval", "100ms", "--push")
-	srv.Dir, srv.Stderr = a.git.root, &log
-	if err := srv.Start(); err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { srv.Process.Kill(); srv.Wait() })
-	mark := log.waitFor(t, 0, "memvault: serving MCP at ")
-	url, _, _ := strings.Cut(log.String()[mark:], "\n")
-	c, err := client.NewStreamableHttpClient(url, transport.WithHTTPHeaders(map[string]string{"Authorization": "Bearer ada-0123456789abcdef"}))
-	if err != nil {
-		t.Fatal(err)
-	}
-	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
-	defer cancel()
-	if err := c.Start(ctx); err != nil {
-		t.Fatal(err)
-	}
-	defer c.Close()
-	initClient(t, c, "", "team-client", false)
-	s := &mcpSession{t: t, c: c}
+	s, mark := startTeamServer(t, bin, a, &log)
 
 	// B pushes a memory; A's server pulls it and serves it.
 	id := b.add("部署先走 staging 集群", "Every deploy goes through the staging cluster first.\n", "--reason", "ops rule")
@@ -84,13 +52,13 @@ func TestServePullInterval(t *testing.T) {
 	var w view.Write
 	s.ok("remember", map[string]any{"title": "Money is int64 cents", "content": "Never float64.", "reason": "ledger"}, &w)
 	mark = log.waitFor(t, mark, "pushed=true")
-	inOrigin := func(commit string) {
+	mustBeInOrigin := func(commit string) {
 		t.Helper()
-		if _, ok := (&mergeRepo{t: t, root: origin}).try("merge-base", "--is-ancestor", commit, "main"); !ok {
+		if !inOrigin(t, origin, commit) {
 			t.Fatalf("origin's main lacks the server's commit %s", commit)
 		}
 	}
-	inOrigin(w.Commit)
+	mustBeInOrigin(w.Commit)
 	b.git.git("pull", "-q", "--no-rebase", "origin", "main")
 	if m := b.get(w.ID); m.Title != "Money is int64 cents" {
 		t.Errorf("B after its pull: %q", m.Title)
@@ -104,7 +72,7 @@ func TestServePullInterval(t *testing.T) {
 	b.git.git("push", "-q", "origin", "main")
 	s.ok("remember", map[string]any{"title": "Feature flags live in flags.yaml", "content": "Not in env vars.", "reason": "config"}, &w)
 	log.waitFor(t, mark, "pushed=true")
-	inOrigin(w.Commit)
+	mustBeInOrigin(w.Commit)
 	s.ok("get_memory", map[string]any{"id": id2}, &got)
 	if got.Title != "Refunds are manual" {
 		t.Errorf("A's server serves %q, want B's second memory", got.Title)
@@ -112,6 +80,38 @@ func TestServePullInterval(t *testing.T) {
 	if text := log.String(); strings.Contains(text, "sync failed") {
 		t.Errorf("a sync failed:\n%s", text)
 	}
+}
+
+// startTeamServer starts a team server in clone a (HTTP, a token, a
+// pull interval of 100ms, --push), its log in log, and connects a client;
+// it returns the session and the log's mark after the server's start.
+func startTeamServer(t *testing.T, bin string, a *teamClone, log *lockedBuffer) (*mcpSession, int) {
+	t.Helper()
+	tokens := filepath.Join(t.TempDir(), "tokens")
+	if err := os.WriteFile(tokens, []byte("ada-0123456789abcdef Ada Lovelace ada@example.com\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	srv := exec.Command(bin, "serve", "--vault", a.cli.dir, "--no-user-vault", "--http", "127.0.0.1:0",
+		"--tokens", tokens, "--pull-interval", "100ms", "--push")
+	srv.Dir, srv.Stderr = a.git.root, log
+	if err := srv.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { srv.Process.Kill(); srv.Wait() })
+	mark := log.waitFor(t, 0, "memvault: serving MCP at ")
+	url, _, _ := strings.Cut(log.String()[mark:], "\n")
+	c, err := client.NewStreamableHttpClient(url, transport.WithHTTPHeaders(map[string]string{"Authorization": "Bearer ada-0123456789abcdef"}))
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+	t.Cleanup(cancel)
+	if err := c.Start(ctx); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { c.Close() })
+	initClient(t, c, "", "team-client", false)
+	return &mcpSession{t: t, c: c}, mark
 }
 
 // TestServePullFlagsRefused: --push without a pull interval and a

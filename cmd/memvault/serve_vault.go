@@ -10,6 +10,7 @@ import (
 	"github.com/memvault/memvault/cmd/memvault/internal/gitrepo"
 	"github.com/memvault/memvault/cmd/memvault/internal/live"
 	"github.com/memvault/memvault/cmd/memvault/internal/mcpserver"
+	"github.com/memvault/memvault/cmd/memvault/internal/view"
 	"github.com/memvault/memvault/gitstore"
 	"github.com/memvault/memvault/vault"
 	"github.com/memvault/memvault/vault/history"
@@ -306,3 +307,15 @@ func (o *servedVault) refresh(ctx context.Context, v *vault.Vault) {
 // maxDiffRefresh is how many changed files refresh re-reads one by one;
 // past it (a pull of a large branch) one reload is cheaper.
 const maxDiffRefresh = 2000
+
+// GitObjects counts the repository's object store for memory_stats.
+func (o *servedVault) GitObjects() *view.GitObjects {
+	if o.store == nil {
+		return nil
+	}
+	st, err := o.store.ObjectStats()
+	if err != nil {
+		return nil
+	}
+	return &view.GitObjects{Loose: st.Loose, LooseBytes: st.LooseBytes, Packs: st.Packs, PackBytes: st.PackBytes, GCAuto: st.GCAuto}
+}

@@ -48,6 +48,7 @@ func (s *Server) readContext(ctx context.Context, _ mcp.ReadResourceRequest) ([]
 	lines.Write(&b, d, states)
 	writeMergeConflicts(&b, vs)
 	writeOperation(ctx, &b, vs)
+	s.writeSync(&b)
 	switch {
 	case d.LeftOut > 0:
 		b.WriteString(digesttext.LeftOutLine(d))
@@ -126,5 +127,25 @@ func writeOperation(ctx context.Context, b *strings.Builder, vs *openVaults) {
 		if err := m.Vault.OperationInProgress(ctx); errors.As(err, &op) {
 			fmt.Fprintf(b, "\n## A git %s is under way (%s vault)\n%s\n", op.Op, m.Name, op.Error())
 		}
+	}
+}
+
+// writeSync says when the team server's last sync round failed or left
+// memory files with errors out, so that a session does not start on a
+// server that silently stopped syncing.
+func (s *Server) writeSync(b *strings.Builder) {
+	if s.syncStatus == nil {
+		return
+	}
+	st := s.syncStatus()
+	if st == nil || st.OK && len(st.Broken) == 0 {
+		return
+	}
+	b.WriteString("\n## Team sync\n")
+	if !st.OK {
+		fmt.Fprintf(b, "- the last sync (%s) failed at its %s step: %s\n", st.At, st.Step, st.Error)
+	}
+	for _, l := range st.Broken {
+		fmt.Fprintf(b, "- broken memory file: %s\n", l)
 	}
 }

@@ -10,6 +10,7 @@ import (
 
 	"github.com/mark3labs/mcp-go/server"
 
+	"github.com/memvault/memvault/cmd/memvault/internal/view"
 	"github.com/memvault/memvault/vault"
 	"github.com/memvault/memvault/vault/history"
 	catchup "github.com/memvault/memvault/vault/since"
@@ -99,6 +100,9 @@ type Config struct {
 	// RecallTimeout bounds one recall; 0 means DefaultRecallTimeout, a
 	// negative value none.
 	RecallTimeout time.Duration
+	// SyncStatus, when set, is the team server's last sync round
+	// (serve --pull-interval), shown by memory_stats and memory://context.
+	SyncStatus func() *view.SyncStatus
 }
 
 // Server is memvault's MCP server over a project vault and, optionally,
@@ -119,6 +123,8 @@ type Server struct {
 	args map[string]*argSpec
 	// recallTimeout bounds one recall (Config.RecallTimeout).
 	recallTimeout time.Duration
+	// syncStatus is Config.SyncStatus.
+	syncStatus func() *view.SyncStatus
 }
 
 // slot is one served vault with its name and folder.
@@ -132,7 +138,7 @@ type slot struct {
 func New(cfg Config) *Server {
 	logger := cmp.Or(cfg.Logger, slog.New(slog.NewTextHandler(io.Discard, nil)))
 	s := &Server{logger: logger, now: cfg.Now, notify: newNotifier(logger), wait: cmp.Or(cfg.DiscoveryWait, defaultDiscoveryWait),
-		recallTimeout: cmp.Or(cfg.RecallTimeout, DefaultRecallTimeout)}
+		recallTimeout: cmp.Or(cfg.RecallTimeout, DefaultRecallTimeout), syncStatus: cfg.SyncStatus}
 	hooks := &server.Hooks{}
 	s.notify.hook(hooks)
 	hooks.AddBeforeReadResource(s.unknownMemory)

@@ -18,9 +18,16 @@ type noArgs struct{}
 
 func memoryStatsTool() mcp.Tool {
 	return mcp.NewTool("memory_stats", append(readOnly("Memory statistics"),
-		mcp.WithDescription(`Summarise the memory vaults (the project's, and the user's when one is served): where they are, how many memories per layer and status, the files with problems (broken front matter served from their last good version, secrets), git HEAD, and the index's size and age. `+
+		mcp.WithDescription(`Summarise the memory vaults (the project's, and the user's when one is served): where they are, how many memories per layer and status, the files with problems (broken front matter served from their last good version, secrets), git HEAD, the index's size and age, and on a team server (serve --pull-interval) its last sync round (a failed step, broken memory files left out of the sync, each with its fix). `+
 			`Call it to check the vault is reachable or when recall returns surprisingly little. Example: {}`),
 		strictOutputSchema[view.Stats]())...)
+}
+
+// objectCounter is a Repo that can count its object store
+// (cmd/memvault's): memory_stats reports it when it can.
+type objectCounter interface {
+	// GitObjects counts the object store; nil when it cannot.
+	GitObjects() *view.GitObjects
 }
 
 func (s *Server) memoryStats(ctx context.Context, vs *openVaults, _ noArgs) (string, any, error) {
@@ -34,6 +41,11 @@ func (s *Server) memoryStats(ctx context.Context, vs *openVaults, _ noArgs) (str
 		if err := m.Vault.OperationInProgress(ctx); errors.As(err, &op) {
 			st.GitOperation, st.WritesRefused = op.Op, op.Error()
 		}
+		if sl := vs.slot(m.Name); sl != nil {
+			if oc, ok := sl.Git.(objectCounter); ok {
+				st.GitObjects = oc.GitObjects()
+			}
+		}
 		b, err := json.Marshal(st)
 		if err != nil {
 			return "", nil, err
@@ -45,6 +57,16 @@ func (s *Server) memoryStats(ctx context.Context, vs *openVaults, _ noArgs) (str
 		}
 		out.UserVault = &st
 		text += fmt.Sprintf("\nuser vault: %d memories in %s: %s", st.Total, st.Vault, b)
+	}
+	if s.syncStatus != nil {
+		if st := s.syncStatus(); st != nil {
+			out.Sync = st
+			b, err := json.Marshal(st)
+			if err != nil {
+				return "", nil, err
+			}
+			text += fmt.Sprintf("\nteam sync: %s", b)
+		}
 	}
 	return text, out, nil
 }

@@ -3,6 +3,7 @@ package teamsync
 import (
 	"errors"
 	"fmt"
+	"os"
 	"path/filepath"
 	"strings"
 
@@ -40,8 +41,10 @@ const SyncHelp = `sync brings this clone's memory in step with its remote, in on
   1. refuses to start while a merge, rebase or cherry-pick is under way;
   2. commits pending memory files as doctor --fix does (hand edits that
      parse, an interrupted write, the merge driver's setup: the vault's
-     .gitattributes is written and committed when missing); secrets and
-     conflict markers are refused, and any problem left stops the sync;
+     .gitattributes is written and committed when missing); a file that
+     does not parse, or holds conflict markers or a secret, is left out;
+     any other problem is reported at the end, after the fetch, merge and
+     push: nothing here stops them;
   3. git fetch REMOTE BRANCH (the branch's upstream, else origin and the
      same branch name);
   4. git merge (or git rebase with --rebase) with memvault's merge driver
@@ -53,8 +56,12 @@ const SyncHelp = `sync brings this clone's memory in step with its remote, in on
      repository as git left it;
      A memory the merge left in two files (moved to two layers on two
      branches) is joined into one, committed as "memory: join ...";
-  6. lints the merged vault (errors stop the push; memories that carry a
-     conflict entry are listed for a person to decide);
+  6. lints the merged vault: each memory file with an error is reported
+     with its line, the commit and author that broke it and the fix
+     ("quote the title"); it never stops the push of the rest, unless it
+     was committed in this clone and not on the remote (the push would
+     spread it). Memories that carry a conflict entry are listed for a
+     person to decide;
   7. git push, and when the remote moved meanwhile, fetches and merges
      again, at most 3 times.
 
@@ -103,17 +110,19 @@ func Names(dir string, args []string) []string {
 }
 
 // Fixed turns doctor --fix's report into sync's commit step: what it
-// fixed, or an error naming the problems left.
+// fixed, or an error naming the problems left. Memory files with errors
+// are not among them: doctor leaves them out of its commit, and sync's
+// lint step reports each with its fix; one file never stops a sync.
 func Fixed(rep vault.DoctorReport, err error) (string, error) {
 	if err != nil {
 		return "", err
 	}
 	var fixed, problems []string
 	for _, c := range rep.Checks {
-		switch c.Status {
-		case vault.CheckFixed:
+		switch {
+		case c.Status == vault.CheckFixed:
 			fixed = append(fixed, c.Detail)
-		case vault.CheckProblem:
+		case c.Status == vault.CheckProblem && c.Name != "files" && c.Name != "parse":
 			problems = append(problems, c.Name+": "+c.Detail)
 		}
 	}
@@ -134,8 +143,23 @@ func LintOf(v *vault.Vault, err error) (Lint, error) {
 			l.Errors++
 		}
 	}
+	l.Broken = brokenOf(v.Diagnostics(), func(rel string, n int) string { return fileLine(filepath.Join(v.Dir(), filepath.FromSlash(rel)), n) })
 	for _, c := range v.Conflicted() {
 		l.Conflicted = append(l.Conflicted, fmt.Sprintf("%s (%s)", c.Path, strings.Join(c.What, ", ")))
 	}
 	return l, nil
+}
+
+// fileLine is line n (1-based) of the file at name, "" when it cannot be
+// read; memory files are small (the vault caps their size).
+func fileLine(name string, n int) string {
+	data, err := os.ReadFile(name)
+	if err != nil || n <= 0 {
+		return ""
+	}
+	lines := strings.Split(string(data), "\n")
+	if n > len(lines) {
+		return ""
+	}
+	return strings.TrimRight(lines[n-1], "\r")
 }

@@ -8,6 +8,7 @@ import (
 	"os"
 	"os/exec"
 	"strings"
+	"time"
 
 	"github.com/memvault/memvault/vault/fault"
 )
@@ -41,6 +42,9 @@ func (e *GitError) Error() string {
 // classify further.
 func (e *GitError) ErrorKind() string { return string(fault.Internal) }
 
+// waitDelay bounds the wait for git's output after git was killed.
+const waitDelay = 10 * time.Second
+
 // CLI is Git through the git command, run in Dir with the user's own
 // environment, config and credentials (helpers, ssh agent): sync fetches
 // and pushes as the user's git would.
@@ -54,6 +58,10 @@ func (c CLI) Run(ctx context.Context, env []string, args ...string) (string, err
 	cmd := exec.CommandContext(ctx, "git", args...)
 	cmd.Dir = c.Dir
 	cmd.Env = append(os.Environ(), env...)
+	ownGroup(cmd)
+	// A child that escaped the group and holds git's output open must not
+	// hold up a cancelled sync for ever.
+	cmd.WaitDelay = waitDelay
 	var stdout, stderr bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &stdout, &stderr
 	err := cmd.Run()

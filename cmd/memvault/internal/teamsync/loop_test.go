@@ -53,8 +53,8 @@ func TestLoopSyncsAtEachTickAndSurvivesFailures(t *testing.T) {
 		err  string
 		logs string
 	}{
-		{"fetch: could not read from remote", `level=WARN msg="sync failed; trying again at the next interval" step=fetch remote=origin branch=main`},
-		{"sync panicked: boom", `level=WARN msg="sync failed; trying again at the next interval" step=unknown`},
+		{"fetch: could not read from remote", `level=ERROR msg="sync failed; trying again at the next interval" step=fetch remote=origin branch=main`},
+		{"sync panicked: boom", `level=ERROR msg="sync failed; trying again at the next interval" step=unknown`},
 		{"", `level=INFO msg=synced remote=origin branch=main merged=true pushed=true`},
 	} {
 		ticks <- time.Time{}
@@ -134,4 +134,38 @@ func errText(err error) string {
 		return ""
 	}
 	return err.Error()
+}
+
+// TestLoopLogsABrokenFileWhenItComesAndGoes: a broken memory file is
+// logged at ERROR, with its fix, in the round it shows up, not again while
+// it stays the same, and its fix is logged when it arrives.
+func TestLoopLogsABrokenFileWhenItComesAndGoes(t *testing.T) {
+	broken := Report{Broken: []Broken{{Path: "project/a.md", Line: 3, Problem: "bad", Fix: "quote the title", Origin: OriginUpstream}}}
+	rounds := []Report{broken, broken, {}}
+	var buf syncbuf.Buffer
+	ticks := make(chan time.Time)
+	synced := make(chan struct{})
+	calls := 0
+	l := Loop{
+		Sync:   func(context.Context) (Report, error) { calls++; return rounds[calls-1], nil },
+		Ticks:  ticks,
+		Logger: slog.New(slog.NewTextHandler(&buf, nil)),
+		Synced: func(Report, error) { synced <- struct{}{} },
+	}
+	ctx, cancel := context.WithCancel(t.Context())
+	done := make(chan struct{})
+	go func() { l.Run(ctx); close(done) }()
+	for range rounds {
+		ticks <- time.Time{}
+		<-synced
+	}
+	cancel()
+	<-done
+	log := buf.String()
+	if n := strings.Count(log, "level=ERROR"); n != 1 || !strings.Contains(log, `file=project/a.md line=3 problem=bad origin="from the remote"`) || !strings.Contains(log, `fix="quote the title"`) {
+		t.Errorf("%d ERROR line(s), want 1 naming the file and its fix:\n%s", n, log)
+	}
+	if !strings.Contains(log, `level=INFO msg="memory file fixed" file=project/a.md`) {
+		t.Errorf("the fix is not logged:\n%s", log)
+	}
 }

@@ -62,6 +62,9 @@ func WriteReport(w io.Writer, dir string, rep Report, err error) {
 	if n := len(rep.Lint.Conflicted); n > 0 {
 		fmt.Fprintf(w, "%d memory file(s) carry a conflict entry for a person to decide (memvault stats): %s\n", n, strings.Join(rep.Lint.Conflicted, ", "))
 	}
+	for _, b := range rep.Broken {
+		fmt.Fprintf(w, "broken memory file: %s\n", b)
+	}
 	if rep.Pushed {
 		fmt.Fprintf(w, "pushed %s to %s/%s\n", rep.Branch, rep.Remote, rep.RemoteBranch)
 	}

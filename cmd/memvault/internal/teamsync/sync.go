@@ -7,6 +7,7 @@ import (
 	"io"
 	"path"
 	"strings"
+	"time"
 
 	"github.com/memvault/memvault/gitstore"
 	"github.com/memvault/memvault/vault"
@@ -26,6 +27,17 @@ const (
 	StepPush    = "push"
 )
 
+// DefaultNetworkTimeout bounds one git fetch or push: a remote that
+// accepts the connection and never answers must not hang a sync, nor stall
+// a team server's syncs for ever (issue 27 finding 8). Generous, since it
+// bounds the whole command, not a silence: raise it for a first fetch of
+// a large repository over a slow link.
+const DefaultNetworkTimeout = 2 * time.Minute
+
+// NetworkTimeoutEnv overrides DefaultNetworkTimeout (a Go duration; 0
+// or negative: none) where no flag says.
+const NetworkTimeoutEnv = "MEMVAULT_NETWORK_TIMEOUT"
+
 // DefaultAttempts bounds the rounds of fetch, merge and push when the push
 // is refused because the remote moved meanwhile.
 const DefaultAttempts = 3
@@ -42,6 +54,11 @@ var ErrDetached = fault.New(fault.GitState, "HEAD is detached")
 // merge): the repository is left as git left it.
 var ErrConflicts = fault.New(fault.Conflict, "conflicts need a person")
 
+// ErrBrokenCommitted means a memory file that does not parse (or holds
+// conflict markers or a secret) was committed in this clone, not on the
+// remote: pushing it would spread it to the team.
+var ErrBrokenCommitted = fault.New(fault.Refused, "memory file(s) with errors")
+
 // StepError is a sync that failed at Step.
 type StepError struct {
 	Step string
@@ -57,6 +74,9 @@ type Lint struct {
 	// carry a conflict record (merged, a person to decide).
 	Errors     int
 	Conflicted []string
+	// Broken lists the memory files with errors, one entry a file (its
+	// first error); sync fills in where each came from.
+	Broken []Broken
 }
 
 // Syncer brings a clone's memory in step with its remote: it commits
@@ -108,6 +128,9 @@ type Syncer struct {
 	Attempts int
 	// Progress receives one short line per step; nil means none.
 	Progress io.Writer
+	// NetworkTimeout bounds each git fetch and push; zero or negative
+	// means none (cmd/memvault sets DefaultNetworkTimeout).
+	NetworkTimeout time.Duration
 }
 
 // Report is what a sync did.
@@ -126,6 +149,9 @@ type Report struct {
 	// rounds. PushedNew says the remote lacked commits the push brought.
 	Pushed, PushedNew bool
 	Attempts          int
+	// Broken lists the memory files with errors after the merge: left
+	// out of what sync commits, and never a reason to stop the rest.
+	Broken []Broken
 }
 
 // Run syncs. Its error is a *StepError naming the step that failed; the
@@ -164,39 +190,55 @@ func (s *Syncer) Run(ctx context.Context) (Report, error) {
 		}
 	}
 
+	// The commit step never stops the sync: a file it cannot commit (it
+	// does not parse, holds conflict markers or a secret) is left out and
+	// reported by the lint step, and any other failure is returned after
+	// the fetch, merge and push, so that a fix already on the remote
+	// still arrives.
 	s.progress("commit pending memory files")
-	err = s.locked(ctx, StepCommit, func(ctx context.Context) (err error) {
+	commitErr := s.locked(ctx, StepCommit, func(ctx context.Context) (err error) {
 		if rep.Committed, err = s.Commit(ctx); err != nil {
 			return &StepError{StepCommit, err}
 		}
 		return nil
 	})
-	if err != nil {
+	if commitErr != nil {
+		s.progress(commitErr.Error() + "; fetching and merging all the same")
+	}
+	if err := s.exchange(ctx, gitDir, &rep); err != nil {
 		return rep, err
 	}
+	return rep, commitErr
+}
+
+// exchange fetches, merges, lints and pushes, in rounds while the remote
+// moves meanwhile.
+func (s *Syncer) exchange(ctx context.Context, gitDir string, rep *Report) error {
 	attempts := s.Attempts
 	if attempts <= 0 {
 		attempts = DefaultAttempts
 	}
 	for rep.Attempts = 1; ; rep.Attempts++ {
-		upstream, err := s.fetch(ctx, rep)
+		upstream, err := s.fetch(ctx, *rep)
 		if err != nil {
-			return rep, err
+			return err
 		}
 		if upstream != "" {
-			if err := s.integrateLocked(ctx, gitDir, upstream, &rep); err != nil {
-				return rep, err
+			if err := s.integrateLocked(ctx, gitDir, upstream, rep); err != nil {
+				return err
 			}
 		}
 		s.progress("lint the merged vault")
 		if rep.Lint, err = s.Lint(ctx); err != nil {
-			return rep, &StepError{StepLint, err}
+			return &StepError{StepLint, err}
 		}
-		if rep.Lint.Errors > 0 {
-			return rep, &StepError{StepLint, fmt.Errorf("%d error(s) in the vault after the merge, not pushed: memvault lint lists them", rep.Lint.Errors)}
+		rep.Broken = s.classify(ctx, upstream, rep.Lint.Broken)
+		if local := localBreaks(rep.Broken); len(local) > 0 {
+			return &StepError{StepLint, fmt.Errorf("%w, committed here and not on %s: %s; nothing pushed: fix the file(s) and commit, then memvault sync again",
+				ErrBrokenCommitted, rep.Remote, strings.Join(local, "; "))}
 		}
 		if s.NoPush {
-			return rep, nil
+			return nil
 		}
 		s.progress(fmt.Sprintf("push to %s %s", rep.Remote, rep.RemoteBranch))
 		// The commit linted, by its hash: a server's write may move HEAD
@@ -204,20 +246,20 @@ func (s *Syncer) Run(ctx context.Context) (Report, error) {
 		// it is asked before the push, which moves the remote-tracking ref.
 		head, err := s.git(ctx, nil, "rev-parse", "--verify", "HEAD")
 		if err != nil {
-			return rep, &StepError{StepPush, err}
+			return &StepError{StepPush, err}
 		}
 		head = strings.TrimSpace(head)
 		ahead := upstream == "" || !s.isAncestor(ctx, head, upstream)
-		_, err = s.git(ctx, nil, "push", "--quiet", rep.Remote, head+":refs/heads/"+rep.RemoteBranch)
+		_, err = s.network(ctx, rep.Remote, "push", "--quiet", rep.Remote, head+":refs/heads/"+rep.RemoteBranch)
 		if err == nil {
 			rep.Pushed, rep.PushedNew = true, ahead
-			return rep, nil
+			return nil
 		}
 		if !nonFastForward(err) || rep.Attempts >= attempts {
 			if nonFastForward(err) {
 				err = fmt.Errorf("the remote moved again at each of %d attempts: %w", attempts, err)
 			}
-			return rep, &StepError{StepPush, err}
+			return &StepError{StepPush, err}
 		}
 		s.progress("the remote moved meanwhile: fetch and merge again")
 	}
@@ -273,7 +315,7 @@ func (s *Syncer) upstream(ctx context.Context, branch string) (remote, remoteBra
 func (s *Syncer) fetch(ctx context.Context, rep Report) (string, error) {
 	s.progress(fmt.Sprintf("fetch %s %s", rep.Remote, rep.RemoteBranch))
 	tracking := "refs/remotes/" + rep.Remote + "/" + rep.RemoteBranch
-	_, err := s.git(ctx, nil, "fetch", "--quiet", rep.Remote, "+refs/heads/"+rep.RemoteBranch+":"+tracking)
+	_, err := s.network(ctx, rep.Remote, "fetch", "--quiet", rep.Remote, "+refs/heads/"+rep.RemoteBranch+":"+tracking)
 	var ge *GitError
 	if errors.As(err, &ge) && strings.Contains(ge.Stderr, "couldn't find remote ref") {
 		return "", nil
@@ -490,6 +532,26 @@ func nonFastForward(err error) bool {
 		}
 	}
 	return false
+}
+
+// ErrNetworkTimeout means a fetch or push got no complete answer from the
+// remote within Syncer.NetworkTimeout.
+var ErrNetworkTimeout = fault.New(fault.Internal, "no answer from the remote")
+
+// network runs a git command that talks to remote (fetch, push) within
+// NetworkTimeout; git and what it started (ssh, a remote helper) are
+// killed when it passes.
+func (s *Syncer) network(ctx context.Context, remote string, args ...string) (string, error) {
+	if s.NetworkTimeout <= 0 {
+		return s.git(ctx, nil, args...)
+	}
+	tctx, cancel := context.WithTimeoutCause(ctx, s.NetworkTimeout, ErrNetworkTimeout)
+	defer cancel()
+	out, err := s.git(tctx, nil, args...)
+	if err != nil && ctx.Err() == nil && errors.Is(context.Cause(tctx), ErrNetworkTimeout) {
+		return out, fmt.Errorf("git %s %s: %w within %s (--network-timeout, $%s): %w", args[0], remote, ErrNetworkTimeout, s.NetworkTimeout, NetworkTimeoutEnv, err)
+	}
+	return out, err
 }
 
 func (s *Syncer) git(ctx context.Context, env []string, args ...string) (string, error) {

@@ -3,12 +3,15 @@ package teamsync
 import (
 	"context"
 	"errors"
+	"net"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"slices"
 	"strings"
+	"sync"
 	"testing"
+	"time"
 
 	"github.com/memvault/memvault/vault"
 )
@@ -214,4 +217,82 @@ func TestSyncHoldsTheWriteLockAroundTheMerge(t *testing.T) {
 	if rep, err = s.Run(t.Context()); err != nil || rep.Merged || !rep.Pushed || rep.PushedNew || locks != 3 {
 		t.Errorf("second sync: merged %v pushed %v new %v, %d lock(s), err %v", rep.Merged, rep.Pushed, rep.PushedNew, locks, err)
 	}
+}
+
+// silentRemote listens on a local TCP port, accepts every connection and
+// never answers; it returns a git:// URL to it.
+func silentRemote(t *testing.T) string {
+	t.Helper()
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Skip("no local TCP listener:", err)
+	}
+	var mu sync.Mutex
+	var conns []net.Conn
+	t.Cleanup(func() {
+		ln.Close()
+		mu.Lock()
+		defer mu.Unlock()
+		for _, c := range conns {
+			c.Close()
+		}
+	})
+	go func() {
+		for {
+			c, err := ln.Accept()
+			if err != nil {
+				return
+			}
+			mu.Lock()
+			conns = append(conns, c) // held open, never read nor written
+			mu.Unlock()
+		}
+	}()
+	return "git://" + ln.Addr().String() + "/team.git"
+}
+
+// TestSyncGivesUpOnASilentRemote (issue 27 finding 8): a remote that
+// accepts the connection and never answers fails the fetch, and the
+// push, once NetworkTimeout passes, with an error that says so; it no
+// longer hangs the sync.
+func TestSyncGivesUpOnASilentRemote(t *testing.T) {
+	t.Parallel()
+	for _, step := range []string{StepFetch, StepPush} {
+		t.Run(step, func(t *testing.T) {
+			t.Parallel()
+			a := clones(t, 1)[0]
+			url := silentRemote(t)
+			if step == StepFetch {
+				gitIn(t, a, "remote", "set-url", "origin", url)
+			} else {
+				gitIn(t, a, "remote", "set-url", "--push", "origin", url)
+			}
+			commitFile(t, a, "a.txt", "a\n")
+			var g Git = CLI{Dir: a}
+			if step == StepPush {
+				// No fetch from the real origin: its time on a loaded
+				// machine is not what the timeout is about.
+				g = noBranchYet{CLI{Dir: a}}
+			}
+			s := syncer(t, g)
+			s.NetworkTimeout = 300 * time.Millisecond
+			_, err := s.Run(t.Context())
+			var se *StepError
+			if !errors.As(err, &se) || se.Step != step || !errors.Is(err, ErrNetworkTimeout) ||
+				!strings.Contains(err.Error(), "no answer from the remote within 300ms (--network-timeout, $MEMVAULT_NETWORK_TIMEOUT)") {
+				t.Errorf("err = %v, want the %s step to time out", err, step)
+			}
+		})
+	}
+}
+
+// noBranchYet is the git command with a remote that has no branch yet:
+// every fetch finds no remote ref, at once.
+type noBranchYet struct{ CLI }
+
+func (g noBranchYet) Run(ctx context.Context, env []string, args ...string) (string, error) {
+	if args[0] == "fetch" {
+		return "", &GitError{Args: args, Code: 128, Stderr: "fatal: couldn't find remote ref main"}
+	}
+	return g.CLI.Run(ctx, env, args...)
 }

@@ -288,8 +288,11 @@ type VaultStats struct {
 	// meanwhile and what to run.
 	GitOperation  string `json:"git_operation,omitempty"`
 	WritesRefused string `json:"writes_refused,omitempty"`
-	Indexed       int    `json:"index_docs"`
-	LoadedAt      string `json:"loaded_at"`
+	// GitObjects is the repository's object store, when the server can
+	// count it.
+	GitObjects *GitObjects `json:"git_objects,omitempty"`
+	Indexed    int         `json:"index_docs"`
+	LoadedAt   string      `json:"loaded_at"`
 	// IndexAge is the wall-clock seconds since the index last changed.
 	IndexAge float64 `json:"index_age_seconds"`
 }
@@ -393,4 +396,6 @@ func ConflictedOf(c vault.ConflictedFile, dir string) Conflicted {
 type Stats struct {
 	VaultStats
 	UserVault *VaultStats `json:"user_vault,omitempty"`
+	// Sync is the team server's last sync round, when it syncs.
+	Sync *SyncStatus `json:"sync,omitempty"`
 }

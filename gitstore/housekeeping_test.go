@@ -1,0 +1,59 @@
+package gitstore
+
+import (
+	"fmt"
+	"os/exec"
+	"path/filepath"
+	"testing"
+)
+
+// TestCommitPacksPastGCAuto (issue 24 finding 8): once a commit leaves
+// more loose objects than gc.auto allows (git's own estimate), Commit
+// starts git gc --auto in the background; when it ends the objects are
+// packed. Below the threshold nothing starts.
+func TestCommitPacksPastGCAuto(t *testing.T) {
+	t.Parallel()
+	if _, err := exec.LookPath("git"); err != nil {
+		t.Skip("git is not installed")
+	}
+	dir, s := newRepo(t)
+	s.Close()
+	// gc.auto 256: more than one loose object in objects/17.
+	appendFile(t, filepath.Join(dir, ".git", "config"), "[gc]\n\tauto = 256\n")
+	s, err := Open(t.Context(), dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { s.Close() })
+	s.NoSync = true
+	commitFiles(t, s, "first", map[string]string{"a.md": "a\n"})
+	if s.gcDone.Load() != nil {
+		t.Fatal("housekeeping started below the threshold")
+	}
+	// 100 files a commit: about 0.4 objects in objects/17 each; the loop
+	// ends when a commit crossed the threshold.
+	for i := 0; s.gcDone.Load() == nil; i++ {
+		if i == 200 {
+			t.Fatalf("no housekeeping after %d commits; objects: %+v", i, must(s.ObjectStats()))
+		}
+		files := map[string]string{}
+		for j := range 100 {
+			files[fmt.Sprintf("f%03d.md", j)] = fmt.Sprintf("commit %d file %d\n", i, j)
+		}
+		commitFiles(t, s, fmt.Sprint("commit ", i), files)
+	}
+	if err := s.waitHousekeeping(t.Context()); err != nil {
+		t.Fatal(err)
+	}
+	o := must(s.ObjectStats())
+	if o.Packs == 0 || o.PackBytes == 0 || o.Loose > 256 {
+		t.Errorf("after git gc --auto: %+v, want the objects packed", o)
+	}
+}
+
+func must[T any](v T, err error) T {
+	if err != nil {
+		panic(err)
+	}
+	return v
+}

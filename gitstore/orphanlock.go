@@ -1,0 +1,99 @@
+package gitstore
+
+import (
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+)
+
+// Orphaned locks. A git command killed while it holds .git/index.lock (or
+// a branch's lock) leaves the lock with no owner record: kill -9 of a
+// sync's process group in its merge did that, and every later commit, the
+// user's own git commit included, failed until someone removed it by hand.
+// Such a lock is removed (by doctor --fix, and so by sync's commit step)
+// when no live git process or memvault merge driver works in this
+// repository: none whose working directory, command line or open files
+// lie in its work tree or git directories (processAt). A process that
+// cannot be inspected (another user's) counts as live, as does any
+// process where processes cannot be listed (only Linux's /proc is read):
+// in doubt the lock stays, and doctor tells a person. A memvault write
+// does not remove one: it waits for it and fails, as for git's.
+
+// orphanOwner describes the owner of an orphaned lock in doctor's report.
+const orphanOwner = "a git process that is gone (no live git process works in this repository)"
+
+// orphanLock reports whether target's lock exists without a live process
+// that may hold it, and returns its file info to check, before removing
+// it, that it is still the same file.
+func (s *Store) orphanLock(target string) (fs.FileInfo, bool) {
+	fi, err := os.Lstat(target + ".lock")
+	if err != nil {
+		return nil, false
+	}
+	if s.busy() {
+		return nil, false
+	}
+	return fi, true
+}
+
+// clearOrphan removes target's lock when it is orphaned (orphanLock) and
+// still the file that was inspected. It returns the lock it removed.
+func (s *Store) clearOrphan(target string) (*StaleLock, error) {
+	fi, ok := s.orphanLock(target)
+	if !ok {
+		return nil, nil
+	}
+	lockPath := target + ".lock"
+	cur, err := os.Lstat(lockPath)
+	if err != nil || !os.SameFile(fi, cur) {
+		return nil, nil // removed, or replaced by a live process meanwhile
+	}
+	if err := os.Remove(lockPath); err != nil && !errors.Is(err, fs.ErrNotExist) {
+		return nil, err
+	}
+	return &StaleLock{Path: lockPath, Owner: orphanOwner}, nil
+}
+
+// mergeFilePattern matches the temporary files git writes at the top of
+// the work tree for a merge driver's %O %A %B; a git killed in a merge
+// leaves them.
+const mergeFilePattern = ".merge_file_*"
+
+// MergeLeftovers lists the temporary files of a merge driver left at the
+// top of the work tree when no live git or memvault process works in the
+// repository (a git killed in a merge); with remove it removes them and
+// lists those it removed. While a process works there, or where processes
+// cannot be listed, it lists nothing: the files may be a running merge's.
+func (s *Store) MergeLeftovers(remove bool) ([]string, error) {
+	found, err := filepath.Glob(filepath.Join(s.root, mergeFilePattern))
+	if err != nil || len(found) == 0 {
+		return nil, err
+	}
+	if s.busy() {
+		return nil, nil
+	}
+	if !remove {
+		return found, nil
+	}
+	var removed []string
+	for _, f := range found {
+		if err := os.Remove(f); err != nil && !errors.Is(err, fs.ErrNotExist) {
+			return removed, fmt.Errorf("remove a merge's leftover: %w", err)
+		}
+		removed = append(removed, f)
+	}
+	return removed, nil
+}
+
+// busy reports whether a live git or memvault process may work in the
+// repository: true when processes cannot be listed.
+func (s *Store) busy() bool {
+	liveAt := s.liveAt
+	if liveAt == nil {
+		liveAt = processAt
+	}
+	live, ok := liveAt([]string{s.root, s.gitDir, s.commonDir})
+	return !ok || live
+}
