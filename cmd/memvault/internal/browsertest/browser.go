@@ -170,6 +170,14 @@ func Start(ctx context.Context, env Env, opts Options) (*Browser, error) {
 	return b, nil
 }
 
+// WithLanguage returns a view of the same browser whose pages send
+// Accept-Language lang; closing either closes both.
+func (b *Browser) WithLanguage(lang string) *Browser {
+	c := *b
+	c.opts.AcceptLanguage = lang
+	return &c
+}
+
 // Close stops the browser and waits for it to exit.
 func (b *Browser) Close() {
 	b.cancel()

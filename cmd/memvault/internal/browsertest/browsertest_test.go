@@ -13,6 +13,7 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
+	"sync"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
@@ -179,6 +180,14 @@ func TestHarness(t *testing.T) {
 		if want := "zh-CN,zh;q=0.9"; got != want {
 			t.Errorf("Accept-Language %q, want %q", got, want)
 		}
+		p, err := b.WithLanguage("en").Visit(ctx, srv.URL+"/lang")
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer p.Close()
+		if got, err := Eval[string](ctx, p, "document.body.textContent"); err != nil || got != "en" {
+			t.Errorf("WithLanguage(en): Accept-Language %q (%v), want en", got, err)
+		}
 	})
 
 	t.Run("screenshots", func(t *testing.T) {
@@ -214,17 +223,20 @@ func TestHarness(t *testing.T) {
 			{"bounded", 2, []string{"/", "/a/b.html?x=1"}, []string{"/clean.html", "/missing.html"}},
 		} {
 			t.Run(tc.name, func(t *testing.T) {
+				var mu sync.Mutex
 				var checked []string
-				r, err := b.Crawl(ctx, srv.URL+"/", CrawlOptions{
+				r, err := b.Crawl(ctx, CrawlOptions{
 					MaxPages: tc.maxPages,
 					Each: func(ctx context.Context, p *Page) error {
+						mu.Lock()
+						defer mu.Unlock()
 						checked = append(checked, strings.TrimPrefix(p.URL, srv.URL))
 						if strings.HasSuffix(p.URL, "/clean.html") {
 							return errors.New("a check failed")
 						}
 						return nil
 					},
-				})
+				}, srv.URL+"/")
 				if err != nil {
 					t.Fatal(err)
 				}
@@ -242,6 +254,8 @@ func TestHarness(t *testing.T) {
 				if diff := cmp.Diff(tc.unvisited, unvisited); diff != "" {
 					t.Errorf("links checked over HTTP only (-want +got):\n%s", diff)
 				}
+				// Each runs in two tabs at once: in no set order.
+				slices.Sort(checked)
 				wantChecked := slices.DeleteFunc(slices.Clone(tc.visited), func(p string) bool { return p == "/missing.html" })
 				if diff := cmp.Diff(wantChecked, checked); diff != "" {
 					t.Errorf("pages Each ran on (-want +got):\n%s", diff)

@@ -2,11 +2,13 @@ package browsertest
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"net/http"
 	"slices"
 	"strings"
+	"sync"
 )
 
 // CrawlOptions bound and extend a crawl; the zero value visits up to
@@ -18,12 +20,21 @@ type CrawlOptions struct {
 	MaxPages int
 	// Each, when set, is called on every page answered with 200, while it
 	// is open, for further checks (axe, screenshots); its error is
-	// reported as one of the page's failures.
+	// reported as one of the page's failures. Calls run concurrently, one
+	// per tab.
 	Each func(ctx context.Context, p *Page) error
+	// Workers is how many tabs load pages at once; zero means
+	// DefaultWorkers.
+	Workers int
 }
 
-// DefaultMaxPages is the default bound on the pages a crawl loads.
-const DefaultMaxPages = 300
+// The defaults of CrawlOptions.
+const (
+	DefaultMaxPages = 300
+	// DefaultWorkers is two tabs: a page's time is mostly the browser's
+	// (axe-core, encoding screenshots), which a second tab overlaps.
+	DefaultWorkers = 2
+)
 
 // PageReport is what a crawl found on one page it loaded.
 type PageReport struct {
@@ -91,12 +102,13 @@ func (r *CrawlReport) Failures() []string {
 	return out
 }
 
-// Crawl loads start in the browser and, breadth first, every internal link
-// found on pages answering 200, up to opts.MaxPages pages, and checks
-// every internal link it found resolves to a 200. An error means the crawl
-// itself could not go on (a page that cannot load at all, ctx ending);
-// what is wrong with the site is in the report.
-func (b *Browser) Crawl(ctx context.Context, start string, opts CrawlOptions) (*CrawlReport, error) {
+// Crawl loads the start pages in the browser and, breadth first, every
+// internal link found on pages answering 200, up to opts.MaxPages pages,
+// and checks every internal link it found resolves to a 200. More than one
+// start reaches pages no link leads to (a search with a query). An error
+// means the crawl itself could not go on (a page that cannot load at all,
+// ctx ending); what is wrong with the site is in the report.
+func (b *Browser) Crawl(ctx context.Context, opts CrawlOptions, start ...string) (*CrawlReport, error) {
 	if opts.MaxPages <= 0 {
 		opts.MaxPages = DefaultMaxPages
 	}
@@ -104,22 +116,47 @@ func (b *Browser) Crawl(ctx context.Context, start string, opts CrawlOptions) (*
 	status := map[string]int{}     // target -> status, once known
 	errText := map[string]string{} // target -> why it failed
 	from := map[string][]string{}  // target -> pages linking to it
-	queue := []string{start}
-	seen := map[string]bool{start: true}
+	if opts.Workers <= 0 {
+		opts.Workers = DefaultWorkers
+	}
+	var queue []string
+	seen := map[string]bool{}
+	for _, s := range start {
+		if !seen[s] {
+			seen[s] = true
+			queue = append(queue, s)
+		}
+	}
+	// Level by level, each level's pages loaded in parallel and their
+	// links taken in the level's order: the pages loaded, and their order,
+	// do not depend on which tab finishes first.
 	for len(queue) > 0 && len(report.Pages) < opts.MaxPages {
-		u := queue[0]
-		queue = queue[1:]
-		pr, err := b.crawlPage(ctx, u, opts)
-		if err != nil {
+		level := queue[:min(len(queue), opts.MaxPages-len(report.Pages))]
+		queue = queue[len(level):]
+		prs := make([]PageReport, len(level))
+		errs := make([]error, len(level))
+		var wg sync.WaitGroup
+		tabs := make(chan struct{}, opts.Workers)
+		for i, u := range level {
+			wg.Go(func() {
+				tabs <- struct{}{}
+				defer func() { <-tabs }()
+				prs[i], errs[i] = b.crawlPage(ctx, u, opts)
+			})
+		}
+		wg.Wait()
+		if err := errors.Join(errs...); err != nil {
 			return report, err
 		}
-		report.Pages = append(report.Pages, pr)
-		status[u] = pr.Status
-		for _, l := range pr.Internal {
-			from[l] = append(from[l], u)
-			if !seen[l] {
-				seen[l] = true
-				queue = append(queue, l)
+		for _, pr := range prs {
+			report.Pages = append(report.Pages, pr)
+			status[pr.URL] = pr.Status
+			for _, l := range pr.Internal {
+				from[l] = append(from[l], pr.URL)
+				if !seen[l] {
+					seen[l] = true
+					queue = append(queue, l)
+				}
 			}
 		}
 	}

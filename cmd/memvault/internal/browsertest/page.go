@@ -13,6 +13,7 @@ import (
 	"github.com/chromedp/cdproto/css"
 	"github.com/chromedp/cdproto/log"
 	"github.com/chromedp/cdproto/network"
+	"github.com/chromedp/cdproto/page"
 	"github.com/chromedp/cdproto/runtime"
 	"github.com/chromedp/chromedp"
 )
@@ -329,11 +330,18 @@ func (p *Page) Screenshot(ctx context.Context, width int) ([]byte, error) {
 	if err := chromedp.Do(rctx, chromedp.EmulateViewport(int64(width), viewportHeight)); err != nil {
 		return nil, fmt.Errorf("resize %s to %d px: %w", p.URL, width, err)
 	}
-	png, err := chromedp.Run(rctx, chromedp.FullScreenshot(100)) // 100: PNG
+	// Encoding for speed: a tall page's PNG otherwise costs seconds on a
+	// loaded machine; recompress a screenshot that is kept in docs/.
+	res, err := chromedp.Call(rctx, page.CaptureScreenshot, page.CaptureScreenshotParams{
+		Format:                page.CaptureScreenshotFormatPng,
+		CaptureBeyondViewport: new(true),
+		FromSurface:           new(true),
+		OptimizeForSpeed:      new(true),
+	})
 	if err != nil {
 		return nil, fmt.Errorf("screenshot %s: %w", p.URL, err)
 	}
-	return png, nil
+	return res.Data, nil
 }
 
 // Overflow resizes the viewport to width CSS pixels and returns how wide
