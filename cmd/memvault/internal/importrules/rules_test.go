@@ -18,14 +18,20 @@ func std(path string) bool {
 	return !strings.Contains(first, ".")
 }
 
-// moduleGraph lists the module's packages with `go list`.
-func moduleGraph(t *testing.T) []Package {
+// moduleRoot is the folder of the module's go.mod.
+func moduleRoot(t *testing.T) string {
 	t.Helper()
 	gomod, err := exec.Command("go", "env", "GOMOD").Output()
 	if err != nil {
 		t.Fatalf("go env GOMOD: %v", err)
 	}
-	root := filepath.Dir(strings.TrimSpace(string(gomod)))
+	return filepath.Dir(strings.TrimSpace(string(gomod)))
+}
+
+// moduleGraph lists the module's packages with `go list`.
+func moduleGraph(t *testing.T) []Package {
+	t.Helper()
+	root := moduleRoot(t)
 	cmd := exec.Command("go", "list", "-json=ImportPath,Standard,Imports,TestImports,XTestImports", "./...")
 	cmd.Dir = root
 	var stderr bytes.Buffer
