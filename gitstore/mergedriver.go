@@ -11,7 +11,7 @@ import (
 
 // ErrNoGitCLI means the git command is not installed: merge drivers and
 // attributes are git's business, and only git answers for them.
-var ErrNoGitCLI = errors.New("the git command is not installed")
+var ErrNoGitCLI = kindErr("git_state", "the git command is not installed")
 
 // gitCLI runs the git command at the top of the work tree and returns its
 // standard output; a non-zero exit is an *exec.ExitError.

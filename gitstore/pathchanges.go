@@ -16,7 +16,7 @@ import (
 // ErrNotAncestor means WalkPathChanges's stop commit is not on the
 // first-parent line of its head (history was rewritten). It sits here
 // rather than in errors.go because only this walk returns it.
-var ErrNotAncestor = errors.New("not an ancestor on the first-parent line")
+var ErrNotAncestor = kindErr("invalid", "not an ancestor on the first-parent line")
 
 // PathChange is one file a commit changed under the walked paths. OldBlob
 // and NewBlob are blob ids ("" when absent; NewBlob is "" for a work-tree

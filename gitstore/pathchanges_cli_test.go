@@ -17,6 +17,9 @@ import (
 // and stops, including a stop that is not on the first-parent line and a
 // walk that fn ends early.
 func TestWalkPathChangesCLIMatchesGo(t *testing.T) {
+	if testing.Short() {
+		t.Skip("over 10 s on a 2-core machine; runs without -short, as CI does")
+	}
 	requireGit(t)
 	t.Parallel()
 	dir, _ := newRepo(t)

@@ -1,7 +1,6 @@
 package parser
 
 import (
-	"errors"
 	"strconv"
 	"strings"
 )
@@ -9,21 +8,21 @@ import (
 // Sentinel errors wrapped by the diagnostics. Test with errors.Is.
 var (
 	// ErrTooLarge reports a file over the size limit; Parse returns no Document.
-	ErrTooLarge = errors.New("file too large")
+	ErrTooLarge = kindErr("invalid", "file too large")
 	// ErrBinary reports a file with NUL bytes or invalid UTF-8; Parse returns no Document.
-	ErrBinary = errors.New("not a text file")
+	ErrBinary = kindErr("invalid", "not a text file")
 	// ErrNoFrontMatter reports a file that does not start with a "---" line.
-	ErrNoFrontMatter = errors.New("no front matter")
+	ErrNoFrontMatter = kindErr("invalid", "no front matter")
 	// ErrUnclosed reports a front matter block without its closing "---" line.
-	ErrUnclosed = errors.New("front matter not closed")
+	ErrUnclosed = kindErr("invalid", "front matter not closed")
 	// ErrSyntax reports front matter that is not valid YAML or not a mapping.
-	ErrSyntax = errors.New("invalid front matter")
+	ErrSyntax = kindErr("invalid", "invalid front matter")
 	// ErrType reports a front-matter field whose value has the wrong type.
-	ErrType = errors.New("wrong type")
+	ErrType = kindErr("invalid", "wrong type")
 	// ErrDuplicateKey reports a front-matter key written more than once.
-	ErrDuplicateKey = errors.New("duplicate key")
+	ErrDuplicateKey = kindErr("invalid", "duplicate key")
 	// ErrValue reports a value that Document.Set cannot write.
-	ErrValue = errors.New("unsupported value")
+	ErrValue = kindErr("invalid", "unsupported value")
 )
 
 // Severity tells how much of a document a diagnostic invalidates.
@@ -78,3 +77,15 @@ func (e *Error) Error() string {
 
 // Unwrap returns the underlying problem.
 func (e *Error) Unwrap() error { return e.Err }
+
+// kindError is a sentinel error with a kind, named in the words of the
+// domain's vault/fault (which fault.Of reads through ErrorKind): this
+// package does not import the domain.
+type kindError struct{ kind, msg string }
+
+func kindErr(kind, msg string) *kindError { return &kindError{kind: kind, msg: msg} }
+
+func (e *kindError) Error() string { return e.msg }
+
+// ErrorKind returns the kind of failure, a vault/fault kind.
+func (e *kindError) ErrorKind() string { return e.kind }

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 
+	"github.com/memvault/memvault/vault/fault"
 	"github.com/memvault/memvault/vault/index"
 )
 
@@ -36,6 +37,9 @@ type QueryTooLargeError struct {
 func (e *QueryTooLargeError) Error() string {
 	return fmt.Sprintf("query too large: %d %s, limit %d: ask with the question itself, not a whole document", e.Size, e.Unit, e.Limit)
 }
+
+// ErrorKind says the caller can shorten the query.
+func (e *QueryTooLargeError) ErrorKind() string { return string(fault.Invalid) }
 
 // CheckQuery returns a *QueryTooLargeError when text is past
 // MaxQueryBytes or MaxQueryTerms, else nil. Its work is bounded by

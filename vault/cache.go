@@ -22,6 +22,7 @@ import (
 	"time"
 	"unsafe"
 
+	"github.com/memvault/memvault/vault/fault"
 	"github.com/memvault/memvault/vault/index"
 )
 
@@ -61,7 +62,7 @@ import (
 // ErrBadCache reports an index cache that cannot be used: another format
 // or program, truncated, corrupted or inconsistent. Open never returns it:
 // it loads the files instead.
-var ErrBadCache = errors.New("bad index cache")
+var ErrBadCache = fault.New(fault.Internal, "bad index cache")
 
 const (
 	cacheMagic   = "MVCACHE\x00"

@@ -1,55 +1,55 @@
 package vault
 
 import (
-	"errors"
 	"fmt"
 	"maps"
 	"strings"
 	"time"
 
 	"github.com/memvault/memvault/parser"
+	"github.com/memvault/memvault/vault/fault"
 )
 
 // Sentinel errors. Callers test them with errors.Is; messages carry details.
 var (
-	ErrNotFound       = errors.New("memory not found")
-	ErrConflict       = errors.New("version conflict")
-	ErrInvalid        = errors.New("invalid memory")
-	ErrInvalidLayer   = errors.New("invalid layer")
-	ErrReadOnly       = errors.New("vault is read-only")
-	ErrNoCommitter    = errors.New("vault has no committer")
-	ErrUnchanged      = errors.New("nothing to change")
-	ErrMalformedFile  = errors.New("memory file is malformed")
-	ErrDuplicateID    = errors.New("duplicate memory id")
-	ErrOutsideVault   = errors.New("path outside the vault")
-	ErrSupersedesSelf = errors.New("a memory cannot supersede itself")
-	ErrSecret         = errors.New("secret detected")
+	ErrNotFound       = fault.New(fault.NotFound, "memory not found")
+	ErrConflict       = fault.New(fault.Conflict, "version conflict")
+	ErrInvalid        = fault.New(fault.Invalid, "invalid memory")
+	ErrInvalidLayer   = fault.New(fault.Invalid, "invalid layer")
+	ErrReadOnly       = fault.New(fault.Refused, "vault is read-only")
+	ErrNoCommitter    = fault.New(fault.Internal, "vault has no committer")
+	ErrUnchanged      = fault.New(fault.Invalid, "nothing to change")
+	ErrMalformedFile  = fault.New(fault.Invalid, "memory file is malformed")
+	ErrDuplicateID    = fault.New(fault.Invalid, "duplicate memory id")
+	ErrOutsideVault   = fault.New(fault.Invalid, "path outside the vault")
+	ErrSupersedesSelf = fault.New(fault.Invalid, "a memory cannot supersede itself")
+	ErrSecret         = fault.New(fault.Secret, "secret detected")
 	// ErrConflictMarkers reports a file holding git conflict markers: it
 	// is never loaded, written or committed as a memory.
-	ErrConflictMarkers = errors.New("git conflict markers")
+	ErrConflictMarkers = fault.New(fault.Conflict, "git conflict markers")
 	// ErrDuplicate is wrapped by *DuplicateError: Remember found an active
 	// memory with the same or a near-identical title.
-	ErrDuplicate = errors.New("a memory with this title exists")
+	ErrDuplicate = fault.New(fault.Conflict, "a memory with this title exists")
 	// ErrNoVault means a Set was asked for a vault it does not have.
-	ErrNoVault = errors.New("no such vault in the set")
+	ErrNoVault = fault.New(fault.NotFound, "no such vault in the set")
 	// ErrSupersessionCycle means memories would supersede each other in a
 	// ring (A supersedes B, B supersedes A): each would hide the others.
-	ErrSupersessionCycle = errors.New("supersession cycle")
+	ErrSupersessionCycle = fault.New(fault.Invalid, "supersession cycle")
 	// ErrDangling means a supersedes or links entry names an id no memory
 	// of the vault carries (lint warns about it).
-	ErrDangling = errors.New("names no memory of this vault")
+	ErrDangling = fault.New(fault.Invalid, "names no memory of this vault")
 	// ErrStatusDisagrees means a file's status says active while an
 	// in-force successor supersedes it, or superseded while nothing does
 	// (lint warns about it).
-	ErrStatusDisagrees = errors.New("disagrees with supersession")
+	ErrStatusDisagrees = fault.New(fault.Invalid, "disagrees with supersession")
 	// ErrAmbiguousID means two files carry the id a write names.
-	ErrAmbiguousID = errors.New("ambiguous memory id")
+	ErrAmbiguousID = fault.New(fault.Invalid, "ambiguous memory id")
 	// ErrRefNeverExisted is wrapped by the diagnostics of
 	// NeverExistedRefs: a ref naming no path of the repository's history.
-	ErrRefNeverExisted = errors.New("names a path that never existed in this repository's history")
+	ErrRefNeverExisted = fault.New(fault.Invalid, "names a path that never existed in this repository's history")
 	// ErrHeadersOnly refuses a text recall on a vault opened with
 	// Options.HeadersOnly, which has no full-text index.
-	ErrHeadersOnly = errors.New("vault opened with headers only: no full-text index")
+	ErrHeadersOnly = fault.New(fault.Internal, "vault opened with headers only: no full-text index")
 )
 
 // ConflictedMarkers is the Memory.Conflicted label of a memory whose file

@@ -2,14 +2,15 @@ package vault
 
 import (
 	"context"
-	"errors"
 	"fmt"
+
+	"github.com/memvault/memvault/vault/fault"
 )
 
 // ErrGitOperation means a write was refused because git is in the middle
 // of a merge, rebase, cherry-pick or the like in the vault's repository.
 // The wrapping OperationError says which and what to run.
-var ErrGitOperation = errors.New("a git operation is in progress")
+var ErrGitOperation = fault.New(fault.GitState, "a git operation is in progress")
 
 // OperationReader reports a multi-step git operation under way in the
 // vault's repository. gitstore.Store satisfies it.

@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/memvault/memvault/parser"
+	"github.com/memvault/memvault/vault/fault"
 	"github.com/memvault/memvault/vault/merge"
 )
 
@@ -96,7 +97,7 @@ type Resolved struct {
 
 // ErrNotUnmerged means a path or id given to Resolve names no unmerged
 // memory file.
-var ErrNotUnmerged = errors.New("not an unmerged memory file")
+var ErrNotUnmerged = fault.New(fault.Invalid, "not an unmerged memory file")
 
 // Resolve resolves the memory files a merge left unmerged under the vault
 // at dir: it reads their index stages, writes the result to the work tree

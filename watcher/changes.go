@@ -9,7 +9,17 @@ import (
 
 // ErrChangesClosed is returned by Changes.Sync after Close, or when the
 // events stopped.
-var ErrChangesClosed = errors.New("change counter closed")
+var ErrChangesClosed error = &closedError{}
+
+// closedError is ErrChangesClosed's type: a sentinel with a kind, named
+// in the words of the domain's vault/fault (fault.Of reads ErrorKind),
+// which this package does not import.
+type closedError struct{}
+
+func (*closedError) Error() string { return "change counter closed" }
+
+// ErrorKind says the failure is memvault's own, not the caller's.
+func (*closedError) ErrorKind() string { return "internal" }
 
 // errDeaf is Sync's error once the file system showed it does not report
 // changes: the caller reads without its cache.

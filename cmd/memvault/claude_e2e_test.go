@@ -362,6 +362,9 @@ func checkInjected(t *testing.T, p *pythonProject, what, text string, want ...st
 // that answers it (and the Python one not the rule its answer
 // superseded), and a prompt no memory answers gets nothing.
 func TestClaudeCodeHooksAfterInit(t *testing.T) {
+	if testing.Short() {
+		t.Skip("over 10 s on a 2-core machine; runs without -short, as CI does")
+	}
 	t.Parallel()
 	claude := claudeCLI(t)
 	bin := buildMemvault(t)
@@ -420,6 +423,9 @@ func TestClaudeCodeHooksAfterInit(t *testing.T) {
 // its MCP server serves the explicit pull, its commands are there, and
 // without memvault on PATH its hooks say in one line how to install it.
 func TestClaudeCodePluginWithoutInit(t *testing.T) {
+	if testing.Short() {
+		t.Skip("over 10 s on a 2-core machine; runs without -short, as CI does")
+	}
 	t.Parallel()
 	claude := claudeCLI(t)
 	bin := buildMemvault(t)

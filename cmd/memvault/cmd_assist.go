@@ -18,6 +18,7 @@ import (
 	"github.com/memvault/memvault/cmd/memvault/internal/view"
 	"github.com/memvault/memvault/gitstore"
 	"github.com/memvault/memvault/vault"
+	"github.com/memvault/memvault/vault/fault"
 	"github.com/memvault/memvault/vault/history"
 	"github.com/memvault/memvault/vault/inject"
 )
@@ -111,7 +112,7 @@ func (m *Main) runAssistantHook(ctx context.Context, name string, run func(conte
 const promptStalenessDeadline = 300 * time.Millisecond
 
 // errNoVault ends a hook quietly in a project without a vault.
-var errNoVault = errors.New("no vault")
+var errNoVault = fault.New(fault.NotFound, "no vault")
 
 // hookVault points the command at the vault of the project Claude Code
 // runs in (the event's cwd) unless --vault names one, and ends the hook

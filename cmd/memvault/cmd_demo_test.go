@@ -15,6 +15,9 @@ import (
 // the scripted session must pass, print its key lines, and fail loudly
 // when the sample no longer supports a step.
 func TestDemo(t *testing.T) {
+	if testing.Short() {
+		t.Skip("over 10 s on a 2-core machine; runs without -short, as CI does")
+	}
 	t.Parallel()
 	bin := buildMemvault(t)
 	sample, err := filepath.Abs(filepath.Join("..", "..", "sample-vault"))

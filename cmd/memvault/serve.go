@@ -98,7 +98,11 @@ func (m *Main) serveCommand() *cobra.Command {
 				defer teamsync.Start(ctx, s.Run, pullInterval, logger.With("sync", projectDir))()
 			}
 			if httpAddr != "" {
-				return srv.ServeHTTP(ctx, httpAddr, mcpserver.HTTPOptions{Token: token, Callers: callers, Listening: func(url string) {
+				pages, err := opened.pages(m, logger)
+				if err != nil {
+					return err
+				}
+				return srv.ServeHTTP(ctx, httpAddr, mcpserver.HTTPOptions{Token: token, Callers: callers, Pages: pages, Listening: func(url string) {
 					// The address goes to stderr so whoever started the
 					// server (and the tests, which bind port 0) can find it.
 					fmt.Fprintf(m.Stderr, "memvault: serving MCP at %s\n", url)

@@ -53,6 +53,9 @@ type simModel struct {
 // git runs again as the merge driver. -sim.ops and -sim.seed run it
 // longer or otherwise.
 func TestTeamSimulation(t *testing.T) {
+	if testing.Short() {
+		t.Skip("over 10 s on a 2-core machine; runs without -short, as CI does")
+	}
 	t.Parallel()
 	rng := rand.New(rand.NewPCG(*simSeed, 0x5eed))
 	tm := newTeam(t)

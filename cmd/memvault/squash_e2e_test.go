@@ -19,6 +19,9 @@ import (
 // main, `history`, `why` and `digest` give each memory its own reason
 // for each change, never the squash's concatenated message.
 func TestSquashMergesKeepEachMemorysReason(t *testing.T) {
+	if testing.Short() {
+		t.Skip("over 10 s on a 2-core machine; runs without -short, as CI does")
+	}
 	t.Parallel()
 	tc := newTeamClones(t)
 	const (

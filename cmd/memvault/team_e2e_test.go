@@ -196,6 +196,9 @@ func TestAddAddSameTitleKeepsBoth(t *testing.T) {
 // fields merged), continues and pushes; the first clone's sync brings the
 // same tree; nobody registered the driver by hand.
 func TestSyncRebaseWithAMemoryConflict(t *testing.T) {
+	if testing.Short() {
+		t.Skip("over 10 s on a 2-core machine; runs without -short, as CI does")
+	}
 	t.Parallel()
 	tm := newTeam(t)
 	a, b := tm.clone(), tm.clone()
@@ -273,6 +276,9 @@ func TestSyncStopsWhereAPersonMustDecide(t *testing.T) {
 // two new files), and sync joins the copies into one file whose conflict
 // record names the layer.
 func TestSyncJoinsAMemoryMovedToTwoLayers(t *testing.T) {
+	if testing.Short() {
+		t.Skip("over 10 s on a 2-core machine; runs without -short, as CI does")
+	}
 	t.Parallel()
 	tm := newTeam(t)
 	a, b := tm.clone(), tm.clone()

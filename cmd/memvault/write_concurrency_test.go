@@ -35,6 +35,9 @@ func openVaultOnRepo(t testing.TB, root, client string) (*vault.Vault, *gitstore
 // same time. Every write must land as its own commit on one linear
 // history, and nothing may be left uncommitted.
 func TestTwoWritersOnOneRepository(t *testing.T) {
+	if testing.Short() {
+		t.Skip("over 10 s on a 2-core machine; runs without -short, as CI does")
+	}
 	t.Parallel()
 	root := newRepo(t)
 	const perWriter = 100

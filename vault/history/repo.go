@@ -2,9 +2,10 @@ package history
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"time"
+
+	"github.com/memvault/memvault/vault/fault"
 )
 
 // Repo is the git repository that holds a vault, seen from the vault: every
@@ -107,12 +108,12 @@ type FileChange struct {
 var (
 	// ErrNotFound reports a revision or a file the repository does not
 	// have. Repo implementations wrap it.
-	ErrNotFound = errors.New("not in the repository")
+	ErrNotFound = fault.New(fault.NotFound, "not in the repository")
 	// ErrNoMatch reports a question no memory in force answers.
-	ErrNoMatch = errors.New("no memory in force matches")
+	ErrNoMatch = fault.New(fault.NotFound, "no memory in force matches")
 	// ErrNoHistory reports that none of the vaults asked about has a git
 	// history to read.
-	ErrNoHistory = errors.New("no git history")
+	ErrNoHistory = fault.New(fault.GitState, "no git history")
 )
 
 // RevisionError reports a revision the caller named that the repository

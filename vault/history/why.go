@@ -88,9 +88,20 @@ func Why(ctx context.Context, v *vault.Vault, past *Reader, query string) (*Repo
 	if len(top) == 0 {
 		return nil, ErrNoMatch
 	}
+	return whyOf(ctx, v, past, query, top[0].Memory, top[0].State)
+}
+
+// WhyMemory is Why for one memory named by id (the web view's memory
+// page): its supersession chain, its history, and the rivals recall marks
+// when asked for its title.
+func WhyMemory(ctx context.Context, v *vault.Vault, past *Reader, mem *vault.Memory, state string) (*Report, error) {
+	return whyOf(ctx, v, past, mem.Title, mem, state)
+}
+
+func whyOf(ctx context.Context, v *vault.Vault, past *Reader, query string, mem *vault.Memory, state string) (*Report, error) {
+	var err error
 	st := &storyTeller{v: v, past: past, hists: map[string][]Revision{}}
-	mem := top[0].Memory
-	rep := &Report{Query: query, Memory: mem, State: top[0].State, InGit: past != nil}
+	rep := &Report{Query: query, Memory: mem, State: state, InGit: past != nil}
 	if rep.Replaced, err = st.chain(ctx, mem, map[string]bool{mem.ID: true}); err != nil {
 		return nil, err
 	}

@@ -7,6 +7,8 @@ import (
 	"strings"
 	"sync"
 	"unicode/utf8"
+
+	"github.com/memvault/memvault/vault/fault"
 )
 
 // defaultTerms is the curated bilingual dictionary; terms.txt documents
@@ -56,6 +58,9 @@ type DictError struct {
 }
 
 func (e *DictError) Error() string { return fmt.Sprintf("terms line %d: %s", e.Line, e.Msg) }
+
+// ErrorKind says the dictionary is memvault's own, not the caller's.
+func (e *DictError) ErrorKind() string { return string(fault.Internal) }
 
 // parseDictionary reads the terms.txt format:
 //

@@ -9,14 +9,16 @@ import (
 	"io"
 	"math"
 	"unsafe"
+
+	"github.com/memvault/memvault/vault/fault"
 )
 
 // ErrSnapshot reports a snapshot that is not one WriteTo wrote: wrong
 // magic or version, truncated, corrupted or inconsistent.
-var ErrSnapshot = errors.New("index: bad snapshot")
+var ErrSnapshot = fault.New(fault.Internal, "index: bad snapshot")
 
 // ErrNotEmpty reports a ReadFrom into an index that already has documents.
-var ErrNotEmpty = errors.New("index: ReadFrom needs an empty index")
+var ErrNotEmpty = fault.New(fault.Internal, "index: ReadFrom needs an empty index")
 
 const (
 	snapshotMagic   = "MVIX"

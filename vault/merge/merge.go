@@ -10,12 +10,13 @@ import (
 	"time"
 
 	"github.com/memvault/memvault/parser"
+	"github.com/memvault/memvault/vault/fault"
 )
 
 // ErrUnmergeable means one side is not a memory file that can be merged
 // field by field (binary, front matter that does not parse or is not
 // closed): a person must decide.
-var ErrUnmergeable = errors.New("cannot merge the memory field by field")
+var ErrUnmergeable = fault.New(fault.Conflict, "cannot merge the memory field by field")
 
 // ErrTwoMemories means the two sides hold two different memories (two
 // ids) at one path: the same title added on two branches, or a path one

@@ -2,13 +2,14 @@ package staleness
 
 import (
 	"context"
-	"errors"
 	"time"
+
+	"github.com/memvault/memvault/vault/fault"
 )
 
 // ErrNotAncestor is returned by Git.Walk when stop is not on head's
 // first-parent line (history was rewritten): the walk went to the root.
-var ErrNotAncestor = errors.New("stop commit is not an ancestor of head")
+var ErrNotAncestor = fault.New(fault.Internal, "stop commit is not an ancestor of head")
 
 // ChangeKind says what a commit did to a path.
 type ChangeKind int

@@ -3,9 +3,10 @@ package staleness
 import (
 	"context"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"time"
+
+	"github.com/memvault/memvault/vault/fault"
 )
 
 // snapshotVersion changes whenever the meaning of a saved tracker does.
@@ -16,7 +17,7 @@ const snapshotVersion = 3
 
 // ErrSnapshot is wrapped by Load's errors: the bytes are not a tracker
 // this version saved.
-var ErrSnapshot = errors.New("not a staleness snapshot of this version")
+var ErrSnapshot = fault.New(fault.Internal, "not a staleness snapshot of this version")
 
 type snapshot struct {
 	Version int                      `json:"version"`

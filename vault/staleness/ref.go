@@ -1,14 +1,15 @@
 package staleness
 
 import (
-	"errors"
 	"fmt"
 	"path"
 	"strings"
+
+	"github.com/memvault/memvault/vault/fault"
 )
 
 // ErrBadRef is wrapped by ParseRef's errors.
-var ErrBadRef = errors.New("invalid ref")
+var ErrBadRef = fault.New(fault.Invalid, "invalid ref")
 
 // Kind is what a ref names.
 type Kind int

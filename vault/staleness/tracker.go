@@ -10,6 +10,8 @@ import (
 	"strings"
 	"sync"
 	"time"
+
+	"github.com/memvault/memvault/vault/fault"
 )
 
 // State is how far a memory may have fallen behind its code.
@@ -147,7 +149,7 @@ var (
 	// errDone stops a backward walk at the oldest point any memory needs.
 	errDone = errors.New("walked far enough")
 	// ErrClosed is Refresh's error after Close.
-	ErrClosed = errors.New("staleness: tracker closed")
+	ErrClosed = fault.New(fault.Internal, "staleness: tracker closed")
 )
 
 // Update makes the tracked set exactly items and brings every memory's

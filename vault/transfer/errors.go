@@ -1,12 +1,14 @@
 package transfer
 
-import "errors"
+import (
+	"github.com/memvault/memvault/vault/fault"
+)
 
 // Sentinel errors of the package.
 var (
 	// ErrFormat means a source is not in the format asked for, or in none
 	// that import recognises.
-	ErrFormat = errors.New("unrecognised import format")
+	ErrFormat = fault.New(fault.Invalid, "unrecognised import format")
 	// ErrOutput means an export destination cannot be used.
-	ErrOutput = errors.New("unusable export destination")
+	ErrOutput = fault.New(fault.Invalid, "unusable export destination")
 )

@@ -7,13 +7,15 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+
+	"github.com/memvault/memvault/vault/fault"
 )
 
 // ServerName is the key memvault's entry has under mcpServers.
 const ServerName = "memvault"
 
 // ErrUnknownClient is returned by Find for a name it does not know.
-var ErrUnknownClient = errors.New("unknown MCP client")
+var ErrUnknownClient = fault.New(fault.Invalid, "unknown MCP client")
 
 // Client is an MCP client whose project configuration Write can change.
 type Client struct {
@@ -130,6 +132,9 @@ func (e *InvalidError) Error() string {
 	}
 	return e.Path + ": " + e.Msg
 }
+
+// ErrorKind says the user can fix the file.
+func (e *InvalidError) ErrorKind() string { return string(fault.Invalid) }
 
 // Write puts e into the client's configuration file at path, creating the
 // file (and its folder) when missing. Every other key of the file, and

@@ -20,6 +20,7 @@ import (
 
 	"github.com/memvault/memvault/cmd/memvault/internal/syncbuf"
 	"github.com/memvault/memvault/gitstore"
+	"github.com/memvault/memvault/vault/fault"
 )
 
 // The demo's script is written against the sample vault: these are the
@@ -88,7 +89,7 @@ type Options struct {
 
 // ErrNoSample is wrapped by Run's error when the sample vault is not
 // where Options says.
-var ErrNoSample = errors.New("no sample vault")
+var ErrNoSample = fault.New(fault.NotFound, "no sample vault")
 
 // StepError is Run's error when a step of the script did not behave; the
 // transcript already says what was expected and what came back.
@@ -100,6 +101,9 @@ type StepError struct {
 func (e *StepError) Error() string {
 	return fmt.Sprintf("demo step %d (%s) did not behave as expected", e.Step, e.Title)
 }
+
+// ErrorKind says the demo found memvault misbehaving, not the user.
+func (e *StepError) ErrorKind() string { return string(fault.Internal) }
 
 // Run replays the sample vault and its history into a temporary git
 // repository, starts "memvault serve" there as a child process (as Claude
@@ -150,6 +154,9 @@ type sampleError string
 
 func (e sampleError) Error() string        { return string(e) }
 func (e sampleError) Is(target error) bool { return target == ErrNoSample }
+
+// ErrorKind says the sample vault is not where the demo looked.
+func (e sampleError) ErrorKind() string { return string(fault.NotFound) }
 
 // findSample locates the sample vault: the flag, else sample-vault in the
 // first of dirs that holds its history.json.

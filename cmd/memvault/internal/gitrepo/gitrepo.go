@@ -11,6 +11,7 @@ import (
 
 	"github.com/memvault/memvault/gitstore"
 	"github.com/memvault/memvault/vault"
+	"github.com/memvault/memvault/vault/fault"
 	"github.com/memvault/memvault/vault/history"
 )
 
@@ -46,7 +47,7 @@ func OpenStore(ctx context.Context, dir string) (*gitstore.Store, error) {
 
 // ErrForeignRepository means a vault's folder resolves, through a
 // symbolic link, into a repository other than the one its path is in.
-var ErrForeignRepository = errors.New("the vault resolves into another repository")
+var ErrForeignRepository = fault.New(fault.Invalid, "the vault resolves into another repository")
 
 // checkHomeRepository refuses store when it is not the repository that
 // holds the vault's own path. existing is the vault folder, or the

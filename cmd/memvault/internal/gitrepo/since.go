@@ -13,6 +13,7 @@ import (
 
 	"github.com/memvault/memvault/gitstore"
 	"github.com/memvault/memvault/vault"
+	"github.com/memvault/memvault/vault/fault"
 	"github.com/memvault/memvault/vault/since"
 	"github.com/memvault/memvault/vault/staleness"
 )
@@ -70,7 +71,7 @@ type CatchUp struct {
 
 // ErrBadSince reports a --since that is neither LAST, a date nor a
 // commit of the repository.
-var ErrBadSince = errors.New("not LAST, a date or a commit")
+var ErrBadSince = fault.New(fault.Invalid, "not LAST, a date or a commit")
 
 // CatchUp tells what changed in the vault since q.Since; for the last
 // session it also moves the client's point when q.Advance is set. The

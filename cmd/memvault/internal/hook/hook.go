@@ -11,6 +11,7 @@ import (
 
 	"github.com/memvault/memvault/gitstore"
 	"github.com/memvault/memvault/vault"
+	"github.com/memvault/memvault/vault/fault"
 	"github.com/memvault/memvault/vault/secret"
 )
 
@@ -26,13 +27,16 @@ const Name = "pre-commit"
 
 // ErrRefused marks what the user must fix: a commit the hook blocks, a
 // hook that is not memvault's.
-var ErrRefused = errors.New("refused")
+var ErrRefused = fault.New(fault.Refused, "refused")
 
 // refusal is an ErrRefused whose message is only what to fix.
 type refusal struct{ msg string }
 
 func (r refusal) Error() string        { return r.msg }
 func (r refusal) Is(target error) bool { return target == ErrRefused }
+
+// ErrorKind says the commit was refused.
+func (r refusal) ErrorKind() string { return string(fault.Refused) }
 
 func refused(format string, args ...any) error { return refusal{fmt.Sprintf(format, args...)} }
 

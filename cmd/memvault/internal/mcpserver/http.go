@@ -160,7 +160,7 @@ func guard(h http.Handler, tokens tokens, lim HTTPLimits) http.Handler {
 			return
 		}
 		if len(tokens.digests) > 0 {
-			ctx, ok := tokens.check(r.Context(), bearerToken(r.Header.Get("Authorization")))
+			ctx, ok := tokens.check(r.Context(), credential(r))
 			if !ok {
 				w.Header().Set("WWW-Authenticate", "Bearer")
 				http.Error(w, "missing or wrong bearer token", http.StatusUnauthorized)
@@ -231,6 +231,10 @@ type HTTPOptions struct {
 	// Listening, when set, is told the MCP endpoint's URL once the server
 	// listens (addr may name port 0).
 	Listening func(url string)
+	// Pages, when set, is served at / beside the MCP endpoint: the web
+	// view, behind the same guard (see credential for how a browser
+	// carries the token).
+	Pages http.Handler
 }
 
 // healthz reports whether the server can answer, as JSON.
@@ -263,11 +267,20 @@ func (s *Server) ServeHTTP(ctx context.Context, addr string, o HTTPOptions) erro
 	mux := http.NewServeMux()
 	mux.Handle("/mcp", mcpHandler)
 	mux.HandleFunc("GET /healthz", s.healthz)
+	if o.Pages != nil {
+		mux.Handle("/", o.Pages)
+	}
 	srv := newGuardedServer(mux, newTokens(o.Token, o.Callers), lim)
 	if o.Listening != nil {
 		o.Listening(fmt.Sprintf("http://%s/mcp", ln.Addr()))
 	}
 	s.logger.Info("serving", "vault", s.projectDir(), "user_vault", s.userDir(), "transport", "http", "addr", ln.Addr().String(), "token", o.Token != "", "people", len(o.Callers))
+	return runServer(ctx, ln, srv, func(ctx context.Context) { _ = mcpHandler.Shutdown(ctx) })
+}
+
+// runServer serves srv on ln until ctx is done, then shuts it down,
+// calling before first when set.
+func runServer(ctx context.Context, ln net.Listener, srv *http.Server, before func(context.Context)) error {
 	errc := make(chan error, 1)
 	go func() { errc <- srv.Serve(ln) }()
 	select {
@@ -276,7 +289,9 @@ func (s *Server) ServeHTTP(ctx context.Context, addr string, o HTTPOptions) erro
 	case <-ctx.Done():
 		shutdownCtx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 5*time.Second)
 		defer cancel()
-		_ = mcpHandler.Shutdown(shutdownCtx)
+		if before != nil {
+			before(shutdownCtx)
+		}
 		if err := srv.Shutdown(shutdownCtx); err != nil && !errors.Is(err, http.ErrServerClosed) {
 			return fmt.Errorf("shut down http: %w", err)
 		}

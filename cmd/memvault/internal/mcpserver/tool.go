@@ -8,7 +8,9 @@ import (
 	"github.com/mark3labs/mcp-go/mcp"
 	"github.com/mark3labs/mcp-go/server"
 
+	"github.com/memvault/memvault/cmd/memvault/internal/outcome"
 	"github.com/memvault/memvault/cmd/memvault/internal/termsafe"
+	"github.com/memvault/memvault/vault/fault"
 )
 
 // toolFunc is a tool's handler over its parsed arguments A: it returns
@@ -37,11 +39,11 @@ func addTool[A any](s *Server, t mcp.Tool, fn toolFunc[A]) {
 	s.mcp.AddTool(t, s.loggedTool(t.Name, func(ctx context.Context, req mcp.CallToolRequest) (*mcp.CallToolResult, error) {
 		var args A
 		if err := spec.parse(rawArguments(req), &args); err != nil {
-			return mcp.NewToolResultError(err.Error()), nil
+			return errorResult(fault.Wrap(fault.Invalid, err)), nil
 		}
 		vs, ask, err := s.vaults(ctx, req.Params.InputResponses)
 		if err != nil {
-			return mcp.NewToolResultError(err.Error()), nil
+			return errorResult(err), nil
 		}
 		if ask {
 			s.project.noteAsked()
@@ -49,7 +51,7 @@ func addTool[A any](s *Server, t mcp.Tool, fn toolFunc[A]) {
 		}
 		text, out, err := fn(ctx, vs, args)
 		if err != nil {
-			return mcp.NewToolResultError(termsafe.String(err.Error())), nil
+			return errorResult(err), nil
 		}
 		// The text is what a client may print for people: memory text in
 		// it must not drive a terminal. The structured result stays exact.
@@ -61,10 +63,23 @@ func addTool[A any](s *Server, t mcp.Tool, fn toolFunc[A]) {
 		// read the same bytes instead of encoding the value twice.
 		raw, err := json.Marshal(out)
 		if err != nil {
-			return mcp.NewToolResultError(fmt.Sprintf("encode the result: %v", err)), nil
+			return errorResult(fault.Wrap(fault.Internal, fmt.Errorf("encode the result: %w", err))), nil
 		}
 		return mcp.NewToolResultStructured(json.RawMessage(raw), text), nil
 	}))
+}
+
+// errorResult is a tool error for err: its message, cleaned for a
+// terminal, and in _meta "memvault/error" the kind of failure and whether
+// the caller can act on it (outcome's table, which the CLI's exit status
+// follows too).
+func errorResult(err error) *mcp.CallToolResult {
+	res := mcp.NewToolResultError(termsafe.String(err.Error()))
+	res.Meta = mcp.NewMetaFromMap(map[string]any{"memvault/error": map[string]any{
+		"kind":   string(outcome.Kind(err)),
+		"caller": outcome.For(err).Caller,
+	}})
+	return res
 }
 
 // rawArguments returns a call's arguments as JSON: the bytes as received

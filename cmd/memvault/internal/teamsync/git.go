@@ -8,6 +8,8 @@ import (
 	"os"
 	"os/exec"
 	"strings"
+
+	"github.com/memvault/memvault/vault/fault"
 )
 
 // Git runs the git command in the repository; Syncer declares it so that
@@ -33,6 +35,11 @@ func (e *GitError) Error() string {
 	}
 	return fmt.Sprintf("git %s: %s", strings.Join(e.Args, " "), msg)
 }
+
+// ErrorKind says a git command failed: its message is git's own (a
+// rejected push, a remote that cannot be reached), nothing memvault can
+// classify further.
+func (e *GitError) ErrorKind() string { return string(fault.Internal) }
 
 // CLI is Git through the git command, run in Dir with the user's own
 // environment, config and credentials (helpers, ssh agent): sync fetches

@@ -11,6 +11,7 @@ import (
 	"github.com/memvault/memvault/gitstore"
 	"github.com/memvault/memvault/vault"
 	"github.com/memvault/memvault/vault/commitmsg"
+	"github.com/memvault/memvault/vault/fault"
 )
 
 // Steps of a sync, as its errors and progress name them.
@@ -31,15 +32,15 @@ const DefaultAttempts = 3
 
 // ErrInProgress means a merge, rebase or cherry-pick is already under way:
 // sync will not start another on top of it.
-var ErrInProgress = errors.New("an operation is in progress")
+var ErrInProgress = fault.New(fault.GitState, "an operation is in progress")
 
 // ErrDetached means HEAD is on no branch: there is nothing to push.
-var ErrDetached = errors.New("HEAD is detached")
+var ErrDetached = fault.New(fault.GitState, "HEAD is detached")
 
 // ErrConflicts means the merge or rebase stopped on conflicts sync does
 // not resolve (files that are not memories, or memories resolve cannot
 // merge): the repository is left as git left it.
-var ErrConflicts = errors.New("conflicts need a person")
+var ErrConflicts = fault.New(fault.Conflict, "conflicts need a person")
 
 // StepError is a sync that failed at Step.
 type StepError struct {

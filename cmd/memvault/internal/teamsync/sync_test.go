@@ -94,6 +94,9 @@ func syncer(t *testing.T, git Git) *Syncer {
 // pushed meanwhile is retried after a new fetch and merge, at most
 // Attempts rounds; then the error names the push step.
 func TestSyncRetriesWhenTheRemoteMoves(t *testing.T) {
+	if testing.Short() {
+		t.Skip("over 10 s on a 2-core machine; runs without -short, as CI does")
+	}
 	for _, tc := range []struct {
 		races, attempts int
 		pushed          bool
