@@ -101,17 +101,7 @@ func (d *Document) srcEntry(src *Document, si int) ([]byte, bool) {
 	if src.root.Content[si].Column != col {
 		return nil, false
 	}
-	lines := newLineIndex(src.fm)
-	start, end := src.span(lines, si)
-	entry := bytes.Clone(src.fm[lines.start(start):lines.start(end+1)])
-	if !bytes.HasSuffix(entry, []byte{'\n'}) {
-		entry = append(entry, '\n')
-	}
-	entry = bytes.ReplaceAll(entry, []byte("\r\n"), []byte("\n"))
-	if d.eol == "\r\n" {
-		entry = bytes.ReplaceAll(entry, []byte("\n"), []byte("\r\n"))
-	}
-	return entry, true
+	return src.entryLines(newLineIndex(src.fm), si, d.eol), true
 }
 
 // replaceEntry returns d's front matter with the first entry of key

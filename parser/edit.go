@@ -782,8 +782,10 @@ func applyEdits(b []byte, edits []edit) []byte {
 // duplicates of the key it writes.
 func uniqueKeys(keys []string) []string {
 	out := make([]string, 0, len(keys))
+	seen := make(map[string]bool, len(keys))
 	for _, k := range keys {
-		if !slices.Contains(out, k) {
+		if !seen[k] {
+			seen[k] = true
 			out = append(out, k)
 		}
 	}

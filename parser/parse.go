@@ -269,7 +269,35 @@ func (d *Document) Value(key string) (v any, ok bool) {
 	if i < 0 {
 		return nil, false
 	}
-	n := d.root.Content[i+1]
+	return decodeValue(d.root.Content[i+1])
+}
+
+// Values decodes the value of every top-level front-matter key, as Value
+// does one, in one pass (Value searches the keys each time): with
+// duplicate keys the first wins. A key whose value cannot be decoded is
+// left out; Keys lists it. It returns nil when the front matter is absent
+// or broken.
+func (d *Document) Values() map[string]any {
+	if d.root == nil {
+		return nil
+	}
+	vals := make(map[string]any, len(d.root.Content)/2)
+	seen := make(map[string]bool, len(d.root.Content)/2)
+	for i := 0; i+1 < len(d.root.Content); i += 2 {
+		k := d.root.Content[i]
+		if k.Kind != yaml.ScalarNode || seen[k.Value] {
+			continue
+		}
+		seen[k.Value] = true
+		if v, ok := decodeValue(d.root.Content[i+1]); ok {
+			vals[k.Value] = v
+		}
+	}
+	return vals
+}
+
+// decodeValue decodes one value node into plain Go values.
+func decodeValue(n *yaml.Node) (v any, ok bool) {
 	if hasAlias(n, 0) {
 		return nil, false
 	}

@@ -247,6 +247,18 @@ func (r *resolver) file(ctx context.Context, u Unmerged) (Resolved, []string, er
 	switch {
 	case errors.As(err, &two):
 		return r.split(ctx, u, res, two.Ours, two.Theirs)
+	case errors.Is(err, merge.ErrUnmergeable):
+		// One side does not parse (or is too big to merge by fields):
+		// keep the one that parses and the other whole in its record,
+		// for a person to choose; nothing is lost either way.
+		k, kept, kerr := merge.Keep(u.Ours, u.Theirs)
+		if kerr != nil {
+			return res, nil, fmt.Errorf("%w (%w): edit the file by hand, or take a side whole with --ours or --theirs", err, kerr)
+		}
+		res.ID = idOf(k.Data)
+		res.Action, res.Conflicts = ResolvedConflict, k.Conflicts
+		res.Note = fmt.Sprintf("cannot merge by fields (%v): kept %s, the other side's whole file is in the conflict entry; choose, then delete the entry", err, kept)
+		return res, []string{u.Path}, r.write(u.Path, k.Data)
 	case err != nil:
 		return res, nil, fmt.Errorf("%w: edit the file by hand, or take a side whole with --ours, --theirs or --both", err)
 	}

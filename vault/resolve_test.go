@@ -13,6 +13,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/memvault/memvault/parser"
+	"github.com/memvault/memvault/vault/merge"
 )
 
 // fakeIndex is a MergeIndex over fixed stages; Stage records what it was
@@ -46,6 +47,11 @@ func TestResolve(t *testing.T) {
 	oursTitle := rsMemory(rsID, "Money is cents", "tags: [money]\n", "Cents.\n")
 	theirsTitle := rsMemory(rsID, "金额用分", "tags: [money]\n", "Cents.\n")
 	const p = "project/money.md"
+	brokenOurs := []byte("---\nid: [\n---\n")
+	keptTheirs, _, err := merge.Keep(brokenOurs, theirsImp)
+	if err != nil {
+		t.Fatal(err)
+	}
 	for _, tc := range []struct {
 		name    string
 		u       Unmerged
@@ -107,7 +113,12 @@ func TestResolve(t *testing.T) {
 			disk:  map[string]string{"meta/money.md": string(theirsImp)},
 			want:  Resolved{Path: p, Action: ResolvedRenamed, ID: rsID, NewPath: "meta/money.md", NewID: rsID, Note: "ours changed it, theirs moved it to meta/money.md"},
 			files: map[string]string{p: "", "meta/money.md": string(merged)}, staged: []string{p, "meta/money.md"}},
-		{name: "unmergeable names the file and the way out", u: Unmerged{Path: p, Base: base, Ours: []byte("---\nid: [\n---\n"), Theirs: theirsImp},
+		{name: "one side does not parse: the other kept, it in the record", u: Unmerged{Path: p, Base: base, Ours: brokenOurs, Theirs: theirsImp},
+			want: Resolved{Path: p, Action: ResolvedConflict, ID: rsID, Conflicts: []string{merge.FileField},
+				Note: "cannot merge by fields (cannot merge the memory field by field: ours: ours:3: invalid front matter: did not find expected node content): " +
+					"kept theirs, the other side's whole file is in the conflict entry; choose, then delete the entry"},
+			files: map[string]string{p: string(keptTheirs.Data)}, staged: []string{p}},
+		{name: "neither side parses: the file and the way out", u: Unmerged{Path: p, Base: base, Ours: brokenOurs, Theirs: brokenOurs},
 			wantErr: p + ": cannot merge the memory field by field: ours"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {

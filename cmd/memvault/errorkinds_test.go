@@ -97,6 +97,8 @@ var sentinels = map[string]error{
 	"vault/history.ErrNotFound":      history.ErrNotFound,
 	"vault/index.ErrNotEmpty":        index.ErrNotEmpty,
 	"vault/index.ErrSnapshot":        index.ErrSnapshot,
+	"vault/merge.ErrTooLarge":        merge.ErrTooLarge,
+	"vault/merge.ErrTooManyKeys":     merge.ErrTooManyKeys,
 	"vault/merge.ErrTwoMemories":     merge.ErrTwoMemories,
 	"vault/merge.ErrUnmergeable":     merge.ErrUnmergeable,
 	"vault/staleness.ErrBadRef":      staleness.ErrBadRef,

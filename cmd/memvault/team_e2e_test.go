@@ -131,10 +131,10 @@ func TestResolveAfterAMergeWithoutTheDriver(t *testing.T) {
 }
 
 // TestAddAddSameTitleKeepsBoth: the same title added on two branches is
-// one path with two ids. With the driver, git stops with the file
-// unmerged (the driver takes neither side); without it, with markers.
-// Either way resolve keeps both memories, the one with the greater id in
-// a file of its own.
+// one path with two ids. Either way git stops with the file unmerged and
+// both sides between markers (the driver takes neither side, and leaves
+// both where git and lint see them: issue 24 finding 3); resolve keeps
+// both memories, the one with the greater id in a file of its own.
 func TestAddAddSameTitleKeepsBoth(t *testing.T) {
 	t.Parallel()
 	for _, driver := range []bool{true, false} {
@@ -158,10 +158,10 @@ func TestAddAddSameTitleKeepsBoth(t *testing.T) {
 			}
 			path := filepath.Join(r.root, ".memory", "project", "use-pnpm.md")
 			if driver {
-				if got := readFile(t, path); merge.MarkerLine([]byte(got)) > 0 || !strings.Contains(got, ours) {
-					t.Errorf("with the driver the file should be ours untouched:\n%s", got)
+				if got := readFile(t, path); merge.MarkerLine([]byte(got)) != 1 || !strings.Contains(got, ours) || !strings.Contains(got, theirs) {
+					t.Errorf("with the driver the file should hold both sides between markers:\n%s", got)
 				}
-				if !strings.Contains(out, "two different memories") {
+				if !strings.Contains(out, "two different memories") || !strings.Contains(out, "memvault resolve .memory/project/use-pnpm.md keeps both") {
 					t.Errorf("git merge output does not say why:\n%s", out)
 				}
 			}

@@ -1,6 +1,7 @@
 package merge
 
 import (
+	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -28,6 +29,24 @@ var ErrUnmergeable = fault.New(fault.Conflict, "cannot merge the memory field by
 // sides in its index.
 var ErrTwoMemories = fmt.Errorf("%w: two different memories were added at one path", ErrUnmergeable)
 
+// MaxKeys is the most top-level front-matter keys a side may have for a
+// field-by-field merge. A memory has about twenty (docs/format.md); a file
+// with thousands is not one a person keeps, and merging it would cost
+// time for nothing. Past it Files refuses with ErrTooManyKeys.
+const MaxKeys = 1000
+
+// ErrTooManyKeys means a side has more than MaxKeys front-matter keys. It
+// matches ErrUnmergeable: a person decides.
+var ErrTooManyKeys = fmt.Errorf("%w: too many front-matter keys", ErrUnmergeable)
+
+// ErrTooLarge means the merged file would pass the parser's size limit
+// (both sides' bodies kept, one as the conflict record). It matches
+// ErrUnmergeable: a person decides.
+var ErrTooLarge = fmt.Errorf("%w: the merged file would be too large", ErrUnmergeable)
+
+// FileField names a whole side's file in a record Keep writes.
+const FileField = "file"
+
 // ConflictKey is the front-matter key of the conflict record a merge
 // writes when both sides changed something differently.
 const ConflictKey = "conflict"
@@ -44,6 +63,11 @@ type Result struct {
 	// merge, in front-matter order, BodyField last. Empty when the merge
 	// is clean (the file may still carry an earlier merge's record).
 	Conflicts []string
+	// TheirsMarkers is the line of the first git conflict marker in
+	// theirs' body when it holds markers the base did not: a merge left
+	// half done and committed on their side. Their body is then a
+	// conflict, never merged in.
+	TheirsMarkers int
 }
 
 // Files merges two versions of a memory file (ours and theirs) with their
@@ -52,26 +76,43 @@ type Result struct {
 // ours or theirs cannot be merged field by field, and a *TwoMemoriesError
 // (matching ErrTwoMemories and ErrUnmergeable) when ours and theirs carry
 // two different ids: two memories, not two edits of one. A base that does
-// not parse counts as empty front matter.
+// not parse counts as empty front matter. A side with more than MaxKeys
+// keys is refused (ErrTooManyKeys), and so is a result over the parser's
+// size limit (ErrTooLarge).
 func Files(base, ours, theirs []byte) (Result, error) {
-	o, err := side("ours", ours)
+	return FilesContext(context.Background(), base, ours, theirs)
+}
+
+// FilesContext is Files, stopping with the context's error once ctx is
+// done.
+func FilesContext(ctx context.Context, base, ours, theirs []byte) (Result, error) {
+	return files(ctx, base, ours, theirs, MaxKeys)
+}
+
+// files is Files with the key limit as a parameter, so that a benchmark
+// can measure the cost past it.
+func files(ctx context.Context, base, ours, theirs []byte, maxKeys int) (Result, error) {
+	o, err := side("ours", ours, maxKeys)
 	if err != nil {
 		return Result{}, err
 	}
-	t, err := side("theirs", theirs)
+	t, err := side("theirs", theirs, maxKeys)
 	if err != nil {
 		return Result{}, err
 	}
 	b, _ := parser.Parse("base", base)
-	if b == nil {
+	if b == nil || len(b.Keys()) > maxKeys {
 		b = parser.New(nil)
 	}
 	if o.Meta.ID != "" && t.Meta.ID != "" && o.Meta.ID != t.Meta.ID {
 		return Result{}, &TwoMemoriesError{Ours: o.Meta.ID, Theirs: t.Meta.ID}
 	}
 	out, _ := parser.Parse("ours", ours)
-	m := merger{b: b, o: o, t: t, out: out}
-	for _, key := range keysOf(o, t, b) {
+	m := merger{b: b, o: o, t: t, out: out, vals: map[*parser.Document]docValues{}}
+	for i, key := range keysOf(o, t, b) {
+		if i%256 == 0 && ctx.Err() != nil {
+			return Result{}, fmt.Errorf("merge stopped: %w", context.Cause(ctx))
+		}
 		if key == ConflictKey {
 			continue // merged below, entry by entry
 		}
@@ -79,7 +120,11 @@ func Files(base, ours, theirs []byte) (Result, error) {
 			return Result{}, err
 		}
 	}
+	m.flush()
 	m.body()
+	if err := ctx.Err(); err != nil {
+		return Result{}, fmt.Errorf("merge stopped: %w", context.Cause(ctx))
+	}
 	if err := m.bumpSameVersion(); err != nil {
 		return Result{}, err
 	}
@@ -87,10 +132,13 @@ func Files(base, ours, theirs []byte) (Result, error) {
 		return Result{}, err
 	}
 	data := out.Format()
+	if len(data) > parser.MaxFileSize {
+		return Result{}, fmt.Errorf("%w: %d bytes, limit %d (parser.MaxFileSize)", ErrTooLarge, len(data), parser.MaxFileSize)
+	}
 	if err := check(data, o.Meta.ID); err != nil {
 		return Result{}, err
 	}
-	return Result{Data: data, Conflicts: m.conflicts}, nil
+	return Result{Data: data, Conflicts: m.conflicts, TheirsMarkers: m.theirsMarkers}, nil
 }
 
 // TwoMemoriesError is ErrTwoMemories with the two ids.
@@ -104,7 +152,7 @@ func (e *TwoMemoriesError) Unwrap() error { return ErrTwoMemories }
 
 // side parses ours or theirs, refusing what cannot be merged by fields. A
 // file without front matter (a hand-written note) is a memory.
-func side(name string, data []byte) (*parser.Document, error) {
+func side(name string, data []byte, maxKeys int) (*parser.Document, error) {
 	d, diags := parser.Parse(name, data)
 	if d == nil {
 		return nil, fmt.Errorf("%w: %s: %v", ErrUnmergeable, name, diags[0].Err)
@@ -113,6 +161,9 @@ func side(name string, data []byte) (*parser.Document, error) {
 		if e.Severity == parser.SeverityError && !errors.Is(e.Err, parser.ErrNoFrontMatter) {
 			return nil, fmt.Errorf("%w: %s: %v", ErrUnmergeable, name, e)
 		}
+	}
+	if n := len(d.Keys()); n > maxKeys {
+		return nil, fmt.Errorf("%w: %s has %d, limit %d (merge.MaxKeys)", ErrTooManyKeys, name, n, maxKeys)
 	}
 	return d, nil
 }
@@ -140,9 +191,11 @@ func check(data []byte, id string) error {
 // merged like any key.
 func keysOf(docs ...*parser.Document) []string {
 	var keys []string
+	seen := map[string]bool{}
 	for _, d := range docs {
 		for _, k := range d.Keys() {
-			if !slices.Contains(keys, k) {
+			if !seen[k] {
+				seen[k] = true
 				keys = append(keys, k)
 			}
 		}
@@ -156,6 +209,39 @@ type merger struct {
 	out       *parser.Document // ours, edited into the result
 	conflicts []string
 	record    []parser.KV
+	// vals holds each side's decoded values, read once: looking a key up
+	// in a document searches its keys, which made a merge quadratic.
+	vals map[*parser.Document]docValues
+	// take lists the keys to take from theirs, in one edit of out
+	// (flush): one edit per key made a merge cubic in the keys.
+	take []string
+	// theirsMarkers is the line of the first marker in theirs' body.
+	theirsMarkers int
+}
+
+// docValues is a document's keys and decoded values.
+type docValues struct {
+	keys map[string]bool
+	vals map[string]any
+}
+
+func valuesOf(d *parser.Document) docValues {
+	keys := d.Keys()
+	dv := docValues{keys: make(map[string]bool, len(keys)), vals: d.Values()}
+	for _, k := range keys {
+		dv.keys[k] = true
+	}
+	return dv
+}
+
+// valueOf is key's value in d, one of the merge's three sides.
+func (m *merger) valueOf(d *parser.Document, key string) value {
+	dv, ok := m.vals[d]
+	if !ok {
+		dv = valuesOf(d)
+		m.vals[d] = dv
+	}
+	return dv.value(key)
 }
 
 // value is a key's decoded value on one side; a value the parser cannot
@@ -165,26 +251,29 @@ type value struct {
 	v       any
 }
 
-type opaque struct{ side *parser.Document }
+type opaque struct{}
 
-func valueOf(d *parser.Document, key string) value {
-	if !slices.Contains(d.Keys(), key) {
+func (dv docValues) value(key string) value {
+	if !dv.keys[key] {
 		return value{}
 	}
-	v, ok := d.Value(key)
+	v, ok := dv.vals[key]
 	if !ok {
-		return value{present: true, v: opaque{d}}
+		return value{present: true, v: opaque{}}
 	}
 	return value{present: true, v: v}
 }
 
 func (a value) equal(b value) bool {
+	if _, ok := a.v.(opaque); ok {
+		return false
+	}
 	return a.present == b.present && reflect.DeepEqual(a.v, b.v)
 }
 
 // field merges one top-level key into m.out.
 func (m *merger) field(key string) error {
-	vb, vo, vt := valueOf(m.b, key), valueOf(m.o, key), valueOf(m.t, key)
+	vb, vo, vt := m.valueOf(m.b, key), m.valueOf(m.o, key), m.valueOf(m.t, key)
 	switch {
 	case vo.equal(vt), vb.equal(vt):
 		return nil // ours already holds the answer
@@ -233,7 +322,7 @@ func (m *merger) field(key string) error {
 		// project ones none): the side that moved the memory to another
 		// layer set it for that layer, and the other side's change (a
 		// TTL renewed by an edit) belonged to the old one.
-		lb, lo, lt := valueOf(m.b, "layer"), valueOf(m.o, "layer"), valueOf(m.t, "layer")
+		lb, lo, lt := m.valueOf(m.b, "layer"), m.valueOf(m.o, "layer"), m.valueOf(m.t, "layer")
 		switch {
 		case !lb.equal(lo) && lb.equal(lt):
 			return nil
@@ -263,7 +352,7 @@ func earlier(t, base *time.Time) bool { return base != nil && t.Before(*base) }
 // took that version once, as for any same change; a merge equal to one
 // side keeps it, because it is that side's content.
 func (m *merger) bumpSameVersion() error {
-	vb, vo, vt := valueOf(m.b, "version"), valueOf(m.o, "version"), valueOf(m.t, "version")
+	vb, vo, vt := m.valueOf(m.b, "version"), m.valueOf(m.o, "version"), m.valueOf(m.t, "version")
 	if !vo.equal(vt) || vb.equal(vo) || m.o.Meta.Version == nil {
 		return nil
 	}
@@ -279,8 +368,9 @@ func sameContent(a, b *parser.Document) bool {
 	if string(a.BodyBytes()) != string(b.BodyBytes()) {
 		return false
 	}
+	va, vb := valuesOf(a), valuesOf(b)
 	for _, k := range keysOf(a, b) {
-		if k != "version" && !valueOf(a, k).equal(valueOf(b, k)) {
+		if k != "version" && !va.value(k).equal(vb.value(k)) {
 			return false
 		}
 	}
@@ -288,18 +378,23 @@ func sameContent(a, b *parser.Document) bool {
 }
 
 // takeTheirs makes the result's key what theirs has: their entry's lines,
-// or no entry.
-func (m *merger) takeTheirs(key string, vt value) error {
-	if !vt.present {
-		m.out.Delete(key)
-		return nil
+// or no entry. The keys wait for flush, which takes them all in one edit.
+func (m *merger) takeTheirs(key string, _ value) error {
+	m.take = append(m.take, key)
+	return nil
+}
+
+// flush takes the keys takeTheirs listed from theirs into out.
+func (m *merger) flush() {
+	if len(m.take) == 0 {
+		return
 	}
-	if err := m.out.CopyKey(key, m.t); err != nil {
+	for _, key := range m.out.TakeKeys(m.t, m.take) {
 		// Their value cannot be carried over (an alias): keep ours and
 		// let a person decide.
-		m.conflict(key, vt)
+		m.conflict(key, m.valueOf(m.t, key))
 	}
-	return nil
+	m.take = m.take[:0]
 }
 
 // pick takes theirs when theirs wins a rule, else keeps ours.
@@ -311,6 +406,7 @@ func (m *merger) pick(key string, vt value, theirs bool) error {
 }
 
 func (m *merger) set(key string, v any) error {
+	m.flush() // keys come out in the order they were merged
 	if err := m.out.Set(key, v); err != nil {
 		return fmt.Errorf("merge %s: %w", key, err)
 	}
@@ -330,6 +426,11 @@ func (m *merger) conflict(key string, vt value) {
 func (m *merger) body() {
 	base, ours, theirs := string(m.b.BodyBytes()), string(m.o.BodyBytes()), string(m.t.BodyBytes())
 	merged, ok := Text(base, ours, theirs)
+	if line := MarkerLine(m.t.BodyBytes()); line > 0 && MarkerLine(m.b.BodyBytes()) == 0 && theirs != ours {
+		// Their side committed a merge left half done: never merged in.
+		m.theirsMarkers = MarkerLine(m.t.Format())
+		ok = false
+	}
 	if !ok {
 		m.conflicts = append(m.conflicts, BodyField)
 		m.record = append(m.record, parser.KV{Key: "theirs_" + BodyField, Value: theirs})

@@ -294,6 +294,9 @@ func (s *Syncer) integrateLocked(ctx context.Context, gitDir, upstream string, r
 		// no lock, so that a quiet remote never holds a write up.
 		return nil
 	}
+	if done, err := s.mergeAside(ctx, gitDir, upstream, rep.Branch, rep); done || err != nil {
+		return err
+	}
 	return s.locked(ctx, StepMerge, func(ctx context.Context) error {
 		if err := inProgress(gitDir); err != nil {
 			return &StepError{StepCheck, err}

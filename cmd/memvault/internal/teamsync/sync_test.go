@@ -163,10 +163,11 @@ func (g *watchedGit) Run(ctx context.Context, env []string, args ...string) (str
 	return g.CLI.Run(ctx, env, args...)
 }
 
-// TestSyncHoldsTheWriteLockAroundTheMerge: the commit step and the merge
-// run under the write lock a server's writes take, the commit step with
-// the holder's context (doctor --fix takes the lock again with it); fetch
-// and push do not.
+// TestSyncHoldsTheWriteLockAroundTheMerge: the commit step and the
+// merge's publication run under the write lock a server's writes take,
+// the commit step with the holder's context (doctor --fix takes the lock
+// again with it); fetch, push and the merge itself (git merge-tree, where
+// the merge driver runs: issue 27 finding 2) do not.
 func TestSyncHoldsTheWriteLockAroundTheMerge(t *testing.T) {
 	dirs := clones(t, 2)
 	a, b := dirs[0], dirs[1]
@@ -198,11 +199,11 @@ func TestSyncHoldsTheWriteLockAroundTheMerge(t *testing.T) {
 	if !rep.Merged || !rep.Pushed || !rep.PushedNew {
 		t.Errorf("merged %v pushed %v pushed new commits %v, want all", rep.Merged, rep.Pushed, rep.PushedNew)
 	}
-	want := map[string]bool{"fetch": true, "merge (locked)": true, "push": true}
+	want := map[string]bool{"fetch": true, "merge-tree": true, "merge (locked)": true, "push": true}
 	for _, c := range g.ran {
 		delete(want, c)
-		if c == "fetch (locked)" || c == "push (locked)" {
-			t.Errorf("%s: the network step holds the write lock", c)
+		if c == "fetch (locked)" || c == "push (locked)" || c == "merge-tree (locked)" {
+			t.Errorf("%s: the step holds the write lock", c)
 		}
 	}
 	if len(want) > 0 || locks != 2 || held {

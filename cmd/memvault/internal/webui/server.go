@@ -20,6 +20,7 @@ import (
 
 	"github.com/memvault/memvault/cmd/memvault/internal/termsafe"
 	"github.com/memvault/memvault/vault"
+	"github.com/memvault/memvault/vault/fault"
 	"github.com/memvault/memvault/vault/history"
 	"github.com/memvault/memvault/vault/review"
 )
@@ -162,6 +163,21 @@ type httpError struct {
 }
 
 func (e httpError) Error() string { return e.msg }
+
+// ErrorKind names the failure by the status the page answers with.
+func (e httpError) ErrorKind() string {
+	switch {
+	case e.status == http.StatusNotFound:
+		return string(fault.NotFound)
+	case e.status == http.StatusForbidden:
+		return string(fault.Refused)
+	case e.status == http.StatusConflict:
+		return string(fault.Conflict)
+	case e.status >= 400 && e.status < 500:
+		return string(fault.Invalid)
+	}
+	return string(fault.Internal)
+}
 
 // render is what a page handler returns: the template, its title and
 // navigation key, and its data.
