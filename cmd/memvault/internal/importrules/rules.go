@@ -120,6 +120,19 @@ var Rules = []Rule{
 		Tests:   true,
 	},
 	{
+		Name:    "chromedp lives in browsertest",
+		Applies: []string{"..."},
+		Except:  []string{"cmd/memvault/internal/browsertest"},
+		Deny:    []string{"github.com/chromedp/..."},
+		Tests:   true,
+	},
+	{
+		// Its tests import it; the binary must not carry a browser driver.
+		Name:    "browsertest is for tests only",
+		Applies: []string{"..."},
+		Deny:    []string{"cmd/memvault/internal/browsertest"},
+	},
+	{
 		Name:    "cobra lives in the command",
 		Applies: []string{"..."},
 		Except:  []string{"cmd/memvault"},

@@ -101,6 +101,12 @@ func TestCheckReportsViolations(t *testing.T) {
 			[]string{m("gitstore")}},
 		{"the MCP package's tests use the watcher", Package{Path: m("cmd/memvault/internal/mcpserver"), TestImports: []string{m("watcher")}},
 			[]string{m("watcher")}},
+		{"chromedp outside browsertest", Package{Path: m("cmd/memvault/internal/webui"), TestImports: []string{"github.com/chromedp/chromedp"}},
+			[]string{"github.com/chromedp/chromedp"}},
+		{"chromedp in browsertest", Package{Path: m("cmd/memvault/internal/browsertest"), Imports: []string{"github.com/chromedp/chromedp", "github.com/chromedp/cdproto/css"}}, nil},
+		{"the binary imports browsertest", Package{Path: m("cmd/memvault/internal/webui"), Imports: []string{m("cmd/memvault/internal/browsertest")}},
+			[]string{m("cmd/memvault/internal/browsertest")}},
+		{"a test imports browsertest", Package{Path: m("cmd/memvault/internal/webui"), TestImports: []string{m("cmd/memvault/internal/browsertest")}}, nil},
 		{"standard library is always allowed", Package{Path: m("parser"), Imports: []string{"fmt", "unicode/utf8"}}, nil},
 	}
 	for _, tt := range tests {
