@@ -98,7 +98,7 @@ func (m *Main) serveCommand() *cobra.Command {
 				defer teamsync.Start(ctx, s.Run, pullInterval, logger.With("sync", projectDir))()
 			}
 			if httpAddr != "" {
-				pages, err := opened.pages(m, logger)
+				pages, err := opened.pages(m, logger, projectDir)
 				if err != nil {
 					return err
 				}
