@@ -195,7 +195,7 @@ func (u *uiSource) Repo(ctx context.Context) (history.Repo, error) {
 
 // pages is the web view of the project vault a serve opened, for serve
 // --http to mount beside MCP (read-only: writes go through MCP there).
-func (s *servedVaults) pages(m *Main, logger *slog.Logger) (http.Handler, error) {
+func (s *servedVaults) pages(m *Main, logger *slog.Logger, dir string) (http.Handler, error) {
 	src := &uiSource{lookup: func() *servedVault {
 		s.mu.Lock()
 		defer s.mu.Unlock()
@@ -206,7 +206,7 @@ func (s *servedVaults) pages(m *Main, logger *slog.Logger) (http.Handler, error)
 		}
 		return nil
 	}}
-	srv, err := webui.New(webui.Config{Source: src, Now: m.Now, Logger: logger})
+	srv, err := webui.New(webui.Config{Source: src, Now: m.Now, Logger: logger, Dir: dir})
 	if err != nil {
 		return nil, err
 	}

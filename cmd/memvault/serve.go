@@ -108,7 +108,7 @@ func (m *Main) serveCommand() *cobra.Command {
 				})()
 			}
 			if httpAddr != "" {
-				pages, err := opened.pages(m, logger)
+				pages, err := opened.pages(m, logger, projectDir)
 				if err != nil {
 					return err
 				}

@@ -132,3 +132,57 @@ func TestUIRefusesAnOpenAddressWithoutToken(t *testing.T) {
 		t.Errorf("ui --addr 0.0.0.0:0 without a token: exit %d, stderr %q", code, r.lastStderr)
 	}
 }
+
+// TestServeHTTPServesThePages: serve --http mounts the web view at /
+// behind its token; a browser brings the token once in the address and
+// then carries it in the cookie.
+func TestServeHTTPServesThePages(t *testing.T) {
+	t.Parallel()
+	bin := buildMemvault(t)
+	base, _ := startHTTPServe(t, bin, "--token", "s3cret-pages", "--no-user-vault")
+	noRedirect := &http.Client{CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }}
+	do := func(path string, set func(*http.Request)) *http.Response {
+		t.Helper()
+		req, _ := http.NewRequest(http.MethodGet, base+path, nil)
+		if set != nil {
+			set(req)
+		}
+		res, err := noRedirect.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		res.Body.Close()
+		return res
+	}
+	if res := do("/", nil); res.StatusCode != http.StatusUnauthorized {
+		t.Errorf("GET / without the token: status %d, want 401", res.StatusCode)
+	}
+	if res := do("/?token=wrong", nil); res.StatusCode != http.StatusUnauthorized {
+		t.Errorf("GET /?token=wrong: status %d, want 401", res.StatusCode)
+	}
+	res := do("/timeline?token=s3cret-pages", nil)
+	if res.StatusCode != http.StatusSeeOther || res.Header.Get("Location") != "/timeline" {
+		t.Fatalf("GET /timeline?token=…: status %d, Location %q; want 303 to /timeline", res.StatusCode, res.Header.Get("Location"))
+	}
+	var cookie *http.Cookie
+	for _, c := range res.Cookies() {
+		if c.Name == "memvault_token" && c.HttpOnly && c.SameSite == http.SameSiteStrictMode {
+			cookie = c
+		}
+	}
+	if cookie == nil {
+		t.Fatalf("no HttpOnly SameSite=Strict token cookie in %v", res.Cookies())
+	}
+	for _, p := range []string{"/", "/timeline", "/review", "/search?q=deploy"} {
+		if res := do(p, func(r *http.Request) { r.AddCookie(cookie) }); res.StatusCode != http.StatusOK {
+			t.Errorf("GET %s with the cookie: status %d", p, res.StatusCode)
+		}
+	}
+	if res := do("/", func(r *http.Request) { r.Header.Set("Authorization", "Bearer s3cret-pages") }); res.StatusCode != http.StatusOK {
+		t.Errorf("GET / with the bearer token: status %d", res.StatusCode)
+	}
+	// The MCP endpoint takes the bearer header only.
+	if res := do("/mcp", func(r *http.Request) { r.AddCookie(cookie) }); res.StatusCode != http.StatusUnauthorized {
+		t.Errorf("GET /mcp with the cookie alone: status %d, want 401", res.StatusCode)
+	}
+}

@@ -98,7 +98,7 @@ var messages = map[string][2]string{
 	"resolve":           {"Keep this one, supersede the rival", "保留此条，取代对立规则"},
 	"read_only":         {"Read-only view: start memvault ui --write to confirm, forget or resolve rivals here.", "只读视图：用 memvault ui --write 启动后可在此确认、遗忘或解决对立规则。"},
 	"error":             {"Error", "错误"},
-	"footer":            {"Served by memvault from the vault at", "memvault 提供，记忆库位于"},
+	"footer":            {"vault", "记忆库"},
 	"commits":           {"commits", "个提交"},
 	"day":               {"Day", "日期"},
 	"page_of":           {"Commits", "提交"},
