@@ -146,6 +146,10 @@ func (c *claudeEnv) environ() []string {
 		// slash command of a server still starting (under load, a second
 		// or more) is taken for plain text.
 		"MCP_CONNECTION_NONBLOCKING=0",
+		// And they get two minutes to start, not Claude Code's default:
+		// on a machine under a load of 40 the server once missed it and
+		// the plugin's server read as not connected.
+		"MCP_TIMEOUT=120000",
 	}
 	for _, k := range []string{"GIT_CONFIG_GLOBAL", "GIT_CONFIG_NOSYSTEM", "TMPDIR"} {
 		if v, ok := os.LookupEnv(k); ok {
