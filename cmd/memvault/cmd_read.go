@@ -272,11 +272,15 @@ server's memory_stats answers.`,
 // vaultStats summarises v with its repository's HEAD, when it has one.
 func (m *Main) vaultStats(ctx context.Context, v *vault.Vault) view.VaultStats {
 	head := ""
+	var objects *view.GitObjects
 	if store, err := openGit(ctx, v.Dir()); err == nil {
 		if st, err := store.State(ctx); err == nil {
 			head = st.Head
 		}
+		objects = gitObjectsOf(store)
 		store.Close()
 	}
-	return view.VaultStatsOf(v, head, m.Now())
+	out := view.VaultStatsOf(v, head, m.Now())
+	out.GitObjects = objects
+	return out
 }

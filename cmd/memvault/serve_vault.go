@@ -313,7 +313,13 @@ func (o *servedVault) GitObjects() *view.GitObjects {
 	if o.store == nil {
 		return nil
 	}
-	st, err := o.store.ObjectStats()
+	return gitObjectsOf(o.store)
+}
+
+// gitObjectsOf counts store's objects for both doors' stats; nil when it
+// cannot.
+func gitObjectsOf(store *gitstore.Store) *view.GitObjects {
+	st, err := store.ObjectStats()
 	if err != nil {
 		return nil
 	}
