@@ -184,9 +184,13 @@ func (b *Browser) Close() {
 }
 
 // New starts a browser for t and closes it when t ends. Where the browser or
-// axe-core is missing it skips t naming what is missing, or, under CI, fails.
+// axe-core is missing it skips t naming what is missing, or, under CI, fails;
+// under -short it skips t.
 func New(t testing.TB, opts Options) *Browser {
 	t.Helper()
+	if testing.Short() {
+		t.Skip("a real browser takes a minute or more; runs without -short, as CI does")
+	}
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()
 	env, err := Find(ctx)
