@@ -110,7 +110,7 @@ func DamageFix(d *Diagnostic, data []byte) string {
 	case errors.Is(d.Err, parser.ErrBinary), errors.Is(d.Err, parser.ErrTooLarge):
 		return "restore the file from git (git checkout -- <file>) or rewrite it as text, then commit it"
 	}
-	if q, ok := quotedLine(lineOf(data, d.Line)); ok {
+	if q, ok := QuotedLine(lineOf(data, d.Line)); ok {
 		return fmt.Sprintf("quote the value (line %d: %s), then commit the file", d.Line, q)
 	}
 	return fmt.Sprintf("fix the YAML at line %d (quote a value that holds \": \" or starts with a special character), then commit the file", d.Line)
@@ -128,9 +128,10 @@ func lineOf(data []byte, n int) string {
 	return ""
 }
 
-// quotedLine returns a front-matter line "key: value" with its value
+// QuotedLine returns a front-matter line "key: value" with its value
 // quoted, when the value is plain text that YAML would misread.
-func quotedLine(line string) (string, bool) {
+// It is the one rule both lint's and sync's fixes for a broken file quote by.
+func QuotedLine(line string) (string, bool) {
 	key, val, ok := strings.Cut(line, ":")
 	key, val = strings.TrimSpace(key), strings.TrimSpace(val)
 	if !ok || !plainKey(key) || val == "" || val[0] == '"' || val[0] == '\'' || val[0] == '[' || val[0] == '{' {

@@ -36,7 +36,7 @@ func FuzzServedMemory(f *testing.F) {
 			if fix == "" {
 				t.Fatalf("no fix for %v", d)
 			}
-			if q, ok := quotedLine(lineOf(data, d.Line)); ok {
+			if q, ok := QuotedLine(lineOf(data, d.Line)); ok {
 				key, _, _ := strings.Cut(q, ":")
 				doc, qd := parser.Parse("q.md", []byte("---\n"+q+"\n---\n"))
 				if damage(qd) != nil || doc == nil || !slices.Contains(doc.Keys(), key) {

@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"path"
-	"strconv"
 	"strings"
 
 	"github.com/memvault/memvault/parser"
@@ -90,8 +89,9 @@ func fixFor(d *vault.Diagnostic, text string) string {
 	case strings.Contains(msg, "mapping values are not allowed"), strings.Contains(msg, "did not find expected key"):
 		// The usual hand edit: a colon (or '#', '[', ...) in an unquoted
 		// value.
-		if key, val, ok := strings.Cut(text, ":"); ok && !strings.HasPrefix(key, " ") && strings.TrimSpace(val) != "" {
-			return fmt.Sprintf("quote the %s: %s: %s, then commit", key, key, strconv.Quote(strings.TrimSpace(val)))
+		if q, ok := vault.QuotedLine(text); ok {
+			key, _, _ := strings.Cut(q, ":")
+			return fmt.Sprintf("quote the %s: %s, then commit", key, q)
 		}
 		return "quote the value on that line (\"...\"), then commit"
 	}
