@@ -1,0 +1,281 @@
+package docscheck
+
+import (
+	"fmt"
+	"io/fs"
+	"net/url"
+	"path"
+	"regexp"
+	"strings"
+	"unicode"
+)
+
+// Problem is one link that leads nowhere.
+type Problem struct {
+	File string // the Markdown file holding the link, slash-separated
+	Line int    // 1-based
+	Link string // the link's target as written
+	Why  string
+}
+
+func (p Problem) String() string {
+	return fmt.Sprintf("%s:%d: link %q: %s", p.File, p.Line, p.Link, p.Why)
+}
+
+// Link is a link target found in a Markdown file.
+type Link struct {
+	Line   int
+	Target string
+}
+
+var (
+	// inlineLink matches [text](target) and ![alt](target); the target
+	// stops at whitespace (a title may follow) or the closing parenthesis.
+	inlineLink = regexp.MustCompile(`\]\(\s*<?([^)\s>]+)>?(?:\s+"[^"]*")?\s*\)`)
+	// refDef matches a reference definition: [label]: target.
+	refDef = regexp.MustCompile(`^\s{0,3}\[[^\]]+\]:\s*<?(\S+?)>?(?:\s|$)`)
+	// codeSpan matches inline code, whose text is not Markdown.
+	codeSpan = regexp.MustCompile("`+[^`]*`+")
+)
+
+// Links returns the link targets of a Markdown document, outside fenced
+// code blocks and code spans.
+func Links(doc string) []Link {
+	var out []Link
+	for i, line := range proseLines(doc) {
+		for _, m := range inlineLink.FindAllStringSubmatch(line, -1) {
+			out = append(out, Link{Line: i + 1, Target: m[1]})
+		}
+		if m := refDef.FindStringSubmatch(line); m != nil {
+			out = append(out, Link{Line: i + 1, Target: m[1]})
+		}
+	}
+	return out
+}
+
+// proseLines returns the lines of a Markdown document with fenced code
+// blocks emptied and code spans removed: what is left is Markdown.
+func proseLines(doc string) []string {
+	lines := strings.Split(doc, "\n")
+	fence := ""
+	for i, line := range lines {
+		if f := fenceOf(line); f != "" {
+			switch {
+			case fence == "":
+				fence = f
+				lines[i] = ""
+				continue
+			case strings.HasPrefix(f, fence) && strings.TrimSpace(strings.TrimLeft(strings.TrimSpace(line), f[:1])) == "":
+				fence = ""
+				lines[i] = ""
+				continue
+			}
+		}
+		if fence != "" {
+			lines[i] = ""
+			continue
+		}
+		lines[i] = codeSpan.ReplaceAllString(line, "")
+	}
+	return lines
+}
+
+// fenceOf returns the fence (``` or ~~~, and longer) a line opens or
+// closes with, or "".
+func fenceOf(line string) string {
+	t := strings.TrimLeft(line, " ")
+	if len(line)-len(t) > 3 {
+		return ""
+	}
+	for _, c := range []string{"`", "~"} {
+		n := len(t) - len(strings.TrimLeft(t, c))
+		if n >= 3 {
+			return strings.Repeat(c, n)
+		}
+	}
+	return ""
+}
+
+// Anchors returns the anchors GitHub gives a Markdown document's headings
+// (ATX headings, "# Title"), in order.
+func Anchors(doc string) map[string]bool {
+	anchors := map[string]bool{}
+	seen := map[string]int{}
+	fence := ""
+	for _, line := range strings.Split(doc, "\n") {
+		if f := fenceOf(line); f != "" {
+			if fence == "" {
+				fence = f
+			} else if strings.HasPrefix(f, fence) {
+				fence = ""
+			}
+			continue
+		}
+		if fence != "" {
+			continue
+		}
+		t := strings.TrimLeft(line, " ")
+		if len(line)-len(t) > 3 || !strings.HasPrefix(t, "#") {
+			continue
+		}
+		level := len(t) - len(strings.TrimLeft(t, "#"))
+		rest := t[level:]
+		if level > 6 || (rest != "" && rest[0] != ' ' && rest[0] != '\t') {
+			continue
+		}
+		s := Slug(headingText(rest))
+		if n := seen[s]; n > 0 {
+			anchors[fmt.Sprintf("%s-%d", s, n)] = true
+		} else {
+			anchors[s] = true
+		}
+		seen[s]++
+	}
+	return anchors
+}
+
+var (
+	closingHashes = regexp.MustCompile(`\s+#+\s*$`)
+	linkText      = regexp.MustCompile(`!?\[([^\]]*)\]\([^)]*\)`)
+)
+
+// headingText is the text a heading renders: closing hashes, link
+// targets, code-span backticks and emphasis stars dropped.
+func headingText(s string) string {
+	s = strings.TrimSpace(closingHashes.ReplaceAllString(" "+s, ""))
+	s = linkText.ReplaceAllString(s, "$1")
+	return strings.NewReplacer("`", "", "*", "").Replace(s)
+}
+
+// Slug is GitHub's anchor for a heading's text: lower case, every
+// character but letters, digits, marks, '-' and '_' dropped, spaces made
+// hyphens.
+func Slug(text string) string {
+	var b strings.Builder
+	for _, r := range strings.ToLower(text) {
+		switch {
+		case r == ' ':
+			b.WriteByte('-')
+		case r == '-' || r == '_' || unicode.IsLetter(r) || unicode.IsDigit(r) || unicode.IsMark(r):
+			b.WriteRune(r)
+		}
+	}
+	return b.String()
+}
+
+// Check reads each Markdown file of files (slash-separated paths in fsys)
+// and returns the relative links among them that lead nowhere. Links with
+// a scheme (https:, mailto:) are not followed, nor links that climb out
+// of fsys.
+func Check(fsys fs.FS, files []string) ([]Problem, error) {
+	var problems []Problem
+	anchorsOf := map[string]map[string]bool{}
+	anchors := func(file string) (map[string]bool, error) {
+		if a, ok := anchorsOf[file]; ok {
+			return a, nil
+		}
+		b, err := fs.ReadFile(fsys, file)
+		if err != nil {
+			return nil, fmt.Errorf("read %s: %w", file, err)
+		}
+		anchorsOf[file] = Anchors(string(b))
+		return anchorsOf[file], nil
+	}
+	for _, file := range files {
+		b, err := fs.ReadFile(fsys, file)
+		if err != nil {
+			return nil, fmt.Errorf("read %s: %w", file, err)
+		}
+		for _, l := range Links(string(b)) {
+			why, err := problemOf(fsys, file, l.Target, anchors)
+			if err != nil {
+				return nil, err
+			}
+			if why != "" {
+				problems = append(problems, Problem{File: file, Line: l.Line, Link: l.Target, Why: why})
+			}
+		}
+	}
+	return problems, nil
+}
+
+var scheme = regexp.MustCompile(`^[a-zA-Z][a-zA-Z0-9+.-]*:`)
+
+// problemOf says what is wrong with one link of file, or "".
+func problemOf(fsys fs.FS, file, target string, anchors func(string) (map[string]bool, error)) (string, error) {
+	if scheme.MatchString(target) || strings.HasPrefix(target, "//") {
+		return "", nil
+	}
+	target, anchor, _ := strings.Cut(target, "#")
+	if t, err := url.PathUnescape(target); err == nil {
+		target = t
+	}
+	if a, err := url.PathUnescape(anchor); err == nil {
+		anchor = a
+	}
+	dest := file
+	if target != "" {
+		if strings.HasPrefix(target, "/") {
+			dest = path.Clean(strings.TrimPrefix(target, "/"))
+		} else {
+			dest = path.Join(path.Dir(file), target)
+		}
+		if dest == ".." || strings.HasPrefix(dest, "../") {
+			return "", nil
+		}
+		if _, err := fs.Stat(fsys, dest); err != nil {
+			return fmt.Sprintf("%s does not exist", dest), nil
+		}
+	}
+	if anchor == "" || !strings.HasSuffix(dest, ".md") {
+		return "", nil
+	}
+	a, err := anchors(dest)
+	if err != nil {
+		return "", err
+	}
+	if !a[strings.ToLower(anchor)] {
+		return fmt.Sprintf("%s has no heading with anchor #%s", dest, anchor), nil
+	}
+	return "", nil
+}
+
+// docMention matches a path into the docs folder named in prose or a
+// comment ("see docs/git.md"), not as a Markdown link; a longer path that
+// merely ends so (../shared/docs/X.md) is not one.
+var docMention = regexp.MustCompile(`(?:^|[^A-Za-z0-9_./-])(docs/[A-Za-z0-9_.-]+\.md)`)
+
+// Mentions returns the docs/*.md paths a text names, by line. In a
+// Markdown document, code blocks and spans are examples, not mentions.
+func Mentions(text string, markdown bool) []Link {
+	var out []Link
+	lines := strings.Split(text, "\n")
+	if markdown {
+		lines = proseLines(text)
+	}
+	for i, line := range lines {
+		for _, m := range docMention.FindAllStringSubmatch(line, -1) {
+			out = append(out, Link{Line: i + 1, Target: m[1]})
+		}
+	}
+	return out
+}
+
+// CheckMentions returns the docs/*.md paths that the files (README.md,
+// docs, Go comments) name and fsys does not hold. Paths are taken from the
+// root of fsys, as the project's prose writes them.
+func CheckMentions(fsys fs.FS, files []string) ([]Problem, error) {
+	var problems []Problem
+	for _, file := range files {
+		b, err := fs.ReadFile(fsys, file)
+		if err != nil {
+			return nil, fmt.Errorf("read %s: %w", file, err)
+		}
+		for _, m := range Mentions(string(b), strings.HasSuffix(file, ".md")) {
+			if _, err := fs.Stat(fsys, m.Target); err != nil {
+				problems = append(problems, Problem{File: file, Line: m.Line, Link: m.Target, Why: m.Target + " does not exist"})
+			}
+		}
+	}
+	return problems, nil
+}
