@@ -169,18 +169,7 @@ func Slug(text string) string {
 // of fsys.
 func Check(fsys fs.FS, files []string) ([]Problem, error) {
 	var problems []Problem
-	anchorsOf := map[string]map[string]bool{}
-	anchors := func(file string) (map[string]bool, error) {
-		if a, ok := anchorsOf[file]; ok {
-			return a, nil
-		}
-		b, err := fs.ReadFile(fsys, file)
-		if err != nil {
-			return nil, fmt.Errorf("read %s: %w", file, err)
-		}
-		anchorsOf[file] = Anchors(string(b))
-		return anchorsOf[file], nil
-	}
+	anchors := anchorReader(fsys)
 	for _, file := range files {
 		b, err := fs.ReadFile(fsys, file)
 		if err != nil {
@@ -197,6 +186,23 @@ func Check(fsys fs.FS, files []string) ([]Problem, error) {
 		}
 	}
 	return problems, nil
+}
+
+// anchorReader returns a function giving a Markdown file's anchors, each
+// file read once.
+func anchorReader(fsys fs.FS) func(string) (map[string]bool, error) {
+	anchorsOf := map[string]map[string]bool{}
+	return func(file string) (map[string]bool, error) {
+		if a, ok := anchorsOf[file]; ok {
+			return a, nil
+		}
+		b, err := fs.ReadFile(fsys, file)
+		if err != nil {
+			return nil, fmt.Errorf("read %s: %w", file, err)
+		}
+		anchorsOf[file] = Anchors(string(b))
+		return anchorsOf[file], nil
+	}
 }
 
 var scheme = regexp.MustCompile(`^[a-zA-Z][a-zA-Z0-9+.-]*:`)
@@ -243,9 +249,13 @@ func problemOf(fsys fs.FS, file, target string, anchors func(string) (map[string
 // docMention matches a path into the docs folder named in prose or a
 // comment ("see docs/git.md"), not as a Markdown link; a longer path that
 // merely ends so (../shared/docs/X.md) is not one.
-var docMention = regexp.MustCompile(`(?:^|[^A-Za-z0-9_./-])(docs/[A-Za-z0-9_.-]+\.md)`)
+// A section may follow: docs/git.md#the-write-path, or a heading's text in
+// quotes, (docs/git.md, "The write path") or docs/git.md ("The write path").
+var docMention = regexp.MustCompile(`(?:^|[^A-Za-z0-9_./-])(docs/[A-Za-z0-9_.-]+\.md)(?:#([A-Za-z0-9_-]+)|,? \(?"([^"]+)")?`)
 
-// Mentions returns the docs/*.md paths a text names, by line. In a
+// Mentions returns the docs/*.md paths a text names, by line, with the
+// anchor of the section named after one (a quoted heading becomes its
+// slug). In a
 // Markdown document, code blocks and spans are examples, not mentions.
 func Mentions(text string, markdown bool) []Link {
 	var out []Link
@@ -255,25 +265,39 @@ func Mentions(text string, markdown bool) []Link {
 	}
 	for i, line := range lines {
 		for _, m := range docMention.FindAllStringSubmatch(line, -1) {
-			out = append(out, Link{Line: i + 1, Target: m[1]})
+			target := m[1]
+			switch {
+			case m[2] != "":
+				target += "#" + m[2]
+			case m[3] != "":
+				target += "#" + Slug(headingText(m[3]))
+			}
+			out = append(out, Link{Line: i + 1, Target: target})
 		}
 	}
 	return out
 }
 
-// CheckMentions returns the docs/*.md paths that the files (README.md,
-// docs, Go comments) name and fsys does not hold. Paths are taken from the
-// root of fsys, as the project's prose writes them.
+// CheckMentions returns the docs/*.md paths, and the sections named with
+// them, that the files (README.md, docs, Go comments) name and fsys does
+// not hold. Paths are taken from the root of fsys, as the project's prose
+// writes them.
 func CheckMentions(fsys fs.FS, files []string) ([]Problem, error) {
 	var problems []Problem
+	anchors := anchorReader(fsys)
 	for _, file := range files {
 		b, err := fs.ReadFile(fsys, file)
 		if err != nil {
 			return nil, fmt.Errorf("read %s: %w", file, err)
 		}
 		for _, m := range Mentions(string(b), strings.HasSuffix(file, ".md")) {
-			if _, err := fs.Stat(fsys, m.Target); err != nil {
-				problems = append(problems, Problem{File: file, Line: m.Line, Link: m.Target, Why: m.Target + " does not exist"})
+			// From the root: as if the mention were a link in a file there.
+			why, err := problemOf(fsys, "README.md", m.Target, anchors)
+			if err != nil {
+				return nil, err
+			}
+			if why != "" {
+				problems = append(problems, Problem{File: file, Line: m.Line, Link: m.Target, Why: why})
 			}
 		}
 	}

@@ -141,14 +141,26 @@ func TestCheck(t *testing.T) {
 
 func TestCheckMentions(t *testing.T) {
 	fsys := fstest.MapFS{
-		"docs/git.md": {Data: []byte("# Git\n")},
-		"vault/a.go":  {Data: []byte("package a\n\n// See docs/git.md and docs/DESIGN.md;\n// not ../shared/docs/STYLE.md nor x/docs/y.md.\n")},
+		"README.md":   {Data: []byte("# Read me\n")},
+		"docs/git.md": {Data: []byte("# Git\n\n## The write path\n")},
+		"vault/a.go": {Data: []byte(strings.Join([]string{
+			"package a",
+			"",
+			"// See docs/git.md and docs/DESIGN.md;",
+			"// not ../shared/docs/STYLE.md nor x/docs/y.md.",
+			`// (docs/git.md, "The write path"), docs/git.md ("The write path"), docs/git.md#the-write-path`,
+			`// (docs/git.md, "The read path"), docs/git.md#figures`,
+		}, "\n"))},
 	}
 	got, err := CheckMentions(fsys, []string{"vault/a.go"})
 	if err != nil {
 		t.Fatal(err)
 	}
-	want := []Problem{{File: "vault/a.go", Line: 3, Link: "docs/DESIGN.md", Why: "docs/DESIGN.md does not exist"}}
+	want := []Problem{
+		{File: "vault/a.go", Line: 3, Link: "docs/DESIGN.md", Why: "docs/DESIGN.md does not exist"},
+		{File: "vault/a.go", Line: 6, Link: "docs/git.md#the-read-path", Why: "docs/git.md has no heading with anchor #the-read-path"},
+		{File: "vault/a.go", Line: 6, Link: "docs/git.md#figures", Why: "docs/git.md has no heading with anchor #figures"},
+	}
 	if !slices.Equal(got, want) {
 		t.Errorf("CheckMentions = %v, want %v", got, want)
 	}
