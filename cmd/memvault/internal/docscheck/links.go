@@ -247,10 +247,10 @@ func problemOf(fsys fs.FS, file, target string, anchors func(string) (map[string
 }
 
 // docMention matches a path into the docs folder named in prose or a
-// comment ("see docs/git.md"), not as a Markdown link; a longer path that
-// merely ends so (../shared/docs/X.md) is not one.
-// A section may follow: docs/git.md#the-write-path, or a heading's text in
-// quotes, (docs/git.md, "The write path") or docs/git.md ("The write path").
+// comment ("see docs/<name>.md"), not as a Markdown link; a longer path
+// that merely ends so (../shared/docs/<name>.md) is not one. A section may
+// follow: docs/<name>.md#<anchor>, or a heading's text in quotes,
+// (docs/<name>.md, "<Heading>") or docs/<name>.md ("<Heading>").
 var docMention = regexp.MustCompile(`(?:^|[^A-Za-z0-9_./-])(docs/[A-Za-z0-9_.-]+\.md)(?:#([A-Za-z0-9_-]+)|,? \(?"([^"]+)")?`)
 
 // Mentions returns the docs/*.md paths a text names, by line, with the
