@@ -6,6 +6,7 @@ import (
 	"net/url"
 	"path"
 	"regexp"
+	"slices"
 	"strings"
 	"unicode"
 )
@@ -258,22 +259,38 @@ var docMention = regexp.MustCompile(`(?:^|[^A-Za-z0-9_./-])(docs/[A-Za-z0-9_.-]+
 // slug). In a
 // Markdown document, code blocks and spans are examples, not mentions.
 func Mentions(text string, markdown bool) []Link {
-	var out []Link
 	lines := strings.Split(text, "\n")
 	if markdown {
 		lines = proseLines(text)
 	}
+	// A heading's name may wrap onto the next line, so the lines are
+	// joined by single spaces (a comment's "//" dropped), remembering
+	// where each starts.
+	var joined strings.Builder
+	starts := make([]int, len(lines))
 	for i, line := range lines {
-		for _, m := range docMention.FindAllStringSubmatch(line, -1) {
-			target := m[1]
-			switch {
-			case m[2] != "":
-				target += "#" + m[2]
-			case m[3] != "":
-				target += "#" + Slug(headingText(m[3]))
-			}
-			out = append(out, Link{Line: i + 1, Target: target})
+		line = strings.TrimSpace(line)
+		if !markdown {
+			line = strings.TrimSpace(strings.TrimPrefix(line, "//"))
 		}
+		if i > 0 {
+			joined.WriteByte(' ')
+		}
+		starts[i] = joined.Len()
+		joined.WriteString(line)
+	}
+	var out []Link
+	j := joined.String()
+	for _, m := range docMention.FindAllStringSubmatchIndex(j, -1) {
+		target := j[m[2]:m[3]]
+		switch {
+		case m[4] >= 0:
+			target += "#" + j[m[4]:m[5]]
+		case m[6] >= 0:
+			target += "#" + Slug(headingText(j[m[6]:m[7]]))
+		}
+		line, _ := slices.BinarySearch(starts, m[2]+1)
+		out = append(out, Link{Line: line, Target: target})
 	}
 	return out
 }

@@ -150,6 +150,9 @@ func TestCheckMentions(t *testing.T) {
 			"// not ../shared/docs/STYLE.md nor x/docs/y.md.",
 			`// (docs/git.md, "The write path"), docs/git.md ("The write path"), docs/git.md#the-write-path`,
 			`// (docs/git.md, "The read path"), docs/git.md#figures`,
+			`// (docs/git.md, "The write`,
+			`// path") and (docs/git.md, "The`,
+			"\t// wrong path\")",
 		}, "\n"))},
 	}
 	got, err := CheckMentions(fsys, []string{"vault/a.go"})
@@ -160,6 +163,7 @@ func TestCheckMentions(t *testing.T) {
 		{File: "vault/a.go", Line: 3, Link: "docs/DESIGN.md", Why: "docs/DESIGN.md does not exist"},
 		{File: "vault/a.go", Line: 6, Link: "docs/git.md#the-read-path", Why: "docs/git.md has no heading with anchor #the-read-path"},
 		{File: "vault/a.go", Line: 6, Link: "docs/git.md#figures", Why: "docs/git.md has no heading with anchor #figures"},
+		{File: "vault/a.go", Line: 8, Link: "docs/git.md#the-wrong-path", Why: "docs/git.md has no heading with anchor #the-wrong-path"},
 	}
 	if !slices.Equal(got, want) {
 		t.Errorf("CheckMentions = %v, want %v", got, want)
