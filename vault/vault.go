@@ -174,7 +174,8 @@ type Vault struct {
 	cycles   []*Diagnostic            // rings of supersession, rebuilt with succ
 	// names maps wiki-link names to entries (see nameKeys). Only Related
 	// reads it, so it is built on the first Related call, not at load:
-	// four map entries per memory were a tenth of a 100k load's work.
+	// four map entries per memory were a noticeable part of a load's work
+	// (docs/performance.md, "Load and recall (2026-11-30, ba83217)").
 	// nil means not built; writers keep a built table up to date.
 	// namesMu lets Related, which holds only mu's read lock, build it.
 	names    map[string]index.DocID

@@ -29,9 +29,10 @@ func Apply(getenv func(string) string) int64 {
 // OneShot turns the collector's own pacing off (GOGC=off) unless the
 // environment sets GOGC, for a command that loads a vault, answers once
 // and exits: below the memory limit nothing is collected, near it the
-// limit makes the collector run. A warm 100k recall spent 6% of its CPU
-// collecting a heap it was about to drop by exiting
-// (docs/performance.md). restore puts the pacing back as it was: a load
+// limit makes the collector run. A warm recall spent part of its CPU
+// collecting a heap it was about to drop by exiting (docs/performance.md,
+// "Warm CLI recall (2026-12-02, 4871474)"). restore puts the pacing back
+// as it was: a load
 // that reads every file or patches its index calls it, so that its peak
 // stays where the pacing kept it.
 func OneShot(getenv func(string) string) (restore func()) {
