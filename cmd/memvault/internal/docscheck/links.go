@@ -58,27 +58,36 @@ func Links(doc string) []Link {
 // blocks emptied and code spans removed: what is left is Markdown.
 func proseLines(doc string) []string {
 	lines := strings.Split(doc, "\n")
-	fence := ""
+	code := inCode(lines)
 	for i, line := range lines {
-		if f := fenceOf(line); f != "" {
-			switch {
-			case fence == "":
-				fence = f
-				lines[i] = ""
-				continue
-			case strings.HasPrefix(f, fence) && strings.TrimSpace(strings.TrimLeft(strings.TrimSpace(line), f[:1])) == "":
-				fence = ""
-				lines[i] = ""
-				continue
-			}
-		}
-		if fence != "" {
+		if code[i] {
 			lines[i] = ""
-			continue
+		} else {
+			lines[i] = codeSpan.ReplaceAllString(line, "")
 		}
-		lines[i] = codeSpan.ReplaceAllString(line, "")
 	}
 	return lines
+}
+
+// inCode reports, for each line, whether it is a code fence or inside a
+// fenced code block. A fence closes with the same character, at least as
+// many, and nothing after it.
+func inCode(lines []string) []bool {
+	code := make([]bool, len(lines))
+	fence := ""
+	for i, line := range lines {
+		f := fenceOf(line)
+		switch {
+		case fence == "" && f != "":
+			fence = f
+		case fence != "" && strings.HasPrefix(f, fence) && strings.TrimSpace(strings.TrimLeft(strings.TrimSpace(line), f[:1])) == "":
+			fence = ""
+		case fence == "":
+			continue
+		}
+		code[i] = true
+	}
+	return code
 }
 
 // fenceOf returns the fence (``` or ~~~, and longer) a line opens or
@@ -102,17 +111,10 @@ func fenceOf(line string) string {
 func Anchors(doc string) map[string]bool {
 	anchors := map[string]bool{}
 	seen := map[string]int{}
-	fence := ""
-	for _, line := range strings.Split(doc, "\n") {
-		if f := fenceOf(line); f != "" {
-			if fence == "" {
-				fence = f
-			} else if strings.HasPrefix(f, fence) {
-				fence = ""
-			}
-			continue
-		}
-		if fence != "" {
+	lines := strings.Split(doc, "\n")
+	code := inCode(lines)
+	for i, line := range lines {
+		if code[i] {
 			continue
 		}
 		t := strings.TrimLeft(line, " ")
@@ -169,6 +171,14 @@ func Slug(text string) string {
 // a scheme (https:, mailto:) are not followed, nor links that climb out
 // of fsys.
 func Check(fsys fs.FS, files []string) ([]Problem, error) {
+	return check(fsys, files, func(file, text string) ([]Link, string) {
+		return Links(text), file
+	})
+}
+
+// check runs problemOf over the links find returns for each file, read
+// as if written in the file find names beside them.
+func check(fsys fs.FS, files []string, find func(file, text string) (links []Link, from string)) ([]Problem, error) {
 	var problems []Problem
 	anchors := anchorReader(fsys)
 	for _, file := range files {
@@ -176,8 +186,9 @@ func Check(fsys fs.FS, files []string) ([]Problem, error) {
 		if err != nil {
 			return nil, fmt.Errorf("read %s: %w", file, err)
 		}
-		for _, l := range Links(string(b)) {
-			why, err := problemOf(fsys, file, l.Target, anchors)
+		links, from := find(file, string(b))
+		for _, l := range links {
+			why, err := problemOf(fsys, from, l.Target, anchors)
 			if err != nil {
 				return nil, err
 			}
@@ -300,23 +311,8 @@ func Mentions(text string, markdown bool) []Link {
 // not hold. Paths are taken from the root of fsys, as the project's prose
 // writes them.
 func CheckMentions(fsys fs.FS, files []string) ([]Problem, error) {
-	var problems []Problem
-	anchors := anchorReader(fsys)
-	for _, file := range files {
-		b, err := fs.ReadFile(fsys, file)
-		if err != nil {
-			return nil, fmt.Errorf("read %s: %w", file, err)
-		}
-		for _, m := range Mentions(string(b), strings.HasSuffix(file, ".md")) {
-			// From the root: as if the mention were a link in a file there.
-			why, err := problemOf(fsys, "README.md", m.Target, anchors)
-			if err != nil {
-				return nil, err
-			}
-			if why != "" {
-				problems = append(problems, Problem{File: file, Line: m.Line, Link: m.Target, Why: why})
-			}
-		}
-	}
-	return problems, nil
+	return check(fsys, files, func(file, text string) ([]Link, string) {
+		// From the root: as if the mention were a link in a file there.
+		return Mentions(text, strings.HasSuffix(file, ".md")), "README.md"
+	})
 }

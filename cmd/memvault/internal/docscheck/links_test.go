@@ -86,14 +86,15 @@ func TestSlug(t *testing.T) {
 }
 
 func TestAnchors(t *testing.T) {
-	doc := "# Title\n\n## Figures\n\n```\n# not a heading\n```\n\n### Figures\n\n#not-a-heading\n\n## [Linked](x.md) heading ##\n"
+	doc := "# Title\n\n## Figures\n\n```\n# not a heading\n```\n\n### Figures\n\n#not-a-heading\n\n## [Linked](x.md) heading ##\n" +
+		"\n````md\n```go\n# not a heading either\n```\n````\n\n## After fences\n"
 	got := Anchors(doc)
-	for _, want := range []string{"title", "figures", "figures-1", "linked-heading"} {
+	for _, want := range []string{"title", "figures", "figures-1", "linked-heading", "after-fences"} {
 		if !got[want] {
 			t.Errorf("no anchor %q in %v", want, got)
 		}
 	}
-	for _, not := range []string{"not-a-heading", "notaheading"} {
+	for _, not := range []string{"not-a-heading", "notaheading", "not-a-heading-either"} {
 		if got[not] {
 			t.Errorf("anchor %q from a line that is no heading", not)
 		}
