@@ -640,8 +640,9 @@ func editIndex(ix *indexFile, files []workFile, blobs []plumbing.Hash) (stale bo
 
 // layoutIndex lays ix out for writing. Runs of entries unchanged since
 // the index was read or last laid out in full stay in the bytes they are
-// in (at 100,000 entries, copying 9.5 MB on every commit cost more than
-// the few entries a commit changes); once more than maxLooseIndexEntries
+// in (copying a large index on every commit cost more than the few
+// entries a commit changes; docs/git.md, "Server writes, second round
+// (2026-12-02)"); once more than maxLooseIndexEntries
 // are encoded one by one, the index is laid out in one buffer again
 // (full), which keepIndex then makes its entries' source.
 func (s *Store) layoutIndex(ix *indexFile) preparedIndex {
@@ -727,7 +728,8 @@ func indexIs(path string, sum [indexHashLen]byte) bool {
 // indexWritebackChunk is how many bytes of the index fillIndex writes
 // before it starts their writeback when the index is to be fsynced: the
 // device then writes while the rest is hashed and written, and the fsync
-// waits for the last chunk, not for all 9.7 MB of a 100,000-entry index.
+// waits for the last chunk, not for the whole index (docs/git.md, "Server
+// writes, third round (2026-12-02): the commit's wall time").
 const indexWritebackChunk = 1 << 20
 
 // maxLooseIndexEntries bounds the entries layoutIndex encodes one by one
@@ -959,7 +961,8 @@ func (s *Store) editTree(base plumbing.Hash, changes []pathChange) (plumbing.Has
 		return plumbing.ZeroHash, false, nil
 	}
 	// The encoding is only written out, so one buffer serves every tree
-	// (at 100k memories, a new 2.4 MB buffer a write doubled the garbage).
+	// (a new buffer a write was much of a large vault's garbage;
+	// docs/git.md, "Server writes, second round (2026-12-02)").
 	s.treeBuf = encodeTree(s.treeBuf, t.entries)
 	h, err := s.writeObject(plumbing.TreeObject, s.treeBuf)
 	if err != nil {
@@ -970,8 +973,9 @@ func (s *Store) editTree(base plumbing.Hash, changes []pathChange) (plumbing.Has
 }
 
 // editInPlaceEntries is the size from which editTree changes a cached tree
-// in place instead of a copy: a copy of the 56,000-entry folder tree of a
-// 100k vault was 2.7 MB of garbage a write, a collection every 20 writes.
+// in place instead of a copy: copying a large folder's tree on every write
+// made the server collect garbage every few dozen writes (docs/git.md,
+// "Server writes, second round (2026-12-02)").
 const editInPlaceEntries = 1024
 
 func allDeletes(cs []pathChange) bool {

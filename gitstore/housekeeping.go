@@ -13,8 +13,9 @@ import (
 // Housekeeping. git packs loose objects with `gc --auto` after its own
 // commands only, and memvault writes its objects itself: thousands of
 // writes between the user's own git commands left thousands of loose
-// objects (issue 24 finding 8; 2.4 MB of them a write at 100,000
-// memories). So after a commit that leaves more loose objects than git's
+// objects (issue 24 finding 8; docs/git.md, "Housekeeping: packing the
+// loose objects (2026-12-06)"). So after a commit that leaves more loose
+// objects than git's
 // own threshold (gc.auto, estimated as git does), Commit starts `git gc
 // --auto` in the background, off the write's path, one at a time.
 

@@ -249,8 +249,9 @@ func (s *Store) acquireLockFile(ctx context.Context, target string, timeout time
 // stagedLock is a lock file's content written before the lock is taken,
 // under the name of a fresh owner record: taking the lock then links the
 // lock's name to the record, as it does for an empty one, so writing and
-// flushing the bytes (9.7 MB for the index of 100,000 files) happen
-// outside the window in which the lock blocks everyone else.
+// flushing the bytes (the whole index, which grows with the repository)
+// happen outside the window in which the lock blocks everyone else
+// (docs/git.md, "Server writes, third round (2026-12-02): the commit's wall time").
 type stagedLock struct {
 	rec     string
 	f       *os.File

@@ -80,8 +80,9 @@ func (s *Store) resolve(rev string) (plumbing.Hash, error) {
 	if len(rev) == 2*len(plumbing.ZeroHash) && plumbing.IsHash(rev) {
 		// A full commit id, as callers pass after resolving once: git
 		// prefers the object to a ref of the same name, and going through
-		// go-git would decode its own copy of the pack index first (about
-		// half of a cold ReadFile on a 10k-file repository).
+		// go-git would decode its own copy of the pack index first, a large
+		// part of a cold ReadFile (docs/git.md, "Read paths: gitstore,
+		// go-git and the git CLI").
 		h := plumbing.NewHash(rev)
 		if _, err := s.getCommit(h); err == nil {
 			return h, nil

@@ -10,9 +10,10 @@ import (
 // holdReplaced opens the file a rename is about to replace, so that the
 // rename only unlinks it and the kernel frees its blocks and pages when
 // the returned func closes it, on another goroutine, after the caller has
-// moved on. At 100,000 entries the replaced index is 9.7 MB, and freeing
-// it inside the rename took about 3 ms of every commit. A missing target
-// gives a release that does nothing.
+// moved on. Freeing a large replaced index inside the rename was a
+// noticeable part of every commit (docs/git.md, "Server writes, third
+// round (2026-12-02): the commit's wall time"). A missing target gives a
+// release that does nothing.
 func holdReplaced(target string, wg *sync.WaitGroup) (release func()) {
 	f, err := os.Open(target)
 	if err != nil {

@@ -294,10 +294,10 @@ const looseLevelUnset = -100
 
 // largeObjectBytes is the size from which a loose object is stored
 // without compression unless the configuration names a level: the tree
-// of a memory folder of more than about 1,400 files. Deflating the 2.4 MB
-// tree of a 56,000-memory folder at level 1 took 40 ms of every commit's
-// 69 ms of CPU, to save 39% of its size, which git gc recovers when it
-// packs (docs/git.md, "The write path").
+// of a memory folder of more than about 1,400 files. Deflating a large
+// folder's tree took most of a commit's CPU to save a part of its size
+// that git gc recovers when it packs (docs/git.md, "Server writes: the
+// folder's tree object").
 const largeObjectBytes = 64 << 10
 
 // looseCompression reads core.looseCompression, else core.compression,

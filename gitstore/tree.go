@@ -51,8 +51,9 @@ func parseTree(data []byte) (*tree, error) {
 }
 
 // encodeTree serialises entries, which must already be in git order,
-// appending to buf (which may be a reused buffer: the tree of a folder of
-// 56,000 memories is 2.4 MB).
+// appending to buf (which may be a reused buffer: the tree of a large
+// folder runs to megabytes; docs/git.md, "Server writes: the folder's tree
+// object").
 func encodeTree(buf []byte, entries []treeEntry) []byte {
 	n := 0
 	for _, e := range entries {

@@ -22,10 +22,10 @@ func startWriteback(f *os.File, off, n int64) {
 
 // dropCache asks the kernel to drop f's clean pages from the page cache.
 // A large tree object is written once per commit and read again only
-// after a restart; kept cached, each commit's 2.4 MB (at 100,000
-// memories) took fresh pages, which on a virtual machine cost about 5 ms
-// of every write against under 1 ms for pages just freed. A hint: errors
-// are ignored.
+// after a restart; kept cached, each commit's tree took fresh pages,
+// which on a virtual machine cost several times what pages just freed
+// cost (docs/git.md, "Server writes, third round (2026-12-02): the
+// commit's wall time"). A hint: errors are ignored.
 func dropCache(f *os.File) {
 	c, err := f.SyscallConn()
 	if err != nil {

@@ -48,11 +48,12 @@ var markdown = gmparser.NewParser(
 	gmparser.WithParagraphTransformers(gmparser.DefaultParagraphTransformers()...),
 )
 
-// Bounds on what goldmark is given. goldmark is quadratic on some inputs:
-// 200 KB of "[a](" on one line took 24 s, 100k nested "> " 21 s, 28k
-// link reference definitions in one paragraph 2 s. Memories are a few KB,
-// so these bounds change nothing for real files and keep a hostile one
-// under a second (see TestParseHostileBodies and BenchmarkParseHostile).
+// Bounds on what goldmark is given. goldmark is quadratic on some inputs
+// (long runs of link openers, deep quotes, many link reference
+// definitions: seconds for a body of a few hundred KB, docs/performance.md,
+// "Figures behind the code's comments"). Memories are far smaller, so
+// these bounds change nothing for real files and keep a hostile one under
+// a second (see TestParseHostileBodies and BenchmarkParseHostile).
 const (
 	maxWalkBytes = 256 << 10 // Body covers the first 256 KiB of the body
 	maxLineBytes = 2048      // longer lines are wrapped

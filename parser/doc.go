@@ -36,14 +36,15 @@
 // whole by yaml.v3 instead. Every edit is re-parsed before it is accepted.
 //
 // Most front matter is a flat mapping of one-line values; a small scanner
-// parses that subset (about 4x faster than yaml.v3, which dominated Parse)
-// and hands anything else to yaml.v3. A differential test and a fuzz target
+// parses that subset (several times faster than yaml.v3, which dominated
+// Parse; docs/performance.md, "Figures behind the code's comments") and
+// hands anything else to yaml.v3. A differential test and a fuzz target
 // hold the two to the same node trees. The body gets the same treatment:
 // bodies made of what notes commonly use (headings, paragraphs, "- " and
 // "1. " items, code spans, simple emphasis, plain links, wiki links, plain
-// fences) are walked in one pass without building goldmark's tree (about
-// 20 µs a file), anything else goes to goldmark, and a differential test and a
-// fuzz target check that the fast walk yields goldmark's [Body]. Bulk
+// fences) are walked in one pass without building goldmark's tree,
+// anything else goes to goldmark, and a differential test and a fuzz
+// target check that the fast walk yields goldmark's [Body]. Bulk
 // loads pass a [Scratch] so that Parse reuses its working memory.
 //
 // Hostile input is bounded: aliases are never expanded (and more than 100

@@ -8,7 +8,8 @@ import (
 )
 
 // fastYAML parses the usual shape of a memory's front matter without
-// yaml.v3, which costs ~35 µs for 15 lines and dominated Parse. It accepts
+// yaml.v3, which dominated Parse (docs/performance.md, "Figures behind the
+// code's comments"). It accepts
 // only a block mapping at column 0 whose keys are [A-Za-z0-9_][A-Za-z0-9_.-]*
 // and whose values are one-line plain, single-quoted or double-quoted
 // (without escapes) scalars, one-line flow lists and flow mappings of such

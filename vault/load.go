@@ -177,8 +177,9 @@ func (v *Vault) readAll(ctx context.Context, rels []string) ([]loaded, error) {
 //
 // Readers claim readChunkFiles consecutive files at a time and hand each
 // chunk over whole. Handing over every file through channels, between
-// four goroutines on two cores, left a core idle about a tenth of a 100k
-// load, waiting for goroutines to be woken.
+// four goroutines on two cores, left a core idle part of a large load,
+// waiting for goroutines to be woken (docs/performance.md, "Load and
+// recall (2026-11-30, ba83217)").
 func (v *Vault) readEach(ctx context.Context, rels []string, ix *index.Index, fn func(loaded)) error {
 	if len(rels) == 0 {
 		return ctx.Err()

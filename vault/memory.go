@@ -157,9 +157,10 @@ type Memory struct {
 
 // PlainText returns the memory's body as the index sees it: plain text,
 // without Markdown syntax, and without a first heading that repeats the
-// title. A vault does not keep it for every memory (at 100k memories it
-// was a quarter of the heap): it derives it from Body when a snippet or
-// a comparison needs it, which is a parse of one body.
+// title. A vault does not keep it for every memory (in a large vault it
+// was a large part of the heap; docs/performance.md, "Figures behind the
+// code's comments"): it derives it from Body when a snippet or a
+// comparison needs it, which is a parse of one body.
 func (m *Memory) PlainText() string {
 	if m.text != "" || m.Body == "" {
 		return m.text

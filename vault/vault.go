@@ -174,7 +174,8 @@ type Vault struct {
 	cycles   []*Diagnostic            // rings of supersession, rebuilt with succ
 	// names maps wiki-link names to entries (see nameKeys). Only Related
 	// reads it, so it is built on the first Related call, not at load:
-	// four map entries per memory were a tenth of a 100k load's work.
+	// four map entries per memory were a noticeable part of a load's work
+	// (docs/performance.md, "Load and recall (2026-11-30, ba83217)").
 	// nil means not built; writers keep a built table up to date.
 	// namesMu lets Related, which holds only mu's read lock, build it.
 	names    map[string]index.DocID
@@ -292,7 +293,8 @@ func (v *Vault) refresh(ctx context.Context, rels []string) ([]string, error) {
 	before := map[string]bool{}
 	// The successor map only changes if a memory of the batch, before or
 	// after, supersedes something or is superseded: rebuilding it scans
-	// every entry, 6 ms of each write at 100,000 memories.
+	// every entry, a part of every write in a large vault (docs/git.md,
+	// "memvault add, first round (2026-12-01, 6f64a17)").
 	succChanges := false
 	for _, r := range res {
 		if d, had := v.byPath[r.rel]; had {

@@ -55,7 +55,8 @@ either vault; the write is one commit in the target vault's repository.`,
 			ctx := cmd.Context()
 			// An add holds the vault's headers and exits: most of what it
 			// allocates stays live to the end, so collecting costs more
-			// than it frees (one cycle, 3% of the CPU, on a 10k vault).
+			// than it frees (docs/git.md, "memvault add, second round
+			// (2026-12-02, 6c385db)").
 			// The memory limit bounds a load that makes garbage (files
 			// read again after the header cache went stale) instead.
 			defer debug.SetGCPercent(debug.SetGCPercent(-1))

@@ -272,8 +272,9 @@ func (o *servedVault) refresh(ctx context.Context, v *vault.Vault) {
 	if o.changed != nil && from != "" && h != "" {
 		if h == o.own && o.parents != nil {
 			// Our own commit on the HEAD we had changed only files this
-			// vault wrote: diffing a 100k vault's 2.4 MB folder tree for
-			// them cost 1.2 ms of every write.
+			// vault wrote: diffing a large vault's folder trees for them
+			// was a part of every write (docs/git.md, "Figures behind
+			// the code's comments").
 			if ps, err := o.parents(ctx, h); err == nil && len(ps) == 1 && ps[0] == from {
 				return
 			}

@@ -17,7 +17,7 @@ type sipKey [2]uint64
 // function, so text crafted without the key cannot be made to collide
 // any more than it can under a per-process maphash seed. Written here,
 // not imported: the domain packages use the standard library only
-// (docs/DESIGN.md), which has no keyed hash whose key can be stored.
+// (docs/architecture.md, "Import rules"), which has no keyed hash whose key can be stored.
 func sip13(k sipKey, b []byte) uint64 {
 	v0 := k[0] ^ 0x736f6d6570736575
 	v1 := k[1] ^ 0x646f72616e646f6d

@@ -30,7 +30,7 @@ var ErrUnmergeable = fault.New(fault.Conflict, "cannot merge the memory field by
 var ErrTwoMemories = fmt.Errorf("%w: two different memories were added at one path", ErrUnmergeable)
 
 // MaxKeys is the most top-level front-matter keys a side may have for a
-// field-by-field merge. A memory has about twenty (docs/format.md); a file
+// field-by-field merge. A memory has about twenty (README.md, "The memory file format"); a file
 // with thousands is not one a person keeps, and merging it would cost
 // time for nothing. Past it Files refuses with ErrTooManyKeys.
 const MaxKeys = 1000

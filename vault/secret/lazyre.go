@@ -6,8 +6,9 @@ import (
 )
 
 // lazyRegexp is a regular expression compiled on its first use. Compiling
-// the package's 22 expressions cost every memvault process 0.5 to 0.9 ms at
-// start-up (GODEBUG=inittrace=1), most of them for nothing: a scan runs a
+// the package's expressions in init cost every memvault process a part of
+// its start-up (docs/performance.md, "Figures behind the code's
+// comments"), most of it for nothing: a scan runs a
 // rule's expression only when one of its keywords occurs, and a process
 // that writes one memory seldom meets any.
 type lazyRegexp struct {

@@ -26,7 +26,7 @@ type Package struct {
 
 // Rule forbids some imports to some packages.
 type Rule struct {
-	// Name says what the rule protects, as DESIGN.md words it.
+	// Name says what the rule protects, as docs/architecture.md words it.
 	Name string
 	// Applies lists the packages the rule holds for, as patterns (see
 	// Match); Except lists packages exempt from it.
@@ -56,8 +56,8 @@ func (v Violation) String() string {
 	return fmt.Sprintf("%s imports %s: %s", where, v.Import, v.Rule)
 }
 
-// Rules are the import rules of ../shared/docs/DESIGN.md and the house
-// style's "one third-party library, one home".
+// Rules are the import rules of docs/architecture.md ("Import rules"):
+// the domain imports no adapter, and each third-party library has one home.
 var Rules = []Rule{
 	{
 		Name:    "the domain imports parser, its own subpackages and the standard library only",

@@ -7,11 +7,12 @@ import (
 )
 
 // Default is the soft memory limit of a memvault process when GOMEMLIMIT
-// does not set one. A warm 100k-memory vault keeps about 110 MB live and
-// a load from its files about 190 MB (bodies spooled to a mapped file, see
-// vault/spool.go); with the runtime's default of a heap twice the live
-// one, that load peaked at 420 MB. Under this limit the collector runs
-// more often near the peak instead, and a smaller vault never reaches it.
+// does not set one. With the runtime's default of a heap twice the live
+// one, a load of a 100k-memory vault from its files (bodies spooled to a
+// mapped file, see vault/spool.go) peaked well above the 300 MB target
+// (docs/performance.md, "A load from the files: bodies spooled, a soft
+// memory limit"). Under this limit the collector runs more often near
+// the peak instead, and a smaller vault never reaches it.
 const Default = 256 << 20
 
 // Apply sets the runtime's soft memory limit to Default unless the
@@ -28,9 +29,10 @@ func Apply(getenv func(string) string) int64 {
 // OneShot turns the collector's own pacing off (GOGC=off) unless the
 // environment sets GOGC, for a command that loads a vault, answers once
 // and exits: below the memory limit nothing is collected, near it the
-// limit makes the collector run. A warm 100k recall spent 6% of its CPU
-// collecting a heap it was about to drop by exiting
-// (docs/performance.md). restore puts the pacing back as it was: a load
+// limit makes the collector run. A warm recall spent part of its CPU
+// collecting a heap it was about to drop by exiting (docs/performance.md,
+// "Warm CLI recall (2026-12-02, 4871474)"). restore puts the pacing back
+// as it was: a load
 // that reads every file or patches its index calls it, so that its peak
 // stays where the pacing kept it.
 func OneShot(getenv func(string) string) (restore func()) {

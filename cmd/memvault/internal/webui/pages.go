@@ -429,8 +429,9 @@ func splitRange(s string) (base, head string, err error) {
 const maxStories = 256
 
 // story is history.WhyMemory, cached until the vault changes or HEAD
-// moves: a memory's story walks the whole log (on a 10k-commit history,
-// about 0.2 s of CPU), and a history at one HEAD never changes.
+// moves: a memory's story walks the whole log, which takes a noticeable
+// time on a long history (docs/performance.md, "Figures behind the code's
+// comments"), and a history at one HEAD never changes.
 func (s *Server) story(ctx context.Context, v *vault.Vault, past *history.Reader, repo history.Repo, mem *vault.Memory) (*history.Report, error) {
 	head := ""
 	if repo != nil {
