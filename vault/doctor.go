@@ -10,7 +10,6 @@ import (
 
 	"github.com/memvault/memvault/parser"
 	"github.com/memvault/memvault/vault/commitmsg"
-	"github.com/memvault/memvault/vault/merge"
 )
 
 // Outcomes of a doctor check.
@@ -349,7 +348,7 @@ func (r *doctorRun) commitHandEdits(ctx context.Context, rels []string) (string,
 	if err := r.v.RefuseSecretsInFiles(ctx, rels); err != nil {
 		return "", err
 	}
-	if err := r.v.refuseConflictMarkers(rels); err != nil {
+	if err := r.v.RefuseConflictMarkers(rels); err != nil {
 		return "", err
 	}
 	msg := commitmsg.Message{Body: HandEditReason}
@@ -382,28 +381,6 @@ func (r *doctorRun) commitHandEdits(ctx context.Context, rels []string) (string,
 		return "", err
 	}
 	return hash, r.v.Refresh(ctx, rels)
-}
-
-// refuseConflictMarkers refuses, with an error matching
-// ErrConflictMarkers, a commit of vault-relative files one of which holds
-// git conflict markers as it is on disk now (sortHandEdits left out those
-// that did at load). A missing file is a deletion.
-func (v *Vault) refuseConflictMarkers(rels []string) error {
-	r, err := openRoot(v.dir, false)
-	if err != nil {
-		return err
-	}
-	defer r.Close()
-	for _, rel := range rels {
-		data, err := r.readFile(rel)
-		if err != nil && !isNotExistErr(err) {
-			return fmt.Errorf("read %s: %w", rel, err)
-		}
-		if line := merge.MarkerLine(data); line > 0 {
-			return fmt.Errorf("commit refused: %s:%d: %w", rel, line, ErrConflictMarkers)
-		}
-	}
-	return nil
 }
 
 // handEditedMemory names the memory of a changed file and what happened

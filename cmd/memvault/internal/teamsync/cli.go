@@ -9,6 +9,7 @@ import (
 
 	"github.com/memvault/memvault/parser"
 	"github.com/memvault/memvault/vault"
+	"github.com/memvault/memvault/vault/resolve"
 )
 
 // ResolveHelp is `memvault resolve --help`.
@@ -72,14 +73,14 @@ tool for it: a sync moves the branch under the user's feet, asks for
 credentials and may stop for a person, which is the user's call, not an
 assistant's.`
 
-// Side maps resolve's flags to a vault.ResolveSide.
-func Side(ours, theirs, both bool) (vault.ResolveSide, error) {
+// Side maps resolve's flags to a resolve.Side.
+func Side(ours, theirs, both bool) (resolve.Side, error) {
 	n := 0
-	side := vault.ResolveMerge
+	side := resolve.Merge
 	for _, f := range []struct {
 		set  bool
-		side vault.ResolveSide
-	}{{ours, vault.ResolveOurs}, {theirs, vault.ResolveTheirs}, {both, vault.ResolveBoth}} {
+		side resolve.Side
+	}{{ours, resolve.Ours}, {theirs, resolve.Theirs}, {both, resolve.Both}} {
 		if f.set {
 			n++
 			side = f.side
