@@ -10,6 +10,7 @@ import (
 	"github.com/memvault/memvault/cmd/memvault/internal/clientconfig"
 	"github.com/memvault/memvault/gitstore"
 	"github.com/memvault/memvault/vault"
+	"github.com/memvault/memvault/vault/mergesetup"
 	"github.com/memvault/memvault/vault/resolve"
 )
 
@@ -23,9 +24,9 @@ type MergeDriver struct {
 	Binary string
 }
 
-var _ vault.MergeDriverRepo = MergeDriver{}
+var _ mergesetup.Repo = MergeDriver{}
 
-// MergeDriver implements vault.MergeDriverRepo. Git's own answer counts:
+// MergeDriver implements mergesetup.Repo. Git's own answer counts:
 // the attribute of a memory path (existing or not), wherever a
 // .gitattributes sets it.
 func (m MergeDriver) MergeDriver(ctx context.Context) (attribute, registered bool, err error) {
@@ -88,7 +89,7 @@ func firstWord(cmd string) (word string, ok bool) {
 	return b.String(), true
 }
 
-// RegisterMergeDriver implements vault.MergeDriverRepo.
+// RegisterMergeDriver implements mergesetup.Repo.
 func (m MergeDriver) RegisterMergeDriver(ctx context.Context) error {
 	return m.Repo.store.SetMergeDriver(ctx, vault.MergeDriverName, "memvault memory files, field by field", DriverCommand(m.Binary))
 }

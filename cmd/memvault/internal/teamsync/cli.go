@@ -9,6 +9,7 @@ import (
 
 	"github.com/memvault/memvault/parser"
 	"github.com/memvault/memvault/vault"
+	"github.com/memvault/memvault/vault/doctor"
 	"github.com/memvault/memvault/vault/resolve"
 )
 
@@ -114,16 +115,16 @@ func Names(dir string, args []string) []string {
 // fixed, or an error naming the problems left. Memory files with errors
 // are not among them: doctor leaves them out of its commit, and sync's
 // lint step reports each with its fix; one file never stops a sync.
-func Fixed(rep vault.DoctorReport, err error) (string, error) {
+func Fixed(rep doctor.Report, err error) (string, error) {
 	if err != nil {
 		return "", err
 	}
 	var fixed, problems []string
 	for _, c := range rep.Checks {
 		switch {
-		case c.Status == vault.CheckFixed:
+		case c.Status == doctor.Fixed:
 			fixed = append(fixed, c.Detail)
-		case c.Status == vault.CheckProblem && c.Name != "files" && c.Name != "parse":
+		case c.Status == doctor.Problem && c.Name != "files" && c.Name != "parse":
 			problems = append(problems, c.Name+": "+c.Detail)
 		}
 	}

@@ -1,4 +1,4 @@
-package vault
+package doctor
 
 import (
 	"context"
@@ -11,10 +11,11 @@ import (
 	"testing"
 	"time"
 
+	"github.com/memvault/memvault/vault"
 	"github.com/memvault/memvault/vault/commitmsg"
 )
 
-// fakeDoctorRepo is a repository as Doctor sees it: a state, the files
+// fakeDoctorRepo is a repository as Run sees it: a state, the files
 // that differ from HEAD and HEAD's files.
 type fakeDoctorRepo struct {
 	state      RepoState
@@ -53,11 +54,11 @@ func (*heldLock) Lock(ctx context.Context) (func(), error) {
 
 // doctorVault writes files (vault-relative path -> content) into a new
 // vault and opens it with c.
-func doctorVault(t *testing.T, files map[string]string, c Committer) *Vault {
+func doctorVault(t *testing.T, files map[string]string, c vault.Committer) *vault.Vault {
 	t.Helper()
 	dir := t.TempDir()
 	writeFiles(t, dir, files)
-	v, err := Open(t.Context(), dir, Options{Now: newClock("2026-11-30T10:00:00Z").Now, Committer: c})
+	v, err := vault.Open(t.Context(), dir, vault.Options{Now: fixedNow, Committer: c})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -65,7 +66,7 @@ func doctorVault(t *testing.T, files map[string]string, c Committer) *Vault {
 }
 
 // checkLines renders a report as "status name: detail" lines.
-func checkLines(rep DoctorReport) []string {
+func checkLines(rep Report) []string {
 	var out []string
 	for _, c := range rep.Checks {
 		out = append(out, c.Status+" "+c.Name+": "+c.Detail)
@@ -122,8 +123,8 @@ func TestDoctorChecks(t *testing.T) {
 			want: []string{"problem git: a merge is in progress",
 				"problem git: 2 memory files unmerged: project/a.md, project/b.md|`memvault resolve` to settle them|`git merge --continue`",
 				"problem git: 1 file unmerged outside the vault's memories: src/x.go|with git"}, problems: 3},
-		{name: "journal left", repo: &fakeDoctorRepo{state: clean}, files: map[string]string{JournalName: "{}"},
-			want: []string{"problem journal: " + JournalName + ": a write stopped before its commit"}, problems: 1},
+		{name: "journal left", repo: &fakeDoctorRepo{state: clean}, files: map[string]string{vault.JournalName: "{}"},
+			want: []string{"problem journal: " + vault.JournalName + ": a write stopped before its commit"}, problems: 1},
 		{name: "hand edits", repo: &fakeDoctorRepo{state: clean,
 			changed: []string{"project/a.md", "project/new.md", "project/broken.md", "transient/scratch.md", "notes.txt"},
 			head:    map[string]string{"project/a.md": goodMemory}},
@@ -145,11 +146,11 @@ func TestDoctorChecks(t *testing.T) {
 			t.Parallel()
 			c := &recordingCommitter{}
 			v := doctorVault(t, tt.files, c)
-			d := Doctor{Committer: c}
+			d := Options{Committer: c}
 			if tt.repo != nil {
 				d.Repo = tt.repo
 			}
-			rep, err := d.Run(t.Context(), v)
+			rep, err := Run(t.Context(), v, d)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -197,7 +198,7 @@ func TestDoctorStaleLocks(t *testing.T) {
 			c := &recordingCommitter{}
 			v := doctorVault(t, nil, c)
 			repo := &fakeDoctorRepo{state: state}
-			rep, err := Doctor{Repo: repo, Committer: c, Fix: tt.fix}.Run(t.Context(), v)
+			rep, err := Run(t.Context(), v, Options{Repo: repo, Committer: c, Fix: tt.fix})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -225,7 +226,7 @@ func TestDoctorLockHeld(t *testing.T) {
 	t.Parallel()
 	c := &heldLock{}
 	v := doctorVault(t, nil, c)
-	rep, err := Doctor{Repo: &fakeDoctorRepo{state: RepoState{Branch: "main", Head: "01234567"}}, Committer: c, LockWait: time.Millisecond}.Run(t.Context(), v)
+	rep, err := Run(t.Context(), v, Options{Repo: &fakeDoctorRepo{state: RepoState{Branch: "main", Head: "01234567"}}, Committer: c, LockWait: time.Millisecond})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -272,8 +273,8 @@ func TestDoctorFixCommitsHandEdits(t *testing.T) {
 			t.Parallel()
 			c := &recordingCommitter{}
 			v := doctorVault(t, tt.files, c)
-			rep, err := Doctor{Repo: &fakeDoctorRepo{state: RepoState{Branch: "main", Head: "01234567"}, changed: tt.changed, head: tt.head},
-				Committer: c, Fix: true}.Run(t.Context(), v)
+			rep, err := Run(t.Context(), v, Options{Repo: &fakeDoctorRepo{state: RepoState{Branch: "main", Head: "01234567"}, changed: tt.changed, head: tt.head},
+				Committer: c, Fix: true})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -312,10 +313,10 @@ func TestDoctorFixFinishesAJournal(t *testing.T) {
 	c := &recordingCommitter{}
 	v := doctorVault(t, map[string]string{"project/left.md": newMemory}, c)
 	j := `{"message": "memory(project): add \"Queues are durable\"\n\nMemory-Id: 01NEWMEMORY000000000000000\n", "paths": ["project/left.md"], "commit": true}`
-	if err := os.WriteFile(filepath.Join(v.Dir(), JournalName), []byte(j), 0o644); err != nil {
+	if err := os.WriteFile(filepath.Join(v.Dir(), vault.JournalName), []byte(j), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	rep, err := Doctor{Repo: &fakeDoctorRepo{state: RepoState{Branch: "main", Head: "01234567"}}, Committer: c, Fix: true}.Run(t.Context(), v)
+	rep, err := Run(t.Context(), v, Options{Repo: &fakeDoctorRepo{state: RepoState{Branch: "main", Head: "01234567"}}, Committer: c, Fix: true})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -325,7 +326,7 @@ func TestDoctorFixFinishesAJournal(t *testing.T) {
 	if len(c.commits) != 1 || !strings.Contains(c.commits[0].message, "Memory-Recovered") {
 		t.Errorf("commits %v", c.commits)
 	}
-	if _, err := os.Stat(filepath.Join(v.Dir(), JournalName)); !errors.Is(err, os.ErrNotExist) {
+	if _, err := os.Stat(filepath.Join(v.Dir(), vault.JournalName)); !errors.Is(err, os.ErrNotExist) {
 		t.Errorf("journal still there: %v", err)
 	}
 }
@@ -337,8 +338,8 @@ func TestDoctorFixRechecksConflictMarkers(t *testing.T) {
 	c := &recordingCommitter{}
 	v := doctorVault(t, map[string]string{"project/a.md": goodMemory + "\nEdited.\n"}, c)
 	writeFiles(t, v.Dir(), map[string]string{"project/a.md": goodMemory + "<<<<<<< HEAD\nx\n=======\ny\n>>>>>>> topic\n"})
-	rep, err := Doctor{Repo: &fakeDoctorRepo{state: RepoState{Branch: "main", Head: "01234567"}, changed: []string{"project/a.md"},
-		head: map[string]string{"project/a.md": goodMemory}}, Committer: c, Fix: true}.Run(t.Context(), v)
+	rep, err := Run(t.Context(), v, Options{Repo: &fakeDoctorRepo{state: RepoState{Branch: "main", Head: "01234567"}, changed: []string{"project/a.md"},
+		head: map[string]string{"project/a.md": goodMemory}}, Committer: c, Fix: true})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -389,8 +390,8 @@ func TestDoctorMergeDriver(t *testing.T) {
 			c := &recordingCommitter{}
 			v := doctorVault(t, map[string]string{"project/a.md": goodMemory}, c)
 			md := &fakeMergeDriver{attribute: tt.attribute, registered: tt.registered}
-			rep, err := Doctor{Repo: &fakeDoctorRepo{state: RepoState{Branch: "main", Head: "01234567"}}, Committer: c,
-				Fix: tt.fix, MergeDriver: md}.Run(t.Context(), v)
+			rep, err := Run(t.Context(), v, Options{Repo: &fakeDoctorRepo{state: RepoState{Branch: "main", Head: "01234567"}}, Committer: c,
+				Fix: tt.fix, MergeDriver: md})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -399,8 +400,8 @@ func TestDoctorMergeDriver(t *testing.T) {
 			if !hasLine(lines, parts[0], parts[1:]...) {
 				t.Errorf("no line %q in\n%s", tt.want, strings.Join(lines, "\n"))
 			}
-			got, err := os.ReadFile(filepath.Join(v.Dir(), GitattributesName))
-			if tt.wantAttributes != (err == nil) || (err == nil && string(got) != GitattributesContent) {
+			got, err := os.ReadFile(filepath.Join(v.Dir(), vault.GitattributesName))
+			if tt.wantAttributes != (err == nil) || (err == nil && string(got) != vault.GitattributesContent) {
 				t.Errorf(".gitattributes = %q, %v; want written: %v", got, err, tt.wantAttributes)
 			}
 			if md.registrations != tt.wantRegistrations {
@@ -410,7 +411,7 @@ func TestDoctorMergeDriver(t *testing.T) {
 			for _, cm := range c.commits {
 				committed = append(committed, cm.paths)
 			}
-			if want := [][]string{{filepath.Join(v.Dir(), GitattributesName)}}; tt.wantAttributes != slices.EqualFunc(committed, want, slices.Equal) {
+			if want := [][]string{{filepath.Join(v.Dir(), vault.GitattributesName)}}; tt.wantAttributes != slices.EqualFunc(committed, want, slices.Equal) {
 				t.Errorf("commits %v; want .gitattributes committed: %v", committed, tt.wantAttributes)
 			}
 		})
