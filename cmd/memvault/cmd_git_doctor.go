@@ -119,8 +119,8 @@ func (m *Main) doctor(ctx context.Context, fix bool) (doctor.Report, error) {
 	}
 	// Without --fix nothing is committed: an unusable MEMVAULT_AUTHOR is
 	// not doctor's business then (openGitVault refused it with --fix).
-	author, _ := parseAuthor(m.Getenv("MEMVAULT_AUTHOR"))
-	rep, err := doctor.Run(ctx, v, doctor.Options{Repo: g, Committer: gitCommitter{store: g.Store(), author: author, logger: m.logger, allowDetached: m.allowDetached}, Fix: fix,
+	author, _ := gitrepo.ParseAuthor(m.Getenv("MEMVAULT_AUTHOR"))
+	rep, err := doctor.Run(ctx, v, doctor.Options{Repo: g, Committer: gitrepo.Committer{Store: g.Store(), Author: author, Logger: m.logger, AllowDetached: m.allowDetached}, Fix: fix,
 		MergeDriver: gitrepo.MergeDriver{Repo: g, Binary: gitrepo.DriverBinary(m.Getenv)}})
 	if err == nil {
 		rep.Checks = append(rep.Checks, mergeLeftoverChecks(g.Store(), fix)...)
