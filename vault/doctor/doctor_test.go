@@ -13,6 +13,7 @@ import (
 
 	"github.com/memvault/memvault/vault"
 	"github.com/memvault/memvault/vault/commitmsg"
+	"github.com/memvault/memvault/vault/internal/vaulttest"
 )
 
 // fakeDoctorRepo is a repository as Run sees it: a state, the files
@@ -45,7 +46,7 @@ func (r *fakeDoctorRepo) ReadHead(_ context.Context, rel string) ([]byte, error)
 }
 
 // heldLock is a committer whose lock another process holds.
-type heldLock struct{ recordingCommitter }
+type heldLock struct{ vaulttest.Committer }
 
 func (*heldLock) Lock(ctx context.Context) (func(), error) {
 	<-ctx.Done()
@@ -57,7 +58,7 @@ func (*heldLock) Lock(ctx context.Context) (func(), error) {
 func doctorVault(t *testing.T, files map[string]string, c vault.Committer) *vault.Vault {
 	t.Helper()
 	dir := t.TempDir()
-	writeFiles(t, dir, files)
+	vaulttest.WriteFiles(t, dir, files)
 	v, err := vault.Open(t.Context(), dir, vault.Options{Now: fixedNow, Committer: c})
 	if err != nil {
 		t.Fatal(err)
@@ -144,7 +145,7 @@ func TestDoctorChecks(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			t.Parallel()
-			c := &recordingCommitter{}
+			c := &vaulttest.Committer{}
 			v := doctorVault(t, tt.files, c)
 			d := Options{Committer: c}
 			if tt.repo != nil {
@@ -164,8 +165,8 @@ func TestDoctorChecks(t *testing.T) {
 			if got := rep.Problems(); got != tt.problems {
 				t.Errorf("Problems() = %d, want %d:\n%s", got, tt.problems, strings.Join(lines, "\n"))
 			}
-			if len(c.commits) != 0 {
-				t.Errorf("doctor without Fix committed %v", c.commits)
+			if len(c.Commits()) != 0 {
+				t.Errorf("doctor without Fix committed %v", c.Commits())
 			}
 			if tt.repo != nil && tt.repo.clearCalls != 0 {
 				t.Error("doctor without Fix cleared locks")
@@ -195,7 +196,7 @@ func TestDoctorStaleLocks(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(fmt.Sprint("fix=", tt.fix), func(t *testing.T) {
 			t.Parallel()
-			c := &recordingCommitter{}
+			c := &vaulttest.Committer{}
 			v := doctorVault(t, nil, c)
 			repo := &fakeDoctorRepo{state: state}
 			rep, err := Run(t.Context(), v, Options{Repo: repo, Committer: c, Fix: tt.fix})
@@ -271,7 +272,7 @@ func TestDoctorFixCommitsHandEdits(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			t.Parallel()
-			c := &recordingCommitter{}
+			c := &vaulttest.Committer{}
 			v := doctorVault(t, tt.files, c)
 			rep, err := Run(t.Context(), v, Options{Repo: &fakeDoctorRepo{state: RepoState{Branch: "main", Head: "01234567"}, changed: tt.changed, head: tt.head},
 				Committer: c, Fix: true})
@@ -285,12 +286,12 @@ func TestDoctorFixCommitsHandEdits(t *testing.T) {
 			if got := rep.Problems(); got != tt.problems {
 				t.Errorf("Problems() = %d, want %d:\n%s", got, tt.problems, strings.Join(lines, "\n"))
 			}
-			if len(c.commits) != 1 {
-				t.Fatalf("%d commits, want 1", len(c.commits))
+			if len(c.Commits()) != 1 {
+				t.Fatalf("%d commits, want 1", len(c.Commits()))
 			}
-			cm := commitmsg.Parse(c.commits[0].message)
+			cm := commitmsg.Parse(c.Commits()[0].Message)
 			if cm.Subject != tt.wantSubject || cm.Body != HandEditReason || cm.Get(commitmsg.KeyClient) != "cli" {
-				t.Errorf("commit message %q", c.commits[0].message)
+				t.Errorf("commit message %q", c.Commits()[0].Message)
 			}
 			var ids []string
 			for _, tr := range cm.Trailers {
@@ -301,8 +302,8 @@ func TestDoctorFixCommitsHandEdits(t *testing.T) {
 			if !slices.Equal(ids, tt.wantIDs) {
 				t.Errorf("Memory-Id trailers %v, want %v", ids, tt.wantIDs)
 			}
-			if len(c.commits[0].paths) != len(tt.wantIDs) {
-				t.Errorf("committed %v", c.commits[0].paths)
+			if len(c.Commits()[0].Paths) != len(tt.wantIDs) {
+				t.Errorf("committed %v", c.Commits()[0].Paths)
 			}
 		})
 	}
@@ -310,7 +311,7 @@ func TestDoctorFixCommitsHandEdits(t *testing.T) {
 
 func TestDoctorFixFinishesAJournal(t *testing.T) {
 	t.Parallel()
-	c := &recordingCommitter{}
+	c := &vaulttest.Committer{}
 	v := doctorVault(t, map[string]string{"project/left.md": newMemory}, c)
 	j := `{"message": "memory(project): add \"Queues are durable\"\n\nMemory-Id: 01NEWMEMORY000000000000000\n", "paths": ["project/left.md"], "commit": true}`
 	if err := os.WriteFile(filepath.Join(v.Dir(), vault.JournalName), []byte(j), 0o644); err != nil {
@@ -323,8 +324,8 @@ func TestDoctorFixFinishesAJournal(t *testing.T) {
 	if lines := checkLines(rep); !hasLine(lines, "fixed journal: committed the interrupted write: project/left.md") || rep.Problems() != 0 {
 		t.Errorf("report:\n%s", strings.Join(lines, "\n"))
 	}
-	if len(c.commits) != 1 || !strings.Contains(c.commits[0].message, "Memory-Recovered") {
-		t.Errorf("commits %v", c.commits)
+	if len(c.Commits()) != 1 || !strings.Contains(c.Commits()[0].Message, "Memory-Recovered") {
+		t.Errorf("commits %v", c.Commits())
 	}
 	if _, err := os.Stat(filepath.Join(v.Dir(), vault.JournalName)); !errors.Is(err, os.ErrNotExist) {
 		t.Errorf("journal still there: %v", err)
@@ -335,9 +336,9 @@ func TestDoctorFixFinishesAJournal(t *testing.T) {
 // was loaded (a merge stopping while doctor runs) still stop the commit.
 func TestDoctorFixRechecksConflictMarkers(t *testing.T) {
 	t.Parallel()
-	c := &recordingCommitter{}
+	c := &vaulttest.Committer{}
 	v := doctorVault(t, map[string]string{"project/a.md": goodMemory + "\nEdited.\n"}, c)
-	writeFiles(t, v.Dir(), map[string]string{"project/a.md": goodMemory + "<<<<<<< HEAD\nx\n=======\ny\n>>>>>>> topic\n"})
+	vaulttest.WriteFiles(t, v.Dir(), map[string]string{"project/a.md": goodMemory + "<<<<<<< HEAD\nx\n=======\ny\n>>>>>>> topic\n"})
 	rep, err := Run(t.Context(), v, Options{Repo: &fakeDoctorRepo{state: RepoState{Branch: "main", Head: "01234567"}, changed: []string{"project/a.md"},
 		head: map[string]string{"project/a.md": goodMemory}}, Committer: c, Fix: true})
 	if err != nil {
@@ -346,8 +347,8 @@ func TestDoctorFixRechecksConflictMarkers(t *testing.T) {
 	if lines := checkLines(rep); !hasLine(lines, "problem files: could not commit the hand edits", "project/a.md:6", "git conflict markers") {
 		t.Errorf("report:\n%s", strings.Join(lines, "\n"))
 	}
-	if len(c.commits) != 0 {
-		t.Errorf("committed %v", c.commits)
+	if len(c.Commits()) != 0 {
+		t.Errorf("committed %v", c.Commits())
 	}
 }
 
@@ -364,7 +365,7 @@ func (f *fakeMergeDriver) RegisterMergeDriver(context.Context) error { f.registe
 // "merge" line (mergesetup's tests hold the cases).
 func TestDoctorMergeDriver(t *testing.T) {
 	t.Parallel()
-	c := &recordingCommitter{}
+	c := &vaulttest.Committer{}
 	v := doctorVault(t, map[string]string{"project/a.md": goodMemory}, c)
 	rep, err := Run(t.Context(), v, Options{Repo: &fakeDoctorRepo{state: RepoState{Branch: "main", Head: "01234567"}}, Committer: c,
 		MergeDriver: &fakeMergeDriver{attribute: true}})

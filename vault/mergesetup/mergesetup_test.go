@@ -2,15 +2,14 @@ package mergesetup
 
 import (
 	"context"
-	"errors"
 	"os"
 	"path/filepath"
 	"slices"
 	"strings"
-	"sync"
 	"testing"
 
 	"github.com/memvault/memvault/vault"
+	"github.com/memvault/memvault/vault/internal/vaulttest"
 )
 
 // fakeMergeDriver is a clone's merge driver set-up.
@@ -27,31 +26,6 @@ func (f *fakeMergeDriver) RegisterMergeDriver(context.Context) error {
 	f.registered = true
 	f.registrations++
 	return nil
-}
-
-// recordingCommitter records the paths of each commit and refuses one
-// made without its lock.
-type recordingCommitter struct {
-	mu      sync.Mutex
-	locked  bool
-	commits [][]string
-}
-
-func (c *recordingCommitter) Lock(context.Context) (func(), error) {
-	c.mu.Lock()
-	c.locked = true
-	c.mu.Unlock()
-	return func() { c.mu.Lock(); c.locked = false; c.mu.Unlock() }, nil
-}
-
-func (c *recordingCommitter) Commit(_ context.Context, paths []string, _ string) (string, error) {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	if !c.locked {
-		return "", errors.New("commit without the lock")
-	}
-	c.commits = append(c.commits, slices.Clone(paths))
-	return "c0ffee", nil
 }
 
 func TestCheck(t *testing.T) {
@@ -83,7 +57,7 @@ func TestCheck(t *testing.T) {
 					t.Fatal(err)
 				}
 			}
-			c := &recordingCommitter{}
+			c := &vaulttest.Committer{}
 			md := &fakeMergeDriver{attribute: tt.attribute, registered: tt.registered}
 			res := Check(t.Context(), Setup{Repo: md, Committer: c, Dir: dir, Fix: tt.fix})
 			if res.Outcome != tt.want {
@@ -101,8 +75,8 @@ func TestCheck(t *testing.T) {
 			if md.registrations != tt.wantRegistrations {
 				t.Errorf("%d registrations, want %d", md.registrations, tt.wantRegistrations)
 			}
-			if want := [][]string{{filepath.Join(dir, vault.GitattributesName)}}; tt.wantAttributes != slices.EqualFunc(c.commits, want, slices.Equal) {
-				t.Errorf("commits %v; want .gitattributes committed: %v", c.commits, tt.wantAttributes)
+			if want := [][]string{{filepath.Join(dir, vault.GitattributesName)}}; tt.wantAttributes != slices.EqualFunc(c.Commits(), want, func(c vaulttest.Commit, w []string) bool { return slices.Equal(c.Paths, w) }) {
+				t.Errorf("commits %v; want .gitattributes committed: %v", c.Commits(), tt.wantAttributes)
 			}
 		})
 	}
