@@ -152,22 +152,6 @@ func TestUpdateRefusesAFileWithConflictMarkers(t *testing.T) {
 	}
 }
 
-func TestStagedConflictMarkers(t *testing.T) {
-	t.Parallel()
-	s := stagedFiles{paths: []string{".memory/project/a.md", ".memory/project/b.md", ".memory/notes.txt"}, data: map[string]string{
-		".memory/project/a.md": committedMoney,
-		".memory/project/b.md": markerFiles["project/money.md"],
-		".memory/notes.txt":    markerFiles["project/money.md"],
-	}}
-	got, err := StagedConflictMarkers(t.Context(), s)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if want := []StagedMarker{{Path: ".memory/project/b.md", Line: 5}}; !cmp.Equal(got, want) {
-		t.Errorf("StagedConflictMarkers = %v, want %v", got, want)
-	}
-}
-
 // TestWritesRefuseConflictMarkers: a memory written with a marker line
 // would not load, so no write makes one.
 func TestWritesRefuseConflictMarkers(t *testing.T) {

@@ -169,3 +169,11 @@ func DamageLabel(diags []*Diagnostic) string {
 	}
 	return e.Error()
 }
+
+// shortHash abbreviates a commit id for people.
+func shortHash(h string) string {
+	if len(h) > 7 {
+		return h[:7]
+	}
+	return h
+}

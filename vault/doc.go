@@ -8,13 +8,16 @@
 // title), and the session-start digest. Both the CLI and the MCP server
 // call it, so one operation gives one result through either.
 //
-// Doctor checks what can stop or spoil a vault's writes (the repository's
-// state, the write lock, an interrupted write, hand edits, broken files)
-// and repairs what is safe to repair, through the DoctorRepo it declares.
+// The git workflows live in packages of their own, each declaring the
+// small interface it reaches git through: vault/doctor (what can stop or
+// spoil a vault's writes, and the safe repairs), vault/resolve (unmerged
+// memory files), vault/mergesetup (the merge driver's set-up in a clone)
+// and vault/precommit (the pre-commit rules).
 //
 // It imports the parser, its own subpackages and the standard library
 // only. Git, file watching and MCP are adapters that plug in through the
-// small interfaces declared here (Committer, DoctorRepo, Tracker) and in
-// vault/history (Repo), and are wired together in cmd/memvault. Commit
-// messages are written and read through vault/commitmsg.
+// small interfaces declared here (Committer, Tracker) and in the
+// subpackages (history.Repo, doctor.Repo, resolve.MergeIndex ...), and
+// are wired together in cmd/memvault. Commit messages are written and
+// read through vault/commitmsg.
 package vault

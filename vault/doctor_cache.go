@@ -8,26 +8,25 @@ import (
 	"github.com/memvault/memvault/parser"
 )
 
-// cacheDir reports a cache folder memvault refuses (CheckCacheDir) and,
-// with Fix, replaces a linked one with a real folder. The link usually
-// came with the clone: the fix leaves its removal for the next commit.
-func (r *doctorRun) cacheDir() {
-	err := CheckCacheDir(r.v.Dir())
+// CacheDirCheck is doctor's check of the cache folder memvault refuses
+// (CheckCacheDir): what is wrong ("" when nothing) and, with fix, what it
+// repaired ("" when nothing): a linked folder replaced with a real one. The
+// link usually came with the clone: the fix leaves its removal for the
+// next commit.
+func (v *Vault) CacheDirCheck(fix bool) (problem, fixed string) {
+	err := CheckCacheDir(v.Dir())
 	switch {
 	case err == nil:
-		return
+		return "", ""
 	case !errors.Is(err, ErrCacheDir):
-		r.add("cache", CheckProblem, "%v", err)
-		return
-	case !r.Fix:
-		r.add("cache", CheckProblem, "%v; the index cache is not used; --fix replaces the link with a folder", err)
-		return
+		return err.Error(), ""
+	case !fix:
+		return fmt.Sprintf("%v; the index cache is not used; --fix replaces the link with a folder", err), ""
 	}
-	if ferr := FixCacheDir(r.v.Dir()); ferr != nil {
-		r.add("cache", CheckProblem, "%v", ferr)
-		return
+	if ferr := FixCacheDir(v.Dir()); ferr != nil {
+		return ferr.Error(), ""
 	}
-	r.add("cache", CheckFixed, "replaced the link %s with a folder; if git tracked the link, commit its removal (git rm --cached %s)", CacheDirName, filepath.Join(r.v.Dir(), CacheDirName))
+	return "", fmt.Sprintf("replaced the link %s with a folder; if git tracked the link, commit its removal (git rm --cached %s)", CacheDirName, filepath.Join(v.Dir(), CacheDirName))
 }
 
 // CacheDirDiagnostics is what lint says about the vault's cache folder:

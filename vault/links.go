@@ -94,18 +94,3 @@ func (v *Vault) LinkDiagnostics(ctx context.Context) ([]*Diagnostic, error) {
 	}
 	return out, nil
 }
-
-// links is doctor's check of linked memory files.
-func (r *doctorRun) links(ctx context.Context) {
-	links, err := r.v.LinkedFiles(ctx)
-	switch {
-	case err != nil:
-		r.add("links", CheckProblem, "could not look for linked memory files: %v", err)
-	case len(links) > 0:
-		names := make([]string, len(links))
-		for i, l := range links {
-			names[i] = l.Path + " → " + l.Target
-		}
-		r.add("links", CheckProblem, "%s not loaded: %s; %s (memvault lint)", plural(len(links), "linked memory file"), someOf(names), links[0].Fix())
-	}
-}

@@ -21,6 +21,7 @@ import (
 	"github.com/memvault/memvault/vault/fault"
 	"github.com/memvault/memvault/vault/history"
 	"github.com/memvault/memvault/vault/inject"
+	"github.com/memvault/memvault/vault/staleness"
 )
 
 // The assistant hooks: Claude Code runs them at session start, at each
@@ -167,7 +168,7 @@ func (m *Main) userPromptSubmit(ctx context.Context, e assistant.Event, user use
 	// left out rather than hold up the prompt.
 	sctx, cancel := context.WithTimeout(ctx, promptStalenessDeadline)
 	defer cancel()
-	states := gitrepo.SetStaleness(sctx, set.Members(), shown)
+	states := staleness.OfSet(sctx, gitrepo.OpenChecker, set.Members(), shown)
 	return assistant.WriteContext(m.Stdout, assistant.UserPromptSubmit, assistant.PromptContext(p, states, m.Now()))
 }
 
@@ -189,7 +190,7 @@ func (m *Main) sessionStart(ctx context.Context, e assistant.Event, user userVau
 	if s.Digest, err = set.Digest(ctx, max(rest, 0), assistant.Lines); err != nil {
 		return err
 	}
-	s.States = gitrepo.SetStaleness(ctx, set.Members(), digesttext.Shown(s.Digest))
+	s.States = staleness.OfSet(ctx, gitrepo.OpenChecker, set.Members(), digesttext.Shown(s.Digest))
 	text := assistant.SessionContext(s)
 	if len(text) > budget {
 		// The budget is too small for even the frame: say nothing

@@ -7,6 +7,7 @@ import (
 	"github.com/memvault/memvault/cmd/memvault/internal/gitrepo"
 	"github.com/memvault/memvault/cmd/memvault/internal/view"
 	"github.com/memvault/memvault/vault"
+	"github.com/memvault/memvault/vault/staleness"
 )
 
 func (m *Main) confirmCommand() *cobra.Command {
@@ -26,7 +27,7 @@ func (m *Main) confirmCommand() *cobra.Command {
 				return err
 			}
 			m.noteWrittenTo(set, in.Name)
-			out := view.ConfirmOf(res, in.Name, gitrepo.MemoryStaleness(cmd.Context(), set.Members(), in.Name, res.Memory))
+			out := view.ConfirmOf(res, in.Name, staleness.OfMemory(cmd.Context(), gitrepo.OpenChecker, set.Members(), in.Name, res.Memory))
 			if f.asJSON {
 				return writeJSON(m.Stdout, out)
 			}

@@ -5,18 +5,18 @@ import (
 	"strings"
 
 	"github.com/memvault/memvault/gitstore"
-	"github.com/memvault/memvault/vault"
+	"github.com/memvault/memvault/vault/doctor"
 )
 
 // mergeLeftoverChecks reports, and with fix removes, the temporary files
 // of a merge driver a git killed in a merge left at the top of the work
 // tree (.merge_file_*), when no git process works in the repository
 // (issue 27 finding 5); nothing when there are none.
-func mergeLeftoverChecks(store *gitstore.Store, fix bool) []vault.Check {
+func mergeLeftoverChecks(store *gitstore.Store, fix bool) []doctor.Check {
 	found, err := store.MergeLeftovers(fix)
 	switch {
 	case err != nil:
-		return []vault.Check{{Name: "git", Status: vault.CheckProblem, Detail: err.Error()}}
+		return []doctor.Check{{Name: "git", Status: doctor.Problem, Detail: err.Error()}}
 	case len(found) == 0:
 		return nil
 	}
@@ -25,8 +25,8 @@ func mergeLeftoverChecks(store *gitstore.Store, fix bool) []vault.Check {
 		names[i] = filepath.Base(f)
 	}
 	if fix {
-		return []vault.Check{{Name: "git", Status: vault.CheckFixed, Detail: "removed a killed merge's temporary files: " + strings.Join(names, ", ")}}
+		return []doctor.Check{{Name: "git", Status: doctor.Fixed, Detail: "removed a killed merge's temporary files: " + strings.Join(names, ", ")}}
 	}
-	return []vault.Check{{Name: "git", Status: vault.CheckProblem,
+	return []doctor.Check{{Name: "git", Status: doctor.Problem,
 		Detail: "a killed merge left its temporary files at " + store.Root() + ": " + strings.Join(names, ", ") + "; doctor --fix removes them"}}
 }

@@ -50,13 +50,13 @@ func (m *Main) openGitVaultWith(ctx context.Context, dir string, recover, header
 		return nil, nil, fmt.Errorf("open git repository: %w", err)
 	}
 	store.Now = m.Now
-	author, err := parseAuthor(m.Getenv("MEMVAULT_AUTHOR"))
+	author, err := gitrepo.ParseAuthor(m.Getenv("MEMVAULT_AUTHOR"))
 	if err != nil {
 		store.Close()
 		return nil, nil, usageError{err}
 	}
 	opts := vault.Options{Now: m.Now, Client: "cli", Tracker: gitrepo.Tracker{Dir: dir}, Committed: gitrepo.HeadFiles{Dir: dir, Store: store}, LastGood: gitrepo.HeadFiles{Dir: dir, Store: store}, Proposer: gitrepo.Proposer{Store: store}, Operations: store, IndexCache: true,
-		Committer: gitCommitter{store: store, author: author, logger: m.logger, allowDetached: m.allowDetached}, CopyIndexCache: m.serving}
+		Committer: gitrepo.Committer{Store: store, Author: author, Logger: m.logger, AllowDetached: m.allowDetached}, CopyIndexCache: m.serving}
 	if headersOnly {
 		opts.HeadersOnly = true
 		opts.HeaderCache = filepath.Join(store.GitDir(), "memvault", vault.HeaderCacheName(dir))

@@ -14,6 +14,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/memvault/memvault/cmd/memvault/internal/gitrepo"
 	"github.com/memvault/memvault/gitstore"
 	"github.com/memvault/memvault/vault"
 )
@@ -110,7 +111,7 @@ func BenchmarkHistory100(b *testing.B) {
 
 	dir := filepath.Join(root, ".memory")
 	v, err := vault.Open(context.Background(), dir, vault.Options{Now: func() time.Time { return clock },
-		Committer: gitCommitter{store: s}})
+		Committer: gitrepo.Committer{Store: s}})
 	if err != nil {
 		b.Fatal(err)
 	}

@@ -12,6 +12,7 @@ import (
 	"github.com/memvault/memvault/cmd/memvault/internal/gitrepo"
 	"github.com/memvault/memvault/gitstore"
 	"github.com/memvault/memvault/vault"
+	"github.com/memvault/memvault/vault/doctor"
 )
 
 func (m *Main) doctorCommand() *cobra.Command {
@@ -34,7 +35,7 @@ repository (a git killed in a merge; Linux only), and the temporary
 finishes an interrupted write (commits its files with their original
 message), sets up the merge driver (the vault's .gitattributes, this clone's
 git config) and commits hand-edited memory files that parse, with the reason
-"` + vault.HandEditReason + `". It never touches a lock of git or of a
+"` + doctor.HandEditReason + `". It never touches a lock of git or of a
 running process, an operation in progress or a broken file: those need a
 person.
 The exit status is 1 while problems remain.`,
@@ -73,21 +74,21 @@ The exit status is 1 while problems remain.`,
 
 // doctor opens the vault and its repository, for writing with fix, and
 // runs the domain's checks on them.
-func (m *Main) doctor(ctx context.Context, fix bool) (vault.DoctorReport, error) {
+func (m *Main) doctor(ctx context.Context, fix bool) (doctor.Report, error) {
 	dir, err := m.resolveVaultDir()
 	if err != nil {
-		return vault.DoctorReport{}, err
+		return doctor.Report{}, err
 	}
 	store, err := openGit(ctx, dir)
 	switch {
 	case errors.Is(err, gitstore.ErrNotRepository):
 		v, err := m.openVault(ctx)
 		if err != nil {
-			return vault.DoctorReport{}, err
+			return doctor.Report{}, err
 		}
-		return vault.Doctor{}.Run(ctx, v)
+		return doctor.Run(ctx, v, doctor.Options{})
 	case err != nil:
-		return vault.DoctorReport{}, fmt.Errorf("open git repository: %w", err)
+		return doctor.Report{}, fmt.Errorf("open git repository: %w", err)
 	}
 	store.Close()
 	var (
@@ -99,28 +100,28 @@ func (m *Main) doctor(ctx context.Context, fix bool) (vault.DoctorReport, error)
 		// the journal for doctor to report.
 		var wstore *gitstore.Store
 		if v, wstore, err = m.openGitVault(ctx, false); err != nil {
-			return vault.DoctorReport{}, err
+			return doctor.Report{}, err
 		}
 		defer wstore.Close()
 		if g, err = gitrepo.New(wstore, dir); err != nil {
-			return vault.DoctorReport{}, err
+			return doctor.Report{}, err
 		}
 	} else {
 		r, err := m.openRepo(ctx)
 		if err != nil {
-			return vault.DoctorReport{}, err
+			return doctor.Report{}, err
 		}
 		defer r.Close()
 		g = r.Repo
 		if v, err = m.openVault(ctx); err != nil {
-			return vault.DoctorReport{}, err
+			return doctor.Report{}, err
 		}
 	}
 	// Without --fix nothing is committed: an unusable MEMVAULT_AUTHOR is
 	// not doctor's business then (openGitVault refused it with --fix).
-	author, _ := parseAuthor(m.Getenv("MEMVAULT_AUTHOR"))
-	rep, err := vault.Doctor{Repo: g, Committer: gitCommitter{store: g.Store(), author: author, logger: m.logger, allowDetached: m.allowDetached}, Fix: fix,
-		MergeDriver: gitrepo.MergeDriver{Repo: g, Binary: gitrepo.DriverBinary(m.Getenv)}}.Run(ctx, v)
+	author, _ := gitrepo.ParseAuthor(m.Getenv("MEMVAULT_AUTHOR"))
+	rep, err := doctor.Run(ctx, v, doctor.Options{Repo: g, Committer: gitrepo.Committer{Store: g.Store(), Author: author, Logger: m.logger, AllowDetached: m.allowDetached}, Fix: fix,
+		MergeDriver: gitrepo.MergeDriver{Repo: g, Binary: gitrepo.DriverBinary(m.Getenv)}})
 	if err == nil {
 		rep.Checks = append(rep.Checks, mergeLeftoverChecks(g.Store(), fix)...)
 		rep.Checks = append(rep.Checks, objectsCheck(g.Store()))

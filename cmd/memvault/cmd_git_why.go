@@ -12,6 +12,7 @@ import (
 	"github.com/memvault/memvault/gitstore"
 	"github.com/memvault/memvault/vault"
 	"github.com/memvault/memvault/vault/history"
+	"github.com/memvault/memvault/vault/staleness"
 )
 
 // whyJSON is why's report as JSON.
@@ -61,7 +62,7 @@ settle with a person). Outside git the story has no dates or reasons.`,
 			if err != nil {
 				return err
 			}
-			st := gitrepo.MemoryStaleness(ctx, m.newSet(v, nil).Members(), vault.ProjectVault, rep.Memory)
+			st := staleness.OfMemory(ctx, gitrepo.OpenChecker, m.newSet(v, nil).Members(), vault.ProjectVault, rep.Memory)
 			if asJSON {
 				mem := rep.Memory
 				out := whyJSON{Query: rep.Query, State: rep.State, Replaced: rep.Replaced, Rivals: view.Refs(rep.Rivals), InGit: rep.InGit,

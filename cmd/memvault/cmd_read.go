@@ -14,6 +14,7 @@ import (
 	"github.com/memvault/memvault/cmd/memvault/internal/view"
 	"github.com/memvault/memvault/parser"
 	"github.com/memvault/memvault/vault"
+	"github.com/memvault/memvault/vault/staleness"
 )
 
 type recallFlags struct {
@@ -93,7 +94,7 @@ now on it reads the vaults as they are, transient memories included.
 			if err != nil {
 				return err
 			}
-			states := gitrepo.RankStale(cmd.Context(), set.Members(), rs)
+			states := staleness.RankSet(cmd.Context(), gitrepo.OpenChecker, set.Members(), rs)
 			if q.AsOf.IsZero() && f.at == "" { // a read of the past is not a use; the record is advice and never fails a recall
 				_ = gitrepo.RecordAccess(cmd.Context(), set.Members(), rs, m.Now())
 			}
@@ -142,7 +143,7 @@ server's get_memory does.`,
 				return err
 			}
 			related := in.Vault.Related(mem)
-			out := view.MemoryWith(mem, in.Name, related, set.SupersededBy(mem.ID), gitrepo.MemoryStaleness(cmd.Context(), set.Members(), in.Name, mem))
+			out := view.MemoryWith(mem, in.Name, related, set.SupersededBy(mem.ID), staleness.OfMemory(cmd.Context(), gitrepo.OpenChecker, set.Members(), in.Name, mem))
 			if asJSON {
 				return writeJSON(m.Stdout, out)
 			}

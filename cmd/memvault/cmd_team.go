@@ -9,7 +9,7 @@ import (
 
 	"github.com/memvault/memvault/cmd/memvault/internal/gitrepo"
 	"github.com/memvault/memvault/cmd/memvault/internal/teamsync"
-	"github.com/memvault/memvault/vault"
+	"github.com/memvault/memvault/vault/resolve"
 )
 
 func (m *Main) resolveCommand() *cobra.Command {
@@ -27,7 +27,7 @@ func (m *Main) resolveCommand() *cobra.Command {
 			if err != nil {
 				return usageError{err}
 			}
-			rs, err := m.resolve(cmd.Context(), dir, vault.ResolveOptions{Side: side, Only: teamsync.Names(dir, args), Now: m.Now})
+			rs, err := m.resolve(cmd.Context(), dir, resolve.Options{Side: side, Only: teamsync.Names(dir, args), Now: m.Now})
 			teamsync.WriteResolved(m.Stdout, dir, rs, err == nil)
 			return err
 		},
@@ -38,14 +38,14 @@ func (m *Main) resolveCommand() *cobra.Command {
 	return cmd
 }
 
-// resolve resolves the vault's unmerged memory files (vault.Resolve).
-func (m *Main) resolve(ctx context.Context, dir string, o vault.ResolveOptions) ([]vault.Resolved, error) {
+// resolve resolves the vault's unmerged memory files (resolve.Run).
+func (m *Main) resolve(ctx context.Context, dir string, o resolve.Options) ([]resolve.Resolved, error) {
 	g, err := needRepoAt(ctx, dir, "resolve")
 	if err != nil {
 		return nil, err
 	}
 	defer g.Close()
-	return vault.Resolve(ctx, dir, gitrepo.MergeIndex{Repo: g.Repo}, o)
+	return resolve.Run(ctx, dir, gitrepo.MergeIndex{Repo: g.Repo}, o)
 }
 
 func (m *Main) syncCommand() *cobra.Command {
@@ -96,10 +96,10 @@ func (m *Main) syncer(ctx context.Context, dir string, s *teamsync.Syncer) error
 		}
 	}
 	s.Commit = func(ctx context.Context) (string, error) { return teamsync.Fixed(m.doctor(ctx, true)) }
-	s.Resolve = func(ctx context.Context) ([]vault.Resolved, error) {
-		return m.resolve(ctx, dir, vault.ResolveOptions{Now: m.Now})
+	s.Resolve = func(ctx context.Context) ([]resolve.Resolved, error) {
+		return m.resolve(ctx, dir, resolve.Options{Now: m.Now})
 	}
-	s.Join = func(ctx context.Context) ([]vault.Resolved, error) { return vault.JoinCopies(ctx, dir) }
+	s.Join = func(ctx context.Context) ([]resolve.Resolved, error) { return resolve.JoinCopies(ctx, dir) }
 	s.Lint = func(ctx context.Context) (teamsync.Lint, error) { return teamsync.LintOf(m.openVaultAt(ctx, dir)) }
 	s.Lock = func(ctx context.Context) (context.Context, func(), error) { return gitrepo.Lock(ctx, dir) }
 	return nil

@@ -13,8 +13,8 @@ import (
 
 	"github.com/memvault/memvault/cmd/memvault/internal/clitext"
 	"github.com/memvault/memvault/gitstore"
-	"github.com/memvault/memvault/vault"
 	"github.com/memvault/memvault/vault/commitmsg"
+	"github.com/memvault/memvault/vault/doctor"
 	"github.com/memvault/memvault/vault/history"
 )
 
@@ -481,12 +481,12 @@ func TestDoctor(t *testing.T) {
 			t.Errorf("doctor --fix:\n%s", out)
 		}
 		_, msg := r.head()
-		if cm := commitmsg.Parse(msg); cm.Body != vault.HandEditReason || cm.Get(commitmsg.KeyID) != id {
+		if cm := commitmsg.Parse(msg); cm.Body != doctor.HandEditReason || cm.Get(commitmsg.KeyID) != id {
 			t.Errorf("hand-edit commit %q", msg)
 		}
 		var h historyJSON
 		json.Unmarshal([]byte(r.ok("history", id, "--json")), &h)
-		if len(h.Revisions) != 2 || h.Revisions[0].Reason != vault.HandEditReason {
+		if len(h.Revisions) != 2 || h.Revisions[0].Reason != doctor.HandEditReason {
 			t.Errorf("history does not show the hand edit: %+v", h.Revisions)
 		}
 		os.Remove(broken)

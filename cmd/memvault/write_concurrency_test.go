@@ -10,6 +10,7 @@ import (
 	"sync"
 	"testing"
 
+	"github.com/memvault/memvault/cmd/memvault/internal/gitrepo"
 	"github.com/memvault/memvault/gitstore"
 	"github.com/memvault/memvault/vault"
 )
@@ -23,7 +24,7 @@ func openVaultOnRepo(t testing.TB, root, client string) (*vault.Vault, *gitstore
 		t.Fatal(err)
 	}
 	v, err := vault.Open(context.Background(), filepath.Join(root, ".memory"), vault.Options{Client: client,
-		Committer: gitCommitter{store: s, author: &gitstore.Signature{Name: "T", Email: "t@example.com"}}})
+		Committer: gitrepo.Committer{Store: s, Author: &gitstore.Signature{Name: "T", Email: "t@example.com"}}})
 	if err != nil {
 		t.Fatal(err)
 	}

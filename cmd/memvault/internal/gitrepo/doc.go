@@ -1,6 +1,8 @@
-// Package gitrepo adapts gitstore to the interfaces the domain declares for
-// the repository around a vault: history.Repo (the vault's past),
-// vault.DoctorRepo (its state, the files that differ from HEAD) and
+// Package gitrepo is memvault's git adapter: it adapts gitstore to the
+// interfaces the domain declares for the repository around a vault:
+// vault.Committer (Committer: every write a commit, by MEMVAULT_AUTHOR or
+// a team server's caller), history.Repo (the vault's past),
+// doctor.Repo (its state, the files that differ from HEAD) and
 // vault.Tracker (which files git tracks). It maps vault-relative paths to
 // repository-relative ones and gitstore's errors to the domain's, and
 // opens a vault's repository (OpenStore), refusing a vault whose folder

@@ -11,6 +11,7 @@ import (
 
 	"github.com/memvault/memvault/gitstore"
 	"github.com/memvault/memvault/vault"
+	"github.com/memvault/memvault/vault/doctor"
 	"github.com/memvault/memvault/vault/fault"
 	"github.com/memvault/memvault/vault/history"
 )
@@ -109,7 +110,7 @@ func Open(ctx context.Context, dir string) (*Repo, error) {
 }
 
 // Repo is the repository that holds a vault: it adapts gitstore.Store to
-// the domain's history.Repo and vault.DoctorRepo, and is the one place
+// the domain's history.Repo and doctor.Repo, and is the one place
 // vault paths and repository paths are mapped.
 type Repo struct {
 	store *gitstore.Store
@@ -120,8 +121,8 @@ type Repo struct {
 }
 
 var (
-	_ history.Repo     = (*Repo)(nil)
-	_ vault.DoctorRepo = (*Repo)(nil)
+	_ history.Repo = (*Repo)(nil)
+	_ doctor.Repo  = (*Repo)(nil)
 )
 
 // New wraps an open store for the vault at dir. The error wraps
@@ -278,20 +279,20 @@ func notFound(err error) error {
 	return err
 }
 
-// State implements vault.DoctorRepo.
-func (g *Repo) State(ctx context.Context) (vault.RepoState, error) {
+// State implements doctor.Repo.
+func (g *Repo) State(ctx context.Context) (doctor.RepoState, error) {
 	st, err := g.store.State(ctx)
 	if err != nil {
-		return vault.RepoState{}, err
+		return doctor.RepoState{}, err
 	}
-	out := vault.RepoState{Root: g.store.Root(), Branch: st.Branch, Head: st.Head, Detached: st.Detached, Unborn: st.Unborn,
+	out := doctor.RepoState{Root: g.store.Root(), Branch: st.Branch, Head: st.Head, Detached: st.Detached, Unborn: st.Unborn,
 		Operation: st.Operation, RefLock: st.RefLock}
 	if st.IndexLocked {
 		out.IndexLock = filepath.Join(g.store.GitDir(), "index.lock")
 	}
 	if st.Operation != "" {
 		if err := g.unmerged(ctx, &out); err != nil {
-			return vault.RepoState{}, err
+			return doctor.RepoState{}, err
 		}
 	}
 	for _, l := range st.Stale {
@@ -303,7 +304,7 @@ func (g *Repo) State(ctx context.Context) (vault.RepoState, error) {
 	return out, nil
 }
 
-// ClearStaleLocks implements vault.DoctorRepo.
+// ClearStaleLocks implements doctor.Repo.
 func (g *Repo) ClearStaleLocks(ctx context.Context) ([]string, error) {
 	cleared, err := g.store.ClearStaleLocks(ctx)
 	paths := make([]string, len(cleared))
@@ -313,7 +314,7 @@ func (g *Repo) ClearStaleLocks(ctx context.Context) ([]string, error) {
 	return paths, err
 }
 
-// Changed implements vault.DoctorRepo.
+// Changed implements doctor.Repo.
 func (g *Repo) Changed(ctx context.Context) ([]string, error) {
 	paths, err := g.store.Dirty(ctx, g.dir)
 	if err != nil {
@@ -328,7 +329,7 @@ func (g *Repo) Changed(ctx context.Context) ([]string, error) {
 	return out, nil
 }
 
-// ReadHead implements vault.DoctorRepo.
+// ReadHead implements doctor.Repo.
 func (g *Repo) ReadHead(ctx context.Context, rel string) ([]byte, error) {
 	data, err := g.ReadFile(ctx, "", rel)
 	if errors.Is(err, history.ErrNotFound) {

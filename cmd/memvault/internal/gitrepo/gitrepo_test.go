@@ -164,7 +164,7 @@ func TestGitRepo(t *testing.T) {
 	})
 }
 
-// TestDoctorRepo checks the adapter to vault.DoctorRepo: the state, the
+// TestDoctorRepo checks the adapter to doctor.Repo: the state, the
 // vault files that differ from HEAD, and HEAD's files, in vault paths.
 func TestDoctorRepo(t *testing.T) {
 	t.Parallel()

@@ -10,6 +10,8 @@ import (
 	"github.com/memvault/memvault/cmd/memvault/internal/clientconfig"
 	"github.com/memvault/memvault/gitstore"
 	"github.com/memvault/memvault/vault"
+	"github.com/memvault/memvault/vault/mergesetup"
+	"github.com/memvault/memvault/vault/resolve"
 )
 
 // MergeDriver is the memvault merge driver's setup in the clone holding a
@@ -22,9 +24,9 @@ type MergeDriver struct {
 	Binary string
 }
 
-var _ vault.MergeDriverRepo = MergeDriver{}
+var _ mergesetup.Repo = MergeDriver{}
 
-// MergeDriver implements vault.MergeDriverRepo. Git's own answer counts:
+// MergeDriver implements mergesetup.Repo. Git's own answer counts:
 // the attribute of a memory path (existing or not), wherever a
 // .gitattributes sets it.
 func (m MergeDriver) MergeDriver(ctx context.Context) (attribute, registered bool, err error) {
@@ -87,7 +89,7 @@ func firstWord(cmd string) (word string, ok bool) {
 	return b.String(), true
 }
 
-// RegisterMergeDriver implements vault.MergeDriverRepo.
+// RegisterMergeDriver implements mergesetup.Repo.
 func (m MergeDriver) RegisterMergeDriver(ctx context.Context) error {
 	return m.Repo.store.SetMergeDriver(ctx, vault.MergeDriverName, "memvault memory files, field by field", DriverCommand(m.Binary))
 }
@@ -146,28 +148,28 @@ func (h HeadFiles) ReadCommitted(ctx context.Context, rel string) ([]byte, error
 }
 
 // MergeIndex is the index of a merge in progress in the repository
-// holding a vault (vault.MergeIndex), read and staged with the git
+// holding a vault (resolve.MergeIndex), read and staged with the git
 // command.
 type MergeIndex struct{ Repo *Repo }
 
-var _ vault.MergeIndex = MergeIndex{}
+var _ resolve.MergeIndex = MergeIndex{}
 
-// Unmerged implements vault.MergeIndex.
-func (m MergeIndex) Unmerged(ctx context.Context) ([]vault.Unmerged, error) {
+// Unmerged implements resolve.MergeIndex.
+func (m MergeIndex) Unmerged(ctx context.Context) ([]resolve.Unmerged, error) {
 	files, err := m.Repo.store.UnmergedFiles(ctx, m.Repo.repoRel(""))
 	if err != nil {
 		return nil, err
 	}
-	out := make([]vault.Unmerged, 0, len(files))
+	out := make([]resolve.Unmerged, 0, len(files))
 	for _, f := range files {
 		if rel, ok := m.Repo.vaultRel(f.Path); ok {
-			out = append(out, vault.Unmerged{Path: rel, Base: f.Base, Ours: f.Ours, Theirs: f.Theirs})
+			out = append(out, resolve.Unmerged{Path: rel, Base: f.Base, Ours: f.Ours, Theirs: f.Theirs})
 		}
 	}
 	return out, nil
 }
 
-// Stage implements vault.MergeIndex.
+// Stage implements resolve.MergeIndex.
 func (m MergeIndex) Stage(ctx context.Context, rels []string) error {
 	paths := make([]string, len(rels))
 	for i, rel := range rels {

@@ -5,7 +5,6 @@ import (
 	"crypto/sha256"
 	"errors"
 	"fmt"
-	"maps"
 	"os"
 	"path/filepath"
 	"strings"
@@ -376,51 +375,25 @@ func (m *memo) put(a *answer, items []staleness.Item, states map[string]stalenes
 	}
 }
 
-// SetStaleness is the CLI's one-shot check: for the memories with refs in
-// results of the set's members, it opens each member's repository, brings
-// the saved tracker up to date with every memory of the vault (walking
-// only the commits since the last command, and back as far as new or
-// changed memories need), and returns their staleness.
-// A vault outside git, or whose history cannot be read, has none: staleness
-// is advice and never fails a read.
-func SetStaleness(ctx context.Context, members []vault.Member, rs []vault.SetResult) map[string]staleness.Staleness {
-	out := map[string]staleness.Staleness{}
-	for _, mb := range members {
-		var ms []*vault.Memory
-		for _, r := range rs {
-			if r.Vault == mb.Name && len(r.Memory.Refs) > 0 {
-				ms = append(ms, r.Memory)
-			}
-		}
-		if len(ms) == 0 || mb.Vault == nil {
-			continue
-		}
-		g, err := Open(ctx, mb.Vault.Dir())
-		if err != nil {
-			continue
-		}
-		c := g.Checker()
-		states, err := c.Check(ctx, mb.Vault.All, ms)
-		c.Close() // stops a walk ctx ended early, before the store closes
-		g.Close()
-		if err == nil {
-			maps.Copy(out, states)
-		}
+// OpenChecker implements staleness.OpenChecker: a one-shot Checker over
+// the repository around v, which Close closes with the repository.
+func OpenChecker(ctx context.Context, v *vault.Vault) (staleness.Checker, error) {
+	g, err := Open(ctx, v.Dir())
+	if err != nil {
+		return nil, err
 	}
-	return out
+	return oneShot{g.Checker()}, nil
 }
 
-// RankStale is SetStaleness followed by staleness.Rerank of rs: what a
-// recall at the CLI does before it renders.
-func RankStale(ctx context.Context, members []vault.Member, rs []vault.SetResult) map[string]staleness.Staleness {
-	states := SetStaleness(ctx, members, rs)
-	staleness.Rerank(rs, states)
-	return states
-}
+// oneShot is a Checker that owns its repository.
+type oneShot struct{ *Checker }
 
-// MemoryStaleness is SetStaleness for one memory of the vault called name.
-func MemoryStaleness(ctx context.Context, members []vault.Member, name string, m *vault.Memory) map[string]staleness.Staleness {
-	return SetStaleness(ctx, members, []vault.SetResult{{Result: vault.Result{Memory: m}, Vault: name}})
+// Close stops the tracker (a walk ctx ended early) before the store
+// closes.
+func (c oneShot) Close() error {
+	err := c.Checker.Close()
+	c.repo.Close()
+	return err
 }
 
 // ReadFile implements staleness.Files: a file's content at rev ("" is

@@ -10,8 +10,8 @@ import (
 	"strings"
 
 	"github.com/memvault/memvault/gitstore"
-	"github.com/memvault/memvault/vault"
 	"github.com/memvault/memvault/vault/fault"
+	"github.com/memvault/memvault/vault/precommit"
 	"github.com/memvault/memvault/vault/secret"
 )
 
@@ -114,7 +114,7 @@ type stagedIndex struct {
 	index, dir string
 }
 
-// WalkStaged implements vault.Staged.
+// WalkStaged implements precommit.Staged.
 func (s stagedIndex) WalkStaged(ctx context.Context, fn func(path string, data []byte) error) error {
 	return s.store.WalkStagedChanges(ctx, s.index, s.dir, fn)
 }
@@ -129,7 +129,7 @@ func PreCommit(ctx context.Context, store *gitstore.Store, dir, index string, st
 		// relative to it.
 		index = filepath.Join(store.Root(), index)
 	}
-	found, err := vault.StagedSecrets(ctx, stagedIndex{store: store, index: index, dir: dir})
+	found, err := precommit.StagedSecrets(ctx, stagedIndex{store: store, index: index, dir: dir})
 	if err != nil {
 		return fmt.Errorf("scan staged memory files: %w", err)
 	}
@@ -142,7 +142,7 @@ func PreCommit(ctx context.Context, store *gitstore.Store, dir, index string, st
 		return refused("commit blocked: %d secret(s) in %d staged memory file(s); remove them and stage again, "+
 			"or mark a known false positive with %s on its line (see docs/secrets.md)", len(found), len(files), secret.AllowMarker)
 	}
-	marked, err := vault.StagedConflictMarkers(ctx, stagedIndex{store: store, index: index, dir: dir})
+	marked, err := precommit.StagedConflictMarkers(ctx, stagedIndex{store: store, index: index, dir: dir})
 	if err != nil {
 		return fmt.Errorf("scan staged memory files: %w", err)
 	}

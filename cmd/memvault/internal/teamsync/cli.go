@@ -9,6 +9,8 @@ import (
 
 	"github.com/memvault/memvault/parser"
 	"github.com/memvault/memvault/vault"
+	"github.com/memvault/memvault/vault/doctor"
+	"github.com/memvault/memvault/vault/resolve"
 )
 
 // ResolveHelp is `memvault resolve --help`.
@@ -72,14 +74,14 @@ tool for it: a sync moves the branch under the user's feet, asks for
 credentials and may stop for a person, which is the user's call, not an
 assistant's.`
 
-// Side maps resolve's flags to a vault.ResolveSide.
-func Side(ours, theirs, both bool) (vault.ResolveSide, error) {
+// Side maps resolve's flags to a resolve.Side.
+func Side(ours, theirs, both bool) (resolve.Side, error) {
 	n := 0
-	side := vault.ResolveMerge
+	side := resolve.Merge
 	for _, f := range []struct {
 		set  bool
-		side vault.ResolveSide
-	}{{ours, vault.ResolveOurs}, {theirs, vault.ResolveTheirs}, {both, vault.ResolveBoth}} {
+		side resolve.Side
+	}{{ours, resolve.Ours}, {theirs, resolve.Theirs}, {both, resolve.Both}} {
 		if f.set {
 			n++
 			side = f.side
@@ -113,16 +115,16 @@ func Names(dir string, args []string) []string {
 // fixed, or an error naming the problems left. Memory files with errors
 // are not among them: doctor leaves them out of its commit, and sync's
 // lint step reports each with its fix; one file never stops a sync.
-func Fixed(rep vault.DoctorReport, err error) (string, error) {
+func Fixed(rep doctor.Report, err error) (string, error) {
 	if err != nil {
 		return "", err
 	}
 	var fixed, problems []string
 	for _, c := range rep.Checks {
 		switch {
-		case c.Status == vault.CheckFixed:
+		case c.Status == doctor.Fixed:
 			fixed = append(fixed, c.Detail)
-		case c.Status == vault.CheckProblem && c.Name != "files" && c.Name != "parse":
+		case c.Status == doctor.Problem && c.Name != "files" && c.Name != "parse":
 			problems = append(problems, c.Name+": "+c.Detail)
 		}
 	}

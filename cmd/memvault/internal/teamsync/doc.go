@@ -5,5 +5,5 @@
 // `memvault resolve`. It runs the user's git command (Git, CLI): go-git
 // v5 cannot merge or rebase, and the git command brings the user's own
 // remotes, credentials and hooks. The rules about memories stay in vault
-// (vault.Resolve) and vault/merge.
+// (resolve.Run) and vault/merge.
 package teamsync

@@ -6,13 +6,13 @@ import (
 	"path/filepath"
 	"strings"
 
-	"github.com/memvault/memvault/vault"
+	"github.com/memvault/memvault/vault/resolve"
 )
 
 // WriteResolved prints one line per file resolve resolved, with the
 // vault's folder dir before each path; ok says the run had no error, so
 // that an empty list means there was nothing to resolve.
-func WriteResolved(w io.Writer, dir string, rs []vault.Resolved, ok bool) {
+func WriteResolved(w io.Writer, dir string, rs []resolve.Resolved, ok bool) {
 	if len(rs) == 0 && ok {
 		fmt.Fprintf(w, "nothing to resolve: no unmerged memory file under %s\n", dir)
 		return
@@ -21,17 +21,17 @@ func WriteResolved(w io.Writer, dir string, rs []vault.Resolved, ok bool) {
 	for _, r := range rs {
 		line := fmt.Sprintf("%-14s %s", r.Action, at(r.Path))
 		switch r.Action {
-		case vault.ResolvedConflict:
+		case resolve.ActionConflict:
 			line += fmt.Sprintf(": both sides changed %s; kept ours, theirs is in the file's conflict entry (edit it, remove the entry, commit)", strings.Join(r.Conflicts, ", "))
-		case vault.ResolvedSplit, vault.ResolvedBoth:
+		case resolve.ActionSplit, resolve.ActionBoth:
 			line += fmt.Sprintf(" and %s (%s)", at(r.NewPath), r.NewID)
-		case vault.ResolvedRenamed:
+		case resolve.ActionRenamed:
 			line += " into " + at(r.NewPath)
 			if len(r.Conflicts) > 0 {
 				line += fmt.Sprintf(", with a conflict entry for %s", strings.Join(r.Conflicts, ", "))
 			}
 		}
-		if r.Note != "" && r.Action != vault.ResolvedSplit {
+		if r.Note != "" && r.Action != resolve.ActionSplit {
 			line += " (" + r.Note + ")"
 		}
 		fmt.Fprintln(w, line)

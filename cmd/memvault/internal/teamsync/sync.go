@@ -13,6 +13,7 @@ import (
 	"github.com/memvault/memvault/vault"
 	"github.com/memvault/memvault/vault/commitmsg"
 	"github.com/memvault/memvault/vault/fault"
+	"github.com/memvault/memvault/vault/resolve"
 )
 
 // Steps of a sync, as its errors and progress name them.
@@ -98,11 +99,11 @@ type Syncer struct {
 	// conflict markers refused) and fails when problems remain. It
 	// returns a line for people, "" when there was nothing to do.
 	Commit func(ctx context.Context) (string, error)
-	// Resolve resolves the unmerged memory files (vault.Resolve).
-	Resolve func(ctx context.Context) ([]vault.Resolved, error)
-	// Join joins the memories a merge left in two files (vault.JoinCopies);
+	// Resolve resolves the unmerged memory files (resolve.Run).
+	Resolve func(ctx context.Context) ([]resolve.Resolved, error)
+	// Join joins the memories a merge left in two files (resolve.JoinCopies);
 	// nil skips the step.
-	Join func(ctx context.Context) ([]vault.Resolved, error)
+	Join func(ctx context.Context) ([]resolve.Resolved, error)
 	// Lint checks the merged vault.
 	Lint func(ctx context.Context) (Lint, error)
 	// Lock takes the repository's write lock (gitstore.Store.LockContext)
@@ -142,7 +143,7 @@ type Report struct {
 	// Rebase says which.
 	Merged, Rebase bool
 	// Resolved lists what resolve did, over all rounds.
-	Resolved []vault.Resolved
+	Resolved []resolve.Resolved
 	// Lint is the merged vault's check.
 	Lint Lint
 	// Pushed is true when the push went through; Attempts counts the

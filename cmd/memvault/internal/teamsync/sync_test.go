@@ -13,7 +13,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/memvault/memvault/vault"
+	"github.com/memvault/memvault/vault/resolve"
 )
 
 // gitIn runs git in dir for a test.
@@ -88,7 +88,7 @@ func syncer(t *testing.T, git Git) *Syncer {
 		Git:     git,
 		Driver:  "false",
 		Commit:  func(context.Context) (string, error) { return "", nil },
-		Resolve: func(context.Context) ([]vault.Resolved, error) { t.Error("resolve called"); return nil, nil },
+		Resolve: func(context.Context) ([]resolve.Resolved, error) { t.Error("resolve called"); return nil, nil },
 		Lint:    func(context.Context) (Lint, error) { return Lint{}, nil },
 	}
 }

@@ -1,4 +1,4 @@
-package vault
+package doctor
 
 import (
 	"context"
@@ -11,10 +11,12 @@ import (
 	"testing"
 	"time"
 
+	"github.com/memvault/memvault/vault"
 	"github.com/memvault/memvault/vault/commitmsg"
+	"github.com/memvault/memvault/vault/internal/vaulttest"
 )
 
-// fakeDoctorRepo is a repository as Doctor sees it: a state, the files
+// fakeDoctorRepo is a repository as Run sees it: a state, the files
 // that differ from HEAD and HEAD's files.
 type fakeDoctorRepo struct {
 	state      RepoState
@@ -44,7 +46,7 @@ func (r *fakeDoctorRepo) ReadHead(_ context.Context, rel string) ([]byte, error)
 }
 
 // heldLock is a committer whose lock another process holds.
-type heldLock struct{ recordingCommitter }
+type heldLock struct{ vaulttest.Committer }
 
 func (*heldLock) Lock(ctx context.Context) (func(), error) {
 	<-ctx.Done()
@@ -53,11 +55,11 @@ func (*heldLock) Lock(ctx context.Context) (func(), error) {
 
 // doctorVault writes files (vault-relative path -> content) into a new
 // vault and opens it with c.
-func doctorVault(t *testing.T, files map[string]string, c Committer) *Vault {
+func doctorVault(t *testing.T, files map[string]string, c vault.Committer) *vault.Vault {
 	t.Helper()
 	dir := t.TempDir()
-	writeFiles(t, dir, files)
-	v, err := Open(t.Context(), dir, Options{Now: newClock("2026-11-30T10:00:00Z").Now, Committer: c})
+	vaulttest.WriteFiles(t, dir, files)
+	v, err := vault.Open(t.Context(), dir, vault.Options{Now: fixedNow, Committer: c})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -65,7 +67,7 @@ func doctorVault(t *testing.T, files map[string]string, c Committer) *Vault {
 }
 
 // checkLines renders a report as "status name: detail" lines.
-func checkLines(rep DoctorReport) []string {
+func checkLines(rep Report) []string {
 	var out []string
 	for _, c := range rep.Checks {
 		out = append(out, c.Status+" "+c.Name+": "+c.Detail)
@@ -122,8 +124,8 @@ func TestDoctorChecks(t *testing.T) {
 			want: []string{"problem git: a merge is in progress",
 				"problem git: 2 memory files unmerged: project/a.md, project/b.md|`memvault resolve` to settle them|`git merge --continue`",
 				"problem git: 1 file unmerged outside the vault's memories: src/x.go|with git"}, problems: 3},
-		{name: "journal left", repo: &fakeDoctorRepo{state: clean}, files: map[string]string{JournalName: "{}"},
-			want: []string{"problem journal: " + JournalName + ": a write stopped before its commit"}, problems: 1},
+		{name: "journal left", repo: &fakeDoctorRepo{state: clean}, files: map[string]string{vault.JournalName: "{}"},
+			want: []string{"problem journal: " + vault.JournalName + ": a write stopped before its commit"}, problems: 1},
 		{name: "hand edits", repo: &fakeDoctorRepo{state: clean,
 			changed: []string{"project/a.md", "project/new.md", "project/broken.md", "transient/scratch.md", "notes.txt"},
 			head:    map[string]string{"project/a.md": goodMemory}},
@@ -143,13 +145,13 @@ func TestDoctorChecks(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			t.Parallel()
-			c := &recordingCommitter{}
+			c := &vaulttest.Committer{}
 			v := doctorVault(t, tt.files, c)
-			d := Doctor{Committer: c}
+			d := Options{Committer: c}
 			if tt.repo != nil {
 				d.Repo = tt.repo
 			}
-			rep, err := d.Run(t.Context(), v)
+			rep, err := Run(t.Context(), v, d)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -163,8 +165,8 @@ func TestDoctorChecks(t *testing.T) {
 			if got := rep.Problems(); got != tt.problems {
 				t.Errorf("Problems() = %d, want %d:\n%s", got, tt.problems, strings.Join(lines, "\n"))
 			}
-			if len(c.commits) != 0 {
-				t.Errorf("doctor without Fix committed %v", c.commits)
+			if len(c.Commits()) != 0 {
+				t.Errorf("doctor without Fix committed %v", c.Commits())
 			}
 			if tt.repo != nil && tt.repo.clearCalls != 0 {
 				t.Error("doctor without Fix cleared locks")
@@ -194,10 +196,10 @@ func TestDoctorStaleLocks(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(fmt.Sprint("fix=", tt.fix), func(t *testing.T) {
 			t.Parallel()
-			c := &recordingCommitter{}
+			c := &vaulttest.Committer{}
 			v := doctorVault(t, nil, c)
 			repo := &fakeDoctorRepo{state: state}
-			rep, err := Doctor{Repo: repo, Committer: c, Fix: tt.fix}.Run(t.Context(), v)
+			rep, err := Run(t.Context(), v, Options{Repo: repo, Committer: c, Fix: tt.fix})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -225,7 +227,7 @@ func TestDoctorLockHeld(t *testing.T) {
 	t.Parallel()
 	c := &heldLock{}
 	v := doctorVault(t, nil, c)
-	rep, err := Doctor{Repo: &fakeDoctorRepo{state: RepoState{Branch: "main", Head: "01234567"}}, Committer: c, LockWait: time.Millisecond}.Run(t.Context(), v)
+	rep, err := Run(t.Context(), v, Options{Repo: &fakeDoctorRepo{state: RepoState{Branch: "main", Head: "01234567"}}, Committer: c, LockWait: time.Millisecond})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -270,10 +272,10 @@ func TestDoctorFixCommitsHandEdits(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			t.Parallel()
-			c := &recordingCommitter{}
+			c := &vaulttest.Committer{}
 			v := doctorVault(t, tt.files, c)
-			rep, err := Doctor{Repo: &fakeDoctorRepo{state: RepoState{Branch: "main", Head: "01234567"}, changed: tt.changed, head: tt.head},
-				Committer: c, Fix: true}.Run(t.Context(), v)
+			rep, err := Run(t.Context(), v, Options{Repo: &fakeDoctorRepo{state: RepoState{Branch: "main", Head: "01234567"}, changed: tt.changed, head: tt.head},
+				Committer: c, Fix: true})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -284,12 +286,12 @@ func TestDoctorFixCommitsHandEdits(t *testing.T) {
 			if got := rep.Problems(); got != tt.problems {
 				t.Errorf("Problems() = %d, want %d:\n%s", got, tt.problems, strings.Join(lines, "\n"))
 			}
-			if len(c.commits) != 1 {
-				t.Fatalf("%d commits, want 1", len(c.commits))
+			if len(c.Commits()) != 1 {
+				t.Fatalf("%d commits, want 1", len(c.Commits()))
 			}
-			cm := commitmsg.Parse(c.commits[0].message)
+			cm := commitmsg.Parse(c.Commits()[0].Message)
 			if cm.Subject != tt.wantSubject || cm.Body != HandEditReason || cm.Get(commitmsg.KeyClient) != "cli" {
-				t.Errorf("commit message %q", c.commits[0].message)
+				t.Errorf("commit message %q", c.Commits()[0].Message)
 			}
 			var ids []string
 			for _, tr := range cm.Trailers {
@@ -300,8 +302,8 @@ func TestDoctorFixCommitsHandEdits(t *testing.T) {
 			if !slices.Equal(ids, tt.wantIDs) {
 				t.Errorf("Memory-Id trailers %v, want %v", ids, tt.wantIDs)
 			}
-			if len(c.commits[0].paths) != len(tt.wantIDs) {
-				t.Errorf("committed %v", c.commits[0].paths)
+			if len(c.Commits()[0].Paths) != len(tt.wantIDs) {
+				t.Errorf("committed %v", c.Commits()[0].Paths)
 			}
 		})
 	}
@@ -309,23 +311,23 @@ func TestDoctorFixCommitsHandEdits(t *testing.T) {
 
 func TestDoctorFixFinishesAJournal(t *testing.T) {
 	t.Parallel()
-	c := &recordingCommitter{}
+	c := &vaulttest.Committer{}
 	v := doctorVault(t, map[string]string{"project/left.md": newMemory}, c)
 	j := `{"message": "memory(project): add \"Queues are durable\"\n\nMemory-Id: 01NEWMEMORY000000000000000\n", "paths": ["project/left.md"], "commit": true}`
-	if err := os.WriteFile(filepath.Join(v.Dir(), JournalName), []byte(j), 0o644); err != nil {
+	if err := os.WriteFile(filepath.Join(v.Dir(), vault.JournalName), []byte(j), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	rep, err := Doctor{Repo: &fakeDoctorRepo{state: RepoState{Branch: "main", Head: "01234567"}}, Committer: c, Fix: true}.Run(t.Context(), v)
+	rep, err := Run(t.Context(), v, Options{Repo: &fakeDoctorRepo{state: RepoState{Branch: "main", Head: "01234567"}}, Committer: c, Fix: true})
 	if err != nil {
 		t.Fatal(err)
 	}
 	if lines := checkLines(rep); !hasLine(lines, "fixed journal: committed the interrupted write: project/left.md") || rep.Problems() != 0 {
 		t.Errorf("report:\n%s", strings.Join(lines, "\n"))
 	}
-	if len(c.commits) != 1 || !strings.Contains(c.commits[0].message, "Memory-Recovered") {
-		t.Errorf("commits %v", c.commits)
+	if len(c.Commits()) != 1 || !strings.Contains(c.Commits()[0].Message, "Memory-Recovered") {
+		t.Errorf("commits %v", c.Commits())
 	}
-	if _, err := os.Stat(filepath.Join(v.Dir(), JournalName)); !errors.Is(err, os.ErrNotExist) {
+	if _, err := os.Stat(filepath.Join(v.Dir(), vault.JournalName)); !errors.Is(err, os.ErrNotExist) {
 		t.Errorf("journal still there: %v", err)
 	}
 }
@@ -334,86 +336,45 @@ func TestDoctorFixFinishesAJournal(t *testing.T) {
 // was loaded (a merge stopping while doctor runs) still stop the commit.
 func TestDoctorFixRechecksConflictMarkers(t *testing.T) {
 	t.Parallel()
-	c := &recordingCommitter{}
+	c := &vaulttest.Committer{}
 	v := doctorVault(t, map[string]string{"project/a.md": goodMemory + "\nEdited.\n"}, c)
-	writeFiles(t, v.Dir(), map[string]string{"project/a.md": goodMemory + "<<<<<<< HEAD\nx\n=======\ny\n>>>>>>> topic\n"})
-	rep, err := Doctor{Repo: &fakeDoctorRepo{state: RepoState{Branch: "main", Head: "01234567"}, changed: []string{"project/a.md"},
-		head: map[string]string{"project/a.md": goodMemory}}, Committer: c, Fix: true}.Run(t.Context(), v)
+	vaulttest.WriteFiles(t, v.Dir(), map[string]string{"project/a.md": goodMemory + "<<<<<<< HEAD\nx\n=======\ny\n>>>>>>> topic\n"})
+	rep, err := Run(t.Context(), v, Options{Repo: &fakeDoctorRepo{state: RepoState{Branch: "main", Head: "01234567"}, changed: []string{"project/a.md"},
+		head: map[string]string{"project/a.md": goodMemory}}, Committer: c, Fix: true})
 	if err != nil {
 		t.Fatal(err)
 	}
 	if lines := checkLines(rep); !hasLine(lines, "problem files: could not commit the hand edits", "project/a.md:6", "git conflict markers") {
 		t.Errorf("report:\n%s", strings.Join(lines, "\n"))
 	}
-	if len(c.commits) != 0 {
-		t.Errorf("committed %v", c.commits)
+	if len(c.Commits()) != 0 {
+		t.Errorf("committed %v", c.Commits())
 	}
 }
 
-// fakeMergeDriver is a clone's merge driver setup.
-type fakeMergeDriver struct {
-	attribute, registered bool
-	registrations         int
-}
+// fakeMergeDriver is a clone's merge driver set-up.
+type fakeMergeDriver struct{ attribute, registered bool }
 
 func (f *fakeMergeDriver) MergeDriver(context.Context) (bool, bool, error) {
 	return f.attribute, f.registered, nil
 }
 
-func (f *fakeMergeDriver) RegisterMergeDriver(context.Context) error {
-	f.registered = true
-	f.registrations++
-	return nil
-}
+func (f *fakeMergeDriver) RegisterMergeDriver(context.Context) error { f.registered = true; return nil }
 
+// TestDoctorMergeDriver: doctor reports vault/mergesetup's check as its
+// "merge" line (mergesetup's tests hold the cases).
 func TestDoctorMergeDriver(t *testing.T) {
 	t.Parallel()
-	tests := []struct {
-		name                  string
-		attribute, registered bool
-		fix                   bool
-		want                  string // line prefix, then parts, joined by |
-		wantAttributes        bool   // the vault's .gitattributes written
-		wantRegistrations     int
-	}{
-		{name: "set up", attribute: true, registered: true, want: "ok merge: memory files merge field by field"},
-		{name: "fresh clone", attribute: true, want: "problem merge: the vault's .gitattributes sends memory files|does not register it|`memvault doctor --fix`"},
-		{name: "fresh clone fixed", attribute: true, fix: true, want: "fixed merge: registered the merge driver in this clone's git config", wantRegistrations: 1},
-		{name: "old vault", want: "note merge: memory files merge as text|doctor --fix` writes"},
-		{name: "old vault fixed", fix: true, want: "fixed merge: committed .gitattributes in c0ffee and registered the merge driver",
-			wantAttributes: true, wantRegistrations: 1},
+	c := &vaulttest.Committer{}
+	v := doctorVault(t, map[string]string{"project/a.md": goodMemory}, c)
+	rep, err := Run(t.Context(), v, Options{Repo: &fakeDoctorRepo{state: RepoState{Branch: "main", Head: "01234567"}}, Committer: c,
+		MergeDriver: &fakeMergeDriver{attribute: true}})
+	if err != nil {
+		t.Fatal(err)
 	}
-	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
-			t.Parallel()
-			c := &recordingCommitter{}
-			v := doctorVault(t, map[string]string{"project/a.md": goodMemory}, c)
-			md := &fakeMergeDriver{attribute: tt.attribute, registered: tt.registered}
-			rep, err := Doctor{Repo: &fakeDoctorRepo{state: RepoState{Branch: "main", Head: "01234567"}}, Committer: c,
-				Fix: tt.fix, MergeDriver: md}.Run(t.Context(), v)
-			if err != nil {
-				t.Fatal(err)
-			}
-			lines := checkLines(rep)
-			parts := strings.Split(tt.want, "|")
-			if !hasLine(lines, parts[0], parts[1:]...) {
-				t.Errorf("no line %q in\n%s", tt.want, strings.Join(lines, "\n"))
-			}
-			got, err := os.ReadFile(filepath.Join(v.Dir(), GitattributesName))
-			if tt.wantAttributes != (err == nil) || (err == nil && string(got) != GitattributesContent) {
-				t.Errorf(".gitattributes = %q, %v; want written: %v", got, err, tt.wantAttributes)
-			}
-			if md.registrations != tt.wantRegistrations {
-				t.Errorf("%d registrations, want %d", md.registrations, tt.wantRegistrations)
-			}
-			var committed [][]string
-			for _, cm := range c.commits {
-				committed = append(committed, cm.paths)
-			}
-			if want := [][]string{{filepath.Join(v.Dir(), GitattributesName)}}; tt.wantAttributes != slices.EqualFunc(committed, want, slices.Equal) {
-				t.Errorf("commits %v; want .gitattributes committed: %v", committed, tt.wantAttributes)
-			}
-		})
+	lines := checkLines(rep)
+	if !hasLine(lines, "problem merge: the vault's .gitattributes sends memory files", "does not register it") || rep.Problems() != 1 {
+		t.Errorf("report:\n%s", strings.Join(lines, "\n"))
 	}
 }
 

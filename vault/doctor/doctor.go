@@ -1,4 +1,11 @@
-package vault
+// Package doctor checks what can stop or spoil a vault's writes (the
+// repository's state, the write lock, an interrupted write, hand edits,
+// broken files, linked files, the cache folder, the merge driver's
+// set-up) and repairs what is safe to repair (`memvault doctor [--fix]`,
+// and `memvault sync` before it merges). It reaches git through the Repo
+// interface it declares (cmd/memvault/internal/gitrepo implements it), the
+// merge driver's set-up through vault/mergesetup.
+package doctor
 
 import (
 	"context"
@@ -9,23 +16,24 @@ import (
 	"time"
 
 	"github.com/memvault/memvault/parser"
+	"github.com/memvault/memvault/vault"
 	"github.com/memvault/memvault/vault/commitmsg"
-	"github.com/memvault/memvault/vault/merge"
+	"github.com/memvault/memvault/vault/mergesetup"
 )
 
 // Outcomes of a doctor check.
 const (
-	CheckOK      = "ok"
-	CheckNote    = "note"
-	CheckProblem = "problem"
-	CheckFixed   = "fixed"
+	OK      = "ok"
+	Note    = "note"
+	Problem = "problem"
+	Fixed   = "fixed"
 )
 
 // HandEditReason is the commit body of the commit of hand edits Doctor
 // makes with Fix.
 const HandEditReason = "commit hand edits found by doctor"
 
-// DefaultLockWait is how long Doctor waits for the write lock before it
+// DefaultLockWait is how long Run waits for the write lock before it
 // reports it held.
 const DefaultLockWait = 300 * time.Millisecond
 
@@ -33,21 +41,21 @@ const DefaultLockWait = 300 * time.Millisecond
 type Check struct {
 	// Name is what was checked: vault, git, lock, journal, files, parse.
 	Name string `json:"check"`
-	// Status is CheckOK, CheckNote, CheckProblem or CheckFixed.
+	// Status is OK, Note, Problem or Fixed.
 	Status string `json:"status"`
 	Detail string `json:"detail"`
 }
 
-// DoctorReport is what Doctor found and did, in the order it checked.
-type DoctorReport struct {
+// Report is what Run found and did, in the order it checked.
+type Report struct {
 	Checks []Check
 }
 
 // Problems counts the checks that found a problem left unfixed.
-func (r DoctorReport) Problems() int {
+func (r Report) Problems() int {
 	n := 0
 	for _, c := range r.Checks {
-		if c.Status == CheckProblem {
+		if c.Status == Problem {
 			n++
 		}
 	}
@@ -78,9 +86,9 @@ type RepoState struct {
 	StaleLocks map[string]string
 }
 
-// DoctorRepo is the version control around a vault, as Doctor inspects
-// it; cmd/memvault implements it with gitstore.
-type DoctorRepo interface {
+// Repo is the version control around a vault, as Run inspects it;
+// cmd/memvault/internal/gitrepo implements it with gitstore.
+type Repo interface {
 	// State describes the repository.
 	State(ctx context.Context) (RepoState, error)
 	// Changed lists the vault-relative paths of the files under the
@@ -94,20 +102,13 @@ type DoctorRepo interface {
 	ClearStaleLocks(ctx context.Context) ([]string, error)
 }
 
-// Doctor checks what can stop or spoil a vault's writes: the repository's
-// state, the write lock, a write journal left by a process that stopped
-// before committing, memory files that differ from HEAD (hand edits or
-// leftovers), and files that do not parse. With Fix it removes git lock
-// files that a memvault process that is gone left, finishes an
-// interrupted write and commits the hand-edited memory files that parse;
-// it never touches a lock of git or of a running process, an operation in
-// progress or a broken file: those need a person.
-type Doctor struct {
+// Options says what Run reaches and whether it repairs.
+type Options struct {
 	// Repo is the repository holding the vault; nil means there is none.
-	Repo DoctorRepo
+	Repo Repo
 	// Committer takes the write lock (probed, and held around the commit
 	// of hand edits) and commits the hand edits. Required with a Repo.
-	Committer Committer
+	Committer vault.Committer
 	// Fix repairs what can be repaired safely. The vault must then have
 	// been opened with a committer, which Recover commits through.
 	Fix bool
@@ -118,17 +119,24 @@ type Doctor struct {
 	Client string
 	// MergeDriver is the merge driver's setup in the clone; nil means it
 	// is not checked.
-	MergeDriver MergeDriverRepo
+	MergeDriver mergesetup.Repo
 }
 
-// Run checks v and, with Fix, repairs it. The error is for failures to
-// check; what the checks find is in the report.
-func (d Doctor) Run(ctx context.Context, v *Vault) (DoctorReport, error) {
-	r := &doctorRun{Doctor: d, v: v}
-	r.add("vault", CheckNote, "%s", v.Dir())
+// Run checks what can stop or spoil v's writes: the repository's state,
+// the write lock, a write journal left by a process that stopped before
+// committing, memory files that differ from HEAD (hand edits or
+// leftovers), and files that do not parse. With o.Fix it removes git lock
+// files that a memvault process that is gone left, finishes an
+// interrupted write and commits the hand-edited memory files that parse;
+// it never touches a lock of git or of a running process, an operation in
+// progress or a broken file: those need a person. The error is for
+// failures to check; what the checks find is in the report.
+func Run(ctx context.Context, v *vault.Vault, o Options) (Report, error) {
+	r := &run{Options: o, v: v}
+	r.add("vault", Note, "%s", v.Dir())
 	r.cacheDir()
-	if d.Repo == nil {
-		r.add("git", CheckProblem, "not in a git repository: every write is a commit, so writes fail; run `git init`")
+	if o.Repo == nil {
+		r.add("git", Problem, "not in a git repository: every write is a commit, so writes fail; run `git init`")
 		r.journal(ctx)
 		r.diagnostics()
 		r.links(ctx)
@@ -138,7 +146,7 @@ func (d Doctor) Run(ctx context.Context, v *Vault) (DoctorReport, error) {
 		return r.report, err
 	}
 	r.lock(ctx)
-	if d.MergeDriver != nil {
+	if o.MergeDriver != nil {
 		// Before the journal and the hand edits, so that their commits,
 		// which say more, come last.
 		r.mergeDriver(ctx)
@@ -152,32 +160,32 @@ func (d Doctor) Run(ctx context.Context, v *Vault) (DoctorReport, error) {
 	return r.report, nil
 }
 
-// doctorRun is one run of Doctor.
-type doctorRun struct {
-	Doctor
-	v      *Vault
-	report DoctorReport
+// run is one run of Run.
+type run struct {
+	Options
+	v      *vault.Vault
+	report Report
 }
 
-func (r *doctorRun) add(name, status, format string, args ...any) {
+func (r *run) add(name, status, format string, args ...any) {
 	r.report.Checks = append(r.report.Checks, Check{Name: name, Status: status, Detail: fmt.Sprintf(format, args...)})
 }
 
-func (r *doctorRun) repoState(ctx context.Context) error {
+func (r *run) repoState(ctx context.Context) error {
 	st, err := r.Repo.State(ctx)
 	if err != nil {
 		return err
 	}
 	switch {
 	case st.Unborn:
-		r.add("git", CheckNote, "branch %s has no commits yet (%s)", st.Branch, st.Root)
+		r.add("git", Note, "branch %s has no commits yet (%s)", st.Branch, st.Root)
 	case st.Detached:
-		r.add("git", CheckNote, "HEAD is detached at %s: writes are refused until you check out a branch (with --allow-detached their commits go on no branch)", shortHash(st.Head))
+		r.add("git", Note, "HEAD is detached at %s: writes are refused until you check out a branch (with --allow-detached their commits go on no branch)", shortHash(st.Head))
 	default:
-		r.add("git", CheckOK, "branch %s at %s (%s)", st.Branch, shortHash(st.Head), st.Root)
+		r.add("git", OK, "branch %s at %s (%s)", st.Branch, shortHash(st.Head), st.Root)
 	}
 	if st.Operation != "" {
-		r.add("git", CheckProblem, "a %s is in progress: memvault cannot commit until it ends (git %s --continue or --abort)", st.Operation, st.Operation)
+		r.add("git", Problem, "a %s is in progress: memvault cannot commit until it ends (git %s --continue or --abort)", st.Operation, st.Operation)
 	}
 	r.unmerged(st)
 	cleared := map[string]bool{}
@@ -186,7 +194,7 @@ func (r *doctorRun) repoState(ctx context.Context) error {
 		// lock (killed just before taking one or just after releasing it).
 		paths, err := r.Repo.ClearStaleLocks(ctx)
 		if err != nil {
-			r.add("git", CheckProblem, "could not remove the locks a stopped memvault process left: %v", err)
+			r.add("git", Problem, "could not remove the locks a stopped memvault process left: %v", err)
 		}
 		for _, p := range paths {
 			cleared[p] = true
@@ -200,18 +208,18 @@ func (r *doctorRun) repoState(ctx context.Context) error {
 		switch {
 		case l.path == "":
 		case cleared[l.path]:
-			r.add("git", CheckFixed, "removed %s, left by %s, which is no longer running", l.path, owner)
+			r.add("git", Fixed, "removed %s, left by %s, which is no longer running", l.path, owner)
 		case stale:
-			r.add("git", CheckProblem, "%s was left by %s, which is no longer running; doctor --fix removes it", l.path, owner)
+			r.add("git", Problem, "%s was left by %s, which is no longer running; doctor --fix removes it", l.path, owner)
 		default:
-			r.add("git", CheckProblem, "%s exists: %s", l.path, l.what)
+			r.add("git", Problem, "%s exists: %s", l.path, l.what)
 		}
 	}
 	return nil
 }
 
 // lock probes the cross-process write lock.
-func (r *doctorRun) lock(ctx context.Context) {
+func (r *run) lock(ctx context.Context) {
 	wait := r.LockWait
 	if wait <= 0 {
 		wait = DefaultLockWait
@@ -220,61 +228,61 @@ func (r *doctorRun) lock(ctx context.Context) {
 	defer cancel()
 	unlock, err := r.Committer.Lock(pctx)
 	if err != nil {
-		r.add("lock", CheckProblem, "another memvault process has held the write lock for %s (an MCP server in a long write?): %v", wait, err)
+		r.add("lock", Problem, "another memvault process has held the write lock for %s (an MCP server in a long write?): %v", wait, err)
 		return
 	}
 	unlock()
-	r.add("lock", CheckOK, "write lock free")
+	r.add("lock", OK, "write lock free")
 }
 
 // journal reports, and with Fix finishes, a write a process left half
 // done.
-func (r *doctorRun) journal(ctx context.Context) {
+func (r *run) journal(ctx context.Context) {
 	fix := r.Fix && r.Repo != nil
-	if _, err := os.Lstat(filepath.Join(r.v.Dir(), JournalName)); err != nil {
+	if _, err := os.Lstat(filepath.Join(r.v.Dir(), vault.JournalName)); err != nil {
 		if fix {
 			// Without a journal Recover only removes the temp files of a
 			// write killed before its journal was in place.
 			if _, err := r.v.Recover(ctx); err != nil {
-				r.add("journal", CheckProblem, "could not clean up after an interrupted write: %v", err)
+				r.add("journal", Problem, "could not clean up after an interrupted write: %v", err)
 				return
 			}
 		}
-		r.add("journal", CheckOK, "no interrupted write")
+		r.add("journal", OK, "no interrupted write")
 		return
 	}
 	if !fix {
-		r.add("journal", CheckProblem, "%s: a write stopped before its commit; --fix commits its files as they are", JournalName)
+		r.add("journal", Problem, "%s: a write stopped before its commit; --fix commits its files as they are", vault.JournalName)
 		return
 	}
 	done, err := r.v.Recover(ctx)
 	switch {
 	case err != nil:
-		r.add("journal", CheckProblem, "could not finish the interrupted write: %v", err)
+		r.add("journal", Problem, "could not finish the interrupted write: %v", err)
 	case len(done) == 0:
-		r.add("journal", CheckFixed, "removed an empty or uncommitted journal")
+		r.add("journal", Fixed, "removed an empty or uncommitted journal")
 	default:
-		r.add("journal", CheckFixed, "committed the interrupted write: %s", strings.Join(done, ", "))
+		r.add("journal", Fixed, "committed the interrupted write: %s", strings.Join(done, ", "))
 	}
 }
 
 // dirty reports memory files that differ from HEAD and with Fix commits
 // those that parse.
-func (r *doctorRun) dirty(ctx context.Context) error {
+func (r *run) dirty(ctx context.Context) error {
 	paths, err := r.Repo.Changed(ctx)
 	if err != nil {
 		return fmt.Errorf("compare the vault with HEAD: %w", err)
 	}
 	good, broken, others := sortHandEdits(r.v, paths)
 	if len(others) > 0 {
-		r.add("files", CheckNote, "other files in the vault folder differ from HEAD: %s", someOf(others))
+		r.add("files", Note, "other files in the vault folder differ from HEAD: %s", someOf(others))
 	}
 	if len(broken) > 0 {
-		r.add("files", CheckProblem, "hand edits that do not parse, not committed: %s (memvault lint)", someOf(broken))
+		r.add("files", Problem, "hand edits that do not parse, not committed: %s (memvault lint)", someOf(broken))
 	}
 	if len(good) == 0 {
 		if len(broken) == 0 {
-			r.add("files", CheckOK, "memory files match HEAD")
+			r.add("files", OK, "memory files match HEAD")
 		}
 		return nil
 	}
@@ -283,16 +291,16 @@ func (r *doctorRun) dirty(ctx context.Context) error {
 		if len(good) == 1 {
 			verb = "differs"
 		}
-		r.add("files", CheckProblem, "%s %s from HEAD (hand edits or leftovers); --fix commits them: %s",
+		r.add("files", Problem, "%s %s from HEAD (hand edits or leftovers); --fix commits them: %s",
 			plural(len(good), "memory file"), verb, someOf(good))
 		return nil
 	}
 	hash, err := r.commitHandEdits(ctx, good)
 	if err != nil {
-		r.add("files", CheckProblem, "could not commit the hand edits: %v", err)
+		r.add("files", Problem, "could not commit the hand edits: %v", err)
 		return nil
 	}
-	r.add("files", CheckFixed, "committed %s in %s: %s", plural(len(good), "hand-edited file"), shortHash(hash), someOf(good))
+	r.add("files", Fixed, "committed %s in %s: %s", plural(len(good), "hand-edited file"), shortHash(hash), someOf(good))
 	return nil
 }
 
@@ -313,7 +321,7 @@ func someOf(paths []string) string {
 // errors (a file that does not parse, or holds a secret, is never
 // committed), and other files. Transient memories are left out: they are
 // never committed.
-func sortHandEdits(v *Vault, paths []string) (good, broken, others []string) {
+func sortHandEdits(v *vault.Vault, paths []string) (good, broken, others []string) {
 	withErrors := map[string]bool{}
 	for _, d := range v.Diagnostics() {
 		if d.Severity == parser.SeverityError {
@@ -325,7 +333,7 @@ func sortHandEdits(v *Vault, paths []string) (good, broken, others []string) {
 			continue
 		}
 		switch {
-		case !IsMemoryPath(rel):
+		case !vault.IsMemoryPath(rel):
 			others = append(others, rel)
 		case withErrors[rel]:
 			broken = append(broken, rel)
@@ -338,7 +346,7 @@ func sortHandEdits(v *Vault, paths []string) (good, broken, others []string) {
 
 // commitHandEdits commits vault-relative files as they are on disk, with
 // Memory-Id trailers so history finds the commit, and refreshes the vault.
-func (r *doctorRun) commitHandEdits(ctx context.Context, rels []string) (string, error) {
+func (r *run) commitHandEdits(ctx context.Context, rels []string) (string, error) {
 	unlock, err := r.Committer.Lock(ctx)
 	if err != nil {
 		return "", err
@@ -349,11 +357,11 @@ func (r *doctorRun) commitHandEdits(ctx context.Context, rels []string) (string,
 	if err := r.v.RefuseSecretsInFiles(ctx, rels); err != nil {
 		return "", err
 	}
-	if err := r.v.refuseConflictMarkers(rels); err != nil {
+	if err := r.v.RefuseConflictMarkers(rels); err != nil {
 		return "", err
 	}
 	msg := commitmsg.Message{Body: HandEditReason}
-	byPath := map[string]*Memory{}
+	byPath := map[string]*vault.Memory{}
 	for _, m := range r.v.All() {
 		byPath[m.Path] = m
 	}
@@ -372,7 +380,7 @@ func (r *doctorRun) commitHandEdits(ctx context.Context, rels []string) (string,
 	if msg.Subject == "" {
 		msg.Subject = fmt.Sprintf("memory: commit %s", plural(len(rels), "hand-edited file"))
 	}
-	client := SanitizeClient(r.Client)
+	client := vault.SanitizeClient(r.Client)
 	if client == "" {
 		client = "cli"
 	}
@@ -384,32 +392,10 @@ func (r *doctorRun) commitHandEdits(ctx context.Context, rels []string) (string,
 	return hash, r.v.Refresh(ctx, rels)
 }
 
-// refuseConflictMarkers refuses, with an error matching
-// ErrConflictMarkers, a commit of vault-relative files one of which holds
-// git conflict markers as it is on disk now (sortHandEdits left out those
-// that did at load). A missing file is a deletion.
-func (v *Vault) refuseConflictMarkers(rels []string) error {
-	r, err := openRoot(v.dir, false)
-	if err != nil {
-		return err
-	}
-	defer r.Close()
-	for _, rel := range rels {
-		data, err := r.readFile(rel)
-		if err != nil && !isNotExistErr(err) {
-			return fmt.Errorf("read %s: %w", rel, err)
-		}
-		if line := merge.MarkerLine(data); line > 0 {
-			return fmt.Errorf("commit refused: %s:%d: %w", rel, line, ErrConflictMarkers)
-		}
-	}
-	return nil
-}
-
 // handEditedMemory names the memory of a changed file and what happened
 // to it: from the work tree (added or updated), or for a deleted file,
 // from HEAD.
-func (r *doctorRun) handEditedMemory(ctx context.Context, cur *Memory, rel string) (*Memory, string) {
+func (r *run) handEditedMemory(ctx context.Context, cur *vault.Memory, rel string) (*vault.Memory, string) {
 	data, err := r.Repo.ReadHead(ctx, rel)
 	switch {
 	case cur != nil && err == nil && data == nil:
@@ -419,12 +405,12 @@ func (r *doctorRun) handEditedMemory(ctx context.Context, cur *Memory, rel strin
 	case err != nil || data == nil:
 		return nil, ""
 	}
-	mem, _ := ParseMemory(rel, data, time.Time{})
+	mem, _ := vault.ParseMemory(rel, data, time.Time{})
 	return mem, "delete"
 }
 
 // diagnostics reports files that do not parse (problems) and warnings.
-func (r *doctorRun) diagnostics() {
+func (r *run) diagnostics() {
 	errs, warns := 0, 0
 	var first []string
 	for _, diag := range r.v.Diagnostics() {
@@ -438,22 +424,22 @@ func (r *doctorRun) diagnostics() {
 		}
 	}
 	if errs > 0 {
-		r.add("parse", CheckProblem, "%s in vault files, e.g. %s (memvault lint lists all)", plural(errs, "error"), strings.Join(first, "; "))
+		r.add("parse", Problem, "%s in vault files, e.g. %s (memvault lint lists all)", plural(errs, "error"), strings.Join(first, "; "))
 	} else {
-		r.add("parse", CheckOK, "%s parse", plural(len(r.v.All()), "memory file"))
+		r.add("parse", OK, "%s parse", plural(len(r.v.All()), "memory file"))
 	}
 	if warns > 0 {
-		r.add("parse", CheckNote, "%s (memvault lint)", plural(warns, "warning"))
+		r.add("parse", Note, "%s (memvault lint)", plural(warns, "warning"))
 	}
 }
 
 // layerOfPath maps a vault-relative path's first folder to its layer.
-func layerOfPath(rel string) (Layer, bool) {
+func layerOfPath(rel string) (vault.Layer, bool) {
 	first, _, ok := strings.Cut(rel, "/")
 	if !ok {
 		return 0, false
 	}
-	for _, l := range AllLayers() {
+	for _, l := range vault.AllLayers() {
 		if l.Dir() == first {
 			return l, true
 		}

@@ -2,70 +2,20 @@ package gitrepo
 
 import (
 	"context"
-	"crypto/sha256"
-	"fmt"
-	"path/filepath"
 	"sync"
 	"time"
 
 	"github.com/memvault/memvault/gitstore"
 	"github.com/memvault/memvault/vault"
-	"github.com/memvault/memvault/vault/access"
 	"github.com/memvault/memvault/vault/review"
 	"github.com/memvault/memvault/vault/staleness"
 )
 
-// AccessLog is the vault's access record in this clone: a file in the git
-// folder (.git/memvault/access-*.jsonl, one per vault folder of the
-// repository), never committed.
-func (g *Repo) AccessLog() *access.Log {
-	sum := sha256.Sum256([]byte(g.prefix))
-	return &access.Log{Path: filepath.Join(g.store.CommonDir(), "memvault", fmt.Sprintf("access-%x.jsonl", sum[:6]))}
-}
-
-// RecordAccess records, in each member's access log, the results of a
-// recall that came from it. A vault outside git records nothing; a
-// failure is returned for the caller to log, never to fail the recall.
-func RecordAccess(ctx context.Context, members []vault.Member, rs []vault.SetResult, at time.Time) error {
-	var first error
-	for _, mb := range members {
-		var ids []string
-		for _, r := range rs {
-			if r.Vault == mb.Name {
-				ids = append(ids, r.Memory.ID)
-			}
-		}
-		if len(ids) == 0 || mb.Vault == nil {
-			continue
-		}
-		g, err := Open(ctx, mb.Vault.Dir())
-		if err != nil {
-			continue // not in git: no access record
-		}
-		err = g.AccessLog().Record(ctx, at, ids)
-		g.Close()
-		if err != nil && first == nil {
-			first = err
-		}
-	}
-	return first
-}
-
-// Review gathers the review of v from its repository: the staleness of
-// every memory with refs (c's tracker), the conflicted files and the
-// clone's access record, judged at now over days.
+// Review is the review of v from its repository (review.Gather): the
+// staleness of every memory with refs (c's tracker) and the clone's
+// access record.
 func (c *Checker) Review(ctx context.Context, v *vault.Vault, now time.Time, days int) (review.Report, error) {
-	all := v.All()
-	states, err := c.Check(ctx, v.All, all)
-	if err != nil {
-		return review.Report{}, fmt.Errorf("review: staleness: %w", err)
-	}
-	acc, err := c.repo.AccessLog().Read(ctx)
-	if err != nil {
-		return review.Report{}, fmt.Errorf("review: %w", err)
-	}
-	return review.Build(review.Input{Memories: all, Staleness: states, Conflicted: v.Conflicted(), Recall: v.Recall,
-		Access: &acc, Now: now, Days: days}), nil
+	return review.Gather(ctx, v, review.Sources{Staleness: c, Access: c.repo.AccessLog()}, now, days)
 }
 
 // ReviewVault is the CLI's review of the vault v: from its repository
@@ -73,16 +23,10 @@ func (c *Checker) Review(ctx context.Context, v *vault.Vault, now time.Time, day
 func ReviewVault(ctx context.Context, v *vault.Vault, now time.Time, days int) (review.Report, error) {
 	g, err := Open(ctx, v.Dir())
 	if err != nil {
-		return withoutGit(v, now, days), nil
+		return review.Gather(ctx, v, review.Sources{}, now, days)
 	}
 	defer g.Close()
 	return g.Checker().Review(ctx, v, now, days)
-}
-
-// withoutGit is the review of a vault outside git: no staleness, no
-// access record.
-func withoutGit(v *vault.Vault, now time.Time, days int) review.Report {
-	return review.Build(review.Input{Memories: v.All(), Conflicted: v.Conflicted(), Recall: v.Recall, Now: now, Days: days})
 }
 
 // Served is what a server keeps of one vault's repository for its life:
@@ -172,7 +116,7 @@ func (s *Served) RecordAccess(ctx context.Context, at time.Time, ids []string) e
 // Review is Checker.Review with the server's tracker.
 func (s *Served) Review(ctx context.Context, v *vault.Vault, now time.Time, days int) (review.Report, error) {
 	if s == nil {
-		return withoutGit(v, now, days), nil
+		return review.Gather(ctx, v, review.Sources{}, now, days)
 	}
 	c, err := s.Checker()
 	if err != nil {

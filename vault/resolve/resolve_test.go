@@ -1,4 +1,4 @@
-package vault
+package resolve
 
 import (
 	"context"
@@ -13,6 +13,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/memvault/memvault/parser"
+	"github.com/memvault/memvault/vault"
 	"github.com/memvault/memvault/vault/merge"
 )
 
@@ -55,7 +56,7 @@ func TestResolve(t *testing.T) {
 	for _, tc := range []struct {
 		name    string
 		u       Unmerged
-		side    ResolveSide
+		side    Side
 		disk    map[string]string // files already in the work tree
 		want    Resolved
 		files   map[string]string // expected contents ("" = absent)
@@ -63,37 +64,37 @@ func TestResolve(t *testing.T) {
 		wantErr string
 	}{
 		{name: "different fields merge", u: Unmerged{Path: p, Base: base, Ours: oursTags, Theirs: theirsImp},
-			want: Resolved{Path: p, Action: ResolvedMerged, ID: rsID}, files: map[string]string{p: string(merged)}, staged: []string{p}},
+			want: Resolved{Path: p, Action: ActionMerged, ID: rsID}, files: map[string]string{p: string(merged)}, staged: []string{p}},
 		{name: "same field is a recorded conflict", u: Unmerged{Path: p, Base: base, Ours: oursTitle, Theirs: theirsTitle},
-			want:  Resolved{Path: p, Action: ResolvedConflict, ID: rsID, Conflicts: []string{"title"}},
+			want:  Resolved{Path: p, Action: ActionConflict, ID: rsID, Conflicts: []string{"title"}},
 			files: map[string]string{p: strings.Replace(string(oursTitle), "tags: [money]\n", "tags: [money]\nconflict: {fields: title, theirs_title: 金额用分}\n", 1)}, staged: []string{p}},
-		{name: "ours whole", side: ResolveOurs, u: Unmerged{Path: p, Base: base, Ours: oursTitle, Theirs: theirsTitle},
-			want: Resolved{Path: p, Action: ResolvedOurs, ID: rsID}, files: map[string]string{p: string(oursTitle)}, staged: []string{p}},
-		{name: "theirs whole", side: ResolveTheirs, u: Unmerged{Path: p, Base: base, Ours: oursTitle, Theirs: theirsTitle},
-			want: Resolved{Path: p, Action: ResolvedTheirs, ID: rsID}, files: map[string]string{p: string(theirsTitle)}, staged: []string{p}},
-		{name: "theirs whole when theirs deleted", side: ResolveTheirs, u: Unmerged{Path: p, Base: base, Ours: oursTitle},
+		{name: "ours whole", side: Ours, u: Unmerged{Path: p, Base: base, Ours: oursTitle, Theirs: theirsTitle},
+			want: Resolved{Path: p, Action: ActionOurs, ID: rsID}, files: map[string]string{p: string(oursTitle)}, staged: []string{p}},
+		{name: "theirs whole", side: Theirs, u: Unmerged{Path: p, Base: base, Ours: oursTitle, Theirs: theirsTitle},
+			want: Resolved{Path: p, Action: ActionTheirs, ID: rsID}, files: map[string]string{p: string(theirsTitle)}, staged: []string{p}},
+		{name: "theirs whole when theirs deleted", side: Theirs, u: Unmerged{Path: p, Base: base, Ours: oursTitle},
 			disk: map[string]string{p: string(oursTitle)},
-			want: Resolved{Path: p, Action: ResolvedDeleted, Note: "theirs deleted the file"}, files: map[string]string{p: ""}, staged: []string{p}},
+			want: Resolved{Path: p, Action: ActionDeleted, Note: "theirs deleted the file"}, files: map[string]string{p: ""}, staged: []string{p}},
 		{name: "add/add of two memories keeps both", u: Unmerged{Path: p, Ours: rsMemory(rsID, "Money", "", "ours\n"), Theirs: rsMemory(rsID2, "Money", "", "theirs\n")},
 			disk: map[string]string{"project/money-zzzzzz.md": "taken"},
-			want: Resolved{Path: p, Action: ResolvedSplit, ID: rsID, NewPath: "project/money-zzzzzzz.md", NewID: rsID2,
+			want: Resolved{Path: p, Action: ActionSplit, ID: rsID, NewPath: "project/money-zzzzzzz.md", NewID: rsID2,
 				Note: "two memories met at this file name: the one from theirs went to project/money-zzzzzzz.md"},
 			files:  map[string]string{p: string(rsMemory(rsID, "Money", "", "ours\n")), "project/money-zzzzzzz.md": string(rsMemory(rsID2, "Money", "", "theirs\n"))},
 			staged: []string{p, "project/money-zzzzzzz.md"}},
 		{name: "add/add: the greater id moves, from either side", u: Unmerged{Path: p, Ours: rsMemory(rsID2, "Money", "", "ours\n"), Theirs: rsMemory(rsID, "Money", "", "theirs\n")},
-			want: Resolved{Path: p, Action: ResolvedSplit, ID: rsID, NewPath: "project/money-zzzzzz.md", NewID: rsID2,
+			want: Resolved{Path: p, Action: ActionSplit, ID: rsID, NewPath: "project/money-zzzzzz.md", NewID: rsID2,
 				Note: "two memories met at this file name: the one from ours went to project/money-zzzzzz.md"},
 			files:  map[string]string{p: string(rsMemory(rsID, "Money", "", "theirs\n")), "project/money-zzzzzz.md": string(rsMemory(rsID2, "Money", "", "ours\n"))},
 			staged: []string{p, "project/money-zzzzzz.md"}},
 		{name: "add/add: the mover joins its file from an earlier split", u: Unmerged{Path: p, Ours: rsMemory(rsID2, "Money v2", "", "ours\n"), Theirs: rsMemory(rsID, "Money", "", "theirs\n")},
 			disk: map[string]string{"project/money-zzzzzz.md": string(rsMemory(rsID2, "Money", "", "ours\n"))},
-			want: Resolved{Path: p, Action: ResolvedSplit, ID: rsID, NewPath: "project/money-zzzzzz.md", NewID: rsID2, Conflicts: []string{"title"},
+			want: Resolved{Path: p, Action: ActionSplit, ID: rsID, NewPath: "project/money-zzzzzz.md", NewID: rsID2, Conflicts: []string{"title"},
 				Note: "two memories met at this file name: the one from ours went to project/money-zzzzzz.md"},
 			files:  map[string]string{p: string(rsMemory(rsID, "Money", "", "theirs\n")), "project/money-zzzzzz.md": "---\nid: " + rsID2 + "\ntitle: Money\nimportance: 5\nconflict: {fields: title, theirs_title: Money v2}\n---\nours\n"},
 			staged: []string{p, "project/money-zzzzzz.md"}},
 		{name: "an edit of the memory whose path went to another joins its new file", u: Unmerged{Path: p, Base: rsMemory(rsID2, "Money", "", "ours\n"), Ours: rsMemory(rsID, "Money", "", "other\n"), Theirs: rsMemory(rsID2, "Money v2", "", "ours\n")},
 			disk: map[string]string{"project/money-zzzzzz.md": string(rsMemory(rsID2, "Money", "tags: [x]\n", "ours\n"))},
-			want: Resolved{Path: p, Action: ResolvedSplit, ID: rsID, NewPath: "project/money-zzzzzz.md", NewID: rsID2,
+			want: Resolved{Path: p, Action: ActionSplit, ID: rsID, NewPath: "project/money-zzzzzz.md", NewID: rsID2,
 				Note: "two memories met at this file name: the one from theirs went to project/money-zzzzzz.md"},
 			files:  map[string]string{p: string(rsMemory(rsID, "Money", "", "other\n")), "project/money-zzzzzz.md": string(rsMemory(rsID2, "Money v2", "tags: [x]\n", "ours\n"))},
 			staged: []string{p, "project/money-zzzzzz.md"}},
@@ -102,19 +103,19 @@ func TestResolve(t *testing.T) {
 				"project/money-zzzzzz.md": string(rsMemory(rsID2, "Money", "tags: [split]\n", "x\n")),
 				"meta/money.md":           string(rsMemory(rsID2, "Money", "layer: meta\n", "x\n")),
 			},
-			want: Resolved{Path: p, Action: ResolvedKept, ID: rsID, Note: "theirs moved " + rsID2 + " away from this file name; the memory here stays"},
+			want: Resolved{Path: p, Action: ActionKept, ID: rsID, Note: "theirs moved " + rsID2 + " away from this file name; the memory here stays"},
 			files: map[string]string{p: string(rsMemory(rsID, "Money", "", "other\n")), "project/money-zzzzzz.md": "",
 				"meta/money.md": string(rsMemory(rsID2, "Money", "layer: meta\ntags: [split]\n", "x\n"))},
 			staged: []string{p, "meta/money.md", "project/money-zzzzzz.md"}},
 		{name: "changed here, deleted there: kept", u: Unmerged{Path: p, Base: base, Theirs: theirsImp},
-			want:  Resolved{Path: p, Action: ResolvedKept, ID: rsID, Note: "theirs changed it, ours deleted it: the change is kept (forget it again if it should go)"},
+			want:  Resolved{Path: p, Action: ActionKept, ID: rsID, Note: "theirs changed it, ours deleted it: the change is kept (forget it again if it should go)"},
 			files: map[string]string{p: string(theirsImp)}, staged: []string{p}},
 		{name: "changed here, moved there: merged into the move", u: Unmerged{Path: p, Base: base, Ours: oursTags},
 			disk:  map[string]string{"meta/money.md": string(theirsImp)},
-			want:  Resolved{Path: p, Action: ResolvedRenamed, ID: rsID, NewPath: "meta/money.md", NewID: rsID, Note: "ours changed it, theirs moved it to meta/money.md"},
+			want:  Resolved{Path: p, Action: ActionRenamed, ID: rsID, NewPath: "meta/money.md", NewID: rsID, Note: "ours changed it, theirs moved it to meta/money.md"},
 			files: map[string]string{p: "", "meta/money.md": string(merged)}, staged: []string{p, "meta/money.md"}},
 		{name: "one side does not parse: the other kept, it in the record", u: Unmerged{Path: p, Base: base, Ours: brokenOurs, Theirs: theirsImp},
-			want: Resolved{Path: p, Action: ResolvedConflict, ID: rsID, Conflicts: []string{merge.FileField},
+			want: Resolved{Path: p, Action: ActionConflict, ID: rsID, Conflicts: []string{merge.FileField},
 				Note: "cannot merge by fields (cannot merge the memory field by field: ours: ours:3: invalid front matter: did not find expected node content): " +
 					"kept theirs, the other side's whole file is in the conflict entry; choose, then delete the entry"},
 			files: map[string]string{p: string(keptTheirs.Data)}, staged: []string{p}},
@@ -127,7 +128,7 @@ func TestResolve(t *testing.T) {
 				writeTestFile(t, filepath.Join(dir, rel), s)
 			}
 			idx := &fakeIndex{files: []Unmerged{tc.u, {Path: "README.md", Ours: []byte("x")}}}
-			got, err := Resolve(t.Context(), dir, idx, ResolveOptions{Side: tc.side})
+			got, err := Run(t.Context(), dir, idx, Options{Side: tc.side})
 			if tc.wantErr != "" {
 				if err == nil || !strings.Contains(err.Error(), tc.wantErr) {
 					t.Fatalf("err = %v, want %q", err, tc.wantErr)
@@ -168,12 +169,12 @@ func TestResolveBoth(t *testing.T) {
 	theirs := rsMemory(rsID, "金额用分", "links: [other]\n", "Cents.\n")
 	now := time.Date(2026, 12, 1, 0, 0, 0, 0, time.UTC)
 	idx := &fakeIndex{files: []Unmerged{{Path: "project/money.md", Base: base, Ours: ours, Theirs: theirs}}}
-	got, err := Resolve(t.Context(), dir, idx, ResolveOptions{Side: ResolveBoth, Now: func() time.Time { return now }, Entropy: strings.NewReader(strings.Repeat("\x01", 10))})
+	got, err := Run(t.Context(), dir, idx, Options{Side: Both, Now: func() time.Time { return now }, Entropy: strings.NewReader(strings.Repeat("\x01", 10))})
 	if err != nil {
 		t.Fatal(err)
 	}
-	newID, _ := NewULID(now, strings.NewReader(strings.Repeat("\x01", 10)))
-	if len(got) != 1 || got[0].Action != ResolvedBoth || got[0].NewID != newID || got[0].ID != rsID {
+	newID, _ := vault.NewULID(now, strings.NewReader(strings.Repeat("\x01", 10)))
+	if len(got) != 1 || got[0].Action != ActionBoth || got[0].NewID != newID || got[0].ID != rsID {
 		t.Fatalf("resolved %+v, want both with new id %s", got, newID)
 	}
 	o := parseTestFile(t, filepath.Join(dir, "project/money.md"))
@@ -204,7 +205,7 @@ func TestResolveOnly(t *testing.T) {
 		{only: []string{"project/c.md"}, wantErr: "project/c.md: not an unmerged memory file"},
 	} {
 		idx := &fakeIndex{files: []Unmerged{a, b}}
-		_, err := Resolve(t.Context(), t.TempDir(), idx, ResolveOptions{Only: tc.only})
+		_, err := Run(t.Context(), t.TempDir(), idx, Options{Only: tc.only})
 		if (err != nil) != (tc.wantErr != "") || (err != nil && !strings.Contains(err.Error(), tc.wantErr)) {
 			t.Errorf("only %v: err = %v, want %q", tc.only, err, tc.wantErr)
 		}
@@ -248,7 +249,7 @@ func TestJoinCopies(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	want := []Resolved{{Path: "meta/money.md", Action: ResolvedConflict, ID: rsID, NewPath: "short-term/money.md", Conflicts: []string{"layer"}, Note: "the merge left 2 files with this id"}}
+	want := []Resolved{{Path: "meta/money.md", Action: ActionConflict, ID: rsID, NewPath: "short-term/money.md", Conflicts: []string{"layer"}, Note: "the merge left 2 files with this id"}}
 	if d := cmp.Diff(want, got); d != "" {
 		t.Errorf("joined (-want +got):\n%s", d)
 	}

@@ -1,4 +1,10 @@
-package vault
+// Package resolve settles the memory files a git merge, rebase or
+// cherry-pick left unmerged (`memvault resolve`, and `memvault sync` after
+// a merge): by the merge driver's rules (vault/merge), or one side whole,
+// or both sides as rival memories; and joins the copies of a memory a
+// merge left in two files. It reads and stages git's index through the
+// MergeIndex it declares (cmd/memvault/internal/gitrepo implements it).
+package resolve
 
 import (
 	"bytes"
@@ -13,6 +19,7 @@ import (
 	"time"
 
 	"github.com/memvault/memvault/parser"
+	"github.com/memvault/memvault/vault"
 	"github.com/memvault/memvault/vault/fault"
 	"github.com/memvault/memvault/vault/merge"
 )
@@ -26,8 +33,8 @@ type Unmerged struct {
 	Base, Ours, Theirs []byte
 }
 
-// MergeIndex is git's index during a merge, as Resolve reads and updates
-// it; cmd/memvault implements it with the git command.
+// MergeIndex is git's index during a merge, as Run reads and updates
+// it; cmd/memvault/internal/gitrepo implements it with gitstore.
 type MergeIndex interface {
 	// Unmerged lists the unmerged files under the vault with their
 	// stages.
@@ -37,29 +44,29 @@ type MergeIndex interface {
 	Stage(ctx context.Context, rels []string) error
 }
 
-// ResolveSide is how Resolve resolves a file.
-type ResolveSide int
+// Side is how Run resolves a file.
+type Side int
 
 const (
-	// ResolveMerge applies the merge driver's rules (vault/merge).
-	ResolveMerge ResolveSide = iota
-	// ResolveOurs takes our side whole (stage 2).
-	ResolveOurs
-	// ResolveTheirs takes their side whole (stage 3).
-	ResolveTheirs
-	// ResolveBoth keeps both sides as rival memories: ours at the path,
+	// Merge applies the merge driver's rules (vault/merge).
+	Merge Side = iota
+	// Ours takes our side whole (stage 2).
+	Ours
+	// Theirs takes their side whole (stage 3).
+	Theirs
+	// Both keeps both sides as rival memories: ours at the path,
 	// theirs under a new id in a file of its own, each linking the other.
-	ResolveBoth
+	Both
 )
 
-// ResolveOptions says which files Resolve resolves and how.
-type ResolveOptions struct {
-	Side ResolveSide
+// Options says which files Run resolves and how.
+type Options struct {
+	Side Side
 	// Only names the files to resolve, by vault-relative path or by the
 	// id either side gives the memory; empty means every unmerged memory
 	// file.
 	Only []string
-	// Now dates new ids (ResolveBoth); nil means time.Now.
+	// Now dates new ids (Both); nil means time.Now.
 	Now func() time.Time
 	// Entropy feeds new ids; nil means crypto/rand.
 	Entropy io.Reader
@@ -67,18 +74,18 @@ type ResolveOptions struct {
 
 // Resolution actions, Resolved.Action.
 const (
-	ResolvedMerged   = "merged"         // the driver's rules, clean
-	ResolvedConflict = "conflict"       // the driver's rules, with a conflict record
-	ResolvedOurs     = "ours"           // ours whole
-	ResolvedTheirs   = "theirs"         // theirs whole
-	ResolvedBoth     = "both"           // rivals: theirs under a new id in NewPath
-	ResolvedSplit    = "split"          // two memories added at one path: theirs moved to NewPath
-	ResolvedKept     = "kept"           // changed on one side, deleted on the other: the change kept
-	ResolvedRenamed  = "merged-renamed" // changed on one side, moved on the other: merged into NewPath
-	ResolvedDeleted  = "deleted"        // deleted on both sides, or the side taken deleted it
+	ActionMerged   = "merged"         // the driver's rules, clean
+	ActionConflict = "conflict"       // the driver's rules, with a conflict record
+	ActionOurs     = "ours"           // ours whole
+	ActionTheirs   = "theirs"         // theirs whole
+	ActionBoth     = "both"           // rivals: theirs under a new id in NewPath
+	ActionSplit    = "split"          // two memories added at one path: theirs moved to NewPath
+	ActionKept     = "kept"           // changed on one side, deleted on the other: the change kept
+	ActionRenamed  = "merged-renamed" // changed on one side, moved on the other: merged into NewPath
+	ActionDeleted  = "deleted"        // deleted on both sides, or the side taken deleted it
 )
 
-// Resolved is what Resolve did with one file.
+// Resolved is what Run did with one file.
 type Resolved struct {
 	Path   string `json:"path"`
 	Action string `json:"action"`
@@ -95,13 +102,13 @@ type Resolved struct {
 	Note string `json:"note,omitempty"`
 }
 
-// ErrNotUnmerged means a path or id given to Resolve names no unmerged
+// ErrNotUnmerged means a path or id given to Run names no unmerged
 // memory file.
 var ErrNotUnmerged = fault.New(fault.Invalid, "not an unmerged memory file")
 
-// Resolve resolves the memory files a merge left unmerged under the vault
+// Run resolves the memory files a merge left unmerged under the vault
 // at dir: it reads their index stages, writes the result to the work tree
-// and stages it. With ResolveMerge a file gets exactly what the merge
+// and stages it. With Merge a file gets exactly what the merge
 // driver would have written (vault/merge), with two additions the driver
 // cannot make, since it writes only the one file git names: two different
 // memories added at one path (two ids) both survive, the greater id in a
@@ -110,7 +117,7 @@ var ErrNotUnmerged = fault.New(fault.Invalid, "not an unmerged memory file")
 // side moved it to (same id, another layer folder). Files it cannot
 // resolve are named in the error, one line each; the others are resolved
 // and staged all the same.
-func Resolve(ctx context.Context, dir string, idx MergeIndex, o ResolveOptions) ([]Resolved, error) {
+func Run(ctx context.Context, dir string, idx MergeIndex, o Options) ([]Resolved, error) {
 	all, err := idx.Unmerged(ctx)
 	if err != nil {
 		return nil, fmt.Errorf("read the unmerged files: %w", err)
@@ -119,7 +126,7 @@ func Resolve(ctx context.Context, dir string, idx MergeIndex, o ResolveOptions) 
 	if err != nil {
 		return nil, err
 	}
-	root, err := openRoot(dir, false)
+	root, err := vault.OpenFiles(dir, false)
 	if err != nil {
 		return nil, err
 	}
@@ -161,7 +168,7 @@ func Resolve(ctx context.Context, dir string, idx MergeIndex, o ResolveOptions) 
 func selectUnmerged(all []Unmerged, only []string) ([]Unmerged, error) {
 	var mem []Unmerged
 	for _, u := range all {
-		if IsMemoryPath(u.Path) {
+		if vault.IsMemoryPath(u.Path) {
 			mem = append(mem, u)
 		}
 	}
@@ -176,7 +183,7 @@ func selectUnmerged(all []Unmerged, only []string) ([]Unmerged, error) {
 		})
 		switch {
 		case i < 0:
-			errs = append(errs, fmt.Errorf("%s: %w (git ls-files -u lists what a merge left)", ShortID(name), ErrNotUnmerged))
+			errs = append(errs, fmt.Errorf("%s: %w (git ls-files -u lists what a merge left)", vault.ShortID(name), ErrNotUnmerged))
 		case !slices.ContainsFunc(out, func(u Unmerged) bool { return u.Path == mem[i].Path }):
 			out = append(out, mem[i])
 		}
@@ -208,11 +215,11 @@ func idOf(data []byte) string {
 	return d.Meta.ID
 }
 
-// resolver is one run of Resolve.
+// resolver is one run of Run.
 type resolver struct {
 	dir   string
-	root  *writeRoot
-	o     ResolveOptions
+	root  *vault.Files
+	o     Options
 	taken map[string]bool // paths written or unmerged: not free for a new file
 }
 
@@ -220,26 +227,26 @@ type resolver struct {
 func (r *resolver) file(ctx context.Context, u Unmerged) (Resolved, []string, error) {
 	res := Resolved{Path: u.Path, ID: cmp.Or(idOf(u.Ours), idOf(u.Theirs))}
 	switch r.o.Side {
-	case ResolveOurs, ResolveTheirs:
-		data, action := u.Ours, ResolvedOurs
-		if r.o.Side == ResolveTheirs {
-			data, action = u.Theirs, ResolvedTheirs
+	case Ours, Theirs:
+		data, action := u.Ours, ActionOurs
+		if r.o.Side == Theirs {
+			data, action = u.Theirs, ActionTheirs
 			res.ID = idOf(u.Theirs)
 		}
 		res.Action = action
 		if data == nil {
-			res.Action, res.Note = ResolvedDeleted, action+" deleted the file"
+			res.Action, res.Note = ActionDeleted, action+" deleted the file"
 			return res, []string{u.Path}, r.remove(u.Path)
 		}
 		return res, []string{u.Path}, r.write(u.Path, data)
 	}
 	switch {
 	case u.Ours == nil && u.Theirs == nil:
-		res.Action = ResolvedDeleted
+		res.Action = ActionDeleted
 		return res, []string{u.Path}, r.remove(u.Path)
 	case u.Ours == nil || u.Theirs == nil:
 		return r.changedDeleted(ctx, u, res)
-	case r.o.Side == ResolveBoth:
+	case r.o.Side == Both:
 		return r.both(u, res)
 	}
 	m, err := merge.Files(u.Base, u.Ours, u.Theirs)
@@ -256,15 +263,15 @@ func (r *resolver) file(ctx context.Context, u Unmerged) (Resolved, []string, er
 			return res, nil, fmt.Errorf("%w (%w): edit the file by hand, or take a side whole with --ours or --theirs", err, kerr)
 		}
 		res.ID = idOf(k.Data)
-		res.Action, res.Conflicts = ResolvedConflict, k.Conflicts
+		res.Action, res.Conflicts = ActionConflict, k.Conflicts
 		res.Note = fmt.Sprintf("cannot merge by fields (%v): kept %s, the other side's whole file is in the conflict entry; choose, then delete the entry", err, kept)
 		return res, []string{u.Path}, r.write(u.Path, k.Data)
 	case err != nil:
 		return res, nil, fmt.Errorf("%w: edit the file by hand, or take a side whole with --ours, --theirs or --both", err)
 	}
-	res.Action, res.Conflicts = ResolvedMerged, m.Conflicts
+	res.Action, res.Conflicts = ActionMerged, m.Conflicts
 	if len(m.Conflicts) > 0 {
-		res.Action = ResolvedConflict
+		res.Action = ActionConflict
 	}
 	return res, []string{u.Path}, r.write(u.Path, m.Data)
 }
@@ -288,7 +295,7 @@ func (r *resolver) changedDeleted(ctx context.Context, u Unmerged, res Resolved)
 		if err != nil {
 			return res, nil, err
 		}
-		res.Action, res.Note = ResolvedKept, fmt.Sprintf("%s moved %s away from this file name; the memory here stays", gone, baseID)
+		res.Action, res.Note = ActionKept, fmt.Sprintf("%s moved %s away from this file name; the memory here stays", gone, baseID)
 		return res, append([]string{u.Path}, paths...), r.write(u.Path, kept)
 	}
 	if res.ID != "" {
@@ -308,12 +315,12 @@ func (r *resolver) changedDeleted(ctx context.Context, u Unmerged, res Resolved)
 			if err := r.write(moved, m.Data); err != nil {
 				return res, nil, err
 			}
-			res.Action, res.NewPath, res.NewID, res.Conflicts = ResolvedRenamed, moved, res.ID, m.Conflicts
+			res.Action, res.NewPath, res.NewID, res.Conflicts = ActionRenamed, moved, res.ID, m.Conflicts
 			res.Note = fmt.Sprintf("%s changed it, %s moved it to %s", side, gone, moved)
 			return res, []string{u.Path, moved}, r.remove(u.Path)
 		}
 	}
-	res.Action, res.Note = ResolvedKept, fmt.Sprintf("%s changed it, %s deleted it: the change is kept (forget it again if it should go)", side, gone)
+	res.Action, res.Note = ActionKept, fmt.Sprintf("%s changed it, %s deleted it: the change is kept (forget it again if it should go)", side, gone)
 	return res, []string{u.Path}, r.write(u.Path, kept)
 }
 
@@ -323,17 +330,17 @@ func (r *resolver) changedDeleted(ctx context.Context, u Unmerged, res Resolved)
 // one outside except's folder (a deliberate move to another layer wins
 // the place), and removes the others. It returns the paths to stage.
 func (r *resolver) joinCopies(ctx context.Context, id string, base []byte, except string) ([]string, error) {
-	rels, err := scan(ctx, r.dir)
+	rels, err := vault.MemoryFiles(ctx, r.dir)
 	if err != nil {
 		return nil, err
 	}
 	var paths []string
 	var copies [][]byte
 	for _, rel := range rels {
-		if rel == except || !IsMemoryPath(rel) {
+		if rel == except || !vault.IsMemoryPath(rel) {
 			continue
 		}
-		data, err := r.root.readFile(rel)
+		data, err := r.root.ReadFile(rel)
 		if err == nil && bytes.Contains(data, []byte(id)) && idOf(data) == id {
 			paths, copies = append(paths, rel), append(copies, data)
 		}
@@ -365,15 +372,15 @@ func (r *resolver) joinCopies(ctx context.Context, id string, base []byte, excep
 // findID looks for another memory file under the vault carrying id, and
 // returns its path and contents ("" when there is none).
 func (r *resolver) findID(ctx context.Context, id, except string) (string, []byte, error) {
-	rels, err := scan(ctx, r.dir)
+	rels, err := vault.MemoryFiles(ctx, r.dir)
 	if err != nil {
 		return "", nil, err
 	}
 	for _, rel := range rels {
-		if rel == except || !IsMemoryPath(rel) {
+		if rel == except || !vault.IsMemoryPath(rel) {
 			continue
 		}
-		data, err := r.root.readFile(rel)
+		data, err := r.root.ReadFile(rel)
 		if err != nil || !bytes.Contains(data, []byte(id)) {
 			continue
 		}
@@ -424,7 +431,7 @@ func (r *resolver) split(ctx context.Context, u Unmerged, res Resolved, oursID, 
 	if err := r.write(to, move); err != nil {
 		return res, nil, err
 	}
-	res.Action, res.ID, res.NewPath, res.NewID = ResolvedSplit, idOf(stay), to, moveID
+	res.Action, res.ID, res.NewPath, res.NewID = ActionSplit, idOf(stay), to, moveID
 	res.Note = fmt.Sprintf("two memories met at this file name: the one from %s went to %s", moveSide, to)
 	return res, []string{u.Path, to}, nil
 }
@@ -444,13 +451,13 @@ func (r *resolver) both(u Unmerged, res Resolved) (Resolved, []string, error) {
 	if r.o.Now != nil {
 		now = r.o.Now
 	}
-	newID, err := NewULID(now(), r.o.Entropy)
+	newID, err := vault.NewULID(now(), r.o.Entropy)
 	if err != nil {
 		return res, nil, err
 	}
 	oursID := ours.Meta.ID
 	if oursID == "" {
-		oursID = DerivedID(u.Path)
+		oursID = vault.DerivedID(u.Path)
 	}
 	to := r.freeBeside(u.Path, newID)
 	for _, e := range []struct {
@@ -475,7 +482,7 @@ func (r *resolver) both(u Unmerged, res Resolved) (Resolved, []string, error) {
 	if err := r.write(to, theirs.Format()); err != nil {
 		return res, nil, err
 	}
-	res.Action, res.ID, res.NewPath, res.NewID = ResolvedBoth, oursID, to, newID
+	res.Action, res.ID, res.NewPath, res.NewID = ActionBoth, oursID, to, newID
 	return res, []string{u.Path, to}, nil
 }
 
@@ -492,7 +499,7 @@ func (r *resolver) doc(side string, data []byte) (*parser.Document, error) {
 // and a short suffix of the id (its random end), longer when taken.
 func (r *resolver) freeBeside(rel, id string) string {
 	folder, stem := path.Dir(rel), strings.TrimSuffix(path.Base(rel), ".md")
-	suffix := strings.ToLower(Slug(id))
+	suffix := strings.ToLower(vault.Slug(id))
 	for n := 6; ; n++ {
 		s := suffix
 		if n < len(s) {
@@ -504,7 +511,7 @@ func (r *resolver) freeBeside(rel, id string) string {
 		if r.taken[cand] {
 			continue
 		}
-		if _, err := r.root.readFile(cand); err == nil {
+		if _, err := r.root.ReadFile(cand); err == nil {
 			continue
 		}
 		r.taken[cand] = true
@@ -514,17 +521,17 @@ func (r *resolver) freeBeside(rel, id string) string {
 
 func (r *resolver) write(rel string, data []byte) error {
 	if line := merge.MarkerLine(data); line > 0 {
-		return fmt.Errorf("line %d: %w: resolve it by hand", line, ErrConflictMarkers)
+		return fmt.Errorf("line %d: %w: resolve it by hand", line, vault.ErrConflictMarkers)
 	}
 	r.taken[rel] = true
-	if err := r.root.writeFile(rel, data, 0o644); err != nil {
+	if err := r.root.WriteFile(rel, data); err != nil {
 		return fmt.Errorf("write %s: %w", rel, err)
 	}
 	return nil
 }
 
 func (r *resolver) remove(rel string) error {
-	if err := r.root.remove(rel); err != nil && !isNotExistErr(err) {
+	if err := r.root.Remove(rel); err != nil {
 		return fmt.Errorf("remove %s: %w", rel, err)
 	}
 	return nil
@@ -541,11 +548,11 @@ func (r *resolver) remove(rel string) error {
 // file kept, NewPath the copy removed when there were two); the caller
 // stages and commits the paths.
 func JoinCopies(ctx context.Context, dir string) ([]Resolved, error) {
-	rels, err := scan(ctx, dir)
+	rels, err := vault.MemoryFiles(ctx, dir)
 	if err != nil {
 		return nil, err
 	}
-	root, err := openRoot(dir, false)
+	root, err := vault.OpenFiles(dir, false)
 	if err != nil {
 		return nil, err
 	}
@@ -553,10 +560,10 @@ func JoinCopies(ctx context.Context, dir string) ([]Resolved, error) {
 	byID := map[string][]string{}
 	var ids []string
 	for _, rel := range rels {
-		if !IsMemoryPath(rel) {
+		if !vault.IsMemoryPath(rel) {
 			continue
 		}
-		data, err := root.readFile(rel)
+		data, err := root.ReadFile(rel)
 		if err != nil {
 			continue
 		}
@@ -575,13 +582,13 @@ func JoinCopies(ctx context.Context, dir string) ([]Resolved, error) {
 			continue
 		}
 		slices.Sort(paths)
-		kept, err := root.readFile(paths[0])
+		kept, err := root.ReadFile(paths[0])
 		if err != nil {
 			return out, fmt.Errorf("read %s: %w", paths[0], err)
 		}
-		res := Resolved{Path: paths[0], Action: ResolvedMerged, ID: id}
+		res := Resolved{Path: paths[0], Action: ActionMerged, ID: id}
 		for _, p := range paths[1:] {
-			data, err := root.readFile(p)
+			data, err := root.ReadFile(p)
 			if err != nil {
 				return out, fmt.Errorf("read %s: %w", p, err)
 			}
@@ -597,7 +604,7 @@ func JoinCopies(ctx context.Context, dir string) ([]Resolved, error) {
 			res.NewPath = p
 		}
 		if len(res.Conflicts) > 0 {
-			res.Action = ResolvedConflict
+			res.Action = ActionConflict
 		}
 		res.Note = fmt.Sprintf("the merge left %d files with this id", len(paths))
 		if err := r.write(paths[0], kept); err != nil {
@@ -606,4 +613,17 @@ func JoinCopies(ctx context.Context, dir string) ([]Resolved, error) {
 		out = append(out, res)
 	}
 	return out, nil
+}
+
+// hasError reports whether a parse found an error (warnings pass).
+func hasError(diags []*parser.Error) bool {
+	return slices.ContainsFunc(diags, func(d *parser.Error) bool { return d.Severity == parser.SeverityError })
+}
+
+func asErrors(diags []*parser.Error) []error {
+	out := make([]error, len(diags))
+	for i, d := range diags {
+		out[i] = d
+	}
+	return out
 }

@@ -1,11 +1,16 @@
-package vault
+package precommit
 
 import (
 	"context"
 	"errors"
 	"fmt"
 	"testing"
+
+	"github.com/google/go-cmp/cmp"
 )
+
+// fakeToken has the shape of a GitHub token; it is no one's.
+const fakeToken = "ghp_hGAkWvj7FAc9QeWJKY40uvSwMFLZDe1f8rES"
 
 // stagedFiles is an index: path -> staged content, walked in order.
 type stagedFiles struct {
@@ -67,4 +72,22 @@ func TestStagedSecrets(t *testing.T) {
 			t.Errorf("err = %v, want %v", err, broken)
 		}
 	})
+}
+
+func TestStagedConflictMarkers(t *testing.T) {
+	t.Parallel()
+	markers := "---\nid: 01JDX3Q8W7AAAAAAAAAAAAAAAA\ntitle: Money is int64 cents\n---\n" +
+		"<<<<<<< HEAD\nNever float64.\n=======\nNever float32.\n>>>>>>> topic\n"
+	s := stagedFiles{paths: []string{".memory/project/a.md", ".memory/project/b.md", ".memory/notes.txt"}, data: map[string]string{
+		".memory/project/a.md": "---\nid: 01JDX3Q8W7AAAAAAAAAAAAAAAA\ntitle: Money is int64 cents\n---\nNever float64.\n",
+		".memory/project/b.md": markers,
+		".memory/notes.txt":    markers,
+	}}
+	got, err := StagedConflictMarkers(t.Context(), s)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := []StagedMarker{{Path: ".memory/project/b.md", Line: 5}}; !cmp.Equal(got, want) {
+		t.Errorf("StagedConflictMarkers = %v, want %v", got, want)
+	}
 }

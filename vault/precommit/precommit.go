@@ -1,4 +1,8 @@
-package vault
+// Package precommit holds the rules git's pre-commit hook applies to the
+// memory files a commit would record: no secret and no conflict marker.
+// It reads the staged files through the Staged interface it declares;
+// cmd/memvault/internal/hook implements it with gitstore.
+package precommit
 
 import (
 	"context"
