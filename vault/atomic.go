@@ -3,6 +3,7 @@ package vault
 import (
 	"errors"
 	"fmt"
+	"github.com/memvault/memvault/vault/store"
 	"io/fs"
 	"math/rand/v2"
 	"os"
@@ -11,9 +12,6 @@ import (
 	"strconv"
 	"strings"
 )
-
-// tempInfix marks writeFile's temp files: ".<name>.tmp-<random>".
-const tempInfix = ".tmp-"
 
 // writeRoot is a vault folder opened for one write sequence. Every file
 // operation of a write goes through it, relative to open folder handles
@@ -183,7 +181,7 @@ func (r *writeRoot) writeFile(rel string, data []byte, perm fs.FileMode) (err er
 		return err
 	}
 	// A dot-prefixed temp name is ignored by the loader and the watcher.
-	f, tmp, err := createTemp(d, "."+name+tempInfix)
+	f, tmp, err := createTemp(d, "."+name+store.TempInfix)
 	if err != nil {
 		return fmt.Errorf("create temp file for %s: %w", rel, err)
 	}
@@ -260,7 +258,7 @@ func createTemp(d *os.Root, prefix string) (*os.File, string, error) {
 
 // syncFolder makes a rename, a removal or a new entry in d durable.
 func syncFolder(d *os.Root) error {
-	if !canSyncFolder {
+	if !store.CanSyncFolder {
 		return nil
 	}
 	f, err := d.Open(".")
@@ -276,7 +274,7 @@ func syncFolder(d *os.Root) error {
 
 // syncPath is syncFolder for a folder named by path.
 func syncPath(dir string) error {
-	if !canSyncFolder {
+	if !store.CanSyncFolder {
 		return nil
 	}
 	f, err := os.Open(dir)

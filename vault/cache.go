@@ -19,8 +19,8 @@ import (
 	"time"
 	"unsafe"
 
-	"github.com/memvault/memvault/vault/fault"
 	"github.com/memvault/memvault/vault/index"
+	"github.com/memvault/memvault/vault/store"
 )
 
 // The index cache (Options.IndexCache) keeps, between processes, what
@@ -56,10 +56,27 @@ import (
 // program that wrote it (Options.IndexCacheKey) and a CRC-32 over all of
 // it; one that does not check out is ignored and rewritten.
 
-// ErrBadCache reports an index cache that cannot be used: another format
-// or program, truncated, corrupted or inconsistent. Open never returns it:
-// it loads the files instead.
-var ErrBadCache = fault.New(fault.Internal, "bad index cache")
+// The cache folder and its errors, as the store names them.
+var (
+	// ErrBadCache reports an index cache that cannot be used: another
+	// format or program, truncated, corrupted or inconsistent. Open never
+	// returns it: it loads the files instead.
+	ErrBadCache = store.ErrBadCache
+	// ErrCacheDir reports a cache folder memvault will not use.
+	ErrCacheDir = store.ErrCacheDir
+)
+
+// CacheDirName is the folder, inside the vault, that holds the index
+// cache (see store.DirName).
+const CacheDirName = store.DirName
+
+// CheckCacheDir reports a cache folder in the vault folder dir that
+// memvault refuses to use (see ErrCacheDir); see store.CheckDir.
+func CheckCacheDir(dir string) error { return store.CheckDir(dir) }
+
+// FixCacheDir replaces a cache folder that is a symbolic link with a real
+// folder; see store.FixDir.
+func FixCacheDir(dir string) error { return store.FixDir(dir) }
 
 const (
 	cacheMagic   = "MVCACHE\x00"
@@ -67,12 +84,6 @@ const (
 	// cacheTrailer is the size of the trailer that ends a cache file:
 	// the file's size and a checksum (see encodeIndexCacheLocked).
 	cacheTrailer = 12
-	// CacheDirName is the folder, inside the vault, that holds the index
-	// cache. The loader skips dot-folders, and the folder holds a
-	// .gitignore that ignores everything in it, so git never sees the
-	// cache wherever the vault lives.
-	CacheDirName  = ".cache"
-	cacheFileName = "index-v2"
 )
 
 // cacheRecord is one file as the cache records it: its stat data, the
@@ -80,7 +91,7 @@ const (
 // toMemory made of them (without diagnostics).
 type cacheRecord struct {
 	rel string
-	st  statKey
+	st  store.StatKey
 	sum [sha256.Size]byte
 	// key is the SHA-256 of the memoryKey of the file as recorded (path,
 	// sum, recorded modification time), which a load that finds the
@@ -92,7 +103,7 @@ type cacheRecord struct {
 // indexCache is a decoded cache.
 type indexCache struct {
 	written int64 // the cache file's modification time, Unix nanoseconds
-	folders []folderRec
+	folders []store.FolderRec
 	recs    []cacheRecord
 	digest  [sha256.Size]byte // of the build the snapshot comes from
 	snap    []byte            // index snapshot; nil when none was kept
@@ -101,7 +112,7 @@ type indexCache struct {
 	keys  []byte
 	swaps int
 	// drop lets the memory the cache file takes be reclaimed: what is
-	// read from it later is read again (see mapCacheFile). release
+	// read from it later is read again (see store.MapCacheFile). release
 	// unmaps it, while nothing points into it yet.
 	drop, release func()
 }
@@ -141,7 +152,7 @@ func (v *Vault) loadCached(ctx context.Context) error {
 	var c *indexCache
 	var snapIx *index.Index
 	decoded, snapDone, summed := make(chan struct{}), make(chan struct{}), make(chan struct{})
-	var prev []folderRec
+	var prev []store.FolderRec
 	sumOK := false
 	if cf != nil {
 		prev = cf.folders
@@ -171,7 +182,7 @@ func (v *Vault) loadCached(ctx context.Context) error {
 		close(snapDone)
 		close(summed)
 	}
-	rels, folders, listed, freshFiles, err := scanFolders(ctx, v.dir, prev, v.fsTime())
+	rels, folders, listed, freshFiles, err := store.ScanFolders(ctx, v.dir, prev, v.fsTime())
 	var res []loaded
 	if err == nil && cf != nil {
 		res, err = v.readCachedFiles(ctx, rels, cf.written, func() *indexCache { <-decoded; return c })
@@ -186,7 +197,7 @@ func (v *Vault) loadCached(ctx context.Context) error {
 		if err == nil && prev != nil {
 			// The listings taken from the cache pointed into it: list
 			// every folder.
-			rels, folders, listed, freshFiles, err = scanFolders(ctx, v.dir, nil, v.fsTime())
+			rels, folders, listed, freshFiles, err = store.ScanFolders(ctx, v.dir, nil, v.fsTime())
 		}
 	}
 	if err != nil {
@@ -194,21 +205,23 @@ func (v *Vault) loadCached(ctx context.Context) error {
 	}
 	defer func() { <-snapDone }() // an error below leaves it running
 	var b *builder
-	var spool *bodySpool // bodies of a load from files, off the heap
+	var spool *store.Spool // bodies of a load from files, off the heap
 	if c == nil {
 		v.slowLoad()
 		res = make([]loaded, 0, len(rels))
 		b = v.newBuilder(len(rels), index.New())
 		if len(rels) > 0 {
-			spool = v.newBodySpool()
+			spool = store.OpenSpool(v.dir)
 		}
 		err = v.readEach(ctx, rels, b.ix, func(r loaded) {
 			b.add(r)
 			r.prep = nil
-			spool.park(r.mem)
+			if r.mem != nil {
+				spool.Park(&r.mem.Body)
+			}
 			res = append(res, r)
 		})
-		if serr := spool.restore(); err == nil {
+		if serr := spool.Restore(); err == nil {
 			err = serr
 		}
 	} else {
@@ -284,7 +297,7 @@ func (v *Vault) loadCached(ctx context.Context) error {
 		if c != nil {
 			drop = c.drop
 		} else if spool != nil {
-			drop = spool.release
+			drop = spool.Release
 		}
 		_ = v.writeIndexCache(res, folders, bs, drop)
 	}
@@ -447,7 +460,7 @@ func droppedDocs(c *indexCache, unmatched map[[sha256.Size]byte]index.DocID, put
 		if rec == nil {
 			continue
 		}
-		buf = memoryKey(buf[:0], &loaded{rel: rec.rel, sum: rec.sum, mod: rec.st.mtime})
+		buf = memoryKey(buf[:0], &loaded{rel: rec.rel, sum: rec.sum, mod: rec.st.Mtime})
 		if _, ok := unmatched[sha256.Sum256(buf)]; ok {
 			docs = append(docs, indexDoc(rec.mem))
 		}
@@ -478,7 +491,7 @@ func (v *Vault) readCachedFiles(ctx context.Context, rels []string, written int6
 	for w := range workers {
 		wg.Go(func() {
 			var rs readerState
-			defer rs.files.close()
+			defer rs.files.Close()
 			from, to := w*len(rels)/workers, (w+1)*len(rels)/workers
 			prefaultLoaded(res[from:to])
 			for i := from; i < to; i++ {
@@ -486,7 +499,7 @@ func (v *Vault) readCachedFiles(ctx context.Context, rels []string, written int6
 					return
 				}
 				r := &res[i]
-				r.st, r.stOK = rs.files.statKey(rs.dir(v.dir, rels[i]))
+				r.st, r.stOK = rs.files.StatKey(rs.dir(v.dir, rels[i]))
 			}
 			c := rest()
 			if c == nil {
@@ -542,11 +555,11 @@ func prefaultLoaded(res []loaded) {
 // is the record's, and the file was not changed at or after the cache
 // was written (then a second change within the file system's timestamp
 // granularity could leave the stat data as it was).
-func (v *Vault) readCachedFile(ctx context.Context, rel string, rec *cacheRecord, st statKey, ok bool, written int64, rs *readerState) loaded {
-	if rec != nil && ok && rec.st == st && max(st.mtime, st.ctime) < written {
+func (v *Vault) readCachedFile(ctx context.Context, rel string, rec *cacheRecord, st store.StatKey, ok bool, written int64, rs *readerState) loaded {
+	if rec != nil && ok && rec.st == st && max(st.Mtime, st.Ctime) < written {
 		// The record's key is the one setKey would compute here (see
 		// encodeIndexCacheLocked).
-		return loaded{rel: rel, mem: rec.mem, st: st, stOK: true, sum: rec.sum, mod: st.mtime, mapped: true, key: rec.key, keyed: true}
+		return loaded{rel: rel, mem: rec.mem, st: st, stOK: true, sum: rec.sum, mod: st.Mtime, mapped: true, key: rec.key, keyed: true}
 	}
 	return v.readFile(ctx, rel, rs)
 }
@@ -559,7 +572,7 @@ type cacheFile struct {
 	release func()
 	drop    func(b []byte)
 	r       *cacheReader // at the records
-	folders []folderRec
+	folders []store.FolderRec
 }
 
 // openIndexCache maps the vault's cache and decodes its header and
@@ -568,12 +581,12 @@ func (v *Vault) openIndexCache() *cacheFile {
 	if v.cacheKey == "" {
 		return nil
 	}
-	d, err := openCacheDir(v.dir, false)
+	d, err := store.OpenDir(v.dir, false)
 	if err != nil {
 		return nil
 	}
 	defer d.Close()
-	data, written, release, drop, err := mapCacheFile(d, cacheFileName, v.copyCache, checkCacheSize)
+	data, written, release, drop, err := store.MapCacheFile(d, store.IndexFileName, v.copyCache, checkCacheSize)
 	if err != nil {
 		return nil
 	}
@@ -638,16 +651,16 @@ const folderRewriteFiles = 1024
 // reclaimed: writing reads every body and posting list, most of them
 // pointing into that cache's mapping, and calling drop every few
 // megabytes keeps them from all being resident at once.
-func (v *Vault) writeIndexCache(res []loaded, folders []folderRec, bs buildSum, drop func()) error {
+func (v *Vault) writeIndexCache(res []loaded, folders []store.FolderRec, bs buildSum, drop func()) error {
 	if v.cacheKey == "" || len(res) == 0 {
 		return nil
 	}
-	d, err := openCacheDir(v.dir, true)
+	d, err := store.OpenDir(v.dir, true)
 	if err != nil {
 		return fmt.Errorf("index cache: %w", err)
 	}
 	defer d.Close()
-	tmp, name, err := createCacheTemp(d, cacheFileName+".tmp-")
+	tmp, name, err := store.CreateTemp(d, store.IndexFileName+".tmp-")
 	if err != nil {
 		return fmt.Errorf("index cache: %w", err)
 	}
@@ -670,43 +683,13 @@ func (v *Vault) writeIndexCache(res []loaded, folders []folderRec, bs buildSum, 
 	if err == nil {
 		// By name inside the folder's handle: a link at the cache's
 		// name is replaced, not followed.
-		err = d.Rename(name, cacheFileName)
+		err = d.Rename(name, store.IndexFileName)
 	}
 	if err != nil {
 		_ = d.Remove(name)
 		return fmt.Errorf("index cache: %w", err)
 	}
 	return nil
-}
-
-// mapCacheFile opens the cache file name in the folder d (see
-// openCacheFile: a regular file only, never through a link, without
-// blocking) and maps it (see mapFile), returning also its modification
-// time. check, when set, sees the open file and its size first and may
-// refuse it before it is mapped. With private, what is mapped is a copy
-// of the file that no other process can name (see privateCopy).
-func mapCacheFile(d *os.Root, name string, private bool, check func(f *os.File, size int64) error) (data []byte, written int64, release func(), drop func(b []byte), err error) {
-	f, fi, err := openCacheFile(d, name)
-	if err != nil {
-		return nil, 0, nil, nil, err
-	}
-	defer f.Close()
-	size := fi.Size()
-	if check != nil {
-		if err := check(f, size); err != nil {
-			return nil, 0, nil, nil, err
-		}
-	}
-	if private && mapsFiles {
-		c, err := privateCopy(d, f, size)
-		if err != nil {
-			return nil, 0, nil, nil, err
-		}
-		defer c.Close()
-		f = c
-	}
-	data, release, drop, err = mapFile(f, size)
-	return data, fi.ModTime().UnixNano(), release, drop, err
 }
 
 // checkCacheSize refuses an index cache file whose size is not the one
@@ -723,44 +706,6 @@ func checkCacheSize(f *os.File, size int64) error {
 		return fmt.Errorf("%w: %d bytes, its trailer declares %d", ErrBadCache, size, declared)
 	}
 	return nil
-}
-
-// privateCopy copies the first size bytes of f into a new file in the
-// folder d whose name is removed at once, and returns it open. A mapping
-// of f itself faults (SIGBUS, which kills the process) wherever another
-// program truncates f under it; nobody else can truncate a file without
-// a name. The copy is made in the kernel (copy_file_range; a clone on
-// file systems that share blocks), and a copy cut short by such a
-// truncation is refused.
-func privateCopy(d *os.Root, f *os.File, size int64) (*os.File, error) {
-	c, name, err := createCacheTemp(d, cacheFileName+".tmp-copy-")
-	if err != nil {
-		return nil, err
-	}
-	// Where an open file's name cannot be removed (Windows), the name
-	// stays until the next write's removeCacheTemps.
-	_ = d.Remove(name)
-	// f is at its start; a limited *os.File is what os.File.ReadFrom
-	// copies in the kernel.
-	n, err := io.Copy(c, io.LimitReader(f, size))
-	if err == nil && n != size {
-		err = fmt.Errorf("%w: copied %d of %d bytes", ErrBadCache, n, size)
-	}
-	if err != nil {
-		c.Close()
-		return nil, err
-	}
-	return c, nil
-}
-
-// readAll reads the first size bytes of f onto the heap: where nothing
-// is mapped (see mapFile), or a mapping failed.
-func readAll(f *os.File, size int64) ([]byte, error) {
-	data := make([]byte, size)
-	if _, err := io.ReadFull(io.NewSectionReader(f, 0, size), data); err != nil {
-		return nil, err
-	}
-	return data, nil
 }
 
 // encodeIndexCacheLocked writes the cache; the caller holds v.mu.
@@ -782,7 +727,7 @@ func readAll(f *os.File, size int64) ([]byte, error) {
 // bytes. The size is checked before anything else is read: a file grown
 // by a tail (say 3 GiB of sparse zeros) is refused at once, not after a
 // checksum over all of it.
-func (v *Vault) encodeIndexCacheLocked(out io.Writer, res []loaded, folders []folderRec, bs buildSum) error {
+func (v *Vault) encodeIndexCacheLocked(out io.Writer, res []loaded, folders []store.FolderRec, bs buildSum) error {
 	crc := crc32.NewIEEE()
 	var written countingWriter
 	w := io.MultiWriter(out, crc, &written)
@@ -803,7 +748,7 @@ func (v *Vault) encodeIndexCacheLocked(out io.Writer, res []loaded, folders []fo
 			str(s)
 		}
 	}
-	stat := func(k statKey) { sv(k.size); sv(k.mtime); sv(k.ctime); uv(k.ino) }
+	stat := func(k store.StatKey) { sv(k.Size); sv(k.Mtime); sv(k.Ctime); uv(k.Ino) }
 	tm := func(t time.Time) {
 		if t.IsZero() {
 			b = append(b, 0)
@@ -821,10 +766,10 @@ func (v *Vault) encodeIndexCacheLocked(out io.Writer, res []loaded, folders []fo
 	// against them while it decodes the rest.
 	uv(uint64(len(folders)))
 	for _, f := range folders {
-		str(f.rel)
-		stat(f.st)
-		strs(f.files)
-		strs(f.subdirs)
+		str(f.Rel)
+		stat(f.Stat)
+		strs(f.Files)
+		strs(f.Subdirs)
 		flush(false)
 	}
 	n := 0
@@ -848,9 +793,9 @@ func (v *Vault) encodeIndexCacheLocked(out io.Writer, res []loaded, folders []fo
 		// computes it: from the recorded modification time, which a
 		// file changed while it was read may not share with r.mod.
 		key := r.key
-		if !r.keyed || r.mod != r.st.mtime {
+		if !r.keyed || r.mod != r.st.Mtime {
 			var buf [256]byte
-			key = sha256.Sum256(memoryKey(buf[:0], &loaded{rel: r.rel, sum: r.sum, mod: r.st.mtime}))
+			key = sha256.Sum256(memoryKey(buf[:0], &loaded{rel: r.rel, sum: r.sum, mod: r.st.Mtime}))
 		}
 		b = append(b, key[:]...)
 		str(m.ID)
@@ -915,7 +860,7 @@ func (v *Vault) encodeIndexCacheLocked(out io.Writer, res []loaded, folders []fo
 		}
 	}
 	// The bodies come last, back to back: a load maps the file and
-	// touches a body only when something reads it (see mapCacheFile).
+	// touches a body only when something reads it (see store.MapCacheFile).
 	uv(uint64(bodyBytes))
 	for i := range res {
 		if r := &res[i]; r.cacheable() {
@@ -1000,9 +945,9 @@ func (r *cacheReader) uv() uint64 {
 	return x
 }
 
-// stat reads a statKey as the cache's writer wrote it.
-func (r *cacheReader) stat() statKey {
-	return statKey{size: r.sv(), mtime: r.sv(), ctime: r.sv(), ino: r.uv()}
+// stat reads a store.StatKey as the cache's writer wrote it.
+func (r *cacheReader) stat() store.StatKey {
+	return store.StatKey{Size: r.sv(), Mtime: r.sv(), Ctime: r.sv(), Ino: r.uv()}
 }
 
 func (r *cacheReader) sv() int64 {
@@ -1117,7 +1062,7 @@ func decodeIndexCache(data []byte, key string, maxSize int64) (*indexCache, erro
 
 // decodeCacheHead decodes a cache's header and folder listings, and
 // returns a reader at its records.
-func decodeCacheHead(data []byte, key string, maxSize int64) (*cacheReader, []folderRec, error) {
+func decodeCacheHead(data []byte, key string, maxSize int64) (*cacheReader, []store.FolderRec, error) {
 	if len(data) < len(cacheMagic)+cacheTrailer || string(data[:len(cacheMagic)]) != cacheMagic {
 		return nil, nil, fmt.Errorf("%w: not an index cache", ErrBadCache)
 	}
@@ -1135,17 +1080,17 @@ func decodeCacheHead(data []byte, key string, maxSize int64) (*cacheReader, []fo
 	if m := r.uv(); r.err == nil && m != uint64(maxSize) {
 		return nil, nil, fmt.Errorf("%w: file size limit %d, want %d", ErrBadCache, m, maxSize)
 	}
-	folders := make([]folderRec, r.count(1+4+2))
+	folders := make([]store.FolderRec, r.count(1+4+2))
 	for i := range folders {
 		f := &folders[i]
-		f.rel = r.str()
-		f.st = r.stat()
-		f.files, f.subdirs = r.strs(), r.strs()
+		f.Rel = r.str()
+		f.Stat = r.stat()
+		f.Files, f.Subdirs = r.strs(), r.strs()
 		if r.err != nil {
 			break
 		}
-		if i > 0 && f.rel <= folders[i-1].rel || !folderListingValid(f) {
-			r.fail("folder %q out of order or listing what it cannot hold", f.rel)
+		if i > 0 && f.Rel <= folders[i-1].Rel || !folderListingValid(f) {
+			r.fail("folder %q out of order or listing what it cannot hold", f.Rel)
 			break
 		}
 	}
@@ -1157,24 +1102,24 @@ func decodeCacheHead(data []byte, key string, maxSize int64) (*cacheReader, []fo
 
 // folderListingValid reports whether f lists files and folders directly
 // in its folder, files in path order, as a listing gives them.
-func folderListingValid(f *folderRec) bool {
+func folderListingValid(f *store.FolderRec) bool {
 	prefix := ""
-	if f.rel != "" {
-		if strings.HasPrefix(f.rel, "/") || strings.HasSuffix(f.rel, "/") {
+	if f.Rel != "" {
+		if strings.HasPrefix(f.Rel, "/") || strings.HasSuffix(f.Rel, "/") {
 			return false
 		}
-		prefix = f.rel + "/"
+		prefix = f.Rel + "/"
 	}
 	direct := func(p string) bool {
 		name, ok := strings.CutPrefix(p, prefix)
 		return ok && name != "" && !strings.Contains(name, "/") && !strings.HasPrefix(name, ".")
 	}
-	for i, p := range f.files {
-		if !direct(p) || !IsMemoryPath(p) || i > 0 && p <= f.files[i-1] {
+	for i, p := range f.Files {
+		if !direct(p) || !IsMemoryPath(p) || i > 0 && p <= f.Files[i-1] {
 			return false
 		}
 	}
-	for _, p := range f.subdirs {
+	for _, p := range f.Subdirs {
 		if !direct(p) {
 			return false
 		}
@@ -1194,7 +1139,7 @@ func decodeCacheRest(r *cacheReader) (*indexCache, error) {
 	mems := make([]Memory, len(c.recs))
 	hashes := make([]byte, len(c.recs)*hashLen)
 	for i := range mems { // see prefaultLoaded
-		mems[i].Version, c.recs[i].st.size = 0, 0
+		mems[i].Version, c.recs[i].st.Size = 0, 0
 	}
 	for i := range c.recs {
 		rec := &c.recs[i]

@@ -20,6 +20,7 @@ import (
 
 	"github.com/memvault/memvault/parser"
 	"github.com/memvault/memvault/vault/index"
+	"github.com/memvault/memvault/vault/store"
 )
 
 // cacheTestFiles is a vault with what a cache must carry or must leave to
@@ -104,7 +105,7 @@ func viewOf(t *testing.T, v *Vault) vaultView {
 var viewOpts = []cmp.Option{cmp.AllowUnexported(Memory{}, Result{}), cmpopts.IgnoreFields(Memory{}, "text"), cmpopts.EquateEmpty()}
 
 // cachePathOf is the index cache file of the vault in dir.
-func cachePathOf(dir string) string { return filepath.Join(dir, CacheDirName, cacheFileName) }
+func cachePathOf(dir string) string { return filepath.Join(dir, CacheDirName, store.IndexFileName) }
 
 // ageCache dates the cache file an hour ahead, so that the files written
 // just before it are not racily clean: the next load then trusts their
@@ -136,7 +137,7 @@ func TestCacheParity(t *testing.T) {
 	// the root folder's times after the load listed it, and the root
 	// would be listed until the cache is next written.
 	mustMkdir(t, filepath.Join(dir, CacheDirName))
-	// Folders changed a moment ago are listed each time (racyWindow); an
+	// Folders changed a moment ago are listed each time (store.RacyWindow); an
 	// hour ahead, every folder's listing may be recorded, and a step
 	// that changes a folder's entries moves its times (see touchChanged).
 	later := time.Now().Add(time.Hour)
@@ -288,7 +289,7 @@ func TestCacheParity(t *testing.T) {
 // in dir whose listing changed since the last call a modification time
 // no earlier listing recorded. A real change moves the folder's times,
 // but on a file system with coarse timestamps one made in the same tick
-// as the last listing may not, which racyWindow guards against in a load
+// as the last listing may not, which store.RacyWindow guards against in a load
 // and a test whose clock runs an hour ahead does not.
 func folderToucher(t *testing.T, dir string) func(t *testing.T) {
 	entries := func(t *testing.T) map[string]string {

@@ -2,6 +2,7 @@ package vault
 
 import (
 	"errors"
+	"github.com/memvault/memvault/vault/store"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -72,8 +73,8 @@ func TestCacheDirRefused(t *testing.T) {
 			writeFiles(t, vault, cacheTestFiles)
 			decoy := tc.make(t, top, vault)
 			if decoy != "" {
-				// What removeCacheTemps removes in a real cache folder.
-				if err := os.WriteFile(filepath.Join(decoy, cacheFileName+".tmp-decoy"), []byte("keep\n"), 0o644); err != nil {
+				// What store.RemoveTemps removes in a real cache folder.
+				if err := os.WriteFile(filepath.Join(decoy, store.IndexFileName+".tmp-decoy"), []byte("keep\n"), 0o644); err != nil {
 					t.Fatal(err)
 				}
 			}
@@ -90,7 +91,7 @@ func TestCacheDirRefused(t *testing.T) {
 				if v.fromCache || len(v.All()) != len(plain.All()) {
 					t.Errorf("load through a refused cache folder: from cache %v, %d memories; want false, %d", v.fromCache, len(v.All()), len(plain.All()))
 				}
-				v.removeCacheTemps()
+				store.RemoveTemps(v.dir)
 			}
 			if after := treeOf(t, top); !slices.Equal(before, after) {
 				t.Errorf("files changed:\nbefore %v\nafter  %v", before, after)
@@ -114,11 +115,11 @@ func TestCacheDirRefused(t *testing.T) {
 			if err := CheckCacheDir(vault); err != nil {
 				t.Errorf("CheckCacheDir after the fix: %v", err)
 			}
-			if b, err := os.ReadFile(filepath.Join(vault, CacheDirName, GitignoreName)); err != nil || string(b) != gitignoreBody {
+			if b, err := os.ReadFile(filepath.Join(vault, CacheDirName, GitignoreName)); err != nil || string(b) != store.GitignoreBody {
 				t.Errorf("the new folder's .gitignore: %q, %v", b, err)
 			}
 			if decoy != "" {
-				if _, err := os.Stat(filepath.Join(decoy, cacheFileName+".tmp-decoy")); err != nil {
+				if _, err := os.Stat(filepath.Join(decoy, store.IndexFileName+".tmp-decoy")); err != nil {
 					t.Errorf("the fix reached through the link: %v", err)
 				}
 			}

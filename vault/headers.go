@@ -19,6 +19,7 @@ import (
 	"unsafe"
 
 	"github.com/memvault/memvault/vault/index"
+	"github.com/memvault/memvault/vault/store"
 )
 
 // A headers-only vault (Options.HeadersOnly) is what a process that only
@@ -33,13 +34,9 @@ import (
 // and change times in nanoseconds, inode. Every file is still stat'ed, so
 // a hand edit, a checkout or a file written by another tool is read
 // again, as git's index finds changed files. An entry whose file changed
-// less than racyWindow before the cache was written is not kept: a second
+// less than store.RacyWindow before the cache was written is not kept: a second
 // change within the file system's timestamp granularity would leave the
 // stat data as it was.
-
-// racyWindow is how recent a file's change may be for its header to be
-// cached: comfortably more than any file system's timestamp granularity.
-const racyWindow = 2 * time.Second
 
 // maxUncachedReads is how many files a load may read for want of a cache
 // entry before it rewrites the cache.
@@ -49,15 +46,9 @@ const maxUncachedReads = 32
 // version.
 const headerCacheMagic = "memvault-headers 2\n"
 
-// statKey is what says a file is unchanged since its header was cached.
-type statKey struct {
-	size, mtime, ctime int64
-	ino                uint64
-}
-
 // headerEntry is one cached file: its stat key and its memory's header.
 type headerEntry struct {
-	key statKey
+	key store.StatKey
 	mem *Memory
 	sig titleSig // of mem.Title
 }
@@ -74,11 +65,11 @@ func (v *Vault) loadHeaders(ctx context.Context) error {
 	}
 	cacheDone := make(chan cached, 1)
 	go func() {
-		stamp := executableStamp()
+		stamp := store.ExecutableStamp()
 		cacheDone <- cached{stamp, readHeaderCache(v.headerCache, stamp)}
 	}()
 	var sawTemp atomic.Bool
-	rels, err := scanWith(ctx, v.dir, &sawTemp)
+	rels, err := store.Scan(ctx, v.dir, &sawTemp)
 	c := <-cacheDone
 	if err != nil {
 		return err
@@ -92,7 +83,7 @@ func (v *Vault) loadHeaders(ctx context.Context) error {
 		sig titleSig
 	}
 	type result struct {
-		key  statKey
+		key  store.StatKey
 		ok   bool  // key is valid
 		hit  int32 // the cache entry that holds the file's header, or -1
 		miss *read // the file, read and parsed: hit is -1
@@ -106,7 +97,7 @@ func (v *Vault) loadHeaders(ctx context.Context) error {
 	for w := range workers {
 		wg.Go(func() {
 			var rs readerState
-			defer rs.files.close()
+			defer rs.files.Close()
 			lo := w * len(rels) / workers
 			// The cache is sorted by path, as rels are: walk both.
 			next, _ := slices.BinarySearchFunc(cache, rels[lo], func(e headerEntry, rel string) int { return strings.Compare(e.mem.Path, rel) })
@@ -123,7 +114,7 @@ func (v *Vault) loadHeaders(ctx context.Context) error {
 				// linked memory is seen. It comes before the read: a change
 				// made after it changes the key the next process sees.
 				x := &res[i]
-				x.key, x.ok = rs.files.statKey(rs.lastDir, name)
+				x.key, x.ok = rs.files.StatKey(rs.lastDir, name)
 				for next < len(cache) && cache[next].mem.Path < rel {
 					next++
 				}
@@ -173,11 +164,11 @@ func (v *Vault) loadHeaders(ctx context.Context) error {
 	if v.headerCache == "" || stamp == "" {
 		return nil
 	}
-	newest := v.fsTime().Add(-racyWindow).UnixNano()
+	newest := v.fsTime().Add(-store.RacyWindow).UnixNano()
 	// Files with problems are read again each time, so their diagnostics
 	// are reported; files changed a moment ago too.
 	cacheable := func(x result) bool {
-		return x.ok && (x.miss == nil || x.miss.r.mem != nil && len(x.miss.r.diags) == 0) && max(x.key.mtime, x.key.ctime) < newest
+		return x.ok && (x.miss == nil || x.miss.r.mem != nil && len(x.miss.r.diags) == 0) && max(x.key.Mtime, x.key.Ctime) < newest
 	}
 	kept, added := 0, 0 // entries to cache; of those, entries the cache does not hold yet
 	for _, x := range res {
@@ -190,7 +181,7 @@ func (v *Vault) loadHeaders(ctx context.Context) error {
 		// Reading a few files again costs less than rewriting the
 		// cache: each add would otherwise rewrite it for the file an
 		// add before it wrote (once that file is older than
-		// racyWindow). Entries of files gone are skipped. A vault
+		// store.RacyWindow). Entries of files gone are skipped. A vault
 		// without a usable cache gets one, however small.
 		return nil
 	}
@@ -220,26 +211,10 @@ type titledSig struct {
 	sig titleSig
 }
 
-// executableStamp names the running program's file: path, size and
-// modification time. A cache written by another build is not read: the
-// parser or the tokenizer may have changed how a header or a title's
-// terms are derived. "" when it cannot be known; no cache is used then.
-func executableStamp() string {
-	exe, err := os.Executable()
-	if err != nil {
-		return ""
-	}
-	fi, err := os.Stat(exe)
-	if err != nil {
-		return ""
-	}
-	return exe + "\x00" + strconv.FormatInt(fi.Size(), 10) + "\x00" + strconv.FormatInt(fi.ModTime().UnixNano(), 10)
-}
-
 // readHeaderCache reads the cache file at path, if stamp wrote it: its
 // entries sorted by path. A missing, unreadable or damaged file is an
 // empty cache. The file is mapped, as the index cache is (see
-// mapCacheFile), and the strings of the entries point into the mapping:
+// store.MapCacheFile), and the strings of the entries point into the mapping:
 // neither the file's bytes nor a copy of them as strings are copied to
 // the heap.
 func readHeaderCache(path, stamp string) []headerEntry {
@@ -247,12 +222,12 @@ func readHeaderCache(path, stamp string) []headerEntry {
 		return nil
 	}
 	// The folder is memvault's own in the git directory; the file in it
-	// is opened as the index cache is (openCacheFile).
+	// is opened as the index cache is (store.OpenFile).
 	d, err := os.OpenRoot(filepath.Dir(path))
 	if err != nil {
 		return nil
 	}
-	data, _, release, _, err := mapCacheFile(d, filepath.Base(path), false, nil)
+	data, _, release, _, err := store.MapCacheFile(d, filepath.Base(path), false, nil)
 	d.Close()
 	if err != nil {
 		return nil
@@ -332,10 +307,10 @@ func appendHeaderEntries(buf []byte, entries []headerEntry) []byte {
 	}
 	for _, e := range entries {
 		m := e.mem
-		buf = binary.AppendVarint(buf, e.key.size)
-		buf = binary.AppendVarint(buf, e.key.mtime)
-		buf = binary.AppendVarint(buf, e.key.ctime)
-		buf = binary.AppendUvarint(buf, e.key.ino)
+		buf = binary.AppendVarint(buf, e.key.Size)
+		buf = binary.AppendVarint(buf, e.key.Mtime)
+		buf = binary.AppendVarint(buf, e.key.Ctime)
+		buf = binary.AppendUvarint(buf, e.key.Ino)
 		str(m.Path)
 		str(m.ID)
 		str(m.Title)
@@ -407,7 +382,7 @@ func decodeHeaderEntries(buf []byte, out []headerEntry, mems []Memory) error {
 	d := newCacheDecoder(buf)
 	for i := range out {
 		e, m := &out[i], &mems[i]
-		e.key.size, e.key.mtime, e.key.ctime, e.key.ino = d.varint(), d.varint(), d.varint(), d.uvarint()
+		e.key.Size, e.key.Mtime, e.key.Ctime, e.key.Ino = d.varint(), d.varint(), d.varint(), d.uvarint()
 		m.Path, m.ID, m.Title = d.str(), d.str(), d.str()
 		m.Layer = Layer(d.uvarint())
 		m.Importance = int(d.varint())

@@ -4,6 +4,7 @@ import (
 	"encoding/binary"
 	"errors"
 	"fmt"
+	"github.com/memvault/memvault/vault/store"
 	"hash/crc32"
 	"os"
 	"path/filepath"
@@ -147,7 +148,7 @@ func TestHeadersOnlyLoad(t *testing.T) {
 		check(t, problems) // and rewritten
 	})
 	t.Run("written by another program", func(t *testing.T) {
-		entries, err := decodeHeaderCache(mustRead(t, cache), executableStamp())
+		entries, err := decodeHeaderCache(mustRead(t, cache), store.ExecutableStamp())
 		if err != nil || len(entries) != files-problems {
 			t.Fatalf("cache holds %d entries (%v), want %d", len(entries), err, files-problems)
 		}
@@ -196,7 +197,7 @@ func TestHeadersOnlyRacyFiles(t *testing.T) {
 		t.Fatal(err)
 	}
 	if data, err := os.ReadFile(cache); err == nil {
-		entries, err := decodeHeaderCache(data, executableStamp())
+		entries, err := decodeHeaderCache(data, store.ExecutableStamp())
 		if err != nil || len(entries) != 0 {
 			t.Errorf("cache holds %d entries (%v), want none", len(entries), err)
 		}
@@ -311,7 +312,7 @@ func TestHeaderCacheRoundTrip(t *testing.T) {
 		if i%2 == 1 {
 			m.Supersedes = []string{fmt.Sprintf("old%d", i), "older"}
 		}
-		return headerEntry{key: statKey{size: int64(100 + i), mtime: int64(i), ctime: int64(2 * i), ino: uint64(i)}, mem: m, sig: newTitleSig(m.Title)}
+		return headerEntry{key: store.StatKey{Size: int64(100 + i), Mtime: int64(i), Ctime: int64(2 * i), Ino: uint64(i)}, mem: m, sig: newTitleSig(m.Title)}
 	}
 	for _, n := range []int{0, 1, 2, 3, 7} {
 		t.Run(fmt.Sprint(n), func(t *testing.T) {
@@ -360,7 +361,7 @@ func FuzzDecodeHeaderCache(f *testing.F) {
 		if i%2 == 1 {
 			m.Supersedes = []string{"old", fmt.Sprintf("older%d", i)}
 		}
-		entries = append(entries, headerEntry{key: statKey{size: int64(i), mtime: int64(i), ino: uint64(i)}, mem: m, sig: newTitleSig(m.Title)})
+		entries = append(entries, headerEntry{key: store.StatKey{Size: int64(i), Mtime: int64(i), Ino: uint64(i)}, mem: m, sig: newTitleSig(m.Title)})
 		f.Add(encodeHeaderCache("stamp", entries))
 	}
 	f.Fuzz(func(t *testing.T, data []byte) {

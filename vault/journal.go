@@ -13,6 +13,7 @@ import (
 	"strings"
 
 	"github.com/memvault/memvault/vault/commitmsg"
+	"github.com/memvault/memvault/vault/store"
 )
 
 // JournalName is the write-ahead note of a write in progress. It sits in
@@ -86,7 +87,7 @@ func (v *Vault) Recover(ctx context.Context) ([]string, error) {
 	var done []string
 	err := v.withWriteLock(ctx, func() error {
 		if v.committer != nil {
-			v.removeCacheTemps() // as every write does
+			store.RemoveTemps(v.dir) // as every write does
 		}
 		var err error
 		done, err = v.recoverLocked(ctx)
@@ -299,7 +300,7 @@ func (r *writeRoot) removeTempFiles() {
 		names, _ := f.Readdirnames(-1)
 		f.Close()
 		for _, name := range names {
-			if !strings.HasPrefix(name, ".") || !strings.Contains(name, tempInfix) {
+			if !strings.HasPrefix(name, ".") || !strings.Contains(name, store.TempInfix) {
 				continue
 			}
 			if fi, err := d.Lstat(name); err == nil && fi.Mode().IsRegular() {

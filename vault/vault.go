@@ -16,6 +16,7 @@ import (
 
 	"github.com/memvault/memvault/parser"
 	"github.com/memvault/memvault/vault/index"
+	"github.com/memvault/memvault/vault/store"
 )
 
 // Committer records changed vault files in version control. gitstore.Store
@@ -83,7 +84,7 @@ type Options struct {
 	// CopyIndexCache, for a process that runs long (a server), maps a
 	// private copy of the index cache rather than the file itself, so
 	// that another program truncating the file cannot kill the process
-	// (see privateCopy). A command that exits soon maps the file: the
+	// (see store.PrivateCopy). A command that exits soon maps the file: the
 	// copy would cost every run a pass over the cache.
 	CopyIndexCache bool
 	// OnSlowLoad, when set, is called once by a load with the index cache
@@ -154,7 +155,7 @@ type Vault struct {
 	// patched for (see patchSnapshot); 0 when it was not patched.
 	cachePatched int
 	// cacheListed is how many folders the last load with the cache
-	// listed rather than took from it (see scanFolders).
+	// listed rather than took from it (see store.ScanFolders).
 	cacheListed int
 
 	writeMu sync.Mutex // serialises the write sequence in this process
@@ -216,7 +217,7 @@ func Open(ctx context.Context, dir string, opts Options) (*Vault, error) {
 		v.now = time.Now
 	}
 	if opts.IndexCache && !opts.HeadersOnly {
-		v.cacheKey, v.onSlowLoad = executableStamp(), opts.OnSlowLoad
+		v.cacheKey, v.onSlowLoad = store.ExecutableStamp(), opts.OnSlowLoad
 	}
 	if v.cacheKey == "" {
 		if err := v.Reload(ctx); err != nil {

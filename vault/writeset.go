@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/memvault/memvault/vault/merge"
+	"github.com/memvault/memvault/vault/store"
 )
 
 // GitignoreName and its content keep L1 scratch out of git.
@@ -78,7 +79,7 @@ func (w *writeSet) apply(ctx context.Context, message string, commit bool) (stri
 		// A process killed while it wrote the index cache leaves a temp
 		// file and no journal: every write clears them (one folder's
 		// listing, so a headers-only add too), and so does Recover.
-		v.removeCacheTemps()
+		store.RemoveTemps(v.dir)
 	}
 	if v.committer != nil && fileExists(v.journalPath()) {
 		// A write whose process died: finish it first, or this write's
