@@ -240,8 +240,8 @@ func BenchmarkLoadCached(b *testing.B) {
 		if err != nil {
 			b.Fatal(err)
 		}
-		if !v.fromCache || v.cacheReads != 0 {
-			b.Fatalf("from cache %v, %d files read", v.fromCache, v.cacheReads)
+		if !v.load.stats.fromCache || v.load.stats.read != 0 {
+			b.Fatalf("from cache %v, %d files read", v.load.stats.fromCache, v.load.stats.read)
 		}
 	}
 	b.ReportMetric((processCPU()-cpu).Seconds()/float64(loops), "cpu-s/op")
@@ -271,7 +271,7 @@ func BenchmarkRecall(b *testing.B) {
 			if err != nil {
 				b.Fatal(err)
 			}
-			if bc.cache && !v.fromCache {
+			if bc.cache && !v.load.stats.fromCache {
 				b.Fatal("the second open did not use the index cache")
 			}
 			queries := newBenchCorpus(1).queries(200)

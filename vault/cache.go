@@ -83,7 +83,7 @@ const (
 	cacheVersion = 7
 	// cacheTrailer is the size of the trailer that ends a cache file:
 	// the file's size and a checksum (see encodeIndexCacheLocked).
-	cacheTrailer = 12
+	cacheTrailer = store.Trailer
 )
 
 // cacheRecord is one file as the cache records it: its stat data, the
@@ -239,42 +239,8 @@ func (v *Vault) loadCached(ctx context.Context) error {
 	bs := buildDigest(built, swaps, res)
 	rebuilt, patched := false, 0
 	if c != nil {
-		var ix *index.Index
 		<-snapDone
-		if bs.pure && snapIx != nil && c.digest == bs.digest {
-			if snapIx.Len() == len(built) {
-				ix = snapIx
-			}
-		} else if bs.pure && snapIx != nil {
-			v.slowLoad()
-			ix, patched = patchSnapshot(c, snapIx, bs, built)
-		}
-		if ix == nil {
-			v.slowLoad()
-			// The same insertions, in the same order, as Reload.
-			rebuilt = true
-			ix = index.New()
-			batch := make([]index.Entry, len(built))
-			for i, m := range built {
-				batch[i] = index.Entry{ID: index.DocID(i), Doc: indexDoc(m)}
-			}
-			ix.PutBatch(batch)
-			ix.Trim()
-			v.mu.RLock()
-			for _, d := range swaps {
-				ix.Put(d, indexDoc(v.entries[d]))
-			}
-			v.mu.RUnlock()
-		}
-		for _, m := range built {
-			m.text = "" // indexed: PlainText derives it again when needed
-		}
-		v.mu.Lock()
-		v.ix = ix
-		v.mu.Unlock()
-		// Decoding and the index's load read most of the file; from now
-		// on only what a call reads need be resident.
-		c.drop()
+		rebuilt, patched = v.installCachedIndex(c, snapIx, bs, built, swaps)
 	}
 	reads, recs, newRecs := 0, 0, 0
 	for i := range res {
@@ -284,7 +250,7 @@ func (v *Vault) loadCached(ctx context.Context) error {
 		newRecs += boolInt(r.fresh && r.cacheable())
 	}
 	v.mu.Lock()
-	v.fromCache, v.cacheReads, v.cachePatched, v.cacheListed = c != nil && !rebuilt, reads, patched, listed
+	v.load.stats = loadStats{fromCache: c != nil && !rebuilt, read: reads, patched: patched, listed: listed}
 	v.mu.Unlock()
 	// Files read for a problem of their own are read again next time
 	// whatever the cache says: they alone are no reason to rewrite it.
@@ -304,10 +270,55 @@ func (v *Vault) loadCached(ctx context.Context) error {
 	return nil
 }
 
+// installCachedIndex installs the index of a load whose memories came
+// from the cache c: c's snapshot snapIx (nil when it had none that
+// loaded) when this load's build is the one it was made from, the
+// snapshot patched when the builds differ in a few memories, or else an
+// index built from built as Reload builds it. It reports whether the
+// index was built, and for how many memories it was patched.
+func (v *Vault) installCachedIndex(c *indexCache, snapIx *index.Index, bs buildSum, built []*Memory, swaps []index.DocID) (rebuilt bool, patched int) {
+	var ix *index.Index
+	if bs.pure && snapIx != nil && c.digest == bs.digest {
+		if snapIx.Len() == len(built) {
+			ix = snapIx
+		}
+	} else if bs.pure && snapIx != nil {
+		v.slowLoad()
+		ix, patched = patchSnapshot(c, snapIx, bs, built)
+	}
+	if ix == nil {
+		v.slowLoad()
+		// The same insertions, in the same order, as Reload.
+		rebuilt = true
+		ix = index.New()
+		batch := make([]index.Entry, len(built))
+		for i, m := range built {
+			batch[i] = index.Entry{ID: index.DocID(i), Doc: indexDoc(m)}
+		}
+		ix.PutBatch(batch)
+		ix.Trim()
+		v.mu.RLock()
+		for _, d := range swaps {
+			ix.Put(d, indexDoc(v.entries[d]))
+		}
+		v.mu.RUnlock()
+	}
+	for _, m := range built {
+		m.text = "" // indexed: PlainText derives it again when needed
+	}
+	v.mu.Lock()
+	v.ix = ix
+	v.mu.Unlock()
+	// Decoding and the index's load read most of the file; from now on
+	// only what a call reads need be resident.
+	c.drop()
+	return rebuilt, patched
+}
+
 // slowLoad calls Options.OnSlowLoad, once.
 func (v *Vault) slowLoad() {
-	if f := v.onSlowLoad; f != nil {
-		v.onSlowLoad = nil
+	if f := v.load.onSlowLoad; f != nil {
+		v.load.onSlowLoad = nil
 		f()
 	}
 }
@@ -571,14 +582,14 @@ type cacheFile struct {
 	written int64 // the file's modification time, Unix nanoseconds
 	release func()
 	drop    func(b []byte)
-	r       *cacheReader // at the records
+	r       *store.Reader // at the records
 	folders []store.FolderRec
 }
 
 // openIndexCache maps the vault's cache and decodes its header and
 // folder listings, or returns nil.
 func (v *Vault) openIndexCache() *cacheFile {
-	if v.cacheKey == "" {
+	if v.load.cacheKey == "" {
 		return nil
 	}
 	d, err := store.OpenDir(v.dir, false)
@@ -586,11 +597,11 @@ func (v *Vault) openIndexCache() *cacheFile {
 		return nil
 	}
 	defer d.Close()
-	data, written, release, drop, err := store.MapCacheFile(d, store.IndexFileName, v.copyCache, checkCacheSize)
+	data, written, release, drop, err := store.MapCacheFile(d, store.IndexFileName, v.load.copyCache, checkCacheSize)
 	if err != nil {
 		return nil
 	}
-	r, folders, err := decodeCacheHead(data, v.cacheKey, v.maxFileSize)
+	r, folders, err := decodeCacheHead(data, v.load.cacheKey, v.maxFileSize)
 	if err != nil {
 		release()
 		return nil
@@ -629,8 +640,8 @@ func (cf *cacheFile) decodeRest() *indexCache {
 // fsTime is the file system's clock, as far as the racy windows go (of
 // the index cache, its folder listings and the header cache).
 func (v *Vault) fsTime() time.Time {
-	if v.fsNow != nil {
-		return v.fsNow()
+	if v.hooks.fsNow != nil {
+		return v.hooks.fsNow()
 	}
 	return time.Now()
 }
@@ -652,7 +663,7 @@ const folderRewriteFiles = 1024
 // pointing into that cache's mapping, and calling drop every few
 // megabytes keeps them from all being resident at once.
 func (v *Vault) writeIndexCache(res []loaded, folders []store.FolderRec, bs buildSum, drop func()) error {
-	if v.cacheKey == "" || len(res) == 0 {
+	if v.load.cacheKey == "" || len(res) == 0 {
 		return nil
 	}
 	d, err := store.OpenDir(v.dir, true)
@@ -728,67 +739,66 @@ func checkCacheSize(f *os.File, size int64) error {
 // by a tail (say 3 GiB of sparse zeros) is refused at once, not after a
 // checksum over all of it.
 func (v *Vault) encodeIndexCacheLocked(out io.Writer, res []loaded, folders []store.FolderRec, bs buildSum) error {
-	crc := crc32.NewIEEE()
-	var written countingWriter
-	w := io.MultiWriter(out, crc, &written)
-	var b []byte
-	var werr error
-	flush := func(force bool) {
-		if (force || len(b) >= 32<<10) && werr == nil {
-			_, werr = w.Write(b)
-			b = b[:0]
-		}
-	}
-	uv := func(x uint64) { b = binary.AppendUvarint(b, x) }
-	sv := func(x int64) { b = binary.AppendVarint(b, x) }
-	str := func(s string) { uv(uint64(len(s))); b = append(b, s...) }
-	strs := func(l []string) {
-		uv(uint64(len(l)))
-		for _, s := range l {
-			str(s)
-		}
-	}
-	stat := func(k store.StatKey) { sv(k.Size); sv(k.Mtime); sv(k.Ctime); uv(k.Ino) }
-	tm := func(t time.Time) {
-		if t.IsZero() {
-			b = append(b, 0)
-			return
-		}
-		b = append(b, 1)
-		sv(t.Unix())
-		uv(uint64(t.Nanosecond()))
-	}
-	b = append(b, cacheMagic...)
-	uv(cacheVersion)
-	str(v.cacheKey)
-	uv(uint64(v.maxFileSize))
+	w := store.NewWriter(out)
+	w.RawStr(cacheMagic)
+	w.Uv(cacheVersion)
+	w.Str(v.load.cacheKey)
+	w.Uv(uint64(v.maxFileSize))
 	// The folders' listings come first: a load checks its folders
 	// against them while it decodes the rest.
-	uv(uint64(len(folders)))
+	w.Uv(uint64(len(folders)))
 	for _, f := range folders {
-		str(f.Rel)
-		stat(f.Stat)
-		strs(f.Files)
-		strs(f.Subdirs)
-		flush(false)
+		w.Str(f.Rel)
+		w.Stat(f.Stat)
+		w.Strs(f.Files)
+		w.Strs(f.Subdirs)
+		w.Flush(false)
 	}
+	encodeRecords(w, res)
+	if err := v.encodeIndexLocked(w, bs); err != nil {
+		return fmt.Errorf("index cache: %w", err)
+	}
+	// The bodies come last, back to back: a load maps the file and
+	// touches a body only when something reads it (see
+	// store.MapCacheFile).
+	bodyBytes := 0
+	for i := range res {
+		if r := &res[i]; r.cacheable() {
+			bodyBytes += len(r.mem.Body)
+		}
+	}
+	w.Uv(uint64(bodyBytes))
+	for i := range res {
+		if r := &res[i]; r.cacheable() {
+			w.RawStr(r.mem.Body)
+			w.Flush(false)
+		}
+	}
+	if err := w.Close(); err != nil {
+		return fmt.Errorf("index cache: %w", err)
+	}
+	return nil
+}
+
+// encodeRecords writes the records of the cacheable files of res: path,
+// stat data, SHA-256 and memory key, then the memory (see encodeMemory).
+func encodeRecords(w *store.Writer, res []loaded) {
 	n := 0
 	for i := range res {
 		if res[i].cacheable() {
 			n++
 		}
 	}
-	uv(uint64(n))
+	w.Uv(uint64(n))
 	bodyBytes := 0
 	for i := range res {
 		r := &res[i]
 		if !r.cacheable() {
 			continue
 		}
-		m := r.mem
-		str(r.rel)
-		stat(r.st)
-		b = append(b, r.sum[:]...)
+		w.Str(r.rel)
+		w.Stat(r.st)
+		w.Raw(r.sum[:])
 		// The memory's key as a load that finds the record holding
 		// computes it: from the recorded modification time, which a
 		// file changed while it was read may not share with r.mod.
@@ -797,87 +807,71 @@ func (v *Vault) encodeIndexCacheLocked(out io.Writer, res []loaded, folders []st
 			var buf [256]byte
 			key = sha256.Sum256(memoryKey(buf[:0], &loaded{rel: r.rel, sum: r.sum, mod: r.st.Mtime}))
 		}
-		b = append(b, key[:]...)
-		str(m.ID)
-		str(m.Title)
-		uv(uint64(m.Layer))
-		sv(int64(m.Importance))
-		strs(m.Tags)
-		strs(m.Aliases)
-		tm(m.CreatedAt)
-		tm(m.UpdatedAt)
-		tm(m.EffectiveAt)
-		tm(m.ExpiresAt)
-		str(string(m.Status))
-		strs(m.Supersedes)
-		strs(m.Links)
-		strs(m.Refs)
-		tm(m.VerifiedAt)
-		str(m.Source.Client)
-		str(m.Source.Kind)
-		sv(int64(m.Version))
-		uv(uint64(bodyBytes))
-		uv(uint64(len(m.Body)))
-		bodyBytes += len(m.Body)
-		strs(m.WikiLinks)
-		sv(int64(m.idLine))
-		sv(int64(m.supersedesLine))
-		sv(int64(m.linksLine))
-		sv(int64(m.statusLine))
-		flush(false)
+		w.Raw(key[:])
+		encodeMemory(w, r.mem, bodyBytes)
+		bodyBytes += len(r.mem.Body)
+		w.Flush(false)
 	}
+}
+
+// encodeMemory writes the fields of m that its file gave, its body as
+// its offset off and length in the body section; decodeMemory reads
+// them back.
+func encodeMemory(w *store.Writer, m *Memory, off int) {
+	w.Str(m.ID)
+	w.Str(m.Title)
+	w.Uv(uint64(m.Layer))
+	w.Sv(int64(m.Importance))
+	w.Strs(m.Tags)
+	w.Strs(m.Aliases)
+	w.Tm(m.CreatedAt)
+	w.Tm(m.UpdatedAt)
+	w.Tm(m.EffectiveAt)
+	w.Tm(m.ExpiresAt)
+	w.Str(string(m.Status))
+	w.Strs(m.Supersedes)
+	w.Strs(m.Links)
+	w.Strs(m.Refs)
+	w.Tm(m.VerifiedAt)
+	w.Str(m.Source.Client)
+	w.Str(m.Source.Kind)
+	w.Sv(int64(m.Version))
+	w.Uv(uint64(off))
+	w.Uv(uint64(len(m.Body)))
+	w.Strs(m.WikiLinks)
+	w.Sv(int64(m.idLine))
+	w.Sv(int64(m.supersedesLine))
+	w.Sv(int64(m.linksLine))
+	w.Sv(int64(m.statusLine))
+}
+
+// encodeIndexLocked writes the index section: a flag and, for a pure
+// build, its digest, the memoryKey SHA-256 of each memory inserted, the
+// DocIDs preferTracked gave away, and the index snapshot, aligned.
+func (v *Vault) encodeIndexLocked(w *store.Writer, bs buildSum) error {
 	if !bs.pure || v.ix == nil {
-		b = append(b, 0)
-	} else {
-		b = append(b, 1)
-		b = append(b, bs.digest[:]...)
-		uv(uint64(len(bs.keys) / sha256.Size))
-		flush(true)
-		if werr == nil {
-			_, werr = w.Write(bs.keys)
-		}
-		uv(uint64(bs.swaps))
-		// The snapshot's length comes first: a pass that only counts
-		// finds it.
-		var count countingWriter
-		if _, err := v.ix.WriteTo(&count); err != nil {
-			return fmt.Errorf("index cache: %w", err)
-		}
-		uv(uint64(count))
-		// The snapshot starts at a multiple of 8 bytes into the file, so
-		// that a mapped cache's term tables are aligned to be used in
-		// place (see index.LoadSnapshot).
-		pad := (8 - (int(written)+len(b)+1)%8) % 8
-		b = append(b, byte(pad))
-		b = append(b, make([]byte, pad)...)
-		flush(true)
-		if werr == nil {
-			if n, err := v.ix.WriteTo(w); err != nil {
-				werr = err
-			} else if n != int64(count) {
-				werr = fmt.Errorf("index snapshot of %d bytes, then %d", count, n)
-			}
-		}
+		w.Byte(0)
+		return nil
 	}
-	// The bodies come last, back to back: a load maps the file and
-	// touches a body only when something reads it (see store.MapCacheFile).
-	uv(uint64(bodyBytes))
-	for i := range res {
-		if r := &res[i]; r.cacheable() {
-			b = append(b, r.mem.Body...)
-			flush(false)
-		}
+	w.Byte(1)
+	w.Raw(bs.digest[:])
+	w.Uv(uint64(len(bs.keys) / sha256.Size))
+	w.Stream(bs.keys)
+	w.Uv(uint64(bs.swaps))
+	// The snapshot's length comes first: a pass that only counts finds
+	// it.
+	var count countingWriter
+	if _, err := v.ix.WriteTo(&count); err != nil {
+		return err
 	}
-	flush(true)
-	// The trailer: the file's size, then the checksum of all before it.
-	b = binary.LittleEndian.AppendUint64(b, uint64(written)+cacheTrailer)
-	flush(true)
-	if werr == nil {
-		_, werr = out.Write(binary.LittleEndian.AppendUint32(nil, crc.Sum32()))
-	}
-	if werr != nil {
-		return fmt.Errorf("index cache: %w", werr)
-	}
+	w.Uv(uint64(count))
+	// The snapshot starts at a multiple of 8 bytes into the file, so that
+	// a mapped cache's term tables are aligned to be used in place (see
+	// index.LoadSnapshot).
+	pad := (8 - (int(w.Offset())+1)%8) % 8
+	w.Byte(byte(pad))
+	w.Raw(make([]byte, pad))
+	w.WriterTo(v.ix, int64(count))
 	return nil
 }
 
@@ -915,129 +909,6 @@ func (c *countingWriter) Write(p []byte) (int, error) {
 	return len(p), nil
 }
 
-// cacheReader decodes a cache held in memory. Strings are slices of one
-// string over the whole buffer: the memories restored from a cache share
-// its memory instead of each holding copies.
-type cacheReader struct {
-	b     []byte
-	s     string // the same bytes as b
-	i     int
-	err   error
-	arena []string // what strs hands out next
-}
-
-func (r *cacheReader) fail(format string, args ...any) {
-	if r.err == nil {
-		r.err = fmt.Errorf("%w: "+format, append([]any{ErrBadCache}, args...)...)
-	}
-}
-
-func (r *cacheReader) uv() uint64 {
-	if r.err != nil {
-		return 0
-	}
-	x, n := binary.Uvarint(r.b[r.i:])
-	if n <= 0 {
-		r.fail("truncated at %d", r.i)
-		return 0
-	}
-	r.i += n
-	return x
-}
-
-// stat reads a store.StatKey as the cache's writer wrote it.
-func (r *cacheReader) stat() store.StatKey {
-	return store.StatKey{Size: r.sv(), Mtime: r.sv(), Ctime: r.sv(), Ino: r.uv()}
-}
-
-func (r *cacheReader) sv() int64 {
-	if r.err != nil {
-		return 0
-	}
-	x, n := binary.Varint(r.b[r.i:])
-	if n <= 0 {
-		r.fail("truncated at %d", r.i)
-		return 0
-	}
-	r.i += n
-	return x
-}
-
-// count reads a count of items that take at least min bytes each.
-func (r *cacheReader) count(min int) int {
-	n := r.uv()
-	if n > uint64(len(r.b)-r.i)/uint64(min) {
-		r.fail("count %d at %d exceeds the data", n, r.i)
-		return 0
-	}
-	return int(n)
-}
-
-func (r *cacheReader) bytes(n int) []byte {
-	if r.err != nil {
-		return nil
-	}
-	if n < 0 || n > len(r.b)-r.i {
-		r.fail("truncated at %d", r.i)
-		return nil
-	}
-	r.i += n
-	return r.b[r.i-n : r.i]
-}
-
-func (r *cacheReader) str() string {
-	n := r.count(1)
-	if r.err != nil || n == 0 {
-		return ""
-	}
-	r.i += n
-	return r.s[r.i-n : r.i]
-}
-
-func (r *cacheReader) strs() []string {
-	n := r.count(1)
-	if n == 0 {
-		return nil
-	}
-	// Carved from a shared block, without spare capacity: an append to
-	// one copies it rather than overwrite the next.
-	if n > len(r.arena) {
-		r.arena = make([]string, max(n, 4096))
-		for k := range r.arena { // see prefaultLoaded; a length is a number
-			(*struct {
-				p unsafe.Pointer
-				n int
-			})(unsafe.Pointer(&r.arena[k])).n = 0
-		}
-	}
-	out := r.arena[:n:n]
-	r.arena = r.arena[n:]
-	for i := range out {
-		out[i] = r.str()
-	}
-	return out
-}
-
-func (r *cacheReader) tm() time.Time {
-	switch f := r.bytes(1); {
-	case f == nil:
-		return time.Time{}
-	case f[0] == 0:
-		return time.Time{}
-	case f[0] == 1:
-		sec := r.sv()
-		ns := r.uv()
-		if ns >= 1e9 {
-			r.fail("bad nanoseconds at %d", r.i)
-			return time.Time{}
-		}
-		return time.Unix(sec, int64(ns)).UTC()
-	default:
-		r.fail("bad time flag at %d", r.i)
-		return time.Time{}
-	}
-}
-
 // decodeIndexCache decodes and checks a cache written with key and the
 // file size limit maxSize. The memories it returns share data's memory,
 // which must not change afterwards.
@@ -1062,7 +933,7 @@ func decodeIndexCache(data []byte, key string, maxSize int64) (*indexCache, erro
 
 // decodeCacheHead decodes a cache's header and folder listings, and
 // returns a reader at its records.
-func decodeCacheHead(data []byte, key string, maxSize int64) (*cacheReader, []store.FolderRec, error) {
+func decodeCacheHead(data []byte, key string, maxSize int64) (*store.Reader, []store.FolderRec, error) {
 	if len(data) < len(cacheMagic)+cacheTrailer || string(data[:len(cacheMagic)]) != cacheMagic {
 		return nil, nil, fmt.Errorf("%w: not an index cache", ErrBadCache)
 	}
@@ -1070,32 +941,32 @@ func decodeCacheHead(data []byte, key string, maxSize int64) (*cacheReader, []st
 		return nil, nil, fmt.Errorf("%w: %d bytes, its trailer declares %d", ErrBadCache, len(data), n)
 	}
 	body := data[:len(data)-cacheTrailer]
-	r := &cacheReader{b: body, s: unsafe.String(unsafe.SliceData(body), len(body)), i: len(cacheMagic)}
-	if ver := r.uv(); r.err == nil && ver != cacheVersion {
+	r := store.NewReader(body, len(cacheMagic))
+	if ver := r.Uv(); r.Err() == nil && ver != cacheVersion {
 		return nil, nil, fmt.Errorf("%w: format %d, want %d", ErrBadCache, ver, cacheVersion)
 	}
-	if k := r.str(); r.err == nil && k != key {
+	if k := r.Str(); r.Err() == nil && k != key {
 		return nil, nil, fmt.Errorf("%w: written by another program (%q)", ErrBadCache, k)
 	}
-	if m := r.uv(); r.err == nil && m != uint64(maxSize) {
+	if m := r.Uv(); r.Err() == nil && m != uint64(maxSize) {
 		return nil, nil, fmt.Errorf("%w: file size limit %d, want %d", ErrBadCache, m, maxSize)
 	}
-	folders := make([]store.FolderRec, r.count(1+4+2))
+	folders := make([]store.FolderRec, r.Count(1+4+2))
 	for i := range folders {
 		f := &folders[i]
-		f.Rel = r.str()
-		f.Stat = r.stat()
-		f.Files, f.Subdirs = r.strs(), r.strs()
-		if r.err != nil {
+		f.Rel = r.Str()
+		f.Stat = r.Stat()
+		f.Files, f.Subdirs = r.Strs(), r.Strs()
+		if r.Err() != nil {
 			break
 		}
 		if i > 0 && f.Rel <= folders[i-1].Rel || !folderListingValid(f) {
-			r.fail("folder %q out of order or listing what it cannot hold", f.Rel)
+			r.Fail("folder %q out of order or listing what it cannot hold", f.Rel)
 			break
 		}
 	}
-	if r.err != nil {
-		return nil, nil, r.err
+	if r.Err() != nil {
+		return nil, nil, r.Err()
 	}
 	return r, folders, nil
 }
@@ -1128,10 +999,9 @@ func folderListingValid(f *store.FolderRec) bool {
 }
 
 // decodeCacheRest decodes the records and what follows them.
-func decodeCacheRest(r *cacheReader) (*indexCache, error) {
-	body := r.b
+func decodeCacheRest(r *store.Reader) (*indexCache, error) {
 	c := &indexCache{}
-	c.recs = make([]cacheRecord, r.count(1+4+2*sha256.Size+20))
+	c.recs = make([]cacheRecord, r.Count(1+4+2*sha256.Size+20))
 	type span struct{ off, n uint64 }
 	bodies := make([]span, len(c.recs))
 	// The memories and their short hashes are allocated together, two
@@ -1143,27 +1013,27 @@ func decodeCacheRest(r *cacheReader) (*indexCache, error) {
 	}
 	for i := range c.recs {
 		rec := &c.recs[i]
-		rec.rel = r.str()
-		rec.st = r.stat()
-		copy(rec.sum[:], r.bytes(sha256.Size))
-		copy(rec.key[:], r.bytes(sha256.Size))
+		rec.rel = r.Str()
+		rec.st = r.Stat()
+		copy(rec.sum[:], r.Bytes(sha256.Size))
+		copy(rec.key[:], r.Bytes(sha256.Size))
 		m := &mems[i]
-		*m = Memory{ID: r.str(), Title: r.str(), Layer: Layer(r.uv()), Importance: int(r.sv()),
-			Tags: r.strs(), Aliases: r.strs(), CreatedAt: r.tm(), UpdatedAt: r.tm(), EffectiveAt: r.tm(),
-			ExpiresAt: r.tm(), Status: Status(r.str()), Supersedes: r.strs(), Links: r.strs(), Refs: r.strs(),
-			VerifiedAt: r.tm(), Source: Source{Client: r.str(), Kind: r.str()}, Version: int(r.sv())}
-		bodies[i] = span{r.uv(), r.uv()} // Body is set once the section is found
-		m.WikiLinks = r.strs()
-		m.idLine, m.supersedesLine, m.linksLine, m.statusLine = int(r.sv()), int(r.sv()), int(r.sv()), int(r.sv())
-		if r.err != nil {
+		*m = Memory{ID: r.Str(), Title: r.Str(), Layer: Layer(r.Uv()), Importance: int(r.Sv()),
+			Tags: r.Strs(), Aliases: r.Strs(), CreatedAt: r.Tm(), UpdatedAt: r.Tm(), EffectiveAt: r.Tm(),
+			ExpiresAt: r.Tm(), Status: Status(r.Str()), Supersedes: r.Strs(), Links: r.Strs(), Refs: r.Strs(),
+			VerifiedAt: r.Tm(), Source: Source{Client: r.Str(), Kind: r.Str()}, Version: int(r.Sv())}
+		bodies[i] = span{r.Uv(), r.Uv()} // Body is set once the section is found
+		m.WikiLinks = r.Strs()
+		m.idLine, m.supersedesLine, m.linksLine, m.statusLine = int(r.Sv()), int(r.Sv()), int(r.Sv()), int(r.Sv())
+		if r.Err() != nil {
 			break
 		}
 		if !IsMemoryPath(rec.rel) || i > 0 && rec.rel <= c.recs[i-1].rel {
-			r.fail("record %q out of order or not a memory path", rec.rel)
+			r.Fail("record %q out of order or not a memory path", rec.rel)
 			break
 		}
 		if _, err := ParseStatus(string(m.Status)); err != nil || m.Status == "" || !m.Layer.Valid() || m.ID == "" {
-			r.fail("record %q is not a memory the loader makes", rec.rel)
+			r.Fail("record %q is not a memory the loader makes", rec.rel)
 			break
 		}
 		h := hashes[i*hashLen : (i+1)*hashLen]
@@ -1171,34 +1041,34 @@ func decodeCacheRest(r *cacheReader) (*indexCache, error) {
 		m.Path, m.Hash = rec.rel, unsafe.String(&h[0], hashLen) // h never changes
 		rec.mem = m
 	}
-	switch flag := r.bytes(1); {
-	case r.err != nil:
+	switch flag := r.Bytes(1); {
+	case r.Err() != nil:
 	case flag[0] == 1:
-		copy(c.digest[:], r.bytes(sha256.Size))
-		c.keys = r.bytes(r.count(sha256.Size) * sha256.Size)
-		c.swaps = r.count(1)
-		n := r.count(1)
-		if pad := r.bytes(1); pad != nil && (pad[0] >= 8 || string(r.bytes(int(pad[0]))) != string(make([]byte, pad[0]))) {
-			r.fail("bad padding before the index")
+		copy(c.digest[:], r.Bytes(sha256.Size))
+		c.keys = r.Bytes(r.Count(sha256.Size) * sha256.Size)
+		c.swaps = r.Count(1)
+		n := r.Count(1)
+		if pad := r.Bytes(1); pad != nil && (pad[0] >= 8 || string(r.Bytes(int(pad[0]))) != string(make([]byte, pad[0]))) {
+			r.Fail("bad padding before the index")
 		}
-		c.snap = r.bytes(n)
+		c.snap = r.Bytes(n)
 	case flag[0] != 0:
-		r.fail("bad index flag")
+		r.Fail("bad index flag")
 	}
-	n := uint64(r.count(1))
-	start := r.i
-	r.bytes(int(n))
-	if r.err != nil {
-		return nil, r.err
+	n := uint64(r.Count(1))
+	start := r.Pos()
+	r.Bytes(int(n))
+	if r.Err() != nil {
+		return nil, r.Err()
 	}
 	for i, sp := range bodies {
 		if sp.off > n || sp.n > n-sp.off {
 			return nil, fmt.Errorf("%w: body of %q outside the body section", ErrBadCache, c.recs[i].rel)
 		}
-		c.recs[i].mem.Body = r.s[start+int(sp.off) : start+int(sp.off+sp.n)]
+		c.recs[i].mem.Body = r.Slice(start+int(sp.off), start+int(sp.off+sp.n))
 	}
-	if r.i != len(body) {
-		return nil, fmt.Errorf("%w: %d trailing bytes", ErrBadCache, len(body)-r.i)
+	if r.Pos() != r.Len() {
+		return nil, fmt.Errorf("%w: %d trailing bytes", ErrBadCache, r.Len()-r.Pos())
 	}
 	return c, nil
 }

@@ -88,8 +88,8 @@ func TestCacheDirRefused(t *testing.T) {
 				if err != nil {
 					t.Fatal(err)
 				}
-				if v.fromCache || len(v.All()) != len(plain.All()) {
-					t.Errorf("load through a refused cache folder: from cache %v, %d memories; want false, %d", v.fromCache, len(v.All()), len(plain.All()))
+				if v.load.stats.fromCache || len(v.All()) != len(plain.All()) {
+					t.Errorf("load through a refused cache folder: from cache %v, %d memories; want false, %d", v.load.stats.fromCache, len(v.All()), len(plain.All()))
 				}
 				store.RemoveTemps(v.dir)
 			}
@@ -164,8 +164,8 @@ func TestCacheFileNotRegular(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			if v.fromCache || v.cacheReads != len(cacheTestFiles) {
-				t.Errorf("from cache %v, %d files read; want false, %d", v.fromCache, v.cacheReads, len(cacheTestFiles))
+			if v.load.stats.fromCache || v.load.stats.read != len(cacheTestFiles) {
+				t.Errorf("from cache %v, %d files read; want false, %d", v.load.stats.fromCache, v.load.stats.read, len(cacheTestFiles))
 			}
 			fi, err := os.Lstat(cachePathOf(dir))
 			if tc.name != "folder" && (err != nil || !fi.Mode().IsRegular()) {
@@ -201,7 +201,7 @@ func TestCacheSparseTail(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if again.fromCache {
+	if again.load.stats.fromCache {
 		t.Error("the load used the cache with a tail")
 	}
 	if fi, err := os.Stat(p); err != nil || fi.Size() > 1<<20 {
@@ -231,7 +231,7 @@ func TestCacheTruncatedUnderMapping(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if !v.fromCache {
+	if !v.load.stats.fromCache {
 		t.Fatal("the load did not use the cache")
 	}
 	want := map[string]int{}

@@ -18,7 +18,6 @@ import (
 	"time"
 	"unsafe"
 
-	"github.com/memvault/memvault/vault/index"
 	"github.com/memvault/memvault/vault/store"
 )
 
@@ -66,7 +65,7 @@ func (v *Vault) loadHeaders(ctx context.Context) error {
 	cacheDone := make(chan cached, 1)
 	go func() {
 		stamp := store.ExecutableStamp()
-		cacheDone <- cached{stamp, readHeaderCache(v.headerCache, stamp)}
+		cacheDone <- cached{stamp, readHeaderCache(v.load.headerCache, stamp)}
 	}()
 	var sawTemp atomic.Bool
 	rels, err := store.Scan(ctx, v.dir, &sawTemp)
@@ -74,7 +73,7 @@ func (v *Vault) loadHeaders(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
-	v.noTempFiles.Store(!sawTemp.Load())
+	v.load.noTempFiles.Store(!sawTemp.Load())
 	stamp, cache := c.stamp, c.entries
 	// A result is small: most files are cache hits, and a 10k vault's
 	// results are allocated and filled in every process.
@@ -159,9 +158,9 @@ func (v *Vault) loadHeaders(ctx context.Context) error {
 	v.installBuilt(b)
 	v.preferTracked(ctx, b.skipped)
 	v.mu.Lock()
-	v.titleSigs, v.headersRead = sigs, reads
+	v.load.titleSigs, v.load.stats = sigs, loadStats{read: reads}
 	v.mu.Unlock()
-	if v.headerCache == "" || stamp == "" {
+	if v.load.headerCache == "" || stamp == "" {
 		return nil
 	}
 	newest := v.fsTime().Add(-store.RacyWindow).UnixNano()
@@ -193,7 +192,7 @@ func (v *Vault) loadHeaders(ctx context.Context) error {
 		}
 	}
 	// A cache that cannot be written only costs the next process time.
-	_ = writeHeaderCache(v.headerCache, stamp, keep)
+	_ = writeHeaderCache(v.load.headerCache, stamp, keep)
 	return nil
 }
 
@@ -514,31 +513,4 @@ func HeaderCacheName(dir string) string {
 		abs = dir
 	}
 	return "headers-" + strconv.FormatUint(uint64(crc32.ChecksumIEEE([]byte(abs))), 16)
-}
-
-// sameTitleScan is nearDuplicate for a headers-only vault, which has no
-// index to recall with: every memory of the layer is compared. It finds
-// whatever the recall finds among its candidates, and also a same-titled
-// memory ranked below them. Caller holds v.mu for reading.
-func (v *Vault) sameTitleScanLocked(title string, layer Layer, exempt []string, at time.Time) *Memory {
-	succ := v.successors()
-	want := newTitleSig(title)
-	for id, m := range v.entries {
-		if m == nil || m.Layer != layer || slices.Contains(exempt, m.ID) {
-			continue
-		}
-		if v.stateLocked(index.DocID(id), m, at, succ) != string(StatusActive) {
-			continue
-		}
-		var sig titleSig
-		if id < len(v.titleSigs) && v.titleSigs[id].mem == m {
-			sig = v.titleSigs[id].sig
-		} else {
-			sig = newTitleSig(m.Title) // written since the load
-		}
-		if want.same(sig) {
-			return m.clone()
-		}
-	}
-	return nil
 }

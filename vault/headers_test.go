@@ -75,7 +75,7 @@ func TestHeadersOnlyLoad(t *testing.T) {
 	later := func() time.Time { return time.Now().Add(time.Hour) } // every file is old enough to cache
 	open := func(t *testing.T) *Vault {
 		t.Helper()
-		v, err := Open(t.Context(), dir, Options{HeadersOnly: true, HeaderCache: cache, fsNow: later})
+		v, err := Open(t.Context(), dir, Options{HeadersOnly: true, HeaderCache: cache, hooks: hooks{fsNow: later}})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -99,8 +99,8 @@ func TestHeadersOnlyLoad(t *testing.T) {
 		if got, want := headerViews(t, v), full(t); !slices.Equal(got, want) {
 			t.Errorf("headers-only load differs from the full load:\n got %+v\nwant %+v", got, want)
 		}
-		if v.headersRead != wantRead {
-			t.Errorf("read %d files, want %d", v.headersRead, wantRead)
+		if v.load.stats.read != wantRead {
+			t.Errorf("read %d files, want %d", v.load.stats.read, wantRead)
 		}
 	}
 	t.Run("no cache", func(t *testing.T) { check(t, files) })
@@ -193,7 +193,7 @@ func TestHeadersOnlyRacyFiles(t *testing.T) {
 	writeFiles(t, dir, map[string]string{"project/a.md": "---\nid: a\ntitle: A\n---\nA.\n", "project/b.md": "---\nid: b\ntitle: B\n---\nB.\n"})
 	cache := filepath.Join(t.TempDir(), "headers")
 	// The files were written just now, as far as the cache can tell.
-	if _, err := Open(t.Context(), dir, Options{HeadersOnly: true, HeaderCache: cache, fsNow: time.Now}); err != nil {
+	if _, err := Open(t.Context(), dir, Options{HeadersOnly: true, HeaderCache: cache, hooks: hooks{fsNow: time.Now}}); err != nil {
 		t.Fatal(err)
 	}
 	if data, err := os.ReadFile(cache); err == nil {
@@ -202,12 +202,12 @@ func TestHeadersOnlyRacyFiles(t *testing.T) {
 			t.Errorf("cache holds %d entries (%v), want none", len(entries), err)
 		}
 	}
-	v, err := Open(t.Context(), dir, Options{HeadersOnly: true, HeaderCache: cache, fsNow: time.Now})
+	v, err := Open(t.Context(), dir, Options{HeadersOnly: true, HeaderCache: cache, hooks: hooks{fsNow: time.Now}})
 	if err != nil {
 		t.Fatal(err)
 	}
-	if v.headersRead != 2 {
-		t.Errorf("read %d files, want both", v.headersRead)
+	if v.load.stats.read != 2 {
+		t.Errorf("read %d files, want both", v.load.stats.read)
 	}
 }
 

@@ -197,7 +197,7 @@ func (v *Vault) readFile(ctx context.Context, rel string, rs *readerState) loade
 		res.diags = append(res.diags, &Diagnostic{Path: rel, Err: err, Severity: parser.SeverityError})
 		return res
 	}
-	if v.cacheKey != "" {
+	if v.load.cacheKey != "" {
 		// Before the read: a change made after it changes the key the
 		// next process sees.
 		res.st, res.stOK = rs.files.StatKey(rs.lastDir, name)
@@ -207,14 +207,14 @@ func (v *Vault) readFile(ctx context.Context, rel string, rs *readerState) loade
 	if err != nil {
 		return fail(err)
 	}
-	if v.cacheKey != "" {
+	if v.load.cacheKey != "" {
 		res.sum, res.mod = sha256.Sum256(data), modTime.UnixNano()
 	}
 	res.mem, res.diags = toMemoryScratch(rel, data, modTime, &rs.parse)
-	if res.mem == nil && v.committed != nil && len(res.diags) == 1 && errors.Is(res.diags[0].Err, ErrConflictMarkers) {
-		if head, err := v.committed.ReadCommitted(ctx, rel); err == nil {
+	if res.mem == nil && v.ports.committed != nil && len(res.diags) == 1 && errors.Is(res.diags[0].Err, ErrConflictMarkers) {
+		if head, err := v.ports.committed.ReadCommitted(ctx, rel); err == nil {
 			res.mem = servedForMarkers(rel, head, data, modTime)
-			if v.cacheKey != "" {
+			if v.load.cacheKey != "" {
 				sum := sha256.Sum256(head)
 				res.head = &sum
 			}
@@ -223,7 +223,7 @@ func (v *Vault) readFile(ctx context.Context, rel string, rs *readerState) loade
 	if d := damage(res.diags); d != nil {
 		v.servedForDamage(ctx, &res, d, data, modTime)
 	}
-	if v.cacheKey != "" && res.mem != nil {
+	if v.load.cacheKey != "" && res.mem != nil {
 		res.setKey()
 	}
 	return res

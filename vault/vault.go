@@ -94,8 +94,8 @@ type Options struct {
 	// such loads peak as they did.
 	OnSlowLoad func()
 
-	// fsNow is Vault.fsNow (tests only).
-	fsNow func() time.Time
+	// hooks are seams for tests; zero in production.
+	hooks hooks
 }
 
 // CommittedReader reads the last committed version of a vault file.
@@ -117,53 +117,52 @@ type RefProposer interface {
 type Vault struct {
 	dir         string
 	now         func() time.Time
-	committer   Committer
-	tracker     Tracker
-	proposer    RefProposer
 	client      string
 	maxFileSize int64
 	readOnly    bool // a snapshot of a past revision
-	committed   CommittedReader
-	lastGood    LastGoodReader
-	operations  OperationReader
-	headersOnly bool   // Options.HeadersOnly
-	headerCache string // Options.HeaderCache
-	// titleSigs are a headers-only vault's title signatures by DocID, as
-	// loaded (see sameTitleScanLocked).
-	titleSigs []titledSig
-	// fsNow, when set (tests only), is the file-system time the racy
-	// windows compare change times with (fsTime); nil is time.Now.
-	fsNow func() time.Time
-	// noTempFiles is set when a headers-only load's scan passed no temp
-	// file: Recover then need not list the folders again for them.
-	noTempFiles atomic.Bool
-	// headersRead is how many files the last headers-only load read
-	// rather than took from the cache (tests look at it).
-	headersRead int
-	// copyCache is Options.CopyIndexCache.
-	copyCache bool
-	// cacheKey names the program for the index cache; "" is no cache.
-	cacheKey string
-	// onSlowLoad is Options.OnSlowLoad until called (see slowLoad).
-	onSlowLoad func()
-	// fromCache is set when the last load took its index from the cache,
-	// and cacheReads is how many files it read rather than took from the
-	// cache (tests look at them).
-	fromCache  bool
-	cacheReads int
-	// cachePatched is how many memories the last load's index was
-	// patched for (see patchSnapshot); 0 when it was not patched.
-	cachePatched int
-	// cacheListed is how many folders the last load with the cache
-	// listed rather than took from it (see store.ScanFolders).
-	cacheListed int
+	headersOnly bool // Options.HeadersOnly
+	ports       ports
+	// load is what loading keeps between loads: the caches' settings and
+	// what the last load found (see loader).
+	load loader
+	// hooks are the test seams Options.hooks set; zero in production.
+	hooks hooks
 
 	writeMu sync.Mutex // serialises the write sequence in this process
-	// afterCheck, when set (tests only), runs in a write between the path
-	// checks and the first file operation: where a race would plant a link.
-	afterCheck func()
 
-	mu       sync.RWMutex
+	mu sync.RWMutex
+	memState
+	loadedAt time.Time
+	// changedAt is when an update last changed the index (see publish).
+	changedAt time.Time
+
+	subscriptions
+}
+
+// ports are the outside systems a vault is given (see Options).
+type ports struct {
+	committer  Committer
+	tracker    Tracker
+	proposer   RefProposer
+	committed  CommittedReader
+	lastGood   LastGoodReader
+	operations OperationReader
+}
+
+// hooks are seams for tests, set through Options.hooks; nil in
+// production.
+type hooks struct {
+	// fsNow is the file-system time the racy windows compare change
+	// times with (fsTime); nil is time.Now.
+	fsNow func() time.Time
+	// afterCheck runs in a write between the path checks and the first
+	// file operation: where a race would plant a link.
+	afterCheck func()
+}
+
+// memState is the vault's memories and what is derived from them, guarded
+// by Vault.mu.
+type memState struct {
 	ix       *index.Index
 	entries  []*Memory     // by index.DocID; nil where freed
 	free     []index.DocID // freed DocIDs for reuse
@@ -175,18 +174,55 @@ type Vault struct {
 	cycles   []*Diagnostic            // rings of supersession, rebuilt with succ
 	// names maps wiki-link names to entries (see nameKeys). Only Related
 	// reads it, so it is built on the first Related call, not at load:
-	// four map entries per memory were a tenth of a 100k load's work.
+	// building it at load was a tenth of a large load's work.
 	// nil means not built; writers keep a built table up to date.
 	// namesMu lets Related, which holds only mu's read lock, build it.
-	names    map[string]index.DocID
-	namesMu  sync.Mutex
-	loadedAt time.Time
-	// changedAt is when an update last changed the index (see publish).
-	changedAt time.Time
+	names   map[string]index.DocID
+	namesMu sync.Mutex
+}
 
+// subscriptions are the callbacks Subscribe registered.
+type subscriptions struct {
 	subMu   sync.Mutex
 	subs    map[int]func(Change)
 	nextSub int
+}
+
+// loader is what loading keeps between loads.
+type loader struct {
+	// headerCache is Options.HeaderCache.
+	headerCache string
+	// titleSigs are a headers-only vault's title signatures by DocID, as
+	// loaded (see sameTitleLocked).
+	titleSigs []titledSig
+	// noTempFiles is set when a headers-only load's scan passed no temp
+	// file: Recover then need not list the folders again for them.
+	noTempFiles atomic.Bool
+	// copyCache is Options.CopyIndexCache.
+	copyCache bool
+	// cacheKey names the program for the index cache; "" is no cache.
+	cacheKey string
+	// onSlowLoad is Options.OnSlowLoad until called (see slowLoad).
+	onSlowLoad func()
+	// stats is what the last load did (tests and benchmarks read it);
+	// guarded by Vault.mu.
+	stats loadStats
+}
+
+// loadStats says what a vault's last load took from its caches and what
+// it had to do itself.
+type loadStats struct {
+	// fromCache is set when the index came from the index cache.
+	fromCache bool
+	// read is how many files the load read rather than took from a
+	// cache (the index cache, or a headers-only vault's header cache).
+	read int
+	// patched is how many memories the cached index was patched for
+	// (0 when it was not patched; see patchSnapshot).
+	patched int
+	// listed is how many folders the load listed rather than took from
+	// the index cache (see store.ScanFolders).
+	listed int
 }
 
 // Open loads the vault rooted at dir. A missing folder is an empty vault:
@@ -200,26 +236,21 @@ func Open(ctx context.Context, dir string, opts Options) (*Vault, error) {
 	v := &Vault{
 		dir:         abs,
 		now:         opts.Now,
-		committer:   opts.Committer,
-		tracker:     opts.Tracker,
-		proposer:    opts.Proposer,
 		client:      cmp.Or(SanitizeClient(opts.Client), "cli"),
 		maxFileSize: cmp.Or(opts.MaxFileSize, parser.MaxFileSize),
-		committed:   opts.Committed,
-		lastGood:    opts.LastGood,
-		operations:  opts.Operations,
 		headersOnly: opts.HeadersOnly,
-		headerCache: opts.HeaderCache,
-		copyCache:   opts.CopyIndexCache,
-		fsNow:       opts.fsNow,
+		ports: ports{committer: opts.Committer, tracker: opts.Tracker, proposer: opts.Proposer,
+			committed: opts.Committed, lastGood: opts.LastGood, operations: opts.Operations},
+		hooks: opts.hooks,
 	}
+	v.load.headerCache, v.load.copyCache = opts.HeaderCache, opts.CopyIndexCache
 	if v.now == nil {
 		v.now = time.Now
 	}
 	if opts.IndexCache && !opts.HeadersOnly {
-		v.cacheKey, v.onSlowLoad = store.ExecutableStamp(), opts.OnSlowLoad
+		v.load.cacheKey, v.load.onSlowLoad = store.ExecutableStamp(), opts.OnSlowLoad
 	}
-	if v.cacheKey == "" {
+	if v.load.cacheKey == "" {
 		if err := v.Reload(ctx); err != nil {
 			return nil, err
 		}

@@ -122,9 +122,9 @@ func (v *Vault) create(ctx context.Context, n NewMemory, by Author, o createOpti
 		return WriteResult{}, err
 	}
 	var proposed []string
-	if v.proposer != nil && n.Kind != "import" {
+	if v.ports.proposer != nil && n.Kind != "import" {
 		// Advice only: a repository that cannot be read proposes nothing.
-		proposed, _ = v.proposer.ProposeRefs(ctx, n.Title+"\n"+n.Content, n.Refs)
+		proposed, _ = v.ports.proposer.ProposeRefs(ctx, n.Title+"\n"+n.Content, n.Refs)
 		if n.AcceptRefs {
 			n.Refs, proposed = acceptRefs(n.Refs, proposed)
 		}
@@ -292,7 +292,7 @@ func (v *Vault) Update(ctx context.Context, id string, expectedVersion int, p Pa
 // memory is read as the index has it, outside the write lock: proposals
 // are advice, and the repository read stays out of the lock.
 func (v *Vault) proposeOnUpdate(ctx context.Context, id string, p *Patch) []string {
-	if v.proposer == nil || p.Title == nil && p.Content == nil && !p.AcceptRefs {
+	if v.ports.proposer == nil || p.Title == nil && p.Content == nil && !p.AcceptRefs {
 		return nil
 	}
 	cur, err := v.Get(id)
@@ -310,7 +310,7 @@ func (v *Vault) proposeOnUpdate(ctx context.Context, id string, p *Patch) []stri
 		have = *p.Refs
 	}
 	// Advice only: a repository that cannot be read proposes nothing.
-	proposed, _ := v.proposer.ProposeRefs(ctx, title+"\n"+content, have)
+	proposed, _ := v.ports.proposer.ProposeRefs(ctx, title+"\n"+content, have)
 	if p.AcceptRefs && len(proposed) > 0 {
 		refs, left := acceptRefs(have, proposed)
 		p.Refs, proposed = &refs, left
@@ -357,8 +357,8 @@ func (v *Vault) withWriteLock(ctx context.Context, fn func() error) error {
 	}
 	v.writeMu.Lock()
 	defer v.writeMu.Unlock()
-	if v.committer != nil {
-		unlock, err := v.committer.Lock(ctx)
+	if v.ports.committer != nil {
+		unlock, err := v.ports.committer.Lock(ctx)
 		if err != nil {
 			return fmt.Errorf("take the write lock: %w", err)
 		}
