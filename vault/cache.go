@@ -1,19 +1,12 @@
 package vault
 
 import (
-	"bufio"
 	"context"
 	"crypto/sha256"
 	"encoding/binary"
 	"encoding/hex"
-	"fmt"
-	"hash/crc32"
-	"io"
-	"os"
 	"runtime"
 	"slices"
-	"sort"
-	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -78,61 +71,11 @@ func CheckCacheDir(dir string) error { return store.CheckDir(dir) }
 // folder; see store.FixDir.
 func FixCacheDir(dir string) error { return store.FixDir(dir) }
 
-const (
-	cacheMagic   = "MVCACHE\x00"
-	cacheVersion = 7
-	// cacheTrailer is the size of the trailer that ends a cache file:
-	// the file's size and a checksum (see encodeIndexCacheLocked).
-	cacheTrailer = store.Trailer
+// indexCache is a decoded index cache, and cacheRecord one file in it.
+type (
+	indexCache  = store.Cache[Memory]
+	cacheRecord = store.Record[Memory]
 )
-
-// cacheRecord is one file as the cache records it: its stat data, the
-// SHA-256 and modification time of the bytes read, and the memory
-// toMemory made of them (without diagnostics).
-type cacheRecord struct {
-	rel string
-	st  store.StatKey
-	sum [sha256.Size]byte
-	// key is the SHA-256 of the memoryKey of the file as recorded (path,
-	// sum, recorded modification time), which a load that finds the
-	// record holding would compute.
-	key [sha256.Size]byte
-	mem *Memory
-}
-
-// indexCache is a decoded cache.
-type indexCache struct {
-	written int64 // the cache file's modification time, Unix nanoseconds
-	folders []store.FolderRec
-	recs    []cacheRecord
-	digest  [sha256.Size]byte // of the build the snapshot comes from
-	snap    []byte            // index snapshot; nil when none was kept
-	// keys holds the build's memoryKey of each DocID, 32 bytes each, and
-	// swaps how many DocIDs preferTracked gave to other files then.
-	keys  []byte
-	swaps int
-	// drop lets the memory the cache file takes be reclaimed: what is
-	// read from it later is read again (see store.MapCacheFile). release
-	// unmaps it, while nothing points into it yet.
-	drop, release func()
-}
-
-// lookup returns the record of rel, or nil.
-func (c *indexCache) lookup(rel string) *cacheRecord {
-	if c == nil {
-		return nil
-	}
-	if i := c.search(rel); i < len(c.recs) && c.recs[i].rel == rel {
-		return &c.recs[i]
-	}
-	return nil
-}
-
-// search returns the index of the first record whose path is not before
-// rel.
-func (c *indexCache) search(rel string) int {
-	return sort.Search(len(c.recs), func(i int) bool { return c.recs[i].rel >= rel })
-}
 
 // loadCached is the first load of a vault with an index cache. Files are
 // taken from the cache where it holds them unchanged and read otherwise;
@@ -148,32 +91,35 @@ func (v *Vault) loadCached(ctx context.Context) error {
 	// machine may have a core to spare. Nothing the cache holds is used
 	// before its checksum checks out; the index is used only if this
 	// load's build turns out to be the cache's, or close to it.
-	cf := v.openIndexCache()
+	var cf *store.IndexFile[Memory]
+	if v.load.cacheKey != "" {
+		cf = store.OpenIndex[Memory](v.dir, v.load.cacheKey, v.maxFileSize, v.load.copyCache)
+	}
 	var c *indexCache
 	var snapIx *index.Index
 	decoded, snapDone, summed := make(chan struct{}), make(chan struct{}), make(chan struct{})
 	var prev []store.FolderRec
 	sumOK := false
 	if cf != nil {
-		prev = cf.folders
+		prev = cf.Folders
 		go func() {
 			defer close(summed)
-			sumOK = cf.checksum()
+			sumOK = cf.Checksum()
 		}()
 		go func() {
 			defer close(snapDone)
-			c = cf.decodeRest()
+			c = cf.DecodeRest(&memCodec{})
 			close(decoded)
-			if c == nil || c.snap == nil {
+			if c == nil || c.Snap == nil {
 				return
 			}
 			// The cache's checksum covers the snapshot; it is used
 			// only if the checksum then checks out.
-			if ix := index.New(); ix.LoadCheckedSnapshot(c.snap) == nil {
+			if ix := index.New(); ix.LoadCheckedSnapshot(c.Snap) == nil {
 				// A pass over all its posting lists (a patch below,
 				// the first change a write makes) reads the mapping
 				// through: let the pages it has read go as it goes.
-				ix.SetSnapshotRelease(c.drop, dropEvery)
+				ix.SetSnapshotRelease(c.Drop, store.DropEvery)
 				snapIx = ix
 			}
 		}()
@@ -185,7 +131,7 @@ func (v *Vault) loadCached(ctx context.Context) error {
 	rels, folders, listed, freshFiles, err := store.ScanFolders(ctx, v.dir, prev, v.fsTime())
 	var res []loaded
 	if err == nil && cf != nil {
-		res, err = v.readCachedFiles(ctx, rels, cf.written, func() *indexCache { <-decoded; return c })
+		res, err = v.readCachedFiles(ctx, rels, cf.Written, func() *indexCache { <-decoded; return c })
 	}
 	<-summed
 	if cf != nil && (err != nil || c == nil || !sumOK) {
@@ -193,7 +139,7 @@ func (v *Vault) loadCached(ctx context.Context) error {
 		// and what was taken from it dropped.
 		<-snapDone
 		c, snapIx, res = nil, nil, nil
-		cf.release()
+		cf.Release()
 		if err == nil && prev != nil {
 			// The listings taken from the cache pointed into it: list
 			// every folder.
@@ -256,12 +202,12 @@ func (v *Vault) loadCached(ctx context.Context) error {
 	// whatever the cache says: they alone are no reason to rewrite it.
 	// So are folders that were listed, unless the listings saved hold
 	// many files.
-	if c == nil || rebuilt || patched > 0 || newRecs > 0 || recs != len(c.recs) || freshFiles >= folderRewriteFiles {
+	if c == nil || rebuilt || patched > 0 || newRecs > 0 || recs != len(c.Recs) || freshFiles >= folderRewriteFiles {
 		// A cache that cannot be written costs the next process a load
 		// from the files, nothing else.
 		var drop func()
 		if c != nil {
-			drop = c.drop
+			drop = c.Drop
 		} else if spool != nil {
 			drop = spool.Release
 		}
@@ -278,7 +224,7 @@ func (v *Vault) loadCached(ctx context.Context) error {
 // index was built, and for how many memories it was patched.
 func (v *Vault) installCachedIndex(c *indexCache, snapIx *index.Index, bs buildSum, built []*Memory, swaps []index.DocID) (rebuilt bool, patched int) {
 	var ix *index.Index
-	if bs.pure && snapIx != nil && c.digest == bs.digest {
+	if bs.pure && snapIx != nil && c.Digest == bs.digest {
 		if snapIx.Len() == len(built) {
 			ix = snapIx
 		}
@@ -311,7 +257,7 @@ func (v *Vault) installCachedIndex(c *indexCache, snapIx *index.Index, bs buildS
 	v.mu.Unlock()
 	// Decoding and the index's load read most of the file; from now on
 	// only what a call reads need be resident.
-	c.drop()
+	c.Drop()
 	return rebuilt, patched
 }
 
@@ -414,13 +360,13 @@ func memoryKey(buf []byte, r *loaded) []byte {
 // whichever is more: about how many memories were added, removed or
 // changed.
 func patchSnapshot(c *indexCache, ix *index.Index, bs buildSum, built []*Memory) (*index.Index, int) {
-	if bs.swaps != 0 || c.swaps != 0 {
+	if bs.swaps != 0 || c.Swaps != 0 {
 		return nil, 0
 	}
-	old := len(c.keys) / sha256.Size
+	old := len(c.Keys) / sha256.Size
 	at := make(map[[sha256.Size]byte]index.DocID, old)
 	for d := range old {
-		at[[sha256.Size]byte(c.keys[d*sha256.Size:])] = index.DocID(d)
+		at[[sha256.Size]byte(c.Keys[d*sha256.Size:])] = index.DocID(d)
 	}
 	to := make([]int, old) // DocID+1 in this build, 0 when dropped
 	var put []index.Entry
@@ -467,13 +413,13 @@ func droppedDocs(c *indexCache, unmatched map[[sha256.Size]byte]index.DocID, put
 	docs := make([]index.Doc, 0, len(unmatched))
 	var buf []byte
 	for _, e := range put {
-		rec := c.lookup(built[e.ID].Path)
+		rec := c.Lookup(built[e.ID].Path)
 		if rec == nil {
 			continue
 		}
-		buf = memoryKey(buf[:0], &loaded{rel: rec.rel, sum: rec.sum, mod: rec.st.Mtime})
+		buf = memoryKey(buf[:0], &loaded{rel: rec.Rel, sum: rec.Sum, mod: rec.Stat.Mtime})
 		if _, ok := unmatched[sha256.Sum256(buf)]; ok {
-			docs = append(docs, indexDoc(rec.mem))
+			docs = append(docs, indexDoc(rec.Mem))
 		}
 	}
 	if len(docs) != len(unmatched) {
@@ -520,21 +466,21 @@ func (v *Vault) readCachedFiles(ctx context.Context, rels []string, written int6
 			// rels and the records are both in path order: one search
 			// finds where this worker's files start, then a cursor
 			// follows them.
-			j := c.search(rels[from])
+			j := c.Search(rels[from])
 			for i := from; i < to; i++ {
 				if ctx.Err() != nil {
 					return
 				}
 				// Usually the next record is the file's: one equality
 				// test, no ordering comparison.
-				if j < len(c.recs) && c.recs[j].rel != rels[i] {
-					for j < len(c.recs) && c.recs[j].rel < rels[i] {
+				if j < len(c.Recs) && c.Recs[j].Rel != rels[i] {
+					for j < len(c.Recs) && c.Recs[j].Rel < rels[i] {
 						j++
 					}
 				}
 				var rec *cacheRecord
-				if j < len(c.recs) && c.recs[j].rel == rels[i] {
-					rec = &c.recs[j]
+				if j < len(c.Recs) && c.Recs[j].Rel == rels[i] {
+					rec = &c.Recs[j]
 				}
 				res[i] = v.readCachedFile(ctx, rels[i], rec, res[i].st, res[i].stOK, written, &rs)
 			}
@@ -567,74 +513,12 @@ func prefaultLoaded(res []loaded) {
 // was written (then a second change within the file system's timestamp
 // granularity could leave the stat data as it was).
 func (v *Vault) readCachedFile(ctx context.Context, rel string, rec *cacheRecord, st store.StatKey, ok bool, written int64, rs *readerState) loaded {
-	if rec != nil && ok && rec.st == st && max(st.Mtime, st.Ctime) < written {
+	if rec != nil && ok && rec.Stat == st && max(st.Mtime, st.Ctime) < written {
 		// The record's key is the one setKey would compute here (see
 		// encodeIndexCacheLocked).
-		return loaded{rel: rel, mem: rec.mem, st: st, stOK: true, sum: rec.sum, mod: st.Mtime, mapped: true, key: rec.key, keyed: true}
+		return loaded{rel: rel, mem: rec.Mem, st: st, stOK: true, sum: rec.Sum, mod: st.Mtime, mapped: true, key: rec.Key, keyed: true}
 	}
 	return v.readFile(ctx, rel, rs)
-}
-
-// cacheFile is a mapped cache whose header and folder listings are
-// decoded; the rest is decoded, and the checksum taken, apart.
-type cacheFile struct {
-	data    []byte
-	written int64 // the file's modification time, Unix nanoseconds
-	release func()
-	drop    func(b []byte)
-	r       *store.Reader // at the records
-	folders []store.FolderRec
-}
-
-// openIndexCache maps the vault's cache and decodes its header and
-// folder listings, or returns nil.
-func (v *Vault) openIndexCache() *cacheFile {
-	if v.load.cacheKey == "" {
-		return nil
-	}
-	d, err := store.OpenDir(v.dir, false)
-	if err != nil {
-		return nil
-	}
-	defer d.Close()
-	data, written, release, drop, err := store.MapCacheFile(d, store.IndexFileName, v.load.copyCache, checkCacheSize)
-	if err != nil {
-		return nil
-	}
-	r, folders, err := decodeCacheHead(data, v.load.cacheKey, v.maxFileSize)
-	if err != nil {
-		release()
-		return nil
-	}
-	return &cacheFile{data: data, written: written, release: release, drop: drop, r: r, folders: folders}
-}
-
-// checksum reports whether the file's CRC-32 is right. It is computed a
-// few megabytes at a time, each dropped from memory once summed, so that
-// checking a large cache does not make all of it resident at once.
-func (cf *cacheFile) checksum() bool {
-	body := cf.data[:len(cf.data)-4]
-	crc := crc32.NewIEEE()
-	const chunk = 4 << 20
-	for i := 0; i < len(body); i += chunk {
-		part := body[i:min(len(body), i+chunk)]
-		crc.Write(part)
-		cf.drop(part)
-	}
-	return binary.LittleEndian.Uint32(cf.data[len(cf.data)-4:]) == crc.Sum32()
-}
-
-// decodeRest decodes the records and the rest after the folders, or
-// returns nil. Nothing it returns is to be trusted before checksum has
-// checked out.
-func (cf *cacheFile) decodeRest() *indexCache {
-	c, err := decodeCacheRest(cf.r)
-	if err != nil {
-		return nil
-	}
-	data := cf.data
-	c.folders, c.written, c.drop, c.release = cf.folders, cf.written, func() { cf.drop(data) }, cf.release
-	return c
 }
 
 // fsTime is the file system's clock, as far as the racy windows go (of
@@ -666,158 +550,65 @@ func (v *Vault) writeIndexCache(res []loaded, folders []store.FolderRec, bs buil
 	if v.load.cacheKey == "" || len(res) == 0 {
 		return nil
 	}
-	d, err := store.OpenDir(v.dir, true)
-	if err != nil {
-		return fmt.Errorf("index cache: %w", err)
-	}
-	defer d.Close()
-	tmp, name, err := store.CreateTemp(d, store.IndexFileName+".tmp-")
-	if err != nil {
-		return fmt.Errorf("index cache: %w", err)
-	}
-	// Streamed through a small buffer: a 100k vault's cache is over
-	// 100 MB, which a load's peak memory should not hold twice.
-	var out io.Writer = tmp
-	if drop != nil {
-		out = &droppingWriter{w: tmp, drop: drop}
-	}
-	bw := bufio.NewWriterSize(out, 1<<16)
+	iw := store.IndexWrite[Memory]{Key: v.load.cacheKey, MaxSize: v.maxFileSize, Folders: folders,
+		Records: cacheRecords(res), Codec: &memCodec{}, Drop: drop}
 	v.mu.RLock()
-	err = v.encodeIndexCacheLocked(bw, res, folders, bs)
-	v.mu.RUnlock()
-	if err == nil {
-		err = bw.Flush()
+	defer v.mu.RUnlock()
+	if bs.pure && v.ix != nil {
+		iw.Index = &store.IndexSection{Digest: bs.digest, Keys: bs.keys, Swaps: bs.swaps, Snapshot: v.ix}
 	}
-	if cerr := tmp.Close(); err == nil {
-		err = cerr
-	}
-	if err == nil {
-		// By name inside the folder's handle: a link at the cache's
-		// name is replaced, not followed.
-		err = d.Rename(name, store.IndexFileName)
-	}
-	if err != nil {
-		_ = d.Remove(name)
-		return fmt.Errorf("index cache: %w", err)
-	}
-	return nil
+	return store.WriteIndex(v.dir, iw)
 }
 
-// checkCacheSize refuses an index cache file whose size is not the one
-// its trailer declares, reading the trailer alone.
-func checkCacheSize(f *os.File, size int64) error {
-	var tail [cacheTrailer]byte
-	if size < cacheTrailer {
-		return fmt.Errorf("%w: %d bytes", ErrBadCache, size)
-	}
-	if _, err := f.ReadAt(tail[:], size-cacheTrailer); err != nil {
-		return fmt.Errorf("%w: trailer: %w", ErrBadCache, err)
-	}
-	if declared := binary.LittleEndian.Uint64(tail[:8]); declared != uint64(size) {
-		return fmt.Errorf("%w: %d bytes, its trailer declares %d", ErrBadCache, size, declared)
-	}
-	return nil
-}
-
-// encodeIndexCacheLocked writes the cache; the caller holds v.mu.
-//
-// Format, little endian, uvarints unless said: the magic "MVCACHE\0", the
-// format version, the writer's key (string: uvarint length and bytes), the
-// file size limit; the records (count, then per record its path, size,
-// mtime and ctime (zig-zag varints), inode, 32 bytes of SHA-256 and its
-// memory's fields, the body as its offset and length in the body
-// section); a flag and, when set, the 32-byte build digest, the
-// memoryKey SHA-256 of each memory the build inserted (count, 32 bytes
-// each), how many DocIDs preferTracked gave away, the index snapshot
-// (length, then a byte saying how many zero bytes follow so that the
-// snapshot starts at a multiple of 8 bytes into the file, which lets a
-// mapped cache's term tables be used in place, then the bytes; see
-// index.WriteTo); the body section (length,
-// the bodies back to back); finally the trailer: the file's size in
-// bytes, as 8 bytes, and the CRC-32 (IEEE) of everything before it, as 4
-// bytes. The size is checked before anything else is read: a file grown
-// by a tail (say 3 GiB of sparse zeros) is refused at once, not after a
-// checksum over all of it.
-func (v *Vault) encodeIndexCacheLocked(out io.Writer, res []loaded, folders []store.FolderRec, bs buildSum) error {
-	w := store.NewWriter(out)
-	w.RawStr(cacheMagic)
-	w.Uv(cacheVersion)
-	w.Str(v.load.cacheKey)
-	w.Uv(uint64(v.maxFileSize))
-	// The folders' listings come first: a load checks its folders
-	// against them while it decodes the rest.
-	w.Uv(uint64(len(folders)))
-	for _, f := range folders {
-		w.Str(f.Rel)
-		w.Stat(f.Stat)
-		w.Strs(f.Files)
-		w.Strs(f.Subdirs)
-		w.Flush(false)
-	}
-	encodeRecords(w, res)
-	if err := v.encodeIndexLocked(w, bs); err != nil {
-		return fmt.Errorf("index cache: %w", err)
-	}
-	// The bodies come last, back to back: a load maps the file and
-	// touches a body only when something reads it (see
-	// store.MapCacheFile).
-	bodyBytes := 0
-	for i := range res {
-		if r := &res[i]; r.cacheable() {
-			bodyBytes += len(r.mem.Body)
+// cacheRecords yields the records of the files of res the cache keeps
+// (see cacheable), one reused Record.
+func cacheRecords(res []loaded) func(yield func(*cacheRecord) bool) {
+	return func(yield func(*cacheRecord) bool) {
+		var rec cacheRecord
+		for i := range res {
+			r := &res[i]
+			if !r.cacheable() {
+				continue
+			}
+			// The memory's key as a load that finds the record holding
+			// computes it: from the recorded modification time, which a
+			// file changed while it was read may not share with r.mod.
+			key := r.key
+			if !r.keyed || r.mod != r.st.Mtime {
+				var buf [256]byte
+				key = sha256.Sum256(memoryKey(buf[:0], &loaded{rel: r.rel, sum: r.sum, mod: r.st.Mtime}))
+			}
+			rec = cacheRecord{Rel: r.rel, Stat: r.st, Sum: r.sum, Key: key, Mem: r.mem}
+			if !yield(&rec) {
+				return
+			}
 		}
-	}
-	w.Uv(uint64(bodyBytes))
-	for i := range res {
-		if r := &res[i]; r.cacheable() {
-			w.RawStr(r.mem.Body)
-			w.Flush(false)
-		}
-	}
-	if err := w.Close(); err != nil {
-		return fmt.Errorf("index cache: %w", err)
-	}
-	return nil
-}
-
-// encodeRecords writes the records of the cacheable files of res: path,
-// stat data, SHA-256 and memory key, then the memory (see encodeMemory).
-func encodeRecords(w *store.Writer, res []loaded) {
-	n := 0
-	for i := range res {
-		if res[i].cacheable() {
-			n++
-		}
-	}
-	w.Uv(uint64(n))
-	bodyBytes := 0
-	for i := range res {
-		r := &res[i]
-		if !r.cacheable() {
-			continue
-		}
-		w.Str(r.rel)
-		w.Stat(r.st)
-		w.Raw(r.sum[:])
-		// The memory's key as a load that finds the record holding
-		// computes it: from the recorded modification time, which a
-		// file changed while it was read may not share with r.mod.
-		key := r.key
-		if !r.keyed || r.mod != r.st.Mtime {
-			var buf [256]byte
-			key = sha256.Sum256(memoryKey(buf[:0], &loaded{rel: r.rel, sum: r.sum, mod: r.st.Mtime}))
-		}
-		w.Raw(key[:])
-		encodeMemory(w, r.mem, bodyBytes)
-		bodyBytes += len(r.mem.Body)
-		w.Flush(false)
 	}
 }
 
-// encodeMemory writes the fields of m that its file gave, its body as
-// its offset off and length in the body section; decodeMemory reads
-// them back.
-func encodeMemory(w *store.Writer, m *Memory, off int) {
+// cacheable reports whether r goes into the cache: a memory made from the
+// file's bytes alone, with no diagnostic, and stat data to check it by.
+// A stale or conflicted memory never does (both come with diagnostics).
+func (r *loaded) cacheable() bool {
+	return r.mem != nil && len(r.diags) == 0 && r.head == nil && r.stOK && !r.mem.Stale && len(r.mem.Conflicted) == 0
+}
+
+// memCodec is the index cache's codec of a Memory: the fields its file
+// gave. It allocates the decoded memories' short hashes together.
+type memCodec struct {
+	hashes []byte
+}
+
+func (c *memCodec) Prepare(mems []Memory) {
+	c.hashes = make([]byte, len(mems)*hashLen)
+	for i := range mems { // see prefaultLoaded
+		mems[i].Version = 0
+	}
+}
+
+func (*memCodec) Body(m *Memory) *string { return &m.Body }
+
+func (*memCodec) Encode(w *store.Writer, m *Memory, off int) {
 	w.Str(m.ID)
 	w.Str(m.Title)
 	w.Uv(uint64(m.Layer))
@@ -845,230 +636,29 @@ func encodeMemory(w *store.Writer, m *Memory, off int) {
 	w.Sv(int64(m.statusLine))
 }
 
-// encodeIndexLocked writes the index section: a flag and, for a pure
-// build, its digest, the memoryKey SHA-256 of each memory inserted, the
-// DocIDs preferTracked gave away, and the index snapshot, aligned.
-func (v *Vault) encodeIndexLocked(w *store.Writer, bs buildSum) error {
-	if !bs.pure || v.ix == nil {
-		w.Byte(0)
-		return nil
+func (c *memCodec) Decode(r *store.Reader, i int, rec *cacheRecord, m *Memory) (off, n uint64) {
+	*m = Memory{ID: r.Str(), Title: r.Str(), Layer: Layer(r.Uv()), Importance: int(r.Sv()),
+		Tags: r.Strs(), Aliases: r.Strs(), CreatedAt: r.Tm(), UpdatedAt: r.Tm(), EffectiveAt: r.Tm(),
+		ExpiresAt: r.Tm(), Status: Status(r.Str()), Supersedes: r.Strs(), Links: r.Strs(), Refs: r.Strs(),
+		VerifiedAt: r.Tm(), Source: Source{Client: r.Str(), Kind: r.Str()}, Version: int(r.Sv())}
+	off, n = r.Uv(), r.Uv()
+	m.WikiLinks = r.Strs()
+	m.idLine, m.supersedesLine, m.linksLine, m.statusLine = int(r.Sv()), int(r.Sv()), int(r.Sv()), int(r.Sv())
+	if r.Err() != nil {
+		return 0, 0
 	}
-	w.Byte(1)
-	w.Raw(bs.digest[:])
-	w.Uv(uint64(len(bs.keys) / sha256.Size))
-	w.Stream(bs.keys)
-	w.Uv(uint64(bs.swaps))
-	// The snapshot's length comes first: a pass that only counts finds
-	// it.
-	var count countingWriter
-	if _, err := v.ix.WriteTo(&count); err != nil {
-		return err
+	if _, err := ParseStatus(string(m.Status)); err != nil || m.Status == "" || !m.Layer.Valid() || m.ID == "" {
+		r.Fail("record %q is not a memory the loader makes", rec.Rel)
+		return 0, 0
 	}
-	w.Uv(uint64(count))
-	// The snapshot starts at a multiple of 8 bytes into the file, so that
-	// a mapped cache's term tables are aligned to be used in place (see
-	// index.LoadSnapshot).
-	pad := (8 - (int(w.Offset())+1)%8) % 8
-	w.Byte(byte(pad))
-	w.Raw(make([]byte, pad))
-	w.WriterTo(v.ix, int64(count))
-	return nil
+	h := c.hashes[i*hashLen : (i+1)*hashLen]
+	hex.Encode(h, rec.Sum[:hashLen/2])
+	m.Path, m.Hash = rec.Rel, unsafe.String(&h[0], hashLen) // h never changes
+	return off, n
 }
 
-// cacheable reports whether r goes into the cache: a memory made from the
-// file's bytes alone, with no diagnostic, and stat data to check it by.
-// A stale or conflicted memory never does (both come with diagnostics).
-func (r *loaded) cacheable() bool {
-	return r.mem != nil && len(r.diags) == 0 && r.head == nil && r.stOK && !r.mem.Stale && len(r.mem.Conflicted) == 0
-}
-
-// droppingWriter calls drop after every dropEvery bytes written through
-// it (see writeIndexCache).
-type droppingWriter struct {
-	w    io.Writer
-	n    int
-	drop func()
-}
-
-const dropEvery = 8 << 20
-
-func (d *droppingWriter) Write(p []byte) (int, error) {
-	n, err := d.w.Write(p)
-	if d.n += n; d.n >= dropEvery {
-		d.n = 0
-		d.drop()
-	}
-	return n, err
-}
-
-// countingWriter counts the bytes written to it.
-type countingWriter int64
-
-func (c *countingWriter) Write(p []byte) (int, error) {
-	*c += countingWriter(len(p))
-	return len(p), nil
-}
-
-// decodeIndexCache decodes and checks a cache written with key and the
-// file size limit maxSize. The memories it returns share data's memory,
-// which must not change afterwards.
+// decodeIndexCache decodes and checks a whole cache written with key and
+// the file size limit maxSize (see store.DecodeIndex).
 func decodeIndexCache(data []byte, key string, maxSize int64) (*indexCache, error) {
-	if len(data) < len(cacheMagic)+cacheTrailer {
-		return nil, fmt.Errorf("%w: not an index cache", ErrBadCache)
-	}
-	if binary.LittleEndian.Uint32(data[len(data)-4:]) != crc32.ChecksumIEEE(data[:len(data)-4]) {
-		return nil, fmt.Errorf("%w: checksum mismatch", ErrBadCache)
-	}
-	r, folders, err := decodeCacheHead(data, key, maxSize)
-	if err != nil {
-		return nil, err
-	}
-	c, err := decodeCacheRest(r)
-	if err != nil {
-		return nil, err
-	}
-	c.folders = folders
-	return c, nil
-}
-
-// decodeCacheHead decodes a cache's header and folder listings, and
-// returns a reader at its records.
-func decodeCacheHead(data []byte, key string, maxSize int64) (*store.Reader, []store.FolderRec, error) {
-	if len(data) < len(cacheMagic)+cacheTrailer || string(data[:len(cacheMagic)]) != cacheMagic {
-		return nil, nil, fmt.Errorf("%w: not an index cache", ErrBadCache)
-	}
-	if n := binary.LittleEndian.Uint64(data[len(data)-cacheTrailer:]); n != uint64(len(data)) {
-		return nil, nil, fmt.Errorf("%w: %d bytes, its trailer declares %d", ErrBadCache, len(data), n)
-	}
-	body := data[:len(data)-cacheTrailer]
-	r := store.NewReader(body, len(cacheMagic))
-	if ver := r.Uv(); r.Err() == nil && ver != cacheVersion {
-		return nil, nil, fmt.Errorf("%w: format %d, want %d", ErrBadCache, ver, cacheVersion)
-	}
-	if k := r.Str(); r.Err() == nil && k != key {
-		return nil, nil, fmt.Errorf("%w: written by another program (%q)", ErrBadCache, k)
-	}
-	if m := r.Uv(); r.Err() == nil && m != uint64(maxSize) {
-		return nil, nil, fmt.Errorf("%w: file size limit %d, want %d", ErrBadCache, m, maxSize)
-	}
-	folders := make([]store.FolderRec, r.Count(1+4+2))
-	for i := range folders {
-		f := &folders[i]
-		f.Rel = r.Str()
-		f.Stat = r.Stat()
-		f.Files, f.Subdirs = r.Strs(), r.Strs()
-		if r.Err() != nil {
-			break
-		}
-		if i > 0 && f.Rel <= folders[i-1].Rel || !folderListingValid(f) {
-			r.Fail("folder %q out of order or listing what it cannot hold", f.Rel)
-			break
-		}
-	}
-	if r.Err() != nil {
-		return nil, nil, r.Err()
-	}
-	return r, folders, nil
-}
-
-// folderListingValid reports whether f lists files and folders directly
-// in its folder, files in path order, as a listing gives them.
-func folderListingValid(f *store.FolderRec) bool {
-	prefix := ""
-	if f.Rel != "" {
-		if strings.HasPrefix(f.Rel, "/") || strings.HasSuffix(f.Rel, "/") {
-			return false
-		}
-		prefix = f.Rel + "/"
-	}
-	direct := func(p string) bool {
-		name, ok := strings.CutPrefix(p, prefix)
-		return ok && name != "" && !strings.Contains(name, "/") && !strings.HasPrefix(name, ".")
-	}
-	for i, p := range f.Files {
-		if !direct(p) || !IsMemoryPath(p) || i > 0 && p <= f.Files[i-1] {
-			return false
-		}
-	}
-	for _, p := range f.Subdirs {
-		if !direct(p) {
-			return false
-		}
-	}
-	return true
-}
-
-// decodeCacheRest decodes the records and what follows them.
-func decodeCacheRest(r *store.Reader) (*indexCache, error) {
-	c := &indexCache{}
-	c.recs = make([]cacheRecord, r.Count(1+4+2*sha256.Size+20))
-	type span struct{ off, n uint64 }
-	bodies := make([]span, len(c.recs))
-	// The memories and their short hashes are allocated together, two
-	// allocations instead of 200k: a vault keeps them all anyway.
-	mems := make([]Memory, len(c.recs))
-	hashes := make([]byte, len(c.recs)*hashLen)
-	for i := range mems { // see prefaultLoaded
-		mems[i].Version, c.recs[i].st.Size = 0, 0
-	}
-	for i := range c.recs {
-		rec := &c.recs[i]
-		rec.rel = r.Str()
-		rec.st = r.Stat()
-		copy(rec.sum[:], r.Bytes(sha256.Size))
-		copy(rec.key[:], r.Bytes(sha256.Size))
-		m := &mems[i]
-		*m = Memory{ID: r.Str(), Title: r.Str(), Layer: Layer(r.Uv()), Importance: int(r.Sv()),
-			Tags: r.Strs(), Aliases: r.Strs(), CreatedAt: r.Tm(), UpdatedAt: r.Tm(), EffectiveAt: r.Tm(),
-			ExpiresAt: r.Tm(), Status: Status(r.Str()), Supersedes: r.Strs(), Links: r.Strs(), Refs: r.Strs(),
-			VerifiedAt: r.Tm(), Source: Source{Client: r.Str(), Kind: r.Str()}, Version: int(r.Sv())}
-		bodies[i] = span{r.Uv(), r.Uv()} // Body is set once the section is found
-		m.WikiLinks = r.Strs()
-		m.idLine, m.supersedesLine, m.linksLine, m.statusLine = int(r.Sv()), int(r.Sv()), int(r.Sv()), int(r.Sv())
-		if r.Err() != nil {
-			break
-		}
-		if !IsMemoryPath(rec.rel) || i > 0 && rec.rel <= c.recs[i-1].rel {
-			r.Fail("record %q out of order or not a memory path", rec.rel)
-			break
-		}
-		if _, err := ParseStatus(string(m.Status)); err != nil || m.Status == "" || !m.Layer.Valid() || m.ID == "" {
-			r.Fail("record %q is not a memory the loader makes", rec.rel)
-			break
-		}
-		h := hashes[i*hashLen : (i+1)*hashLen]
-		hex.Encode(h, rec.sum[:hashLen/2])
-		m.Path, m.Hash = rec.rel, unsafe.String(&h[0], hashLen) // h never changes
-		rec.mem = m
-	}
-	switch flag := r.Bytes(1); {
-	case r.Err() != nil:
-	case flag[0] == 1:
-		copy(c.digest[:], r.Bytes(sha256.Size))
-		c.keys = r.Bytes(r.Count(sha256.Size) * sha256.Size)
-		c.swaps = r.Count(1)
-		n := r.Count(1)
-		if pad := r.Bytes(1); pad != nil && (pad[0] >= 8 || string(r.Bytes(int(pad[0]))) != string(make([]byte, pad[0]))) {
-			r.Fail("bad padding before the index")
-		}
-		c.snap = r.Bytes(n)
-	case flag[0] != 0:
-		r.Fail("bad index flag")
-	}
-	n := uint64(r.Count(1))
-	start := r.Pos()
-	r.Bytes(int(n))
-	if r.Err() != nil {
-		return nil, r.Err()
-	}
-	for i, sp := range bodies {
-		if sp.off > n || sp.n > n-sp.off {
-			return nil, fmt.Errorf("%w: body of %q outside the body section", ErrBadCache, c.recs[i].rel)
-		}
-		c.recs[i].mem.Body = r.Slice(start+int(sp.off), start+int(sp.off+sp.n))
-	}
-	if r.Pos() != r.Len() {
-		return nil, fmt.Errorf("%w: %d trailing bytes", ErrBadCache, r.Len()-r.Pos())
-	}
-	return c, nil
+	return store.DecodeIndex(data, key, maxSize, &memCodec{})
 }

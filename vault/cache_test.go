@@ -399,13 +399,13 @@ func TestCacheInvalid(t *testing.T) {
 		}},
 		{"another format version", func(t *testing.T, p string) {
 			b, _ := os.ReadFile(p)
-			b[len(cacheMagic)] = cacheVersion + 1
+			b[len(store.IndexMagic)] = store.IndexVersion + 1
 			binary.LittleEndian.PutUint32(b[len(b)-4:], crc32.ChecksumIEEE(b[:len(b)-4]))
 			os.WriteFile(p, b, 0o644)
 		}},
 		{"another program", func(t *testing.T, p string) {
 			b, _ := os.ReadFile(p)
-			i := len(cacheMagic) + 2 // after the version and the key's length
+			i := len(store.IndexMagic) + 2 // after the version and the key's length
 			b[i] ^= 1
 			binary.LittleEndian.PutUint32(b[len(b)-4:], crc32.ChecksumIEEE(b[:len(b)-4]))
 			os.WriteFile(p, b, 0o644)
@@ -474,13 +474,13 @@ func FuzzDecodeCache(f *testing.F) {
 	}
 	f.Add(good)
 	f.Add(good[:len(good)/2])
-	f.Add([]byte(cacheMagic))
+	f.Add([]byte(store.IndexMagic))
 	f.Fuzz(func(t *testing.T, data []byte) {
 		// The checksum would refuse almost every mutation: fix it, so
 		// that the decoder behind it is what is fuzzed.
-		if len(data) >= len(cacheMagic)+cacheTrailer {
+		if len(data) >= len(store.IndexMagic)+store.Trailer {
 			data = slices.Clone(data)
-			binary.LittleEndian.PutUint64(data[len(data)-cacheTrailer:], uint64(len(data)))
+			binary.LittleEndian.PutUint64(data[len(data)-store.Trailer:], uint64(len(data)))
 			binary.LittleEndian.PutUint32(data[len(data)-4:], crc32.ChecksumIEEE(data[:len(data)-4]))
 		}
 		c, err := decodeIndexCache(data, v.load.cacheKey, v.maxFileSize)
@@ -490,16 +490,16 @@ func FuzzDecodeCache(f *testing.F) {
 			}
 			return
 		}
-		for i, r := range c.recs {
-			if r.mem == nil || r.mem.Path != r.rel || !IsMemoryPath(r.rel) || (i > 0 && c.recs[i-1].rel >= r.rel) {
-				t.Fatalf("record %d (%q) is not one a load writes", i, r.rel)
+		for i, r := range c.Recs {
+			if r.Mem == nil || r.Mem.Path != r.Rel || !IsMemoryPath(r.Rel) || (i > 0 && c.Recs[i-1].Rel >= r.Rel) {
+				t.Fatalf("record %d (%q) is not one a load writes", i, r.Rel)
 			}
 		}
 		// The load trusts the cache's checksum for the snapshot too:
 		// whatever the snapshot holds must load safely or be refused.
-		if c.snap != nil {
+		if c.Snap != nil {
 			ix := index.New()
-			if ix.LoadCheckedSnapshot(c.snap) == nil {
+			if ix.LoadCheckedSnapshot(c.Snap) == nil {
 				ix.Search(index.Query{Text: "checkout 订单"})
 				ix.Put(1<<20, index.Doc{Title: "checkout 订单", Body: "deploy"})
 				ix.Search(index.Query{Text: "checkout deploy"})
@@ -530,10 +530,10 @@ func TestCacheSnapshotAligned(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if c.snap == nil {
+		if c.Snap == nil {
 			t.Fatal("no index snapshot in the cache")
 		}
-		if off := uintptr(unsafe.Pointer(&c.snap[0])) - uintptr(unsafe.Pointer(&data[0])); off%8 != 0 {
+		if off := uintptr(unsafe.Pointer(&c.Snap[0])) - uintptr(unsafe.Pointer(&data[0])); off%8 != 0 {
 			t.Errorf("path padding %d: snapshot at offset %d", extra, off)
 		}
 	}

@@ -193,8 +193,8 @@ func TestCacheSparseTail(t *testing.T) {
 	if err := os.Truncate(p, fi.Size()+3<<30); err != nil {
 		t.Skipf("no sparse file here: %v", err)
 	}
-	if cf := v.openIndexCache(); cf != nil {
-		cf.release()
+	if cf := store.OpenIndex[Memory](v.dir, v.load.cacheKey, v.maxFileSize, false); cf != nil {
+		cf.Release()
 		t.Fatal("a cache with a 3 GiB tail was opened")
 	}
 	again, err := Open(t.Context(), dir, Options{Now: cacheTestNow, IndexCache: true})
