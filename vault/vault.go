@@ -745,3 +745,100 @@ func (v *Vault) conflictedLocked() []ConflictedFile {
 	slices.SortFunc(out, func(a, b ConflictedFile) int { return strings.Compare(a.Path, b.Path) })
 	return out
 }
+
+// Person is who a write is made for, when it is not the repository's own
+// git identity: a team server (memvault serve --http --tokens) knows each
+// caller by a token and commits their writes as them.
+type Person struct {
+	Name, Email string
+}
+
+type personKey struct{}
+
+// WithPerson returns ctx carrying p: a Committer commits the writes made
+// with it as authored by p. The person travels with the call rather than
+// in the Vault, because one server writes for many people at once.
+func WithPerson(ctx context.Context, p Person) context.Context {
+	return context.WithValue(ctx, personKey{}, p)
+}
+
+// PersonOf returns the person ctx carries (WithPerson), if any.
+func PersonOf(ctx context.Context) (Person, bool) {
+	p, ok := ctx.Value(personKey{}).(Person)
+	return p, ok && p.Name != ""
+}
+
+// stripAddresses removes from a writer's name every part in angle
+// brackets, and any bracket left unpaired: a client calling itself "Bob
+// Builder <bob@example.com>" would otherwise read, in a Memory-Client
+// trailer or `memvault history`, like a person's identity, which only the
+// commit's author (the token's owner on a team server) may claim.
+func stripAddresses(name string) string {
+	if !strings.ContainsAny(name, "<>") {
+		return name
+	}
+	var b strings.Builder
+	for {
+		open := strings.IndexByte(name, '<')
+		if open < 0 {
+			break
+		}
+		end := strings.IndexByte(name[open:], '>')
+		if end < 0 {
+			break
+		}
+		b.WriteString(name[:open])
+		b.WriteByte(' ')
+		name = name[open+end+1:]
+	}
+	b.WriteString(name)
+	return strings.NewReplacer("<", " ", ">", " ").Replace(b.String())
+}
+
+// SyncFiles brings the index in line with files that someone else changed
+// on disk (a hand edit, git, another memvault process) and returns the ids
+// whose indexed state changed. The whole batch becomes visible at once.
+//
+// Unlike Refresh it waits for a write of this process in progress, so a
+// file read before that write can never overwrite the entry the write just
+// indexed. A file whose content hash equals the indexed one is left alone,
+// so syncing after this process's own write costs a read and changes
+// nothing.
+func (v *Vault) SyncFiles(ctx context.Context, rels []string) ([]string, error) {
+	if v.readOnly {
+		return nil, ErrReadOnly
+	}
+	v.writeMu.Lock()
+	defer v.writeMu.Unlock()
+	return v.refresh(ctx, rels)
+}
+
+// SyncAll reloads the whole vault like Reload, after any write of this
+// process in progress. A watcher uses it when too much changed at once
+// (a branch switch) to be worth syncing file by file.
+func (v *Vault) SyncAll(ctx context.Context) error {
+	if v.readOnly {
+		return ErrReadOnly
+	}
+	v.writeMu.Lock()
+	defer v.writeMu.Unlock()
+	return v.Reload(ctx)
+}
+
+// keepLastGood is the memory a read yields for the index, or nil when the
+// file's last good version should stay, marked stale. That is the case for
+// a file that could not be read at all, and for one that was indexed
+// before and whose front matter no longer parses: read as a fresh file it
+// would lose its id and fields, which would silently turn a memory into
+// another one. had says whether the path was indexed.
+func keepLastGood(r loaded, had bool) *Memory {
+	if r.mem == nil || !had {
+		return r.mem
+	}
+	for _, d := range r.diags {
+		if errors.Is(d.Err, parser.ErrSyntax) || errors.Is(d.Err, parser.ErrUnclosed) {
+			return nil
+		}
+	}
+	return r.mem
+}
