@@ -515,7 +515,7 @@ func prefaultLoaded(res []loaded) {
 func (v *Vault) readCachedFile(ctx context.Context, rel string, rec *cacheRecord, st store.StatKey, ok bool, written int64, rs *readerState) loaded {
 	if rec != nil && ok && rec.Stat == st && max(st.Mtime, st.Ctime) < written {
 		// The record's key is the one setKey would compute here (see
-		// encodeIndexCacheLocked).
+		// cacheRecords).
 		return loaded{rel: rel, mem: rec.Mem, st: st, stOK: true, sum: rec.Sum, mod: st.Mtime, mapped: true, key: rec.Key, keyed: true}
 	}
 	return v.readFile(ctx, rel, rs)

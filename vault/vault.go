@@ -84,7 +84,7 @@ type Options struct {
 	// CopyIndexCache, for a process that runs long (a server), maps a
 	// private copy of the index cache rather than the file itself, so
 	// that another program truncating the file cannot kill the process
-	// (see store.PrivateCopy). A command that exits soon maps the file: the
+	// (see store.MapCacheFile). A command that exits soon maps the file: the
 	// copy would cost every run a pass over the cache.
 	CopyIndexCache bool
 	// OnSlowLoad, when set, is called once by a load with the index cache

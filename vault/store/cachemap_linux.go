@@ -13,8 +13,9 @@ const MapsFiles = true
 // memories and the index restored from the index cache point into the
 // mapping instead of into a copy on the heap, so the kernel keeps only
 // the pages something reads (a result's body, a query term's postings)
-// and can drop them again under pressure: the cache of a 100k vault is
-// 130 MB, most of it bodies nobody asks for. The mapping stays valid when
+// and can drop them again under pressure: most of a large vault's cache
+// is bodies nobody asks for (docs/performance.md, "Storage engine"). The
+// mapping stays valid when
 // f is closed or its name removed, and is never unmapped once a load uses
 // it, as strings of the vault point into it; the cache file is only ever
 // replaced by a rename, which leaves the mapped file as it was. release

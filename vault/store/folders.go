@@ -19,8 +19,8 @@ import (
 // folder's stat data is what was recorded with it, as git's untracked
 // cache does: adding, removing or renaming an entry changes the folder's
 // modification and change times, so an unchanged folder lists as it did.
-// Listing a 100k vault's folders was a tenth of a warm recall's CPU
-// (docs/performance.md). A listing is recorded only when it depends on
+// Listing a large vault's folders was a good part of a warm recall's CPU
+// (docs/performance.md, "Storage engine"). A listing is recorded only when it depends on
 // the folder alone and the folder was last changed RacyWindow or more
 // before it was listed:
 //
@@ -33,7 +33,7 @@ import (
 //
 // The folder is stat'ed before it is listed, so a change made while it
 // is listed gives it times later than the recorded ones. Every file is
-// still stat'ed against its record (readCachedFiles): only the set of
+// still stat'ed against its record (the vault's readCachedFiles): only the set of
 // names comes from the cache.
 
 // folderListing is what listing one folder gave (see scanner.list).

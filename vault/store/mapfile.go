@@ -49,7 +49,7 @@ func privateCopy(d *os.Root, f *os.File, size int64) (*os.File, error) {
 		return nil, err
 	}
 	// Where an open file's name cannot be removed (Windows), the name
-	// stays until the next write's removeCacheTemps.
+	// stays until the next write's RemoveTemps.
 	_ = d.Remove(name)
 	// f is at its start; a limited *os.File is what os.File.ReadFrom
 	// copies in the kernel.

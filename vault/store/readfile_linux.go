@@ -29,7 +29,7 @@ type FileReader struct {
 	buf    []byte
 	dir    string // the folder dirFD is open on; "" for none
 	dirFD  int
-	name   []byte // statKey's NUL-terminated name, reused
+	name   []byte // StatKey's NUL-terminated name, reused
 }
 
 // Read reads the file name in folder dir into r's buffer (valid until the
@@ -81,7 +81,7 @@ func (r *FileReader) Read(dir, name string, limit int64) ([]byte, time.Time, err
 }
 
 // open opens dir/name for reading, through the open folder when it can.
-// A linked file is not opened (ELOOP): see LinkedFiles.
+// A linked file is not opened (ELOOP): see the vault's LinkedFiles.
 func (r *FileReader) open(dir, name string) (int, error) {
 	if r.dir != dir {
 		r.Close()
@@ -129,7 +129,7 @@ func ignoringEINTR(fn func() error) error {
 }
 
 // StatKey stats dir/name, following a link, and returns what says the
-// file is unchanged (see loadHeaders). It looks the name up in the open
+// file is unchanged (see the vault's loadHeaders). It looks the name up in the open
 // folder, as read does, rather than walking the whole path per file.
 func (r *FileReader) StatKey(dir, name string) (StatKey, bool) {
 	var st syscall.Stat_t

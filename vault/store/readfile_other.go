@@ -28,7 +28,7 @@ type FileReader struct {
 // next read) and returns its bytes and modification time. A file larger
 // than limit is not read: the error wraps parser.ErrTooLarge.
 func (r *FileReader) Read(dir, name string, limit int64) ([]byte, time.Time, error) {
-	// A linked file is not read (see LinkedFiles). The check and the
+	// A linked file is not read (see the vault's LinkedFiles). The check and the
 	// open are two steps; a link planted between them is read once.
 	if fi, err := os.Lstat(filepath.Join(dir, name)); err == nil && fi.Mode()&fs.ModeSymlink != 0 {
 		return nil, time.Time{}, &fs.PathError{Op: "open", Path: filepath.Join(dir, name), Err: r.Linked}
@@ -68,7 +68,7 @@ func (r *FileReader) Close() {}
 
 // StatKey reports no key: without a portable change time and inode, a
 // cached header cannot be trusted, so a headers-only vault reads every
-// file (see loadHeaders).
+// file (see the vault's loadHeaders).
 func (r *FileReader) StatKey(dir, name string) (StatKey, bool) { return StatKey{}, false }
 
 // FileStatKey reports no key here (see StatKey): folder listings are

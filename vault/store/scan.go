@@ -89,7 +89,7 @@ func (w scanner) list(rel string) (l folderListing, err error) {
 			l.files = append(l.files, r)
 		case t&fs.ModeSymlink != 0:
 			// A linked memory file is never loaded (lint reports it:
-			// LinkedFiles). The listing stays not plain, as it was when
+			// the vault's LinkedFiles). The listing stays not plain, as it was when
 			// links inside the vault were followed, so a cached listing
 			// is checked the same way.
 			l.plain = false
@@ -105,7 +105,7 @@ func (w scanner) list(rel string) (l folderListing, err error) {
 // README.md. The watcher uses it to ignore everything else.
 func IsMemoryPath(rel string) bool {
 	// ".md" in any case, without lowering the whole path (which copies
-	// a path that is not ASCII: a warm load checks 100k of them).
+	// a path that is not ASCII: a warm load checks every path).
 	n := len(rel)
 	if n < 3 || rel[n-3] != '.' || rel[n-2]|0x20 != 'm' || rel[n-1]|0x20 != 'd' || strings.EqualFold(rel, "README.md") {
 		return false

@@ -7,9 +7,9 @@ import (
 )
 
 // Spool keeps the bodies of a load from files out of the heap: a
-// load without a usable index cache reads every file, and at 100k
-// memories their bodies were about 100 MB of the load's 290 MB live heap. Each body is
-// appended to a temporary file in the cache folder as its memory is
+// load without a usable index cache reads every file, and their bodies
+// were a third of such a load's live heap (docs/performance.md, "Storage
+// engine"). Each body is appended to a temporary file in the cache folder as its memory is
 // consumed, and the memory's Body emptied; once all files are read, the
 // file is mapped and every parked body points into the mapping, as the
 // bodies of a warm load point into the cache's. Pages of a file mapping
@@ -22,7 +22,7 @@ import (
 // released when the process exits (the mapping lives as long as the
 // strings that point into it). Its name matches the cache's temporary
 // files, so one left by a killed process is removed by the next write
-// (removeCacheTemps).
+// (RemoveTemps).
 //
 // Any failure to write the file leaves the bodies not yet written on the
 // heap, where they would have been without a spool: a spool saves memory,
