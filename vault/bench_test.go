@@ -301,3 +301,27 @@ func BenchmarkRecall(b *testing.B) {
 		})
 	}
 }
+
+// BenchmarkLoadHeaders measures a warm headers-only open of the 10k
+// vault (what `memvault add` does): every file stat'ed, every header
+// taken from the header cache a previous open wrote.
+func BenchmarkLoadHeaders(b *testing.B) {
+	dir := benchVault(b, 10_000)
+	opts := Options{HeadersOnly: true, HeaderCache: filepath.Join(b.TempDir(), HeaderCacheName(dir))}
+	if _, err := Open(b.Context(), dir, opts); err != nil {
+		b.Fatal(err)
+	}
+	cpu := processCPU()
+	loops := 0
+	for b.Loop() {
+		loops++
+		v, err := Open(b.Context(), dir, opts)
+		if err != nil {
+			b.Fatal(err)
+		}
+		if v.Len() != 10_000 {
+			b.Fatalf("loaded %d memories, want 10000", v.Len())
+		}
+	}
+	b.ReportMetric((processCPU()-cpu).Seconds()/float64(loops), "cpu-s/op")
+}
