@@ -3,7 +3,6 @@ package vault
 import (
 	"errors"
 	"fmt"
-	"github.com/memvault/memvault/vault/store"
 	"io/fs"
 	"math/rand/v2"
 	"os"
@@ -11,6 +10,8 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
+
+	"github.com/memvault/memvault/vault/store"
 )
 
 // writeRoot is a vault folder opened for one write sequence. Every file

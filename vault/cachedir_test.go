@@ -2,7 +2,6 @@ package vault
 
 import (
 	"errors"
-	"github.com/memvault/memvault/vault/store"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -11,6 +10,8 @@ import (
 	"slices"
 	"testing"
 	"time"
+
+	"github.com/memvault/memvault/vault/store"
 )
 
 // treeOf lists every path under root with its type, never following a

@@ -2,12 +2,13 @@ package vault
 
 import (
 	"fmt"
-	"github.com/memvault/memvault/vault/store"
 	"os"
 	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
+
+	"github.com/memvault/memvault/vault/store"
 )
 
 // TestRecoverRedoesTheJournal leaves a journaled write at each point a
