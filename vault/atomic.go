@@ -10,10 +10,9 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
-)
 
-// tempInfix marks writeFile's temp files: ".<name>.tmp-<random>".
-const tempInfix = ".tmp-"
+	"github.com/memvault/memvault/vault/store"
+)
 
 // writeRoot is a vault folder opened for one write sequence. Every file
 // operation of a write goes through it, relative to open folder handles
@@ -183,7 +182,7 @@ func (r *writeRoot) writeFile(rel string, data []byte, perm fs.FileMode) (err er
 		return err
 	}
 	// A dot-prefixed temp name is ignored by the loader and the watcher.
-	f, tmp, err := createTemp(d, "."+name+tempInfix)
+	f, tmp, err := createTemp(d, "."+name+store.TempInfix)
 	if err != nil {
 		return fmt.Errorf("create temp file for %s: %w", rel, err)
 	}
@@ -260,7 +259,7 @@ func createTemp(d *os.Root, prefix string) (*os.File, string, error) {
 
 // syncFolder makes a rename, a removal or a new entry in d durable.
 func syncFolder(d *os.Root) error {
-	if !canSyncFolder {
+	if !store.CanSyncFolder {
 		return nil
 	}
 	f, err := d.Open(".")
@@ -276,7 +275,7 @@ func syncFolder(d *os.Root) error {
 
 // syncPath is syncFolder for a folder named by path.
 func syncPath(dir string) error {
-	if !canSyncFolder {
+	if !store.CanSyncFolder {
 		return nil
 	}
 	f, err := os.Open(dir)

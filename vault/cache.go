@@ -1,26 +1,19 @@
 package vault
 
 import (
-	"bufio"
 	"context"
 	"crypto/sha256"
 	"encoding/binary"
 	"encoding/hex"
-	"fmt"
-	"hash/crc32"
-	"io"
-	"os"
 	"runtime"
 	"slices"
-	"sort"
-	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
 	"unsafe"
 
-	"github.com/memvault/memvault/vault/fault"
 	"github.com/memvault/memvault/vault/index"
+	"github.com/memvault/memvault/vault/store"
 )
 
 // The index cache (Options.IndexCache) keeps, between processes, what
@@ -56,72 +49,33 @@ import (
 // program that wrote it (Options.IndexCacheKey) and a CRC-32 over all of
 // it; one that does not check out is ignored and rewritten.
 
-// ErrBadCache reports an index cache that cannot be used: another format
-// or program, truncated, corrupted or inconsistent. Open never returns it:
-// it loads the files instead.
-var ErrBadCache = fault.New(fault.Internal, "bad index cache")
-
-const (
-	cacheMagic   = "MVCACHE\x00"
-	cacheVersion = 7
-	// cacheTrailer is the size of the trailer that ends a cache file:
-	// the file's size and a checksum (see encodeIndexCacheLocked).
-	cacheTrailer = 12
-	// CacheDirName is the folder, inside the vault, that holds the index
-	// cache. The loader skips dot-folders, and the folder holds a
-	// .gitignore that ignores everything in it, so git never sees the
-	// cache wherever the vault lives.
-	CacheDirName  = ".cache"
-	cacheFileName = "index-v2"
+// The cache folder and its errors, as the store names them.
+var (
+	// ErrBadCache reports an index cache that cannot be used: another
+	// format or program, truncated, corrupted or inconsistent. Open never
+	// returns it: it loads the files instead.
+	ErrBadCache = store.ErrBadCache
+	// ErrCacheDir reports a cache folder memvault will not use.
+	ErrCacheDir = store.ErrCacheDir
 )
 
-// cacheRecord is one file as the cache records it: its stat data, the
-// SHA-256 and modification time of the bytes read, and the memory
-// toMemory made of them (without diagnostics).
-type cacheRecord struct {
-	rel string
-	st  statKey
-	sum [sha256.Size]byte
-	// key is the SHA-256 of the memoryKey of the file as recorded (path,
-	// sum, recorded modification time), which a load that finds the
-	// record holding would compute.
-	key [sha256.Size]byte
-	mem *Memory
-}
+// CacheDirName is the folder, inside the vault, that holds the index
+// cache (see store.DirName).
+const CacheDirName = store.DirName
 
-// indexCache is a decoded cache.
-type indexCache struct {
-	written int64 // the cache file's modification time, Unix nanoseconds
-	folders []folderRec
-	recs    []cacheRecord
-	digest  [sha256.Size]byte // of the build the snapshot comes from
-	snap    []byte            // index snapshot; nil when none was kept
-	// keys holds the build's memoryKey of each DocID, 32 bytes each, and
-	// swaps how many DocIDs preferTracked gave to other files then.
-	keys  []byte
-	swaps int
-	// drop lets the memory the cache file takes be reclaimed: what is
-	// read from it later is read again (see mapCacheFile). release
-	// unmaps it, while nothing points into it yet.
-	drop, release func()
-}
+// CheckCacheDir reports a cache folder in the vault folder dir that
+// memvault refuses to use (see ErrCacheDir); see store.CheckDir.
+func CheckCacheDir(dir string) error { return store.CheckDir(dir) }
 
-// lookup returns the record of rel, or nil.
-func (c *indexCache) lookup(rel string) *cacheRecord {
-	if c == nil {
-		return nil
-	}
-	if i := c.search(rel); i < len(c.recs) && c.recs[i].rel == rel {
-		return &c.recs[i]
-	}
-	return nil
-}
+// FixCacheDir replaces a cache folder that is a symbolic link with a real
+// folder; see store.FixDir.
+func FixCacheDir(dir string) error { return store.FixDir(dir) }
 
-// search returns the index of the first record whose path is not before
-// rel.
-func (c *indexCache) search(rel string) int {
-	return sort.Search(len(c.recs), func(i int) bool { return c.recs[i].rel >= rel })
-}
+// indexCache is a decoded index cache, and cacheRecord one file in it.
+type (
+	indexCache  = store.Cache[Memory]
+	cacheRecord = store.Record[Memory]
+)
 
 // loadCached is the first load of a vault with an index cache. Files are
 // taken from the cache where it holds them unchanged and read otherwise;
@@ -137,32 +91,35 @@ func (v *Vault) loadCached(ctx context.Context) error {
 	// machine may have a core to spare. Nothing the cache holds is used
 	// before its checksum checks out; the index is used only if this
 	// load's build turns out to be the cache's, or close to it.
-	cf := v.openIndexCache()
+	var cf *store.IndexFile[Memory]
+	if v.load.cacheKey != "" {
+		cf = store.OpenIndex[Memory](v.dir, v.load.cacheKey, v.maxFileSize, v.load.copyCache)
+	}
 	var c *indexCache
 	var snapIx *index.Index
 	decoded, snapDone, summed := make(chan struct{}), make(chan struct{}), make(chan struct{})
-	var prev []folderRec
+	var prev []store.FolderRec
 	sumOK := false
 	if cf != nil {
-		prev = cf.folders
+		prev = cf.Folders
 		go func() {
 			defer close(summed)
-			sumOK = cf.checksum()
+			sumOK = cf.Checksum()
 		}()
 		go func() {
 			defer close(snapDone)
-			c = cf.decodeRest()
+			c = cf.DecodeRest(&memCodec{})
 			close(decoded)
-			if c == nil || c.snap == nil {
+			if c == nil || c.Snap == nil {
 				return
 			}
 			// The cache's checksum covers the snapshot; it is used
 			// only if the checksum then checks out.
-			if ix := index.New(); ix.LoadCheckedSnapshot(c.snap) == nil {
+			if ix := index.New(); ix.LoadCheckedSnapshot(c.Snap) == nil {
 				// A pass over all its posting lists (a patch below,
 				// the first change a write makes) reads the mapping
 				// through: let the pages it has read go as it goes.
-				ix.SetSnapshotRelease(c.drop, dropEvery)
+				ix.SetSnapshotRelease(c.Drop, store.DropEvery)
 				snapIx = ix
 			}
 		}()
@@ -171,10 +128,10 @@ func (v *Vault) loadCached(ctx context.Context) error {
 		close(snapDone)
 		close(summed)
 	}
-	rels, folders, listed, freshFiles, err := scanFolders(ctx, v.dir, prev, v.fsTime())
+	rels, folders, listed, freshFiles, err := store.ScanFolders(ctx, v.dir, prev, v.fsTime())
 	var res []loaded
 	if err == nil && cf != nil {
-		res, err = v.readCachedFiles(ctx, rels, cf.written, func() *indexCache { <-decoded; return c })
+		res, err = v.readCachedFiles(ctx, rels, cf.Written, func() *indexCache { <-decoded; return c })
 	}
 	<-summed
 	if cf != nil && (err != nil || c == nil || !sumOK) {
@@ -182,11 +139,11 @@ func (v *Vault) loadCached(ctx context.Context) error {
 		// and what was taken from it dropped.
 		<-snapDone
 		c, snapIx, res = nil, nil, nil
-		cf.release()
+		cf.Release()
 		if err == nil && prev != nil {
 			// The listings taken from the cache pointed into it: list
 			// every folder.
-			rels, folders, listed, freshFiles, err = scanFolders(ctx, v.dir, nil, v.fsTime())
+			rels, folders, listed, freshFiles, err = store.ScanFolders(ctx, v.dir, nil, v.fsTime())
 		}
 	}
 	if err != nil {
@@ -194,21 +151,23 @@ func (v *Vault) loadCached(ctx context.Context) error {
 	}
 	defer func() { <-snapDone }() // an error below leaves it running
 	var b *builder
-	var spool *bodySpool // bodies of a load from files, off the heap
+	var spool *store.Spool // bodies of a load from files, off the heap
 	if c == nil {
 		v.slowLoad()
 		res = make([]loaded, 0, len(rels))
 		b = v.newBuilder(len(rels), index.New())
 		if len(rels) > 0 {
-			spool = v.newBodySpool()
+			spool = store.OpenSpool(v.dir)
 		}
 		err = v.readEach(ctx, rels, b.ix, func(r loaded) {
 			b.add(r)
 			r.prep = nil
-			spool.park(r.mem)
+			if r.mem != nil {
+				spool.Park(&r.mem.Body)
+			}
 			res = append(res, r)
 		})
-		if serr := spool.restore(); err == nil {
+		if serr := spool.Restore(); err == nil {
 			err = serr
 		}
 	} else {
@@ -226,42 +185,8 @@ func (v *Vault) loadCached(ctx context.Context) error {
 	bs := buildDigest(built, swaps, res)
 	rebuilt, patched := false, 0
 	if c != nil {
-		var ix *index.Index
 		<-snapDone
-		if bs.pure && snapIx != nil && c.digest == bs.digest {
-			if snapIx.Len() == len(built) {
-				ix = snapIx
-			}
-		} else if bs.pure && snapIx != nil {
-			v.slowLoad()
-			ix, patched = patchSnapshot(c, snapIx, bs, built)
-		}
-		if ix == nil {
-			v.slowLoad()
-			// The same insertions, in the same order, as Reload.
-			rebuilt = true
-			ix = index.New()
-			batch := make([]index.Entry, len(built))
-			for i, m := range built {
-				batch[i] = index.Entry{ID: index.DocID(i), Doc: indexDoc(m)}
-			}
-			ix.PutBatch(batch)
-			ix.Trim()
-			v.mu.RLock()
-			for _, d := range swaps {
-				ix.Put(d, indexDoc(v.entries[d]))
-			}
-			v.mu.RUnlock()
-		}
-		for _, m := range built {
-			m.text = "" // indexed: PlainText derives it again when needed
-		}
-		v.mu.Lock()
-		v.ix = ix
-		v.mu.Unlock()
-		// Decoding and the index's load read most of the file; from now
-		// on only what a call reads need be resident.
-		c.drop()
+		rebuilt, patched = v.installCachedIndex(c, snapIx, bs, built, swaps)
 	}
 	reads, recs, newRecs := 0, 0, 0
 	for i := range res {
@@ -271,30 +196,75 @@ func (v *Vault) loadCached(ctx context.Context) error {
 		newRecs += boolInt(r.fresh && r.cacheable())
 	}
 	v.mu.Lock()
-	v.fromCache, v.cacheReads, v.cachePatched, v.cacheListed = c != nil && !rebuilt, reads, patched, listed
+	v.load.stats = loadStats{fromCache: c != nil && !rebuilt, read: reads, patched: patched, listed: listed}
 	v.mu.Unlock()
 	// Files read for a problem of their own are read again next time
 	// whatever the cache says: they alone are no reason to rewrite it.
 	// So are folders that were listed, unless the listings saved hold
 	// many files.
-	if c == nil || rebuilt || patched > 0 || newRecs > 0 || recs != len(c.recs) || freshFiles >= folderRewriteFiles {
+	if c == nil || rebuilt || patched > 0 || newRecs > 0 || recs != len(c.Recs) || freshFiles >= folderRewriteFiles {
 		// A cache that cannot be written costs the next process a load
 		// from the files, nothing else.
 		var drop func()
 		if c != nil {
-			drop = c.drop
+			drop = c.Drop
 		} else if spool != nil {
-			drop = spool.release
+			drop = spool.Release
 		}
 		_ = v.writeIndexCache(res, folders, bs, drop)
 	}
 	return nil
 }
 
+// installCachedIndex installs the index of a load whose memories came
+// from the cache c: c's snapshot snapIx (nil when it had none that
+// loaded) when this load's build is the one it was made from, the
+// snapshot patched when the builds differ in a few memories, or else an
+// index built from built as Reload builds it. It reports whether the
+// index was built, and for how many memories it was patched.
+func (v *Vault) installCachedIndex(c *indexCache, snapIx *index.Index, bs buildSum, built []*Memory, swaps []index.DocID) (rebuilt bool, patched int) {
+	var ix *index.Index
+	if bs.pure && snapIx != nil && c.Digest == bs.digest {
+		if snapIx.Len() == len(built) {
+			ix = snapIx
+		}
+	} else if bs.pure && snapIx != nil {
+		v.slowLoad()
+		ix, patched = patchSnapshot(c, snapIx, bs, built)
+	}
+	if ix == nil {
+		v.slowLoad()
+		// The same insertions, in the same order, as Reload.
+		rebuilt = true
+		ix = index.New()
+		batch := make([]index.Entry, len(built))
+		for i, m := range built {
+			batch[i] = index.Entry{ID: index.DocID(i), Doc: indexDoc(m)}
+		}
+		ix.PutBatch(batch)
+		ix.Trim()
+		v.mu.RLock()
+		for _, d := range swaps {
+			ix.Put(d, indexDoc(v.entries[d]))
+		}
+		v.mu.RUnlock()
+	}
+	for _, m := range built {
+		m.text = "" // indexed: PlainText derives it again when needed
+	}
+	v.mu.Lock()
+	v.ix = ix
+	v.mu.Unlock()
+	// Decoding and the index's load read most of the file; from now on
+	// only what a call reads need be resident.
+	c.Drop()
+	return rebuilt, patched
+}
+
 // slowLoad calls Options.OnSlowLoad, once.
 func (v *Vault) slowLoad() {
-	if f := v.onSlowLoad; f != nil {
-		v.onSlowLoad = nil
+	if f := v.load.onSlowLoad; f != nil {
+		v.load.onSlowLoad = nil
 		f()
 	}
 }
@@ -390,13 +360,13 @@ func memoryKey(buf []byte, r *loaded) []byte {
 // whichever is more: about how many memories were added, removed or
 // changed.
 func patchSnapshot(c *indexCache, ix *index.Index, bs buildSum, built []*Memory) (*index.Index, int) {
-	if bs.swaps != 0 || c.swaps != 0 {
+	if bs.swaps != 0 || c.Swaps != 0 {
 		return nil, 0
 	}
-	old := len(c.keys) / sha256.Size
+	old := len(c.Keys) / sha256.Size
 	at := make(map[[sha256.Size]byte]index.DocID, old)
 	for d := range old {
-		at[[sha256.Size]byte(c.keys[d*sha256.Size:])] = index.DocID(d)
+		at[[sha256.Size]byte(c.Keys[d*sha256.Size:])] = index.DocID(d)
 	}
 	to := make([]int, old) // DocID+1 in this build, 0 when dropped
 	var put []index.Entry
@@ -443,13 +413,13 @@ func droppedDocs(c *indexCache, unmatched map[[sha256.Size]byte]index.DocID, put
 	docs := make([]index.Doc, 0, len(unmatched))
 	var buf []byte
 	for _, e := range put {
-		rec := c.lookup(built[e.ID].Path)
+		rec := c.Lookup(built[e.ID].Path)
 		if rec == nil {
 			continue
 		}
-		buf = memoryKey(buf[:0], &loaded{rel: rec.rel, sum: rec.sum, mod: rec.st.mtime})
+		buf = memoryKey(buf[:0], &loaded{rel: rec.Rel, sum: rec.Sum, mod: rec.Stat.Mtime})
 		if _, ok := unmatched[sha256.Sum256(buf)]; ok {
-			docs = append(docs, indexDoc(rec.mem))
+			docs = append(docs, indexDoc(rec.Mem))
 		}
 	}
 	if len(docs) != len(unmatched) {
@@ -478,7 +448,7 @@ func (v *Vault) readCachedFiles(ctx context.Context, rels []string, written int6
 	for w := range workers {
 		wg.Go(func() {
 			var rs readerState
-			defer rs.files.close()
+			defer rs.files.Close()
 			from, to := w*len(rels)/workers, (w+1)*len(rels)/workers
 			prefaultLoaded(res[from:to])
 			for i := from; i < to; i++ {
@@ -486,7 +456,7 @@ func (v *Vault) readCachedFiles(ctx context.Context, rels []string, written int6
 					return
 				}
 				r := &res[i]
-				r.st, r.stOK = rs.files.statKey(rs.dir(v.dir, rels[i]))
+				r.st, r.stOK = rs.files.StatKey(rs.dir(v.dir, rels[i]))
 			}
 			c := rest()
 			if c == nil {
@@ -496,21 +466,21 @@ func (v *Vault) readCachedFiles(ctx context.Context, rels []string, written int6
 			// rels and the records are both in path order: one search
 			// finds where this worker's files start, then a cursor
 			// follows them.
-			j := c.search(rels[from])
+			j := c.Search(rels[from])
 			for i := from; i < to; i++ {
 				if ctx.Err() != nil {
 					return
 				}
 				// Usually the next record is the file's: one equality
 				// test, no ordering comparison.
-				if j < len(c.recs) && c.recs[j].rel != rels[i] {
-					for j < len(c.recs) && c.recs[j].rel < rels[i] {
+				if j < len(c.Recs) && c.Recs[j].Rel != rels[i] {
+					for j < len(c.Recs) && c.Recs[j].Rel < rels[i] {
 						j++
 					}
 				}
 				var rec *cacheRecord
-				if j < len(c.recs) && c.recs[j].rel == rels[i] {
-					rec = &c.recs[j]
+				if j < len(c.Recs) && c.Recs[j].Rel == rels[i] {
+					rec = &c.Recs[j]
 				}
 				res[i] = v.readCachedFile(ctx, rels[i], rec, res[i].st, res[i].stOK, written, &rs)
 			}
@@ -542,82 +512,20 @@ func prefaultLoaded(res []loaded) {
 // is the record's, and the file was not changed at or after the cache
 // was written (then a second change within the file system's timestamp
 // granularity could leave the stat data as it was).
-func (v *Vault) readCachedFile(ctx context.Context, rel string, rec *cacheRecord, st statKey, ok bool, written int64, rs *readerState) loaded {
-	if rec != nil && ok && rec.st == st && max(st.mtime, st.ctime) < written {
+func (v *Vault) readCachedFile(ctx context.Context, rel string, rec *cacheRecord, st store.StatKey, ok bool, written int64, rs *readerState) loaded {
+	if rec != nil && ok && rec.Stat == st && max(st.Mtime, st.Ctime) < written {
 		// The record's key is the one setKey would compute here (see
-		// encodeIndexCacheLocked).
-		return loaded{rel: rel, mem: rec.mem, st: st, stOK: true, sum: rec.sum, mod: st.mtime, mapped: true, key: rec.key, keyed: true}
+		// cacheRecords).
+		return loaded{rel: rel, mem: rec.Mem, st: st, stOK: true, sum: rec.Sum, mod: st.Mtime, mapped: true, key: rec.Key, keyed: true}
 	}
 	return v.readFile(ctx, rel, rs)
-}
-
-// cacheFile is a mapped cache whose header and folder listings are
-// decoded; the rest is decoded, and the checksum taken, apart.
-type cacheFile struct {
-	data    []byte
-	written int64 // the file's modification time, Unix nanoseconds
-	release func()
-	drop    func(b []byte)
-	r       *cacheReader // at the records
-	folders []folderRec
-}
-
-// openIndexCache maps the vault's cache and decodes its header and
-// folder listings, or returns nil.
-func (v *Vault) openIndexCache() *cacheFile {
-	if v.cacheKey == "" {
-		return nil
-	}
-	d, err := openCacheDir(v.dir, false)
-	if err != nil {
-		return nil
-	}
-	defer d.Close()
-	data, written, release, drop, err := mapCacheFile(d, cacheFileName, v.copyCache, checkCacheSize)
-	if err != nil {
-		return nil
-	}
-	r, folders, err := decodeCacheHead(data, v.cacheKey, v.maxFileSize)
-	if err != nil {
-		release()
-		return nil
-	}
-	return &cacheFile{data: data, written: written, release: release, drop: drop, r: r, folders: folders}
-}
-
-// checksum reports whether the file's CRC-32 is right. It is computed a
-// few megabytes at a time, each dropped from memory once summed, so that
-// checking a large cache does not make all of it resident at once.
-func (cf *cacheFile) checksum() bool {
-	body := cf.data[:len(cf.data)-4]
-	crc := crc32.NewIEEE()
-	const chunk = 4 << 20
-	for i := 0; i < len(body); i += chunk {
-		part := body[i:min(len(body), i+chunk)]
-		crc.Write(part)
-		cf.drop(part)
-	}
-	return binary.LittleEndian.Uint32(cf.data[len(cf.data)-4:]) == crc.Sum32()
-}
-
-// decodeRest decodes the records and the rest after the folders, or
-// returns nil. Nothing it returns is to be trusted before checksum has
-// checked out.
-func (cf *cacheFile) decodeRest() *indexCache {
-	c, err := decodeCacheRest(cf.r)
-	if err != nil {
-		return nil
-	}
-	data := cf.data
-	c.folders, c.written, c.drop, c.release = cf.folders, cf.written, func() { cf.drop(data) }, cf.release
-	return c
 }
 
 // fsTime is the file system's clock, as far as the racy windows go (of
 // the index cache, its folder listings and the header cache).
 func (v *Vault) fsTime() time.Time {
-	if v.fsNow != nil {
-		return v.fsNow()
+	if v.hooks.fsNow != nil {
+		return v.hooks.fsNow()
 	}
 	return time.Now()
 }
@@ -638,302 +546,44 @@ const folderRewriteFiles = 1024
 // reclaimed: writing reads every body and posting list, most of them
 // pointing into that cache's mapping, and calling drop every few
 // megabytes keeps them from all being resident at once.
-func (v *Vault) writeIndexCache(res []loaded, folders []folderRec, bs buildSum, drop func()) error {
-	if v.cacheKey == "" || len(res) == 0 {
+func (v *Vault) writeIndexCache(res []loaded, folders []store.FolderRec, bs buildSum, drop func()) error {
+	if v.load.cacheKey == "" || len(res) == 0 {
 		return nil
 	}
-	d, err := openCacheDir(v.dir, true)
-	if err != nil {
-		return fmt.Errorf("index cache: %w", err)
-	}
-	defer d.Close()
-	tmp, name, err := createCacheTemp(d, cacheFileName+".tmp-")
-	if err != nil {
-		return fmt.Errorf("index cache: %w", err)
-	}
-	// Streamed through a small buffer: a 100k vault's cache is over
-	// 100 MB, which a load's peak memory should not hold twice.
-	var out io.Writer = tmp
-	if drop != nil {
-		out = &droppingWriter{w: tmp, drop: drop}
-	}
-	bw := bufio.NewWriterSize(out, 1<<16)
+	iw := store.IndexWrite[Memory]{Key: v.load.cacheKey, MaxSize: v.maxFileSize, Folders: folders,
+		Records: cacheRecords(res), Codec: &memCodec{}, Drop: drop}
 	v.mu.RLock()
-	err = v.encodeIndexCacheLocked(bw, res, folders, bs)
-	v.mu.RUnlock()
-	if err == nil {
-		err = bw.Flush()
+	defer v.mu.RUnlock()
+	if bs.pure && v.ix != nil {
+		iw.Index = &store.IndexSection{Digest: bs.digest, Keys: bs.keys, Swaps: bs.swaps, Snapshot: v.ix}
 	}
-	if cerr := tmp.Close(); err == nil {
-		err = cerr
-	}
-	if err == nil {
-		// By name inside the folder's handle: a link at the cache's
-		// name is replaced, not followed.
-		err = d.Rename(name, cacheFileName)
-	}
-	if err != nil {
-		_ = d.Remove(name)
-		return fmt.Errorf("index cache: %w", err)
-	}
-	return nil
+	return store.WriteIndex(v.dir, iw)
 }
 
-// mapCacheFile opens the cache file name in the folder d (see
-// openCacheFile: a regular file only, never through a link, without
-// blocking) and maps it (see mapFile), returning also its modification
-// time. check, when set, sees the open file and its size first and may
-// refuse it before it is mapped. With private, what is mapped is a copy
-// of the file that no other process can name (see privateCopy).
-func mapCacheFile(d *os.Root, name string, private bool, check func(f *os.File, size int64) error) (data []byte, written int64, release func(), drop func(b []byte), err error) {
-	f, fi, err := openCacheFile(d, name)
-	if err != nil {
-		return nil, 0, nil, nil, err
-	}
-	defer f.Close()
-	size := fi.Size()
-	if check != nil {
-		if err := check(f, size); err != nil {
-			return nil, 0, nil, nil, err
-		}
-	}
-	if private && mapsFiles {
-		c, err := privateCopy(d, f, size)
-		if err != nil {
-			return nil, 0, nil, nil, err
-		}
-		defer c.Close()
-		f = c
-	}
-	data, release, drop, err = mapFile(f, size)
-	return data, fi.ModTime().UnixNano(), release, drop, err
-}
-
-// checkCacheSize refuses an index cache file whose size is not the one
-// its trailer declares, reading the trailer alone.
-func checkCacheSize(f *os.File, size int64) error {
-	var tail [cacheTrailer]byte
-	if size < cacheTrailer {
-		return fmt.Errorf("%w: %d bytes", ErrBadCache, size)
-	}
-	if _, err := f.ReadAt(tail[:], size-cacheTrailer); err != nil {
-		return fmt.Errorf("%w: trailer: %w", ErrBadCache, err)
-	}
-	if declared := binary.LittleEndian.Uint64(tail[:8]); declared != uint64(size) {
-		return fmt.Errorf("%w: %d bytes, its trailer declares %d", ErrBadCache, size, declared)
-	}
-	return nil
-}
-
-// privateCopy copies the first size bytes of f into a new file in the
-// folder d whose name is removed at once, and returns it open. A mapping
-// of f itself faults (SIGBUS, which kills the process) wherever another
-// program truncates f under it; nobody else can truncate a file without
-// a name. The copy is made in the kernel (copy_file_range; a clone on
-// file systems that share blocks), and a copy cut short by such a
-// truncation is refused.
-func privateCopy(d *os.Root, f *os.File, size int64) (*os.File, error) {
-	c, name, err := createCacheTemp(d, cacheFileName+".tmp-copy-")
-	if err != nil {
-		return nil, err
-	}
-	// Where an open file's name cannot be removed (Windows), the name
-	// stays until the next write's removeCacheTemps.
-	_ = d.Remove(name)
-	// f is at its start; a limited *os.File is what os.File.ReadFrom
-	// copies in the kernel.
-	n, err := io.Copy(c, io.LimitReader(f, size))
-	if err == nil && n != size {
-		err = fmt.Errorf("%w: copied %d of %d bytes", ErrBadCache, n, size)
-	}
-	if err != nil {
-		c.Close()
-		return nil, err
-	}
-	return c, nil
-}
-
-// readAll reads the first size bytes of f onto the heap: where nothing
-// is mapped (see mapFile), or a mapping failed.
-func readAll(f *os.File, size int64) ([]byte, error) {
-	data := make([]byte, size)
-	if _, err := io.ReadFull(io.NewSectionReader(f, 0, size), data); err != nil {
-		return nil, err
-	}
-	return data, nil
-}
-
-// encodeIndexCacheLocked writes the cache; the caller holds v.mu.
-//
-// Format, little endian, uvarints unless said: the magic "MVCACHE\0", the
-// format version, the writer's key (string: uvarint length and bytes), the
-// file size limit; the records (count, then per record its path, size,
-// mtime and ctime (zig-zag varints), inode, 32 bytes of SHA-256 and its
-// memory's fields, the body as its offset and length in the body
-// section); a flag and, when set, the 32-byte build digest, the
-// memoryKey SHA-256 of each memory the build inserted (count, 32 bytes
-// each), how many DocIDs preferTracked gave away, the index snapshot
-// (length, then a byte saying how many zero bytes follow so that the
-// snapshot starts at a multiple of 8 bytes into the file, which lets a
-// mapped cache's term tables be used in place, then the bytes; see
-// index.WriteTo); the body section (length,
-// the bodies back to back); finally the trailer: the file's size in
-// bytes, as 8 bytes, and the CRC-32 (IEEE) of everything before it, as 4
-// bytes. The size is checked before anything else is read: a file grown
-// by a tail (say 3 GiB of sparse zeros) is refused at once, not after a
-// checksum over all of it.
-func (v *Vault) encodeIndexCacheLocked(out io.Writer, res []loaded, folders []folderRec, bs buildSum) error {
-	crc := crc32.NewIEEE()
-	var written countingWriter
-	w := io.MultiWriter(out, crc, &written)
-	var b []byte
-	var werr error
-	flush := func(force bool) {
-		if (force || len(b) >= 32<<10) && werr == nil {
-			_, werr = w.Write(b)
-			b = b[:0]
-		}
-	}
-	uv := func(x uint64) { b = binary.AppendUvarint(b, x) }
-	sv := func(x int64) { b = binary.AppendVarint(b, x) }
-	str := func(s string) { uv(uint64(len(s))); b = append(b, s...) }
-	strs := func(l []string) {
-		uv(uint64(len(l)))
-		for _, s := range l {
-			str(s)
-		}
-	}
-	stat := func(k statKey) { sv(k.size); sv(k.mtime); sv(k.ctime); uv(k.ino) }
-	tm := func(t time.Time) {
-		if t.IsZero() {
-			b = append(b, 0)
-			return
-		}
-		b = append(b, 1)
-		sv(t.Unix())
-		uv(uint64(t.Nanosecond()))
-	}
-	b = append(b, cacheMagic...)
-	uv(cacheVersion)
-	str(v.cacheKey)
-	uv(uint64(v.maxFileSize))
-	// The folders' listings come first: a load checks its folders
-	// against them while it decodes the rest.
-	uv(uint64(len(folders)))
-	for _, f := range folders {
-		str(f.rel)
-		stat(f.st)
-		strs(f.files)
-		strs(f.subdirs)
-		flush(false)
-	}
-	n := 0
-	for i := range res {
-		if res[i].cacheable() {
-			n++
-		}
-	}
-	uv(uint64(n))
-	bodyBytes := 0
-	for i := range res {
-		r := &res[i]
-		if !r.cacheable() {
-			continue
-		}
-		m := r.mem
-		str(r.rel)
-		stat(r.st)
-		b = append(b, r.sum[:]...)
-		// The memory's key as a load that finds the record holding
-		// computes it: from the recorded modification time, which a
-		// file changed while it was read may not share with r.mod.
-		key := r.key
-		if !r.keyed || r.mod != r.st.mtime {
-			var buf [256]byte
-			key = sha256.Sum256(memoryKey(buf[:0], &loaded{rel: r.rel, sum: r.sum, mod: r.st.mtime}))
-		}
-		b = append(b, key[:]...)
-		str(m.ID)
-		str(m.Title)
-		uv(uint64(m.Layer))
-		sv(int64(m.Importance))
-		strs(m.Tags)
-		strs(m.Aliases)
-		tm(m.CreatedAt)
-		tm(m.UpdatedAt)
-		tm(m.EffectiveAt)
-		tm(m.ExpiresAt)
-		str(string(m.Status))
-		strs(m.Supersedes)
-		strs(m.Links)
-		strs(m.Refs)
-		tm(m.VerifiedAt)
-		str(m.Source.Client)
-		str(m.Source.Kind)
-		sv(int64(m.Version))
-		uv(uint64(bodyBytes))
-		uv(uint64(len(m.Body)))
-		bodyBytes += len(m.Body)
-		strs(m.WikiLinks)
-		sv(int64(m.idLine))
-		sv(int64(m.supersedesLine))
-		sv(int64(m.linksLine))
-		sv(int64(m.statusLine))
-		flush(false)
-	}
-	if !bs.pure || v.ix == nil {
-		b = append(b, 0)
-	} else {
-		b = append(b, 1)
-		b = append(b, bs.digest[:]...)
-		uv(uint64(len(bs.keys) / sha256.Size))
-		flush(true)
-		if werr == nil {
-			_, werr = w.Write(bs.keys)
-		}
-		uv(uint64(bs.swaps))
-		// The snapshot's length comes first: a pass that only counts
-		// finds it.
-		var count countingWriter
-		if _, err := v.ix.WriteTo(&count); err != nil {
-			return fmt.Errorf("index cache: %w", err)
-		}
-		uv(uint64(count))
-		// The snapshot starts at a multiple of 8 bytes into the file, so
-		// that a mapped cache's term tables are aligned to be used in
-		// place (see index.LoadSnapshot).
-		pad := (8 - (int(written)+len(b)+1)%8) % 8
-		b = append(b, byte(pad))
-		b = append(b, make([]byte, pad)...)
-		flush(true)
-		if werr == nil {
-			if n, err := v.ix.WriteTo(w); err != nil {
-				werr = err
-			} else if n != int64(count) {
-				werr = fmt.Errorf("index snapshot of %d bytes, then %d", count, n)
+// cacheRecords yields the records of the files of res the cache keeps
+// (see cacheable), one reused Record.
+func cacheRecords(res []loaded) func(yield func(*cacheRecord) bool) {
+	return func(yield func(*cacheRecord) bool) {
+		var rec cacheRecord
+		for i := range res {
+			r := &res[i]
+			if !r.cacheable() {
+				continue
+			}
+			// The memory's key as a load that finds the record holding
+			// computes it: from the recorded modification time, which a
+			// file changed while it was read may not share with r.mod.
+			key := r.key
+			if !r.keyed || r.mod != r.st.Mtime {
+				var buf [256]byte
+				key = sha256.Sum256(memoryKey(buf[:0], &loaded{rel: r.rel, sum: r.sum, mod: r.st.Mtime}))
+			}
+			rec = cacheRecord{Rel: r.rel, Stat: r.st, Sum: r.sum, Key: key, Mem: r.mem}
+			if !yield(&rec) {
+				return
 			}
 		}
 	}
-	// The bodies come last, back to back: a load maps the file and
-	// touches a body only when something reads it (see mapCacheFile).
-	uv(uint64(bodyBytes))
-	for i := range res {
-		if r := &res[i]; r.cacheable() {
-			b = append(b, r.mem.Body...)
-			flush(false)
-		}
-	}
-	flush(true)
-	// The trailer: the file's size, then the checksum of all before it.
-	b = binary.LittleEndian.AppendUint64(b, uint64(written)+cacheTrailer)
-	flush(true)
-	if werr == nil {
-		_, werr = out.Write(binary.LittleEndian.AppendUint32(nil, crc.Sum32()))
-	}
-	if werr != nil {
-		return fmt.Errorf("index cache: %w", werr)
-	}
-	return nil
 }
 
 // cacheable reports whether r goes into the cache: a memory made from the
@@ -943,317 +593,72 @@ func (r *loaded) cacheable() bool {
 	return r.mem != nil && len(r.diags) == 0 && r.head == nil && r.stOK && !r.mem.Stale && len(r.mem.Conflicted) == 0
 }
 
-// droppingWriter calls drop after every dropEvery bytes written through
-// it (see writeIndexCache).
-type droppingWriter struct {
-	w    io.Writer
-	n    int
-	drop func()
+// memCodec is the index cache's codec of a Memory: the fields its file
+// gave. It allocates the decoded memories' short hashes together.
+type memCodec struct {
+	hashes []byte
 }
 
-const dropEvery = 8 << 20
-
-func (d *droppingWriter) Write(p []byte) (int, error) {
-	n, err := d.w.Write(p)
-	if d.n += n; d.n >= dropEvery {
-		d.n = 0
-		d.drop()
-	}
-	return n, err
-}
-
-// countingWriter counts the bytes written to it.
-type countingWriter int64
-
-func (c *countingWriter) Write(p []byte) (int, error) {
-	*c += countingWriter(len(p))
-	return len(p), nil
-}
-
-// cacheReader decodes a cache held in memory. Strings are slices of one
-// string over the whole buffer: the memories restored from a cache share
-// its memory instead of each holding copies.
-type cacheReader struct {
-	b     []byte
-	s     string // the same bytes as b
-	i     int
-	err   error
-	arena []string // what strs hands out next
-}
-
-func (r *cacheReader) fail(format string, args ...any) {
-	if r.err == nil {
-		r.err = fmt.Errorf("%w: "+format, append([]any{ErrBadCache}, args...)...)
-	}
-}
-
-func (r *cacheReader) uv() uint64 {
-	if r.err != nil {
-		return 0
-	}
-	x, n := binary.Uvarint(r.b[r.i:])
-	if n <= 0 {
-		r.fail("truncated at %d", r.i)
-		return 0
-	}
-	r.i += n
-	return x
-}
-
-// stat reads a statKey as the cache's writer wrote it.
-func (r *cacheReader) stat() statKey {
-	return statKey{size: r.sv(), mtime: r.sv(), ctime: r.sv(), ino: r.uv()}
-}
-
-func (r *cacheReader) sv() int64 {
-	if r.err != nil {
-		return 0
-	}
-	x, n := binary.Varint(r.b[r.i:])
-	if n <= 0 {
-		r.fail("truncated at %d", r.i)
-		return 0
-	}
-	r.i += n
-	return x
-}
-
-// count reads a count of items that take at least min bytes each.
-func (r *cacheReader) count(min int) int {
-	n := r.uv()
-	if n > uint64(len(r.b)-r.i)/uint64(min) {
-		r.fail("count %d at %d exceeds the data", n, r.i)
-		return 0
-	}
-	return int(n)
-}
-
-func (r *cacheReader) bytes(n int) []byte {
-	if r.err != nil {
-		return nil
-	}
-	if n < 0 || n > len(r.b)-r.i {
-		r.fail("truncated at %d", r.i)
-		return nil
-	}
-	r.i += n
-	return r.b[r.i-n : r.i]
-}
-
-func (r *cacheReader) str() string {
-	n := r.count(1)
-	if r.err != nil || n == 0 {
-		return ""
-	}
-	r.i += n
-	return r.s[r.i-n : r.i]
-}
-
-func (r *cacheReader) strs() []string {
-	n := r.count(1)
-	if n == 0 {
-		return nil
-	}
-	// Carved from a shared block, without spare capacity: an append to
-	// one copies it rather than overwrite the next.
-	if n > len(r.arena) {
-		r.arena = make([]string, max(n, 4096))
-		for k := range r.arena { // see prefaultLoaded; a length is a number
-			(*struct {
-				p unsafe.Pointer
-				n int
-			})(unsafe.Pointer(&r.arena[k])).n = 0
-		}
-	}
-	out := r.arena[:n:n]
-	r.arena = r.arena[n:]
-	for i := range out {
-		out[i] = r.str()
-	}
-	return out
-}
-
-func (r *cacheReader) tm() time.Time {
-	switch f := r.bytes(1); {
-	case f == nil:
-		return time.Time{}
-	case f[0] == 0:
-		return time.Time{}
-	case f[0] == 1:
-		sec := r.sv()
-		ns := r.uv()
-		if ns >= 1e9 {
-			r.fail("bad nanoseconds at %d", r.i)
-			return time.Time{}
-		}
-		return time.Unix(sec, int64(ns)).UTC()
-	default:
-		r.fail("bad time flag at %d", r.i)
-		return time.Time{}
-	}
-}
-
-// decodeIndexCache decodes and checks a cache written with key and the
-// file size limit maxSize. The memories it returns share data's memory,
-// which must not change afterwards.
-func decodeIndexCache(data []byte, key string, maxSize int64) (*indexCache, error) {
-	if len(data) < len(cacheMagic)+cacheTrailer {
-		return nil, fmt.Errorf("%w: not an index cache", ErrBadCache)
-	}
-	if binary.LittleEndian.Uint32(data[len(data)-4:]) != crc32.ChecksumIEEE(data[:len(data)-4]) {
-		return nil, fmt.Errorf("%w: checksum mismatch", ErrBadCache)
-	}
-	r, folders, err := decodeCacheHead(data, key, maxSize)
-	if err != nil {
-		return nil, err
-	}
-	c, err := decodeCacheRest(r)
-	if err != nil {
-		return nil, err
-	}
-	c.folders = folders
-	return c, nil
-}
-
-// decodeCacheHead decodes a cache's header and folder listings, and
-// returns a reader at its records.
-func decodeCacheHead(data []byte, key string, maxSize int64) (*cacheReader, []folderRec, error) {
-	if len(data) < len(cacheMagic)+cacheTrailer || string(data[:len(cacheMagic)]) != cacheMagic {
-		return nil, nil, fmt.Errorf("%w: not an index cache", ErrBadCache)
-	}
-	if n := binary.LittleEndian.Uint64(data[len(data)-cacheTrailer:]); n != uint64(len(data)) {
-		return nil, nil, fmt.Errorf("%w: %d bytes, its trailer declares %d", ErrBadCache, len(data), n)
-	}
-	body := data[:len(data)-cacheTrailer]
-	r := &cacheReader{b: body, s: unsafe.String(unsafe.SliceData(body), len(body)), i: len(cacheMagic)}
-	if ver := r.uv(); r.err == nil && ver != cacheVersion {
-		return nil, nil, fmt.Errorf("%w: format %d, want %d", ErrBadCache, ver, cacheVersion)
-	}
-	if k := r.str(); r.err == nil && k != key {
-		return nil, nil, fmt.Errorf("%w: written by another program (%q)", ErrBadCache, k)
-	}
-	if m := r.uv(); r.err == nil && m != uint64(maxSize) {
-		return nil, nil, fmt.Errorf("%w: file size limit %d, want %d", ErrBadCache, m, maxSize)
-	}
-	folders := make([]folderRec, r.count(1+4+2))
-	for i := range folders {
-		f := &folders[i]
-		f.rel = r.str()
-		f.st = r.stat()
-		f.files, f.subdirs = r.strs(), r.strs()
-		if r.err != nil {
-			break
-		}
-		if i > 0 && f.rel <= folders[i-1].rel || !folderListingValid(f) {
-			r.fail("folder %q out of order or listing what it cannot hold", f.rel)
-			break
-		}
-	}
-	if r.err != nil {
-		return nil, nil, r.err
-	}
-	return r, folders, nil
-}
-
-// folderListingValid reports whether f lists files and folders directly
-// in its folder, files in path order, as a listing gives them.
-func folderListingValid(f *folderRec) bool {
-	prefix := ""
-	if f.rel != "" {
-		if strings.HasPrefix(f.rel, "/") || strings.HasSuffix(f.rel, "/") {
-			return false
-		}
-		prefix = f.rel + "/"
-	}
-	direct := func(p string) bool {
-		name, ok := strings.CutPrefix(p, prefix)
-		return ok && name != "" && !strings.Contains(name, "/") && !strings.HasPrefix(name, ".")
-	}
-	for i, p := range f.files {
-		if !direct(p) || !IsMemoryPath(p) || i > 0 && p <= f.files[i-1] {
-			return false
-		}
-	}
-	for _, p := range f.subdirs {
-		if !direct(p) {
-			return false
-		}
-	}
-	return true
-}
-
-// decodeCacheRest decodes the records and what follows them.
-func decodeCacheRest(r *cacheReader) (*indexCache, error) {
-	body := r.b
-	c := &indexCache{}
-	c.recs = make([]cacheRecord, r.count(1+4+2*sha256.Size+20))
-	type span struct{ off, n uint64 }
-	bodies := make([]span, len(c.recs))
-	// The memories and their short hashes are allocated together, two
-	// allocations instead of 200k: a vault keeps them all anyway.
-	mems := make([]Memory, len(c.recs))
-	hashes := make([]byte, len(c.recs)*hashLen)
+func (c *memCodec) Prepare(mems []Memory) {
+	c.hashes = make([]byte, len(mems)*hashLen)
 	for i := range mems { // see prefaultLoaded
-		mems[i].Version, c.recs[i].st.size = 0, 0
+		mems[i].Version = 0
 	}
-	for i := range c.recs {
-		rec := &c.recs[i]
-		rec.rel = r.str()
-		rec.st = r.stat()
-		copy(rec.sum[:], r.bytes(sha256.Size))
-		copy(rec.key[:], r.bytes(sha256.Size))
-		m := &mems[i]
-		*m = Memory{ID: r.str(), Title: r.str(), Layer: Layer(r.uv()), Importance: int(r.sv()),
-			Tags: r.strs(), Aliases: r.strs(), CreatedAt: r.tm(), UpdatedAt: r.tm(), EffectiveAt: r.tm(),
-			ExpiresAt: r.tm(), Status: Status(r.str()), Supersedes: r.strs(), Links: r.strs(), Refs: r.strs(),
-			VerifiedAt: r.tm(), Source: Source{Client: r.str(), Kind: r.str()}, Version: int(r.sv())}
-		bodies[i] = span{r.uv(), r.uv()} // Body is set once the section is found
-		m.WikiLinks = r.strs()
-		m.idLine, m.supersedesLine, m.linksLine, m.statusLine = int(r.sv()), int(r.sv()), int(r.sv()), int(r.sv())
-		if r.err != nil {
-			break
-		}
-		if !IsMemoryPath(rec.rel) || i > 0 && rec.rel <= c.recs[i-1].rel {
-			r.fail("record %q out of order or not a memory path", rec.rel)
-			break
-		}
-		if _, err := ParseStatus(string(m.Status)); err != nil || m.Status == "" || !m.Layer.Valid() || m.ID == "" {
-			r.fail("record %q is not a memory the loader makes", rec.rel)
-			break
-		}
-		h := hashes[i*hashLen : (i+1)*hashLen]
-		hex.Encode(h, rec.sum[:hashLen/2])
-		m.Path, m.Hash = rec.rel, unsafe.String(&h[0], hashLen) // h never changes
-		rec.mem = m
+}
+
+func (*memCodec) Body(m *Memory) *string { return &m.Body }
+
+func (*memCodec) Encode(w *store.Writer, m *Memory, off int) {
+	w.Str(m.ID)
+	w.Str(m.Title)
+	w.Uv(uint64(m.Layer))
+	w.Sv(int64(m.Importance))
+	w.Strs(m.Tags)
+	w.Strs(m.Aliases)
+	w.Tm(m.CreatedAt)
+	w.Tm(m.UpdatedAt)
+	w.Tm(m.EffectiveAt)
+	w.Tm(m.ExpiresAt)
+	w.Str(string(m.Status))
+	w.Strs(m.Supersedes)
+	w.Strs(m.Links)
+	w.Strs(m.Refs)
+	w.Tm(m.VerifiedAt)
+	w.Str(m.Source.Client)
+	w.Str(m.Source.Kind)
+	w.Sv(int64(m.Version))
+	w.Uv(uint64(off))
+	w.Uv(uint64(len(m.Body)))
+	w.Strs(m.WikiLinks)
+	w.Sv(int64(m.idLine))
+	w.Sv(int64(m.supersedesLine))
+	w.Sv(int64(m.linksLine))
+	w.Sv(int64(m.statusLine))
+}
+
+func (c *memCodec) Decode(r *store.Reader, i int, rec *cacheRecord, m *Memory) (off, n uint64) {
+	*m = Memory{ID: r.Str(), Title: r.Str(), Layer: Layer(r.Uv()), Importance: int(r.Sv()),
+		Tags: r.Strs(), Aliases: r.Strs(), CreatedAt: r.Tm(), UpdatedAt: r.Tm(), EffectiveAt: r.Tm(),
+		ExpiresAt: r.Tm(), Status: Status(r.Str()), Supersedes: r.Strs(), Links: r.Strs(), Refs: r.Strs(),
+		VerifiedAt: r.Tm(), Source: Source{Client: r.Str(), Kind: r.Str()}, Version: int(r.Sv())}
+	off, n = r.Uv(), r.Uv()
+	m.WikiLinks = r.Strs()
+	m.idLine, m.supersedesLine, m.linksLine, m.statusLine = int(r.Sv()), int(r.Sv()), int(r.Sv()), int(r.Sv())
+	if r.Err() != nil {
+		return 0, 0
 	}
-	switch flag := r.bytes(1); {
-	case r.err != nil:
-	case flag[0] == 1:
-		copy(c.digest[:], r.bytes(sha256.Size))
-		c.keys = r.bytes(r.count(sha256.Size) * sha256.Size)
-		c.swaps = r.count(1)
-		n := r.count(1)
-		if pad := r.bytes(1); pad != nil && (pad[0] >= 8 || string(r.bytes(int(pad[0]))) != string(make([]byte, pad[0]))) {
-			r.fail("bad padding before the index")
-		}
-		c.snap = r.bytes(n)
-	case flag[0] != 0:
-		r.fail("bad index flag")
+	if _, err := ParseStatus(string(m.Status)); err != nil || m.Status == "" || !m.Layer.Valid() || m.ID == "" {
+		r.Fail("record %q is not a memory the loader makes", rec.Rel)
+		return 0, 0
 	}
-	n := uint64(r.count(1))
-	start := r.i
-	r.bytes(int(n))
-	if r.err != nil {
-		return nil, r.err
-	}
-	for i, sp := range bodies {
-		if sp.off > n || sp.n > n-sp.off {
-			return nil, fmt.Errorf("%w: body of %q outside the body section", ErrBadCache, c.recs[i].rel)
-		}
-		c.recs[i].mem.Body = r.s[start+int(sp.off) : start+int(sp.off+sp.n)]
-	}
-	if r.i != len(body) {
-		return nil, fmt.Errorf("%w: %d trailing bytes", ErrBadCache, len(body)-r.i)
-	}
-	return c, nil
+	h := c.hashes[i*hashLen : (i+1)*hashLen]
+	hex.Encode(h, rec.Sum[:hashLen/2])
+	m.Path, m.Hash = rec.Rel, unsafe.String(&h[0], hashLen) // h never changes
+	return off, n
+}
+
+// decodeIndexCache decodes and checks a whole cache written with key and
+// the file size limit maxSize (see store.DecodeIndex).
+func decodeIndexCache(data []byte, key string, maxSize int64) (*indexCache, error) {
+	return store.DecodeIndex(data, key, maxSize, &memCodec{})
 }

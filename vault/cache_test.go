@@ -20,6 +20,7 @@ import (
 
 	"github.com/memvault/memvault/parser"
 	"github.com/memvault/memvault/vault/index"
+	"github.com/memvault/memvault/vault/store"
 )
 
 // cacheTestFiles is a vault with what a cache must carry or must leave to
@@ -104,7 +105,7 @@ func viewOf(t *testing.T, v *Vault) vaultView {
 var viewOpts = []cmp.Option{cmp.AllowUnexported(Memory{}, Result{}), cmpopts.IgnoreFields(Memory{}, "text"), cmpopts.EquateEmpty()}
 
 // cachePathOf is the index cache file of the vault in dir.
-func cachePathOf(dir string) string { return filepath.Join(dir, CacheDirName, cacheFileName) }
+func cachePathOf(dir string) string { return filepath.Join(dir, CacheDirName, store.IndexFileName) }
 
 // ageCache dates the cache file an hour ahead, so that the files written
 // just before it are not racily clean: the next load then trusts their
@@ -136,13 +137,13 @@ func TestCacheParity(t *testing.T) {
 	// the root folder's times after the load listed it, and the root
 	// would be listed until the cache is next written.
 	mustMkdir(t, filepath.Join(dir, CacheDirName))
-	// Folders changed a moment ago are listed each time (racyWindow); an
+	// Folders changed a moment ago are listed each time (store.RacyWindow); an
 	// hour ahead, every folder's listing may be recorded, and a step
 	// that changes a folder's entries moves its times (see touchChanged).
 	later := time.Now().Add(time.Hour)
 	open := func(cache bool) *Vault {
 		t.Helper()
-		v, err := Open(t.Context(), dir, Options{Now: cacheTestNow, Tracker: tracked, Committed: head, IndexCache: cache, fsNow: func() time.Time { return later }})
+		v, err := Open(t.Context(), dir, Options{Now: cacheTestNow, Tracker: tracked, Committed: head, IndexCache: cache, hooks: hooks{fsNow: func() time.Time { return later }}})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -277,9 +278,9 @@ func TestCacheParity(t *testing.T) {
 				problems[d.Path] = true
 			}
 		}
-		if !again.fromCache || again.cacheReads != len(problems) || again.cacheListed != 0 {
+		if !again.load.stats.fromCache || again.load.stats.read != len(problems) || again.load.stats.listed != 0 {
 			t.Errorf("step %d (%s): second load: index from cache %v, %d files read, %d folders listed; want true, %d (the files with problems), 0",
-				i, st.name, again.fromCache, again.cacheReads, again.cacheListed, len(problems))
+				i, st.name, again.load.stats.fromCache, again.load.stats.read, again.load.stats.listed, len(problems))
 		}
 	}
 }
@@ -288,7 +289,7 @@ func TestCacheParity(t *testing.T) {
 // in dir whose listing changed since the last call a modification time
 // no earlier listing recorded. A real change moves the folder's times,
 // but on a file system with coarse timestamps one made in the same tick
-// as the last listing may not, which racyWindow guards against in a load
+// as the last listing may not, which store.RacyWindow guards against in a load
 // and a test whose clock runs an hour ahead does not.
 func folderToucher(t *testing.T, dir string) func(t *testing.T) {
 	entries := func(t *testing.T) map[string]string {
@@ -337,9 +338,9 @@ func folderToucher(t *testing.T, dir string) func(t *testing.T) {
 // "build" (built from the memories).
 func indexSource(v *Vault) string {
 	switch {
-	case v.cachePatched > 0:
+	case v.load.stats.patched > 0:
 		return "patch"
-	case v.fromCache:
+	case v.load.stats.fromCache:
 		return "snapshot"
 	}
 	return "build"
@@ -398,13 +399,13 @@ func TestCacheInvalid(t *testing.T) {
 		}},
 		{"another format version", func(t *testing.T, p string) {
 			b, _ := os.ReadFile(p)
-			b[len(cacheMagic)] = cacheVersion + 1
+			b[len(store.IndexMagic)] = store.IndexVersion + 1
 			binary.LittleEndian.PutUint32(b[len(b)-4:], crc32.ChecksumIEEE(b[:len(b)-4]))
 			os.WriteFile(p, b, 0o644)
 		}},
 		{"another program", func(t *testing.T, p string) {
 			b, _ := os.ReadFile(p)
-			i := len(cacheMagic) + 2 // after the version and the key's length
+			i := len(store.IndexMagic) + 2 // after the version and the key's length
 			b[i] ^= 1
 			binary.LittleEndian.PutUint32(b[len(b)-4:], crc32.ChecksumIEEE(b[:len(b)-4]))
 			os.WriteFile(p, b, 0o644)
@@ -416,7 +417,7 @@ func TestCacheInvalid(t *testing.T) {
 			writeFiles(t, dir, cacheTestFiles)
 			// Every folder old enough for its listing to be recorded.
 			later := time.Now().Add(time.Hour)
-			opts := Options{Now: cacheTestNow, Tracker: trackedSet{"project/checkout.md": true}, Committed: cacheTestHead, fsNow: func() time.Time { return later }}
+			opts := Options{Now: cacheTestNow, Tracker: trackedSet{"project/checkout.md": true}, Committed: cacheTestHead, hooks: hooks{fsNow: func() time.Time { return later }}}
 			fresh, err := Open(t.Context(), dir, opts)
 			if err != nil {
 				t.Fatal(err)
@@ -432,8 +433,8 @@ func TestCacheInvalid(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			if v.fromCache || v.cacheReads != len(cacheTestFiles) {
-				t.Errorf("index from cache %v, %d files read; want false, %d", v.fromCache, v.cacheReads, len(cacheTestFiles))
+			if v.load.stats.fromCache || v.load.stats.read != len(cacheTestFiles) {
+				t.Errorf("index from cache %v, %d files read; want false, %d", v.load.stats.fromCache, v.load.stats.read, len(cacheTestFiles))
 			}
 			if diff := cmp.Diff(viewOf(t, fresh), viewOf(t, v), viewOpts...); diff != "" {
 				t.Errorf("load after a bad cache differs (-files +cache):\n%s", diff)
@@ -444,8 +445,8 @@ func TestCacheInvalid(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			if !again.fromCache || again.cacheListed != 0 {
-				t.Errorf("load after the rewrite: index from cache %v, %d folders listed; want true, 0", again.fromCache, again.cacheListed)
+			if !again.load.stats.fromCache || again.load.stats.listed != 0 {
+				t.Errorf("load after the rewrite: index from cache %v, %d folders listed; want true, 0", again.load.stats.fromCache, again.load.stats.listed)
 			}
 			if diff := cmp.Diff(viewOf(t, fresh), viewOf(t, again), viewOpts...); diff != "" {
 				t.Errorf("load after the rewrite differs (-files +cache):\n%s", diff)
@@ -473,32 +474,32 @@ func FuzzDecodeCache(f *testing.F) {
 	}
 	f.Add(good)
 	f.Add(good[:len(good)/2])
-	f.Add([]byte(cacheMagic))
+	f.Add([]byte(store.IndexMagic))
 	f.Fuzz(func(t *testing.T, data []byte) {
 		// The checksum would refuse almost every mutation: fix it, so
 		// that the decoder behind it is what is fuzzed.
-		if len(data) >= len(cacheMagic)+cacheTrailer {
+		if len(data) >= len(store.IndexMagic)+store.Trailer {
 			data = slices.Clone(data)
-			binary.LittleEndian.PutUint64(data[len(data)-cacheTrailer:], uint64(len(data)))
+			binary.LittleEndian.PutUint64(data[len(data)-store.Trailer:], uint64(len(data)))
 			binary.LittleEndian.PutUint32(data[len(data)-4:], crc32.ChecksumIEEE(data[:len(data)-4]))
 		}
-		c, err := decodeIndexCache(data, v.cacheKey, v.maxFileSize)
+		c, err := decodeIndexCache(data, v.load.cacheKey, v.maxFileSize)
 		if err != nil {
 			if !errors.Is(err, ErrBadCache) {
 				t.Fatalf("error %v does not wrap ErrBadCache", err)
 			}
 			return
 		}
-		for i, r := range c.recs {
-			if r.mem == nil || r.mem.Path != r.rel || !IsMemoryPath(r.rel) || (i > 0 && c.recs[i-1].rel >= r.rel) {
-				t.Fatalf("record %d (%q) is not one a load writes", i, r.rel)
+		for i, r := range c.Recs {
+			if r.Mem == nil || r.Mem.Path != r.Rel || !IsMemoryPath(r.Rel) || (i > 0 && c.Recs[i-1].Rel >= r.Rel) {
+				t.Fatalf("record %d (%q) is not one a load writes", i, r.Rel)
 			}
 		}
 		// The load trusts the cache's checksum for the snapshot too:
 		// whatever the snapshot holds must load safely or be refused.
-		if c.snap != nil {
+		if c.Snap != nil {
 			ix := index.New()
-			if ix.LoadCheckedSnapshot(c.snap) == nil {
+			if ix.LoadCheckedSnapshot(c.Snap) == nil {
 				ix.Search(index.Query{Text: "checkout 订单"})
 				ix.Put(1<<20, index.Doc{Title: "checkout 订单", Body: "deploy"})
 				ix.Search(index.Query{Text: "checkout deploy"})
@@ -525,14 +526,14 @@ func TestCacheSnapshotAligned(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		c, err := decodeIndexCache(data, v.cacheKey, v.maxFileSize)
+		c, err := decodeIndexCache(data, v.load.cacheKey, v.maxFileSize)
 		if err != nil {
 			t.Fatal(err)
 		}
-		if c.snap == nil {
+		if c.Snap == nil {
 			t.Fatal("no index snapshot in the cache")
 		}
-		if off := uintptr(unsafe.Pointer(&c.snap[0])) - uintptr(unsafe.Pointer(&data[0])); off%8 != 0 {
+		if off := uintptr(unsafe.Pointer(&c.Snap[0])) - uintptr(unsafe.Pointer(&data[0])); off%8 != 0 {
 			t.Errorf("path padding %d: snapshot at offset %d", extra, off)
 		}
 	}

@@ -10,6 +10,8 @@ import (
 	"slices"
 	"testing"
 	"time"
+
+	"github.com/memvault/memvault/vault/store"
 )
 
 // treeOf lists every path under root with its type, never following a
@@ -72,8 +74,8 @@ func TestCacheDirRefused(t *testing.T) {
 			writeFiles(t, vault, cacheTestFiles)
 			decoy := tc.make(t, top, vault)
 			if decoy != "" {
-				// What removeCacheTemps removes in a real cache folder.
-				if err := os.WriteFile(filepath.Join(decoy, cacheFileName+".tmp-decoy"), []byte("keep\n"), 0o644); err != nil {
+				// What store.RemoveTemps removes in a real cache folder.
+				if err := os.WriteFile(filepath.Join(decoy, store.IndexFileName+".tmp-decoy"), []byte("keep\n"), 0o644); err != nil {
 					t.Fatal(err)
 				}
 			}
@@ -87,10 +89,10 @@ func TestCacheDirRefused(t *testing.T) {
 				if err != nil {
 					t.Fatal(err)
 				}
-				if v.fromCache || len(v.All()) != len(plain.All()) {
-					t.Errorf("load through a refused cache folder: from cache %v, %d memories; want false, %d", v.fromCache, len(v.All()), len(plain.All()))
+				if v.load.stats.fromCache || len(v.All()) != len(plain.All()) {
+					t.Errorf("load through a refused cache folder: from cache %v, %d memories; want false, %d", v.load.stats.fromCache, len(v.All()), len(plain.All()))
 				}
-				v.removeCacheTemps()
+				store.RemoveTemps(v.dir)
 			}
 			if after := treeOf(t, top); !slices.Equal(before, after) {
 				t.Errorf("files changed:\nbefore %v\nafter  %v", before, after)
@@ -114,11 +116,11 @@ func TestCacheDirRefused(t *testing.T) {
 			if err := CheckCacheDir(vault); err != nil {
 				t.Errorf("CheckCacheDir after the fix: %v", err)
 			}
-			if b, err := os.ReadFile(filepath.Join(vault, CacheDirName, GitignoreName)); err != nil || string(b) != gitignoreBody {
+			if b, err := os.ReadFile(filepath.Join(vault, CacheDirName, GitignoreName)); err != nil || string(b) != store.GitignoreBody {
 				t.Errorf("the new folder's .gitignore: %q, %v", b, err)
 			}
 			if decoy != "" {
-				if _, err := os.Stat(filepath.Join(decoy, cacheFileName+".tmp-decoy")); err != nil {
+				if _, err := os.Stat(filepath.Join(decoy, store.IndexFileName+".tmp-decoy")); err != nil {
 					t.Errorf("the fix reached through the link: %v", err)
 				}
 			}
@@ -163,8 +165,8 @@ func TestCacheFileNotRegular(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			if v.fromCache || v.cacheReads != len(cacheTestFiles) {
-				t.Errorf("from cache %v, %d files read; want false, %d", v.fromCache, v.cacheReads, len(cacheTestFiles))
+			if v.load.stats.fromCache || v.load.stats.read != len(cacheTestFiles) {
+				t.Errorf("from cache %v, %d files read; want false, %d", v.load.stats.fromCache, v.load.stats.read, len(cacheTestFiles))
 			}
 			fi, err := os.Lstat(cachePathOf(dir))
 			if tc.name != "folder" && (err != nil || !fi.Mode().IsRegular()) {
@@ -192,15 +194,15 @@ func TestCacheSparseTail(t *testing.T) {
 	if err := os.Truncate(p, fi.Size()+3<<30); err != nil {
 		t.Skipf("no sparse file here: %v", err)
 	}
-	if cf := v.openIndexCache(); cf != nil {
-		cf.release()
+	if cf := store.OpenIndex[Memory](v.dir, v.load.cacheKey, v.maxFileSize, false); cf != nil {
+		cf.Release()
 		t.Fatal("a cache with a 3 GiB tail was opened")
 	}
 	again, err := Open(t.Context(), dir, Options{Now: cacheTestNow, IndexCache: true})
 	if err != nil {
 		t.Fatal(err)
 	}
-	if again.fromCache {
+	if again.load.stats.fromCache {
 		t.Error("the load used the cache with a tail")
 	}
 	if fi, err := os.Stat(p); err != nil || fi.Size() > 1<<20 {
@@ -230,7 +232,7 @@ func TestCacheTruncatedUnderMapping(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if !v.fromCache {
+	if !v.load.stats.fromCache {
 		t.Fatal("the load did not use the cache")
 	}
 	want := map[string]int{}

@@ -68,8 +68,8 @@ func (v *Vault) servedForDamage(ctx context.Context, res *loaded, d *Diagnostic,
 	label := DamageLabel([]*Diagnostic{d})
 	fix := DamageFix(d, disk)
 	served := "not served: no committed version of it parses"
-	if v.lastGood != nil {
-		good, commit, err := v.lastGood.LastGood(ctx, res.rel, parses(res.rel))
+	if v.ports.lastGood != nil {
+		good, commit, err := v.ports.lastGood.LastGood(ctx, res.rel, parses(res.rel))
 		if err == nil {
 			if m, _ := toMemory(res.rel, good, modTime); m != nil {
 				m.Damaged = label
@@ -77,7 +77,7 @@ func (v *Vault) servedForDamage(ctx context.Context, res *loaded, d *Diagnostic,
 				// the vault takes in.
 				m.Hash = contentHash(disk)
 				res.mem = m
-				if v.cacheKey != "" {
+				if v.load.cacheKey != "" {
 					sum := sha256.Sum256(good)
 					res.head = &sum
 				}

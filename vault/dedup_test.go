@@ -78,3 +78,11 @@ func FuzzSameTitle(f *testing.F) {
 		}
 	})
 }
+
+// sameTitle reports, as nearDuplicate judges, whether two titles name the same memory: equal once
+// case, width, punctuation and spacing are ignored, or of the same
+// polarity with term sequences at least dedupThreshold alike (stop words
+// and inflections aside, as the index sees them).
+func sameTitle(a, b string) bool {
+	return newTitleSig(a).same(newTitleSig(b))
+}

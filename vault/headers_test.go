@@ -12,6 +12,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/memvault/memvault/vault/store"
 )
 
 // headerView is what a headers-only vault must agree on with a full load.
@@ -74,7 +76,7 @@ func TestHeadersOnlyLoad(t *testing.T) {
 	later := func() time.Time { return time.Now().Add(time.Hour) } // every file is old enough to cache
 	open := func(t *testing.T) *Vault {
 		t.Helper()
-		v, err := Open(t.Context(), dir, Options{HeadersOnly: true, HeaderCache: cache, fsNow: later})
+		v, err := Open(t.Context(), dir, Options{HeadersOnly: true, HeaderCache: cache, hooks: hooks{fsNow: later}})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -98,8 +100,8 @@ func TestHeadersOnlyLoad(t *testing.T) {
 		if got, want := headerViews(t, v), full(t); !slices.Equal(got, want) {
 			t.Errorf("headers-only load differs from the full load:\n got %+v\nwant %+v", got, want)
 		}
-		if v.headersRead != wantRead {
-			t.Errorf("read %d files, want %d", v.headersRead, wantRead)
+		if v.load.stats.read != wantRead {
+			t.Errorf("read %d files, want %d", v.load.stats.read, wantRead)
 		}
 	}
 	t.Run("no cache", func(t *testing.T) { check(t, files) })
@@ -147,7 +149,7 @@ func TestHeadersOnlyLoad(t *testing.T) {
 		check(t, problems) // and rewritten
 	})
 	t.Run("written by another program", func(t *testing.T) {
-		entries, err := decodeHeaderCache(mustRead(t, cache), executableStamp())
+		entries, err := decodeHeaderCache(mustRead(t, cache), store.ExecutableStamp())
 		if err != nil || len(entries) != files-problems {
 			t.Fatalf("cache holds %d entries (%v), want %d", len(entries), err, files-problems)
 		}
@@ -192,21 +194,21 @@ func TestHeadersOnlyRacyFiles(t *testing.T) {
 	writeFiles(t, dir, map[string]string{"project/a.md": "---\nid: a\ntitle: A\n---\nA.\n", "project/b.md": "---\nid: b\ntitle: B\n---\nB.\n"})
 	cache := filepath.Join(t.TempDir(), "headers")
 	// The files were written just now, as far as the cache can tell.
-	if _, err := Open(t.Context(), dir, Options{HeadersOnly: true, HeaderCache: cache, fsNow: time.Now}); err != nil {
+	if _, err := Open(t.Context(), dir, Options{HeadersOnly: true, HeaderCache: cache, hooks: hooks{fsNow: time.Now}}); err != nil {
 		t.Fatal(err)
 	}
 	if data, err := os.ReadFile(cache); err == nil {
-		entries, err := decodeHeaderCache(data, executableStamp())
+		entries, err := decodeHeaderCache(data, store.ExecutableStamp())
 		if err != nil || len(entries) != 0 {
 			t.Errorf("cache holds %d entries (%v), want none", len(entries), err)
 		}
 	}
-	v, err := Open(t.Context(), dir, Options{HeadersOnly: true, HeaderCache: cache, fsNow: time.Now})
+	v, err := Open(t.Context(), dir, Options{HeadersOnly: true, HeaderCache: cache, hooks: hooks{fsNow: time.Now}})
 	if err != nil {
 		t.Fatal(err)
 	}
-	if v.headersRead != 2 {
-		t.Errorf("read %d files, want both", v.headersRead)
+	if v.load.stats.read != 2 {
+		t.Errorf("read %d files, want both", v.load.stats.read)
 	}
 }
 
@@ -311,7 +313,7 @@ func TestHeaderCacheRoundTrip(t *testing.T) {
 		if i%2 == 1 {
 			m.Supersedes = []string{fmt.Sprintf("old%d", i), "older"}
 		}
-		return headerEntry{key: statKey{size: int64(100 + i), mtime: int64(i), ctime: int64(2 * i), ino: uint64(i)}, mem: m, sig: newTitleSig(m.Title)}
+		return headerEntry{key: store.StatKey{Size: int64(100 + i), Mtime: int64(i), Ctime: int64(2 * i), Ino: uint64(i)}, mem: m, sig: newTitleSig(m.Title)}
 	}
 	for _, n := range []int{0, 1, 2, 3, 7} {
 		t.Run(fmt.Sprint(n), func(t *testing.T) {
@@ -334,10 +336,11 @@ func TestHeaderCacheRoundTrip(t *testing.T) {
 				t.Error("a cache of another stamp was read")
 			}
 			// The length of the first half moved by one byte.
-			d := newCacheDecoder(data[len(headerCacheMagic):])
-			d.str()
-			d.uvarint()
-			at := len(headerCacheMagic) + d.pos
+			magic := len("memvault-headers 2\n")
+			r := store.NewReader(data, magic)
+			r.Str()
+			r.Uv()
+			at := r.Pos()
 			bad := slices.Clone(data[:len(data)-4])
 			bad[at]++
 			bad = binary.BigEndian.AppendUint32(bad, crc32.ChecksumIEEE(bad))
@@ -360,7 +363,7 @@ func FuzzDecodeHeaderCache(f *testing.F) {
 		if i%2 == 1 {
 			m.Supersedes = []string{"old", fmt.Sprintf("older%d", i)}
 		}
-		entries = append(entries, headerEntry{key: statKey{size: int64(i), mtime: int64(i), ino: uint64(i)}, mem: m, sig: newTitleSig(m.Title)})
+		entries = append(entries, headerEntry{key: store.StatKey{Size: int64(i), Mtime: int64(i), Ino: uint64(i)}, mem: m, sig: newTitleSig(m.Title)})
 		f.Add(encodeHeaderCache("stamp", entries))
 	}
 	f.Fuzz(func(t *testing.T, data []byte) {

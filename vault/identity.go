@@ -34,7 +34,7 @@ func (v *Vault) giveIdentity(ctx context.Context, cur *Memory, doc *parser.Docum
 	created := cur.CreatedAt
 	if doc.FieldLine("created_at") == 0 {
 		created = now
-		if r, ok := v.committed.(AddedAtReader); ok {
+		if r, ok := v.ports.committed.(AddedAtReader); ok {
 			at, err := r.AddedAt(ctx, cur.Path)
 			if err != nil {
 				return "", fmt.Errorf("identity of %s: when it was added: %w", cur.Path, err)

@@ -51,7 +51,7 @@ func duplicateDiag(m *Memory, other string) *Diagnostic {
 // (checkUnambiguous). It returns the DocIDs given to another file, in the
 // order they were (the index cache replays them).
 func (v *Vault) preferTracked(ctx context.Context, skipped []*Memory) (swaps []index.DocID) {
-	if v.tracker == nil || len(skipped) == 0 {
+	if v.ports.tracker == nil || len(skipped) == 0 {
 		return nil
 	}
 	v.mu.RLock()
@@ -62,7 +62,7 @@ func (v *Vault) preferTracked(ctx context.Context, skipped []*Memory) (swaps []i
 		}
 	}
 	v.mu.RUnlock()
-	tracked, err := v.tracker.Tracked(ctx, dedupeIDs(rels))
+	tracked, err := v.ports.tracker.Tracked(ctx, dedupeIDs(rels))
 	if err != nil {
 		return nil
 	}

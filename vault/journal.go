@@ -13,6 +13,7 @@ import (
 	"strings"
 
 	"github.com/memvault/memvault/vault/commitmsg"
+	"github.com/memvault/memvault/vault/store"
 )
 
 // JournalName is the write-ahead note of a write in progress. It sits in
@@ -85,8 +86,8 @@ func (v *Vault) Recover(ctx context.Context) ([]string, error) {
 	}
 	var done []string
 	err := v.withWriteLock(ctx, func() error {
-		if v.committer != nil {
-			v.removeCacheTemps() // as every write does
+		if v.ports.committer != nil {
+			store.RemoveTemps(v.dir) // as every write does
 		}
 		var err error
 		done, err = v.recoverLocked(ctx)
@@ -105,7 +106,7 @@ func (v *Vault) recoverLocked(ctx context.Context) ([]string, error) {
 		return nil, err
 	}
 	defer r.Close()
-	if v.committer != nil && !(v.headersOnly && v.noTempFiles.Load()) {
+	if v.ports.committer != nil && !(v.headersOnly && v.load.noTempFiles.Load()) {
 		// Only with the cross-process lock held is no other writer in
 		// the middle of a write whose temp file this would delete. A
 		// headers-only vault (one add) skips the listing when its load
@@ -140,7 +141,7 @@ func (v *Vault) recoverLocked(ctx context.Context) ([]string, error) {
 		}
 	}
 	var done []string
-	if j.Commit && v.committer != nil && len(j.Paths) > 0 {
+	if j.Commit && v.ports.committer != nil && len(j.Paths) > 0 {
 		abs := make([]string, len(j.Paths))
 		for i, rel := range j.Paths {
 			p, err := v.safePath(rel)
@@ -151,7 +152,7 @@ func (v *Vault) recoverLocked(ctx context.Context) ([]string, error) {
 		}
 		msg := commitmsg.Parse(j.Message)
 		msg.Trailers = append(msg.Trailers, commitmsg.Trailer{Key: commitmsg.KeyRecovered, Value: "the previous process stopped before committing"})
-		if _, err := v.committer.Commit(ctx, abs, msg.String()); err != nil {
+		if _, err := v.ports.committer.Commit(ctx, abs, msg.String()); err != nil {
 			return nil, fmt.Errorf("commit the interrupted write: %w", err)
 		}
 		done = j.Paths
@@ -299,7 +300,7 @@ func (r *writeRoot) removeTempFiles() {
 		names, _ := f.Readdirnames(-1)
 		f.Close()
 		for _, name := range names {
-			if !strings.HasPrefix(name, ".") || !strings.Contains(name, tempInfix) {
+			if !strings.HasPrefix(name, ".") || !strings.Contains(name, store.TempInfix) {
 				continue
 			}
 			if fi, err := d.Lstat(name); err == nil && fi.Mode().IsRegular() {

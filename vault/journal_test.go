@@ -7,6 +7,8 @@ import (
 	"slices"
 	"strings"
 	"testing"
+
+	"github.com/memvault/memvault/vault/store"
 )
 
 // TestRecoverRedoesTheJournal leaves a journaled write at each point a
@@ -267,7 +269,7 @@ func TestWriteClearsKilledCacheTemps(t *testing.T) {
 			if _, err := seed.Create(t.Context(), NewMemory{Title: "First", Layer: Project}, Author{}); err != nil {
 				t.Fatal(err)
 			}
-			tmp := filepath.Join(dir, CacheDirName, cacheFileName+".tmp-99")
+			tmp := filepath.Join(dir, CacheDirName, store.IndexFileName+".tmp-99")
 			mustMkdir(t, filepath.Dir(tmp))
 			if err := os.WriteFile(tmp, []byte("half a cache"), 0o644); err != nil {
 				t.Fatal(err)

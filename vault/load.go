@@ -6,8 +6,6 @@ import (
 	"encoding/hex"
 	"errors"
 	"fmt"
-	"io/fs"
-	"os"
 	"path"
 	"path/filepath"
 	"runtime"
@@ -21,6 +19,7 @@ import (
 	"github.com/memvault/memvault/vault/index"
 	"github.com/memvault/memvault/vault/merge"
 	"github.com/memvault/memvault/vault/secret"
+	"github.com/memvault/memvault/vault/store"
 )
 
 // Diagnostic is a problem found in a vault file, with its place.
@@ -37,7 +36,7 @@ type loaded struct {
 	// (see cache.go): the file's stat data taken before the read, the
 	// SHA-256 and modification time of the bytes read, and the SHA-256
 	// of HEAD's version when that is what mem is (conflict markers).
-	st    statKey
+	st    store.StatKey
 	stOK  bool
 	sum   [sha256.Size]byte
 	mod   int64
@@ -49,116 +48,6 @@ type loaded struct {
 	// key is the SHA-256 of memoryKey (see buildDigest), when keyed.
 	key   [sha256.Size]byte
 	keyed bool
-}
-
-// scan lists the memory files of the vault, relative to dir with slashes,
-// sorted. It skips dot-files and dot-folders (.git, editor folders), files
-// that are not Markdown, the root README.md, anything that is not a regular
-// file (a FIFO would block the reader), and symbolic links (see
-// LinkedFiles). Linked folders are not entered. When
-// dir itself is a symbolic link, the folder it names is scanned.
-//
-// The top-level folders (the layers) are listed on all cores: a large
-// vault's scan is otherwise a pause in which only one core works.
-func scan(ctx context.Context, dir string) ([]string, error) {
-	return scanWith(ctx, dir, nil)
-}
-
-// scanWith is scan that also sets sawTemp, when not nil, if it passes a
-// temp file a write left behind (see removeTempFiles).
-func scanWith(ctx context.Context, dir string, sawTemp *atomic.Bool) ([]string, error) {
-	rels, _, _, _, err := scanTree(scanner{ctx: ctx, sawTemp: sawTemp}, dir, nil, 0)
-	return rels, err
-}
-
-// scanner lists the memory files under one vault folder; see scan.
-type scanner struct {
-	ctx     context.Context
-	root    string
-	sawTemp *atomic.Bool // nil: not asked
-}
-
-// path returns the folder rel (a slash path, "" for the root) on disk.
-func (w scanner) path(rel string) string {
-	if rel == "" {
-		return w.root
-	}
-	return filepath.Join(w.root, filepath.FromSlash(rel))
-}
-
-// list returns the memory files directly in the folder rel and the
-// folders in it to enter, both as slash paths relative to the root, with
-// the folder's stat data, taken before it is read, and whether the
-// listing depends on nothing but the folder (see folderRec).
-func (w scanner) list(rel string) (l folderListing, err error) {
-	p := w.path(rel)
-	f, err := os.Open(p)
-	if err != nil {
-		return l, err
-	}
-	// Stat'ed before it is read: a change made while it is read leaves
-	// times later than these, so a record of this listing never matches
-	// the folder again.
-	l.st, l.stOK = fileStatKey(f)
-	ents, err := f.ReadDir(-1)
-	f.Close()
-	if err != nil {
-		return l, err
-	}
-	l.plain = true
-	prefix := ""
-	if rel != "" {
-		prefix = rel + "/"
-	}
-	for _, d := range ents {
-		if err := w.ctx.Err(); err != nil {
-			return folderListing{}, err
-		}
-		name := d.Name()
-		if strings.HasPrefix(name, ".") {
-			if w.sawTemp != nil && strings.Contains(name, tempInfix) {
-				w.sawTemp.Store(true)
-			}
-			continue // neither a memory nor a folder to enter
-		}
-		r := prefix + name
-		switch t := d.Type(); {
-		case t.IsDir():
-			// Folders are entered whatever their name; a linked
-			// folder has ModeSymlink and is not.
-			l.subdirs = append(l.subdirs, r)
-		case !IsMemoryPath(r):
-		case t.IsRegular():
-			l.files = append(l.files, r)
-		case t&fs.ModeSymlink != 0:
-			// A linked memory file is never loaded (lint reports it:
-			// LinkedFiles). The listing stays not plain, as it was when
-			// links inside the vault were followed, so a cached listing
-			// is checked the same way.
-			l.plain = false
-		default:
-			l.plain = false
-		}
-	}
-	return l, nil
-}
-
-// IsMemoryPath reports whether a vault-relative slash path names a memory
-// file: a .md file, no dot-file or dot-folder on the way, not the root
-// README.md. The watcher uses it to ignore everything else.
-func IsMemoryPath(rel string) bool {
-	// ".md" in any case, without lowering the whole path (which copies
-	// a path that is not ASCII: a warm load checks 100k of them).
-	n := len(rel)
-	if n < 3 || rel[n-3] != '.' || rel[n-2]|0x20 != 'm' || rel[n-1]|0x20 != 'd' || strings.EqualFold(rel, "README.md") {
-		return false
-	}
-	for part := range strings.SplitSeq(rel, "/") {
-		if part == "" || strings.HasPrefix(part, ".") || part == ".." {
-			return false
-		}
-	}
-	return true
 }
 
 // readAll reads and converts files on all cores. Order of the result
@@ -204,7 +93,7 @@ func (v *Vault) readEach(ctx context.Context, rels []string, ix *index.Index, fn
 	for range workers {
 		wg.Go(func() {
 			var rs readerState
-			defer rs.files.close()
+			defer rs.files.Close()
 			var pr *index.Preparer
 			if ix != nil {
 				pr = ix.NewPreparer()
@@ -283,7 +172,7 @@ func (ch *readChunk) prepared(i int) *index.Prepared {
 
 // readerState is what one reader goroutine reuses from file to file.
 type readerState struct {
-	files   fileReader
+	files   store.FileReader
 	parse   parser.Scratch
 	lastRel string // folder part of the last file read, relative
 	lastDir string // and joined to the vault folder
@@ -309,23 +198,24 @@ func (v *Vault) readFile(ctx context.Context, rel string, rs *readerState) loade
 		res.diags = append(res.diags, &Diagnostic{Path: rel, Err: err, Severity: parser.SeverityError})
 		return res
 	}
-	if v.cacheKey != "" {
+	if v.load.cacheKey != "" {
 		// Before the read: a change made after it changes the key the
 		// next process sees.
-		res.st, res.stOK = rs.files.statKey(rs.lastDir, name)
+		res.st, res.stOK = rs.files.StatKey(rs.lastDir, name)
 	}
-	data, modTime, err := rs.files.read(rs.lastDir, name, v.maxFileSize)
+	rs.files.Linked = errLinked
+	data, modTime, err := rs.files.Read(rs.lastDir, name, v.maxFileSize)
 	if err != nil {
 		return fail(err)
 	}
-	if v.cacheKey != "" {
+	if v.load.cacheKey != "" {
 		res.sum, res.mod = sha256.Sum256(data), modTime.UnixNano()
 	}
 	res.mem, res.diags = toMemoryScratch(rel, data, modTime, &rs.parse)
-	if res.mem == nil && v.committed != nil && len(res.diags) == 1 && errors.Is(res.diags[0].Err, ErrConflictMarkers) {
-		if head, err := v.committed.ReadCommitted(ctx, rel); err == nil {
+	if res.mem == nil && v.ports.committed != nil && len(res.diags) == 1 && errors.Is(res.diags[0].Err, ErrConflictMarkers) {
+		if head, err := v.ports.committed.ReadCommitted(ctx, rel); err == nil {
 			res.mem = servedForMarkers(rel, head, data, modTime)
-			if v.cacheKey != "" {
+			if v.load.cacheKey != "" {
 				sum := sha256.Sum256(head)
 				res.head = &sum
 			}
@@ -334,7 +224,7 @@ func (v *Vault) readFile(ctx context.Context, rel string, rs *readerState) loade
 	if d := damage(res.diags); d != nil {
 		v.servedForDamage(ctx, &res, d, data, modTime)
 	}
-	if v.cacheKey != "" && res.mem != nil {
+	if v.load.cacheKey != "" && res.mem != nil {
 		res.setKey()
 	}
 	return res
@@ -589,3 +479,13 @@ func cloneStrings(l []string) []string {
 func DerivedID(rel string) string {
 	return strings.TrimSuffix(rel, filepath.Ext(rel))
 }
+
+// scan lists the memory files of the vault at dir (see store.Scan).
+func scan(ctx context.Context, dir string) ([]string, error) {
+	return store.Scan(ctx, dir, nil)
+}
+
+// IsMemoryPath reports whether a vault-relative slash path names a memory
+// file: a .md file, no dot-file or dot-folder on the way, not the root
+// README.md. The watcher uses it to ignore everything else.
+func IsMemoryPath(rel string) bool { return store.IsMemoryPath(rel) }

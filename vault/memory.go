@@ -3,6 +3,7 @@ package vault
 import (
 	"fmt"
 	"maps"
+	"slices"
 	"strings"
 	"time"
 
@@ -222,4 +223,34 @@ func (m *Memory) clone() *Memory {
 	c.Conflicted = append([]string(nil), m.Conflicted...)
 	c.ConflictTheirs = maps.Clone(m.ConflictTheirs)
 	return &c
+}
+
+// States lists the states a memory can be in at an instant, as
+// Result.State and ListQuery.Statuses name them: the statuses a file may
+// declare, then expired and future (not yet effective).
+func States() []Status {
+	return []Status{StatusActive, StatusArchived, StatusSuperseded, "expired", "future"}
+}
+
+// ParseState validates a state a caller asks for, case aside.
+func ParseState(s string) (Status, error) {
+	st := Status(strings.ToLower(strings.TrimSpace(s)))
+	if !slices.Contains(States(), st) {
+		return "", fmt.Errorf("%w: unknown state %q (want active|archived|superseded|expired|future)", ErrInvalid, s)
+	}
+	return st, nil
+}
+
+// ParseInstant reads an instant as people and models write one in a
+// query or a flag: RFC 3339 (2026-12-01T09:00:00Z), the same without a
+// zone or seconds (read as UTC), or a plain date (midnight UTC). The
+// result is in UTC.
+func ParseInstant(s string) (time.Time, error) {
+	s = strings.TrimSpace(s)
+	for _, layout := range []string{time.RFC3339Nano, "2006-01-02T15:04:05", "2006-01-02T15:04", time.DateOnly} {
+		if t, err := time.Parse(layout, s); err == nil {
+			return t.UTC(), nil
+		}
+	}
+	return time.Time{}, fmt.Errorf("%q is not an RFC3339 instant (2026-12-01T09:00:00Z) or a date (2026-12-01)", s)
 }

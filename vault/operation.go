@@ -60,10 +60,10 @@ func (v *Vault) OperationInProgress(ctx context.Context) error {
 // middle of an operation. Both doors reach it: every write that commits
 // passes here before touching a file.
 func (v *Vault) refuseDuringOperation(ctx context.Context) error {
-	if v.operations == nil {
+	if v.ports.operations == nil {
 		return nil
 	}
-	op, err := v.operations.Operation(ctx)
+	op, err := v.ports.operations.Operation(ctx)
 	if err != nil {
 		return fmt.Errorf("read the repository's state: %w", err)
 	}

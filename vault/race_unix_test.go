@@ -189,21 +189,24 @@ func TestWriteRaceWithPlantedLink(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			e := &env{t: t, dir: t.TempDir(), outside: t.TempDir()}
 			c := &recordingCommitter{}
+			// The hook plants once armed, after the memories below are
+			// written.
+			armed, planted := false, false
+			afterCheck := func() {
+				if armed && !planted {
+					planted = true
+					tt.plant(e)
+				}
+			}
 			var err error
-			if e.v, err = Open(t.Context(), e.dir, Options{Committer: c}); err != nil {
+			if e.v, err = Open(t.Context(), e.dir, Options{Committer: c, hooks: hooks{afterCheck: afterCheck}}); err != nil {
 				t.Fatal(err)
 			}
 			e.proj = mustCreate(t, e.v, NewMemory{Title: "Checkout uses the strategy pattern", Content: "结账用策略模式。"})
 			e.pref = mustCreate(t, e.v, NewMemory{Title: "Prefer table-driven tests", Content: "x", Layer: Preference})
 			before := treeFiles(t, e.dir)
 			commits := len(c.commits)
-			planted := false
-			e.v.afterCheck = func() {
-				if !planted {
-					planted = true
-					tt.plant(e)
-				}
-			}
+			armed = true
 			err = tt.write(e)
 			if !planted {
 				t.Fatal("the write never reached the hook")

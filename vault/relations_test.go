@@ -200,7 +200,7 @@ func TestRelationProblemsFollowOtherFiles(t *testing.T) {
 // a whole.
 func BenchmarkRelationDiags(b *testing.B) {
 	const n = 100_000
-	v := &Vault{now: func() time.Time { return relationsNow }, byID: map[string]index.DocID{}, byPath: map[string]index.DocID{}}
+	v := &Vault{now: func() time.Time { return relationsNow }, memState: memState{byID: map[string]index.DocID{}, byPath: map[string]index.DocID{}}}
 	created := relationsNow.AddDate(0, -1, 0)
 	for i := range n {
 		m := &Memory{ID: fmt.Sprintf("id%06d", i), Path: fmt.Sprintf("project/m%06d.md", i), Status: StatusActive, CreatedAt: created}

@@ -16,6 +16,7 @@ import (
 
 	"github.com/memvault/memvault/parser"
 	"github.com/memvault/memvault/vault/index"
+	"github.com/memvault/memvault/vault/store"
 )
 
 // Committer records changed vault files in version control. gitstore.Store
@@ -83,7 +84,7 @@ type Options struct {
 	// CopyIndexCache, for a process that runs long (a server), maps a
 	// private copy of the index cache rather than the file itself, so
 	// that another program truncating the file cannot kill the process
-	// (see privateCopy). A command that exits soon maps the file: the
+	// (see store.MapCacheFile). A command that exits soon maps the file: the
 	// copy would cost every run a pass over the cache.
 	CopyIndexCache bool
 	// OnSlowLoad, when set, is called once by a load with the index cache
@@ -93,8 +94,8 @@ type Options struct {
 	// such loads peak as they did.
 	OnSlowLoad func()
 
-	// fsNow is Vault.fsNow (tests only).
-	fsNow func() time.Time
+	// hooks are seams for tests; zero in production.
+	hooks hooks
 }
 
 // CommittedReader reads the last committed version of a vault file.
@@ -116,53 +117,52 @@ type RefProposer interface {
 type Vault struct {
 	dir         string
 	now         func() time.Time
-	committer   Committer
-	tracker     Tracker
-	proposer    RefProposer
 	client      string
 	maxFileSize int64
 	readOnly    bool // a snapshot of a past revision
-	committed   CommittedReader
-	lastGood    LastGoodReader
-	operations  OperationReader
-	headersOnly bool   // Options.HeadersOnly
-	headerCache string // Options.HeaderCache
-	// titleSigs are a headers-only vault's title signatures by DocID, as
-	// loaded (see sameTitleScanLocked).
-	titleSigs []titledSig
-	// fsNow, when set (tests only), is the file-system time the racy
-	// windows compare change times with (fsTime); nil is time.Now.
-	fsNow func() time.Time
-	// noTempFiles is set when a headers-only load's scan passed no temp
-	// file: Recover then need not list the folders again for them.
-	noTempFiles atomic.Bool
-	// headersRead is how many files the last headers-only load read
-	// rather than took from the cache (tests look at it).
-	headersRead int
-	// copyCache is Options.CopyIndexCache.
-	copyCache bool
-	// cacheKey names the program for the index cache; "" is no cache.
-	cacheKey string
-	// onSlowLoad is Options.OnSlowLoad until called (see slowLoad).
-	onSlowLoad func()
-	// fromCache is set when the last load took its index from the cache,
-	// and cacheReads is how many files it read rather than took from the
-	// cache (tests look at them).
-	fromCache  bool
-	cacheReads int
-	// cachePatched is how many memories the last load's index was
-	// patched for (see patchSnapshot); 0 when it was not patched.
-	cachePatched int
-	// cacheListed is how many folders the last load with the cache
-	// listed rather than took from it (see scanFolders).
-	cacheListed int
+	headersOnly bool // Options.HeadersOnly
+	ports       ports
+	// load is what loading keeps between loads: the caches' settings and
+	// what the last load found (see loader).
+	load loader
+	// hooks are the test seams Options.hooks set; zero in production.
+	hooks hooks
 
 	writeMu sync.Mutex // serialises the write sequence in this process
-	// afterCheck, when set (tests only), runs in a write between the path
-	// checks and the first file operation: where a race would plant a link.
-	afterCheck func()
 
-	mu       sync.RWMutex
+	mu sync.RWMutex
+	memState
+	loadedAt time.Time
+	// changedAt is when an update last changed the index (see publish).
+	changedAt time.Time
+
+	subscriptions
+}
+
+// ports are the outside systems a vault is given (see Options).
+type ports struct {
+	committer  Committer
+	tracker    Tracker
+	proposer   RefProposer
+	committed  CommittedReader
+	lastGood   LastGoodReader
+	operations OperationReader
+}
+
+// hooks are seams for tests, set through Options.hooks; nil in
+// production.
+type hooks struct {
+	// fsNow is the file-system time the racy windows compare change
+	// times with (fsTime); nil is time.Now.
+	fsNow func() time.Time
+	// afterCheck runs in a write between the path checks and the first
+	// file operation: where a race would plant a link.
+	afterCheck func()
+}
+
+// memState is the vault's memories and what is derived from them, guarded
+// by Vault.mu.
+type memState struct {
 	ix       *index.Index
 	entries  []*Memory     // by index.DocID; nil where freed
 	free     []index.DocID // freed DocIDs for reuse
@@ -178,15 +178,52 @@ type Vault struct {
 	// (docs/performance.md, "Load and recall (2026-11-30, ba83217)").
 	// nil means not built; writers keep a built table up to date.
 	// namesMu lets Related, which holds only mu's read lock, build it.
-	names    map[string]index.DocID
-	namesMu  sync.Mutex
-	loadedAt time.Time
-	// changedAt is when an update last changed the index (see publish).
-	changedAt time.Time
+	names   map[string]index.DocID
+	namesMu sync.Mutex
+}
 
+// subscriptions are the callbacks Subscribe registered.
+type subscriptions struct {
 	subMu   sync.Mutex
 	subs    map[int]func(Change)
 	nextSub int
+}
+
+// loader is what loading keeps between loads.
+type loader struct {
+	// headerCache is Options.HeaderCache.
+	headerCache string
+	// titleSigs are a headers-only vault's title signatures by DocID, as
+	// loaded (see sameTitleLocked).
+	titleSigs []titledSig
+	// noTempFiles is set when a headers-only load's scan passed no temp
+	// file: Recover then need not list the folders again for them.
+	noTempFiles atomic.Bool
+	// copyCache is Options.CopyIndexCache.
+	copyCache bool
+	// cacheKey names the program for the index cache; "" is no cache.
+	cacheKey string
+	// onSlowLoad is Options.OnSlowLoad until called (see slowLoad).
+	onSlowLoad func()
+	// stats is what the last load did (tests and benchmarks read it);
+	// guarded by Vault.mu.
+	stats loadStats
+}
+
+// loadStats says what a vault's last load took from its caches and what
+// it had to do itself.
+type loadStats struct {
+	// fromCache is set when the index came from the index cache.
+	fromCache bool
+	// read is how many files the load read rather than took from a
+	// cache (the index cache, or a headers-only vault's header cache).
+	read int
+	// patched is how many memories the cached index was patched for
+	// (0 when it was not patched; see patchSnapshot).
+	patched int
+	// listed is how many folders the load listed rather than took from
+	// the index cache (see store.ScanFolders).
+	listed int
 }
 
 // Open loads the vault rooted at dir. A missing folder is an empty vault:
@@ -200,26 +237,21 @@ func Open(ctx context.Context, dir string, opts Options) (*Vault, error) {
 	v := &Vault{
 		dir:         abs,
 		now:         opts.Now,
-		committer:   opts.Committer,
-		tracker:     opts.Tracker,
-		proposer:    opts.Proposer,
 		client:      cmp.Or(SanitizeClient(opts.Client), "cli"),
 		maxFileSize: cmp.Or(opts.MaxFileSize, parser.MaxFileSize),
-		committed:   opts.Committed,
-		lastGood:    opts.LastGood,
-		operations:  opts.Operations,
 		headersOnly: opts.HeadersOnly,
-		headerCache: opts.HeaderCache,
-		copyCache:   opts.CopyIndexCache,
-		fsNow:       opts.fsNow,
+		ports: ports{committer: opts.Committer, tracker: opts.Tracker, proposer: opts.Proposer,
+			committed: opts.Committed, lastGood: opts.LastGood, operations: opts.Operations},
+		hooks: opts.hooks,
 	}
+	v.load.headerCache, v.load.copyCache = opts.HeaderCache, opts.CopyIndexCache
 	if v.now == nil {
 		v.now = time.Now
 	}
 	if opts.IndexCache && !opts.HeadersOnly {
-		v.cacheKey, v.onSlowLoad = executableStamp(), opts.OnSlowLoad
+		v.load.cacheKey, v.load.onSlowLoad = store.ExecutableStamp(), opts.OnSlowLoad
 	}
-	if v.cacheKey == "" {
+	if v.load.cacheKey == "" {
 		if err := v.Reload(ctx); err != nil {
 			return nil, err
 		}
@@ -714,4 +746,101 @@ func (v *Vault) conflictedLocked() []ConflictedFile {
 	}
 	slices.SortFunc(out, func(a, b ConflictedFile) int { return strings.Compare(a.Path, b.Path) })
 	return out
+}
+
+// Person is who a write is made for, when it is not the repository's own
+// git identity: a team server (memvault serve --http --tokens) knows each
+// caller by a token and commits their writes as them.
+type Person struct {
+	Name, Email string
+}
+
+type personKey struct{}
+
+// WithPerson returns ctx carrying p: a Committer commits the writes made
+// with it as authored by p. The person travels with the call rather than
+// in the Vault, because one server writes for many people at once.
+func WithPerson(ctx context.Context, p Person) context.Context {
+	return context.WithValue(ctx, personKey{}, p)
+}
+
+// PersonOf returns the person ctx carries (WithPerson), if any.
+func PersonOf(ctx context.Context) (Person, bool) {
+	p, ok := ctx.Value(personKey{}).(Person)
+	return p, ok && p.Name != ""
+}
+
+// stripAddresses removes from a writer's name every part in angle
+// brackets, and any bracket left unpaired: a client calling itself "Bob
+// Builder <bob@example.com>" would otherwise read, in a Memory-Client
+// trailer or `memvault history`, like a person's identity, which only the
+// commit's author (the token's owner on a team server) may claim.
+func stripAddresses(name string) string {
+	if !strings.ContainsAny(name, "<>") {
+		return name
+	}
+	var b strings.Builder
+	for {
+		open := strings.IndexByte(name, '<')
+		if open < 0 {
+			break
+		}
+		end := strings.IndexByte(name[open:], '>')
+		if end < 0 {
+			break
+		}
+		b.WriteString(name[:open])
+		b.WriteByte(' ')
+		name = name[open+end+1:]
+	}
+	b.WriteString(name)
+	return strings.NewReplacer("<", " ", ">", " ").Replace(b.String())
+}
+
+// SyncFiles brings the index in line with files that someone else changed
+// on disk (a hand edit, git, another memvault process) and returns the ids
+// whose indexed state changed. The whole batch becomes visible at once.
+//
+// Unlike Refresh it waits for a write of this process in progress, so a
+// file read before that write can never overwrite the entry the write just
+// indexed. A file whose content hash equals the indexed one is left alone,
+// so syncing after this process's own write costs a read and changes
+// nothing.
+func (v *Vault) SyncFiles(ctx context.Context, rels []string) ([]string, error) {
+	if v.readOnly {
+		return nil, ErrReadOnly
+	}
+	v.writeMu.Lock()
+	defer v.writeMu.Unlock()
+	return v.refresh(ctx, rels)
+}
+
+// SyncAll reloads the whole vault like Reload, after any write of this
+// process in progress. A watcher uses it when too much changed at once
+// (a branch switch) to be worth syncing file by file.
+func (v *Vault) SyncAll(ctx context.Context) error {
+	if v.readOnly {
+		return ErrReadOnly
+	}
+	v.writeMu.Lock()
+	defer v.writeMu.Unlock()
+	return v.Reload(ctx)
+}
+
+// keepLastGood is the memory a read yields for the index, or nil when the
+// file's last good version should stay, marked stale. That is the case for
+// a file that could not be read at all, and for one that was indexed
+// before and whose front matter no longer parses: read as a fresh file it
+// would lose its id and fields, which would silently turn a memory into
+// another one. had says whether the path was indexed.
+func keepLastGood(r loaded, had bool) *Memory {
+	if r.mem == nil || !had {
+		return r.mem
+	}
+	for _, d := range r.diags {
+		if errors.Is(d.Err, parser.ErrSyntax) || errors.Is(d.Err, parser.ErrUnclosed) {
+			return nil
+		}
+	}
+	return r.mem
 }

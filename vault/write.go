@@ -122,9 +122,9 @@ func (v *Vault) create(ctx context.Context, n NewMemory, by Author, o createOpti
 		return WriteResult{}, err
 	}
 	var proposed []string
-	if v.proposer != nil && n.Kind != "import" {
+	if v.ports.proposer != nil && n.Kind != "import" {
 		// Advice only: a repository that cannot be read proposes nothing.
-		proposed, _ = v.proposer.ProposeRefs(ctx, n.Title+"\n"+n.Content, n.Refs)
+		proposed, _ = v.ports.proposer.ProposeRefs(ctx, n.Title+"\n"+n.Content, n.Refs)
 		if n.AcceptRefs {
 			n.Refs, proposed = acceptRefs(n.Refs, proposed)
 		}
@@ -292,7 +292,7 @@ func (v *Vault) Update(ctx context.Context, id string, expectedVersion int, p Pa
 // memory is read as the index has it, outside the write lock: proposals
 // are advice, and the repository read stays out of the lock.
 func (v *Vault) proposeOnUpdate(ctx context.Context, id string, p *Patch) []string {
-	if v.proposer == nil || p.Title == nil && p.Content == nil && !p.AcceptRefs {
+	if v.ports.proposer == nil || p.Title == nil && p.Content == nil && !p.AcceptRefs {
 		return nil
 	}
 	cur, err := v.Get(id)
@@ -310,7 +310,7 @@ func (v *Vault) proposeOnUpdate(ctx context.Context, id string, p *Patch) []stri
 		have = *p.Refs
 	}
 	// Advice only: a repository that cannot be read proposes nothing.
-	proposed, _ := v.proposer.ProposeRefs(ctx, title+"\n"+content, have)
+	proposed, _ := v.ports.proposer.ProposeRefs(ctx, title+"\n"+content, have)
 	if p.AcceptRefs && len(proposed) > 0 {
 		refs, left := acceptRefs(have, proposed)
 		p.Refs, proposed = &refs, left
@@ -357,8 +357,8 @@ func (v *Vault) withWriteLock(ctx context.Context, fn func() error) error {
 	}
 	v.writeMu.Lock()
 	defer v.writeMu.Unlock()
-	if v.committer != nil {
-		unlock, err := v.committer.Lock(ctx)
+	if v.ports.committer != nil {
+		unlock, err := v.ports.committer.Lock(ctx)
 		if err != nil {
 			return fmt.Errorf("take the write lock: %w", err)
 		}
@@ -813,4 +813,43 @@ func newDocument(body, id string, n *NewMemory, created, updated, expires time.T
 		}
 	}
 	return doc, nil
+}
+
+// Restore writes old, a past version of one of v's memories (read from
+// history), back as a new version: its version keeps increasing and
+// updated_at moves, so history shows the restore as what it is. A memory
+// deleted since is created again with its old id. An expiry that was the
+// layer's default, not written in the file, is set from now, as a new
+// write would: restored verbatim it would bring the memory back already
+// expired. It returns an error wrapping ErrUnchanged when the memory
+// already matches old.
+func (v *Vault) Restore(ctx context.Context, old *Memory, by Author) (WriteResult, error) {
+	expires := &old.ExpiresAt
+	if ttl := old.Layer.TTL(); ttl > 0 && old.ExpiresAt.Equal(old.UpdatedAt.Add(ttl)) {
+		expires = nil
+	}
+	cur, err := v.Get(old.ID)
+	if errors.Is(err, ErrNotFound) {
+		n := NewMemory{
+			ID: old.ID, Title: old.Title, Content: old.Body, Layer: old.Layer, Tags: old.Tags,
+			Aliases: old.Aliases, Importance: old.Importance, EffectiveAt: old.EffectiveAt,
+			Supersedes: old.Supersedes, Links: old.Links, Kind: old.Source.Kind,
+		}
+		if expires != nil {
+			n.ExpiresAt = *expires
+		}
+		return v.Create(ctx, n, by)
+	}
+	if err != nil {
+		return WriteResult{}, err
+	}
+	p := Patch{Title: &old.Title, Content: &old.Body, Layer: &old.Layer, Tags: &old.Tags,
+		Importance: &old.Importance, EffectiveAt: &old.EffectiveAt, ExpiresAt: expires,
+		Status: &old.Status, Links: &old.Links}
+	// Any Supersedes in a patch makes the write a "supersede"; give it
+	// only when it changes.
+	if !slices.Equal(old.Supersedes, cur.Supersedes) {
+		p.Supersedes = &old.Supersedes
+	}
+	return v.Update(ctx, old.ID, 0, p, by)
 }

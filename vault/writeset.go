@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/memvault/memvault/vault/merge"
+	"github.com/memvault/memvault/vault/store"
 )
 
 // GitignoreName and its content keep L1 scratch out of git.
@@ -67,20 +68,20 @@ func (w *writeSet) markSuperseded(ctx context.Context, id string, now time.Time)
 // files are restored and nothing changes.
 func (w *writeSet) apply(ctx context.Context, message string, commit bool) (string, error) {
 	v := w.v
-	if commit && v.committer != nil && w.commitsAny() {
+	if commit && v.ports.committer != nil && w.commitsAny() {
 		// Before anything is written, recovery included: during a merge
 		// the files themselves may be what git is asking about.
 		if err := v.refuseDuringOperation(ctx); err != nil {
 			return "", err
 		}
 	}
-	if v.committer != nil {
+	if v.ports.committer != nil {
 		// A process killed while it wrote the index cache leaves a temp
 		// file and no journal: every write clears them (one folder's
 		// listing, so a headers-only add too), and so does Recover.
-		v.removeCacheTemps()
+		store.RemoveTemps(v.dir)
 	}
-	if v.committer != nil && fileExists(v.journalPath()) {
+	if v.ports.committer != nil && fileExists(v.journalPath()) {
 		// A write whose process died: finish it first, or this write's
 		// journal would replace it. Holding the cross-process lock, no
 		// live writer can own it.
@@ -120,8 +121,8 @@ func (w *writeSet) apply(ctx context.Context, message string, commit bool) (stri
 			return "", err
 		}
 	}
-	if v.afterCheck != nil {
-		v.afterCheck()
+	if v.hooks.afterCheck != nil {
+		v.hooks.afterCheck()
 	}
 	// From here on every file operation goes through checked folder
 	// handles (writeRoot), so a link planted since the check is refused
@@ -140,7 +141,7 @@ func (w *writeSet) apply(ctx context.Context, message string, commit bool) (stri
 		}
 		op.existed, op.old = err == nil, old
 	}
-	committing := commit && v.committer != nil
+	committing := commit && v.ports.committer != nil
 	var paths []string // absolute paths to commit
 	for _, op := range w.ops {
 		if l, ok := layerFromDir(op.rel); ok && !l.Committed() {
@@ -188,7 +189,7 @@ func (w *writeSet) apply(ctx context.Context, message string, commit bool) (stri
 	var hash string
 	if committing {
 		var err error
-		if hash, err = v.committer.Commit(ctx, paths, message); err != nil {
+		if hash, err = v.ports.committer.Commit(ctx, paths, message); err != nil {
 			rollback()
 			_ = v.Refresh(context.WithoutCancel(ctx), w.rels())
 			return "", fmt.Errorf("commit: %w", err)

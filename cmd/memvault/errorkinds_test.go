@@ -24,6 +24,7 @@ import (
 	"github.com/memvault/memvault/vault/merge"
 	"github.com/memvault/memvault/vault/resolve"
 	"github.com/memvault/memvault/vault/staleness"
+	"github.com/memvault/memvault/vault/store"
 	"github.com/memvault/memvault/vault/transfer"
 	"github.com/memvault/memvault/watcher"
 )
@@ -111,6 +112,8 @@ var sentinels = map[string]error{
 	"vault/staleness.ErrClosed":      staleness.ErrClosed,
 	"vault/staleness.ErrNotAncestor": staleness.ErrNotAncestor,
 	"vault/staleness.ErrSnapshot":    staleness.ErrSnapshot,
+	"vault/store.ErrBadCache":        store.ErrBadCache,
+	"vault/store.ErrCacheDir":        store.ErrCacheDir,
 	"vault/transfer.ErrFormat":       transfer.ErrFormat,
 	"vault/transfer.ErrOutput":       transfer.ErrOutput,
 

@@ -70,6 +70,14 @@ var Rules = []Rule{
 		TestAllow: []string{"github.com/google/go-cmp/...", "github.com/rogpeppe/go-internal/txtar", "github.com/oklog/ulid/..."},
 	},
 	{
+		// The storage engine is generic over the memory type: a rule
+		// about memories cannot hide in it.
+		Name:    "the storage engine knows files, not memories: vault/store imports no domain package but vault/fault",
+		Applies: []string{"vault/store"},
+		Only:    []string{"parser", "vault/fault"},
+		Tests:   true,
+	},
+	{
 		Name:    "parser imports no project package",
 		Applies: []string{"parser"},
 		Deny:    []string{"..."},

@@ -1,4 +1,4 @@
-package vault
+package store
 
 import (
 	"fmt"
@@ -14,7 +14,7 @@ import (
 	"github.com/memvault/memvault/parser"
 )
 
-// fileReader reads memory files for one goroutine. It reuses its buffer
+// FileReader reads memory files for one goroutine. It reuses its buffer
 // from file to file and keeps the last folder open, so that opening a file
 // looks up one name instead of the whole path.
 //
@@ -22,24 +22,27 @@ import (
 // non-blocking mode, tries to register it with the poller and takes it
 // back out, six system calls where one is needed, and a bulk load opens
 // every file.
-type fileReader struct {
-	buf   []byte
-	dir   string // the folder dirFD is open on; "" for none
-	dirFD int
-	name  []byte // statKey's NUL-terminated name, reused
+type FileReader struct {
+	// Linked is the error (in a *fs.PathError) Read returns for a file
+	// that is a symbolic link: such a file is never read.
+	Linked error
+	buf    []byte
+	dir    string // the folder dirFD is open on; "" for none
+	dirFD  int
+	name   []byte // StatKey's NUL-terminated name, reused
 }
 
-// read reads the file name in folder dir into r's buffer (valid until the
+// Read reads the file name in folder dir into r's buffer (valid until the
 // next read) and returns its bytes and modification time. A file larger
 // than limit is not read: the error wraps parser.ErrTooLarge. Reading
 // stops at the size fstat reported, which saves the read that would only
 // find the end; a file that reports no size is read to its end.
-func (r *fileReader) read(dir, name string, limit int64) ([]byte, time.Time, error) {
+func (r *FileReader) Read(dir, name string, limit int64) ([]byte, time.Time, error) {
 	// The full path is only needed in errors.
 	p := func() string { return filepath.Join(dir, name) }
 	fd, err := r.open(dir, name)
 	if err == syscall.ELOOP {
-		return nil, time.Time{}, &fs.PathError{Op: "open", Path: p(), Err: errLinked}
+		return nil, time.Time{}, &fs.PathError{Op: "open", Path: p(), Err: r.Linked}
 	}
 	if err != nil {
 		return nil, time.Time{}, &fs.PathError{Op: "open", Path: p(), Err: err}
@@ -78,10 +81,10 @@ func (r *fileReader) read(dir, name string, limit int64) ([]byte, time.Time, err
 }
 
 // open opens dir/name for reading, through the open folder when it can.
-// A linked file is not opened (ELOOP): see LinkedFiles.
-func (r *fileReader) open(dir, name string) (int, error) {
+// A linked file is not opened (ELOOP): see the vault's LinkedFiles.
+func (r *FileReader) open(dir, name string) (int, error) {
 	if r.dir != dir {
-		r.close()
+		r.Close()
 		fd, err := openRetry(func() (int, error) {
 			return syscall.Open(dir, syscall.O_RDONLY|syscall.O_DIRECTORY|syscall.O_CLOEXEC, 0)
 		})
@@ -100,8 +103,8 @@ func (r *fileReader) open(dir, name string) (int, error) {
 	})
 }
 
-// close closes the open folder, if any.
-func (r *fileReader) close() {
+// Close closes the open folder, if any.
+func (r *FileReader) Close() {
 	if r.dir != "" {
 		syscall.Close(r.dirFD)
 		r.dir = ""
@@ -125,16 +128,16 @@ func ignoringEINTR(fn func() error) error {
 	}
 }
 
-// statKey stats dir/name, following a link, and returns what says the
-// file is unchanged (see loadHeaders). It looks the name up in the open
+// StatKey stats dir/name, following a link, and returns what says the
+// file is unchanged (see the vault's loadHeaders). It looks the name up in the open
 // folder, as read does, rather than walking the whole path per file.
-func (r *fileReader) statKey(dir, name string) (statKey, bool) {
+func (r *FileReader) StatKey(dir, name string) (StatKey, bool) {
 	var st syscall.Stat_t
 	var err error
 	if nr := int(sysFstatat); nr >= 0 && r.useDir(dir) {
 		// syscall.BytePtrFromString would allocate for each file.
 		if strings.IndexByte(name, 0) >= 0 {
-			return statKey{}, false
+			return StatKey{}, false
 		}
 		r.name = append(append(r.name[:0], name...), 0)
 		p := &r.name[0]
@@ -150,15 +153,15 @@ func (r *fileReader) statKey(dir, name string) (statKey, bool) {
 		err = ignoringEINTR(func() error { return syscall.Stat(p, &st) })
 	}
 	if err != nil || st.Mode&syscall.S_IFMT != syscall.S_IFREG {
-		return statKey{}, false
+		return StatKey{}, false
 	}
 	return keyOf(&st), true
 }
 
 // useDir makes dir the open folder, and reports whether it is.
-func (r *fileReader) useDir(dir string) bool {
+func (r *FileReader) useDir(dir string) bool {
 	if r.dir != dir {
-		r.close()
+		r.Close()
 		fd, err := openRetry(func() (int, error) {
 			return syscall.Open(dir, syscall.O_RDONLY|syscall.O_DIRECTORY|syscall.O_CLOEXEC, 0)
 		})
@@ -169,30 +172,30 @@ func (r *fileReader) useDir(dir string) bool {
 	return r.dir == dir
 }
 
-// fileStatKey returns the stat data of an open file (a folder, for
-// folderRec).
-func fileStatKey(f *os.File) (statKey, bool) {
+// FileStatKey returns the stat data of an open file (a folder, for
+// FolderRec).
+func FileStatKey(f *os.File) (StatKey, bool) {
 	fi, err := f.Stat()
 	if err != nil {
-		return statKey{}, false
+		return StatKey{}, false
 	}
 	st, ok := fi.Sys().(*syscall.Stat_t)
 	if !ok {
-		return statKey{}, false
+		return StatKey{}, false
 	}
 	return keyOf(st), true
 }
 
-// folderStatKey stats the folder p, following links.
-func folderStatKey(p string) (statKey, bool) {
+// FolderStatKey stats the folder p, following links.
+func FolderStatKey(p string) (StatKey, bool) {
 	var st syscall.Stat_t
 	if err := ignoringEINTR(func() error { return syscall.Stat(p, &st) }); err != nil || st.Mode&syscall.S_IFMT != syscall.S_IFDIR {
-		return statKey{}, false
+		return StatKey{}, false
 	}
 	return keyOf(&st), true
 }
 
 // keyOf is the part of st that says a file or folder is unchanged.
-func keyOf(st *syscall.Stat_t) statKey {
-	return statKey{size: st.Size, mtime: st.Mtim.Nano(), ctime: st.Ctim.Nano(), ino: st.Ino}
+func keyOf(st *syscall.Stat_t) StatKey {
+	return StatKey{Size: st.Size, Mtime: st.Mtim.Nano(), Ctime: st.Ctim.Nano(), Ino: st.Ino}
 }

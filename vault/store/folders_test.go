@@ -1,4 +1,4 @@
-package vault
+package store
 
 import (
 	"os"
@@ -9,15 +9,15 @@ import (
 	"time"
 )
 
-// TestScanFolders checks that scanFolders gives what scan gives while it
+// TestScanFolders checks that ScanFolders gives what scan gives while it
 // takes unchanged folders' listings from their records, lists a folder
 // whose entries changed, and records no listing that could go stale
-// unseen: a folder changed within racyWindow, a folder holding a link.
+// unseen: a folder changed within RacyWindow, a folder holding a link.
 //
 // A step that changes a folder also sets its modification time to one no
 // listing recorded: on a file system with coarse timestamps, a change in
 // the same tick as the last listing can leave the times as they were,
-// which racyWindow guards against in a real load and a test with a clock
+// which RacyWindow guards against in a real load and a test with a clock
 // an hour ahead does not.
 func TestScanFolders(t *testing.T) {
 	t.Parallel()
@@ -44,25 +44,25 @@ func TestScanFolders(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	recorded := func(recs []folderRec) []string {
+	recorded := func(recs []FolderRec) []string {
 		var rels []string
 		for _, r := range recs {
-			rels = append(rels, r.rel)
+			rels = append(rels, r.Rel)
 		}
 		return rels
 	}
-	check := func(t *testing.T, prev []folderRec, now time.Time, wantListed int) []folderRec {
+	check := func(t *testing.T, prev []FolderRec, now time.Time, wantListed int) []FolderRec {
 		t.Helper()
-		want, err := scan(t.Context(), dir)
+		want, err := Scan(t.Context(), dir, nil)
 		if err != nil {
 			t.Fatal(err)
 		}
-		got, recs, listed, _, err := scanFolders(t.Context(), dir, prev, now)
+		got, recs, listed, _, err := ScanFolders(t.Context(), dir, prev, now)
 		if err != nil {
 			t.Fatal(err)
 		}
 		if !slices.Equal(got, want) {
-			t.Errorf("scanFolders = %q\nscan gives %q", got, want)
+			t.Errorf("ScanFolders = %q\nscan gives %q", got, want)
 		}
 		if runtime.GOOS == "linux" && listed != wantListed {
 			t.Errorf("listed %d folders, want %d", listed, wantListed)

@@ -1,4 +1,4 @@
-package vault
+package store
 
 import (
 	"fmt"
@@ -6,10 +6,10 @@ import (
 	"unsafe"
 )
 
-// bodySpool keeps the bodies of a load from files out of the heap: a
-// load without a usable index cache reads every file, and at 100k
-// memories their bodies were about 100 MB of the load's 290 MB live heap. Each body is
-// appended to a temporary file in the cache folder as its memory is
+// Spool keeps the bodies of a load from files out of the heap: a
+// load without a usable index cache reads every file, and their bodies
+// were a third of such a load's live heap (docs/performance.md, "Storage
+// engine"). Each body is appended to a temporary file in the cache folder as its memory is
 // consumed, and the memory's Body emptied; once all files are read, the
 // file is mapped and every parked body points into the mapping, as the
 // bodies of a warm load point into the cache's. Pages of a file mapping
@@ -22,12 +22,12 @@ import (
 // released when the process exits (the mapping lives as long as the
 // strings that point into it). Its name matches the cache's temporary
 // files, so one left by a killed process is removed by the next write
-// (removeCacheTemps).
+// (RemoveTemps).
 //
 // Any failure to write the file leaves the bodies not yet written on the
 // heap, where they would have been without a spool: a spool saves memory,
 // never data.
-type bodySpool struct {
+type Spool struct {
 	f      *os.File
 	dir    *os.Root // the cache folder
 	name   string   // f's name in dir, "" once removed
@@ -41,29 +41,20 @@ type bodySpool struct {
 }
 
 type parked struct {
-	m      *Memory
+	body   *string
 	off, n int64
 }
 
 const spoolBuffer = 1 << 20
 
-// newBodySpool creates the spool in the vault's cache folder, or returns
-// nil when there is no cache folder to hold it.
-func (v *Vault) newBodySpool() *bodySpool {
-	if v.cacheKey == "" {
-		return nil
-	}
-	return openBodySpool(v.dir)
-}
-
-// openBodySpool creates a spool file in the cache folder of the vault
-// folder dir (see openCacheDir), or returns nil when it cannot.
-func openBodySpool(dir string) *bodySpool {
-	d, err := openCacheDir(dir, true)
+// OpenSpool creates a spool file in the cache folder of the vault
+// folder dir (see OpenDir), or returns nil when it cannot.
+func OpenSpool(dir string) *Spool {
+	d, err := OpenDir(dir, true)
 	if err != nil {
 		return nil
 	}
-	f, name, err := createCacheTemp(d, cacheFileName+".tmp-spool-")
+	f, name, err := CreateTemp(d, IndexFileName+".tmp-spool-")
 	if err != nil {
 		d.Close()
 		return nil
@@ -71,28 +62,29 @@ func openBodySpool(dir string) *bodySpool {
 	if d.Remove(name) == nil {
 		name = ""
 	}
-	return &bodySpool{f: f, dir: d, name: name, buf: make([]byte, 0, spoolBuffer)}
+	return &Spool{f: f, dir: d, name: name, buf: make([]byte, 0, spoolBuffer)}
 }
 
-// park moves m's body to the spool. A nil spool parks nothing.
-func (s *bodySpool) park(m *Memory) {
-	if s == nil || s.failed || m == nil || m.Body == "" {
+// Park moves *body to the spool, leaving it empty until Restore. A nil
+// spool parks nothing.
+func (s *Spool) Park(body *string) {
+	if s == nil || s.failed || *body == "" {
 		return
 	}
-	if len(s.buf)+len(m.Body) > cap(s.buf) && len(s.buf) > 0 {
+	if len(s.buf)+len(*body) > cap(s.buf) && len(s.buf) > 0 {
 		s.flush()
 		if s.failed {
 			return
 		}
 	}
-	s.inBuf = append(s.inBuf, parked{m: m, off: s.off + int64(len(s.buf)), n: int64(len(m.Body))})
-	s.buf = append(s.buf, m.Body...)
-	m.Body = ""
+	s.inBuf = append(s.inBuf, parked{body: body, off: s.off + int64(len(s.buf)), n: int64(len(*body))})
+	s.buf = append(s.buf, *body...)
+	*body = ""
 }
 
 // flush writes the buffer. When that fails, the bodies in it go back to
 // their memories and nothing more is parked.
-func (s *bodySpool) flush() {
+func (s *Spool) flush() {
 	if len(s.buf) == 0 {
 		return
 	}
@@ -100,7 +92,7 @@ func (s *bodySpool) flush() {
 		s.failed = true
 		for _, p := range s.inBuf {
 			i := p.off - s.off
-			p.m.Body = string(s.buf[i : i+p.n])
+			*p.body = string(s.buf[i : i+p.n])
 		}
 		s.inBuf = s.inBuf[:0]
 		return
@@ -115,12 +107,12 @@ func (s *bodySpool) flush() {
 	}
 }
 
-// restore gives every parked body back to its memory, pointing into the
+// Restore gives every parked body back to its place, pointing into the
 // mapped spool, and removes the spool's file. The file is mapped through
 // its open descriptor: a write of another process clearing killed
 // processes' temporary files may have removed its name already. A nil
 // spool has nothing to restore.
-func (s *bodySpool) restore() error {
+func (s *Spool) Restore() error {
 	if s == nil {
 		return nil
 	}
@@ -135,27 +127,27 @@ func (s *bodySpool) restore() error {
 	}
 	// A failed flush put its bodies back; the ones parked before it are
 	// all in the file.
-	data, _, drop, err := mapFile(s.f, s.off)
+	data, _, drop, err := MapFile(s.f, s.off)
 	if err != nil {
 		// No mapping (out of address space, say): the bodies go back
 		// to the heap, where a load without a spool keeps them.
 		var rerr error
-		if data, rerr = readAll(s.f, s.off); rerr != nil {
+		if data, rerr = ReadAll(s.f, s.off); rerr != nil {
 			return fmt.Errorf("body spool %s: %w (read back: %w)", s.f.Name(), err, rerr)
 		}
 		drop = func([]byte) {}
 	}
 	str := unsafe.String(unsafe.SliceData(data), len(data))
 	for _, p := range s.parked {
-		p.m.Body = str[p.off : p.off+p.n]
+		*p.body = str[p.off : p.off+p.n]
 	}
 	s.data, s.drop = data, drop
 	return nil
 }
 
-// release lets the kernel drop the spool's pages that reading bodies made
-// resident (see mapCacheFile); the bodies stay readable.
-func (s *bodySpool) release() {
+// Release lets the kernel drop the spool's pages that reading bodies made
+// resident (see MapCacheFile); the bodies stay readable.
+func (s *Spool) Release() {
 	if s != nil && s.data != nil {
 		s.drop(s.data)
 	}

@@ -1,4 +1,4 @@
-package vault
+package store
 
 import (
 	"errors"
@@ -13,7 +13,7 @@ import (
 	"github.com/memvault/memvault/vault/fault"
 )
 
-// The cache folder (CacheDirName) is the one place memvault writes in the
+// The cache folder (DirName) is the one place memvault writes in the
 // vault outside a commit, and it comes with the clone: a teammate can
 // commit a symbolic link there, to ".." (the cache and its .gitignore,
 // which ignores everything, would land at the repository's top) or to "."
@@ -26,39 +26,52 @@ import (
 // would hang an open for reading), and the opened file must be the one
 // Lstat saw.
 
+// The cache folder's names.
+const (
+	// DirName is the folder, inside the vault, that holds the index
+	// cache. The loader skips dot-folders, and the folder holds a
+	// .gitignore that ignores everything in it, so git never sees the
+	// cache wherever the vault lives.
+	DirName = ".cache"
+	// IndexFileName is the index cache's file in it.
+	IndexFileName = "index-v2"
+	// gitignoreName is git's ignore file.
+	gitignoreName = ".gitignore"
+)
+
 // ErrCacheDir reports a cache folder memvault will not use.
 var ErrCacheDir = fault.New(fault.Invalid, "unusable cache folder")
 
-// gitignoreBody is the cache folder's .gitignore: everything in the
+// GitignoreBody is the cache folder's .gitignore: everything in the
 // folder, the .gitignore included, stays out of git.
-const gitignoreBody = "# memvault's index cache: rebuilt when missing\n*\n"
+const GitignoreBody = "# memvault's index cache: rebuilt when missing\n*\n"
 
 // cacheDirProblem says what is wrong with the cache folder fi, or nil.
 func cacheDirProblem(fi fs.FileInfo) error {
 	switch {
 	case fi.Mode()&fs.ModeSymlink != 0:
-		return fmt.Errorf("%w: %s is a symbolic link; memvault does not follow it (it would write outside the cache folder)", ErrCacheDir, CacheDirName)
+		return fmt.Errorf("%w: %s is a symbolic link; memvault does not follow it (it would write outside the cache folder)", ErrCacheDir, DirName)
 	case !fi.IsDir():
-		return fmt.Errorf("%w: %s is not a folder (%s)", ErrCacheDir, CacheDirName, fi.Mode().Type())
+		return fmt.Errorf("%w: %s is not a folder (%s)", ErrCacheDir, DirName, fi.Mode().Type())
 	}
 	return nil
 }
 
-// openCacheDir opens the cache folder of the vault folder dir without
+// OpenDir opens the cache folder of the vault folder dir without
 // following a link, creating it with its .gitignore when create is set.
 // A missing folder without create is fs.ErrNotExist.
-func openCacheDir(dir string, create bool) (*os.Root, error) {
+func OpenDir(dir string, create bool) (*os.Root, error) {
 	vr, err := os.OpenRoot(dir)
 	if err != nil {
 		return nil, err
 	}
 	defer vr.Close()
-	fi, err := vr.Lstat(CacheDirName)
+	fi, err := vr.Lstat(DirName)
 	if errors.Is(err, fs.ErrNotExist) && create {
-		if err := vr.Mkdir(CacheDirName, 0o755); err != nil && !errors.Is(err, fs.ErrExist) {
+		if err := vr.Mkdir(DirName, 0o755); err != nil && !errors.Is(err, fs.ErrExist) {
 			return nil, err
 		}
-		fi, err = vr.Lstat(CacheDirName)
+		fi, err = vr.Lstat(DirName)
 	}
 	if err != nil {
 		return nil, err
@@ -66,7 +79,7 @@ func openCacheDir(dir string, create bool) (*os.Root, error) {
 	if err := cacheDirProblem(fi); err != nil {
 		return nil, err
 	}
-	d, err := vr.OpenRoot(CacheDirName)
+	d, err := vr.OpenRoot(DirName)
 	if err != nil {
 		return nil, err
 	}
@@ -74,7 +87,7 @@ func openCacheDir(dir string, create bool) (*os.Root, error) {
 	// since the Lstat: the handle must be the folder Lstat saw.
 	if got, err := d.Stat("."); err != nil || !os.SameFile(fi, got) {
 		d.Close()
-		return nil, fmt.Errorf("%w: %s was replaced while memvault opened it", ErrCacheDir, CacheDirName)
+		return nil, fmt.Errorf("%w: %s was replaced while memvault opened it", ErrCacheDir, DirName)
 	}
 	if create {
 		if err := writeCacheGitignore(d); err != nil {
@@ -90,33 +103,33 @@ func openCacheDir(dir string, create bool) (*os.Root, error) {
 // writes leaves nothing git would show. It is created, never opened:
 // a link or anything else in its place is left alone.
 func writeCacheGitignore(d *os.Root) error {
-	if _, err := d.Lstat(GitignoreName); !errors.Is(err, fs.ErrNotExist) {
+	if _, err := d.Lstat(gitignoreName); !errors.Is(err, fs.ErrNotExist) {
 		return err
 	}
-	f, err := d.OpenFile(GitignoreName, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o644)
+	f, err := d.OpenFile(gitignoreName, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o644)
 	if errors.Is(err, fs.ErrExist) {
 		return nil
 	}
 	if err != nil {
 		return err
 	}
-	_, err = f.WriteString(gitignoreBody)
+	_, err = f.WriteString(GitignoreBody)
 	if cerr := f.Close(); err == nil {
 		err = cerr
 	}
 	return err
 }
 
-// openCacheFile opens name in the cache folder d for reading, only when
+// OpenFile opens name in the cache folder d for reading, only when
 // it is a regular file: not through a link, and without blocking on a
 // FIFO or a device. It returns the file's stat data too.
-func openCacheFile(d *os.Root, name string) (*os.File, fs.FileInfo, error) {
+func OpenFile(d *os.Root, name string) (*os.File, fs.FileInfo, error) {
 	fi, err := d.Lstat(name)
 	if err != nil {
 		return nil, nil, err
 	}
 	if !fi.Mode().IsRegular() {
-		return nil, nil, fmt.Errorf("%w: %s/%s is not a regular file (%s)", ErrCacheDir, CacheDirName, name, fi.Mode().Type())
+		return nil, nil, fmt.Errorf("%w: %s/%s is not a regular file (%s)", ErrCacheDir, DirName, name, fi.Mode().Type())
 	}
 	// O_NONBLOCK: a FIFO put there since the Lstat does not hang the open.
 	f, err := d.OpenFile(name, os.O_RDONLY|syscall.O_NONBLOCK, 0)
@@ -126,14 +139,14 @@ func openCacheFile(d *os.Root, name string) (*os.File, fs.FileInfo, error) {
 	got, err := f.Stat()
 	if err != nil || !got.Mode().IsRegular() || !os.SameFile(fi, got) {
 		f.Close()
-		return nil, nil, fmt.Errorf("%w: %s/%s was replaced while memvault opened it", ErrCacheDir, CacheDirName, name)
+		return nil, nil, fmt.Errorf("%w: %s/%s was replaced while memvault opened it", ErrCacheDir, DirName, name)
 	}
 	return f, got, nil
 }
 
-// createCacheTemp creates a new file named prefix and a random suffix in
+// CreateTemp creates a new file named prefix and a random suffix in
 // the cache folder d, as os.CreateTemp does; O_EXCL never follows a link.
-func createCacheTemp(d *os.Root, prefix string) (*os.File, string, error) {
+func CreateTemp(d *os.Root, prefix string) (*os.File, string, error) {
 	for range 100 {
 		name := prefix + strconv.FormatUint(rand.Uint64(), 36)
 		f, err := d.OpenFile(name, os.O_RDWR|os.O_CREATE|os.O_EXCL, 0o600)
@@ -142,17 +155,18 @@ func createCacheTemp(d *os.Root, prefix string) (*os.File, string, error) {
 		}
 		return f, name, err
 	}
-	return nil, "", fmt.Errorf("create a temporary file in %s: too many names taken", CacheDirName)
+	return nil, "", fmt.Errorf("create a temporary file in %s: too many names taken", DirName)
 }
 
-// removeCacheTemps removes the temporary files of cache writes that a
+// RemoveTemps removes the temporary files in the cache folder of the
+// vault folder dir: the temporary files of cache writes that a
 // killed process left. A cache writer at work meanwhile loses its write,
 // which costs the next process a load from the files, nothing else.
 //
 // A vault opened without the cache (a headers-only add) removes them too:
 // another process's killed write left them all the same.
-func (v *Vault) removeCacheTemps() {
-	d, err := openCacheDir(v.dir, false)
+func RemoveTemps(dir string) {
+	d, err := OpenDir(dir, false)
 	if err != nil {
 		return
 	}
@@ -164,16 +178,16 @@ func (v *Vault) removeCacheTemps() {
 	names, _ := f.Readdirnames(-1)
 	f.Close()
 	for _, n := range names {
-		if strings.HasPrefix(n, cacheFileName+".tmp-") {
+		if strings.HasPrefix(n, IndexFileName+".tmp-") {
 			_ = d.Remove(n)
 		}
 	}
 }
 
-// CheckCacheDir reports a cache folder in the vault folder dir that
+// CheckDir reports a cache folder in the vault folder dir that
 // memvault refuses to use (see ErrCacheDir): a symbolic link, or
 // something other than a folder. A missing folder (or vault) is fine.
-func CheckCacheDir(dir string) error {
+func CheckDir(dir string) error {
 	vr, err := os.OpenRoot(dir)
 	if errors.Is(err, fs.ErrNotExist) {
 		return nil // no vault yet: no cache either
@@ -182,27 +196,27 @@ func CheckCacheDir(dir string) error {
 		return fmt.Errorf("open vault folder: %w", err)
 	}
 	defer vr.Close()
-	fi, err := vr.Lstat(CacheDirName)
+	fi, err := vr.Lstat(DirName)
 	if errors.Is(err, fs.ErrNotExist) {
 		return nil
 	}
 	if err != nil {
-		return fmt.Errorf("check %s: %w", CacheDirName, err)
+		return fmt.Errorf("check %s: %w", DirName, err)
 	}
 	return cacheDirProblem(fi)
 }
 
-// FixCacheDir replaces a cache folder that is a symbolic link with a real
+// FixDir replaces a cache folder that is a symbolic link with a real
 // folder: the link is removed (never what it points to) and the folder
 // made with its .gitignore. Anything else in the way is left for a person
 // (it may be someone's file); the error says so.
-func FixCacheDir(dir string) error {
+func FixDir(dir string) error {
 	vr, err := os.OpenRoot(dir)
 	if err != nil {
 		return fmt.Errorf("open vault folder: %w", err)
 	}
 	defer vr.Close()
-	fi, err := vr.Lstat(CacheDirName)
+	fi, err := vr.Lstat(DirName)
 	if err != nil || cacheDirProblem(fi) == nil {
 		return nil
 	}
@@ -210,12 +224,12 @@ func FixCacheDir(dir string) error {
 		return fmt.Errorf("%w: move it away: memvault does not remove it", cacheDirProblem(fi))
 	}
 	// Removing a name inside the root removes the link itself.
-	if err := vr.Remove(CacheDirName); err != nil {
-		return fmt.Errorf("remove the link %s: %w", CacheDirName, err)
+	if err := vr.Remove(DirName); err != nil {
+		return fmt.Errorf("remove the link %s: %w", DirName, err)
 	}
-	d, err := openCacheDir(dir, true)
+	d, err := OpenDir(dir, true)
 	if err != nil {
-		return fmt.Errorf("create the folder %s: %w", CacheDirName, err)
+		return fmt.Errorf("create the folder %s: %w", DirName, err)
 	}
 	return d.Close()
 }

@@ -1,4 +1,4 @@
-package vault
+package store
 
 import (
 	"io/fs"
@@ -73,7 +73,7 @@ func checkScan(t *testing.T, files []string) {
 		t.Fatal(err)
 	}
 	slices.Sort(want)
-	got, err := scan(t.Context(), dir)
+	got, err := Scan(t.Context(), dir, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -83,7 +83,7 @@ func checkScan(t *testing.T, files []string) {
 	if len(want) < 10 {
 		t.Errorf("only %d files in the reference: the tree is not what the test means", len(want))
 	}
-	missing, err := scan(t.Context(), filepath.Join(dir, "nope"))
+	missing, err := Scan(t.Context(), filepath.Join(dir, "nope"), nil)
 	if err != nil || missing != nil {
 		t.Errorf("scan(missing) = %q, %v; want nothing, no error", missing, err)
 	}

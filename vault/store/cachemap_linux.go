@@ -1,20 +1,21 @@
-package vault
+package store
 
 import (
 	"os"
 	"syscall"
 )
 
-// mapsFiles says mapFile maps (rather than reads): only then can another
+// MapsFiles says MapFile maps (rather than reads): only then can another
 // program's truncation of the file fault the process (see privateCopy).
-const mapsFiles = true
+const MapsFiles = true
 
-// mapFile maps the first size bytes of the open file f read-only. The
+// MapFile maps the first size bytes of the open file f read-only. The
 // memories and the index restored from the index cache point into the
 // mapping instead of into a copy on the heap, so the kernel keeps only
 // the pages something reads (a result's body, a query term's postings)
-// and can drop them again under pressure: the cache of a 100k vault is
-// 130 MB, most of it bodies nobody asks for. The mapping stays valid when
+// and can drop them again under pressure: most of a large vault's cache
+// is bodies nobody asks for (docs/performance.md, "Storage engine"). The
+// mapping stays valid when
 // f is closed or its name removed, and is never unmapped once a load uses
 // it, as strings of the vault point into it; the cache file is only ever
 // replaced by a rename, which leaves the mapped file as it was. release
@@ -22,7 +23,7 @@ const mapsFiles = true
 // reclaim the pages of b, a part of the mapping (see madvise(2),
 // MADV_DONTNEED: a private file mapping reads them again from the file
 // when next touched).
-func mapFile(f *os.File, size int64) (data []byte, release func(), drop func(b []byte), err error) {
+func MapFile(f *os.File, size int64) (data []byte, release func(), drop func(b []byte), err error) {
 	if size == 0 || size != int64(int(size)) {
 		return nil, nil, nil, ErrBadCache
 	}

@@ -1,4 +1,4 @@
-package vault
+package store
 
 import (
 	"os"
@@ -14,63 +14,62 @@ func TestBodySpool(t *testing.T) {
 	tests := []struct {
 		name string
 		// before runs after the first two parks, before the rest.
-		before func(t *testing.T, s *bodySpool)
+		before func(t *testing.T, s *Spool)
 		// onHeap says which bodies must stay on the heap (not parked).
 		onHeap []bool
 	}{
 		{"all parked", nil, []bool{false, true, false, false, false}},
-		{"no name left to truncate", func(t *testing.T, s *bodySpool) {
+		{"no name left to truncate", func(t *testing.T, s *Spool) {
 			// The spool's name went as it was made: nobody can
 			// truncate the file under its mapping.
 			if s.name != "" {
 				t.Errorf("the spool kept its name %q", s.name)
 			}
 		}, []bool{false, true, false, false, false}},
-		{"writes fail", func(t *testing.T, s *bodySpool) {
+		{"writes fail", func(t *testing.T, s *Spool) {
 			s.f.Close() // every later write fails
 		}, []bool{true, true, true, true, true}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			dir := t.TempDir()
-			s := openBodySpool(dir)
+			s := OpenSpool(dir)
 			if s == nil {
 				t.Fatal("no spool")
 			}
-			ms := make([]*Memory, len(bodies))
-			for i, b := range bodies {
-				ms[i] = &Memory{Body: b}
+			ms := slices.Clone(bodies)
+			for i := range ms {
 				if i == 2 && tt.before != nil {
 					tt.before(t, s)
 				}
-				s.park(ms[i])
+				s.Park(&ms[i])
 			}
 			for i, m := range ms {
 				switch {
-				case tt.onHeap[i] && m.Body != bodies[i]:
-					t.Errorf("body %d left the heap: %d bytes, want %d", i, len(m.Body), len(bodies[i]))
-				case !tt.onHeap[i] && m.Body != "":
+				case tt.onHeap[i] && m != bodies[i]:
+					t.Errorf("body %d left the heap: %d bytes, want %d", i, len(m), len(bodies[i]))
+				case !tt.onHeap[i] && m != "":
 					t.Errorf("body %d not parked", i)
 				}
 			}
-			if err := s.restore(); err != nil {
+			if err := s.Restore(); err != nil {
 				t.Fatal(err)
 			}
 			for i, m := range ms {
-				if m.Body != bodies[i] {
-					t.Errorf("body %d after restore: %d bytes, want %d", i, len(m.Body), len(bodies[i]))
+				if m != bodies[i] {
+					t.Errorf("body %d after restore: %d bytes, want %d", i, len(m), len(bodies[i]))
 				}
 			}
-			cache := filepath.Join(dir, CacheDirName)
+			cache := filepath.Join(dir, DirName)
 			left, _ := filepath.Glob(filepath.Join(cache, "*"))
 			if want := []string{filepath.Join(cache, ".gitignore")}; !slices.Equal(left, want) {
 				// The .gitignore keeps a spool that a killed process
 				// leaves out of git.
 				t.Errorf("files in the cache folder after restore: %v, want %v", left, want)
 			}
-			s.release() // bodies stay readable after their pages are dropped
+			s.Release() // bodies stay readable after their pages are dropped
 			for i, m := range ms {
-				if m.Body != bodies[i] {
+				if m != bodies[i] {
 					t.Errorf("body %d after release differs", i)
 				}
 			}
@@ -83,13 +82,13 @@ func TestBodySpoolNoFolder(t *testing.T) {
 	if err := os.WriteFile(file, nil, 0o644); err != nil {
 		t.Fatal(err)
 	}
-	s := openBodySpool(filepath.Join(file, "cache")) // a file where the folder should be
+	s := OpenSpool(filepath.Join(file, "cache")) // a file where the folder should be
 	if s != nil {
 		t.Fatal("spool created under a file")
 	}
-	m := &Memory{Body: "kept"}
-	s.park(m) // a nil spool parks nothing
-	if err := s.restore(); err != nil || m.Body != "kept" {
-		t.Fatalf("nil spool: %v, body %q", err, m.Body)
+	body := "kept"
+	s.Park(&body) // a nil spool parks nothing
+	if err := s.Restore(); err != nil || body != "kept" {
+		t.Fatalf("nil spool: %v, body %q", err, body)
 	}
 }

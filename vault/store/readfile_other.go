@@ -1,6 +1,6 @@
 //go:build !linux
 
-package vault
+package store
 
 import (
 	"errors"
@@ -15,20 +15,23 @@ import (
 	"github.com/memvault/memvault/parser"
 )
 
-// fileReader reads memory files for one goroutine, reusing its buffer from
+// FileReader reads memory files for one goroutine, reusing its buffer from
 // file to file.
-type fileReader struct {
-	buf []byte
+type FileReader struct {
+	// Linked is the error (in a *fs.PathError) Read returns for a file
+	// that is a symbolic link: such a file is never read.
+	Linked error
+	buf    []byte
 }
 
-// read reads the file name in folder dir into r's buffer (valid until the
+// Read reads the file name in folder dir into r's buffer (valid until the
 // next read) and returns its bytes and modification time. A file larger
 // than limit is not read: the error wraps parser.ErrTooLarge.
-func (r *fileReader) read(dir, name string, limit int64) ([]byte, time.Time, error) {
-	// A linked file is not read (see LinkedFiles). The check and the
+func (r *FileReader) Read(dir, name string, limit int64) ([]byte, time.Time, error) {
+	// A linked file is not read (see the vault's LinkedFiles). The check and the
 	// open are two steps; a link planted between them is read once.
 	if fi, err := os.Lstat(filepath.Join(dir, name)); err == nil && fi.Mode()&fs.ModeSymlink != 0 {
-		return nil, time.Time{}, &fs.PathError{Op: "open", Path: filepath.Join(dir, name), Err: errLinked}
+		return nil, time.Time{}, &fs.PathError{Op: "open", Path: filepath.Join(dir, name), Err: r.Linked}
 	}
 	// Open, then stat the open file: one path lookup instead of two.
 	f, err := os.Open(filepath.Join(dir, name))
@@ -60,17 +63,17 @@ func (r *fileReader) read(dir, name string, limit int64) ([]byte, time.Time, err
 	}
 }
 
-// close releases what r holds open: nothing here.
-func (r *fileReader) close() {}
+// Close releases what r holds open: nothing here.
+func (r *FileReader) Close() {}
 
-// statKey reports no key: without a portable change time and inode, a
+// StatKey reports no key: without a portable change time and inode, a
 // cached header cannot be trusted, so a headers-only vault reads every
-// file (see loadHeaders).
-func (r *fileReader) statKey(dir, name string) (statKey, bool) { return statKey{}, false }
+// file (see the vault's loadHeaders).
+func (r *FileReader) StatKey(dir, name string) (StatKey, bool) { return StatKey{}, false }
 
-// fileStatKey reports no key here (see statKey): folder listings are
+// FileStatKey reports no key here (see StatKey): folder listings are
 // not cached.
-func fileStatKey(f *os.File) (statKey, bool) { return statKey{}, false }
+func FileStatKey(f *os.File) (StatKey, bool) { return StatKey{}, false }
 
-// folderStatKey reports no key here (see statKey).
-func folderStatKey(p string) (statKey, bool) { return statKey{}, false }
+// FolderStatKey reports no key here (see StatKey).
+func FolderStatKey(p string) (StatKey, bool) { return StatKey{}, false }

@@ -1,7 +1,7 @@
 //go:build linux && !amd64 && !arm64
 
-package vault
+package store
 
 // sysFstatat is -1 where the stat structure fstatat fills differs from
-// syscall.Stat_t: statKey stats by full path there.
+// syscall.Stat_t: StatKey stats by full path there.
 const sysFstatat = -1

@@ -1,7 +1,0 @@
-//go:build !windows
-
-package vault
-
-// canSyncFolder says whether fsync of a folder makes a rename in it
-// durable, as it does on Linux, the BSDs and macOS.
-const canSyncFolder = true

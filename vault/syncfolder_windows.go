@@ -1,5 +1,0 @@
-package vault
-
-// canSyncFolder is false on Windows: a folder handle cannot be flushed
-// there (FlushFileBuffers refuses it), and NTFS journals the rename.
-const canSyncFolder = false
