@@ -14,6 +14,8 @@ import (
 
 	"github.com/go-git/go-git/v5/plumbing"
 	"github.com/google/go-cmp/cmp"
+
+	"github.com/memvault/memvault/filechange"
 )
 
 func TestCommitChangesExactlyTheGivenPaths(t *testing.T) {
@@ -103,7 +105,7 @@ func summarize(cs []FileChange) []string {
 	var out []string
 	for _, c := range cs {
 		s := c.Kind.String() + " " + c.Path
-		if c.Kind == Renamed {
+		if c.Kind == filechange.Renamed {
 			s += " <- " + c.OldPath
 		}
 		out = append(out, s)

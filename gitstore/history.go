@@ -9,6 +9,8 @@ import (
 
 	"github.com/go-git/go-git/v5/plumbing"
 	"github.com/go-git/go-git/v5/plumbing/object"
+
+	"github.com/memvault/memvault/filechange"
 )
 
 // HistoryOptions selects and shapes a History walk. The zero value walks
@@ -210,7 +212,7 @@ func (w *historyWalk) visit(it walkItem) error {
 		if err != nil {
 			return err
 		}
-		if len(ds) == 1 && ds[0].kind != Deleted {
+		if len(ds) == 1 && ds[0].kind != filechange.Deleted {
 			path = ds[0].path
 		}
 	}
@@ -242,7 +244,7 @@ func (s *Store) renameSource(ctx context.Context, parentTree, tree plumbing.Hash
 	}
 	var dels []treeDiff
 	for _, d := range ds {
-		if d.kind == Deleted {
+		if d.kind == filechange.Deleted {
 			if d.oldHash == cur.hash {
 				return d.path, nil
 			}

@@ -11,6 +11,8 @@ import (
 	"time"
 
 	"github.com/go-git/go-git/v5/plumbing"
+
+	"github.com/memvault/memvault/filechange"
 )
 
 // ErrNotAncestor means WalkPathChanges's stop commit is not on the
@@ -22,7 +24,7 @@ var ErrNotAncestor = kindErr("invalid", "not an ancestor on the first-parent lin
 // and NewBlob are blob ids ("" when absent; NewBlob is "" for a work-tree
 // change, whose content is in the file).
 type PathChange struct {
-	Kind             ChangeKind
+	Kind             filechange.Kind
 	Path, OldPath    string
 	OldBlob, NewBlob string
 }
@@ -159,7 +161,7 @@ func (s *Store) pathCommit(ctx context.Context, h plumbing.Hash, watch *watchNod
 		if !d.newHash.IsZero() {
 			ch.NewBlob = d.newHash.String()
 		}
-		if d.kind == Deleted {
+		if d.kind == filechange.Deleted {
 			if all == nil {
 				if all, err = s.diffTree(ctx, parentTree, c.TreeHash, "", nil); err != nil {
 					return PathCommit{}, plumbing.ZeroHash, err
@@ -169,8 +171,8 @@ func (s *Store) pathCommit(ctx context.Context, h plumbing.Hash, watch *watchNod
 				}
 			}
 			for _, a := range all {
-				if a.kind == Renamed && a.oldPath == d.path {
-					ch.Kind, ch.Path, ch.NewBlob = Renamed, a.path, a.newHash.String()
+				if a.kind == filechange.Renamed && a.oldPath == d.path {
+					ch.Kind, ch.Path, ch.NewBlob = filechange.Renamed, a.path, a.newHash.String()
 					break
 				}
 			}
@@ -228,11 +230,11 @@ func (s *Store) diffWatched(ctx context.Context, a, b plumbing.Hash, prefix stri
 		if child.whole {
 			switch {
 			case fileA && fileB:
-				out = append(out, treeDiff{kind: Modified, path: p, oldPath: p, oldHash: ea.hash, newHash: eb.hash})
+				out = append(out, treeDiff{kind: filechange.Modified, path: p, oldPath: p, oldHash: ea.hash, newHash: eb.hash})
 			case fileA:
-				out = append(out, treeDiff{kind: Deleted, path: p, oldPath: p, oldHash: ea.hash})
+				out = append(out, treeDiff{kind: filechange.Deleted, path: p, oldPath: p, oldHash: ea.hash})
 			case fileB:
-				out = append(out, treeDiff{kind: Added, path: p, newHash: eb.hash})
+				out = append(out, treeDiff{kind: filechange.Added, path: p, newHash: eb.hash})
 			}
 		}
 		if !da.IsZero() || !db.IsZero() {
@@ -415,11 +417,11 @@ func (w *workCheck) change(rel string) (PathChange, bool, error) {
 	case !wf.exists && !inHead:
 		return ch, false, nil
 	case !wf.exists:
-		ch.Kind = Deleted
+		ch.Kind = filechange.Deleted
 	case !inHead:
-		ch.Kind, ch.OldPath = Added, ""
+		ch.Kind, ch.OldPath = filechange.Added, ""
 	case blobHash(wf.data) != e.hash:
-		ch.Kind = Modified
+		ch.Kind = filechange.Modified
 	default:
 		return ch, false, nil
 	}

@@ -12,6 +12,8 @@ import (
 	"time"
 
 	"github.com/go-git/go-git/v5/plumbing"
+
+	"github.com/memvault/memvault/filechange"
 )
 
 // Reading a long history through the git command. WalkPathChanges over
@@ -248,11 +250,11 @@ func (s *Store) cliPathCommit(c rawCommit, watch *watchNode) (PathCommit, error)
 		case ch.oldMode == "160000" || ch.newMode == "160000":
 			continue
 		case ch.status == 'A':
-			d = treeDiff{kind: Added, path: ch.path, newHash: ch.newHash}
+			d = treeDiff{kind: filechange.Added, path: ch.path, newHash: ch.newHash}
 		case ch.status == 'D':
-			d = treeDiff{kind: Deleted, path: ch.path, oldPath: ch.path, oldHash: ch.oldHash}
+			d = treeDiff{kind: filechange.Deleted, path: ch.path, oldPath: ch.path, oldHash: ch.oldHash}
 		default: // M, T
-			d = treeDiff{kind: Modified, path: ch.path, oldPath: ch.path, oldHash: ch.oldHash, newHash: ch.newHash}
+			d = treeDiff{kind: filechange.Modified, path: ch.path, oldPath: ch.path, oldHash: ch.oldHash, newHash: ch.newHash}
 		}
 		all = append(all, d)
 		if !watch.covers(ch.path) {
@@ -265,7 +267,7 @@ func (s *Store) cliPathCommit(c rawCommit, watch *watchNode) (PathCommit, error)
 		if !d.newHash.IsZero() {
 			pc.NewBlob = d.newHash.String()
 		}
-		deleted = deleted || d.kind == Deleted
+		deleted = deleted || d.kind == filechange.Deleted
 		out.Changes = append(out.Changes, pc)
 	}
 	if !deleted {
@@ -278,12 +280,12 @@ func (s *Store) cliPathCommit(c rawCommit, watch *watchNode) (PathCommit, error)
 		return PathCommit{}, err
 	}
 	for i, ch := range out.Changes {
-		if ch.Kind != Deleted {
+		if ch.Kind != filechange.Deleted {
 			continue
 		}
 		for _, a := range paired {
-			if a.kind == Renamed && a.oldPath == ch.Path {
-				out.Changes[i].Kind, out.Changes[i].Path, out.Changes[i].NewBlob = Renamed, a.path, a.newHash.String()
+			if a.kind == filechange.Renamed && a.oldPath == ch.Path {
+				out.Changes[i].Kind, out.Changes[i].Path, out.Changes[i].NewBlob = filechange.Renamed, a.path, a.newHash.String()
 				break
 			}
 		}

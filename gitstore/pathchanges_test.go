@@ -5,6 +5,8 @@ import (
 	"os"
 	"slices"
 	"testing"
+
+	"github.com/memvault/memvault/filechange"
 )
 
 // TestWalkPathChanges checks the staleness walk: only watched paths are
@@ -85,13 +87,13 @@ func TestUncommitted(t *testing.T) {
 		t.Fatalf("Uncommitted = %q, want %q", got, want)
 	}
 	chs, err = s.Uncommitted(t.Context(), []string{"src/c.go", "docs/x.md"})
-	if err != nil || len(chs) != 1 || chs[0].Path != "docs/x.md" || chs[0].Kind != Modified || chs[0].OldBlob == "" {
+	if err != nil || len(chs) != 1 || chs[0].Path != "docs/x.md" || chs[0].Kind != filechange.Modified || chs[0].OldBlob == "" {
 		t.Fatalf("Uncommitted(files) = %+v, %v; want docs/x.md modified", chs, err)
 	}
 	// A folder HEAD does not have, new in the work tree, is scanned.
 	writeFile(t, dir+"/lib/new/n.go", "n\n")
 	chs, err = s.Uncommitted(t.Context(), []string{"lib"})
-	if err != nil || len(chs) != 1 || chs[0].Path != "lib/new/n.go" || chs[0].Kind != Added {
+	if err != nil || len(chs) != 1 || chs[0].Path != "lib/new/n.go" || chs[0].Kind != filechange.Added {
 		t.Fatalf("Uncommitted(new folder) = %+v, %v; want lib/new/n.go added", chs, err)
 	}
 }

@@ -10,39 +10,16 @@ import (
 	"time"
 
 	"github.com/go-git/go-git/v5/plumbing"
+
+	"github.com/memvault/memvault/filechange"
 )
-
-// ChangeKind says how a file changed between two trees.
-type ChangeKind int
-
-// Kinds of FileChange.
-const (
-	Added ChangeKind = iota + 1
-	Modified
-	Deleted
-	Renamed
-)
-
-func (k ChangeKind) String() string {
-	switch k {
-	case Added:
-		return "added"
-	case Modified:
-		return "modified"
-	case Deleted:
-		return "deleted"
-	case Renamed:
-		return "renamed"
-	}
-	return fmt.Sprintf("ChangeKind(%d)", int(k))
-}
 
 // FileChange is one file that differs between two revisions. Paths are
 // repository-relative. Old is nil for Added, New is nil for Deleted; OldPath
 // is set for Renamed (and equals Path otherwise, except for Added).
 type FileChange struct {
 	Path, OldPath string
-	Kind          ChangeKind
+	Kind          filechange.Kind
 	Old, New      []byte
 }
 
@@ -312,12 +289,12 @@ func (s *Store) fileChanges(ds []treeDiff) ([]FileChange, error) {
 	for _, d := range ds {
 		fc := FileChange{Path: d.path, OldPath: d.oldPath, Kind: d.kind}
 		var err error
-		if d.kind != Added {
+		if d.kind != filechange.Added {
 			if fc.Old, err = s.readBlob(d.oldHash); err != nil {
 				return nil, err
 			}
 		}
-		if d.kind != Deleted {
+		if d.kind != filechange.Deleted {
 			if fc.New, err = s.readBlob(d.newHash); err != nil {
 				return nil, err
 			}
@@ -329,7 +306,7 @@ func (s *Store) fileChanges(ds []treeDiff) ([]FileChange, error) {
 
 // treeDiff is one changed file found by diffTree.
 type treeDiff struct {
-	kind             ChangeKind
+	kind             filechange.Kind
 	path, oldPath    string
 	oldHash, newHash plumbing.Hash
 }
@@ -368,9 +345,9 @@ func (s *Store) diffTree(ctx context.Context, a, b plumbing.Hash, prefix string,
 		case e.isDir():
 			out, err = s.diffTree(ctx, e.hash, plumbing.ZeroHash, p, out)
 		case added:
-			out = append(out, treeDiff{kind: Added, path: p, newHash: e.hash})
+			out = append(out, treeDiff{kind: filechange.Added, path: p, newHash: e.hash})
 		default:
-			out = append(out, treeDiff{kind: Deleted, path: p, oldPath: p, oldHash: e.hash})
+			out = append(out, treeDiff{kind: filechange.Deleted, path: p, oldPath: p, oldHash: e.hash})
 		}
 		return err
 	}
@@ -405,7 +382,7 @@ func (s *Store) diffTree(ctx context.Context, a, b plumbing.Hash, prefix string,
 				out, err = s.diffTree(ctx, x.hash, y.hash, p, out)
 			case x.mode == modeGitlink || y.mode == modeGitlink:
 			default:
-				out = append(out, treeDiff{kind: Modified, path: p, oldPath: p, oldHash: x.hash, newHash: y.hash})
+				out = append(out, treeDiff{kind: filechange.Modified, path: p, oldPath: p, oldHash: x.hash, newHash: y.hash})
 			}
 		}
 		if err != nil {
@@ -425,15 +402,15 @@ func (s *Store) pairRenames(ds []treeDiff) ([]treeDiff, error) {
 	var adds, dels []int
 	for i, d := range ds {
 		switch d.kind {
-		case Added:
+		case filechange.Added:
 			adds = append(adds, i)
-		case Deleted:
+		case filechange.Deleted:
 			dels = append(dels, i)
 		}
 	}
 	used := make(map[int]bool)
 	rename := func(ai, di int) {
-		ds[ai].kind, ds[ai].oldPath, ds[ai].oldHash = Renamed, ds[di].path, ds[di].oldHash
+		ds[ai].kind, ds[ai].oldPath, ds[ai].oldHash = filechange.Renamed, ds[di].path, ds[di].oldHash
 		used[ai], used[di] = true, true
 	}
 	if len(adds) > 0 && len(dels) > 0 {
@@ -500,7 +477,7 @@ func (s *Store) pairRenames(ds []treeDiff) ([]treeDiff, error) {
 	}
 	out := make([]treeDiff, 0, len(ds))
 	for i, d := range ds {
-		if d.kind == Deleted && used[i] {
+		if d.kind == filechange.Deleted && used[i] {
 			continue
 		}
 		out = append(out, d)

@@ -13,6 +13,8 @@ import (
 
 	"github.com/go-git/go-git/v5/plumbing"
 	"github.com/google/go-cmp/cmp"
+
+	"github.com/memvault/memvault/filechange"
 )
 
 // historyLine renders a CommitInfo for comparison.
@@ -370,7 +372,7 @@ func TestDiffTrees(t *testing.T) {
 		t.Errorf("DiffTrees from the empty tree: %d changes, want 6", len(all))
 	}
 	for _, c := range all {
-		if c.Kind != Added {
+		if c.Kind != filechange.Added {
 			t.Errorf("%s: %v, want added", c.Path, c.Kind)
 		}
 	}

@@ -20,6 +20,8 @@ import (
 	"github.com/go-git/go-git/v5/plumbing"
 	"github.com/go-git/go-git/v5/plumbing/object"
 	"github.com/go-git/go-git/v5/plumbing/storer"
+
+	"github.com/memvault/memvault/filechange"
 )
 
 // The three implementations of each read path compared in
@@ -98,9 +100,9 @@ func storeDiff(ctx context.Context, s *Store, base, head, dir string) ([]rec, er
 	return sortRecs(out), nil
 }
 
-func diffRec(kind ChangeKind, path, oldPath string, old, new []byte) rec {
+func diffRec(kind filechange.Kind, path, oldPath string, old, new []byte) rec {
 	k := kind.String() + " " + path
-	if kind == Renamed {
+	if kind == filechange.Renamed {
 		k += " <- " + oldPath
 	}
 	return rec{key: k, datas: [][]byte{old, new}}
@@ -441,17 +443,17 @@ func gogitDiff(ctx context.Context, r *git.Repository, base, head, dir string) (
 		if err != nil {
 			return nil, err
 		}
-		kind := Modified
+		kind := filechange.Modified
 		switch {
 		case ch.From.Name == "":
-			kind = Added
+			kind = filechange.Added
 		case ch.To.Name == "":
-			kind = Deleted
+			kind = filechange.Deleted
 		case ch.From.Name != ch.To.Name:
-			kind = Renamed
+			kind = filechange.Renamed
 		}
 		path := ch.To.Name
-		if kind == Deleted {
+		if kind == filechange.Deleted {
 			path = ch.From.Name
 		}
 		out = append(out, diffRec(kind, dir+"/"+path, dir+"/"+ch.From.Name, old, nw))
@@ -817,7 +819,7 @@ func cliDiff(ctx context.Context, dir, base, head, sub string) ([]rec, error) {
 		return nil, err
 	}
 	type raw struct {
-		kind           ChangeKind
+		kind           filechange.Kind
 		path, oldPath  string
 		oldBlob, nBlob string
 	}
@@ -836,26 +838,26 @@ func cliDiff(ctx context.Context, dir, base, head, sub string) ([]rec, error) {
 		x := raw{oldBlob: m[2], nBlob: m[3]}
 		switch m[4][0] {
 		case 'A':
-			x.kind = Added
+			x.kind = filechange.Added
 		case 'D':
-			x.kind = Deleted
+			x.kind = filechange.Deleted
 		case 'R':
-			x.kind = Renamed
+			x.kind = filechange.Renamed
 		default:
-			x.kind = Modified
+			x.kind = filechange.Modified
 		}
 		x.oldPath = fields[i+1]
 		x.path = x.oldPath
 		i++
-		if x.kind == Renamed {
+		if x.kind == filechange.Renamed {
 			x.path = fields[i+1]
 			i++
 		}
 		rs = append(rs, x)
-		if x.kind != Added {
+		if x.kind != filechange.Added {
 			hashes = append(hashes, x.oldBlob)
 		}
-		if x.kind != Deleted {
+		if x.kind != filechange.Deleted {
 			hashes = append(hashes, x.nBlob)
 		}
 	}
@@ -866,10 +868,10 @@ func cliDiff(ctx context.Context, dir, base, head, sub string) ([]rec, error) {
 	recs := make([]rec, len(rs))
 	for i, x := range rs {
 		var old, nw []byte
-		if x.kind != Added {
+		if x.kind != filechange.Added {
 			old, datas = datas[0], datas[1:]
 		}
-		if x.kind != Deleted {
+		if x.kind != filechange.Deleted {
 			nw, datas = datas[0], datas[1:]
 		}
 		recs[i] = diffRec(x.kind, x.path, x.oldPath, old, nw)

@@ -625,30 +625,31 @@ func (v *Vault) DiagnosticsOf(in func(path string) bool) []*Diagnostic {
 	return out
 }
 
-// Stats summarises the vault.
+// Stats summarises the vault. It has no JSON form of its own: both doors
+// render it as view.VaultStats, under one set of names.
 type Stats struct {
-	Dir      string         `json:"dir"`
-	Total    int            `json:"total"`
-	ByLayer  map[string]int `json:"by_layer"`
-	ByStatus map[string]int `json:"by_status"`
-	InForce  int            `json:"in_force"`
-	Expired  int            `json:"expired"`
-	Future   int            `json:"future"`
-	Stale    int            `json:"stale"`
-	Errors   int            `json:"errors"`
-	Warnings int            `json:"warnings"`
+	Dir      string
+	Total    int
+	ByLayer  map[string]int
+	ByStatus map[string]int
+	InForce  int
+	Expired  int
+	Future   int
+	Stale    int
+	Errors   int
+	Warnings int
 	// Secrets counts the diagnostics that are secrets found in files
 	// (they are also counted in Errors).
-	Secrets int `json:"secrets"`
+	Secrets int
 	// Conflicted lists, by path, the files a git merge left in conflict:
 	// a conflict entry, or conflict markers.
-	Conflicted []ConflictedFile `json:"conflicted,omitempty"`
+	Conflicted []ConflictedFile
 	// Indexed is the number of memories in the search index.
-	Indexed int `json:"indexed"`
+	Indexed int
 	// LoadedAt is the last whole-vault load; UpdatedAt the last change
 	// to the index of any kind (a write, a refreshed file, a load).
-	LoadedAt  time.Time `json:"loaded_at"`
-	UpdatedAt time.Time `json:"updated_at"`
+	LoadedAt  time.Time
+	UpdatedAt time.Time
 }
 
 // ConflictedFile is a memory file a git merge left in conflict.

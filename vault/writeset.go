@@ -68,11 +68,64 @@ func (w *writeSet) markSuperseded(ctx context.Context, id string, now time.Time)
 // files are restored and nothing changes.
 func (w *writeSet) apply(ctx context.Context, message string, commit bool) (string, error) {
 	v := w.v
+	if err := w.prepare(ctx, message, commit); err != nil {
+		return "", err
+	}
+	if v.hooks.afterCheck != nil {
+		v.hooks.afterCheck()
+	}
+	// From here on every file operation goes through checked folder
+	// handles (writeRoot), so a link planted since the check is refused
+	// too, and nothing is ever written outside the vault.
+	r, err := openRoot(v.dir, true)
+	if err != nil {
+		return "", err
+	}
+	defer r.Close()
+	if err := w.readOld(r); err != nil {
+		return "", err
+	}
+	var paths []string // absolute paths to commit
+	if commit && v.ports.committer != nil {
+		paths = w.commitPaths()
+	}
+	if len(paths) > 0 {
+		if err := w.writeJournal(r, message, paths); err != nil {
+			return "", err
+		}
+	}
+	if done, err := w.writeFiles(r); err != nil {
+		w.rollback(r, done)
+		return "", err
+	}
+	var hash string
+	if len(paths) > 0 {
+		if hash, err = v.ports.committer.Commit(ctx, paths, message); err != nil {
+			w.rollback(r, len(w.ops))
+			_ = v.Refresh(context.WithoutCancel(ctx), w.rels())
+			return "", fmt.Errorf("commit: %w", err)
+		}
+		if err := clearJournal(r); err != nil {
+			return hash, err
+		}
+	}
+	if err := v.Refresh(context.WithoutCancel(ctx), w.rels()); err != nil {
+		return hash, fmt.Errorf("index after write: %w", err)
+	}
+	return hash, nil
+}
+
+// prepare does everything before the first byte is written: it refuses a
+// write during a git operation, clears what a killed process left, adds
+// the vault's scaffolding to its first write, refuses secrets, conflict
+// markers and symbolic links, and orders the operations.
+func (w *writeSet) prepare(ctx context.Context, message string, commit bool) error {
+	v := w.v
 	if commit && v.ports.committer != nil && w.commitsAny() {
 		// Before anything is written, recovery included: during a merge
 		// the files themselves may be what git is asking about.
 		if err := v.refuseDuringOperation(ctx); err != nil {
-			return "", err
+			return err
 		}
 	}
 	if v.ports.committer != nil {
@@ -86,28 +139,19 @@ func (w *writeSet) apply(ctx context.Context, message string, commit bool) (stri
 		// journal would replace it. Holding the cross-process lock, no
 		// live writer can own it.
 		if _, err := v.recoverLocked(ctx); err != nil {
-			return "", fmt.Errorf("finish an interrupted write first: %w", err)
+			return fmt.Errorf("finish an interrupted write first: %w", err)
 		}
 	}
-	if _, err := os.Lstat(filepath.Join(v.dir, GitignoreName)); errors.Is(err, os.ErrNotExist) {
-		// The first write creates the vault's scaffolding in the same
-		// commit: the .gitignore, and the .gitattributes that sends memory
-		// files to the merge driver, so every clone has it.
-		scaffold := []fileOp{{rel: GitignoreName, data: []byte(GitignoreContent)}}
-		if _, err := os.Lstat(filepath.Join(v.dir, GitattributesName)); errors.Is(err, os.ErrNotExist) {
-			scaffold = append(scaffold, fileOp{rel: GitattributesName, data: []byte(GitattributesContent)})
-		}
-		w.ops = append(scaffold, w.ops...)
-	}
+	w.addScaffold()
 	// Nothing a write commits may hold a secret: fields were checked one
 	// by one, this checks the assembled files and message.
 	if err := w.refuseWriteSecrets(message); err != nil {
-		return "", err
+		return err
 	}
 	// Nor git conflict markers: the loader would refuse the file it wrote.
 	for _, op := range w.ops {
 		if line := merge.MarkerLine(op.data); line > 0 {
-			return "", fmt.Errorf("%w: %s:%d: %w: a line starting with seven '<', '>' or '|' reads as half a merge; indent it",
+			return fmt.Errorf("%w: %s:%d: %w: a line starting with seven '<', '>' or '|' reads as half a merge; indent it",
 				ErrInvalid, op.rel, line, ErrConflictMarkers)
 		}
 	}
@@ -118,60 +162,71 @@ func (w *writeSet) apply(ctx context.Context, message string, commit bool) (stri
 		// Before anything is written: a symbolic link on the way is refused,
 		// never followed, with a message that says where it leads.
 		if _, err := v.safePath(op.rel); err != nil {
-			return "", err
+			return err
 		}
 	}
-	if v.hooks.afterCheck != nil {
-		v.hooks.afterCheck()
+	return nil
+}
+
+// addScaffold makes the first write create the vault's scaffolding in the
+// same commit: the .gitignore, and the .gitattributes that sends memory
+// files to the merge driver, so every clone has it.
+func (w *writeSet) addScaffold() {
+	dir := w.v.dir
+	if _, err := os.Lstat(filepath.Join(dir, GitignoreName)); !errors.Is(err, os.ErrNotExist) {
+		return
 	}
-	// From here on every file operation goes through checked folder
-	// handles (writeRoot), so a link planted since the check is refused
-	// too, and nothing is ever written outside the vault.
-	r, err := openRoot(v.dir, true)
-	if err != nil {
-		return "", err
+	scaffold := []fileOp{{rel: GitignoreName, data: []byte(GitignoreContent)}}
+	if _, err := os.Lstat(filepath.Join(dir, GitattributesName)); errors.Is(err, os.ErrNotExist) {
+		scaffold = append(scaffold, fileOp{rel: GitattributesName, data: []byte(GitattributesContent)})
 	}
-	defer r.Close()
+	w.ops = append(scaffold, w.ops...)
+}
+
+// readOld records what each file held before, for a rollback and for the
+// journal.
+func (w *writeSet) readOld(r *writeRoot) error {
 	for i := range w.ops {
 		op := &w.ops[i]
-		// What was there before, for a rollback and for the journal.
 		old, err := r.readFile(op.rel)
 		if err != nil && !errors.Is(err, fs.ErrNotExist) {
-			return "", fmt.Errorf("read %s: %w", op.rel, err)
+			return fmt.Errorf("read %s: %w", op.rel, err)
 		}
 		op.existed, op.old = err == nil, old
 	}
-	committing := commit && v.ports.committer != nil
-	var paths []string // absolute paths to commit
+	return nil
+}
+
+// commitPaths lists the absolute paths of the files to commit: all but
+// L1 scratch, which is git-ignored.
+func (w *writeSet) commitPaths() []string {
+	var paths []string
 	for _, op := range w.ops {
 		if l, ok := layerFromDir(op.rel); ok && !l.Committed() {
-			continue // L1 scratch is git-ignored
+			continue
 		}
-		paths = append(paths, filepath.Join(v.dir, filepath.FromSlash(op.rel)))
+		paths = append(paths, filepath.Join(w.v.dir, filepath.FromSlash(op.rel)))
 	}
-	committing = committing && len(paths) > 0
-	if committing {
-		rels := make([]string, 0, len(paths))
-		for _, p := range paths {
-			rel, _ := filepath.Rel(v.dir, p)
-			rels = append(rels, filepath.ToSlash(rel))
-		}
-		if err := writeJournal(r, journal{Message: message, Paths: rels, Commit: true, Ops: journalOps(w.ops)}); err != nil {
-			return "", fmt.Errorf("write journal: %w", err)
-		}
+	return paths
+}
+
+// writeJournal records the write about to be committed, so a process that
+// dies before the commit is finished by the next writer or Recover.
+func (w *writeSet) writeJournal(r *writeRoot, message string, paths []string) error {
+	rels := make([]string, 0, len(paths))
+	for _, p := range paths {
+		rel, _ := filepath.Rel(w.v.dir, p)
+		rels = append(rels, filepath.ToSlash(rel))
 	}
-	done := 0
-	rollback := func() {
-		defer clearJournal(r)
-		for i := done - 1; i >= 0; i-- {
-			op := w.ops[i]
-			if op.existed {
-				_ = r.writeFile(op.rel, op.old, 0o644)
-			} else {
-				_ = r.remove(op.rel)
-			}
-		}
+	if err := writeJournal(r, journal{Message: message, Paths: rels, Commit: true, Ops: journalOps(w.ops)}); err != nil {
+		return fmt.Errorf("write journal: %w", err)
 	}
+	return nil
+}
+
+// writeFiles writes and removes the files in order; it returns how many
+// operations were done, for the rollback of a failed one.
+func (w *writeSet) writeFiles(r *writeRoot) (int, error) {
 	for i := range w.ops {
 		op := &w.ops[i]
 		var err error
@@ -181,27 +236,24 @@ func (w *writeSet) apply(ctx context.Context, message string, commit bool) (stri
 			err = r.writeFile(op.rel, op.data, 0o644)
 		}
 		if err != nil {
-			rollback()
-			return "", fmt.Errorf("write %s: %w", op.rel, err)
-		}
-		done++
-	}
-	var hash string
-	if committing {
-		var err error
-		if hash, err = v.ports.committer.Commit(ctx, paths, message); err != nil {
-			rollback()
-			_ = v.Refresh(context.WithoutCancel(ctx), w.rels())
-			return "", fmt.Errorf("commit: %w", err)
-		}
-		if err := clearJournal(r); err != nil {
-			return hash, err
+			return i, fmt.Errorf("write %s: %w", op.rel, err)
 		}
 	}
-	if err := v.Refresh(context.WithoutCancel(ctx), w.rels()); err != nil {
-		return hash, fmt.Errorf("index after write: %w", err)
+	return len(w.ops), nil
+}
+
+// rollback undoes the first done operations, last first, and clears the
+// journal.
+func (w *writeSet) rollback(r *writeRoot, done int) {
+	defer clearJournal(r)
+	for i := done - 1; i >= 0; i-- {
+		op := w.ops[i]
+		if op.existed {
+			_ = r.writeFile(op.rel, op.old, 0o644)
+		} else {
+			_ = r.remove(op.rel)
+		}
 	}
-	return hash, nil
 }
 
 // commitsAny reports whether a file of the set is in a committed layer

@@ -23,8 +23,9 @@ type whyJSON struct {
 	Replaced []history.Replacement `json:"supersedes"`
 	// History is null outside git.
 	History []view.Revision `json:"history"`
-	Rivals  []view.Ref      `json:"possible_conflicts"`
-	InGit   bool            `json:"in_git"`
+	// Rivals carry recall's name for them at both doors.
+	Rivals []view.Ref `json:"possible_conflict"`
+	InGit  bool       `json:"in_git"`
 }
 
 func (m *Main) whyCommand() *cobra.Command {

@@ -133,7 +133,7 @@ type whyOutput struct {
 	}
 	Supersedes []history.Replacement
 	History    []struct{ Kind, Reason string }
-	Rivals     []struct{ ID, Title string } `json:"possible_conflicts"`
+	Rivals     []struct{ ID, Title string } `json:"possible_conflict"`
 	InGit      bool                         `json:"in_git"`
 }
 

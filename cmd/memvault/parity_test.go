@@ -4,11 +4,13 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"fmt"
 	"io/fs"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
@@ -26,8 +28,10 @@ import (
 // identical vaults (a project vault and a user vault, each in its own
 // repository): the CLI in process, and `memvault serve` in process driven
 // by mcp-go's client over pipes, both at the same clock. After every
-// operation the answers must be the same JSON, or the same refusal; at the
-// end the two sides must hold the same files and the same commits.
+// operation the CLI's answer must use the field names of the MCP tool's
+// declared output schema, and the answers must be the same JSON, or the
+// same refusal; at the end the two sides must hold the same files and the
+// same commits.
 //
 // What differs by design is normalised away: the ids (random ULIDs),
 // commit hashes and etags (which hash the ids) become labels in the order
@@ -42,6 +46,7 @@ func TestCLIAndMCPAgree(t *testing.T) {
 	cli := newParitySide(t, "cli")
 	mcpSide := newParitySide(t, "mcp")
 	mcpSide.client = serveParity(t, clock.Now, mcpSide)
+	schemas := outputSchemas(t, mcpSide.client)
 
 	ops := []parityOp{
 		{name: "remember a project rule",
@@ -145,6 +150,19 @@ func TestCLIAndMCPAgree(t *testing.T) {
 		}
 		if cliErr != "" || mcpErr != "" {
 			t.Fatalf("%s: CLI error %q, MCP error %q", op.name, cliErr, mcpErr)
+		}
+		// Names first: the CLI's --json must use the MCP output's field
+		// names, including the fields this scenario leaves out.
+		var cliAnswer any
+		if err := json.Unmarshal(cliOut, &cliAnswer); err != nil {
+			t.Fatalf("%s: CLI: not JSON: %v", op.name, err)
+		}
+		if schema, ok := schemas[op.tool]; !ok {
+			t.Errorf("%s: tool %s declares no output schema", op.name, op.tool)
+		} else {
+			for _, e := range schemaNameErrors(schema, cliAnswer) {
+				t.Errorf("%s: CLI --json field %s", op.name, e)
+			}
 		}
 		if op.label != "" {
 			cli.learn(t, op.label, cliOut)
@@ -483,4 +501,126 @@ func gitLines(t *testing.T, dir string, args ...string) []string {
 func serveParity(t *testing.T, now func() time.Time, s *paritySide) *client.Client {
 	t.Helper()
 	return serveAs(t, now, s.home, "cli", "--vault", s.projectVault(), "--user-vault", s.userVault())
+}
+
+// outputSchemas lists the MCP tools' output schemas, by tool name, as the
+// server declares them to a client.
+func outputSchemas(t *testing.T, c *client.Client) map[string]map[string]any {
+	t.Helper()
+	res, err := c.ListTools(t.Context(), mcp.ListToolsRequest{})
+	if err != nil {
+		t.Fatalf("tools/list: %v", err)
+	}
+	out := map[string]map[string]any{}
+	for _, tool := range res.Tools {
+		b, err := json.Marshal(tool)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var decl struct {
+			OutputSchema map[string]any `json:"outputSchema"`
+		}
+		if err := json.Unmarshal(b, &decl); err != nil {
+			t.Fatal(err)
+		}
+		if decl.OutputSchema != nil {
+			out[tool.Name] = decl.OutputSchema
+		}
+	}
+	return out
+}
+
+// schemaNameErrors checks the field names of a JSON answer against a
+// JSON schema: every object field must be a property the schema declares
+// (or the object a map), and every required property must be there. It
+// returns one line per field out of place, named by its path. Values are
+// not checked: the doors' names must agree even where a scenario leaves a
+// field empty, or where only one door writes it.
+func schemaNameErrors(root map[string]any, v any) []string {
+	var errs []string
+	var walk func(path string, schema map[string]any, v any)
+	walk = func(path string, schema map[string]any, v any) {
+		for i := 0; schema != nil && i < 8; i++ {
+			ref, ok := schema["$ref"].(string)
+			if !ok {
+				break
+			}
+			defs, _ := root["$defs"].(map[string]any)
+			if defs == nil {
+				defs, _ = root["definitions"].(map[string]any)
+			}
+			name := ref[strings.LastIndex(ref, "/")+1:]
+			schema, _ = defs[name].(map[string]any)
+		}
+		if schema == nil {
+			return
+		}
+		switch x := v.(type) {
+		case map[string]any:
+			props, _ := schema["properties"].(map[string]any)
+			extra, _ := schema["additionalProperties"].(map[string]any)
+			for k, e := range x {
+				switch sub, ok := props[k].(map[string]any); {
+				case ok:
+					walk(path+"."+k, sub, e)
+				case extra != nil:
+					walk(path+"."+k, extra, e)
+				default:
+					errs = append(errs, fmt.Sprintf("%s.%s: not a field of the MCP output", path, k))
+				}
+			}
+			req, _ := schema["required"].([]any)
+			for _, r := range req {
+				if k, _ := r.(string); k != "" {
+					if _, ok := x[k]; !ok {
+						errs = append(errs, fmt.Sprintf("%s.%s: a field the MCP output always has, missing", path, k))
+					}
+				}
+			}
+		case []any:
+			items, _ := schema["items"].(map[string]any)
+			for i, e := range x {
+				walk(fmt.Sprintf("%s[%d]", path, i), items, e)
+			}
+		}
+	}
+	walk("", root, v)
+	slices.Sort(errs)
+	return slices.Compact(errs)
+}
+
+// TestSchemaNameErrors checks the field-name check with answers that
+// disagree with a schema in name only.
+func TestSchemaNameErrors(t *testing.T) {
+	schema := map[string]any{
+		"type": "object",
+		"properties": map[string]any{
+			"parse_errors": map[string]any{"type": "integer"},
+			"by_layer":     map[string]any{"type": "object", "additionalProperties": map[string]any{"type": "integer"}},
+			"results":      map[string]any{"type": "array", "items": map[string]any{"$ref": "#/$defs/Result"}},
+		},
+		"required": []any{"parse_errors"},
+		"$defs": map[string]any{"Result": map[string]any{"type": "object",
+			"properties": map[string]any{"id": map[string]any{"type": "string"}}}},
+	}
+	tests := []struct {
+		name   string
+		answer string
+		want   []string
+	}{
+		{"the same names", `{"parse_errors": 0, "by_layer": {"project": 2}, "results": [{"id": "a"}]}`, nil},
+		{"a renamed field", `{"errors": 0}`, []string{".errors: not a field of the MCP output", ".parse_errors: a field the MCP output always has, missing"}},
+		{"a renamed nested field", `{"parse_errors": 1, "results": [{"id": "a"}, {"ident": "b"}]}`, []string{".results[1].ident: not a field of the MCP output"}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			var v any
+			if err := json.Unmarshal([]byte(tt.answer), &v); err != nil {
+				t.Fatal(err)
+			}
+			if diff := cmp.Diff(tt.want, schemaNameErrors(schema, v)); diff != "" {
+				t.Errorf("schemaNameErrors (-want +got):\n%s", diff)
+			}
+		})
+	}
 }

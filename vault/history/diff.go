@@ -5,6 +5,7 @@ import (
 	"errors"
 	"time"
 
+	"github.com/memvault/memvault/filechange"
 	"github.com/memvault/memvault/vault"
 )
 
@@ -98,14 +99,14 @@ type sides struct {
 func pairByID(in []sides) []sides {
 	addedAt := map[string]int{}
 	for i, s := range in {
-		if s.fc.Kind == FileAdded && s.after != nil {
+		if s.fc.Kind == filechange.Added && s.after != nil {
 			addedAt[s.after.ID] = i
 		}
 	}
 	joinedTo := map[int]int{} // deletion -> addition
 	taken := map[int]bool{}   // additions joined
 	for i, s := range in {
-		if s.fc.Kind != FileDeleted || s.before == nil {
+		if s.fc.Kind != filechange.Deleted || s.before == nil {
 			continue
 		}
 		if a, ok := addedAt[s.before.ID]; ok && !taken[a] {
@@ -119,7 +120,7 @@ func pairByID(in []sides) []sides {
 		}
 		if a, ok := joinedTo[i]; ok {
 			add := in[a]
-			s = sides{fc: FileChange{Path: add.fc.Path, OldPath: s.fc.OldPath, Kind: FileRenamed, Old: s.fc.Old, New: add.fc.New},
+			s = sides{fc: FileChange{Path: add.fc.Path, OldPath: s.fc.OldPath, Kind: filechange.Renamed, Old: s.fc.Old, New: add.fc.New},
 				before: s.before, after: add.after}
 		}
 		out = append(out, s)
@@ -152,7 +153,7 @@ func (r *Reader) memoryChanges(ctx context.Context, base, head string) ([]Memory
 	for _, s := range pairByID(all) {
 		fc, before, after := s.fc, s.before, s.after
 		c := MemoryChange{Path: fc.Path}
-		if fc.Kind == FileRenamed {
+		if fc.Kind == filechange.Renamed {
 			c.OldPath = fc.OldPath
 		}
 		cur := firstMem(after, before)
@@ -162,11 +163,11 @@ func (r *Reader) memoryChanges(ctx context.Context, base, head string) ([]Memory
 		c.ID, c.Title, c.Layer = cur.ID, cur.Title, cur.Layer.String()
 		titles[c.ID] = c.Title
 		switch {
-		case fc.Kind == FileAdded:
+		case fc.Kind == filechange.Added:
 			c.Kind = KindAdded
 			c.Supersedes = vault.NewSupersedes(nil, after)
 			c.BodyDiff, c.BodyDiffMore = UnifiedBodyDiff("", after.Body, MaxDiffBodyLines)
-		case fc.Kind == FileDeleted:
+		case fc.Kind == filechange.Deleted:
 			c.Kind, c.Path = KindDeleted, fc.OldPath
 		case after == nil:
 			c.Kind, c.Broken = KindChanged, true

@@ -14,6 +14,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/memvault/memvault/filechange"
 	"github.com/memvault/memvault/vault"
 )
 
@@ -220,19 +221,19 @@ func (f *fakeRepo) Diff(ctx context.Context, base, head string) ([]FileChange, e
 		old, ok := a[p]
 		switch {
 		case !ok:
-			c := FileChange{Path: p, Kind: FileAdded, New: []byte(b[p])}
+			c := FileChange{Path: p, Kind: filechange.Added, New: []byte(b[p])}
 			if src := renameSource(b, a, b[p], false); src != "" && !renamed[src] {
 				renamed[src] = true
-				c = FileChange{Path: p, OldPath: src, Kind: FileRenamed, Old: []byte(a[src]), New: []byte(b[p])}
+				c = FileChange{Path: p, OldPath: src, Kind: filechange.Renamed, Old: []byte(a[src]), New: []byte(b[p])}
 			}
 			out = append(out, c)
 		case old != b[p]:
-			out = append(out, FileChange{Path: p, OldPath: p, Kind: FileModified, Old: []byte(old), New: []byte(b[p])})
+			out = append(out, FileChange{Path: p, OldPath: p, Kind: filechange.Modified, Old: []byte(old), New: []byte(b[p])})
 		}
 	}
 	for _, p := range slices.Sorted(maps.Keys(a)) {
 		if _, ok := b[p]; !ok && !renamed[p] {
-			out = append(out, FileChange{Path: p, OldPath: p, Kind: FileDeleted, Old: []byte(a[p])})
+			out = append(out, FileChange{Path: p, OldPath: p, Kind: filechange.Deleted, Old: []byte(a[p])})
 		}
 	}
 	return out, nil

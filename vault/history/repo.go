@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"time"
 
+	"github.com/memvault/memvault/filechange"
 	"github.com/memvault/memvault/vault/fault"
 )
 
@@ -85,23 +86,12 @@ type LogEntry struct {
 	Deleted bool
 }
 
-// ChangeKind says how a file changed between two commits.
-type ChangeKind int
-
-// Kinds of FileChange.
-const (
-	FileAdded ChangeKind = iota + 1
-	FileModified
-	FileDeleted
-	FileRenamed
-)
-
 // FileChange is one file that differs between two commits. Old is nil for
-// FileAdded, New for FileDeleted. OldPath is the file in base: set for
-// FileRenamed, equal to Path for FileModified and FileDeleted.
+// filechange.Added, New for filechange.Deleted. OldPath is the file in base:
+// set for filechange.Renamed, equal to Path for Modified and Deleted.
 type FileChange struct {
 	Path, OldPath string
-	Kind          ChangeKind
+	Kind          filechange.Kind
 	Old, New      []byte
 }
 

@@ -12,11 +12,13 @@ import (
 
 // cedictTab is the general dictionary: cedict.txt.gz, a pruned
 // Chinese-to-English word list derived from CC-CEDICT (CC BY-SA 4.0: see
-// CEDICT-LICENSE.txt), compiled by gen/cedict (with CompileCedict) into
-// tables sorted by lookup key. Lookups binary-search them in place, so a
+// CEDICT-LICENSE.txt; the list is written by gen/cedict), compiled by the
+// test TestCedictTableIsCurrent (compileCedictTab) into tables sorted by
+// lookup key. Lookups binary-search them in place, so a
 // process pays nothing to load it: parsing the list took about 50 ms of
 // CPU, paid on the first query of every process.
 //
+//go:generate go test -run ^TestCedictTableIsCurrent$ . -update
 //go:embed cedict.tab
 var cedictTab string
 
@@ -54,7 +56,7 @@ type generalLexicon interface {
 // layout.
 const cedictMagic = "memvault cedict table 1\n"
 
-// Sense record flags (see CompileCedict).
+// Sense record flags (see compileCedictTab).
 const (
 	senseMulti   = 1 << 0 // several units: a stop-word mask follows the units
 	senseOwnUnit = 1 << 1 // the units are stored; otherwise they are a prefix of the text
@@ -63,7 +65,7 @@ const (
 // recBlock is how many records share one stored offset.
 const recBlock = 16
 
-// cedict is a compiled general dictionary read in place (see CompileCedict
+// cedict is a compiled general dictionary read in place (see compileCedictTab
 // for the layout). Term ids 0 to headTab.n-1 are headwords, the next
 // senseTab.n are senses.
 type cedict struct {

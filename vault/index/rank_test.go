@@ -14,7 +14,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 )
 
-var update = flag.Bool("update", false, "rewrite the golden files under testdata/")
+var update = flag.Bool("update", false, "rewrite the golden files under testdata/, and cedict.tab")
 
 // concepts returns the labels of a query's concepts.
 func concepts(ix *Index, q string) []string {

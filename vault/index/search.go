@@ -3,8 +3,6 @@ package index
 import (
 	"context"
 	"math"
-	"math/bits"
-	"slices"
 )
 
 // params are the ranking knobs. They are tuned on the method (see
@@ -203,288 +201,28 @@ func (ix *Index) SearchContext(ctx context.Context, q Query) ([]Hit, error) {
 	if err != nil {
 		return nil, err
 	}
-	terms := qp.terms
-	if len(terms) == 0 || ix.live == 0 {
+	if len(qp.terms) == 0 || ix.live == 0 {
 		return nil, nil
 	}
 	limit := q.Limit
 	if limit <= 0 {
 		limit = 10
 	}
-	p := &ix.p
-	n := float64(ix.live)
-	// ideal is the relevance of a document with every typed term once in
-	// its title and once in its body, both of average length.
-	x := p.weight[fieldTitle] + p.weight[fieldBody]
-	idealSat := x / (p.k1 + x)
-	ideal := 0.0
-
 	sc := ix.getScratch()
 	defer ix.putScratch(sc)
-	acc := sc.acc
-	// norm[f][code] is the BM25F factor weight / (1 - b + b*len/avg) of a
-	// field whose length has that code.
-	var norm [numFields][256]float32
-	for f := range norm {
-		avg := max(ix.lenSum[f]/float64(ix.live), 1)
-		for c, l := range codeLength {
-			norm[f][c] = float32(p.weight[f] / (1 - p.b[f] + p.b[f]*float64(l)/avg))
-		}
+	s := &search{ix: ix, q: q, qp: qp, sc: sc, limit: limit, prune: q.Weight != nil && q.MaxWeight > 0}
+	if err := s.accumulate(ctx); err != nil {
+		return nil, err
 	}
-	lenT, lenA, lenG, lenB := ix.lens[fieldTitle], ix.lens[fieldAlias], ix.lens[fieldTags], ix.lens[fieldBody]
-	normT, normA, normG, normB := &norm[fieldTitle], &norm[fieldAlias], &norm[fieldTags], &norm[fieldBody]
-	k1 := p.k1
-	// cw[c] is the weight of concept c in coverage: the largest idf x
-	// weight among its typed terms.
-	cw := make([]float64, len(qp.concepts))
-	cwAbsent := make([]bool, len(qp.concepts))
-	for c := range cwAbsent {
-		cwAbsent[c] = !qp.concepts[c].dict
-	}
-	for qi, t := range terms {
-		if err := ctx.Err(); err != nil {
-			return nil, err
-		}
-		pl := ix.terms.get(t.text)
-		df := float64(ix.liveDF(pl))
-		w := idf(n, df) * qp.bm25Weight(t, p.bigramPow)
-		if t.concept >= 0 && t.typed {
-			cw[t.concept] = max(cw[t.concept], math.Pow(idf(n, max(df, 1)), p.cwPow)*t.w)
-			if df > 0 || t.kind != kindBigram {
-				cwAbsent[t.concept] = false
-			}
-		}
-		cbit := t.covers
-		if t.typed {
-			// A typed term no document contains still counts against
-			// Norm, as if it were rare; CJK bigrams count half, since
-			// about half of them straddle two words.
-			c := idf(n, max(df, 1)) * qp.bm25Weight(t, p.bigramPow) * idealSat
-			if df == 0 && t.kind == kindBigram {
-				c /= 2
-			}
-			ideal += c
-		}
-		if df == 0 {
-			continue
-		}
-		if !t.typed && ix.live >= p.expandMinN && df > p.expandMaxDF*n {
-			continue
-		}
-		// Bit 31 marks the document as touched; bits 0-30 say which of
-		// the first 31 terms it matched, for Hit.Terms.
-		bit := uint32(1) << 31
-		if qi < 31 {
-			bit |= 1 << uint(qi)
-		}
-		b := pl.data
-		slot := uint32(0)
-		for i := 0; i < len(b); {
-			// Inline uvarint decoding of the common one-byte case.
-			v := uint64(b[i])
-			if v < 0x80 {
-				i++
-			} else {
-				v, i = uvarint(b, i)
-			}
-			slot += uint32(v >> 1)
-			var xs float32
-			if v&1 != 0 {
-				xs = float32(b[i])*normT[lenT[slot]] + float32(b[i+1])*normA[lenA[slot]] + float32(b[i+2])*normG[lenG[slot]]
-				i += 3
-			}
-			if tf := b[i]; tf < 0x80 {
-				i++
-				xs += float32(tf) * normB[lenB[slot]]
-			} else {
-				var v2 uint64
-				v2, i = uvarint(b, i)
-				xs += float32(v2) * normB[lenB[slot]]
-			}
-			a := &acc[slot]
-			if a.mask == 0 {
-				sc.touched = append(sc.touched, slot)
-			}
-			a.mask |= bit
-			a.cmask |= cbit
-			a.score += float32(w) * xs / (float32(k1) + xs)
-		}
-	}
-	if ideal <= 0 {
+	if s.ideal <= 0 {
 		return nil, nil
 	}
-	// A CJK bigram found nowhere and in no dictionary term most likely
-	// straddles two words: it counts less.
-	cwSum := 0.0
-	nConcepts := 0
-	for c := range cw {
-		if cwAbsent[c] || qp.concepts[c].straddle {
-			cw[c] *= p.straddle
-		}
-		if cw[c] > 0 {
-			nConcepts++
-		}
-		cwSum += cw[c]
+	s.weighConcepts()
+	s.top = make([]cand, 0, limit)
+	if err := s.selectTop(ctx); err != nil {
+		return nil, err
 	}
-	// Documents share few distinct concept masks: remember the coverage
-	// of recent ones in a small direct-mapped cache.
-	type covEntry struct {
-		mask  uint32
-		cov   float64
-		k     int
-		valid bool
-	}
-	var covCache [64]covEntry
-	gMasks, gBits := qp.groupMasks()
-	pConcepts, pMasks, pCounts := qp.partials()
-	coverage := func(a *accum) (float64, int) {
-		if cwSum == 0 {
-			return 1, 0
-		}
-		cm := a.cmask
-		for i, g := range gMasks {
-			if a.mask&g == g {
-				cm |= gBits[i]
-			}
-		}
-		if len(pConcepts) > 0 {
-			// Words covered in part: each bigram found counts its share.
-			got, k := 0.0, 0
-			for i, c := range pConcepts {
-				if cm&(1<<uint(c)) == 0 {
-					if n := bits.OnesCount32(a.mask & pMasks[i]); n > 0 {
-						frac := float64(n) / float64(pCounts[i])
-						got += cw[c] * frac
-						if frac >= 0.5 && cw[c] > 0 {
-							k++
-						}
-					}
-				}
-			}
-			for m := cm; m != 0; m &= m - 1 {
-				c := bits.TrailingZeros32(m)
-				got += cw[c]
-				if cw[c] > 0 {
-					k++
-				}
-			}
-			return got / cwSum, k
-		}
-		e := &covCache[(cm*0x9E3779B1)>>26]
-		if e.valid && e.mask == cm {
-			return e.cov, e.k
-		}
-		got, k := 0.0, 0
-		for m := cm; m != 0; m &= m - 1 {
-			c := bits.TrailingZeros32(m)
-			got += cw[c]
-			if cw[c] > 0 {
-				k++
-			}
-		}
-		*e = covEntry{cm, got / cwSum, k, true}
-		return e.cov, k
-	}
-
-	top := make([]cand, 0, limit)
-	prune := q.Weight != nil && q.MaxWeight > 0
-	offer := func(s uint32) {
-		rel := float64(acc[s].score)
-		id := ix.ids[s]
-		if prune && len(top) == limit && rel*q.MaxWeight < top[0].score {
-			// Even the largest weight cannot beat the worst kept hit
-			// (coverage only lowers relevance).
-			return
-		}
-		if p.covPow != 0 {
-			cov, _ := coverage(&acc[s])
-			if p.covPow != 1 {
-				cov = math.Pow(cov, p.covPow)
-			}
-			if rel *= cov; !(rel > 0) {
-				return // it matched answer words only
-			}
-			if prune && len(top) == limit && rel*q.MaxWeight < top[0].score {
-				return
-			}
-		}
-		score := rel
-		if q.Weight != nil {
-			score = q.Weight(id, rel)
-			if !(score > 0) {
-				return
-			}
-		}
-		c := cand{score: score, rel: rel, id: id, slot: s}
-		if len(top) < limit {
-			top = append(top, c)
-			siftUp(top, len(top)-1)
-		} else if better(c, top[0]) {
-			top[0] = c
-			siftDown(top, 0)
-		}
-	}
-	// stop looks at ctx every searchCheckEvery candidates.
-	seen := 0
-	stop := func() bool {
-		seen++
-		return seen%searchCheckEvery == 0 && ctx.Err() != nil
-	}
-	if !prune {
-		for _, s := range sc.touched {
-			if stop() {
-				return nil, ctx.Err()
-			}
-			if ix.alive[s] {
-				offer(s)
-			}
-		}
-	} else {
-		// The kept hits do not depend on the order candidates are offered
-		// in (better is a total order), but pruning does: offering the
-		// most relevant half first raises the bar early, so that most of
-		// the rest never reach Weight.
-		var maxRel float32
-		for _, s := range sc.touched {
-			maxRel = max(maxRel, acc[s].score)
-		}
-		cut := maxRel / 2
-		for _, s := range sc.touched {
-			if stop() {
-				return nil, ctx.Err()
-			}
-			if acc[s].score >= cut && ix.alive[s] {
-				offer(s)
-			}
-		}
-		for _, s := range sc.touched {
-			if stop() {
-				return nil, ctx.Err()
-			}
-			if acc[s].score < cut && ix.alive[s] {
-				offer(s)
-			}
-		}
-	}
-	slices.SortFunc(top, func(x, y cand) int {
-		if better(x, y) {
-			return -1
-		}
-		return 1
-	})
-	out := make([]Hit, len(top))
-	for i, c := range top {
-		cov, k := coverage(&acc[c.slot])
-		out[i] = Hit{ID: c.id, Score: c.score, Relevance: c.rel, Norm: math.Min(float64(acc[c.slot].score)/ideal, 1),
-			Coverage: cov, Matched: k, Concepts: nConcepts}
-		m := acc[c.slot].mask
-		for qi, t := range terms[:min(len(terms), 31)] {
-			if m&(1<<uint(qi)) != 0 {
-				out[i].Terms = append(out[i].Terms, t.text)
-			}
-		}
-	}
-	return out, nil
+	return s.hits(), nil
 }
 
 // cand is a candidate hit during top-k selection.

@@ -8,6 +8,8 @@ import (
 	"slices"
 	"strings"
 	"time"
+
+	"github.com/memvault/memvault/filechange"
 )
 
 // fakeGit is a linear history of whole trees, with exact-content rename
@@ -98,18 +100,18 @@ func (g *fakeGit) diff(a, b map[string]string, prefixes []string) []Change {
 		switch {
 		case !ok:
 			if to, ok := added[old]; ok && under(p, prefixes) {
-				out = append(out, Change{Kind: Renamed, Path: to, OldPath: p, OldBlob: g.blobID(old), NewBlob: g.blobID(old)})
+				out = append(out, Change{Kind: filechange.Renamed, Path: to, OldPath: p, OldBlob: g.blobID(old), NewBlob: g.blobID(old)})
 				delete(added, old)
 			} else if under(p, prefixes) {
-				out = append(out, Change{Kind: Deleted, Path: p, OldPath: p, OldBlob: g.blobID(old)})
+				out = append(out, Change{Kind: filechange.Deleted, Path: p, OldPath: p, OldBlob: g.blobID(old)})
 			}
 		case cur != old && under(p, prefixes):
-			out = append(out, Change{Kind: Modified, Path: p, OldPath: p, OldBlob: g.blobID(old), NewBlob: g.blobID(cur)})
+			out = append(out, Change{Kind: filechange.Modified, Path: p, OldPath: p, OldBlob: g.blobID(old), NewBlob: g.blobID(cur)})
 		}
 	}
 	for c, p := range added {
 		if under(p, prefixes) {
-			out = append(out, Change{Kind: Added, Path: p, NewBlob: g.blobID(c)})
+			out = append(out, Change{Kind: filechange.Added, Path: p, NewBlob: g.blobID(c)})
 		}
 	}
 	return out
@@ -166,14 +168,14 @@ func (g *fakeGit) Uncommitted(_ context.Context, prefixes []string) ([]Change, e
 		w, ok := g.work[p]
 		switch {
 		case !ok:
-			out = append(out, Change{Kind: Deleted, Path: p, OldPath: p, OldBlob: g.blobID(head[p])})
+			out = append(out, Change{Kind: filechange.Deleted, Path: p, OldPath: p, OldBlob: g.blobID(head[p])})
 		case w != head[p]:
-			out = append(out, Change{Kind: Modified, Path: p, OldPath: p, OldBlob: g.blobID(head[p])})
+			out = append(out, Change{Kind: filechange.Modified, Path: p, OldPath: p, OldBlob: g.blobID(head[p])})
 		}
 	}
 	for p := range g.work {
 		if _, ok := head[p]; !ok && under(p, prefixes) {
-			out = append(out, Change{Kind: Added, Path: p})
+			out = append(out, Change{Kind: filechange.Added, Path: p})
 		}
 	}
 	return out, nil

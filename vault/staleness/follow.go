@@ -5,6 +5,8 @@ import (
 	"errors"
 	"fmt"
 	"slices"
+
+	"github.com/memvault/memvault/filechange"
 )
 
 // maxHops bounds how many renames in a row a ref is followed through.
@@ -36,10 +38,10 @@ func hopIn(cs []Commit, refs []*refState) (moved []*refState) {
 		for i := g - 1; i >= 0; i-- {
 			for _, ch := range cs[i].Changes {
 				switch {
-				case ch.Kind == Renamed && ch.OldPath == r.movedTo && ch.Path != r.movedTo:
+				case ch.Kind == filechange.Renamed && ch.OldPath == r.movedTo && ch.Path != r.movedTo:
 					r.movedTo, r.goneID, r.goneSubj = ch.Path, cs[i].ID, cs[i].Subject
 					hopped = true
-				case ch.Kind == Deleted && ch.Path == r.movedTo:
+				case ch.Kind == filechange.Deleted && ch.Path == r.movedTo:
 					r.movedTo, r.goneID, r.goneSubj = "", cs[i].ID, cs[i].Subject
 					hopped = false
 					break commits

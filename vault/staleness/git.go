@@ -4,6 +4,7 @@ import (
 	"context"
 	"time"
 
+	"github.com/memvault/memvault/filechange"
 	"github.com/memvault/memvault/vault/fault"
 )
 
@@ -11,24 +12,13 @@ import (
 // first-parent line (history was rewritten): the walk went to the root.
 var ErrNotAncestor = fault.New(fault.Internal, "stop commit is not an ancestor of head")
 
-// ChangeKind says what a commit did to a path.
-type ChangeKind int
-
-// The kinds of Change.
-const (
-	Added ChangeKind = iota + 1
-	Modified
-	Deleted
-	Renamed
-)
-
 // Change is one file a commit (or the work tree) changed. Paths are
 // repository-relative with forward slashes. OldPath is the path before a
 // rename. OldBlob and NewBlob identify the contents for Git.Blob; "" when
 // absent, and NewBlob is "" for a work-tree change (read it with
 // Git.WorkFile).
 type Change struct {
-	Kind             ChangeKind
+	Kind             filechange.Kind
 	Path, OldPath    string
 	OldBlob, NewBlob string
 }

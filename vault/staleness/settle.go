@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"time"
 
+	"github.com/memvault/memvault/filechange"
 	"github.com/memvault/memvault/vault"
 )
 
@@ -137,13 +138,13 @@ func (t *Tracker) settle(ctx context.Context, head string, es []*entry) error {
 						sp.last = c.ID
 						sp.commits++
 					}
-					if ch.Kind != Modified || ch.Path != h.r.ref.Path {
+					if ch.Kind != filechange.Modified || ch.Path != h.r.ref.Path {
 						sp.moved = true
 					}
 				})
 			}
 			visit(ch.Path)
-			if ch.Kind == Renamed && ch.OldPath != ch.Path {
+			if ch.Kind == filechange.Renamed && ch.OldPath != ch.Path {
 				visit(ch.OldPath)
 			}
 		}
@@ -179,7 +180,7 @@ func (t *Tracker) settle(ctx context.Context, head string, es []*entry) error {
 // not committed: nothing to settle); the one whose version before it
 // has another Since, or none, is W.
 func (t *Tracker) meet(ctx context.Context, k *candidate, ch Change) error {
-	if ch.Kind == Deleted {
+	if ch.Kind == filechange.Deleted {
 		k.done = true
 		return nil
 	}
@@ -194,7 +195,7 @@ func (t *Tracker) meet(ctx context.Context, k *candidate, ch Change) error {
 			return nil
 		}
 	}
-	if ch.OldBlob != "" && (ch.Kind == Modified || ch.Kind == Renamed) {
+	if ch.OldBlob != "" && (ch.Kind == filechange.Modified || ch.Kind == filechange.Renamed) {
 		old, err := t.git.Blob(ctx, ch.OldBlob)
 		if err != nil {
 			return err

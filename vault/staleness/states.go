@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"slices"
 	"strings"
+
+	"github.com/memvault/memvault/filechange"
 )
 
 // States returns the staleness of the tracked memories ids, as of the
@@ -112,7 +114,7 @@ func (t *Tracker) judge(ctx context.Context, r *refState, exists map[string]bool
 		if !r.ref.Matches(ch.Path) {
 			continue
 		}
-		if r.ref.Kind == File && ch.Kind == Deleted {
+		if r.ref.Kind == File && ch.Kind == filechange.Deleted {
 			deleted = true
 			continue
 		}

@@ -11,6 +11,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/memvault/memvault/filechange"
 	"github.com/memvault/memvault/vault/fault"
 )
 
@@ -470,7 +471,7 @@ func (t *Tracker) apply(ctx context.Context, m *matcher, c Commit, newer bool) e
 			})
 		}
 		visit(ch.Path)
-		if ch.Kind == Renamed && ch.OldPath != ch.Path {
+		if ch.Kind == filechange.Renamed && ch.OldPath != ch.Path {
 			visit(ch.OldPath)
 		}
 	}
@@ -479,7 +480,7 @@ func (t *Tracker) apply(ctx context.Context, m *matcher, c Commit, newer bool) e
 
 // record notes that change ch of commit c concerns ref r.
 func (t *Tracker) record(ctx context.Context, r *refState, c Commit, ch Change, newer bool) error {
-	gone := r.ref.Kind == File && (ch.Kind == Deleted && ch.Path == r.ref.Path || ch.Kind == Renamed && ch.OldPath == r.ref.Path)
+	gone := r.ref.Kind == File && (ch.Kind == filechange.Deleted && ch.Path == r.ref.Path || ch.Kind == filechange.Renamed && ch.OldPath == r.ref.Path)
 	if r.ref.Symbol != "" && !gone {
 		old, err := t.git.Blob(ctx, ch.OldBlob)
 		if err != nil {
@@ -489,7 +490,7 @@ func (t *Tracker) record(ctx context.Context, r *refState, c Commit, ch Change, 
 		if err != nil {
 			return err
 		}
-		if ch.Kind == Renamed && ch.Path == r.ref.Path {
+		if ch.Kind == filechange.Renamed && ch.Path == r.ref.Path {
 			old = nil // the file arrived here
 		}
 		if !symbolChanged(r.ref.Path, old, cur, r.ref.Symbol) {
@@ -504,7 +505,7 @@ func (t *Tracker) record(ctx context.Context, r *refState, c Commit, ch Change, 
 		r.movedTo, r.goneID, r.goneSubj = "", "", ""
 		if gone {
 			r.goneID, r.goneSubj = c.ID, c.Subject
-			if ch.Kind == Renamed {
+			if ch.Kind == filechange.Renamed {
 				r.movedTo = ch.Path
 			}
 		}
@@ -531,7 +532,7 @@ func (t *Tracker) record(ctx context.Context, r *refState, c Commit, ch Change, 
 func (r *refState) noteFolderMove(c Commit, ch Change, newer bool) {
 	dest := ""
 	in := r.ref.Path + "/"
-	if ch.Kind == Renamed && strings.HasPrefix(ch.OldPath, in) && !strings.HasPrefix(ch.Path, in) {
+	if ch.Kind == filechange.Renamed && strings.HasPrefix(ch.OldPath, in) && !strings.HasPrefix(ch.Path, in) {
 		if d, ok := strings.CutSuffix(ch.Path, "/"+strings.TrimPrefix(ch.OldPath, in)); ok {
 			dest = d
 		}

@@ -227,20 +227,7 @@ func (g *Repo) Diff(ctx context.Context, base, head string) ([]history.FileChang
 		if !ok {
 			continue // DiffTrees is limited to the vault; never here
 		}
-		var kind history.ChangeKind
-		switch fc.Kind {
-		case gitstore.Added:
-			kind = history.FileAdded
-		case gitstore.Modified:
-			kind = history.FileModified
-		case gitstore.Deleted:
-			kind = history.FileDeleted
-		case gitstore.Renamed:
-			kind = history.FileRenamed
-		default:
-			return nil, fmt.Errorf("diff %s..%s: %s: unknown change %v", base, head, fc.Path, fc.Kind)
-		}
-		out = append(out, history.FileChange{Path: rel, OldPath: g.inVault(fc.OldPath), Kind: kind, Old: fc.Old, New: fc.New})
+		out = append(out, history.FileChange{Path: rel, OldPath: g.inVault(fc.OldPath), Kind: fc.Kind, Old: fc.Old, New: fc.New})
 	}
 	return out, nil
 }

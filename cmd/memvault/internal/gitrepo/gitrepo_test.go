@@ -11,6 +11,7 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 
+	"github.com/memvault/memvault/filechange"
 	"github.com/memvault/memvault/gitstore"
 	"github.com/memvault/memvault/vault"
 	"github.com/memvault/memvault/vault/history"
@@ -112,11 +113,11 @@ func TestGitRepo(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if len(fcs) != 1 || fcs[0].Kind != history.FileRenamed || fcs[0].Path != "preferences/a.md" || fcs[0].OldPath != "project/a.md" {
+		if len(fcs) != 1 || fcs[0].Kind != filechange.Renamed || fcs[0].Path != "preferences/a.md" || fcs[0].OldPath != "project/a.md" {
 			t.Errorf("diff %+v, want the rename only", fcs)
 		}
 		fcs, err = g.Diff(ctx, "", first)
-		if err != nil || len(fcs) != 1 || fcs[0].Kind != history.FileAdded || fcs[0].Path != "project/a.md" || fcs[0].OldPath != "" {
+		if err != nil || len(fcs) != 1 || fcs[0].Kind != filechange.Added || fcs[0].Path != "project/a.md" || fcs[0].OldPath != "" {
 			t.Errorf("diff from the empty tree: %+v, %v", fcs, err)
 		}
 	})

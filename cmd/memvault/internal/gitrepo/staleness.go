@@ -70,16 +70,7 @@ func (c Code) Walk(ctx context.Context, head, stop string, prefixes []string, fn
 }
 
 func changeOf(ch gitstore.PathChange) staleness.Change {
-	k := staleness.Modified
-	switch ch.Kind {
-	case gitstore.Added:
-		k = staleness.Added
-	case gitstore.Deleted:
-		k = staleness.Deleted
-	case gitstore.Renamed:
-		k = staleness.Renamed
-	}
-	return staleness.Change{Kind: k, Path: ch.Path, OldPath: ch.OldPath, OldBlob: ch.OldBlob, NewBlob: ch.NewBlob}
+	return staleness.Change{Kind: ch.Kind, Path: ch.Path, OldPath: ch.OldPath, OldBlob: ch.OldBlob, NewBlob: ch.NewBlob}
 }
 
 // Uncommitted implements staleness.Git.

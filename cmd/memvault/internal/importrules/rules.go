@@ -60,11 +60,12 @@ func (v Violation) String() string {
 // the domain imports no adapter, and each third-party library has one home.
 var Rules = []Rule{
 	{
-		Name:    "the domain imports parser, its own subpackages and the standard library only",
+		Name:    "the domain imports parser, filechange, its own subpackages and the standard library only",
 		Applies: []string{"vault/..."},
 		// vault/history diffs memory bodies with go-diff (the issue that
 		// made the package named it as go-diff's one home).
-		Only:  []string{"parser", "vault/...", "github.com/sergi/go-diff/..."},
+		// filechange is the change vocabulary it shares with gitstore.
+		Only:  []string{"parser", "filechange", "vault/...", "github.com/sergi/go-diff/..."},
 		Tests: true,
 		// ulid is the reference the id tests compare vault's own ULIDs with.
 		TestAllow: []string{"github.com/google/go-cmp/...", "github.com/rogpeppe/go-internal/txtar", "github.com/oklog/ulid/..."},
@@ -80,6 +81,13 @@ var Rules = []Rule{
 	{
 		Name:    "parser imports no project package",
 		Applies: []string{"parser"},
+		Deny:    []string{"..."},
+	},
+	{
+		// Both sides of the domain/adapter line import it, so it must
+		// import neither.
+		Name:    "filechange imports no project package",
+		Applies: []string{"filechange"},
 		Deny:    []string{"..."},
 	},
 	{

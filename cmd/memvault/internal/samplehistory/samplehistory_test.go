@@ -9,6 +9,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/memvault/memvault/filechange"
 	"github.com/memvault/memvault/gitstore"
 	"github.com/memvault/memvault/vault"
 	"github.com/memvault/memvault/vault/commitmsg"
@@ -61,7 +62,7 @@ func TestReplay(t *testing.T) {
 			}
 			var data []byte
 			if st.Delete {
-				if fcs[0].Kind != gitstore.Deleted {
+				if fcs[0].Kind != filechange.Deleted {
 					t.Errorf("step %d: %s %s, want deleted", i+1, want, fcs[0].Kind)
 				}
 				data = []byte(*st.Text)

