@@ -38,28 +38,28 @@ type faultPoint struct{ line, phase string }
 // The phases, in the order of a sync.
 var faultPhases = []string{"before fetch", "fetch", "merge aside", "publish", "merge locked", "lint", "push", "after"}
 
-var (
-	cleanPoints = []faultPoint{
-		{"commit pending memory files", "before fetch"}, {"fetch origin main", "fetch"},
-		{"merge refs/remotes/origin/main (aside", "merge aside"}, {"publish the merge", "publish"},
-		{"lint the merged vault", "lint"}, {"push to origin", "push"},
-	}
-	conflictPoints = []faultPoint{
-		{"commit pending memory files", "before fetch"}, {"fetch origin main", "fetch"},
-		{"merge refs/remotes/origin/main (aside", "merge aside"}, {"merge refs/remotes/origin/main\n", "merge locked"},
-		{"resolve ", "merge locked"}, {"lint the merged vault", "lint"}, {"push to origin", "push"},
-	}
-)
+// faultPoints are the points a kill may follow. The locked merge and
+// resolve run only when the merge aside stops (the merge has a conflict);
+// the publication only when it does not.
+var faultPoints = []faultPoint{
+	{"commit pending memory files", "before fetch"}, {"fetch origin main", "fetch"},
+	{"merge refs/remotes/origin/main (aside", "merge aside"}, {"publish the merge", "publish"},
+	{"merge refs/remotes/origin/main\n", "merge locked"}, {"resolve ", "merge locked"},
+	{"lint the merged vault", "lint"}, {"push to origin", "push"},
+}
 
 // TestKilledSyncRecovers (issue 27 finding 5, the acceptance's fault
 // injection): in each of MEMVAULT_FAULT_MERGES merges, a teammate without
 // memvault changes every memory with plain git and pushes, while this
 // clone changes every memory by hand (pending), plus a file that is not a
 // memory (left uncommitted: git sets it aside in a merge); every third
-// merge both sides also change one memory's importance, so that
-// merge-tree stops and sync's locked git merge and resolve run. Sync is
+// merge meant to be killed in the locked merge (and every fourth other
+// one) both sides also change one memory's importance, so that the merge
+// aside stops and sync's locked git merge and resolve run. Sync is
 // started in a process group of its own and the group is killed with
-// SIGKILL at a seeded random delay after a randomly chosen progress line.
+// SIGKILL at a seeded random delay after a progress line dealt from a
+// shuffled deck of faultPoints (each point once per len(faultPoints)
+// merges).
 // Then the next memvault sync must succeed with no manual step, every
 // memory file must hold both sides' changes, the work tree must be clean
 // and the user's own change kept, origin must have it all, and the user's
@@ -71,7 +71,7 @@ func TestKilledSyncRecovers(t *testing.T) {
 	if testing.Short() {
 		t.Skip("builds the binary, runs git and kills sync many times")
 	}
-	merges, memories, seed := envInt(t, faultMergesEnv, 12), envInt(t, faultMemoriesEnv, 40), envInt(t, faultSeedEnv, 27)
+	merges, memories, seed := envInt(t, faultMergesEnv, len(faultPoints)), envInt(t, faultMemoriesEnv, 20), envInt(t, faultSeedEnv, 27)
 	rng := rand.New(rand.NewPCG(uint64(seed), 27))
 	bin := buildMemvault(t)
 	origin, a, b := sharedTeam(t)
@@ -86,8 +86,15 @@ func TestKilledSyncRecovers(t *testing.T) {
 
 	phases := map[string]int{}
 	left := map[string]int{}
+	var deck []faultPoint
 	for round := 1; round <= merges; round++ {
-		conflict := round%3 == 0
+		if len(deck) == 0 {
+			deck = slices.Clone(faultPoints)
+			rng.Shuffle(len(deck), func(i, j int) { deck[i], deck[j] = deck[j], deck[i] })
+		}
+		at := deck[0]
+		deck = deck[1:]
+		conflict := at.phase == "merge locked" || at.phase != "publish" && round%4 == 0
 		hot := round % memories
 		b.git.git("pull", "-q", "--no-rebase", "origin", "main")
 		editAll(t, b.git.root, memories, name, "bob", round, conflict, hot, "7")
@@ -97,12 +104,7 @@ func TestKilledSyncRecovers(t *testing.T) {
 		notes := fmt.Sprintf("notes r%d\n", round)
 		a.git.write("notes.txt", notes)
 
-		points := cleanPoints
-		if conflict {
-			points = conflictPoints
-		}
-		at := points[rng.IntN(len(points))]
-		delay := time.Duration(rng.Int64N(int64(400 * time.Millisecond)))
+		delay := time.Duration(rng.Int64N(int64(250 * time.Millisecond)))
 		phase, out := killSyncAt(t, bin, a.git.root, at, delay)
 		phases[phase]++
 		for _, l := range leftBehind(t, a.git.root) {
@@ -242,7 +244,7 @@ func phaseOf(out string) string {
 		if !ok {
 			continue
 		}
-		for _, p := range slices.Concat(cleanPoints, conflictPoints) {
+		for _, p := range faultPoints {
 			if strings.HasPrefix(rest+"\n", p.line) {
 				phase = p.phase
 				break

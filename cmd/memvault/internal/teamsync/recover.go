@@ -206,7 +206,10 @@ func (s *Syncer) undo(ctx context.Context, gitDir string, m mark, rep *Report) e
 // restore checks out from head again the files that differ between head
 // and to, which a killed checkout (of to, or of a merge with it) may have
 // half written; a file to adds is removed when it holds to's version,
-// the one the checkout wrote.
+// the one the checkout wrote. When a file to check out holds neither
+// head's version nor to's (a merge's result, or a change git had not yet
+// set aside when the kill came), the work tree is first kept in the stash
+// list: nothing is lost even then.
 func (s *Syncer) restore(ctx context.Context, gitDir, head, to string) error {
 	out, err := s.git(ctx, nil, "diff", "--raw", "-z", "--no-renames", "--no-abbrev", head, to)
 	if err != nil {
@@ -221,7 +224,9 @@ func (s *Syncer) restore(ctx context.Context, gitDir, head, to string) error {
 	if err != nil {
 		return err
 	}
+	format = strings.TrimSpace(format)
 	var back, added []string
+	unknown := false
 	f := strings.Split(out, "\x00")
 	for i := 0; i+1 < len(f); i += 2 {
 		// :<mode> <mode> <blob> <blob> <status>, then the path.
@@ -230,12 +235,21 @@ func (s *Syncer) restore(ctx context.Context, gitDir, head, to string) error {
 			return fmt.Errorf("git diff --raw: unexpected line %q", f[i])
 		}
 		p := f[i+1]
-		if meta[4] != "A" {
-			back = append(back, p)
-			continue
+		blob := blobOf(filepath.Join(top, filepath.FromSlash(p)), format)
+		if blob == "" {
+			blob = strings.Repeat("0", len(meta[2])) // absent, as git says
 		}
-		if blobOf(filepath.Join(top, filepath.FromSlash(p)), strings.TrimSpace(format)) == meta[3] {
+		switch {
+		case meta[4] != "A":
+			back = append(back, p)
+			unknown = unknown || blob != meta[2] && blob != meta[3]
+		case blob == meta[3]:
 			added = append(added, p)
+		}
+	}
+	if unknown {
+		if err := s.keepWorkTree(ctx); err != nil {
+			return err
 		}
 	}
 	if len(back) > 0 {
@@ -253,6 +267,21 @@ func (s *Syncer) restore(ctx context.Context, gitDir, head, to string) error {
 			}
 		}
 	}
+	return nil
+}
+
+// keepWorkTree stores the work tree's changes in the stash list, without
+// touching them.
+func (s *Syncer) keepWorkTree(ctx context.Context) error {
+	const msg = "memvault sync: the work tree a killed sync left, before it was set back"
+	stash, err := s.git(ctx, nil, "stash", "create", msg)
+	if err != nil || strings.TrimSpace(stash) == "" {
+		return err
+	}
+	if _, err := s.git(ctx, nil, "stash", "store", "-m", msg, strings.TrimSpace(stash)); err != nil {
+		return err
+	}
+	s.progress("the files the killed sync's git had written are kept in git stash list (" + msg + ")")
 	return nil
 }
 

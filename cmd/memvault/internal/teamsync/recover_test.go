@@ -34,6 +34,8 @@ func TestRecoverKilledSync(t *testing.T) {
 		wantHead   string
 		wantStatus string
 		refused    bool
+		// wantStash is a line the stash list's top entry must hold.
+		wantStash string
 	}{
 		{"stopped merge, during resolve", func(t *testing.T, a, head, up string) mark {
 			os.WriteFile(filepath.Join(a, "notes.txt"), []byte("mine, uncommitted\n"), 0o644)
@@ -43,13 +45,13 @@ func TestRecoverKilledSync(t *testing.T) {
 			}
 			os.WriteFile(filepath.Join(a, "shared.txt"), []byte("half resolved\n"), 0o644)
 			return mark{Op: opMerge, Head: head, Commit: up}
-		}, "head", " M notes.txt\n", false},
+		}, "head", " M notes.txt\n", false, ""},
 		{"publish, work tree half written", func(t *testing.T, a, head, up string) mark {
 			c := mergeCommit(t, a, head, up)
 			// git wrote theirs.txt, added by the remote, and stopped.
 			os.WriteFile(filepath.Join(a, "theirs.txt"), []byte(gitIn(t, a, "show", up+":theirs.txt")), 0o644)
 			return mark{Op: opPublish, Head: head, Commit: c}
-		}, "head", "", false},
+		}, "head", "", false, ""},
 		{"locked merge, killed in its checkout", func(t *testing.T, a, head, up string) mark {
 			// What git merge --autostash set aside before it began.
 			os.WriteFile(filepath.Join(a, "notes.txt"), []byte("mine, uncommitted\n"), 0o644)
@@ -61,18 +63,22 @@ func TestRecoverKilledSync(t *testing.T) {
 			os.WriteFile(filepath.Join(a, "shared.txt"), []byte("merged, half\n"), 0o644)
 			os.WriteFile(filepath.Join(a, ".git", "MERGE_MSG"), []byte("Merge\n"), 0o644)
 			return mark{Op: opMerge, Head: head, Commit: up}
-		}, "head", " M notes.txt\n", false},
+		}, "head", " M notes.txt\n", false, ""},
+		{"locked merge, killed before git set the user's change aside", func(t *testing.T, a, head, up string) mark {
+			os.WriteFile(filepath.Join(a, "shared.txt"), []byte("mine, uncommitted\n"), 0o644)
+			return mark{Op: opMerge, Head: head, Commit: up}
+		}, "head", "", false, "+mine, uncommitted"},
 		{"merge committed, its state files left", func(t *testing.T, a, head, up string) mark {
 			c := mergeCommit(t, a, head, up)
 			gitIn(t, a, "merge", "--ff-only", "-q", c)
 			os.WriteFile(filepath.Join(a, ".git", "MERGE_HEAD"), []byte(up+"\n"), 0o644)
 			os.WriteFile(filepath.Join(a, ".git", "MERGE_MSG"), []byte("Merge\n"), 0o644)
 			return mark{Op: opMerge, Head: head, Commit: up}
-		}, "merge", "", false},
+		}, "merge", "", false, ""},
 		{"a person's merge, no mark", func(t *testing.T, a, head, up string) mark {
 			CLI{Dir: a}.Run(t.Context(), nil, "merge", "--no-edit", up)
 			return mark{}
-		}, "head", "UU shared.txt\nA  theirs.txt\n", true},
+		}, "head", "UU shared.txt\nA  theirs.txt\n", true, ""},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()
@@ -126,6 +132,11 @@ func TestRecoverKilledSync(t *testing.T) {
 			}
 			if st := gitIn(t, a, "status", "--porcelain", "--untracked-files=all"); st != tc.wantStatus {
 				t.Errorf("git status:\n%swant:\n%s", st, tc.wantStatus)
+			}
+			if tc.wantStash != "" {
+				if diff, _ := (CLI{Dir: a}).Run(t.Context(), nil, "stash", "show", "-p", "stash@{0}"); !strings.Contains(diff, tc.wantStash) {
+					t.Errorf("the stash list's top entry lacks %q:\n%s", tc.wantStash, diff)
+				}
 			}
 			if strings.HasPrefix(tc.wantStatus, " M notes.txt") {
 				if got, _ := os.ReadFile(filepath.Join(a, "notes.txt")); string(got) != "mine, uncommitted\n" {
