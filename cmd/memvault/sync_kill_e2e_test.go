@@ -54,7 +54,8 @@ var faultPoints = []faultPoint{
 // clone changes every memory by hand (pending), plus a file that is not a
 // memory (left uncommitted: git sets it aside in a merge); every third
 // merge meant to be killed in the locked merge (and every fourth other
-// one) both sides also change one memory's importance, so that the merge
+// one) both sides also change one memory's title, a conflict for the
+// driver (ours is kept, theirs recorded in the file), so that the merge
 // aside stops and sync's locked git merge and resolve run. Sync is
 // started in a process group of its own and the group is killed with
 // SIGKILL at a seeded random delay after a progress line dealt from a
@@ -97,10 +98,10 @@ func TestKilledSyncRecovers(t *testing.T) {
 		conflict := at.phase == "merge locked" || at.phase != "publish" && round%4 == 0
 		hot := round % memories
 		b.git.git("pull", "-q", "--no-rebase", "origin", "main")
-		editAll(t, b.git.root, memories, name, "bob", round, conflict, hot, "7")
+		editAll(t, b.git.root, memories, name, "bob", round, conflict, hot)
 		b.git.git("-c", "user.name=Bob", "-c", "user.email=bob@example.com", "commit", "-q", "--no-verify", "-am", fmt.Sprintf("bob r%d", round))
 		b.git.git("push", "-q", "origin", "main")
-		editAll(t, a.git.root, memories, name, "ada", round, conflict, hot, "3")
+		editAll(t, a.git.root, memories, name, "ada", round, conflict, hot)
 		notes := fmt.Sprintf("notes r%d\n", round)
 		a.git.write("notes.txt", notes)
 
@@ -173,18 +174,18 @@ shared line %d
 ada: r0
 `
 
-var importanceLine = regexp.MustCompile(`(?m)^importance: \d+$`)
+var titleLine = regexp.MustCompile(`(?m)^title: .*$`)
 
 // editAll sets who's line of every memory to round, and with conflict the
-// importance of memory hot to importance.
-func editAll(t *testing.T, root string, n int, name func(int) string, who string, round int, conflict bool, hot int, importance string) {
+// title of memory hot to one of who's.
+func editAll(t *testing.T, root string, n int, name func(int) string, who string, round int, conflict bool, hot int) {
 	t.Helper()
 	line := regexp.MustCompile(`(?m)^` + who + `: r\d+$`)
 	for i := range n {
 		p := filepath.Join(root, filepath.FromSlash(name(i)))
 		s := line.ReplaceAllString(readFile(t, p), fmt.Sprintf("%s: r%d", who, round))
 		if conflict && i == hot {
-			s = importanceLine.ReplaceAllString(s, "importance: "+importance)
+			s = titleLine.ReplaceAllString(s, fmt.Sprintf("title: Fault memory %d, %s r%d", i, who, round))
 		}
 		if err := os.WriteFile(p, []byte(s), 0o644); err != nil {
 			t.Fatal(err)
