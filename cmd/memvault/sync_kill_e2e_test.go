@@ -112,29 +112,31 @@ func TestKilledSyncRecovers(t *testing.T) {
 			left[phase+": "+l]++
 		}
 
-		if code, rout := a.git.memvault("sync"); code != 0 {
+		code, rout := a.git.memvault("sync")
+		if code != 0 {
 			t.Fatalf("merge %d: after a kill in %s (at %q + %s), memvault sync: exit %d\n%s\nthe killed sync said:\n%s", round, phase, at.line, delay, code, rout, out)
 		}
+		what := fmt.Sprintf("merge %d (killed in %s at %q + %s; the killed sync said:\n%s\nthe next one:\n%s)", round, phase, at.line, delay, out, rout)
 		if l := leftBehind(t, a.git.root); len(l) > 0 {
-			t.Errorf("merge %d: after the next sync, still there: %s", round, strings.Join(l, ", "))
+			t.Errorf("%s: after the next sync, still there: %s", what, strings.Join(l, ", "))
 		}
 		for i := range memories {
 			got := readFile(t, filepath.Join(a.git.root, filepath.FromSlash(name(i))))
 			for _, want := range []string{fmt.Sprintf("\nbob: r%d\n", round), fmt.Sprintf("\nada: r%d\n", round)} {
 				if !strings.Contains(got, want) {
-					t.Fatalf("merge %d (killed in %s at %q + %s): %s lacks %q:\n%s", round, phase, at.line, delay, name(i), strings.TrimSpace(want), got)
+					t.Fatalf("%s: %s lacks %q:\n%s", what, name(i), strings.TrimSpace(want), got)
 				}
 			}
 		}
 		if st := a.git.git("status", "--porcelain", "--untracked-files=all"); st != " M notes.txt\n" {
-			t.Fatalf("merge %d (killed in %s): git status after the next sync:\n%s", round, phase, st)
+			t.Fatalf("%s: git status after the next sync:\n%s\nnotes.txt: %q\ngit stash list:\n%s", what, st, readFile(t, filepath.Join(a.git.root, "notes.txt")), a.git.git("stash", "list"))
 		}
 		if got := readFile(t, filepath.Join(a.git.root, "notes.txt")); got != notes {
-			t.Fatalf("merge %d (killed in %s): notes.txt = %q, want the user's %q", round, phase, got, notes)
+			t.Fatalf("%s: notes.txt = %q, want the user's %q", what, got, notes)
 		}
 		head := strings.TrimSpace(a.git.git("rev-parse", "HEAD"))
 		if !inOrigin(t, origin, head) {
-			t.Fatalf("merge %d (killed in %s): origin lacks %s after the next sync", round, phase, head)
+			t.Fatalf("%s: origin lacks %s after the next sync", what, head)
 		}
 		a.git.git("commit", "-q", "-m", fmt.Sprintf("my notes r%d", round), "notes.txt")
 	}
