@@ -171,10 +171,17 @@ func (s *Syncer) undo(ctx context.Context, gitDir string, m mark, rep *Report) e
 		// The branch moved: the merge was committed (or published); what
 		// may be left is its state files and, after a publish or a
 		// merge, the join of the memories it left in two files.
-		if op == "merge" && s.readPseudo(gitDir, "MERGE_HEAD") == m.Commit && s.isAncestor(ctx, m.Commit, "HEAD") {
-			removePseudo(gitDir, "MERGE_HEAD", "MERGE_MSG", "MERGE_MODE", "AUTO_MERGE")
-			if err := s.applyAutostash(ctx, gitDir); err != nil {
-				return err
+		if m.Op == opMerge && s.isAncestor(ctx, m.Commit, "HEAD") {
+			if op == "merge" && s.readPseudo(gitDir, "MERGE_HEAD") == m.Commit {
+				removePseudo(gitDir, "MERGE_HEAD", "MERGE_MSG", "MERGE_MODE", "AUTO_MERGE")
+				op = ""
+			}
+			if op == "" {
+				// git commit puts the autostash back after it moved
+				// the branch: a kill in between leaves it.
+				if err := s.applyAutostash(ctx, gitDir); err != nil {
+					return err
+				}
 			}
 		}
 		if s.isAncestor(ctx, m.Commit, "HEAD") && s.isAncestor(ctx, m.Head, "HEAD") {
