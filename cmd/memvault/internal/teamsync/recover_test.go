@@ -75,6 +75,14 @@ func TestRecoverKilledSync(t *testing.T) {
 			os.WriteFile(filepath.Join(a, ".git", "MERGE_MSG"), []byte("Merge\n"), 0o644)
 			return mark{Op: opMerge, Head: head, Commit: up}
 		}, "merge", "", false, ""},
+		{"merge committed, its autostash not yet put back", func(t *testing.T, a, head, up string) mark {
+			os.WriteFile(filepath.Join(a, "notes.txt"), []byte("mine, uncommitted\n"), 0o644)
+			stash := strings.TrimSpace(gitIn(t, a, "stash", "create"))
+			gitIn(t, a, "update-ref", "MERGE_AUTOSTASH", stash)
+			gitIn(t, a, "checkout", "--", "notes.txt")
+			gitIn(t, a, "merge", "--ff-only", "-q", mergeCommit(t, a, head, up))
+			return mark{Op: opMerge, Head: head, Commit: up}
+		}, "merge", " M notes.txt\n", false, ""},
 		{"a person's merge, no mark", func(t *testing.T, a, head, up string) mark {
 			CLI{Dir: a}.Run(t.Context(), nil, "merge", "--no-edit", up)
 			return mark{}
