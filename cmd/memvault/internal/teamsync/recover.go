@@ -200,7 +200,7 @@ func (s *Syncer) undo(ctx context.Context, gitDir string, m mark, rep *Report) e
 	// Killed while git was writing the work tree, before it recorded a
 	// merge: the files the step changes hold either HEAD's version or
 	// the new one.
-	if err := s.restore(ctx, gitDir, m.Head, m.Commit); err != nil {
+	if err := s.restore(ctx, gitDir, m.Head, m.Commit, m.Op == opMerge); err != nil {
 		return err
 	}
 	if m.Op == opMerge {
@@ -211,16 +211,31 @@ func (s *Syncer) undo(ctx context.Context, gitDir string, m mark, rep *Report) e
 }
 
 // restore checks out from head again the files that differ between head
-// and to, which a killed checkout (of to, or of a merge with it) may have
-// half written; a file to adds is removed when it holds to's version,
+// and to, which a killed checkout (of to, or with merge of a merge with
+// it, only those to changed since the merge base) may have half written; a file to adds is removed when it holds to's version,
 // the one the checkout wrote. When a file to check out holds neither
 // head's version nor to's (a merge's result, or a change git had not yet
 // set aside when the kill came), the work tree is first kept in the stash
 // list: nothing is lost even then.
-func (s *Syncer) restore(ctx context.Context, gitDir, head, to string) error {
+func (s *Syncer) restore(ctx context.Context, gitDir, head, to string, merge bool) error {
 	out, err := s.git(ctx, nil, "diff", "--raw", "-z", "--no-renames", "--no-abbrev", head, to)
 	if err != nil {
 		return err
+	}
+	var theirs map[string]bool // with merge, the paths to changed since the base
+	if merge {
+		base, err := s.git(ctx, nil, "merge-base", head, to)
+		if err != nil {
+			return err
+		}
+		names, err := s.git(ctx, nil, "diff", "--name-only", "-z", "--no-renames", strings.TrimSpace(base), to)
+		if err != nil {
+			return err
+		}
+		theirs = map[string]bool{}
+		for p := range strings.SplitSeq(names, "\x00") {
+			theirs[p] = true
+		}
 	}
 	top, err := s.git(ctx, nil, "rev-parse", "--show-toplevel")
 	if err != nil {
@@ -242,6 +257,9 @@ func (s *Syncer) restore(ctx context.Context, gitDir, head, to string) error {
 			return fmt.Errorf("git diff --raw: unexpected line %q", f[i])
 		}
 		p := f[i+1]
+		if merge && !theirs[p] {
+			continue // only ours changed it: the merge keeps ours
+		}
 		blob := blobOf(filepath.Join(top, filepath.FromSlash(p)), format)
 		if blob == "" {
 			blob = strings.Repeat("0", len(meta[2])) // absent, as git says

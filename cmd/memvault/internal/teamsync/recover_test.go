@@ -65,9 +65,13 @@ func TestRecoverKilledSync(t *testing.T) {
 			return mark{Op: opMerge, Head: head, Commit: up}
 		}, "head", " M notes.txt\n", false, ""},
 		{"locked merge, killed before git set the user's change aside", func(t *testing.T, a, head, up string) mark {
+			// Uncommitted changes: to a file the remote changed too (the
+			// merge would have written it), and to one only this clone
+			// changed (the merge keeps it as it is).
 			os.WriteFile(filepath.Join(a, "shared.txt"), []byte("mine, uncommitted\n"), 0o644)
+			os.WriteFile(filepath.Join(a, "ours.txt"), []byte("mine, uncommitted\n"), 0o644)
 			return mark{Op: opMerge, Head: head, Commit: up}
-		}, "head", "", false, "+mine, uncommitted"},
+		}, "head", " M ours.txt\n", false, "+mine, uncommitted"},
 		{"merge committed, its state files left", func(t *testing.T, a, head, up string) mark {
 			c := mergeCommit(t, a, head, up)
 			gitIn(t, a, "merge", "--ff-only", "-q", c)
@@ -100,6 +104,7 @@ func TestRecoverKilledSync(t *testing.T) {
 			commitFile(t, b, "theirs.txt", "new on their side\n")
 			gitIn(t, b, "push", "-q", "origin", "main")
 			commitFile(t, a, "shared.txt", "ours\n")
+			commitFile(t, a, "ours.txt", "ours\n")
 			gitIn(t, a, "fetch", "-q", "origin")
 			head := strings.TrimSpace(gitIn(t, a, "rev-parse", "HEAD"))
 			up := strings.TrimSpace(gitIn(t, a, "rev-parse", "origin/main"))
@@ -146,9 +151,10 @@ func TestRecoverKilledSync(t *testing.T) {
 					t.Errorf("the stash list's top entry lacks %q:\n%s", tc.wantStash, diff)
 				}
 			}
-			if strings.HasPrefix(tc.wantStatus, " M notes.txt") {
-				if got, _ := os.ReadFile(filepath.Join(a, "notes.txt")); string(got) != "mine, uncommitted\n" {
-					t.Errorf("notes.txt = %q, want the user's change back", got)
+			if f, ok := strings.CutPrefix(tc.wantStatus, " M "); ok {
+				f = strings.TrimSpace(f)
+				if got, _ := os.ReadFile(filepath.Join(a, f)); string(got) != "mine, uncommitted\n" {
+					t.Errorf("%s = %q, want the user's change back", f, got)
 				}
 			}
 		})
