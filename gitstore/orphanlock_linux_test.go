@@ -2,6 +2,7 @@ package gitstore
 
 import (
 	"context"
+	"io"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -20,15 +21,7 @@ func TestOrphanedLock(t *testing.T) {
 	lock := filepath.Join(root, ".git", "index.lock")
 	writeFile(t, lock, "git's\n")
 
-	git := exec.Command("git", "hash-object", "--stdin")
-	git.Dir = root
-	stdin, err := git.StdinPipe()
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := git.Start(); err != nil {
-		t.Fatal(err)
-	}
+	git, stdin := liveGit(t, root)
 	st, err := s.State(t.Context())
 	if err != nil {
 		t.Fatal(err)
@@ -82,15 +75,7 @@ func TestClearKilled(t *testing.T) {
 	}
 	refs := []string{"refs/remotes/origin/main"}
 
-	git := exec.Command("git", "hash-object", "--stdin")
-	git.Dir = root
-	stdin, err := git.StdinPipe()
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := git.Start(); err != nil {
-		t.Fatal(err)
-	}
+	git, stdin := liveGit(t, root)
 	if removed, err := s.ClearKilled(t.Context(), refs); err != nil || len(removed) != 0 {
 		t.Errorf("with a live git: ClearKilled = %v, %v; want nothing removed", removed, err)
 	}
@@ -120,4 +105,20 @@ func TestClearKilled(t *testing.T) {
 	if _, err := s.ClearKilled(t.Context(), []string{"HEAD"}); err == nil {
 		t.Error("ClearKilled accepted a ref outside refs/")
 	}
+}
+
+// liveGit starts a git process in root that waits on its standard input
+// (as git commit waits on an editor) until it is closed.
+func liveGit(t *testing.T, root string) (*exec.Cmd, io.Closer) {
+	t.Helper()
+	git := exec.Command("git", "hash-object", "--stdin")
+	git.Dir = root
+	stdin, err := git.StdinPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := git.Start(); err != nil {
+		t.Fatal(err)
+	}
+	return git, stdin
 }

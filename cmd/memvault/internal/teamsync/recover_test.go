@@ -53,12 +53,8 @@ func TestRecoverKilledSync(t *testing.T) {
 			return mark{Op: opPublish, Head: head, Commit: c}
 		}, "head", "", false, ""},
 		{"locked merge, killed in its checkout", func(t *testing.T, a, head, up string) mark {
-			// What git merge --autostash set aside before it began.
-			os.WriteFile(filepath.Join(a, "notes.txt"), []byte("mine, uncommitted\n"), 0o644)
-			stash := strings.TrimSpace(gitIn(t, a, "stash", "create"))
-			gitIn(t, a, "update-ref", "MERGE_AUTOSTASH", stash)
-			gitIn(t, a, "checkout", "--", "notes.txt")
-			// What it wrote before it was killed.
+			autostash(t, a)
+			// What git merge wrote before it was killed.
 			os.WriteFile(filepath.Join(a, "theirs.txt"), []byte(gitIn(t, a, "show", up+":theirs.txt")), 0o644)
 			os.WriteFile(filepath.Join(a, "shared.txt"), []byte("merged, half\n"), 0o644)
 			os.WriteFile(filepath.Join(a, ".git", "MERGE_MSG"), []byte("Merge\n"), 0o644)
@@ -80,10 +76,7 @@ func TestRecoverKilledSync(t *testing.T) {
 			return mark{Op: opMerge, Head: head, Commit: up}
 		}, "merge", "", false, ""},
 		{"merge committed, its autostash not yet put back", func(t *testing.T, a, head, up string) mark {
-			os.WriteFile(filepath.Join(a, "notes.txt"), []byte("mine, uncommitted\n"), 0o644)
-			stash := strings.TrimSpace(gitIn(t, a, "stash", "create"))
-			gitIn(t, a, "update-ref", "MERGE_AUTOSTASH", stash)
-			gitIn(t, a, "checkout", "--", "notes.txt")
+			autostash(t, a)
 			gitIn(t, a, "merge", "--ff-only", "-q", mergeCommit(t, a, head, up))
 			return mark{Op: opMerge, Head: head, Commit: up}
 		}, "merge", " M notes.txt\n", false, ""},
@@ -168,4 +161,15 @@ func mergeCommit(t *testing.T, dir, head, up string) string {
 	out, _ := CLI{Dir: dir}.Run(t.Context(), nil, "merge-tree", "--write-tree", head, up) // exit 1: a conflict
 	tree := strings.TrimSpace(strings.SplitN(out, "\n", 2)[0])
 	return strings.TrimSpace(gitIn(t, dir, "commit-tree", tree, "-p", head, "-p", up, "-m", "merge"))
+}
+
+// autostash sets an uncommitted change to notes.txt aside as git merge
+// --autostash does before it merges.
+func autostash(t *testing.T, dir string) {
+	t.Helper()
+	if err := os.WriteFile(filepath.Join(dir, "notes.txt"), []byte("mine, uncommitted\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	gitIn(t, dir, "update-ref", "MERGE_AUTOSTASH", strings.TrimSpace(gitIn(t, dir, "stash", "create")))
+	gitIn(t, dir, "checkout", "--", "notes.txt")
 }
