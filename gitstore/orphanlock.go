@@ -35,10 +35,30 @@ func (s *Store) orphanLock(target string) (fs.FileInfo, bool) {
 	if err != nil {
 		return nil, false
 	}
-	if s.busy() {
+	if hasRecord(target, fi) || s.busy() {
 		return nil, false
 	}
 	return fi, true
+}
+
+// hasRecord reports whether a memvault owner record is the lock fi of
+// target: a live memvault process's lock (a gone one's is stale, not
+// orphaned), which other memvault processes do not count as live.
+func hasRecord(target string, fi fs.FileInfo) bool {
+	dir, base := filepath.Split(target)
+	ents, err := os.ReadDir(dir)
+	if err != nil {
+		return true // in doubt, not orphaned
+	}
+	for _, e := range ents {
+		if _, ok := parseRecord(base, e.Name()); !ok {
+			continue
+		}
+		if rfi, err := os.Lstat(filepath.Join(dir, e.Name())); err == nil && os.SameFile(fi, rfi) {
+			return true
+		}
+	}
+	return false
 }
 
 // clearOrphan removes target's lock when it is orphaned (orphanLock) and

@@ -122,3 +122,25 @@ func liveGit(t *testing.T, root string) (*exec.Cmd, io.Closer) {
 	}
 	return git, stdin
 }
+
+// TestLiveMemvaultLockIsNotOrphaned: a lock a live memvault process holds
+// (its owner record is the lock) is never taken for orphaned, though no
+// git process works in the repository: doctor --fix clears locks before
+// it takes the write lock, while a server may be committing.
+func TestLiveMemvaultLockIsNotOrphaned(t *testing.T) {
+	t.Parallel()
+	root, s := newRepo(t)
+	commitFiles(t, s, "seed", map[string]string{"a.md": "a\n"})
+	target := filepath.Join(root, ".git", "index")
+	rec := currentOwner().recordPath(target)
+	writeFile(t, rec, "a live memvault's\n")
+	if err := os.Link(rec, target+".lock"); err != nil {
+		t.Skip("no hard links here:", err)
+	}
+	if cleared, err := s.ClearStaleLocks(t.Context()); err != nil || len(cleared) != 0 {
+		t.Errorf("ClearStaleLocks = %v, %v; want the live lock kept", cleared, err)
+	}
+	if _, err := os.Lstat(target + ".lock"); err != nil {
+		t.Errorf("a live memvault's lock is gone: %v", err)
+	}
+}
