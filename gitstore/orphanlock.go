@@ -1,11 +1,14 @@
 package gitstore
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"io/fs"
 	"os"
 	"path/filepath"
+	"strings"
+	"time"
 )
 
 // Orphaned locks. A git command killed while it holds .git/index.lock (or
@@ -32,10 +35,30 @@ func (s *Store) orphanLock(target string) (fs.FileInfo, bool) {
 	if err != nil {
 		return nil, false
 	}
-	if s.busy() {
+	if hasRecord(target, fi) || s.busy() {
 		return nil, false
 	}
 	return fi, true
+}
+
+// hasRecord reports whether a memvault owner record is the lock fi of
+// target: a live memvault process's lock (a gone one's is stale, not
+// orphaned), which other memvault processes do not count as live.
+func hasRecord(target string, fi fs.FileInfo) bool {
+	dir, base := filepath.Split(target)
+	ents, err := os.ReadDir(dir)
+	if err != nil {
+		return true // in doubt, not orphaned
+	}
+	for _, e := range ents {
+		if _, ok := parseRecord(base, e.Name()); !ok {
+			continue
+		}
+		if rfi, err := os.Lstat(filepath.Join(dir, e.Name())); err == nil && os.SameFile(fi, rfi) {
+			return true
+		}
+	}
+	return false
 }
 
 // clearOrphan removes target's lock when it is orphaned (orphanLock) and
@@ -90,10 +113,80 @@ func (s *Store) MergeLeftovers(remove bool) ([]string, error) {
 // busy reports whether a live git or memvault process may work in the
 // repository: true when processes cannot be listed.
 func (s *Store) busy() bool {
+	live, ok := s.live()
+	return !ok || live
+}
+
+// live reports whether a live git or memvault merge driver works in the
+// repository; ok is false when processes cannot be listed.
+func (s *Store) live() (live, ok bool) {
 	liveAt := s.liveAt
 	if liveAt == nil {
 		liveAt = processAt
 	}
-	live, ok := liveAt([]string{s.root, s.gitDir, s.commonDir})
-	return !ok || live
+	return liveAt([]string{s.root, s.gitDir, s.commonDir})
+}
+
+// quietPoll bounds the pause between two looks at the processes while
+// WaitQuiet waits: listing /proc costs a few milliseconds.
+const quietPoll = 50 * time.Millisecond
+
+// WaitQuiet waits until no live git process or memvault merge driver
+// works in the repository, or ctx is done, and reports whether it is
+// quiet. A sync killed with kill -9 takes its git along (the kernel kills
+// it), but the merge driver git had started finishes its file first: the
+// locks it may hold are only orphaned once it is gone. It reports false
+// at once where processes cannot be listed.
+func (s *Store) WaitQuiet(ctx context.Context) bool {
+	for pause := time.Millisecond; ; pause = min(2*pause, quietPoll) {
+		live, ok := s.live()
+		if !ok {
+			return false
+		}
+		if !live {
+			return true
+		}
+		t := time.NewTimer(pause)
+		select {
+		case <-ctx.Done():
+			t.Stop()
+			return false
+		case <-t.C:
+		}
+	}
+}
+
+// ClearKilled removes what a git process killed in this repository left
+// and git never clears itself, when no live git process works there:
+// the lock files ClearStaleLocks removes (the index's, the branch's),
+// those of refs (full names: refs/remotes/origin/main, which a killed
+// fetch or push holds) and of packed-refs, and the merge driver's
+// temporary files. It returns the files it removed.
+func (s *Store) ClearKilled(ctx context.Context, refs []string) ([]string, error) {
+	var removed []string
+	cleared, err := s.ClearStaleLocks(ctx)
+	for _, l := range cleared {
+		removed = append(removed, l.Path)
+	}
+	if err != nil {
+		return removed, err
+	}
+	targets := []string{filepath.Join(s.commonDir, "packed-refs")}
+	for _, r := range refs {
+		if !strings.HasPrefix(r, "refs/") || strings.Contains(r, "..") {
+			return removed, fmt.Errorf("clear the lock of ref %q: not a ref under refs/", r)
+		}
+		targets = append(targets, s.refPath(r))
+	}
+	for _, target := range targets {
+		l, err := s.clearOrphan(target)
+		if l != nil {
+			removed = append(removed, l.Path)
+		}
+		if err != nil {
+			return removed, fmt.Errorf("clear an orphaned lock: %w", err)
+		}
+	}
+	files, err := s.MergeLeftovers(true)
+	return append(removed, files...), err
 }

@@ -102,8 +102,26 @@ func (m *Main) syncer(ctx context.Context, dir string, s *teamsync.Syncer) error
 	s.Join = func(ctx context.Context) ([]resolve.Resolved, error) { return resolve.JoinCopies(ctx, dir) }
 	s.Lint = func(ctx context.Context) (teamsync.Lint, error) { return teamsync.LintOf(m.openVaultAt(ctx, dir)) }
 	s.Lock = func(ctx context.Context) (context.Context, func(), error) { return gitrepo.Lock(ctx, dir) }
+	s.Leftovers = func(ctx context.Context, refs []string, wait bool) ([]string, error) {
+		store, err := gitrepo.OpenStore(ctx, dir)
+		if err != nil {
+			return nil, err
+		}
+		defer store.Close()
+		if wait {
+			wctx, cancel := context.WithTimeout(ctx, killedGitWait)
+			store.WaitQuiet(wctx)
+			cancel()
+		}
+		return store.ClearKilled(ctx, refs)
+	}
 	return nil
 }
+
+// killedGitWait bounds sync's wait for the git processes of a killed sync
+// (the merge driver finishing its file) before it clears their locks; a
+// lock still held after it stays, and the step that trips on it says so.
+const killedGitWait = 30 * time.Second
 
 // networkTimeoutFlag declares --network-timeout, which bounds each git
 // fetch and push of a sync.

@@ -52,11 +52,14 @@ func (s *Syncer) mergeAside(ctx context.Context, gitDir, upstream, branch string
 		if now, err := s.git(ctx, nil, "rev-parse", "--verify", "HEAD"); err != nil || strings.TrimSpace(now) != head {
 			return nil // a write moved HEAD: merge again, locked
 		}
-		if _, err := s.git(ctx, nil, "merge", "--ff-only", "--quiet", commit); err != nil {
-			return nil // the work tree is in the way: the locked merge autostashes
-		}
-		published, rep.Merged = true, true
-		return s.join(ctx, rep)
+		s.progress("publish the merge (fast-forward to " + commit[:min(12, len(commit))] + ")")
+		return s.marked(ctx, gitDir, mark{Op: opPublish, Head: head, Commit: commit}, func() error {
+			if _, err := s.git(ctx, nil, "merge", "--ff-only", "--quiet", commit); err != nil {
+				return nil // the work tree is in the way: the locked merge autostashes
+			}
+			published, rep.Merged = true, true
+			return s.join(ctx, rep)
+		})
 	})
 	return published, err
 }

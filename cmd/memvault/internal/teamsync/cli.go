@@ -40,7 +40,11 @@ names it and why); the others are resolved all the same.`
 // SyncHelp is `memvault sync --help`.
 const SyncHelp = `sync brings this clone's memory in step with its remote, in one command:
 
-  1. refuses to start while a merge, rebase or cherry-pick is under way;
+  1. refuses to start while a merge, rebase or cherry-pick is under way,
+     except one a killed sync left (it wrote a mark in .git/memvault):
+     that one is undone (git merge --abort, the files git was writing
+     checked out again, the changes git had set aside put back), the
+     locks the killed git left are removed, and the sync goes on;
   2. commits pending memory files as doctor --fix does (hand edits that
      parse, an interrupted write, the merge driver's setup: the vault's
      .gitattributes is written and committed when missing); a file that

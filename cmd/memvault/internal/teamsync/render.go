@@ -41,6 +41,9 @@ func WriteResolved(w io.Writer, dir string, rs []resolve.Resolved, ok bool) {
 // WriteReport prints what a sync did, in a few lines, and what resolve
 // did with the vault at dir; err is the sync's error, if any.
 func WriteReport(w io.Writer, dir string, rep Report, err error) {
+	if rep.Recovered != "" {
+		fmt.Fprintf(w, "recovered: a sync killed in its %s was undone (the repository is as before it), then synced again\n", rep.Recovered)
+	}
 	if rep.Committed != "" {
 		fmt.Fprintf(w, "committed: %s\n", rep.Committed)
 	}

@@ -132,6 +132,13 @@ type Syncer struct {
 	// NetworkTimeout bounds each git fetch and push; zero or negative
 	// means none (cmd/memvault sets DefaultNetworkTimeout).
 	NetworkTimeout time.Duration
+	// Leftovers removes what a killed git left that git never clears
+	// itself (gitstore.Store.ClearKilled): orphaned lock files (also of
+	// refs, full names) and the merge driver's temporary files, and
+	// returns the files it removed. With wait it first waits, within ctx,
+	// for the git processes of a killed sync still finishing their last
+	// file. Sync calls it holding the write lock. nil: none.
+	Leftovers func(ctx context.Context, refs []string, wait bool) ([]string, error)
 }
 
 // Report is what a sync did.
@@ -150,6 +157,9 @@ type Report struct {
 	// rounds. PushedNew says the remote lacked commits the push brought.
 	Pushed, PushedNew bool
 	Attempts          int
+	// Recovered names the step (merge, rebase, publish) of a killed sync
+	// this sync undid before it began; "" when there was none.
+	Recovered string
 	// Broken lists the memory files with errors after the merge: left
 	// out of what sync commits, and never a reason to stop the rest.
 	Broken []Broken
@@ -164,6 +174,9 @@ func (s *Syncer) Run(ctx context.Context) (Report, error) {
 		return rep, &StepError{StepCheck, err}
 	}
 	gitDir = strings.TrimSpace(gitDir)
+	if err := s.recoverKilled(ctx, gitDir, &rep); err != nil {
+		return rep, &StepError{StepCheck, err}
+	}
 	if err := inProgress(gitDir); err != nil {
 		return rep, &StepError{StepCheck, err}
 	}
@@ -198,6 +211,13 @@ func (s *Syncer) Run(ctx context.Context) (Report, error) {
 	// still arrives.
 	s.progress("commit pending memory files")
 	commitErr := s.locked(ctx, StepCommit, func(ctx context.Context) (err error) {
+		if s.Leftovers != nil {
+			// A fetch or push killed in a sync leaves the lock of the
+			// remote-tracking ref, which every later fetch trips on.
+			if _, err := s.Leftovers(ctx, []string{"refs/remotes/" + rep.Remote + "/" + rep.RemoteBranch}, false); err != nil {
+				return &StepError{StepCommit, err}
+			}
+		}
 		if rep.Committed, err = s.Commit(ctx); err != nil {
 			return &StepError{StepCommit, err}
 		}
@@ -344,15 +364,27 @@ func (s *Syncer) integrateLocked(ctx context.Context, gitDir, upstream string, r
 		if err := inProgress(gitDir); err != nil {
 			return &StepError{StepCheck, err}
 		}
-		merged, err := s.integrate(ctx, upstream, rep)
-		if err != nil {
-			return err
+		m := mark{Op: opMerge}
+		if s.Rebase {
+			m.Op = opRebase
 		}
-		rep.Merged = rep.Merged || merged
-		if merged {
-			return s.join(ctx, rep)
+		head, herr := s.git(ctx, nil, "rev-parse", "--verify", "HEAD")
+		commit, cerr := s.git(ctx, nil, "rev-parse", "--verify", upstream+"^{commit}")
+		if herr != nil || cerr != nil {
+			return &StepError{StepMerge, errors.Join(herr, cerr)}
 		}
-		return nil
+		m.Head, m.Commit = strings.TrimSpace(head), strings.TrimSpace(commit)
+		return s.marked(ctx, gitDir, m, func() error {
+			merged, err := s.integrate(ctx, upstream, rep)
+			if err != nil {
+				return err
+			}
+			rep.Merged = rep.Merged || merged
+			if merged {
+				return s.join(ctx, rep)
+			}
+			return nil
+		})
 	})
 }
 
