@@ -19,6 +19,7 @@ import (
 	"unsafe"
 
 	"github.com/memvault/memvault/vault/index"
+	"github.com/memvault/memvault/vault/internal/exestamp"
 )
 
 // A headers-only vault (Options.HeadersOnly) is what a process that only
@@ -220,21 +221,12 @@ type titledSig struct {
 	sig titleSig
 }
 
-// executableStamp names the running program's file: path, size and
-// modification time. A cache written by another build is not read: the
-// parser or the tokenizer may have changed how a header or a title's
-// terms are derived. "" when it cannot be known; no cache is used then.
-func executableStamp() string {
-	exe, err := os.Executable()
-	if err != nil {
-		return ""
-	}
-	fi, err := os.Stat(exe)
-	if err != nil {
-		return ""
-	}
-	return exe + "\x00" + strconv.FormatInt(fi.Size(), 10) + "\x00" + strconv.FormatInt(fi.ModTime().UnixNano(), 10)
-}
+// executableStamp names the running program: its Go build ID, the same
+// for every copy of one build (see exestamp). A cache written by another
+// build is not read: the parser or the tokenizer may have changed how a
+// header or a title's terms are derived. "" when it cannot be known; no
+// cache is used then.
+func executableStamp() string { return exestamp.Stamp() }
 
 // readHeaderCache reads the cache file at path, if stamp wrote it: its
 // entries sorted by path. A missing, unreadable or damaged file is an
