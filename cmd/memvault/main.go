@@ -14,10 +14,12 @@ import (
 
 func main() {
 	memlimit.Apply(os.Getenv)
+	stopProfiles := startProfiles(os.Getenv, os.Stderr)
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	m := NewMain(os.Stdin, os.Stdout, os.Stderr)
 	m.OneShot = func() func() { return memlimit.OneShot(os.Getenv) }
 	code := m.Run(ctx, os.Args[1:])
 	stop()
+	stopProfiles()
 	os.Exit(code)
 }

@@ -158,13 +158,16 @@ func New(cfg Config) *Server {
 	}
 	s.project = &discovery{logger: logger, cwd: cfg.Cwd, gitRoot: cfg.GitRoot,
 		open: func(dir string) *slot { return open(vault.ProjectVault, dir) }}
+	// The tools first: the loads started below take both cores of a small
+	// machine, and the client waits for initialize and tools/list, not
+	// for them.
+	s.register()
 	if cfg.ProjectDir != "" {
 		s.project.found(cfg.ProjectDir)
 	}
 	if cfg.UserDir != "" && cfg.UserDir != cfg.ProjectDir {
 		s.user = open(vault.UserVault, cfg.UserDir)
 	}
-	s.register()
 	return s
 }
 
