@@ -1,6 +1,7 @@
 package main
 
 import (
+	"crypto/sha256"
 	"fmt"
 	"os"
 	"os/exec"
@@ -10,13 +11,12 @@ import (
 )
 
 // testBinary is the real memvault binary the end-to-end tests start. It is
-// built at most once per run of the package's tests: TestMain makes the
-// folder and removes it afterwards, the first test that needs the binary
-// builds it there, and every later one gets the same path. Building it
-// lazily keeps `go test -run` of tests that never start it from paying
-// for a link.
+// built at most once per run of the package's tests (see buildMemvault):
+// the first test that needs the binary builds it, and every later one gets
+// the same path. Building it lazily keeps `go test -run` of tests that
+// never start it from paying for a link.
 var testBinary struct {
-	dir  string // set by withBinaryDir.Run before any test runs
+	dir  string // a folder for this run, set by withBinaryDir.Run before any test runs
 	once sync.Once
 	path string
 	err  error
@@ -40,11 +40,25 @@ func (w withBinaryDir) Run() int {
 
 // buildMemvault returns the path of the memvault binary, built from this
 // package (without -race, whatever the tests run with) the first time a
-// test asks.
+// test asks. It is built into a folder kept between runs, one per copy of
+// the source: go build leaves an up-to-date binary as it is, and linking
+// a new one costs about 4 s of CPU, which a run that changed only tests
+// need not pay. go build renames the new binary into place, so a second
+// run at the same time still starts a whole one.
 func buildMemvault(t testing.TB) string {
 	t.Helper()
 	testBinary.once.Do(func() {
-		bin := filepath.Join(testBinary.dir, "memvault")
+		src, err := os.Getwd()
+		if err != nil {
+			testBinary.err = err
+			return
+		}
+		dir := filepath.Join(os.TempDir(), fmt.Sprintf("memvault-test-bin-%x", sha256.Sum256([]byte(src))))
+		if err := os.MkdirAll(dir, 0o755); err != nil {
+			testBinary.err = err
+			return
+		}
+		bin := filepath.Join(dir, "memvault")
 		if out, err := exec.Command("go", "build", "-o", bin, ".").CombinedOutput(); err != nil {
 			testBinary.err = fmt.Errorf("go build: %w\n%s", err, out)
 			return

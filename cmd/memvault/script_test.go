@@ -154,8 +154,13 @@ func isolateProcessGit(home string) error {
 	return nil
 }
 
-// TestScript runs the end-to-end scripts in testdata/script.
+// TestScript runs the end-to-end scripts in testdata/script. Their 250
+// or so commands, each a process start, cost about 30 s of CPU: too much
+// for the -short inner loop, so they run without -short, as CI does.
 func TestScript(t *testing.T) {
+	if testing.Short() {
+		t.Skip("the scripts cost about 30 s of CPU; they run without -short, as CI does")
+	}
 	t.Parallel()
 	sample, err := filepath.Abs(filepath.Join("..", "..", "sample-vault"))
 	if err != nil {
