@@ -197,7 +197,7 @@ func (g *Repo) inVault(repoRel string) string {
 func (g *Repo) Log(ctx context.Context, path string, opts history.LogOptions) ([]history.LogEntry, error) {
 	cs, err := g.store.History(ctx, g.repoRel(path), gitstore.HistoryOptions{
 		Rev: opts.Rev, Follow: opts.Follow, NoRenames: opts.NoRenames, Limit: opts.Limit, FullHistory: opts.FullHistory,
-		Index: g.historyIndex(ctx)})
+		Index: g.historyIndex(ctx, opts)})
 	if err != nil {
 		return nil, notFound(err)
 	}

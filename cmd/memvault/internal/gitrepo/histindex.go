@@ -9,15 +9,18 @@ import (
 	"github.com/memvault/memvault/cmd/memvault/internal/histindex"
 	"github.com/memvault/memvault/gitstore"
 	"github.com/memvault/memvault/vault/commitmsg"
+	"github.com/memvault/memvault/vault/history"
 )
 
 // historyIndex returns the vault's history index brought up to HEAD, for
 // Log: with it a memory's history reads only the commits that touched
 // its file or name it, not the whole log. The index is saved in the git
-// folder when it changed, so the next process starts from it. It returns
-// nil (Log walks without it) when there is no HEAD or the index cannot be
-// brought up to date: it is only a cache.
-func (g *Repo) historyIndex(ctx context.Context) gitstore.HistoryIndex {
+// folder when it changed, so the next process starts from it. A walk
+// that opts says is short (a limit, no trailer to find: the timeline's
+// pages) does not build a missing index, it uses one that is there. It
+// returns nil (Log walks without it) when there is no HEAD or the index
+// cannot be brought up to date: it is only a cache.
+func (g *Repo) historyIndex(ctx context.Context, opts history.LogOptions) gitstore.HistoryIndex {
 	if g.noHist {
 		return nil
 	}
@@ -25,6 +28,9 @@ func (g *Repo) historyIndex(ctx context.Context) gitstore.HistoryIndex {
 		g.hist = histindex.New(g.prefix, commitmsg.KeyID)
 		_ = g.hist.Load(g.historyIndexPath()) // none or damaged: built afresh
 	})
+	if opts.Limit > 0 && opts.Follow == "" && g.hist.Snapshot().Len() == 0 {
+		return nil
+	}
 	head, err := g.store.Resolve(ctx, "")
 	if err != nil {
 		return nil
@@ -39,10 +45,6 @@ func (g *Repo) historyIndex(ctx context.Context) gitstore.HistoryIndex {
 	}
 	return snap
 }
-
-// WarmHistory brings the history index up to HEAD (a server does it at
-// start, so that the first memory page does not pay for it).
-func (g *Repo) WarmHistory(ctx context.Context) { g.historyIndex(ctx) }
 
 // historyIndexPath is where the vault's history index is saved: in the
 // git folder, one file per vault folder of the repository.
