@@ -10,6 +10,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/memvault/memvault/cmd/memvault/internal/cputime"
 	"github.com/memvault/memvault/cmd/memvault/internal/histindex"
 	"github.com/memvault/memvault/gitstore"
 )
@@ -61,20 +62,23 @@ func BenchmarkIndex(b *testing.B) {
 	file := filepath.Join(b.TempDir(), "history.idx")
 
 	b.Run("build", func(b *testing.B) {
-		var x *histindex.Index
+		var peak uint64
+		c0 := cputime.Process()
 		for b.Loop() {
-			x = histindex.New(".memory", "Memory-Id")
+			var before, after runtime.MemStats
+			runtime.GC()
+			runtime.ReadMemStats(&before)
+			x := histindex.New(".memory", "Memory-Id")
 			if _, err := x.Update(ctx, s, head); err != nil {
 				b.Fatal(err)
 			}
+			runtime.GC()
+			runtime.ReadMemStats(&after)
+			peak = max(peak, after.HeapAlloc-min(before.HeapAlloc, after.HeapAlloc))
+			runtime.KeepAlive(x)
 		}
-		runtime.GC()
-		var before, after runtime.MemStats
-		runtime.ReadMemStats(&before)
-		x = nil
-		runtime.GC()
-		runtime.ReadMemStats(&after)
-		b.ReportMetric(float64(before.HeapAlloc-after.HeapAlloc)/(1<<20), "index-MB")
+		b.ReportMetric(float64((cputime.Process()-c0).Milliseconds())/float64(b.N), "cpu-ms/op")
+		b.ReportMetric(float64(peak)/(1<<20), "index-heap-MB")
 	})
 	x := histindex.New(".memory", "Memory-Id")
 	if _, err := x.Update(ctx, s, head); err != nil {
@@ -84,6 +88,8 @@ func BenchmarkIndex(b *testing.B) {
 		b.Fatal(err)
 	}
 	b.Run("load", func(b *testing.B) {
+		c0 := cputime.Process()
+		defer func() { b.ReportMetric(float64((cputime.Process()-c0).Microseconds())/1000/float64(b.N), "cpu-ms/op") }()
 		for b.Loop() {
 			if err := histindex.New(".memory", "Memory-Id").Load(file); err != nil {
 				b.Fatal(err)
@@ -96,6 +102,8 @@ func BenchmarkIndex(b *testing.B) {
 		b.ReportMetric(float64(fi.Size())/(1<<20), "file-MB")
 	})
 	b.Run("one-more-commit", func(b *testing.B) {
+		c0 := cputime.Process()
+		defer func() { b.ReportMetric(float64((cputime.Process()-c0).Microseconds())/1000/float64(b.N), "cpu-ms/op") }()
 		// From the index at commit k-1 to commit k, k near the tip.
 		k := n - 200
 		y := histindex.New(".memory", "Memory-Id")
