@@ -23,8 +23,9 @@ import (
 // that does not decode is ignored: the index is built again.
 const magic = "memvault history index 1\n"
 
-// ErrDamaged reports an index file that does not decode.
-var ErrDamaged = errors.New("history index file damaged")
+// errDamaged reports an index file that does not decode; it reaches no
+// door (a damaged file is built again), so it has no fault kind.
+var errDamaged = errors.New("history index file damaged")
 
 // Encode serialises the snapshot.
 func (s *Snapshot) Encode() []byte {
@@ -76,7 +77,7 @@ type decoder struct {
 
 func (d *decoder) fail(what string) {
 	if d.err == nil {
-		d.err = fmt.Errorf("%w: %s", ErrDamaged, what)
+		d.err = fmt.Errorf("%w: %s", errDamaged, what)
 	}
 }
 
@@ -111,15 +112,15 @@ func (d *decoder) str(what string) string {
 	return string(d.bytes(int(n), what))
 }
 
-// Decode reads a snapshot Encode wrote; the error wraps ErrDamaged when
+// Decode reads a snapshot Encode wrote; the error says what is wrong when
 // data is not one.
 func Decode(data []byte) (*Snapshot, error) {
 	if len(data) < len(magic)+sha256.Size || !bytes.HasPrefix(data, []byte(magic)) {
-		return nil, fmt.Errorf("%w: not an index file", ErrDamaged)
+		return nil, fmt.Errorf("%w: not an index file", errDamaged)
 	}
 	body := data[:len(data)-sha256.Size]
 	if sum := sha256.Sum256(body); !bytes.Equal(sum[:], data[len(body):]) {
-		return nil, fmt.Errorf("%w: checksum", ErrDamaged)
+		return nil, fmt.Errorf("%w: checksum", errDamaged)
 	}
 	d := &decoder{b: body[len(magic):]}
 	s := &Snapshot{prefix: d.str("prefix"), key: d.str("key"), tip: d.str("tip")}
@@ -208,7 +209,7 @@ func (x *Index) Load(path string) error {
 		return fmt.Errorf("%s: %w", path, err)
 	}
 	if s.prefix != x.prefix || s.key != x.key {
-		return fmt.Errorf("%s: %w: made for %q, %q", path, ErrDamaged, s.prefix, s.key)
+		return fmt.Errorf("%s: %w: made for %q, %q", path, errDamaged, s.prefix, s.key)
 	}
 	x.update.Lock()
 	defer x.update.Unlock()
