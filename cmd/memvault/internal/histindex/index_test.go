@@ -340,9 +340,9 @@ func TestIndexedHistoryIsTheFullWalk(t *testing.T) {
 	if _, err := exec.LookPath("git"); err != nil {
 		t.Skip("git is not installed")
 	}
-	seeds, steps := 6, 80
+	seeds, steps := 4, 80
 	if testing.Short() {
-		seeds, steps = 2, 40
+		seeds, steps = 1, 30
 	}
 	for seed := range seeds {
 		t.Run(fmt.Sprint(seed), func(t *testing.T) {
