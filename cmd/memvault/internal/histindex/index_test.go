@@ -192,7 +192,9 @@ func (r *randomRepo) step() {
 		}
 		r.git("add", "-A")
 		if err := r.tryGit("commit", "-q", "--no-edit"); err != nil {
+			// Nothing to merge (an ancestor): leave no staged change.
 			r.tryGit("merge", "--abort")
+			r.git("reset", "-q", "--hard")
 		}
 	case k < 19: // amend: the old tip is no longer an ancestor
 		p := pick()
