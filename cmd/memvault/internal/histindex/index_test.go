@@ -42,14 +42,19 @@ func newRandomRepo(t *testing.T, seed uint64) *randomRepo {
 	return r
 }
 
-func (r *randomRepo) git(args ...string) string {
-	r.t.Helper()
+// command is git in the repository, dated at the repository's clock.
+func (r *randomRepo) command(args ...string) *exec.Cmd {
 	c := exec.Command("git", append([]string{"-C", r.dir}, args...)...)
 	date := fmt.Sprintf("%d +0000", r.when.Unix())
 	c.Env = append(os.Environ(), "GIT_CONFIG_GLOBAL=/dev/null", "GIT_CONFIG_SYSTEM=/dev/null",
 		"GIT_AUTHOR_NAME=A", "GIT_AUTHOR_EMAIL=a@example.com", "GIT_COMMITTER_NAME=C", "GIT_COMMITTER_EMAIL=c@example.com",
 		"GIT_AUTHOR_DATE="+date, "GIT_COMMITTER_DATE="+date)
-	out, err := c.CombinedOutput()
+	return c
+}
+
+func (r *randomRepo) git(args ...string) string {
+	r.t.Helper()
+	out, err := r.command(args...).CombinedOutput()
 	if err != nil {
 		r.t.Fatalf("git %v: %v\n%s", args, err, out)
 	}
@@ -57,14 +62,7 @@ func (r *randomRepo) git(args ...string) string {
 }
 
 // tryGit is git for commands that may fail (a merge with conflicts).
-func (r *randomRepo) tryGit(args ...string) error {
-	c := exec.Command("git", append([]string{"-C", r.dir}, args...)...)
-	date := fmt.Sprintf("%d +0000", r.when.Unix())
-	c.Env = append(os.Environ(), "GIT_CONFIG_GLOBAL=/dev/null", "GIT_CONFIG_SYSTEM=/dev/null",
-		"GIT_AUTHOR_NAME=A", "GIT_AUTHOR_EMAIL=a@example.com", "GIT_COMMITTER_NAME=C", "GIT_COMMITTER_EMAIL=c@example.com",
-		"GIT_AUTHOR_DATE="+date, "GIT_COMMITTER_DATE="+date)
-	return c.Run()
-}
+func (r *randomRepo) tryGit(args ...string) error { return r.command(args...).Run() }
 
 // content is a memory-like file: its lines mostly survive edits, so git
 // and gitstore see renames.
