@@ -139,7 +139,7 @@ func (w *rangeWalk) push(h plumbing.Hash, unint bool) error {
 		w.interesting++
 	}
 	w.seq++
-	heap.Push(&w.queue, walkItem{commit: c, seq: w.seq})
+	heap.Push(&w.queue, walkItem{commit: c, when: c.Committer.When.Unix(), node: -1, seq: w.seq})
 	return nil
 }
 

@@ -35,6 +35,35 @@ type HistoryOptions struct {
 	// still left out, but the other side's commits that changed the path
 	// are listed too (an edit the merge's rules outranked, say).
 	FullHistory bool
+	// Index, when set, answers for the commits it holds what the walk
+	// would otherwise read from each commit and its trees, so that only
+	// the commits where the path changed (or that carry the Follow
+	// trailer) are read. The result is the same with or without it. It
+	// is not used with Match.
+	Index HistoryIndex
+}
+
+// HistoryIndex holds, for a set of commits closed under their parents,
+// what History asks of each commit: its parents and commit time, which
+// paths differ from each parent, and some trailers of its message.
+// Commits are numbered by the index.
+type HistoryIndex interface {
+	// Lookup returns the number of the commit with this id, false when
+	// the index does not hold it.
+	Lookup(hash string) (int, bool)
+	// Commit returns commit n's id, its committer time in Unix seconds
+	// and its parents' numbers, first parent first.
+	Commit(n int) (hash string, when int64, parents []int)
+	// Changed reports whether the entry at path (file, folder or
+	// submodule, with its mode; absent on both sides is the same) differs
+	// between commit n and its i-th parent; for a root commit, i is 0
+	// and the entry is compared with nothing. ok is false when the index
+	// does not cover path.
+	Changed(n, i int, path string) (changed, ok bool)
+	// Trailer reports whether commit n's message has a line "key: value"
+	// (key compared case-insensitively, both trimmed); ok is false when
+	// the index does not record key.
+	Trailer(n int, key, value string) (has, ok bool)
 }
 
 // CommitInfo is one commit in a path's history.
@@ -87,6 +116,13 @@ func (s *Store) History(ctx context.Context, path string, opts HistoryOptions) (
 		}
 	}
 	w := &historyWalk{s: s, ctx: ctx, opts: opts, match: match, seen: make(map[plumbing.Hash]bool)}
+	if opts.Index != nil && opts.Match == nil {
+		w.index, w.seenNode = opts.Index, make(map[int]bool)
+		if opts.Follow != "" {
+			k, v, _ := strings.Cut(opts.Follow, ":")
+			w.followKey, w.followVal = strings.TrimSpace(k), strings.TrimSpace(v)
+		}
+	}
 	if err := w.push(start, rel); err != nil {
 		return nil, err
 	}
@@ -126,27 +162,111 @@ type historyWalk struct {
 	queue walkQueue
 	seq   int
 	out   []CommitInfo
+
+	// index, when set, stands in for the commits it holds: they are
+	// queued by number (seenNode) and read only where the path changed.
+	index                HistoryIndex
+	seenNode             map[int]bool
+	followKey, followVal string
 }
 
 func (w *historyWalk) push(h plumbing.Hash, path string) error {
 	if w.seen[h] {
 		return nil
 	}
+	if w.index != nil {
+		if n, ok := w.index.Lookup(h.String()); ok {
+			w.pushNode(n, path)
+			return nil
+		}
+	}
 	c, err := w.s.getCommit(h)
 	if err != nil {
 		return err
 	}
 	w.seq++
-	heap.Push(&w.queue, walkItem{commit: c, path: path, seq: w.seq})
+	heap.Push(&w.queue, walkItem{commit: c, when: c.Committer.When.Unix(), node: -1, path: path, seq: w.seq})
 	return nil
+}
+
+// pushNode queues the index's commit n.
+func (w *historyWalk) pushNode(n int, path string) {
+	if w.seenNode[n] {
+		return
+	}
+	_, when, _ := w.index.Commit(n)
+	w.seq++
+	heap.Push(&w.queue, walkItem{when: when, node: n, path: path, seq: w.seq})
+}
+
+// visitNode does what visit does for the index's commit n where the
+// answer needs nothing but the index: it reports false, having changed
+// nothing, when the commit must be read (it changed the path, carries the
+// trailer, or the index cannot tell).
+func (w *historyWalk) visitNode(n int, path string) bool {
+	_, _, parents := w.index.Commit(n)
+	matched := false
+	if w.followKey != "" && len(parents) < 2 {
+		has, ok := w.index.Trailer(n, w.followKey, w.followVal)
+		if !ok {
+			return false
+		}
+		matched = has
+	}
+	same := -1
+	for i := range max(len(parents), 1) {
+		changed, ok := w.index.Changed(n, i, path)
+		if !ok {
+			return false
+		}
+		if !changed && same < 0 {
+			same = i
+		}
+	}
+	switch {
+	case len(parents) == 0:
+		// Listed when the path is there (it differs from nothing).
+		return same == 0 && !matched
+	case len(parents) > 1:
+		if same < 0 {
+			return false // listed
+		}
+		if !w.opts.FullHistory {
+			w.pushNode(parents[same], path)
+			return true
+		}
+		for _, p := range parents {
+			w.pushNode(p, path)
+		}
+		return true
+	case same == 0 && !matched:
+		w.pushNode(parents[0], path)
+		return true
+	}
+	return false
 }
 
 func (w *historyWalk) visit(it walkItem) error {
 	c := it.commit
-	if w.seen[c.Hash] {
-		return nil
+	if it.node >= 0 {
+		if w.seenNode[it.node] {
+			return nil
+		}
+		w.seenNode[it.node] = true
+		if w.visitNode(it.node, it.path) {
+			return nil
+		}
+		hash, _, _ := w.index.Commit(it.node)
+		var err error
+		if c, err = w.s.getCommit(plumbing.NewHash(hash)); err != nil {
+			return err
+		}
+	} else {
+		if w.seen[c.Hash] {
+			return nil
+		}
+		w.seen[c.Hash] = true
 	}
-	w.seen[c.Hash] = true
 	cur, curOK, err := w.s.lookupPath(c.TreeHash, it.path)
 	if err != nil {
 		return err
@@ -277,7 +397,9 @@ func (s *Store) renameSource(ctx context.Context, parentTree, tree plumbing.Hash
 // walkItem is a commit waiting to be visited, with the path tracked on the
 // line of history that reached it.
 type walkItem struct {
-	commit *object.Commit
+	commit *object.Commit // nil for an index's commit
+	when   int64          // committer time, Unix seconds
+	node   int            // the index's number, -1 for none
 	path   string
 	seq    int
 }
@@ -287,9 +409,8 @@ type walkQueue []walkItem
 
 func (q walkQueue) Len() int { return len(q) }
 func (q walkQueue) Less(i, j int) bool {
-	ti, tj := q[i].commit.Committer.When, q[j].commit.Committer.When
-	if !ti.Equal(tj) {
-		return ti.After(tj)
+	if q[i].when != q[j].when {
+		return q[i].when > q[j].when
 	}
 	return q[i].seq < q[j].seq
 }

@@ -46,6 +46,12 @@ type servedVault struct {
 	// pastVault reads the vault as recorded at an instant (servedAsOf).
 	pastVault func(ctx context.Context, at time.Time) (*vault.Vault, error)
 
+	// pastRepo reads the served repository's past for History (the
+	// store is the served one, closed with it).
+	pastOnce sync.Once
+	pastRepo *gitrepo.Repo
+	pastErr  error
+
 	mu   sync.Mutex
 	seen string // HEAD when the index was last known current
 	own  string // the last commit this server made
@@ -170,8 +176,16 @@ func (o *servedVault) Loaded() (*vault.Vault, bool, error) {
 // Head reads the repository's HEAD.
 func (o *servedVault) Head(ctx context.Context) (string, error) { return o.head(ctx) }
 
-// History tells a memory's story, opening the repository for the call.
+// History tells a memory's story. Once the vault is loaded it reads the
+// served repository, whose history index (gitrepo) stays in memory for
+// the server's life; before, it opens the repository for the call.
 func (o *servedVault) History(ctx context.Context, id string, cur *vault.Memory) (*history.Story, error) {
+	if _, loaded, _ := o.Loaded(); loaded && o.store != nil {
+		o.pastOnce.Do(func() { o.pastRepo, o.pastErr = gitrepo.New(o.store, o.dir) })
+		if o.pastErr == nil {
+			return o.pastRepo.Past(o.now).History(ctx, id, cur)
+		}
+	}
 	g, err := needRepoAt(ctx, o.dir, "memory_history")
 	if err != nil {
 		return nil, err

@@ -7,8 +7,10 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"sync"
 	"time"
 
+	"github.com/memvault/memvault/cmd/memvault/internal/histindex"
 	"github.com/memvault/memvault/gitstore"
 	"github.com/memvault/memvault/vault"
 	"github.com/memvault/memvault/vault/doctor"
@@ -118,6 +120,13 @@ type Repo struct {
 	// same folder relative to the repository root, with slashes ("" at
 	// the root).
 	dir, prefix string
+
+	// hist is the history index Log walks with (historyIndex), loaded
+	// from the git folder on first use; noHist turns it off (tests
+	// compare both walks).
+	histOnce sync.Once
+	hist     *histindex.Index
+	noHist   bool
 }
 
 var (
@@ -188,7 +197,8 @@ func (g *Repo) inVault(repoRel string) string {
 // Log implements history.Repo.
 func (g *Repo) Log(ctx context.Context, path string, opts history.LogOptions) ([]history.LogEntry, error) {
 	cs, err := g.store.History(ctx, g.repoRel(path), gitstore.HistoryOptions{
-		Rev: opts.Rev, Follow: opts.Follow, NoRenames: opts.NoRenames, Limit: opts.Limit, FullHistory: opts.FullHistory})
+		Rev: opts.Rev, Follow: opts.Follow, NoRenames: opts.NoRenames, Limit: opts.Limit, FullHistory: opts.FullHistory,
+		Index: g.historyIndex(ctx, opts)})
 	if err != nil {
 		return nil, notFound(err)
 	}

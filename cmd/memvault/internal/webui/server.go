@@ -14,6 +14,7 @@ import (
 	"log/slog"
 	"net/http"
 	"net/url"
+	"path/filepath"
 	"strings"
 	"sync"
 	"time"
@@ -148,6 +149,18 @@ type view struct {
 	CSRF             string
 	Dir              string
 	Data             any
+}
+
+// Place names the vault in the footer by its last two folders
+// ("shopflow/.memory"): the same wherever the repository is checked out,
+// so screenshots do not show a temporary path; Dir, the full path, is
+// its title.
+func (v view) Place() string {
+	parent, base := filepath.Base(filepath.Dir(v.Dir)), filepath.Base(v.Dir)
+	if parent == "/" || parent == "." || parent == string(filepath.Separator) {
+		return base
+	}
+	return parent + "/" + base
 }
 
 // T is the UI string key in the page's language.

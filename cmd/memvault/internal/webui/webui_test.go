@@ -22,7 +22,9 @@ var sampleNow = time.Date(2026, 12, 1, 12, 0, 0, 0, time.UTC)
 // serves its pages.
 func sampleServer(t *testing.T) *httptest.Server {
 	t.Helper()
-	root := t.TempDir()
+	// Named as the demo's repository: the footer (and the screenshots in
+	// docs/) show its folder's name.
+	root := filepath.Join(t.TempDir(), "shopflow")
 	if err := samplehistory.Replay(t.Context(), filepath.Join("..", "..", "..", "..", "sample-vault"), root); err != nil {
 		t.Fatal(err)
 	}
@@ -81,6 +83,14 @@ func internalLinks(page string) []string {
 func TestPagesOnTheSampleVault(t *testing.T) {
 	t.Parallel()
 	ts := sampleServer(t)
+
+	t.Run("the footer names the vault by its folders, the full path as title", func(t *testing.T) {
+		_, body := get(t, ts, "/")
+		foot := regexp.MustCompile(`<code title="([^"]*)">([^<]*)</code></p></footer>`).FindStringSubmatch(body)
+		if foot == nil || foot[2] != "shopflow/.memory" || !filepath.IsAbs(foot[1]) || !strings.HasSuffix(foot[1], filepath.Join("shopflow", ".memory")) {
+			t.Errorf("footer %q, want shopflow/.memory with the full path as title", foot)
+		}
+	})
 
 	t.Run("search finds the settlement design first", func(t *testing.T) {
 		code, body := get(t, ts, "/search?q="+url.QueryEscape("结算模块怎么设计的"))
