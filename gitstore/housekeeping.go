@@ -17,9 +17,22 @@ import (
 // memories). So after a commit that leaves more loose objects than git's
 // own threshold (gc.auto, estimated as git does), Commit starts `git gc
 // --auto` in the background, off the write's path, one at a time.
+//
+// A count is not enough: each write of a memory in a large folder leaves
+// a new tree of that folder (tens of KB at 1,000 memories), so 3,775
+// loose objects, under gc.auto's 6,700, weighed 219 MiB. When the loose
+// objects' bytes (estimated the same way) pass defaultLooseBytes, Commit
+// starts an incremental `git repack -d` instead: it packs the loose
+// objects into one new pack (consecutive trees delta well) and removes
+// them, leaving the packs that exist alone; git gc --auto merges packs
+// once they pass gc.autoPackLimit.
 
 // defaultGCAuto is git's default gc.auto.
 const defaultGCAuto = 6700
+
+// defaultLooseBytes bounds the loose objects' size before Commit packs
+// them: about 500 writes at 1,000 memories in one folder.
+const defaultLooseBytes = 32 << 20
 
 // gcAutoConfig reads gc.auto as git does: 0 or less turns automatic
 // housekeeping off.
@@ -34,23 +47,40 @@ func gcAutoConfig(cfg *gitConfig) int {
 	return n
 }
 
-// tooManyLoose is git's own estimate (too_many_loose_objects): the loose
-// objects in objects/17 times 256 pass gc.auto.
-func (s *Store) tooManyLoose() bool {
+// housekeeping returns the git command that packs what the commits left,
+// or nil: git gc --auto past gc.auto loose objects, else git repack -d
+// past looseBytes. Both are estimated as git estimates the count
+// (too_many_loose_objects): what objects/17 holds, times 256. gc.auto 0
+// or less turns both off.
+func (s *Store) housekeeping() []string {
 	if s.gcAuto <= 0 {
-		return false
+		return nil
 	}
 	ents, err := os.ReadDir(filepath.Join(s.commonDir, "objects", "17"))
 	if err != nil {
-		return false
+		return nil
 	}
-	n := 0
+	n, size := 0, int64(0)
 	for _, e := range ents {
-		if len(e.Name()) == 38 && isHex(e.Name()) {
-			n++
+		if len(e.Name()) != 38 || !isHex(e.Name()) {
+			continue
+		}
+		n++
+		if fi, err := e.Info(); err == nil {
+			size += fi.Size()
 		}
 	}
-	return n > (s.gcAuto+255)/256
+	limit := s.looseBytes
+	if limit == 0 {
+		limit = defaultLooseBytes
+	}
+	switch {
+	case n > (s.gcAuto+255)/256:
+		return []string{"-c", "gc.autoDetach=false", "gc", "--auto", "--quiet"}
+	case size*256 > limit:
+		return []string{"repack", "-d", "-q"}
+	}
+	return nil
 }
 
 func isHex(s string) bool {
@@ -62,14 +92,18 @@ func isHex(s string) bool {
 	return true
 }
 
-// housekeep starts `git gc --auto` when tooManyLoose, unless one started
-// by this store still runs; it returns at once. The gc runs in the
-// foreground of its own process (gc.autoDetach=false), which this store
-// waits for in a goroutine, so that two never run at once from here (and
-// git's gc.pid keeps another process's away). A CLI that exits leaves it
-// running to its end.
+// housekeep starts what housekeeping names, unless one started by this
+// store still runs; it returns at once. git runs in the foreground of its
+// own process (gc.autoDetach=false), which this store waits for in a
+// goroutine, so that two never run at once from here (and git's gc.pid
+// keeps another process's gc away). A CLI that exits leaves it running to
+// its end.
 func (s *Store) housekeep() {
-	if s.NoHousekeeping || !s.tooManyLoose() || !s.gcRunning.CompareAndSwap(false, true) {
+	if s.NoHousekeeping || s.gcRunning.Load() {
+		return
+	}
+	args := s.housekeeping()
+	if args == nil || !s.gcRunning.CompareAndSwap(false, true) {
 		return
 	}
 	git, err := exec.LookPath("git")
@@ -77,7 +111,7 @@ func (s *Store) housekeep() {
 		s.gcRunning.Store(false)
 		return
 	}
-	cmd := exec.Command(git, "-c", "gc.autoDetach=false", "gc", "--auto", "--quiet")
+	cmd := exec.Command(git, args...)
 	cmd.Dir = s.root
 	if err := cmd.Start(); err != nil {
 		s.gcRunning.Store(false)
@@ -86,7 +120,7 @@ func (s *Store) housekeep() {
 	done := make(chan struct{})
 	s.gcDone.Store(&done)
 	go func() {
-		cmd.Wait() // a failed gc is git's to report when run by hand
+		cmd.Wait() // a failed gc or repack is git's to report when run by hand
 		s.gcRunning.Store(false)
 		close(done)
 	}()

@@ -2,6 +2,7 @@ package gitstore
 
 import (
 	"fmt"
+	"math/rand/v2"
 	"os/exec"
 	"path/filepath"
 	"testing"
@@ -56,4 +57,47 @@ func must[T any](v T, err error) T {
 		panic(err)
 	}
 	return v
+}
+
+// TestCommitRepacksPastLooseBytes (issue 24 finding 8, by size): loose
+// objects under gc.auto's count can still weigh hundreds of MiB (a tree
+// of a large folder per write). Once their bytes pass the bound, Commit
+// starts git repack -d in the background, which git gc --auto would not
+// (under its count it does nothing); when it ends the objects are packed.
+func TestCommitRepacksPastLooseBytes(t *testing.T) {
+	t.Parallel()
+	if _, err := exec.LookPath("git"); err != nil {
+		t.Skip("git is not installed")
+	}
+	_, s := newRepo(t)
+	s.NoSync = true
+	s.looseBytes = 256 << 10
+	rng := rand.New(rand.NewPCG(1, 2))
+	// 20 files of 8 KiB of hex a commit (about 90 KiB of loose objects
+	// once compressed), far under gc.auto's 6,700 objects (100 commits
+	// stay under); the loop ends when a commit crossed the bound.
+	for i := 0; s.gcDone.Load() == nil; i++ {
+		if i == 100 {
+			t.Fatalf("no housekeeping after %d commits; objects: %+v", i, must(s.ObjectStats()))
+		}
+		files := map[string]string{}
+		for j := range 20 {
+			b := make([]byte, 4<<10)
+			for k := range b {
+				b[k] = byte(rng.IntN(256))
+			}
+			files[fmt.Sprintf("f%02d.md", j)] = fmt.Sprintf("%x\n", b)
+		}
+		commitFiles(t, s, fmt.Sprint("commit ", i), files)
+	}
+	before := must(s.ObjectStats())
+	if before.Loose > 3000 {
+		t.Fatalf("the test passed gc.auto's count: %+v", before)
+	}
+	if err := s.waitHousekeeping(t.Context()); err != nil {
+		t.Fatal(err)
+	}
+	if o := must(s.ObjectStats()); o.Packs == 0 || o.Loose >= before.Loose/2 {
+		t.Errorf("after the housekeeping: %+v (before %+v), want the loose objects packed", o, before)
+	}
 }
