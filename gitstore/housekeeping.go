@@ -34,15 +34,21 @@ const defaultGCAuto = 6700
 // them: about 500 writes at 1,000 memories in one folder.
 const defaultLooseBytes = 32 << 20
 
+// defaultGCAutoPackLimit is git's default gc.autoPackLimit.
+const defaultGCAutoPackLimit = 50
+
 // gcAutoConfig reads gc.auto as git does: 0 or less turns automatic
 // housekeeping off.
-func gcAutoConfig(cfg *gitConfig) int {
-	if !cfg.has("gc", "auto") {
-		return defaultGCAuto
+func gcAutoConfig(cfg *gitConfig) int { return gcInt(cfg, "auto", defaultGCAuto) }
+
+// gcInt reads gc.<key> as a number, def when unset or not one.
+func gcInt(cfg *gitConfig, key string, def int) int {
+	if !cfg.has("gc", key) {
+		return def
 	}
-	n, err := strconv.Atoi(strings.TrimSpace(cfg.get("gc", "", "auto")))
+	n, err := strconv.Atoi(strings.TrimSpace(cfg.get("gc", "", key)))
 	if err != nil {
-		return defaultGCAuto
+		return def
 	}
 	return n
 }
@@ -50,8 +56,9 @@ func gcAutoConfig(cfg *gitConfig) int {
 // housekeeping returns the git command that packs what the commits left,
 // or nil: git gc --auto past gc.auto loose objects, else git repack -d
 // past looseBytes. Both are estimated as git estimates the count
-// (too_many_loose_objects): what objects/17 holds, times 256. gc.auto 0
-// or less turns both off.
+// (too_many_loose_objects): what objects/17 holds, times 256. Repacks add
+// a pack each: once the packs pass gc.autoPackLimit, git gc --auto (which
+// then merges them) runs instead. gc.auto 0 or less turns all off.
 func (s *Store) housekeeping() []string {
 	if s.gcAuto <= 0 {
 		return nil
@@ -78,9 +85,18 @@ func (s *Store) housekeeping() []string {
 	case n > (s.gcAuto+255)/256:
 		return []string{"-c", "gc.autoDetach=false", "gc", "--auto", "--quiet"}
 	case size*256 > limit:
+		if s.gcAutoPackLimit > 0 && s.countPacks() > s.gcAutoPackLimit {
+			return []string{"-c", "gc.autoDetach=false", "gc", "--auto", "--quiet"}
+		}
 		return []string{"repack", "-d", "-q"}
 	}
 	return nil
+}
+
+// countPacks counts the packs in objects/pack.
+func (s *Store) countPacks() int {
+	packs, _ := filepath.Glob(filepath.Join(s.commonDir, "objects", "pack", "*.pack"))
+	return len(packs)
 }
 
 func isHex(s string) bool {

@@ -64,40 +64,77 @@ func must[T any](v T, err error) T {
 // of a large folder per write). Once their bytes pass the bound, Commit
 // starts git repack -d in the background, which git gc --auto would not
 // (under its count it does nothing); when it ends the objects are packed.
+// Past gc.autoPackLimit packs it starts git gc --auto instead, which
+// merges them.
 func TestCommitRepacksPastLooseBytes(t *testing.T) {
 	t.Parallel()
 	if _, err := exec.LookPath("git"); err != nil {
 		t.Skip("git is not installed")
 	}
-	_, s := newRepo(t)
-	s.NoSync = true
-	s.looseBytes = 256 << 10
-	rng := rand.New(rand.NewPCG(1, 2))
-	// 20 files of 8 KiB of hex a commit (about 90 KiB of loose objects
-	// once compressed), far under gc.auto's 6,700 objects (100 commits
-	// stay under); the loop ends when a commit crossed the bound.
-	for i := 0; s.gcDone.Load() == nil; i++ {
-		if i == 100 {
-			t.Fatalf("no housekeeping after %d commits; objects: %+v", i, must(s.ObjectStats()))
-		}
-		files := map[string]string{}
-		for j := range 20 {
-			b := make([]byte, 4<<10)
-			for k := range b {
-				b[k] = byte(rng.IntN(256))
+	for _, tc := range []struct {
+		name      string
+		packLimit string // gc.autoPackLimit, "" unset
+		packs     int    // packs made by hand before
+		want      int    // packs after
+	}{
+		{"repack adds a pack", "", 1, 2},
+		{"past gc.autoPackLimit the packs are merged", "1", 2, 1},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			dir, s := newRepo(t)
+			if tc.packLimit != "" {
+				s.Close()
+				appendFile(t, filepath.Join(dir, ".git", "config"), "[gc]\n\tautoPackLimit = "+tc.packLimit+"\n")
+				var err error
+				if s, err = Open(t.Context(), dir); err != nil {
+					t.Fatal(err)
+				}
+				t.Cleanup(func() { s.Close() })
 			}
-			files[fmt.Sprintf("f%02d.md", j)] = fmt.Sprintf("%x\n", b)
-		}
-		commitFiles(t, s, fmt.Sprint("commit ", i), files)
-	}
-	before := must(s.ObjectStats())
-	if before.Loose > 3000 {
-		t.Fatalf("the test passed gc.auto's count: %+v", before)
-	}
-	if err := s.waitHousekeeping(t.Context()); err != nil {
-		t.Fatal(err)
-	}
-	if o := must(s.ObjectStats()); o.Packs == 0 || o.Loose >= before.Loose/2 {
-		t.Errorf("after the housekeeping: %+v (before %+v), want the loose objects packed", o, before)
+			s.NoSync = true
+			s.looseBytes = 256 << 10
+			rng := rand.New(rand.NewPCG(1, 2))
+			commit := func(i int) {
+				t.Helper()
+				// 20 files of 8 KiB of hex (about 90 KiB of loose objects
+				// once compressed).
+				files := map[string]string{}
+				for j := range 20 {
+					b := make([]byte, 4<<10)
+					for k := range b {
+						b[k] = byte(rng.IntN(256))
+					}
+					files[fmt.Sprintf("f%02d.md", j)] = fmt.Sprintf("%x\n", b)
+				}
+				commitFiles(t, s, fmt.Sprint("commit ", i), files)
+			}
+			s.NoHousekeeping = true
+			for i := range tc.packs {
+				commit(-1 - i)
+				if out, err := exec.Command("git", "-C", dir, "repack", "-d", "-q").CombinedOutput(); err != nil {
+					t.Fatalf("git repack: %v\n%s", err, out)
+				}
+			}
+			s.NoHousekeeping = false
+			// Far under gc.auto's 6,700 objects (100 commits stay under);
+			// the loop ends when a commit crossed the bound.
+			for i := 0; s.gcDone.Load() == nil; i++ {
+				if i == 100 {
+					t.Fatalf("no housekeeping after %d commits; objects: %+v", i, must(s.ObjectStats()))
+				}
+				commit(i)
+			}
+			before := must(s.ObjectStats())
+			if before.Loose > 3000 {
+				t.Fatalf("the test passed gc.auto's count: %+v", before)
+			}
+			if err := s.waitHousekeeping(t.Context()); err != nil {
+				t.Fatal(err)
+			}
+			if o := must(s.ObjectStats()); o.Packs != tc.want || o.Loose >= before.Loose/2 {
+				t.Errorf("after the housekeeping: %+v (before %+v), want the loose objects packed, %d pack(s)", o, before, tc.want)
+			}
+		})
 	}
 }

@@ -74,10 +74,11 @@ type Store struct {
 	// gcAuto is gc.auto; looseBytes the loose bytes past which Commit
 	// repacks (0: defaultLooseBytes; tests set it); gcRunning is set while
 	// a housekeep started runs, gcDone holds the channel its end closes.
-	gcAuto     int
-	looseBytes int64
-	gcRunning  atomic.Bool
-	gcDone     atomic.Pointer[chan struct{}]
+	gcAuto          int
+	gcAutoPackLimit int
+	looseBytes      int64
+	gcRunning       atomic.Bool
+	gcDone          atomic.Pointer[chan struct{}]
 	// liveAt tells whether a live git or memvault process works in the
 	// repository (orphanLock); nil means processAt, tests set their own.
 	liveAt func(dirs []string) (live, ok bool)
@@ -289,6 +290,7 @@ func (s *Store) readRepoConfig() error {
 	s.fsync = fsyncConfig(all)
 	s.looseLevel = looseCompression(all)
 	s.gcAuto = gcAutoConfig(all)
+	s.gcAutoPackLimit = gcInt(all, "autopacklimit", defaultGCAutoPackLimit)
 	return nil
 }
 
