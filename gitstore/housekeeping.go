@@ -53,6 +53,13 @@ func gcInt(cfg *gitConfig, key string, def int) int {
 	return n
 }
 
+// gcAutoArgs run git gc --auto in the foreground of its process, without
+// its pack-refs and reflog expiry: both take the branch's lock
+// (refs/heads/main.lock), and a write that met it failed ("held by
+// another process"; write 2,044 of 5,000 through one serve). memvault's
+// housekeeping is about objects; the refs are left to the user's own gc.
+var gcAutoArgs = []string{"-c", "gc.autoDetach=false", "-c", "gc.packRefs=false", "-c", "gc.reflogExpire=never", "-c", "gc.reflogExpireUnreachable=never", "gc", "--auto", "--quiet"}
+
 // housekeeping returns the git command that packs what the commits left,
 // or nil: git gc --auto past gc.auto loose objects, else git repack -d
 // past looseBytes. Both are estimated as git estimates the count
@@ -83,10 +90,10 @@ func (s *Store) housekeeping() []string {
 	}
 	switch {
 	case n > (s.gcAuto+255)/256:
-		return []string{"-c", "gc.autoDetach=false", "gc", "--auto", "--quiet"}
+		return gcAutoArgs
 	case size*256 > limit:
 		if s.gcAutoPackLimit > 0 && s.countPacks() > s.gcAutoPackLimit {
-			return []string{"-c", "gc.autoDetach=false", "gc", "--auto", "--quiet"}
+			return gcAutoArgs
 		}
 		return []string{"repack", "-d", "-q"}
 	}
