@@ -62,26 +62,34 @@ var gcAutoArgs = []string{"-c", "gc.autoDetach=false", "-c", "gc.packRefs=false"
 
 // housekeeping returns the git command that packs what the commits left,
 // or nil: git gc --auto past gc.auto loose objects, else git repack -d
-// past looseBytes. Both are estimated as git estimates the count
-// (too_many_loose_objects): what objects/17 holds, times 256. Repacks add
-// a pack each: once the packs pass gc.autoPackLimit, git gc --auto (which
-// then merges them) runs instead. gc.auto 0 or less turns all off.
+// past looseBytes. The count is estimated as git estimates it
+// (too_many_loose_objects): what objects/17 holds, times 256. The bytes
+// are estimated from the 16 folders objects/10 to objects/1f, times 16:
+// a few large trees make most of them, and one folder's share of those
+// varied too much (4,560 loose objects, 193 MiB, before one estimate
+// passed 32 MiB). Repacks add a pack each: once the packs pass
+// gc.autoPackLimit, git gc --auto (which then merges them) runs instead.
+// gc.auto 0 or less turns all off.
 func (s *Store) housekeeping() []string {
 	if s.gcAuto <= 0 {
 		return nil
 	}
-	ents, err := os.ReadDir(filepath.Join(s.commonDir, "objects", "17"))
-	if err != nil {
-		return nil
-	}
 	n, size := 0, int64(0)
-	for _, e := range ents {
-		if len(e.Name()) != 38 || !isHex(e.Name()) {
+	for dir := 0x10; dir <= 0x1f; dir++ {
+		ents, err := os.ReadDir(filepath.Join(s.commonDir, "objects", fmt.Sprintf("%02x", dir)))
+		if err != nil {
 			continue
 		}
-		n++
-		if fi, err := e.Info(); err == nil {
-			size += fi.Size()
+		for _, e := range ents {
+			if len(e.Name()) != 38 || !isHex(e.Name()) {
+				continue
+			}
+			if dir == 0x17 {
+				n++
+			}
+			if fi, err := e.Info(); err == nil {
+				size += fi.Size()
+			}
 		}
 	}
 	limit := s.looseBytes
@@ -91,7 +99,7 @@ func (s *Store) housekeeping() []string {
 	switch {
 	case n > (s.gcAuto+255)/256:
 		return gcAutoArgs
-	case size*256 > limit:
+	case size*16 > limit:
 		if s.gcAutoPackLimit > 0 && s.countPacks() > s.gcAutoPackLimit {
 			return gcAutoArgs
 		}
@@ -116,7 +124,7 @@ func isHex(s string) bool {
 }
 
 // housekeep starts what housekeeping names, unless one started by this
-// store still runs; it returns at once. git runs in the foreground of its
+// store still runs (16 ReadDirs otherwise); it returns at once. git runs in the foreground of its
 // own process (gc.autoDetach=false), which this store waits for in a
 // goroutine, so that two never run at once from here (and git's gc.pid
 // keeps another process's gc away). A CLI that exits leaves it running to
