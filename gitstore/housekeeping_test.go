@@ -2,6 +2,8 @@ package gitstore
 
 import (
 	"fmt"
+	"math/rand/v2"
+	"os"
 	"os/exec"
 	"path/filepath"
 	"testing"
@@ -49,6 +51,11 @@ func TestCommitPacksPastGCAuto(t *testing.T) {
 	if o.Packs == 0 || o.PackBytes == 0 || o.Loose > 256 {
 		t.Errorf("after git gc --auto: %+v, want the objects packed", o)
 	}
+	// The gc left the refs alone: packing them takes the branch's lock,
+	// which a write running beside it met and failed on.
+	if b, err := os.ReadFile(filepath.Join(dir, ".git", "packed-refs")); err == nil {
+		t.Errorf("the gc packed the refs (it took the branch's lock):\n%s", b)
+	}
 }
 
 func must[T any](v T, err error) T {
@@ -56,4 +63,84 @@ func must[T any](v T, err error) T {
 		panic(err)
 	}
 	return v
+}
+
+// TestCommitRepacksPastLooseBytes (issue 24 finding 8, by size): loose
+// objects under gc.auto's count can still weigh hundreds of MiB (a tree
+// of a large folder per write). Once their bytes pass the bound, Commit
+// starts git repack -d in the background, which git gc --auto would not
+// (under its count it does nothing); when it ends the objects are packed.
+// Past gc.autoPackLimit packs it starts git gc --auto instead, which
+// merges them.
+func TestCommitRepacksPastLooseBytes(t *testing.T) {
+	t.Parallel()
+	if _, err := exec.LookPath("git"); err != nil {
+		t.Skip("git is not installed")
+	}
+	for _, tc := range []struct {
+		name      string
+		packLimit string // gc.autoPackLimit, "" unset
+		packs     int    // packs made by hand before
+		want      int    // packs after
+	}{
+		{"repack adds a pack", "", 1, 2},
+		{"past gc.autoPackLimit the packs are merged", "1", 2, 1},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			dir, s := newRepo(t)
+			if tc.packLimit != "" {
+				s.Close()
+				appendFile(t, filepath.Join(dir, ".git", "config"), "[gc]\n\tautoPackLimit = "+tc.packLimit+"\n")
+				var err error
+				if s, err = Open(t.Context(), dir); err != nil {
+					t.Fatal(err)
+				}
+				t.Cleanup(func() { s.Close() })
+			}
+			s.NoSync = true
+			s.looseBytes = 256 << 10
+			rng := rand.New(rand.NewPCG(1, 2))
+			commit := func(i int) {
+				t.Helper()
+				// 20 files of 8 KiB of hex (about 90 KiB of loose objects
+				// once compressed).
+				files := map[string]string{}
+				for j := range 20 {
+					b := make([]byte, 4<<10)
+					for k := range b {
+						b[k] = byte(rng.IntN(256))
+					}
+					files[fmt.Sprintf("f%02d.md", j)] = fmt.Sprintf("%x\n", b)
+				}
+				commitFiles(t, s, fmt.Sprint("commit ", i), files)
+			}
+			s.NoHousekeeping = true
+			for i := range tc.packs {
+				commit(-1 - i)
+				if out, err := exec.Command("git", "-C", dir, "repack", "-d", "-q").CombinedOutput(); err != nil {
+					t.Fatalf("git repack: %v\n%s", err, out)
+				}
+			}
+			s.NoHousekeeping = false
+			// Far under gc.auto's 6,700 objects (100 commits stay under);
+			// the loop ends when a commit crossed the bound.
+			for i := 0; s.gcDone.Load() == nil; i++ {
+				if i == 100 {
+					t.Fatalf("no housekeeping after %d commits; objects: %+v", i, must(s.ObjectStats()))
+				}
+				commit(i)
+			}
+			before := must(s.ObjectStats())
+			if before.Loose > 3000 {
+				t.Fatalf("the test passed gc.auto's count: %+v", before)
+			}
+			if err := s.waitHousekeeping(t.Context()); err != nil {
+				t.Fatal(err)
+			}
+			if o := must(s.ObjectStats()); o.Packs != tc.want || o.Loose >= before.Loose/2 {
+				t.Errorf("after the housekeeping: %+v (before %+v), want the loose objects packed, %d pack(s)", o, before, tc.want)
+			}
+		})
+	}
 }

@@ -58,8 +58,9 @@ type Store struct {
 	// after (see the package documentation). NoSync is for tests and
 	// benchmarks that make thousands of commits in throwaway repositories.
 	NoSync bool
-	// NoHousekeeping keeps Commit from starting git gc --auto when loose
-	// objects pass gc.auto (housekeeping.go); for benchmarks that measure
+	// NoHousekeeping keeps Commit from starting git gc --auto or git
+	// repack -d when loose objects pass gc.auto or their bytes a bound
+	// (housekeeping.go); for benchmarks that measure
 	// the writes alone.
 	NoHousekeeping bool
 	// NoGitCLIReads keeps long history walks (WalkPathChanges past
@@ -70,11 +71,14 @@ type Store struct {
 	root      string // absolute work-tree root, symlinks resolved
 	gitDir    string // per-worktree git dir: HEAD, index, MERGE_HEAD, logs/HEAD
 	commonDir string // shared git dir: objects, refs, packed-refs, config
-	// gcAuto is gc.auto; gcRunning is set while a git gc housekeep
-	// started runs, gcDone holds the channel its end closes.
-	gcAuto    int
-	gcRunning atomic.Bool
-	gcDone    atomic.Pointer[chan struct{}]
+	// gcAuto is gc.auto; looseBytes the loose bytes past which Commit
+	// repacks (0: defaultLooseBytes; tests set it); gcRunning is set while
+	// a housekeep started runs, gcDone holds the channel its end closes.
+	gcAuto          int
+	gcAutoPackLimit int
+	looseBytes      int64
+	gcRunning       atomic.Bool
+	gcDone          atomic.Pointer[chan struct{}]
 	// liveAt tells whether a live git or memvault process works in the
 	// repository (orphanLock); nil means processAt, tests set their own.
 	liveAt func(dirs []string) (live, ok bool)
@@ -286,6 +290,7 @@ func (s *Store) readRepoConfig() error {
 	s.fsync = fsyncConfig(all)
 	s.looseLevel = looseCompression(all)
 	s.gcAuto = gcAutoConfig(all)
+	s.gcAutoPackLimit = gcInt(all, "autopacklimit", defaultGCAutoPackLimit)
 	return nil
 }
 

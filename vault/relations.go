@@ -36,6 +36,9 @@ func (v *Vault) relationDiagsLocked(at time.Time, in func(path string) bool) []*
 			if id == m.ID || slices.Contains(ids[:i], id) || v.memLocked(id) != nil {
 				continue
 			}
+			if _, ok := v.byAlias(id); ok { // an old path id a memory keeps
+				continue
+			}
 			warn(m, field, line, fmt.Errorf("%q %w: a deleted or mistyped id (fine when the other vault, project or user, holds it)", id, ErrDangling))
 		}
 	}

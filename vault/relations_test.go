@@ -73,6 +73,14 @@ func TestLintReportsRelationProblems(t *testing.T) {
 		},
 		want: []string{`project/a.md:5: links: "missing" names no memory of this vault`},
 	}, {
+		// A hand-written memory given an id keeps its old path id in
+		// aliases: a link written with the old id still names it.
+		name: "a link by an alias is not dangling",
+		files: map[string]string{
+			"project/a.md":      memFile("ida", "links: [project/deploys]"),
+			"project/deploy.md": memFile("idd", "aliases: [project/deploys]"),
+		},
+	}, {
 		name: "active while an in-force successor supersedes it",
 		files: map[string]string{
 			"project/a.md": memFile("ida", "supersedes: [idb]"),

@@ -153,7 +153,7 @@ func TestStalenessAtBothDoors(t *testing.T) {
 			t.Errorf("recall after the uncommitted edit did not return %s: %s", sym, out)
 		}
 	}
-	check("uncommitted edit", want{file, "possibly_stale", "internal/cache.go has uncommitted changes in the working tree"},
+	check("uncommitted edit", want{file, "possibly_stale", `internal/cache.go changed in 1 commit since the memory was last written or confirmed, latest`}, want{file, "possibly_stale", `"tune put", and has uncommitted changes in the working tree`},
 		want{sym, "possibly_stale", "internal/cache.go#Get has uncommitted changes in the working tree"})
 	each("tune get", nil)
 	check("symbol edited", want{sym, "possibly_stale", `internal/cache.go#Get changed in 1 commit`}, want{sym, "possibly_stale", `"tune get"`},

@@ -337,6 +337,14 @@ func conflicted(files []vault.ConflictedFile, byID map[string]*vault.Memory) []E
 // refs that do not parse, for every memory (an archived one's links still
 // mislead whoever follows them).
 func dangling(ms []*vault.Memory, byID map[string]*vault.Memory) []Entry {
+	// An old path id a memory keeps in aliases (a hand-written memory
+	// given an id) still names it.
+	aliases := map[string]bool{}
+	for _, m := range ms {
+		for _, a := range m.Aliases {
+			aliases[a] = true
+		}
+	}
 	var out []Entry
 	for _, m := range ms {
 		for _, f := range []struct {
@@ -344,7 +352,7 @@ func dangling(ms []*vault.Memory, byID map[string]*vault.Memory) []Entry {
 			ids  []string
 		}{{"supersedes", m.Supersedes}, {"link", m.Links}} {
 			for i, id := range f.ids {
-				if id == m.ID || slices.Contains(f.ids[:i], id) || byID[id] != nil {
+				if id == m.ID || slices.Contains(f.ids[:i], id) || byID[id] != nil || aliases[id] {
 					continue
 				}
 				e := entryOf(m)

@@ -278,12 +278,13 @@ func TestDuplicates(t *testing.T) {
 
 func TestDangling(t *testing.T) {
 	t.Parallel()
-	target := mem("01T", "Target", vault.Project)
+	target := mem("01T", "Target", vault.Project, func(m *vault.Memory) { m.Aliases = []string{"project/target"} })
 	tests := []struct {
 		name string
 		m    *vault.Memory
 		want []string
 	}{
+		{"a link by an old path id the target keeps in aliases", mem("01A", "Index", vault.Meta, func(m *vault.Memory) { m.Links = []string{"project/target"} }), []string{}},
 		{"a link to a deleted memory", mem("01A", "Index", vault.Meta, func(m *vault.Memory) { m.Links = []string{"01T", "01GONE"} }), []string{"01A:link"}},
 		{"supersedes naming nothing", mem("01A", "New", vault.Project, func(m *vault.Memory) { m.Supersedes = []string{"01GONE"} }), []string{"01A:supersedes"}},
 		{"a repeat and itself are not reported again", mem("01A", "New", vault.Project, func(m *vault.Memory) { m.Links = []string{"01GONE", "01GONE", "01A"} }), []string{"01A:link"}},

@@ -145,18 +145,18 @@ func (t *Tracker) judge(ctx context.Context, r *refState, exists map[string]bool
 			return Stale, fmt.Sprintf("%s is no longer defined in %s", r.ref.Symbol, r.ref.Path), nil
 		}
 	}
-	var parts []string
-	if r.count > 0 {
-		parts = append(parts, fmt.Sprintf("%s changed in %s since the memory was last written or confirmed, latest %s %q",
-			name, plural(r.count, "commit"), short(r.latestID), r.latestSubj))
+	// One reason per ref: its commits, then its uncommitted edits.
+	switch {
+	case r.count > 0 && uncommitted:
+		return PossiblyStale, fmt.Sprintf("%s changed in %s since the memory was last written or confirmed, latest %s %q, and has uncommitted changes in the working tree",
+			name, plural(r.count, "commit"), short(r.latestID), r.latestSubj), nil
+	case r.count > 0:
+		return PossiblyStale, fmt.Sprintf("%s changed in %s since the memory was last written or confirmed, latest %s %q",
+			name, plural(r.count, "commit"), short(r.latestID), r.latestSubj), nil
+	case uncommitted:
+		return PossiblyStale, fmt.Sprintf("%s has uncommitted changes in the working tree", name), nil
 	}
-	if uncommitted {
-		parts = append(parts, fmt.Sprintf("%s has uncommitted changes in the working tree", name))
-	}
-	if len(parts) == 0 {
-		return Fresh, "", nil
-	}
-	return PossiblyStale, strings.Join(parts, "; "), nil
+	return Fresh, "", nil
 }
 
 func short(id string) string {

@@ -64,6 +64,10 @@ func TestStates(t *testing.T) {
 			PossiblyStale, []string{"nope.go changed in 1 commit"}},
 		{"uncommitted edit", []string{"cache.go"}, func(g *fakeGit) { g.work["cache.go"] = goSrc + "// wip\n" },
 			PossiblyStale, []string{"cache.go has uncommitted changes"}},
+		{"committed and uncommitted edits: one reason", []string{"cache.go"}, func(g *fakeGit) {
+			g.commit("tune get", map[string]string{"cache.go": goSrc + "// 1\n"})
+			g.work["cache.go"] = goSrc + "// wip\n"
+		}, PossiblyStale, []string{`cache.go changed in 1 commit`, `"tune get", and has uncommitted changes in the working tree`}},
 		{"uncommitted delete", []string{"cache.go"}, func(g *fakeGit) { delete(g.work, "cache.go") },
 			Stale, []string{"deleted in the working tree (uncommitted)"}},
 		{"confirmed after the edit", []string{"cache.go"}, func(g *fakeGit) {
@@ -126,6 +130,9 @@ func TestStates(t *testing.T) {
 				}
 			}
 			parts := strings.Split(got.Reason, "; ")
+			if len(parts) > len(tc.refs) {
+				t.Errorf("reason %q has %d parts for %d refs: one reason per ref", got.Reason, len(parts), len(tc.refs))
+			}
 			slices.Sort(parts)
 			if n := len(parts); len(slices.Compact(parts)) != n {
 				t.Errorf("reason %q says something twice", got.Reason)
