@@ -1,0 +1,66 @@
+package main
+
+import (
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/memvault/memvault/cmd/memvault/internal/gitrepo"
+	"github.com/memvault/memvault/parser"
+)
+
+// TestResolveTwoMovesKeepsLayerAndFolder: main moved a memory from meta
+// to project while a branch moved it to short-term; a squash or
+// cherry-pick of the branch (git's renames on, as a forge merges) stops
+// at rename/rename, and resolve keeps one file whose folder is the layer
+// the merge kept. Found by TestTeamSimulation (seed 3): resolve wrote
+// layer project into short-term/.
+func TestResolveTwoMovesKeepsLayerAndFolder(t *testing.T) {
+	for _, style := range []string{"squash", "pick"} {
+		t.Run(style, func(t *testing.T) {
+			c := newTeam(t).clone()
+			id := c.add("Redis is a cache", "Body.", "--layer", "meta")
+			c.git("checkout", "-q", "-b", "pr")
+			c.must("update", id, "--layer", "short-term", "--reason", "pr")
+			c.git("checkout", "-q", "main")
+			c.must("update", id, "--layer", "project", "--reason", "main")
+			driver := []string{"-c", "merge.memvault.driver=" + gitrepo.DriverCommand(buildMemvault(t)), "-c", "merge.directoryRenames=false"}
+			args := []string{"cherry-pick", "pr"}
+			if style == "squash" {
+				args = []string{"merge", "-q", "--squash", "pr"}
+			}
+			if _, ok := c.try(append(driver, args...)...); ok {
+				t.Fatal("the two moves merged without a stop; the test needs git's rename/rename")
+			}
+			c.must("resolve")
+			files, err := filepath.Glob(filepath.Join(c.root, ".memory", "*", "*.md"))
+			if err != nil {
+				t.Fatal(err)
+			}
+			var got []string
+			for _, f := range files {
+				rel, _ := filepath.Rel(filepath.Join(c.root, ".memory"), f)
+				got = append(got, filepath.ToSlash(rel))
+			}
+			if want := []string{"project/redis-is-a-cache.md"}; !slices.Equal(got, want) {
+				t.Fatalf("memory files %v, want %v", got, want)
+			}
+			data, err := os.ReadFile(files[0])
+			if err != nil {
+				t.Fatal(err)
+			}
+			d, _ := parser.Parse(files[0], data)
+			if d == nil {
+				t.Fatalf("%s does not parse:\n%s", files[0], data)
+			}
+			if d.Meta.ID != id || d.Meta.Layer != "project" {
+				t.Errorf("project/redis-is-a-cache.md: id %s layer %q, want %s in project", d.Meta.ID, d.Meta.Layer, id)
+			}
+			if code, out := c.memvault("lint"); code != 0 || strings.Contains(out, "does not match the folder") {
+				t.Errorf("lint: exit %d\n%s", code, out)
+			}
+		})
+	}
+}
