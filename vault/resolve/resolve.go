@@ -573,17 +573,23 @@ func (r *resolver) remove(rel string) error {
 	return nil
 }
 
+// Base gives a memory's file as it was where the two sides of a merge
+// forked (nil when it was not there yet).
+type Base func(ctx context.Context, id string) ([]byte, error)
+
 // JoinCopies finds the memories a merge left in two or more files (one
 // branch moved a memory to one layer folder and another to a different
 // one: git sees two deletions and two new files, and no conflict) and
-// joins each memory's copies into one file by the merge rules, without a
-// base (what differs is merged as if both sides changed it; a difference
-// no rule settles is a conflict record). The copy kept is the one whose
+// joins each memory's copies into one file by the merge rules, three-way
+// against the memory's file where the sides forked (base; nil, or none
+// there: what differs is merged as if both sides changed it, and a
+// difference no rule settles is a conflict record). Without the base, a
+// field one side changed before its move would be left for a person. The copy kept is the one whose
 // path sorts first, so every clone that joins the same copies writes the
 // same tree. It returns what it did, one Resolved per memory (ID, Path the
 // file kept, NewPath the copy removed when there were two); the caller
 // stages and commits the paths.
-func JoinCopies(ctx context.Context, dir string) ([]Resolved, error) {
+func JoinCopies(ctx context.Context, dir string, base Base) ([]Resolved, error) {
 	rels, err := vault.MemoryFiles(ctx, dir)
 	if err != nil {
 		return nil, err
@@ -623,12 +629,18 @@ func JoinCopies(ctx context.Context, dir string) ([]Resolved, error) {
 			return out, fmt.Errorf("read %s: %w", paths[0], err)
 		}
 		res := Resolved{Path: paths[0], Action: ActionMerged, ID: id}
+		var forked []byte
+		if base != nil {
+			if forked, err = base(ctx, id); err != nil {
+				return out, fmt.Errorf("join the copies of %s: read it where the merge's sides forked: %w", id, err)
+			}
+		}
 		for _, p := range paths[1:] {
 			data, err := root.ReadFile(p)
 			if err != nil {
 				return out, fmt.Errorf("read %s: %w", p, err)
 			}
-			m, err := merge.Files(nil, kept, data)
+			m, err := merge.Files(forked, kept, data)
 			if err != nil {
 				return out, fmt.Errorf("join the copies of %s (%s, %s): %w", id, paths[0], p, err)
 			}

@@ -245,7 +245,7 @@ func TestJoinCopies(t *testing.T) {
 	writeTestFile(t, filepath.Join(dir, "meta", "money.md"), string(rsMemory(rsID, "Money", "layer: meta\ntags: [a]\n", "x\n")))
 	writeTestFile(t, filepath.Join(dir, "short-term", "money.md"), string(rsMemory(rsID, "Money", "layer: short-term\ntags: [b]\n", "x\n")))
 	writeTestFile(t, filepath.Join(dir, "project", "other.md"), string(rsMemory(rsID2, "Other", "", "y\n")))
-	got, err := JoinCopies(t.Context(), dir)
+	got, err := JoinCopies(t.Context(), dir, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -260,7 +260,7 @@ func TestJoinCopies(t *testing.T) {
 	if d.Meta.ID != rsID || !slices.Equal(d.Meta.Tags, []string{"a", "b"}) {
 		t.Errorf("joined file: id %s tags %v", d.Meta.ID, d.Meta.Tags)
 	}
-	if again, err := JoinCopies(t.Context(), dir); err != nil || len(again) != 0 {
+	if again, err := JoinCopies(t.Context(), dir, nil); err != nil || len(again) != 0 {
 		t.Errorf("a second pass joined %v (%v)", again, err)
 	}
 }
