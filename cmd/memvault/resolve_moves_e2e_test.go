@@ -9,6 +9,7 @@ import (
 
 	"github.com/memvault/memvault/cmd/memvault/internal/gitrepo"
 	"github.com/memvault/memvault/parser"
+	"github.com/memvault/memvault/vault/merge"
 )
 
 // TestResolveTwoMovesKeepsLayerAndFolder: main moved a memory from meta
@@ -62,5 +63,42 @@ func TestResolveTwoMovesKeepsLayerAndFolder(t *testing.T) {
 				t.Errorf("lint: exit %d\n%s", code, out)
 			}
 		})
+	}
+}
+
+// TestSyncJoinTwoMovesAgainstTheFork: one clone retitles a memory and
+// moves it to meta, another moves it to short-term; the sync's merge
+// (exact renames only) leaves two copies, and the join merges them
+// against the memory where the clones forked: only the layer, which both
+// changed, is left for a person, never the title one clone changed.
+// Found by TestTeamSimulation (seed 2).
+func TestSyncJoinTwoMovesAgainstTheFork(t *testing.T) {
+	tm := newTeam(t)
+	a, b := tm.clone(), tm.clone()
+	id := a.add("Redis is a cache", "Body.")
+	a.must("sync")
+	b.must("sync")
+	a.must("update", id, "--title", "Redis is only a cache", "--reason", "retitle")
+	a.must("update", id, "--layer", "meta", "--reason", "move")
+	a.must("sync")
+	b.must("update", id, "--layer", "short-term", "--reason", "move")
+	b.must("sync", "--merge")
+	files, err := filepath.Glob(filepath.Join(b.root, ".memory", "*", "*.md"))
+	if err != nil || len(files) != 1 {
+		t.Fatalf("memory files %v (%v), want one", files, err)
+	}
+	data, err := os.ReadFile(files[0])
+	if err != nil {
+		t.Fatal(err)
+	}
+	d, _ := parser.Parse(files[0], data)
+	if d == nil {
+		t.Fatalf("%s does not parse:\n%s", files[0], data)
+	}
+	if d.Meta.Title != "Redis is only a cache" {
+		t.Errorf("title %q, want the retitle", d.Meta.Title)
+	}
+	if fields, _ := merge.Record(d); !slices.Equal(fields, []string{"layer"}) {
+		t.Errorf("conflict record names %v, want [layer] (both moved it; one retitled it)\n%s", fields, data)
 	}
 }
