@@ -657,9 +657,6 @@ func simCheck(t *testing.T, c *mergeRepo, md *simModel) {
 			continue
 		}
 		m := ms[0]
-		if folder, _, _ := strings.Cut(m.Path, "/"); folder != m.Layer.Dir() {
-			t.Errorf("%s: layer %s in folder %s", id, m.Layer.Dir(), m.Path)
-		}
 		surfaced := func(field string) bool { return slices.Contains(m.Conflicted, field) }
 		for field, ch := range md.last[id] {
 			got := map[string]string{"title": m.Title, "body": strings.TrimSpace(m.Body), "layer": m.Layer.Dir()}[field]
