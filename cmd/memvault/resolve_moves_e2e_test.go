@@ -19,6 +19,10 @@ import (
 // the merge kept. Found by TestTeamSimulation (seed 3): resolve wrote
 // layer project into short-term/.
 func TestResolveTwoMovesKeepsLayerAndFolder(t *testing.T) {
+	if testing.Short() {
+		t.Skip("over 10 s on a 2-core machine; runs without -short, as CI does")
+	}
+	t.Parallel()
 	for _, style := range []string{"squash", "pick"} {
 		t.Run(style, func(t *testing.T) {
 			c := newTeam(t).clone()
@@ -36,25 +40,9 @@ func TestResolveTwoMovesKeepsLayerAndFolder(t *testing.T) {
 				t.Fatal("the two moves merged without a stop; the test needs git's rename/rename")
 			}
 			c.must("resolve")
-			files, err := filepath.Glob(filepath.Join(c.root, ".memory", "*", "*.md"))
-			if err != nil {
-				t.Fatal(err)
-			}
-			var got []string
-			for _, f := range files {
-				rel, _ := filepath.Rel(filepath.Join(c.root, ".memory"), f)
-				got = append(got, filepath.ToSlash(rel))
-			}
-			if want := []string{"project/redis-is-a-cache.md"}; !slices.Equal(got, want) {
-				t.Fatalf("memory files %v, want %v", got, want)
-			}
-			data, err := os.ReadFile(files[0])
-			if err != nil {
-				t.Fatal(err)
-			}
-			d, _ := parser.Parse(files[0], data)
-			if d == nil {
-				t.Fatalf("%s does not parse:\n%s", files[0], data)
+			rel, d, _ := onlyMemory(t, c)
+			if rel != "project/redis-is-a-cache.md" {
+				t.Fatalf("the memory is in %s, want project/redis-is-a-cache.md", rel)
 			}
 			if d.Meta.ID != id || d.Meta.Layer != "project" {
 				t.Errorf("project/redis-is-a-cache.md: id %s layer %q, want %s in project", d.Meta.ID, d.Meta.Layer, id)
@@ -73,6 +61,10 @@ func TestResolveTwoMovesKeepsLayerAndFolder(t *testing.T) {
 // changed, is left for a person, never the title one clone changed.
 // Found by TestTeamSimulation (seed 2).
 func TestSyncJoinTwoMovesAgainstTheFork(t *testing.T) {
+	if testing.Short() {
+		t.Skip("over 10 s on a 2-core machine; runs without -short, as CI does")
+	}
+	t.Parallel()
 	tm := newTeam(t)
 	a, b := tm.clone(), tm.clone()
 	id := a.add("Redis is a cache", "Body.")
@@ -83,7 +75,20 @@ func TestSyncJoinTwoMovesAgainstTheFork(t *testing.T) {
 	a.must("sync")
 	b.must("update", id, "--layer", "short-term", "--reason", "move")
 	b.must("sync", "--merge")
-	files, err := filepath.Glob(filepath.Join(b.root, ".memory", "*", "*.md"))
+	_, d, data := onlyMemory(t, b)
+	if d.Meta.Title != "Redis is only a cache" {
+		t.Errorf("title %q, want the retitle", d.Meta.Title)
+	}
+	if fields, _ := merge.Record(d); !slices.Equal(fields, []string{"layer"}) {
+		t.Errorf("conflict record names %v, want [layer] (both moved it; one retitled it)\n%s", fields, data)
+	}
+}
+
+// onlyMemory reads the clone's one memory file: its vault-relative path,
+// parsed and as bytes. More than one, or one that does not parse, fails.
+func onlyMemory(t *testing.T, c *mergeRepo) (string, *parser.Document, []byte) {
+	t.Helper()
+	files, err := filepath.Glob(filepath.Join(c.root, ".memory", "*", "*.md"))
 	if err != nil || len(files) != 1 {
 		t.Fatalf("memory files %v (%v), want one", files, err)
 	}
@@ -95,10 +100,6 @@ func TestSyncJoinTwoMovesAgainstTheFork(t *testing.T) {
 	if d == nil {
 		t.Fatalf("%s does not parse:\n%s", files[0], data)
 	}
-	if d.Meta.Title != "Redis is only a cache" {
-		t.Errorf("title %q, want the retitle", d.Meta.Title)
-	}
-	if fields, _ := merge.Record(d); !slices.Equal(fields, []string{"layer"}) {
-		t.Errorf("conflict record names %v, want [layer] (both moved it; one retitled it)\n%s", fields, data)
-	}
+	rel, _ := filepath.Rel(filepath.Join(c.root, ".memory"), files[0])
+	return filepath.ToSlash(rel), d, data
 }
