@@ -99,7 +99,9 @@ func (m *Main) syncer(ctx context.Context, dir string, s *teamsync.Syncer) error
 	s.Resolve = func(ctx context.Context) ([]resolve.Resolved, error) {
 		return m.resolve(ctx, dir, resolve.Options{Now: m.Now})
 	}
-	s.Join = func(ctx context.Context) ([]resolve.Resolved, error) { return resolve.JoinCopies(ctx, dir) }
+	s.Join = func(ctx context.Context, base resolve.Base) ([]resolve.Resolved, error) {
+		return resolve.JoinCopies(ctx, dir, base)
+	}
 	s.Lint = func(ctx context.Context) (teamsync.Lint, error) { return teamsync.LintOf(m.openVaultAt(ctx, dir)) }
 	s.Lock = func(ctx context.Context) (context.Context, func(), error) { return gitrepo.Lock(ctx, dir) }
 	s.Leftovers = func(ctx context.Context, refs []string, wait bool) ([]string, error) {

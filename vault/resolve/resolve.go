@@ -131,7 +131,7 @@ func Run(ctx context.Context, dir string, idx MergeIndex, o Options) ([]Resolved
 		return nil, err
 	}
 	defer root.Close()
-	r := &resolver{dir: dir, root: root, o: o, taken: map[string]bool{}}
+	r := &resolver{dir: dir, root: root, o: o, taken: map[string]bool{}, joined: map[string]string{}}
 	for _, u := range all {
 		r.taken[u.Path] = true
 	}
@@ -221,6 +221,23 @@ type resolver struct {
 	root  *vault.Files
 	o     Options
 	taken map[string]bool // paths written or unmerged: not free for a new file
+	// joined is id → the file a moved memory's copies were merged into
+	// in this run.
+	joined map[string]string
+}
+
+// layerDir is the folder of the layer a memory file's front matter
+// names, "" when it names none that memvault knows.
+func layerDir(data []byte) string {
+	d, _ := parser.Parse("merged", data)
+	if d == nil {
+		return ""
+	}
+	l, err := vault.ParseLayer(d.Meta.Layer)
+	if err != nil || d.Meta.Layer == "" {
+		return ""
+	}
+	return l.Dir()
 }
 
 // file resolves one unmerged file and returns the paths to stage.
@@ -298,6 +315,17 @@ func (r *resolver) changedDeleted(ctx context.Context, u Unmerged, res Resolved)
 		res.Action, res.Note = ActionKept, fmt.Sprintf("%s moved %s away from this file name; the memory here stays", gone, baseID)
 		return res, append([]string{u.Path}, paths...), r.write(u.Path, kept)
 	}
+	if into, ok := r.joined[res.ID]; ok && res.ID != "" {
+		// Both sides moved the memory (git's rename/rename): the other
+		// path's copy, which this one's stage holds, is already merged
+		// into the file kept; a second merge would take its stage whole.
+		res.Action, res.NewPath, res.NewID = ActionRenamed, into, res.ID
+		res.Note = fmt.Sprintf("merged into %s with the other side's move", into)
+		if into == u.Path {
+			return res, []string{u.Path}, nil
+		}
+		return res, []string{u.Path}, r.remove(u.Path)
+	}
 	if res.ID != "" {
 		moved, data, err := r.findID(ctx, res.ID, u.Path)
 		if err != nil {
@@ -312,12 +340,20 @@ func (r *resolver) changedDeleted(ctx context.Context, u Unmerged, res Resolved)
 			if err != nil {
 				return res, nil, fmt.Errorf("merge with %s, where %s moved it: %w", moved, gone, err)
 			}
-			if err := r.write(moved, m.Data); err != nil {
+			// The file goes where its merged layer says: when both sides
+			// moved it, the layer kept is ours, which may be this path's
+			// folder, not the other file's.
+			into, drop := moved, u.Path
+			if dir := layerDir(m.Data); dir != "" && dir == path.Dir(u.Path) && dir != path.Dir(moved) {
+				into, drop = u.Path, moved
+			}
+			if err := r.write(into, m.Data); err != nil {
 				return res, nil, err
 			}
-			res.Action, res.NewPath, res.NewID, res.Conflicts = ActionRenamed, moved, res.ID, m.Conflicts
+			r.joined[res.ID] = into
+			res.Action, res.NewPath, res.NewID, res.Conflicts = ActionRenamed, into, res.ID, m.Conflicts
 			res.Note = fmt.Sprintf("%s changed it, %s moved it to %s", side, gone, moved)
-			return res, []string{u.Path, moved}, r.remove(u.Path)
+			return res, []string{u.Path, moved}, r.remove(drop)
 		}
 	}
 	res.Action, res.Note = ActionKept, fmt.Sprintf("%s changed it, %s deleted it: the change is kept (forget it again if it should go)", side, gone)
@@ -537,17 +573,23 @@ func (r *resolver) remove(rel string) error {
 	return nil
 }
 
+// Base gives a memory's file as it was where the two sides of a merge
+// forked (nil when it was not there yet).
+type Base func(ctx context.Context, id string) ([]byte, error)
+
 // JoinCopies finds the memories a merge left in two or more files (one
 // branch moved a memory to one layer folder and another to a different
 // one: git sees two deletions and two new files, and no conflict) and
-// joins each memory's copies into one file by the merge rules, without a
-// base (what differs is merged as if both sides changed it; a difference
-// no rule settles is a conflict record). The copy kept is the one whose
+// joins each memory's copies into one file by the merge rules, three-way
+// against the memory's file where the sides forked (base; nil, or none
+// there: what differs is merged as if both sides changed it, and a
+// difference no rule settles is a conflict record). Without the base, a
+// field one side changed before its move would be left for a person. The copy kept is the one whose
 // path sorts first, so every clone that joins the same copies writes the
 // same tree. It returns what it did, one Resolved per memory (ID, Path the
 // file kept, NewPath the copy removed when there were two); the caller
 // stages and commits the paths.
-func JoinCopies(ctx context.Context, dir string) ([]Resolved, error) {
+func JoinCopies(ctx context.Context, dir string, base Base) ([]Resolved, error) {
 	rels, err := vault.MemoryFiles(ctx, dir)
 	if err != nil {
 		return nil, err
@@ -587,12 +629,18 @@ func JoinCopies(ctx context.Context, dir string) ([]Resolved, error) {
 			return out, fmt.Errorf("read %s: %w", paths[0], err)
 		}
 		res := Resolved{Path: paths[0], Action: ActionMerged, ID: id}
+		var forked []byte
+		if base != nil {
+			if forked, err = base(ctx, id); err != nil {
+				return out, fmt.Errorf("join the copies of %s: read it where the merge's sides forked: %w", id, err)
+			}
+		}
 		for _, p := range paths[1:] {
 			data, err := root.ReadFile(p)
 			if err != nil {
 				return out, fmt.Errorf("read %s: %w", p, err)
 			}
-			m, err := merge.Files(nil, kept, data)
+			m, err := merge.Files(forked, kept, data)
 			if err != nil {
 				return out, fmt.Errorf("join the copies of %s (%s, %s): %w", id, paths[0], p, err)
 			}

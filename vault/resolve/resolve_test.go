@@ -245,7 +245,7 @@ func TestJoinCopies(t *testing.T) {
 	writeTestFile(t, filepath.Join(dir, "meta", "money.md"), string(rsMemory(rsID, "Money", "layer: meta\ntags: [a]\n", "x\n")))
 	writeTestFile(t, filepath.Join(dir, "short-term", "money.md"), string(rsMemory(rsID, "Money", "layer: short-term\ntags: [b]\n", "x\n")))
 	writeTestFile(t, filepath.Join(dir, "project", "other.md"), string(rsMemory(rsID2, "Other", "", "y\n")))
-	got, err := JoinCopies(t.Context(), dir)
+	got, err := JoinCopies(t.Context(), dir, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -260,7 +260,33 @@ func TestJoinCopies(t *testing.T) {
 	if d.Meta.ID != rsID || !slices.Equal(d.Meta.Tags, []string{"a", "b"}) {
 		t.Errorf("joined file: id %s tags %v", d.Meta.ID, d.Meta.Tags)
 	}
-	if again, err := JoinCopies(t.Context(), dir); err != nil || len(again) != 0 {
+	if again, err := JoinCopies(t.Context(), dir, nil); err != nil || len(again) != 0 {
 		t.Errorf("a second pass joined %v (%v)", again, err)
+	}
+}
+
+// TestJoinCopiesAgainstTheFork: with the memory as it was where the
+// sides forked, a field one copy alone changed (the title) is taken, and
+// only what both changed (the layer) is a conflict.
+func TestJoinCopiesAgainstTheFork(t *testing.T) {
+	dir := t.TempDir()
+	forked := rsMemory(rsID, "Money", "layer: project\n", "x\n")
+	writeTestFile(t, filepath.Join(dir, "meta", "money.md"), string(rsMemory(rsID, "Money in cents", "layer: meta\n", "x\n")))
+	writeTestFile(t, filepath.Join(dir, "short-term", "money.md"), string(rsMemory(rsID, "Money", "layer: short-term\n", "x\n")))
+	base := func(_ context.Context, id string) ([]byte, error) {
+		if id != rsID {
+			t.Errorf("base asked for %s", id)
+		}
+		return forked, nil
+	}
+	got, err := JoinCopies(t.Context(), dir, base)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(got) != 1 || !slices.Equal(got[0].Conflicts, []string{"layer"}) {
+		t.Fatalf("joined %+v, want one memory with a conflict on layer only", got)
+	}
+	if d := parseTestFile(t, filepath.Join(dir, "meta", "money.md")); d.Meta.Title != "Money in cents" || d.Meta.Layer != "meta" {
+		t.Errorf("joined file: title %q layer %q, want the retitle in meta", d.Meta.Title, d.Meta.Layer)
 	}
 }

@@ -58,7 +58,7 @@ func (s *Syncer) mergeAside(ctx context.Context, gitDir, upstream, branch string
 				return nil // the work tree is in the way: the locked merge autostashes
 			}
 			published, rep.Merged = true, true
-			return s.join(ctx, rep)
+			return s.join(ctx, rep, head, upstream)
 		})
 	})
 	return published, err

@@ -185,7 +185,7 @@ func (s *Syncer) undo(ctx context.Context, gitDir string, m mark, rep *Report) e
 			}
 		}
 		if s.isAncestor(ctx, m.Commit, "HEAD") && s.isAncestor(ctx, m.Head, "HEAD") {
-			return s.join(ctx, rep)
+			return s.join(ctx, rep, m.Head, m.Commit)
 		}
 		return nil
 	case op == "merge":

@@ -1,11 +1,13 @@
 package teamsync
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
 	"io"
 	"path"
+	"regexp"
 	"strings"
 	"time"
 
@@ -101,9 +103,10 @@ type Syncer struct {
 	Commit func(ctx context.Context) (string, error)
 	// Resolve resolves the unmerged memory files (resolve.Run).
 	Resolve func(ctx context.Context) ([]resolve.Resolved, error)
-	// Join joins the memories a merge left in two files (resolve.JoinCopies);
+	// Join joins the memories a merge left in two files (resolve.JoinCopies),
+	// against each memory's file where the merge's sides forked (base);
 	// nil skips the step.
-	Join func(ctx context.Context) ([]resolve.Resolved, error)
+	Join func(ctx context.Context, base resolve.Base) ([]resolve.Resolved, error)
 	// Lint checks the merged vault.
 	Lint func(ctx context.Context) (Lint, error)
 	// Lock takes the repository's write lock (gitstore.Store.LockContext)
@@ -381,7 +384,7 @@ func (s *Syncer) integrateLocked(ctx context.Context, gitDir, upstream string, r
 			}
 			rep.Merged = rep.Merged || merged
 			if merged {
-				return s.join(ctx, rep)
+				return s.join(ctx, rep, m.Head, m.Commit)
 			}
 			return nil
 		})
@@ -473,11 +476,11 @@ func (s *Syncer) integrate(ctx context.Context, upstream string, rep *Report) (b
 
 // join joins the memories the merge left in two files and commits the
 // result: a merge that moved one memory to two layers is clean for git.
-func (s *Syncer) join(ctx context.Context, rep *Report) error {
+func (s *Syncer) join(ctx context.Context, rep *Report, head, upstream string) error {
 	if s.Join == nil {
 		return nil
 	}
-	res, err := s.Join(ctx)
+	res, err := s.Join(ctx, s.forkedFile(head, upstream))
 	rep.Resolved = append(rep.Resolved, res...)
 	if err != nil {
 		return &StepError{StepResolve, err}
@@ -594,5 +597,35 @@ func (s *Syncer) git(ctx context.Context, env []string, args ...string) (string,
 func (s *Syncer) progress(line string) {
 	if s.Progress != nil {
 		fmt.Fprintf(s.Progress, "memvault sync: %s\n", line)
+	}
+}
+
+// forkedFile reads a memory's file, by id, as it was at the merge base of
+// head and upstream: the base for joining the copies a merge left (a
+// memory moved to two layers), so that what one side alone changed is
+// not a conflict.
+func (s *Syncer) forkedFile(head, upstream string) resolve.Base {
+	return func(ctx context.Context, id string) ([]byte, error) {
+		base, err := s.git(ctx, nil, "merge-base", head, upstream)
+		if err != nil {
+			return nil, nil // unrelated histories: no base
+		}
+		base = strings.TrimSpace(base)
+		// The id line as memvault writes it, whole; a file without it
+		// joins without a base, as before.
+		hits, err := s.git(ctx, nil, "grep", "-l", "-e", "^id: "+regexp.QuoteMeta(id)+"$", base, "--", cmp.Or(s.VaultPrefix, "."))
+		var ge *GitError
+		if errors.As(err, &ge) && ge.Code == 1 {
+			return nil, nil // nothing matches: the memory is newer than the fork
+		}
+		if err != nil {
+			return nil, err
+		}
+		first, _, _ := strings.Cut(strings.TrimSpace(hits), "\n")
+		data, err := s.git(ctx, nil, "show", first)
+		if err != nil {
+			return nil, fmt.Errorf("read %s: %w", first, err)
+		}
+		return []byte(data), nil
 	}
 }
