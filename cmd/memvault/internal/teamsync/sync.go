@@ -419,7 +419,11 @@ func (s *Syncer) integrate(ctx context.Context, upstream string, rep *Report) (b
 	// carries the id. (git 2.39's merge-ort ignores -X no-renames.)
 	step, args := StepMerge, []string{"merge", "--no-edit", "--autostash", "-X", "find-renames=100%", upstream}
 	if s.Rebase {
-		step, args = StepRebase, []string{"rebase", "--autostash", "-X", "find-renames=100%", upstream}
+		// --empty=keep: a write whose change the merge rules outrank (an
+		// archive under a supersession) replays as an empty commit; git
+		// would drop it, and with it the write's reason and author, which
+		// a merge keeps on its side (issue 24: 0 lost reasons).
+		step, args = StepRebase, []string{"rebase", "--autostash", "--empty=keep", "-X", "find-renames=100%", upstream}
 	}
 	s.progress(fmt.Sprintf("%s %s", step, upstream))
 	_, err := s.git(ctx, nil, s.withDriver(args...)...)
@@ -436,9 +440,14 @@ func (s *Syncer) integrate(ctx context.Context, upstream string, rep *Report) (b
 		}
 		if len(unmerged) == 0 {
 			if s.Rebase && s.nothingStaged(ctx) {
-				// The commit became empty once resolved: drop it, as
-				// git rebase does for commits already upstream.
-				_, err = s.git(ctx, []string{"GIT_EDITOR=true"}, s.withDriver("rebase", "--skip")...)
+				// The commit became empty once resolved: keep it empty,
+				// with its message and author (-C REBASE_HEAD), as
+				// --empty=keep does for one that merges clean; git's
+				// rebase --continue would drop it.
+				if _, err = s.git(ctx, nil, "commit", "--quiet", "--allow-empty", "--no-verify", "-C", "REBASE_HEAD"); err != nil {
+					return true, &StepError{step, err}
+				}
+				_, err = s.git(ctx, []string{"GIT_EDITOR=true"}, s.withDriver("rebase", "--continue")...)
 				continue
 			}
 			return true, &StepError{step, err}
