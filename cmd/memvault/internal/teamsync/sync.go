@@ -440,14 +440,9 @@ func (s *Syncer) integrate(ctx context.Context, upstream string, rep *Report) (b
 		}
 		if len(unmerged) == 0 {
 			if s.Rebase && s.nothingStaged(ctx) {
-				// The commit became empty once resolved: keep it empty,
-				// with its message and author (-C REBASE_HEAD), as
-				// --empty=keep does for one that merges clean; git's
-				// rebase --continue would drop it.
-				if _, err = s.git(ctx, nil, "commit", "--quiet", "--allow-empty", "--no-verify", "-C", "REBASE_HEAD"); err != nil {
-					return true, &StepError{step, err}
+				if _, err = s.continueRebase(ctx); errors.As(err, new(*StepError)) {
+					return true, err
 				}
-				_, err = s.git(ctx, []string{"GIT_EDITOR=true"}, s.withDriver("rebase", "--continue")...)
 				continue
 			}
 			return true, &StepError{step, err}
@@ -472,12 +467,27 @@ func (s *Syncer) integrate(ctx context.Context, upstream string, rep *Report) (b
 			return true, &StepError{StepResolve, fmt.Errorf("%w: still unmerged: %s", ErrConflicts, strings.Join(left, ", "))}
 		}
 		if s.Rebase {
-			_, err = s.git(ctx, []string{"GIT_EDITOR=true"}, s.withDriver("rebase", "--continue")...)
+			if _, err = s.continueRebase(ctx); errors.As(err, new(*StepError)) {
+				return true, err
+			}
 		} else {
 			_, err = s.git(ctx, []string{"GIT_EDITOR=true"}, "commit", "--no-edit", "--cleanup=strip", "--quiet")
 		}
 	}
 	return true, nil
+}
+
+// continueRebase continues a rebase that stopped. A replayed commit that
+// is empty once resolved is kept, with its message and author (-C
+// REBASE_HEAD), as --empty=keep keeps one that replays clean: git's
+// rebase --continue would drop it, and with it the write's reason.
+func (s *Syncer) continueRebase(ctx context.Context) (string, error) {
+	if s.nothingStaged(ctx) {
+		if out, err := s.git(ctx, nil, "commit", "--quiet", "--allow-empty", "--no-verify", "-C", "REBASE_HEAD"); err != nil {
+			return out, &StepError{StepRebase, fmt.Errorf("keep the replayed commit that became empty: %w", err)}
+		}
+	}
+	return s.git(ctx, []string{"GIT_EDITOR=true"}, s.withDriver("rebase", "--continue")...)
 }
 
 // join joins the memories the merge left in two files and commits the
