@@ -422,7 +422,11 @@ func (s *Syncer) integrate(ctx context.Context, upstream string, rep *Report) (b
 	// carries the id. (git 2.39's merge-ort ignores -X no-renames.)
 	step, args := StepMerge, []string{"merge", "--no-edit", "--autostash", "-X", "find-renames=100%", upstream}
 	if s.Rebase {
-		step, args = StepRebase, []string{"rebase", "--autostash", "-X", "find-renames=100%", upstream}
+		// --empty=keep: a write whose change the merge rules outrank (an
+		// archive under a supersession) replays as an empty commit; git
+		// would drop it, and with it the write's reason and author, which
+		// a merge keeps on its side (issue 24: 0 lost reasons).
+		step, args = StepRebase, []string{"rebase", "--autostash", "--empty=keep", "-X", "find-renames=100%", upstream}
 	}
 	s.progress(fmt.Sprintf("%s %s", step, upstream))
 	_, err := s.git(ctx, nil, s.withDriver(args...)...)
@@ -439,9 +443,9 @@ func (s *Syncer) integrate(ctx context.Context, upstream string, rep *Report) (b
 		}
 		if len(unmerged) == 0 {
 			if s.Rebase && s.nothingStaged(ctx) {
-				// The commit became empty once resolved: drop it, as
-				// git rebase does for commits already upstream.
-				_, err = s.git(ctx, []string{"GIT_EDITOR=true"}, s.withDriver("rebase", "--skip")...)
+				if _, err = s.continueRebase(ctx); errors.As(err, new(*StepError)) {
+					return true, err
+				}
 				continue
 			}
 			return true, &StepError{step, err}
@@ -466,12 +470,27 @@ func (s *Syncer) integrate(ctx context.Context, upstream string, rep *Report) (b
 			return true, &StepError{StepResolve, fmt.Errorf("%w: still unmerged: %s", ErrConflicts, strings.Join(left, ", "))}
 		}
 		if s.Rebase {
-			_, err = s.git(ctx, []string{"GIT_EDITOR=true"}, s.withDriver("rebase", "--continue")...)
+			if _, err = s.continueRebase(ctx); errors.As(err, new(*StepError)) {
+				return true, err
+			}
 		} else {
 			_, err = s.git(ctx, []string{"GIT_EDITOR=true"}, "commit", "--no-edit", "--cleanup=strip", "--quiet")
 		}
 	}
 	return true, nil
+}
+
+// continueRebase continues a rebase that stopped. A replayed commit that
+// is empty once resolved is kept, with its message and author (-C
+// REBASE_HEAD), as --empty=keep keeps one that replays clean: git's
+// rebase --continue would drop it, and with it the write's reason.
+func (s *Syncer) continueRebase(ctx context.Context) (string, error) {
+	if s.nothingStaged(ctx) {
+		if out, err := s.git(ctx, nil, "commit", "--quiet", "--allow-empty", "--no-verify", "-C", "REBASE_HEAD"); err != nil {
+			return out, &StepError{StepRebase, fmt.Errorf("keep the replayed commit that became empty: %w", err)}
+		}
+	}
+	return s.git(ctx, []string{"GIT_EDITOR=true"}, s.withDriver("rebase", "--continue")...)
 }
 
 // join joins the memories the merge left in two files and commits the
