@@ -1,6 +1,7 @@
 package parser
 
 import (
+	"errors"
 	"strconv"
 	"strings"
 )
@@ -89,3 +90,22 @@ func (e *kindError) Error() string { return e.msg }
 
 // ErrorKind returns the kind of failure, a vault/fault kind.
 func (e *kindError) ErrorKind() string { return e.kind }
+
+// HasError reports whether diags hold an error (warnings pass).
+func HasError(diags []*Error) bool {
+	for _, d := range diags {
+		if d.Severity == SeverityError {
+			return true
+		}
+	}
+	return false
+}
+
+// Join joins diags into one error, as errors.Join does.
+func Join(diags []*Error) error {
+	errs := make([]error, len(diags))
+	for i, d := range diags {
+		errs[i] = d
+	}
+	return errors.Join(errs...)
+}

@@ -421,8 +421,8 @@ func (v *Vault) readCurrent(ctx context.Context, id string) (*Memory, *parser.Do
 		return nil, nil, fmt.Errorf("%w: %s:%d: %w: resolve the merge first", ErrMalformedFile, rel, line, ErrConflictMarkers)
 	}
 	doc, diags := parser.Parse(rel, data)
-	if doc == nil || hasError(diags) {
-		return nil, nil, fmt.Errorf("%w: %s: fix the file by hand first: %v", ErrMalformedFile, rel, errors.Join(asErrors(diags)...))
+	if doc == nil || parser.HasError(diags) {
+		return nil, nil, fmt.Errorf("%w: %s: fix the file by hand first: %v", ErrMalformedFile, rel, parser.Join(diags))
 	}
 	m, _ := toMemory(rel, data, fi.ModTime())
 	if m.ID != id {
@@ -440,23 +440,6 @@ func (v *Vault) pathsForID(id string) []string {
 		return []string{id + ".md"}
 	}
 	return nil
-}
-
-func hasError(diags []*Diagnostic) bool {
-	for _, d := range diags {
-		if d.Severity == parser.SeverityError {
-			return true
-		}
-	}
-	return false
-}
-
-func asErrors(diags []*Diagnostic) []error {
-	out := make([]error, len(diags))
-	for i, d := range diags {
-		out[i] = d
-	}
-	return out
 }
 
 func (v *Vault) existsLocked(id string) bool {

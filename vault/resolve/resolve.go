@@ -525,8 +525,8 @@ func (r *resolver) both(u Unmerged, res Resolved) (Resolved, []string, error) {
 // doc parses one side for editing.
 func (r *resolver) doc(side string, data []byte) (*parser.Document, error) {
 	d, diags := parser.Parse(side, data)
-	if d == nil || hasError(diags) {
-		return nil, fmt.Errorf("%s is not a memory file that parses: %w", side, errors.Join(asErrors(diags)...))
+	if d == nil || parser.HasError(diags) {
+		return nil, fmt.Errorf("%s is not a memory file that parses: %w", side, parser.Join(diags))
 	}
 	return d, nil
 }
@@ -661,17 +661,4 @@ func JoinCopies(ctx context.Context, dir string, base Base) ([]Resolved, error) 
 		out = append(out, res)
 	}
 	return out, nil
-}
-
-// hasError reports whether a parse found an error (warnings pass).
-func hasError(diags []*parser.Error) bool {
-	return slices.ContainsFunc(diags, func(d *parser.Error) bool { return d.Severity == parser.SeverityError })
-}
-
-func asErrors(diags []*parser.Error) []error {
-	out := make([]error, len(diags))
-	for i, d := range diags {
-		out[i] = d
-	}
-	return out
 }
