@@ -159,7 +159,7 @@ type serverOptions struct {
 func newTestServer(t *testing.T, clock *testClock, o serverOptions) *testServer {
 	t.Helper()
 	ts := &testServer{clock: clock, project: openTestVault(t, clock)}
-	cfg := Config{Version: "test", Now: clock.Now, ProjectDir: ts.project.v.Dir(), RecallTimeout: o.recallTimeout}
+	cfg := Config{Version: "test", Now: clock.Now, ProjectDir: ts.project.v.Dir(), RecallTimeout: o.recallTimeout, CheckOutput: true}
 	if o.user {
 		ts.user = openTestVault(t, clock)
 		cfg.UserDir = ts.user.v.Dir()

@@ -1,6 +1,7 @@
 package mcpserver
 
 import (
+	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -158,10 +159,19 @@ func TestToolSchemasAreStrict(t *testing.T) {
 }
 
 // TestEveryToolAnswersWithinItsOutputSchema drives each tool through the
-// server, which validates structured results against the declared schema.
+// test server, which validates structured results against the declared
+// schema (Config.CheckOutput; the served binary skips the check). A tool
+// answering outside its schema shows that the check is on.
 func TestEveryToolAnswersWithinItsOutputSchema(t *testing.T) {
 	t.Parallel()
 	ts := newTestServer(t, newClock(t0), serverOptions{user: true})
+	ts.mcp.AddTool(mcp.NewTool("off_schema", strictOutputSchema[view.Confirm]()),
+		func(context.Context, mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+			return mcp.NewToolResultStructured(map[string]any{"id": 1}, "off schema"), nil
+		})
+	if res, text := callTool(t, ts.c, "off_schema", nil); !res.IsError {
+		t.Errorf("a result outside its schema was sent (%q): the test server does not check output", text)
+	}
 	w := mustCall[view.Write](t, ts.c, "remember", map[string]any{"title": "Prefer tabs", "content": "Indent with tabs.", "layer": "preference", "tags": []any{"style"}})
 	for _, tc := range []struct {
 		tool string
