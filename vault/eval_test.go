@@ -257,7 +257,7 @@ func TestEvalStrengthCV(t *testing.T) {
 	score := func(ps []pooled, keys map[string]string, cut cutRules) *evalTally {
 		var tl evalTally
 		for _, p := range ps {
-			tl.add(p.q, finishText(slices.Clone(p.rs), cut, 10), keys)
+			tl.add(p.q, finishText(slices.Clone(p.rs), cut, 10, nil), keys)
 		}
 		return &tl
 	}

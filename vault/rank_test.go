@@ -216,13 +216,16 @@ func TestRecallNearDuplicatesApart(t *testing.T) {
 // TestSpreadNearDuplicatesShortLists: with nothing else to move up, the
 // copies stay, the lower one marked, and the rule ends.
 func TestSpreadNearDuplicatesShortLists(t *testing.T) {
-	for n := 1; n <= 4; n++ {
+	for n, texts := range []*textSets{nil, nil, {}, {}, {}} {
+		if n == 0 {
+			continue
+		}
 		var rs []Result
 		for i := range n {
 			m := &Memory{ID: string(rune('a' + i)), Title: "Logs are JSON lines", Body: "Every service logs JSON lines with trace_id."}
 			rs = append(rs, Result{Memory: m, Score: 10, Coverage: 1, Matched: 2, Match: MatchStrong})
 		}
-		got := spreadNearDuplicates(rs)
+		got := spreadNearDuplicates(rs, texts)
 		if len(got) != n || got[0].Match != MatchStrong {
 			t.Fatalf("n=%d: got %d results, first %s", n, len(got), got[0].Match)
 		}

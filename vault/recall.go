@@ -228,7 +228,7 @@ func (v *Vault) rank(ctx context.Context, q Query, cut cutRules, pooled bool) ([
 		sortResults(out)
 		out = successorsFirst(out)
 		if !pooled {
-			out = finishText(out, cut, limit)
+			out = finishText(out, cut, limit, nil)
 		}
 	}
 	for i := range out {
@@ -270,9 +270,9 @@ func (r *Result) fillSnippet() {
 // before the weak ones (each group in rank order: a result that scores
 // high on few of the query's concepts never comes above an answer) and
 // cuts the list to limit.
-func finishText(rs []Result, cut cutRules, limit int) []Result {
+func finishText(rs []Result, cut cutRules, limit int, texts *textSets) []Result {
 	rs = cut.classify(rs)
-	rs = spreadNearDuplicates(rs)
+	rs = spreadNearDuplicates(rs, texts)
 	slices.SortStableFunc(rs, func(a, b Result) int {
 		return cmp.Compare(strength(a), strength(b))
 	})

@@ -35,11 +35,13 @@ type Member struct {
 
 // SetCache is what the Sets built, call after call, over the same
 // long-lived vaults share: the scratch index that ranks several vaults'
-// candidates together, and each vault's list of superseding memories.
+// candidates together, each vault's list of superseding memories, and
+// the token sets of the texts recalls compared lately.
 // The zero value is ready; it is safe for concurrent use.
 type SetCache struct {
-	pool rankPool
-	sup  supersedeIndex
+	pool  rankPool
+	sup   supersedeIndex
+	texts textSets
 }
 
 // Set is the vaults one caller works on together: the project vault and,

@@ -117,14 +117,18 @@ func (s *Set) Recall(ctx context.Context, q Query) ([]SetResult, error) {
 		}
 		out = pool.rescore(q.Text, out, at)
 	}
-	return finishSet(out, vaults, q, limit), nil
+	var texts *textSets
+	if s.Cache != nil {
+		texts = &s.Cache.texts
+	}
+	return finishSet(out, vaults, q, limit, texts), nil
 }
 
 // finishSet orders the results merged from the vaults by score (a
 // replaced rule below its successor, across vaults too), labels them
 // strong or weak and cuts them as Vault.Recall does its own, then marks
 // rival rules among the answers and explains them when q asks.
-func finishSet(out []SetResult, vaults []setVault, q Query, limit int) []SetResult {
+func finishSet(out []SetResult, vaults []setVault, q Query, limit int, texts *textSets) []SetResult {
 	slices.SortStableFunc(out, func(a, b SetResult) int { return cmp.Compare(b.Score, a.Score) })
 	rs := make([]Result, len(out))
 	from := make(map[*Memory]string, len(out))
@@ -132,7 +136,7 @@ func finishSet(out []SetResult, vaults []setVault, q Query, limit int) []SetResu
 		rs[i] = r.Result
 		from[r.Memory] = r.Vault
 	}
-	rs = finishText(successorsFirst(rs), defaultCut, limit)
+	rs = finishText(successorsFirst(rs), defaultCut, limit, texts)
 	markConflicts(rs)
 	out = out[:0]
 	for _, r := range rs {

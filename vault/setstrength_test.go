@@ -102,7 +102,7 @@ func TestFinishTextStrongFirst(t *testing.T) {
 		res("second answer", 8, 0.8),
 		res("far below", 1, 0.5),
 	}
-	got := finishText(rs, defaultCut, 8)
+	got := finishText(rs, defaultCut, 8, nil)
 	var order []string
 	for _, r := range got {
 		order = append(order, r.Memory.Title+":"+r.Match)

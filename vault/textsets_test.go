@@ -1,0 +1,39 @@
+package vault
+
+import (
+	"strings"
+	"testing"
+)
+
+// TestTextSetsFollowTheText checks that a remembered token set is the
+// text's: the same memory with another body is compared by its new text,
+// and an unchanged one gets the set it had.
+func TestTextSetsFollowTheText(t *testing.T) {
+	t.Parallel()
+	texts := &textSets{}
+	a := &Memory{ID: "a", Title: "Logs are JSON lines", Body: "Every service logs JSON lines with trace_id."}
+	b := &Memory{ID: "b", Title: a.Title, Body: a.Body}
+	results := func() []Result {
+		return []Result{
+			{Memory: a, Score: 10, Coverage: 1, Matched: 2, Match: MatchStrong},
+			{Memory: b, Score: 10, Coverage: 1, Matched: 2, Match: MatchStrong},
+		}
+	}
+	for _, step := range []struct {
+		name, body string
+		duplicate  bool
+	}{
+		{"copies", a.Body, true},
+		{"b says something else", "Traces go to Tempo; sampling is ten percent in production.", false},
+		{"b a copy again", a.Body, true},
+	} {
+		b.Body = step.body
+		got := spreadNearDuplicates(results(), texts)
+		if dup := strings.HasPrefix(got[1].MatchReason, "near-duplicate of"); dup != step.duplicate {
+			t.Errorf("%s: second result %q %q, near-duplicate %v, want %v", step.name, got[1].Memory.ID, got[1].MatchReason, dup, step.duplicate)
+		}
+		if set := texts.of(b); set["trace_id"] != strings.Contains(step.body, "trace_id") {
+			t.Errorf("%s: b's remembered set %v does not follow its body %q", step.name, set, step.body)
+		}
+	}
+}
