@@ -255,8 +255,8 @@ func successorsFirst(rs []Result) []Result {
 // spreadNearDuplicates keeps near-identical memories from sharing the
 // first distinctTop places: the lower copy moves down to just below them,
 // weak, named as a near-duplicate of the one above. texts remembers the
-// texts' token sets across calls (nil: none).
-func spreadNearDuplicates(rs []Result, texts *textSets) []Result {
+// texts' token sets across calls (nil: nothing).
+func spreadNearDuplicates(rs []Result, texts *textMemo) []Result {
 	sets, titleSets := map[*Memory]map[string]bool{}, map[*Memory]map[string]bool{}
 	titles := func(m *Memory) map[string]bool {
 		if titleSets[m] == nil {
@@ -266,7 +266,7 @@ func spreadNearDuplicates(rs []Result, texts *textSets) []Result {
 	}
 	set := func(m *Memory) map[string]bool {
 		if sets[m] == nil {
-			sets[m] = texts.of(m)
+			sets[m] = texts.set(m)
 		}
 		return sets[m]
 	}

@@ -216,7 +216,7 @@ func TestRecallNearDuplicatesApart(t *testing.T) {
 // TestSpreadNearDuplicatesShortLists: with nothing else to move up, the
 // copies stay, the lower one marked, and the rule ends.
 func TestSpreadNearDuplicatesShortLists(t *testing.T) {
-	for n, texts := range []*textSets{nil, nil, {}, {}, {}} {
+	for n, texts := range []*textMemo{nil, nil, {}, {}, {}} {
 		if n == 0 {
 			continue
 		}

@@ -257,10 +257,11 @@ type snipSpec struct {
 	runes int
 }
 
-// fillSnippet makes the snippet a pooled recall left for later.
-func (r *Result) fillSnippet() {
+// fillSnippet makes the snippet a pooled recall left for later; texts
+// remembers the texts' analyses across calls (nil: nothing).
+func (r *Result) fillSnippet(texts *textMemo) {
 	if r.snip != nil {
-		r.Snippet = index.Snippet(r.Memory.PlainText(), r.snip.terms, r.snip.runes)
+		r.Snippet = texts.snippet(r.Memory, r.snip.terms, r.snip.runes)
 		r.snip = nil
 	}
 }
@@ -270,7 +271,7 @@ func (r *Result) fillSnippet() {
 // before the weak ones (each group in rank order: a result that scores
 // high on few of the query's concepts never comes above an answer) and
 // cuts the list to limit.
-func finishText(rs []Result, cut cutRules, limit int, texts *textSets) []Result {
+func finishText(rs []Result, cut cutRules, limit int, texts *textMemo) []Result {
 	rs = cut.classify(rs)
 	rs = spreadNearDuplicates(rs, texts)
 	slices.SortStableFunc(rs, func(a, b Result) int {

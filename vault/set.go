@@ -36,12 +36,12 @@ type Member struct {
 // SetCache is what the Sets built, call after call, over the same
 // long-lived vaults share: the scratch index that ranks several vaults'
 // candidates together, each vault's list of superseding memories, and
-// the token sets of the texts recalls compared lately.
+// what recalls derived from the texts of their top results lately.
 // The zero value is ready; it is safe for concurrent use.
 type SetCache struct {
 	pool  rankPool
 	sup   supersedeIndex
-	texts textSets
+	texts textMemo
 }
 
 // Set is the vaults one caller works on together: the project vault and,

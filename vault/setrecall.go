@@ -117,7 +117,7 @@ func (s *Set) Recall(ctx context.Context, q Query) ([]SetResult, error) {
 		}
 		out = pool.rescore(q.Text, out, at)
 	}
-	var texts *textSets
+	var texts *textMemo
 	if s.Cache != nil {
 		texts = &s.Cache.texts
 	}
@@ -128,7 +128,7 @@ func (s *Set) Recall(ctx context.Context, q Query) ([]SetResult, error) {
 // replaced rule below its successor, across vaults too), labels them
 // strong or weak and cuts them as Vault.Recall does its own, then marks
 // rival rules among the answers and explains them when q asks.
-func finishSet(out []SetResult, vaults []setVault, q Query, limit int, texts *textSets) []SetResult {
+func finishSet(out []SetResult, vaults []setVault, q Query, limit int, texts *textMemo) []SetResult {
 	slices.SortStableFunc(out, func(a, b SetResult) int { return cmp.Compare(b.Score, a.Score) })
 	rs := make([]Result, len(out))
 	from := make(map[*Memory]string, len(out))
@@ -140,7 +140,7 @@ func finishSet(out []SetResult, vaults []setVault, q Query, limit int, texts *te
 	markConflicts(rs)
 	out = out[:0]
 	for _, r := range rs {
-		r.fillSnippet()
+		r.fillSnippet(texts)
 		name := from[r.Memory]
 		if q.Explain {
 			for _, sv := range vaults {

@@ -76,6 +76,10 @@ func FuzzSnippet(f *testing.F) {
 		case max > 0 && utf8.RuneCountInString(text) <= max && got != text:
 			t.Fatalf("Snippet of a short text = %q, want it whole", got)
 		}
+		// A text analysed once cuts the same snippets.
+		if pre := AnalyseSnippetText(text).Snippet(strings.Fields(terms), max); pre != got {
+			t.Fatalf("SnippetText.Snippet(max=%d) = %q, Snippet = %q", max, pre, got)
+		}
 	})
 }
 

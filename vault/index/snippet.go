@@ -21,6 +21,52 @@ const maxSnippetMatches = 2000
 // fits is returned whole; without matches the snippet is the text's start.
 // Cuts never split a rune and avoid splitting a Latin word when they can.
 func Snippet(text string, terms []string, maxRunes int) string {
+	return snippet(text, nil, terms, maxRunes)
+}
+
+// SnippetText is a text analysed for Snippet once, to cut snippets of it
+// for any terms without analysing it again (a memory recalled often).
+type SnippetText struct {
+	text  string
+	words string         // the tokens' texts, one after another
+	toks  []snippetToken // in the analyser's order
+}
+
+// snippetToken is one token of a SnippetText: its text is
+// words[word:word+n], at its byte offset in the text (which orders the
+// matches as Snippet does), and start and end are its rune offsets.
+type snippetToken struct {
+	word, n, at, start, end int32
+}
+
+// AnalyseSnippetText analyses text for SnippetText.Snippet.
+func AnalyseSnippetText(text string) *SnippetText {
+	st := &SnippetText{text: text}
+	var words []byte
+	var a analyzer
+	a.analyze(text, func(t *token) {
+		st.toks = append(st.toks, snippetToken{int32(len(words)), int32(len(t.text)), int32(t.start), int32(t.start), int32(t.end)})
+		words = append(words, t.text...)
+	})
+	st.words = string(words)
+	st.toks = slices.Clip(st.toks)
+	if len(st.toks) > 0 {
+		toRune := runeIndexer(text)
+		for i := range st.toks {
+			st.toks[i].start, st.toks[i].end = int32(toRune(int(st.toks[i].start))), int32(toRune(int(st.toks[i].end)))
+		}
+	}
+	return st
+}
+
+// Snippet is Snippet(text, terms, maxRunes) for st's text.
+func (st *SnippetText) Snippet(terms []string, maxRunes int) string {
+	return snippet(st.text, st, terms, maxRunes)
+}
+
+// snippet is Snippet, reading the text's tokens from st when it is not
+// nil.
+func snippet(text string, st *SnippetText, terms []string, maxRunes int) string {
 	if maxRunes <= 0 {
 		return ""
 	}
@@ -41,23 +87,37 @@ func Snippet(text string, terms []string, maxRunes int) string {
 			}
 		}
 	}
-	type match struct{ start, end, term int } // rune offsets
+	// The matches in the analyser's order, then by byte offset (at); a
+	// SnippetText has their rune offsets already.
+	type match struct{ at, start, end, term int }
 	var ms []match
-	var a analyzer
-	a.analyze(text, func(t *token) {
-		if len(ms) >= maxSnippetMatches {
-			return
+	if st != nil {
+		for _, t := range st.toks {
+			if len(ms) >= maxSnippetMatches {
+				break
+			}
+			if id, ok := want[st.words[t.word:t.word+t.n]]; ok {
+				ms = append(ms, match{int(t.at), int(t.start), int(t.end), id})
+			}
 		}
-		if id, ok := want[string(t.text)]; ok {
-			ms = append(ms, match{t.start, t.end, id})
-		}
-	})
-	// Byte offsets -> rune offsets in one pass.
-	slices.SortFunc(ms, func(x, y match) int { return x.start - y.start })
-	if len(ms) > 0 {
-		toRune := runeIndexer(text)
-		for i := range ms {
-			ms[i].start, ms[i].end = toRune(ms[i].start), toRune(ms[i].end)
+		slices.SortFunc(ms, func(x, y match) int { return x.at - y.at })
+	} else {
+		var a analyzer
+		a.analyze(text, func(t *token) {
+			if len(ms) >= maxSnippetMatches {
+				return
+			}
+			if id, ok := want[string(t.text)]; ok {
+				ms = append(ms, match{t.start, t.start, t.end, id})
+			}
+		})
+		// Byte offsets -> rune offsets in one pass.
+		slices.SortFunc(ms, func(x, y match) int { return x.at - y.at })
+		if len(ms) > 0 {
+			toRune := runeIndexer(text)
+			for i := range ms {
+				ms[i].start, ms[i].end = toRune(ms[i].start), toRune(ms[i].end)
+			}
 		}
 	}
 

@@ -11,7 +11,7 @@ package memo
 import "sync"
 
 // DefaultSize is a generation's size when Memo.Size is 0.
-const DefaultSize = 256
+const DefaultSize = 128
 
 // Memo remembers up to twice Size values of a function of K. The
 // values are kept in two generations: a full current generation becomes

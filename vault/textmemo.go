@@ -1,0 +1,41 @@
+package vault
+
+import (
+	"github.com/memvault/memvault/vault/index"
+	"github.com/memvault/memvault/vault/memo"
+)
+
+// textMemo remembers what recalls derive from memories' texts, across
+// the recalls of a server (SetCache): the token sets the near-duplicate
+// check compares and the analyses snippets are cut from. Each recall
+// derived them anew for its top results (issue 25). The key is what the
+// text derives from (the title, the body as written and the plain text
+// when the memory keeps it), so a changed memory is a new key, never a
+// stale value. A nil *textMemo remembers nothing.
+type textMemo struct {
+	sets  memo.Memo[textKey, map[string]bool]
+	snips memo.Memo[textKey, *index.SnippetText]
+}
+
+type textKey struct{ title, body, text string }
+
+func keyOf(m *Memory) textKey { return textKey{m.Title, m.Body, m.text} }
+
+// set is m's text's token set; callers must not change it.
+func (t *textMemo) set(m *Memory) map[string]bool {
+	f := func(textKey) map[string]bool { return tokenSet(m.Title + "\n" + m.PlainText()) }
+	if t == nil {
+		return f(textKey{})
+	}
+	return t.sets.Get(keyOf(m), f)
+}
+
+// snippet is index.Snippet of m's plain text.
+func (t *textMemo) snippet(m *Memory, terms []string, runes int) string {
+	if t == nil {
+		return index.Snippet(m.PlainText(), terms, runes)
+	}
+	return t.snips.Get(keyOf(m), func(textKey) *index.SnippetText {
+		return index.AnalyseSnippetText(m.PlainText())
+	}).Snippet(terms, runes)
+}
