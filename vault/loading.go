@@ -154,7 +154,7 @@ type memCodec struct {
 
 func (c *memCodec) Prepare(mems []Memory) {
 	c.hashes = make([]byte, len(mems)*hashLen)
-	for i := range mems { // see prefaultLoaded
+	for i := range mems { // numbers first: see load.readCachedFiles
 		mems[i].Version = 0
 	}
 }

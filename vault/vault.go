@@ -74,11 +74,11 @@ type Options struct {
 	HeadersOnly bool
 	// HeaderCache is a file where a HeadersOnly vault keeps the headers
 	// between processes, trusted for a file only while its stat data is
-	// unchanged; "" keeps none. See HeaderCacheName.
+	// unchanged; "" keeps none. See load.HeaderCacheName.
 	HeaderCache string
 	// IndexCache makes Open take what it can from the vault's index cache
 	// (CacheDirName in the vault folder, git-ignored) and rewrite the
-	// cache when anything was not in it; see cache.go. It is ignored with
+	// cache when anything was not in it; see vault/load. It is ignored with
 	// HeadersOnly, and where the running program's file cannot be named:
 	// a cache written by another build is never used.
 	IndexCache bool
