@@ -38,6 +38,15 @@ func loadFile(f *load.File[Memory, titleSig]) loaded {
 // loadConfig is how the vault v loads (see load.Config).
 type loadConfig = load.Config[Memory, titleSig]
 
+// loadConfig is how v loads: Open's settings, or, for a vault Open did
+// not make (a snapshot), its folder read without caches.
+func (v *Vault) loadConfig() loadConfig {
+	if v.load.cfg.Rules != nil {
+		return v.load.cfg
+	}
+	return loadConfig{Dir: v.dir, MaxFileSize: v.maxFileSize, Rules: memRules{v}, Linked: errLinked}
+}
+
 // memRules are the vault's rules as the loader asks them (see
 // load.Rules).
 type memRules struct{ v *Vault }

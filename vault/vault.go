@@ -226,8 +226,8 @@ func Open(ctx context.Context, dir string, opts Options) (*Vault, error) {
 	if v.now == nil {
 		v.now = time.Now
 	}
-	v.load.cfg = loadConfig{Dir: abs, MaxFileSize: v.maxFileSize, Rules: memRules{v}, Linked: errLinked,
-		HeaderCache: opts.HeaderCache, CopyCache: opts.CopyIndexCache, FSNow: opts.hooks.fsNow}
+	v.load.cfg = v.loadConfig()
+	v.load.cfg.HeaderCache, v.load.cfg.CopyCache, v.load.cfg.FSNow = opts.HeaderCache, opts.CopyIndexCache, opts.hooks.fsNow
 	if opts.HeadersOnly {
 		v.load.cfg.Mode = load.Headers
 	} else if opts.IndexCache {
@@ -248,7 +248,7 @@ func (v *Vault) Dir() string { return v.dir }
 // Reload reads the whole vault again and swaps the index in one step, so
 // readers see either the old or the new state, never a mix.
 func (v *Vault) Reload(ctx context.Context) error {
-	c := v.load.cfg
+	c := v.loadConfig()
 	c.IndexCache = ""
 	return v.loadAll(ctx, &c)
 }
@@ -273,7 +273,8 @@ func (v *Vault) refresh(ctx context.Context, rels []string) ([]string, error) {
 			keep = append(keep, rel)
 		}
 	}
-	files, err := load.ReadAll(ctx, &v.load.cfg, keep)
+	lc := v.loadConfig()
+	files, err := load.ReadAll(ctx, &lc, keep)
 	if err != nil {
 		return nil, err
 	}

@@ -106,13 +106,16 @@ func (l *loader[T, S]) headers(ctx context.Context) (Stats, error) {
 	if err := ctx.Err(); err != nil {
 		return st, err
 	}
-	// file is a result's header as the Sink and the cache take it.
+	// file sets f to a result's header as the Sink and the cache take
+	// it: one File, reused, not one allocated per file.
+	var f File[T, S]
 	file := func(i int) *File[T, S] {
 		if x := res[i]; x.miss != nil {
 			return x.miss
 		}
 		e := &cache[res[i].hit]
-		return &File[T, S]{Rel: rels[i], Mem: e.Mem, Sig: &e.Sig}
+		f = File[T, S]{Rel: rels[i], Mem: e.Mem, Sig: &e.Sig}
+		return &f
 	}
 	l.sink.Begin(len(rels), nil)
 	for i, x := range res {
@@ -147,8 +150,8 @@ func (l *loader[T, S]) headers(ctx context.Context) (Stats, error) {
 	keep := make([]Header[T, S], 0, kept)
 	for i, x := range res {
 		if cacheable(x) {
-			f := file(i)
-			keep = append(keep, Header[T, S]{Key: x.key, Mem: f.Mem, Sig: *f.Sig})
+			h := file(i)
+			keep = append(keep, Header[T, S]{Key: x.key, Mem: h.Mem, Sig: *h.Sig})
 		}
 	}
 	// A cache that cannot be written only costs the next process time.

@@ -66,8 +66,8 @@ type Sink[T, S any] interface {
 	// Begin starts a new state for about n files, indexed in ix (nil: no
 	// index, a headers-only load or one whose index comes later).
 	Begin(n int, ix *index.Index)
-	// Add takes one file. f.Prep, when set, is inserted into the index
-	// at once; it is not kept.
+	// Add takes one file. Neither f nor f.Prep is kept: f.Prep, when
+	// set, is inserted into the index at once.
 	Add(f *File[T, S])
 	// Built is the memories the new state holds, by DocID.
 	Built() []*T
