@@ -35,7 +35,7 @@ func loadFile(f *load.File[Memory, titleSig]) loaded {
 	return loaded{rel: f.Rel, mem: f.Mem, diags: f.Diags, prep: f.Prep, mapped: f.Mapped}
 }
 
-// loadConfig is how the vault v loads (see load.Config).
+// loadConfig is load.Config for the vault's memories.
 type loadConfig = load.Config[Memory, titleSig]
 
 // loadConfig is how v loads: Open's settings, or, for a vault Open did
@@ -88,7 +88,12 @@ type loadSink struct {
 	sigs []titledSig // a headers-only load's, by DocID
 }
 
-func (s *loadSink) Begin(n int, ix *index.Index) { s.b = s.v.newBuilder(n, ix) }
+func (s *loadSink) Begin(n int, ix *index.Index) {
+	s.b = s.v.newBuilder(n, ix)
+	if s.v.headersOnly {
+		s.sigs = make([]titledSig, 0, n)
+	}
+}
 
 func (s *loadSink) Add(f *load.File[Memory, titleSig]) {
 	n := len(s.b.entries)
