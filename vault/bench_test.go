@@ -240,8 +240,8 @@ func BenchmarkLoadCached(b *testing.B) {
 		if err != nil {
 			b.Fatal(err)
 		}
-		if !v.load.stats.fromCache || v.load.stats.read != 0 {
-			b.Fatalf("from cache %v, %d files read", v.load.stats.fromCache, v.load.stats.read)
+		if !v.load.stats.FromCache || v.load.stats.Read != 0 {
+			b.Fatalf("from cache %v, %d files read", v.load.stats.FromCache, v.load.stats.Read)
 		}
 	}
 	b.ReportMetric((processCPU()-cpu).Seconds()/float64(loops), "cpu-s/op")
@@ -271,7 +271,7 @@ func BenchmarkRecall(b *testing.B) {
 			if err != nil {
 				b.Fatal(err)
 			}
-			if bc.cache && !v.load.stats.fromCache {
+			if bc.cache && !v.load.stats.FromCache {
 				b.Fatal("the second open did not use the index cache")
 			}
 			queries := newBenchCorpus(1).queries(200)

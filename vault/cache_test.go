@@ -278,9 +278,9 @@ func TestCacheParity(t *testing.T) {
 				problems[d.Path] = true
 			}
 		}
-		if !again.load.stats.fromCache || again.load.stats.read != len(problems) || again.load.stats.listed != 0 {
+		if !again.load.stats.FromCache || again.load.stats.Read != len(problems) || again.load.stats.Listed != 0 {
 			t.Errorf("step %d (%s): second load: index from cache %v, %d files read, %d folders listed; want true, %d (the files with problems), 0",
-				i, st.name, again.load.stats.fromCache, again.load.stats.read, again.load.stats.listed, len(problems))
+				i, st.name, again.load.stats.FromCache, again.load.stats.Read, again.load.stats.Listed, len(problems))
 		}
 	}
 }
@@ -338,9 +338,9 @@ func folderToucher(t *testing.T, dir string) func(t *testing.T) {
 // "build" (built from the memories).
 func indexSource(v *Vault) string {
 	switch {
-	case v.load.stats.patched > 0:
+	case v.load.stats.Patched > 0:
 		return "patch"
-	case v.load.stats.fromCache:
+	case v.load.stats.FromCache:
 		return "snapshot"
 	}
 	return "build"
@@ -433,8 +433,8 @@ func TestCacheInvalid(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			if v.load.stats.fromCache || v.load.stats.read != len(cacheTestFiles) {
-				t.Errorf("index from cache %v, %d files read; want false, %d", v.load.stats.fromCache, v.load.stats.read, len(cacheTestFiles))
+			if v.load.stats.FromCache || v.load.stats.Read != len(cacheTestFiles) {
+				t.Errorf("index from cache %v, %d files read; want false, %d", v.load.stats.FromCache, v.load.stats.Read, len(cacheTestFiles))
 			}
 			if diff := cmp.Diff(viewOf(t, fresh), viewOf(t, v), viewOpts...); diff != "" {
 				t.Errorf("load after a bad cache differs (-files +cache):\n%s", diff)
@@ -445,8 +445,8 @@ func TestCacheInvalid(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			if !again.load.stats.fromCache || again.load.stats.listed != 0 {
-				t.Errorf("load after the rewrite: index from cache %v, %d folders listed; want true, 0", again.load.stats.fromCache, again.load.stats.listed)
+			if !again.load.stats.FromCache || again.load.stats.Listed != 0 {
+				t.Errorf("load after the rewrite: index from cache %v, %d folders listed; want true, 0", again.load.stats.FromCache, again.load.stats.Listed)
 			}
 			if diff := cmp.Diff(viewOf(t, fresh), viewOf(t, again), viewOpts...); diff != "" {
 				t.Errorf("load after the rewrite differs (-files +cache):\n%s", diff)
@@ -483,7 +483,7 @@ func FuzzDecodeCache(f *testing.F) {
 			binary.LittleEndian.PutUint64(data[len(data)-store.Trailer:], uint64(len(data)))
 			binary.LittleEndian.PutUint32(data[len(data)-4:], crc32.ChecksumIEEE(data[:len(data)-4]))
 		}
-		c, err := decodeIndexCache(data, v.load.cacheKey, v.maxFileSize)
+		c, err := decodeIndexCache(data, v.load.cfg.IndexCache, v.maxFileSize)
 		if err != nil {
 			if !errors.Is(err, ErrBadCache) {
 				t.Fatalf("error %v does not wrap ErrBadCache", err)
@@ -526,7 +526,7 @@ func TestCacheSnapshotAligned(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		c, err := decodeIndexCache(data, v.load.cacheKey, v.maxFileSize)
+		c, err := decodeIndexCache(data, v.load.cfg.IndexCache, v.maxFileSize)
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -89,8 +89,8 @@ func TestCacheDirRefused(t *testing.T) {
 				if err != nil {
 					t.Fatal(err)
 				}
-				if v.load.stats.fromCache || len(v.All()) != len(plain.All()) {
-					t.Errorf("load through a refused cache folder: from cache %v, %d memories; want false, %d", v.load.stats.fromCache, len(v.All()), len(plain.All()))
+				if v.load.stats.FromCache || len(v.All()) != len(plain.All()) {
+					t.Errorf("load through a refused cache folder: from cache %v, %d memories; want false, %d", v.load.stats.FromCache, len(v.All()), len(plain.All()))
 				}
 				store.RemoveTemps(v.dir)
 			}
@@ -165,8 +165,8 @@ func TestCacheFileNotRegular(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			if v.load.stats.fromCache || v.load.stats.read != len(cacheTestFiles) {
-				t.Errorf("from cache %v, %d files read; want false, %d", v.load.stats.fromCache, v.load.stats.read, len(cacheTestFiles))
+			if v.load.stats.FromCache || v.load.stats.Read != len(cacheTestFiles) {
+				t.Errorf("from cache %v, %d files read; want false, %d", v.load.stats.FromCache, v.load.stats.Read, len(cacheTestFiles))
 			}
 			fi, err := os.Lstat(cachePathOf(dir))
 			if tc.name != "folder" && (err != nil || !fi.Mode().IsRegular()) {
@@ -194,7 +194,7 @@ func TestCacheSparseTail(t *testing.T) {
 	if err := os.Truncate(p, fi.Size()+3<<30); err != nil {
 		t.Skipf("no sparse file here: %v", err)
 	}
-	if cf := store.OpenIndex[Memory](v.dir, v.load.cacheKey, v.maxFileSize, false); cf != nil {
+	if cf := store.OpenIndex[Memory](v.dir, v.load.cfg.IndexCache, v.maxFileSize, false); cf != nil {
 		cf.Release()
 		t.Fatal("a cache with a 3 GiB tail was opened")
 	}
@@ -202,7 +202,7 @@ func TestCacheSparseTail(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if again.load.stats.fromCache {
+	if again.load.stats.FromCache {
 		t.Error("the load used the cache with a tail")
 	}
 	if fi, err := os.Stat(p); err != nil || fi.Size() > 1<<20 {
@@ -232,7 +232,7 @@ func TestCacheTruncatedUnderMapping(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if !v.load.stats.fromCache {
+	if !v.load.stats.FromCache {
 		t.Fatal("the load did not use the cache")
 	}
 	want := map[string]int{}

@@ -3,7 +3,6 @@ package vault
 import (
 	"bytes"
 	"context"
-	"crypto/sha256"
 	"errors"
 	"fmt"
 	"strconv"
@@ -56,38 +55,34 @@ func parses(rel string) func([]byte) bool {
 	}
 }
 
-// servedForDamage handles a file read as res whose bytes, disk, are
-// damaged (d): the memory is dropped, since a memory made of a file whose
-// front matter does not parse is another memory (a path id, the file
-// name as title, default importance), and, when the vault can read its
-// history, the file's last committed version that parses is served in
-// its place, labelled Damaged. d's message is extended with what is
-// served and the fix, which lint and doctor print.
-func (v *Vault) servedForDamage(ctx context.Context, res *loaded, d *Diagnostic, disk []byte, modTime time.Time) {
-	res.mem = nil
+// servedForDamage is what is served for the file rel whose bytes, disk,
+// are damaged (d): no memory, since a memory made of a file whose front
+// matter does not parse is another memory (a path id, the file name as
+// title, default importance), or, when the vault can read its history,
+// the memory of the file's last committed version that parses, labelled
+// Damaged, with those bytes. d's message is extended with what is served
+// and the fix, which lint and doctor print.
+func (v *Vault) servedForDamage(ctx context.Context, rel string, d *Diagnostic, disk []byte, modTime time.Time) (served *Memory, good []byte) {
 	label := DamageLabel([]*Diagnostic{d})
 	fix := DamageFix(d, disk)
-	served := "not served: no committed version of it parses"
+	note := "not served: no committed version of it parses"
 	if v.ports.lastGood != nil {
-		good, commit, err := v.ports.lastGood.LastGood(ctx, res.rel, parses(res.rel))
+		data, commit, err := v.ports.lastGood.LastGood(ctx, rel, parses(rel))
 		if err == nil {
-			if m, _ := toMemory(res.rel, good, modTime); m != nil {
+			if m, _ := toMemory(rel, data, modTime); m != nil {
 				m.Damaged = label
 				// The hash of the bytes on disk: their fix is a change
 				// the vault takes in.
 				m.Hash = contentHash(disk)
-				res.mem = m
-				if v.load.cacheKey != "" {
-					sum := sha256.Sum256(good)
-					res.head = &sum
-				}
-				served = "served as its last version that parsed, from commit " + shortHash(commit)
+				served, good = m, data
+				note = "served as its last version that parsed, from commit " + shortHash(commit)
 			}
 		} else if !errors.Is(err, ErrNotFound) {
-			served = fmt.Sprintf("not served: its history could not be read (%v)", err)
+			note = fmt.Sprintf("not served: its history could not be read (%v)", err)
 		}
 	}
-	d.Err = &damageError{err: d.Err, note: served + "; fix: " + fix}
+	d.Err = &damageError{err: d.Err, note: note + "; fix: " + fix}
+	return served, good
 }
 
 // damageError is a damaged file's problem with what the vault serves in

@@ -68,7 +68,7 @@ func TestDamagedFileServesItsLastGoodVersion(t *testing.T) {
 				if err != nil {
 					t.Fatal(err)
 				}
-				if load == "warm" && !v.load.stats.fromCache {
+				if load == "warm" && !v.load.stats.FromCache {
 					t.Errorf("%s load: index not from the cache", load)
 				}
 				all := v.All()

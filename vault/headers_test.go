@@ -100,8 +100,8 @@ func TestHeadersOnlyLoad(t *testing.T) {
 		if got, want := headerViews(t, v), full(t); !slices.Equal(got, want) {
 			t.Errorf("headers-only load differs from the full load:\n got %+v\nwant %+v", got, want)
 		}
-		if v.load.stats.read != wantRead {
-			t.Errorf("read %d files, want %d", v.load.stats.read, wantRead)
+		if v.load.stats.Read != wantRead {
+			t.Errorf("read %d files, want %d", v.load.stats.Read, wantRead)
 		}
 	}
 	t.Run("no cache", func(t *testing.T) { check(t, files) })
@@ -207,8 +207,8 @@ func TestHeadersOnlyRacyFiles(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if v.load.stats.read != 2 {
-		t.Errorf("read %d files, want both", v.load.stats.read)
+	if v.load.stats.Read != 2 {
+		t.Errorf("read %d files, want both", v.load.stats.Read)
 	}
 }
 
@@ -313,7 +313,7 @@ func TestHeaderCacheRoundTrip(t *testing.T) {
 		if i%2 == 1 {
 			m.Supersedes = []string{fmt.Sprintf("old%d", i), "older"}
 		}
-		return headerEntry{key: store.StatKey{Size: int64(100 + i), Mtime: int64(i), Ctime: int64(2 * i), Ino: uint64(i)}, mem: m, sig: newTitleSig(m.Title)}
+		return headerEntry{Key: store.StatKey{Size: int64(100 + i), Mtime: int64(i), Ctime: int64(2 * i), Ino: uint64(i)}, Mem: m, Sig: newTitleSig(m.Title)}
 	}
 	for _, n := range []int{0, 1, 2, 3, 7} {
 		t.Run(fmt.Sprint(n), func(t *testing.T) {
@@ -328,8 +328,8 @@ func TestHeaderCacheRoundTrip(t *testing.T) {
 			}
 			for i := range out {
 				got, want := out[i], in[i]
-				if got.key != want.key || !reflect.DeepEqual(*got.mem, *want.mem) || !reflect.DeepEqual(got.sig, want.sig) {
-					t.Errorf("entry %d:\n got %+v %+v\nwant %+v %+v", i, got, *got.mem, want, *want.mem)
+				if got.Key != want.Key || !reflect.DeepEqual(*got.Mem, *want.Mem) || !reflect.DeepEqual(got.Sig, want.Sig) {
+					t.Errorf("entry %d:\n got %+v %+v\nwant %+v %+v", i, got, *got.Mem, want, *want.Mem)
 				}
 			}
 			if _, err := decodeHeaderCache(data, "other stamp"); err == nil {
@@ -363,7 +363,7 @@ func FuzzDecodeHeaderCache(f *testing.F) {
 		if i%2 == 1 {
 			m.Supersedes = []string{"old", fmt.Sprintf("older%d", i)}
 		}
-		entries = append(entries, headerEntry{key: store.StatKey{Size: int64(i), Mtime: int64(i), Ino: uint64(i)}, mem: m, sig: newTitleSig(m.Title)})
+		entries = append(entries, headerEntry{Key: store.StatKey{Size: int64(i), Mtime: int64(i), Ino: uint64(i)}, Mem: m, Sig: newTitleSig(m.Title)})
 		f.Add(encodeHeaderCache("stamp", entries))
 	}
 	f.Fuzz(func(t *testing.T, data []byte) {
@@ -380,8 +380,8 @@ func FuzzDecodeHeaderCache(f *testing.F) {
 			t.Fatalf("re-encoded cache: %d entries, %v; want %d", len(again), err, len(out))
 		}
 		for i := range out {
-			if again[i].key != out[i].key || !reflect.DeepEqual(*again[i].mem, *out[i].mem) {
-				t.Fatalf("entry %d changed through a round trip:\n%+v\n%+v", i, *out[i].mem, *again[i].mem)
+			if again[i].Key != out[i].Key || !reflect.DeepEqual(*again[i].Mem, *out[i].Mem) {
+				t.Fatalf("entry %d changed through a round trip:\n%+v\n%+v", i, *out[i].Mem, *again[i].Mem)
 			}
 		}
 	})

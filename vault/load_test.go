@@ -2,8 +2,6 @@ package vault
 
 import (
 	"bytes"
-	"context"
-	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -13,7 +11,6 @@ import (
 	"time"
 
 	"github.com/memvault/memvault/parser"
-	"github.com/memvault/memvault/vault/index"
 )
 
 func writeFiles(t *testing.T, dir string, files map[string]string) {
@@ -231,51 +228,4 @@ func TestMergeTags(t *testing.T) {
 			}
 		})
 	}
-}
-
-// TestReadEachOrderAndCancel checks that streamed results arrive in path
-// order with their index analysis, and that cancelling mid-load stops the
-// readers and reports the cancellation.
-func TestReadEachOrderAndCancel(t *testing.T) {
-	t.Parallel()
-	dir := t.TempDir()
-	files := map[string]string{}
-	var rels []string
-	for i := range 300 {
-		rel := fmt.Sprintf("project/n%03d.md", i)
-		files[rel] = fmt.Sprintf("---\ntitle: note %d\n---\nbody %d\n", i, i)
-		rels = append(rels, rel)
-	}
-	writeFiles(t, dir, files)
-	v := &Vault{dir: dir, maxFileSize: parser.MaxFileSize}
-	ix := index.New()
-
-	t.Run("order", func(t *testing.T) {
-		var got []string
-		err := v.readEach(t.Context(), rels, ix, func(r loaded) {
-			if r.mem == nil || r.prep == nil {
-				t.Fatalf("%s: mem %v, prep %v; want both", r.rel, r.mem, r.prep)
-			}
-			got = append(got, r.rel)
-		})
-		if err != nil {
-			t.Fatalf("readEach: %v", err)
-		}
-		if !slices.Equal(got, rels) {
-			t.Errorf("results out of order: got %d, first %q", len(got), got[:min(3, len(got))])
-		}
-	})
-	t.Run("cancel", func(t *testing.T) {
-		ctx, cancel := context.WithCancel(t.Context())
-		n := 0
-		err := v.readEach(ctx, rels, ix, func(loaded) {
-			n++
-			if n == 10 {
-				cancel()
-			}
-		})
-		if !errors.Is(err, context.Canceled) {
-			t.Errorf("readEach after cancel = %v after %d results, want context.Canceled", err, n)
-		}
-	})
 }

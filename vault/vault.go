@@ -16,6 +16,7 @@ import (
 
 	"github.com/memvault/memvault/parser"
 	"github.com/memvault/memvault/vault/index"
+	"github.com/memvault/memvault/vault/load"
 	"github.com/memvault/memvault/vault/store"
 )
 
@@ -73,11 +74,11 @@ type Options struct {
 	HeadersOnly bool
 	// HeaderCache is a file where a HeadersOnly vault keeps the headers
 	// between processes, trusted for a file only while its stat data is
-	// unchanged; "" keeps none. See HeaderCacheName.
+	// unchanged; "" keeps none. See load.HeaderCacheName.
 	HeaderCache string
 	// IndexCache makes Open take what it can from the vault's index cache
 	// (CacheDirName in the vault folder, git-ignored) and rewrite the
-	// cache when anything was not in it; see cache.go. It is ignored with
+	// cache when anything was not in it; see vault/load. It is ignored with
 	// HeadersOnly, and where the running program's file cannot be named:
 	// a cache written by another build is never used.
 	IndexCache bool
@@ -153,7 +154,7 @@ type ports struct {
 // production.
 type hooks struct {
 	// fsNow is the file-system time the racy windows compare change
-	// times with (fsTime); nil is time.Now.
+	// times with (load.Config.FSNow); nil is time.Now.
 	fsNow func() time.Time
 	// afterCheck runs in a write between the path checks and the first
 	// file operation: where a race would plant a link.
@@ -191,39 +192,17 @@ type subscriptions struct {
 
 // loader is what loading keeps between loads.
 type loader struct {
-	// headerCache is Options.HeaderCache.
-	headerCache string
+	// cfg is how the vault loads: the caches' settings (see load.Config).
+	cfg loadConfig
 	// titleSigs are a headers-only vault's title signatures by DocID, as
 	// loaded (see sameTitleLocked).
 	titleSigs []titledSig
 	// noTempFiles is set when a headers-only load's scan passed no temp
 	// file: Recover then need not list the folders again for them.
 	noTempFiles atomic.Bool
-	// copyCache is Options.CopyIndexCache.
-	copyCache bool
-	// cacheKey names the program for the index cache; "" is no cache.
-	cacheKey string
-	// onSlowLoad is Options.OnSlowLoad until called (see slowLoad).
-	onSlowLoad func()
-	// stats is what the last load did (tests and benchmarks read it);
-	// guarded by Vault.mu.
-	stats loadStats
-}
-
-// loadStats says what a vault's last load took from its caches and what
-// it had to do itself.
-type loadStats struct {
-	// fromCache is set when the index came from the index cache.
-	fromCache bool
-	// read is how many files the load read rather than took from a
-	// cache (the index cache, or a headers-only vault's header cache).
-	read int
-	// patched is how many memories the cached index was patched for
-	// (0 when it was not patched; see patchSnapshot).
-	patched int
-	// listed is how many folders the load listed rather than took from
-	// the index cache (see store.ScanFolders).
-	listed int
+	// stats is what the last load with a cache did (tests and benchmarks
+	// read it); guarded by Vault.mu.
+	stats load.Stats
 }
 
 // Open loads the vault rooted at dir. A missing folder is an empty vault:
@@ -244,26 +223,22 @@ func Open(ctx context.Context, dir string, opts Options) (*Vault, error) {
 			committed: opts.Committed, lastGood: opts.LastGood, operations: opts.Operations},
 		hooks: opts.hooks,
 	}
-	v.load.headerCache, v.load.copyCache = opts.HeaderCache, opts.CopyIndexCache
 	if v.now == nil {
 		v.now = time.Now
 	}
-	if opts.IndexCache && !opts.HeadersOnly {
-		v.load.cacheKey, v.load.onSlowLoad = store.ExecutableStamp(), opts.OnSlowLoad
+	v.load.cfg = v.loadConfig()
+	v.load.cfg.HeaderCache, v.load.cfg.CopyCache, v.load.cfg.FSNow = opts.HeaderCache, opts.CopyIndexCache, opts.hooks.fsNow
+	if opts.HeadersOnly {
+		v.load.cfg.Mode = load.Headers
+	} else if opts.IndexCache {
+		v.load.cfg.IndexCache, v.load.cfg.OnSlow = store.ExecutableStamp(), opts.OnSlowLoad
 	}
-	if v.load.cacheKey == "" {
-		if err := v.Reload(ctx); err != nil {
-			return nil, err
-		}
-		return v, nil
-	}
-	// Only the first load uses the cache: a reload's result also depends
-	// on the state it replaces (a file that no longer parses keeps its last
-	// good version), which the cache does not record.
-	if err := v.loadCached(ctx); err != nil {
+	// Only the first load uses the index cache: a reload's result also
+	// depends on the state it replaces (a file that no longer parses
+	// keeps its last good version), which the cache does not record.
+	if err := v.loadAll(ctx, &v.load.cfg); err != nil {
 		return nil, err
 	}
-	v.publish(Change{Full: true})
 	return v, nil
 }
 
@@ -273,25 +248,9 @@ func (v *Vault) Dir() string { return v.dir }
 // Reload reads the whole vault again and swaps the index in one step, so
 // readers see either the old or the new state, never a mix.
 func (v *Vault) Reload(ctx context.Context) error {
-	if v.headersOnly {
-		if err := v.loadHeaders(ctx); err != nil {
-			return err
-		}
-		v.publish(Change{Full: true})
-		return nil
-	}
-	rels, err := scan(ctx, v.dir)
-	if err != nil {
-		return err
-	}
-	b := v.newBuilder(len(rels), index.New())
-	if err := v.readEach(ctx, rels, b.ix, b.add); err != nil {
-		return err
-	}
-	v.installBuilt(b)
-	v.preferTracked(ctx, b.skipped)
-	v.publish(Change{Full: true})
-	return nil
+	c := v.loadConfig()
+	c.IndexCache = ""
+	return v.loadAll(ctx, &c)
 }
 
 // Refresh re-reads the given vault-relative files (changed, created or
@@ -314,9 +273,14 @@ func (v *Vault) refresh(ctx context.Context, rels []string) ([]string, error) {
 			keep = append(keep, rel)
 		}
 	}
-	res, err := v.readAll(ctx, keep)
+	lc := v.loadConfig()
+	files, err := load.ReadAll(ctx, &lc, keep)
 	if err != nil {
 		return nil, err
+	}
+	res := make([]loaded, len(files))
+	for i := range files {
+		res[i] = loadFile(&files[i])
 	}
 	var changed []string
 	v.mu.Lock()

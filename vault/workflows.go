@@ -5,6 +5,7 @@ import (
 	"fmt"
 
 	"github.com/memvault/memvault/vault/merge"
+	"github.com/memvault/memvault/vault/store"
 )
 
 // What the git workflows in their own packages (vault/resolve,
@@ -49,7 +50,7 @@ func (f *Files) Remove(rel string) error { return f.root.remove(rel) }
 // dir as the loader finds them (no dot-folders, no links, Markdown only),
 // sorted.
 func MemoryFiles(ctx context.Context, dir string) ([]string, error) {
-	return scan(ctx, dir)
+	return store.Scan(ctx, dir, nil)
 }
 
 // RefuseConflictMarkers refuses, with an error matching

@@ -8,7 +8,7 @@ import (
 	"testing"
 
 	"github.com/memvault/memvault/cmd/memvault/internal/view"
-	"github.com/memvault/memvault/vault"
+	"github.com/memvault/memvault/vault/load"
 )
 
 // TestServeSurvivesTruncatedCache: another program truncating the index
@@ -39,7 +39,7 @@ func TestServeSurvivesTruncatedCache(t *testing.T) {
 	if out, err := cmd.CombinedOutput(); err != nil {
 		t.Fatalf("recall: %v\n%s", err, out)
 	}
-	cache := filepath.Join(vaultDir, vault.CacheDirName, "index-v2")
+	cache := filepath.Join(vaultDir, load.CacheDirName, "index-v2")
 	if _, err := os.Stat(cache); err != nil {
 		t.Fatalf("no index cache: %v", err)
 	}

@@ -13,6 +13,7 @@ import (
 	"github.com/memvault/memvault/gitstore"
 	"github.com/memvault/memvault/vault"
 	"github.com/memvault/memvault/vault/history"
+	"github.com/memvault/memvault/vault/load"
 )
 
 // This file holds what the git-aware commands (update, forget, restore,
@@ -59,7 +60,7 @@ func (m *Main) openGitVaultWith(ctx context.Context, dir string, recover, header
 		Committer: gitrepo.Committer{Store: store, Author: author, Logger: m.logger, AllowDetached: m.allowDetached}, CopyIndexCache: m.serving}
 	if headersOnly {
 		opts.HeadersOnly = true
-		opts.HeaderCache = filepath.Join(store.GitDir(), "memvault", vault.HeaderCacheName(dir))
+		opts.HeaderCache = filepath.Join(store.GitDir(), "memvault", load.HeaderCacheName(dir))
 	}
 	v, err := vault.Open(ctx, dir, opts)
 	if err != nil {

@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/memvault/memvault/vault"
+	"github.com/memvault/memvault/vault/load"
 )
 
 const mcpTestdata = "../../vault/transfer/testdata/memory.jsonl"
@@ -61,7 +62,7 @@ func TestImportDryRunWritesNothing(t *testing.T) {
 	files := func() []string {
 		var out []string
 		_ = filepath.WalkDir(r.dir, func(p string, d os.DirEntry, err error) error {
-			if err == nil && d.IsDir() && d.Name() == vault.CacheDirName {
+			if err == nil && d.IsDir() && d.Name() == load.CacheDirName {
 				// The index cache is derived state any load may write, as
 				// git status refreshes git's index.
 				return filepath.SkipDir

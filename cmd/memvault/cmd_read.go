@@ -14,6 +14,7 @@ import (
 	"github.com/memvault/memvault/cmd/memvault/internal/view"
 	"github.com/memvault/memvault/parser"
 	"github.com/memvault/memvault/vault"
+	"github.com/memvault/memvault/vault/load"
 	"github.com/memvault/memvault/vault/staleness"
 )
 
@@ -170,7 +171,7 @@ is 1 when there is at least one error.`,
 				return err
 			}
 			diags := append(v.Diagnostics(), neverExistedRefs(cmd.Context(), v)...)
-			diags = append(diags, v.CacheDirDiagnostics()...)
+			diags = append(diags, load.CacheDirDiagnostics(v.Dir())...)
 			diags = append(diags, v.LayerFolderMismatches()...)
 			links, err := v.LinkDiagnostics(cmd.Context())
 			if err != nil {

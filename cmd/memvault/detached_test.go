@@ -7,7 +7,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/memvault/memvault/vault"
+	"github.com/memvault/memvault/vault/load"
 )
 
 // detach points HEAD at its commit instead of the branch, as
@@ -26,7 +26,7 @@ func (r *cliRepo) vaultFiles() []string {
 	r.t.Helper()
 	var out []string
 	err := filepath.WalkDir(r.dir, func(p string, d os.DirEntry, err error) error {
-		if err == nil && d.IsDir() && d.Name() == vault.CacheDirName {
+		if err == nil && d.IsDir() && d.Name() == load.CacheDirName {
 			// The index cache is derived state any load may write, as
 			// git status refreshes git's index.
 			return filepath.SkipDir

@@ -72,8 +72,6 @@ var sentinels = map[string]error{
 	"parser.ErrValue":         mparser.ErrValue,
 
 	"vault.ErrAmbiguousID":         vault.ErrAmbiguousID,
-	"vault.ErrBadCache":            vault.ErrBadCache,
-	"vault.ErrCacheDir":            vault.ErrCacheDir,
 	"vault.ErrLayerFolder":         vault.ErrLayerFolder,
 	"vault.ErrLinkedFile":          vault.ErrLinkedFile,
 	"vault.ErrConflict":            vault.ErrConflict,

@@ -21,7 +21,7 @@ import (
 	"github.com/mark3labs/mcp-go/mcp"
 
 	"github.com/memvault/memvault/cmd/memvault/internal/view"
-	"github.com/memvault/memvault/vault"
+	"github.com/memvault/memvault/vault/load"
 )
 
 // TestCLIAndMCPAgree runs one table of operations through both doors on
@@ -432,7 +432,7 @@ func (s *paritySide) files(t *testing.T, vaultName string) map[string]string {
 	}
 	out := map[string]string{}
 	err := filepath.WalkDir(dir, func(p string, d fs.DirEntry, err error) error {
-		if err == nil && d.IsDir() && d.Name() == vault.CacheDirName {
+		if err == nil && d.IsDir() && d.Name() == load.CacheDirName {
 			// The index cache is derived state any load may write, as
 			// git status refreshes git's index.
 			return filepath.SkipDir

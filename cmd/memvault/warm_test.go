@@ -9,7 +9,7 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 
-	"github.com/memvault/memvault/vault"
+	"github.com/memvault/memvault/vault/load"
 )
 
 // TestRecallWarmMatchesFull runs the same recalls (Chinese and English;
@@ -48,7 +48,7 @@ func TestRecallWarmMatchesFull(t *testing.T) {
 		}
 		return outs
 	}
-	cacheDir := filepath.Join(dir, vault.CacheDirName)
+	cacheDir := filepath.Join(dir, load.CacheDirName)
 	full := func() []string {
 		t.Helper()
 		if err := os.RemoveAll(cacheDir); err != nil {

@@ -3,6 +3,7 @@ package doctor
 import (
 	"context"
 
+	"github.com/memvault/memvault/vault/load"
 	"github.com/memvault/memvault/vault/mergesetup"
 )
 
@@ -23,9 +24,9 @@ func (r *run) links(ctx context.Context) {
 
 // cacheDir reports a cache folder memvault refuses and, with Fix,
 // replaces a linked one with a real folder; the rule and the words are
-// the cache's own (vault.Vault.CacheDirCheck).
+// the cache's own (load.CacheDirCheck).
 func (r *run) cacheDir() {
-	problem, fixed := r.v.CacheDirCheck(r.Fix)
+	problem, fixed := load.CacheDirCheck(r.v.Dir(), r.Fix)
 	switch {
 	case fixed != "":
 		r.add("cache", Fixed, "%s", fixed)

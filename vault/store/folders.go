@@ -33,7 +33,7 @@ import (
 //
 // The folder is stat'ed before it is listed, so a change made while it
 // is listed gives it times later than the recorded ones. Every file is
-// still stat'ed against its record (the vault's readCachedFiles): only the set of
+// still stat'ed against its record (vault/load's readCachedFiles): only the set of
 // names comes from the cache.
 
 // folderListing is what listing one folder gave (see scanner.list).

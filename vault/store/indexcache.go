@@ -15,7 +15,7 @@ import (
 // The index cache is one file in the cache folder (IndexFileName) that
 // keeps, between processes, what loading a vault computes from each
 // file's bytes alone; the vault package says what it memoises and when a
-// record is trusted (vault/cache.go). This file is its format: M is the
+// record is trusted (vault/load/indexcache.go). This file is its format: M is the
 // vault's memory type, whose fields a Codec writes and reads.
 //
 // Format, little endian, in the encoding of Writer: the magic

@@ -129,7 +129,7 @@ func ignoringEINTR(fn func() error) error {
 }
 
 // StatKey stats dir/name, following a link, and returns what says the
-// file is unchanged (see the vault's loadHeaders). It looks the name up in the open
+// file is unchanged (see vault/load's headers-only load). It looks the name up in the open
 // folder, as read does, rather than walking the whole path per file.
 func (r *FileReader) StatKey(dir, name string) (StatKey, bool) {
 	var st syscall.Stat_t

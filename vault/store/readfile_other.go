@@ -68,7 +68,7 @@ func (r *FileReader) Close() {}
 
 // StatKey reports no key: without a portable change time and inode, a
 // cached header cannot be trusted, so a headers-only vault reads every
-// file (see the vault's loadHeaders).
+// file (see vault/load's headers-only load).
 func (r *FileReader) StatKey(dir, name string) (StatKey, bool) { return StatKey{}, false }
 
 // FileStatKey reports no key here (see StatKey): folder listings are

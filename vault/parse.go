@@ -1,22 +1,16 @@
 package vault
 
 import (
-	"context"
 	"crypto/sha256"
 	"encoding/hex"
 	"errors"
 	"fmt"
-	"path"
 	"path/filepath"
-	"runtime"
 	"slices"
 	"strings"
-	"sync"
-	"sync/atomic"
 	"time"
 
 	"github.com/memvault/memvault/parser"
-	"github.com/memvault/memvault/vault/index"
 	"github.com/memvault/memvault/vault/merge"
 	"github.com/memvault/memvault/vault/secret"
 	"github.com/memvault/memvault/vault/store"
@@ -24,211 +18,6 @@ import (
 
 // Diagnostic is a problem found in a vault file, with its place.
 type Diagnostic = parser.Error
-
-// loaded is the outcome of reading one file.
-type loaded struct {
-	rel   string
-	mem   *Memory // nil when the file could not be used at all
-	diags []*Diagnostic
-	prep  *index.Prepared // mem analysed for the index being built, or nil
-
-	// What the index cache records, set only for a vault that keeps one
-	// (see cache.go): the file's stat data taken before the read, the
-	// SHA-256 and modification time of the bytes read, and the SHA-256
-	// of HEAD's version when that is what mem is (conflict markers).
-	st    store.StatKey
-	stOK  bool
-	sum   [sha256.Size]byte
-	mod   int64
-	head  *[sha256.Size]byte
-	fresh bool // read now, not taken from the cache
-	// mapped says mem came from the index cache: its strings point into
-	// the cache's data, not into copies of their own.
-	mapped bool
-	// key is the SHA-256 of memoryKey (see buildDigest), when keyed.
-	key   [sha256.Size]byte
-	keyed bool
-}
-
-// readAll reads and converts files on all cores. Order of the result
-// follows rels.
-func (v *Vault) readAll(ctx context.Context, rels []string) ([]loaded, error) {
-	out := make([]loaded, 0, len(rels))
-	err := v.readEach(ctx, rels, nil, func(r loaded) { out = append(out, r) })
-	return out, err
-}
-
-// readEach reads and converts files on all cores and hands each result to
-// fn on the calling goroutine, in the order of rels, while later files are
-// still being read: a bulk load overlaps parsing with indexing. With ix
-// set, the readers also analyse each memory for ix (loaded.prep), so fn
-// only has to insert it; fn must not keep the Prepared, which is reused.
-//
-// Readers claim readChunkFiles consecutive files at a time and hand each
-// chunk over whole. Handing over every file through channels, between
-// four goroutines on two cores, left a core idle part of a large load,
-// waiting for goroutines to be woken (docs/performance.md, "Load and
-// recall (2026-11-30, ba83217)").
-func (v *Vault) readEach(ctx context.Context, rels []string, ix *index.Index, fn func(loaded)) error {
-	if len(rels) == 0 {
-		return ctx.Err()
-	}
-	chunks := (len(rels) + readChunkFiles - 1) / readChunkFiles
-	workers := min(runtime.GOMAXPROCS(0), chunks)
-	// window bounds the chunks read but not yet consumed, and so the
-	// memory they hold: a reader takes a token before claiming a chunk,
-	// and the consumer returns it after consuming one. Chunk c travels
-	// in ring[c%window]: with at most window chunks outstanding, chunk
-	// c+window is claimed only after chunk c was consumed, so no two
-	// share a slot and no reader ever blocks on one.
-	window := min(chunks, 4*workers)
-	ring := make([]chan *readChunk, window)
-	for i := range ring {
-		ring[i] = make(chan *readChunk, 1)
-	}
-	tokens := make(chan struct{}, window)
-	free := make(chan *readChunk, window)
-	var claimed atomic.Int64
-	var wg sync.WaitGroup
-	for range workers {
-		wg.Go(func() {
-			var rs readerState
-			defer rs.files.Close()
-			var pr *index.Preparer
-			if ix != nil {
-				pr = ix.NewPreparer()
-			}
-			for {
-				select {
-				case tokens <- struct{}{}:
-				case <-ctx.Done():
-					return
-				}
-				c := int(claimed.Add(1) - 1)
-				if c >= chunks {
-					<-tokens // give back the token: nothing was claimed
-					return
-				}
-				var ch *readChunk
-				select {
-				case ch = <-free:
-				default:
-					ch = new(readChunk)
-				}
-				for i := c * readChunkFiles; i < min(len(rels), (c+1)*readChunkFiles) && ctx.Err() == nil; i++ {
-					r := v.readFile(ctx, rels[i], &rs)
-					if pr != nil && r.mem != nil {
-						r.prep = ch.prepared(len(ch.res))
-						pr.Prepare(indexDoc(r.mem), r.prep)
-					}
-					ch.res = append(ch.res, r)
-				}
-				ring[c%window] <- ch
-			}
-		})
-	}
-	var err error
-	for c := range chunks {
-		var ch *readChunk
-		select {
-		case ch = <-ring[c%window]:
-		case <-ctx.Done():
-		}
-		if err = ctx.Err(); err != nil {
-			break
-		}
-		for _, r := range ch.res {
-			fn(r)
-		}
-		clear(ch.res) // drop the memories: the chunk is reused
-		ch.res = ch.res[:0]
-		select {
-		case free <- ch:
-		default:
-		}
-		<-tokens
-	}
-	wg.Wait()
-	return err
-}
-
-// readChunkFiles is how many consecutive files a reader claims at a time.
-const readChunkFiles = 32
-
-// readChunk carries the results of one claim of files from a reader to
-// the consumer, then goes back to the readers for reuse.
-type readChunk struct {
-	res   []loaded
-	preps []*index.Prepared // res[i].prep is preps[i] or nil
-}
-
-// prepared returns the chunk's i'th Prepared, allocating it on first use.
-func (ch *readChunk) prepared(i int) *index.Prepared {
-	for len(ch.preps) <= i {
-		ch.preps = append(ch.preps, new(index.Prepared))
-	}
-	return ch.preps[i]
-}
-
-// readerState is what one reader goroutine reuses from file to file.
-type readerState struct {
-	files   store.FileReader
-	parse   parser.Scratch
-	lastRel string // folder part of the last file read, relative
-	lastDir string // and joined to the vault folder
-}
-
-// dir returns the folder of the vault-relative file rel under root and
-// its name, keeping the last folder's path.
-func (rs *readerState) dir(root, rel string) (string, string) {
-	dir, name := path.Split(rel)
-	if dir != rs.lastRel || rs.lastDir == "" {
-		rs.lastRel, rs.lastDir = dir, filepath.Join(root, filepath.FromSlash(dir))
-	}
-	return rs.lastDir, name
-}
-
-// readFile reads one memory file and turns it into a Memory plus the
-// problems found. It never changes the file. rs is the calling reader's
-// state, reused from file to file: the Memory copies what it keeps.
-func (v *Vault) readFile(ctx context.Context, rel string, rs *readerState) loaded {
-	_, name := rs.dir(v.dir, rel)
-	res := loaded{rel: rel, fresh: true}
-	fail := func(err error) loaded {
-		res.diags = append(res.diags, &Diagnostic{Path: rel, Err: err, Severity: parser.SeverityError})
-		return res
-	}
-	if v.load.cacheKey != "" {
-		// Before the read: a change made after it changes the key the
-		// next process sees.
-		res.st, res.stOK = rs.files.StatKey(rs.lastDir, name)
-	}
-	rs.files.Linked = errLinked
-	data, modTime, err := rs.files.Read(rs.lastDir, name, v.maxFileSize)
-	if err != nil {
-		return fail(err)
-	}
-	if v.load.cacheKey != "" {
-		res.sum, res.mod = sha256.Sum256(data), modTime.UnixNano()
-	}
-	res.mem, res.diags = toMemoryScratch(rel, data, modTime, &rs.parse)
-	if res.mem == nil && v.ports.committed != nil && len(res.diags) == 1 && errors.Is(res.diags[0].Err, ErrConflictMarkers) {
-		if head, err := v.ports.committed.ReadCommitted(ctx, rel); err == nil {
-			res.mem = servedForMarkers(rel, head, data, modTime)
-			if v.load.cacheKey != "" {
-				sum := sha256.Sum256(head)
-				res.head = &sum
-			}
-		}
-	}
-	if d := damage(res.diags); d != nil {
-		v.servedForDamage(ctx, &res, d, data, modTime)
-	}
-	if v.load.cacheKey != "" && res.mem != nil {
-		res.setKey()
-	}
-	return res
-}
 
 // markersDiagnostic reports git conflict markers at path:line.
 func markersDiagnostic(rel string, line int) *Diagnostic {
@@ -478,11 +267,6 @@ func cloneStrings(l []string) []string {
 // the file is not moved.
 func DerivedID(rel string) string {
 	return strings.TrimSuffix(rel, filepath.Ext(rel))
-}
-
-// scan lists the memory files of the vault at dir (see store.Scan).
-func scan(ctx context.Context, dir string) ([]string, error) {
-	return store.Scan(ctx, dir, nil)
 }
 
 // IsMemoryPath reports whether a vault-relative slash path names a memory
