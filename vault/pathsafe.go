@@ -3,18 +3,12 @@ package vault
 import (
 	"errors"
 	"fmt"
-	"io/fs"
-	"os"
-	"path/filepath"
-	"strings"
 	"time"
 	"unicode"
 	"unicode/utf8"
-)
 
-// MaxPathBytes bounds a vault-relative path. Slugs are at most 60 runes
-// (180 bytes) plus a layer folder, so real paths stay far below it.
-const MaxPathBytes = 1024
+	"github.com/memvault/memvault/vault/diskwrite"
+)
 
 // The range of dates a memory may carry. Before 1970 is almost certainly
 // a parse mistake (a zero Unix time, a two-digit year), and YAML time
@@ -24,51 +18,11 @@ var (
 	maxDate = time.Date(9999, 12, 31, 23, 59, 59, 0, time.UTC)
 )
 
-// ValidateRel checks a vault-relative slash path that comes from a caller
-// or a file (the journal, an import): not empty, valid UTF-8 without NUL,
-// no backslash, not absolute, no empty, "." or ".." segment. It does not
-// look at the disk; (*Vault).safePath does.
-func ValidateRel(rel string) error {
-	switch {
-	case rel == "":
-		return fmt.Errorf("%w: empty path", ErrInvalid)
-	case len(rel) > MaxPathBytes:
-		return fmt.Errorf("%w: path longer than %d bytes", ErrInvalid, MaxPathBytes)
-	case !utf8.ValidString(rel) || strings.ContainsRune(rel, 0):
-		return fmt.Errorf("%w: path %q is not valid UTF-8 text", ErrInvalid, rel)
-	case strings.HasPrefix(rel, "/") || filepath.IsAbs(rel) || filepath.VolumeName(rel) != "":
-		return fmt.Errorf("%w: %q is absolute; paths are relative to the vault", ErrOutsideVault, rel)
-	case strings.Contains(rel, `\`):
-		return fmt.Errorf("%w: path %q contains a backslash; use / between folders", ErrInvalid, rel)
-	}
-	for seg := range strings.SplitSeq(rel, "/") {
-		switch seg {
-		case "..":
-			return fmt.Errorf("%w: %q climbs out through a .. segment", ErrOutsideVault, rel)
-		case "", ".":
-			return fmt.Errorf("%w: path %q has an empty or . segment", ErrInvalid, rel)
-		}
-	}
-	if !filepath.IsLocal(filepath.FromSlash(rel)) {
-		// Reserved names such as NUL on Windows.
-		return fmt.Errorf("%w: %q is not a plain local path", ErrOutsideVault, rel)
-	}
-	return nil
-}
-
 // safePath turns a vault-relative path into an absolute one a write may
-// touch: the vault's .gitignore or a memory file (IsMemoryPath). Besides
-// ValidateRel it walks the parts that exist on disk and
-// refuses any symbolic link among them: a link leading outside the vault
-// would make a write land elsewhere, and even a link inside it would be
-// replaced by a plain file (the file) or refused by git (a folder). Parts
-// that do not exist yet are fine: the write creates them.
-//
-// safePath gives the precise message; it is not what keeps a write inside
-// the vault. The write itself goes through writeRoot, whose folder handles
-// refuse a link planted after this check just the same.
+// touch: the vault's .gitignore or a memory file (IsMemoryPath), with no
+// symbolic link on the way (diskwrite.ValidateRel and CheckPath).
 func (v *Vault) safePath(rel string) (string, error) {
-	if err := ValidateRel(rel); err != nil {
+	if err := diskwrite.ValidateRel(rel); err != nil {
 		return "", err
 	}
 	if rel != GitignoreName && rel != GitattributesName && !IsMemoryPath(rel) {
@@ -76,50 +30,7 @@ func (v *Vault) safePath(rel string) (string, error) {
 		// an import naming it must not reach it.
 		return "", fmt.Errorf("%w: %s is not a memory file", ErrInvalid, rel)
 	}
-	cur := v.dir
-	segs := strings.Split(rel, "/")
-	for i, seg := range segs {
-		cur = filepath.Join(cur, seg)
-		fi, err := os.Lstat(cur)
-		if errors.Is(err, fs.ErrNotExist) {
-			break
-		}
-		if err != nil {
-			return "", fmt.Errorf("check %s: %w", rel, err)
-		}
-		part := strings.Join(segs[:i+1], "/")
-		if fi.Mode()&fs.ModeSymlink != 0 {
-			return "", symlinkError(v.dir, cur, part)
-		}
-		if i < len(segs)-1 && !fi.IsDir() {
-			return "", fmt.Errorf("%w: %s: %s is a file, not a folder", ErrInvalid, rel, part)
-		}
-		if i == len(segs)-1 && !fi.Mode().IsRegular() {
-			return "", fmt.Errorf("%w: %s is not a regular file (%s)", ErrInvalid, rel, fi.Mode().Type())
-		}
-	}
-	return filepath.Join(v.dir, filepath.FromSlash(rel)), nil
-}
-
-// symlinkError explains why a write will not go through the symbolic link
-// at abs (part, relative to the vault).
-func symlinkError(dir, abs, part string) error {
-	target, err := filepath.EvalSymlinks(abs)
-	if err != nil {
-		return fmt.Errorf("%w: %s is a symbolic link that does not resolve (%v); memvault does not follow links when writing", ErrOutsideVault, part, err)
-	}
-	realDir, err := filepath.EvalSymlinks(dir)
-	if err != nil || !within(realDir, target) {
-		return fmt.Errorf("%w: %s is a symbolic link to %s, outside the vault; memvault does not follow it", ErrOutsideVault, part, target)
-	}
-	return fmt.Errorf("%w: %s is a symbolic link (to %s inside the vault); memvault writes only plain files and folders, so replace the link with its target", ErrInvalid, part, target)
-}
-
-// within reports whether the clean absolute path p is root or lies below
-// it. Both must already have their symbolic links resolved.
-func within(root, p string) bool {
-	rel, err := filepath.Rel(root, p)
-	return err == nil && (rel == "." || filepath.IsLocal(rel))
+	return diskwrite.CheckPath(v.dir, rel)
 }
 
 // validateTag checks one normalised tag: short, printable, one line, and
