@@ -3,11 +3,23 @@ package vault
 import (
 	"errors"
 	"fmt"
+	"slices"
+	"strings"
 	"time"
 	"unicode"
 	"unicode/utf8"
 
 	"github.com/memvault/memvault/vault/diskwrite"
+)
+
+// Limits on what a write may contain. Larger input is refused with a
+// message that says which field and by how much.
+const (
+	MaxTitleRunes   = 200
+	MaxContentBytes = 64 << 10
+	MaxTags         = 32
+	MaxTagRunes     = 64
+	MaxReasonBytes  = 4 << 10
 )
 
 // The range of dates a memory may carry. Before 1970 is almost certainly
@@ -161,4 +173,148 @@ func refuseControls(field, s string) error {
 		name = " (a carriage return not ending a line)"
 	}
 	return fmt.Errorf("%w: %s: the control character %U%s at line %d, column %d: memories are text; remove it", ErrInvalid, field, r, name, line, col)
+}
+
+// validateNew checks and normalises a new memory.
+func (v *Vault) validateNew(n *NewMemory, by Author) error {
+	n.Title = strings.TrimSpace(n.Title)
+	if n.Layer == 0 {
+		n.Layer = Project
+	}
+	if n.Importance == 0 {
+		n.Importance = 5
+	}
+	if err := validateFields(&n.Title, &n.Content, &n.Layer, &n.Tags, &n.Importance, by); err != nil {
+		return err
+	}
+	if err := refuseSecretLists(namedList{"aliases", n.Aliases}, namedList{"supersedes", n.Supersedes}, namedList{"links", n.Links}, namedList{"refs", n.Refs}); err != nil {
+		return err
+	}
+	if err := CheckRefs(n.Refs); err != nil {
+		return err
+	}
+	if n.ID != "" {
+		if err := ValidateID(n.ID); err != nil {
+			return fmt.Errorf("id: %w", err)
+		}
+	}
+	if err := validateDates(n.EffectiveAt, n.ExpiresAt); err != nil {
+		return err
+	}
+	n.Supersedes = dedupeIDs(n.Supersedes)
+	for _, id := range append(slices.Clone(n.Supersedes), n.Links...) {
+		if err := ValidateID(id); err != nil {
+			return fmt.Errorf("supersedes/links: %w", err)
+		}
+		if id == n.ID && id != "" {
+			return ErrSupersedesSelf
+		}
+	}
+	return nil
+}
+
+func validatePatch(p Patch, by Author) error {
+	var supersedes, links []string
+	if p.Supersedes != nil {
+		supersedes = *p.Supersedes
+	}
+	if p.Links != nil {
+		links = *p.Links
+	}
+	// Before the id checks, whose messages quote the id.
+	if err := refuseSecretLists(namedList{"supersedes", supersedes}, namedList{"links", links}); err != nil {
+		return err
+	}
+	if err := validatePatchRefs(p); err != nil {
+		return err
+	}
+	if p.Refs != nil {
+		if err := CheckRefs(*p.Refs); err != nil {
+			return err
+		}
+	}
+	return validateFields(p.Title, p.Content, p.Layer, p.Tags, p.Importance, by)
+}
+
+// checkText finds the first byte that keeps s from being text: a NUL
+// (which is valid UTF-8, so it is named as itself) or invalid UTF-8, at a
+// 1-based line and column (in characters).
+func checkText(s string) error {
+	line, col := 1, 1
+	for i := 0; i < len(s); {
+		r, size := utf8.DecodeRuneInString(s[i:])
+		switch {
+		case r == 0:
+			return fmt.Errorf("NUL byte at line %d, column %d: a memory is text; remove it", line, col)
+		case r == utf8.RuneError && size == 1:
+			return fmt.Errorf("invalid UTF-8 at line %d, column %d (byte 0x%02x)", line, col, s[i])
+		case r == '\n':
+			line, col = line+1, 1
+		default:
+			col++
+		}
+		i += size
+	}
+	return nil
+}
+
+// validateFields checks the fields a create or an update may set; nil
+// pointers are skipped. Tags are normalised in place.
+func validateFields(title, content *string, layer *Layer, tags *[]string, importance *int, by Author) error {
+	if title != nil {
+		*title = strings.TrimSpace(*title)
+		switch {
+		case *title == "":
+			return fmt.Errorf("%w: title: must not be empty", ErrInvalid)
+		case utf8.RuneCountInString(*title) > MaxTitleRunes:
+			return fmt.Errorf("%w: title: %d characters, limit %d", ErrInvalid, utf8.RuneCountInString(*title), MaxTitleRunes)
+		case strings.ContainsAny(*title, "\n\r"):
+			return fmt.Errorf("%w: title: must be one line", ErrInvalid)
+		case !utf8.ValidString(*title):
+			return fmt.Errorf("%w: title: not valid UTF-8", ErrInvalid)
+		}
+		if err := validateTitleChars(*title); err != nil {
+			return err
+		}
+	}
+	if content != nil {
+		if len(*content) > MaxContentBytes {
+			return fmt.Errorf("%w: content: %d bytes, limit %d", ErrInvalid, len(*content), MaxContentBytes)
+		}
+		if err := checkText(*content); err != nil {
+			return fmt.Errorf("%w: content: %w", ErrInvalid, err)
+		}
+		if err := refuseControls("content", *content); err != nil {
+			return err
+		}
+		if strings.HasPrefix(strings.TrimLeft(*content, "\ufeff"), "---") {
+			// A leading --- would be read back as front matter.
+			return fmt.Errorf("%w: content: must not start with a --- line", ErrInvalid)
+		}
+	}
+	if layer != nil && !layer.Valid() {
+		return fmt.Errorf("%w: layer: %d", ErrInvalidLayer, int(*layer))
+	}
+	if importance != nil && (*importance < 1 || *importance > 10) {
+		return fmt.Errorf("%w: importance: %d is outside 1..10", ErrInvalid, *importance)
+	}
+	if tags != nil {
+		norm := mergeTags(*tags)
+		if len(norm) > MaxTags {
+			return fmt.Errorf("%w: tags: %d tags, limit %d", ErrInvalid, len(norm), MaxTags)
+		}
+		for _, t := range norm {
+			if err := validateTag(t); err != nil {
+				return err
+			}
+		}
+		*tags = norm
+	}
+	if len(by.Reason) > MaxReasonBytes {
+		return fmt.Errorf("%w: reason: %d bytes, limit %d", ErrInvalid, len(by.Reason), MaxReasonBytes)
+	}
+	if err := refuseControls("reason", by.Reason); err != nil {
+		return err
+	}
+	return refuseSecrets(title, content, tags, by.Reason) // secretdiag.go
 }
