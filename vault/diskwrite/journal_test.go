@@ -46,7 +46,7 @@ func TestRedoAction(t *testing.T) {
 func TestAfterAndRedo(t *testing.T) {
 	t.Parallel()
 	dir := t.TempDir()
-	mustMkdir(t, filepath.Join(dir, "project"))
+	must(t, os.MkdirAll(filepath.Join(dir, "project"), 0o755))
 	for name, s := range map[string]string{"a.md": "old a", "gone.md": "old gone", "kept.md": "edited"} {
 		if err := os.WriteFile(filepath.Join(dir, "project", name), []byte(s), 0o644); err != nil {
 			t.Fatal(err)

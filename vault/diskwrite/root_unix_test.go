@@ -29,8 +29,8 @@ func TestFolderSwappedWhileOpening(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			dir, outside := t.TempDir(), t.TempDir()
-			mustMkdir(t, filepath.Join(dir, "project"))
-			mustMkdir(t, filepath.Join(dir, "meta"))
+			must(t, os.MkdirAll(filepath.Join(dir, "project"), 0o755))
+			must(t, os.MkdirAll(filepath.Join(dir, "meta"), 0o755))
 			r, err := Open(dir, false)
 			if err != nil {
 				t.Fatal(err)
@@ -41,7 +41,7 @@ func TestFolderSwappedWhileOpening(t *testing.T) {
 				if err := os.Rename(p, filepath.Join(dir, "project-moved")); err != nil {
 					t.Fatal(err)
 				}
-				mustSymlink(t, tt.target(dir, outside), p)
+				must(t, os.Symlink(tt.target(dir, outside), p))
 			}
 			err = r.WriteFile("project/a.md", []byte("x"))
 			if !errors.Is(err, tt.wantErr) || !strings.Contains(err.Error(), tt.wantMsg) {
@@ -53,19 +53,5 @@ func TestFolderSwappedWhileOpening(t *testing.T) {
 				}
 			}
 		})
-	}
-}
-
-func mustSymlink(t *testing.T, target, link string) {
-	t.Helper()
-	if err := os.Symlink(target, link); err != nil {
-		t.Fatal(err)
-	}
-}
-
-func mustMkdir(t *testing.T, dir string) {
-	t.Helper()
-	if err := os.MkdirAll(dir, 0o755); err != nil {
-		t.Fatal(err)
 	}
 }

@@ -32,7 +32,7 @@ func TestTxRollback(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			t.Parallel()
 			dir := t.TempDir()
-			mustMkdir(t, filepath.Join(dir, "project"))
+			must(t, os.MkdirAll(filepath.Join(dir, "project"), 0o755))
 			before := map[string]string{"project/a.md": "old a", "project/gone.md": "old gone"}
 			for rel, s := range before {
 				if err := os.WriteFile(filepath.Join(dir, filepath.FromSlash(rel)), []byte(s), 0o644); err != nil {
@@ -79,5 +79,13 @@ func TestTxRollback(t *testing.T) {
 				}
 			}
 		})
+	}
+}
+
+// must fails the test on a set-up step's error.
+func must(t *testing.T, err error) {
+	t.Helper()
+	if err != nil {
+		t.Fatal(err)
 	}
 }
