@@ -1,6 +1,8 @@
 // Package vault is memvault's domain: the memory model, layers and their
 // lifetimes, loading a vault folder into an in-memory index, time-aware
-// recall, and the write sequence (validate, atomic write, commit, index).
+// recall, and the write sequence (validate, atomic write, commit, index);
+// the bytes on disk (checked folder handles, atomic replacement, the
+// write journal and its redo) are vault/diskwrite's.
 //
 // A Set holds the rules that span vaults: the project vault and the user
 // vault recalled and ranked together, supersession and rival rules across

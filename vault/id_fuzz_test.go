@@ -6,6 +6,8 @@ import (
 	"strings"
 	"testing"
 	"unicode"
+
+	"github.com/memvault/memvault/vault/diskwrite"
 )
 
 // FuzzValidateID checks that an id ValidateID accepts is safe wherever ids
@@ -22,7 +24,7 @@ func FuzzValidateID(f *testing.F) {
 		if len(id) > MaxIDLen {
 			t.Fatalf("accepted %d-byte id", len(id))
 		}
-		if err := ValidateRel(id + ".md"); err != nil {
+		if err := diskwrite.ValidateRel(id + ".md"); err != nil {
 			t.Fatalf("accepted id %q, but %q.md is not a safe path: %v", id, id, err)
 		}
 		base := filepath.FromSlash("/vault/root")

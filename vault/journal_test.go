@@ -8,6 +8,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/memvault/memvault/vault/diskwrite"
 	"github.com/memvault/memvault/vault/store"
 )
 
@@ -23,10 +24,10 @@ func TestRecoverRedoesTheJournal(t *testing.T) {
 		oldC   = "---\nid: c\ntitle: C\n---\nC\n"
 		edited = "---\nid: a\ntitle: A\n---\nedited by hand after the crash\n"
 	)
-	ops := []fileOp{
-		{rel: "project/b.md", data: []byte(newB)},
-		{rel: "project/a.md", data: []byte(newA), old: []byte(oldA), existed: true},
-		{rel: "short-term/c.md", old: []byte(oldC), existed: true},
+	ops := []diskwrite.Op{
+		{Path: "project/b.md", Data: []byte(newB)},
+		{Path: "project/a.md", Data: []byte(newA), Before: diskwrite.Hash([]byte(oldA))},
+		{Path: "short-term/c.md", Remove: true, Before: diskwrite.Hash([]byte(oldC))},
 	}
 	tests := []struct {
 		name   string
@@ -66,13 +67,13 @@ func TestRecoverRedoesTheJournal(t *testing.T) {
 				t.Fatal(err)
 			}
 			rels := []string{"project/a.md", "project/b.md", "short-term/c.md"}
-			putJournal(t, v, journal{Message: "memory(project): update \"A\"\n", Paths: rels, Commit: true, Ops: journalOps(ops)})
+			putJournal(t, v, diskwrite.Journal{Message: "memory(project): update \"A\"\n", Paths: rels, Commit: true, Ops: ops})
 			for _, op := range ops[:tt.done] {
-				p := filepath.Join(dir, filepath.FromSlash(op.rel))
-				if op.data == nil {
+				p := filepath.Join(dir, filepath.FromSlash(op.Path))
+				if op.Remove {
 					os.Remove(p)
 				} else {
-					os.WriteFile(p, op.data, 0o644)
+					os.WriteFile(p, op.Data, 0o644)
 				}
 			}
 			for rel, s := range tt.after {
@@ -199,8 +200,8 @@ func TestWriteFinishesPendingJournal(t *testing.T) {
 	}
 	mustCreate(t, v, NewMemory{Title: "Scaffolding"})
 	lost := "---\nid: lost\ntitle: Killed before its files\n---\nbody\n"
-	ops := []fileOp{{rel: "project/killed.md", data: []byte(lost)}}
-	putJournal(t, v, journal{Message: "memory(project): add \"Killed\"\n", Paths: []string{"project/killed.md"}, Commit: true, Ops: journalOps(ops)})
+	ops := []diskwrite.Op{{Path: "project/killed.md", Data: []byte(lost)}}
+	putJournal(t, v, diskwrite.Journal{Message: "memory(project): add \"Killed\"\n", Paths: []string{"project/killed.md"}, Commit: true, Ops: ops})
 	v2, err := Open(t.Context(), dir, Options{Committer: c})
 	if err != nil {
 		t.Fatal(err)
@@ -218,14 +219,14 @@ func TestWriteFinishesPendingJournal(t *testing.T) {
 }
 
 // putJournal leaves j in v's folder as a write that was killed does.
-func putJournal(t *testing.T, v *Vault, j journal) {
+func putJournal(t *testing.T, v *Vault, j diskwrite.Journal) {
 	t.Helper()
-	r, err := openRoot(v.Dir(), true)
+	r, err := diskwrite.Open(v.Dir(), true)
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer r.Close()
-	if err := writeJournal(r, j); err != nil {
+	if err := r.WriteJournal(j); err != nil {
 		t.Fatal(err)
 	}
 }
@@ -242,8 +243,8 @@ func TestRecoveredMessageKeepsTheOriginal(t *testing.T) {
 	}
 	mustCreate(t, v, NewMemory{Title: "Scaffolding"})
 	orig := commitMessage("add", Project, "Killed", "lost", "the reason\n\nin two paragraphs", "claude-code", []string{"old"})
-	ops := []fileOp{{rel: "project/killed.md", data: []byte("---\nid: lost\ntitle: Killed\n---\nbody\n")}}
-	putJournal(t, v, journal{Message: orig, Paths: []string{"project/killed.md"}, Commit: true, Ops: journalOps(ops)})
+	ops := []diskwrite.Op{{Path: "project/killed.md", Data: []byte("---\nid: lost\ntitle: Killed\n---\nbody\n")}}
+	putJournal(t, v, diskwrite.Journal{Message: orig, Paths: []string{"project/killed.md"}, Commit: true, Ops: ops})
 	if _, err := v.Recover(t.Context()); err != nil {
 		t.Fatal(err)
 	}

@@ -8,21 +8,24 @@ import (
 	"time"
 
 	"github.com/memvault/memvault/parser"
+	"github.com/memvault/memvault/vault/diskwrite"
 	"github.com/memvault/memvault/vault/fault"
 )
 
 // Sentinel errors. Callers test them with errors.Is; messages carry details.
+// ErrInvalid and ErrOutsideVault are the write layer's (vault/diskwrite),
+// so a path it refuses matches them too.
 var (
 	ErrNotFound       = fault.New(fault.NotFound, "memory not found")
 	ErrConflict       = fault.New(fault.Conflict, "version conflict")
-	ErrInvalid        = fault.New(fault.Invalid, "invalid memory")
+	ErrInvalid        = diskwrite.ErrInvalid
 	ErrInvalidLayer   = fault.New(fault.Invalid, "invalid layer")
 	ErrReadOnly       = fault.New(fault.Refused, "vault is read-only")
 	ErrNoCommitter    = fault.New(fault.Internal, "vault has no committer")
 	ErrUnchanged      = fault.New(fault.Invalid, "nothing to change")
 	ErrMalformedFile  = fault.New(fault.Invalid, "memory file is malformed")
 	ErrDuplicateID    = fault.New(fault.Invalid, "duplicate memory id")
-	ErrOutsideVault   = fault.New(fault.Invalid, "path outside the vault")
+	ErrOutsideVault   = diskwrite.ErrOutsideVault
 	ErrSupersedesSelf = fault.New(fault.Invalid, "a memory cannot supersede itself")
 	ErrSecret         = fault.New(fault.Secret, "secret detected")
 	// ErrLinkedFile reports a memory file that is a symbolic link: it is

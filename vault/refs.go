@@ -9,6 +9,7 @@ import (
 	"strings"
 
 	"github.com/memvault/memvault/parser"
+	"github.com/memvault/memvault/vault/diskwrite"
 )
 
 // Limits on a memory's refs. Every ref costs work in each staleness check
@@ -26,7 +27,7 @@ const (
 	MaxRefGlobstars = 4
 	// MaxRefBytes is the longest ref, in bytes: a repository path's limit
 	// (MaxPathBytes) plus room for "#Symbol".
-	MaxRefBytes = MaxPathBytes + 256
+	MaxRefBytes = diskwrite.MaxPathBytes + 256
 )
 
 // CheckRefs returns an error wrapping ErrInvalid, naming the limit, when

@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/memvault/memvault/vault/commitmsg"
+	"github.com/memvault/memvault/vault/diskwrite"
 )
 
 // The regression tests of issue 13's "Secrets reached git history": each
@@ -218,8 +219,8 @@ func TestRecoveryRefusesASecretEditedInAfterTheCrash(t *testing.T) {
 			if err := os.WriteFile(a, []byte(oldA), 0o644); err != nil {
 				t.Fatal(err)
 			}
-			ops := []fileOp{{rel: "project/a.md", data: []byte(newA), old: []byte(oldA), existed: true}}
-			putJournal(t, v, journal{Message: "memory(project): update \"A\"\n", Paths: []string{"project/a.md"}, Commit: true, Ops: journalOps(ops)})
+			ops := []diskwrite.Op{{Path: "project/a.md", Data: []byte(newA), Before: diskwrite.Hash([]byte(oldA))}}
+			putJournal(t, v, diskwrite.Journal{Message: "memory(project): update \"A\"\n", Paths: []string{"project/a.md"}, Commit: true, Ops: ops})
 			// The crash happened; then someone edits the file by hand.
 			if err := os.WriteFile(a, []byte(edited), 0o644); err != nil {
 				t.Fatal(err)
@@ -268,21 +269,21 @@ func TestRecoveryChecksEveryOperationFirst(t *testing.T) {
 	good := "---\nid: g\ntitle: G\n---\nbody\n"
 	tests := []struct {
 		name string
-		j    journal
+		j    diskwrite.Journal
 		want string
 	}{
-		{"second op escapes the vault", journal{Message: "m\n", Commit: true, Paths: []string{"project/g.md"},
-			Ops: []journalOp{{Path: "project/g.md", Data: []byte(good)}, {Path: "../../x.md", Data: []byte("x")}}}, "../../x.md"},
-		{"second op is not a memory file", journal{Message: "m\n", Commit: true, Paths: []string{"project/g.md"},
-			Ops: []journalOp{{Path: "project/g.md", Data: []byte(good)}, {Path: ".git/hooks/pre-commit", Data: []byte("x")}}}, ".git/hooks"},
-		{"a committed path escapes", journal{Message: "m\n", Commit: true, Paths: []string{"project/g.md", "../y.md"},
-			Ops: []journalOp{{Path: "project/g.md", Data: []byte(good)}}}, "../y.md"},
-		{"second op writes a secret", journal{Message: "m\n", Commit: true, Paths: []string{"project/g.md", "project/s.md"},
-			Ops: []journalOp{{Path: "project/g.md", Data: []byte(good)}, {Path: "project/s.md", Data: []byte("---\nid: s\n---\n" + fakeToken + "\n")}}}, "project/s.md: github-token"},
-		{"the message holds a secret", journal{Message: "m\n\nrotated to " + fakeToken + "\n", Commit: true, Paths: []string{"project/g.md"},
-			Ops: []journalOp{{Path: "project/g.md", Data: []byte(good)}}}, "its commit message: github-token"},
-		{"a later op rewrites the same file with a secret", journal{Message: "m\n", Commit: true, Paths: []string{"project/g.md"},
-			Ops: []journalOp{{Path: "project/g.md", Data: []byte(good)}, {Path: "project/g.md", Data: []byte(good + fakeToken + "\n"), Before: hashHex([]byte(good))}}}, "project/g.md: github-token"},
+		{"second op escapes the vault", diskwrite.Journal{Message: "m\n", Commit: true, Paths: []string{"project/g.md"},
+			Ops: []diskwrite.Op{{Path: "project/g.md", Data: []byte(good)}, {Path: "../../x.md", Data: []byte("x")}}}, "../../x.md"},
+		{"second op is not a memory file", diskwrite.Journal{Message: "m\n", Commit: true, Paths: []string{"project/g.md"},
+			Ops: []diskwrite.Op{{Path: "project/g.md", Data: []byte(good)}, {Path: ".git/hooks/pre-commit", Data: []byte("x")}}}, ".git/hooks"},
+		{"a committed path escapes", diskwrite.Journal{Message: "m\n", Commit: true, Paths: []string{"project/g.md", "../y.md"},
+			Ops: []diskwrite.Op{{Path: "project/g.md", Data: []byte(good)}}}, "../y.md"},
+		{"second op writes a secret", diskwrite.Journal{Message: "m\n", Commit: true, Paths: []string{"project/g.md", "project/s.md"},
+			Ops: []diskwrite.Op{{Path: "project/g.md", Data: []byte(good)}, {Path: "project/s.md", Data: []byte("---\nid: s\n---\n" + fakeToken + "\n")}}}, "project/s.md: github-token"},
+		{"the message holds a secret", diskwrite.Journal{Message: "m\n\nrotated to " + fakeToken + "\n", Commit: true, Paths: []string{"project/g.md"},
+			Ops: []diskwrite.Op{{Path: "project/g.md", Data: []byte(good)}}}, "its commit message: github-token"},
+		{"a later op rewrites the same file with a secret", diskwrite.Journal{Message: "m\n", Commit: true, Paths: []string{"project/g.md"},
+			Ops: []diskwrite.Op{{Path: "project/g.md", Data: []byte(good)}, {Path: "project/g.md", Data: []byte(good + fakeToken + "\n"), Before: diskwrite.Hash([]byte(good))}}}, "project/g.md: github-token"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

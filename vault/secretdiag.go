@@ -2,12 +2,15 @@ package vault
 
 import (
 	"context"
+	"errors"
 	"fmt"
+	"io/fs"
 	"strings"
 	"unicode"
 	"unicode/utf8"
 
 	"github.com/memvault/memvault/parser"
+	"github.com/memvault/memvault/vault/diskwrite"
 	"github.com/memvault/memvault/vault/secret"
 )
 
@@ -214,7 +217,7 @@ func secretDiagnosticsOf(rel string, found []secret.Finding) []*Diagnostic {
 // a path or a file holds a secret. A missing file is a deletion and holds
 // nothing. Call it holding the write lock, right before the commit.
 func (v *Vault) RefuseSecretsInFiles(ctx context.Context, rels []string) error {
-	r, err := openRoot(v.dir, false)
+	r, err := diskwrite.Open(v.dir, false)
 	if err != nil {
 		return err
 	}
@@ -224,8 +227,8 @@ func (v *Vault) RefuseSecretsInFiles(ctx context.Context, rels []string) error {
 		if err := ctx.Err(); err != nil {
 			return err
 		}
-		data, err := r.readFile(rel)
-		if err != nil && !isNotExistErr(err) {
+		data, err := r.ReadFile(rel)
+		if err != nil && !errors.Is(err, fs.ErrNotExist) {
 			return fmt.Errorf("read %s: %w", rel, err)
 		}
 		sc.file(rel, data)

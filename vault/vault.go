@@ -5,6 +5,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io/fs"
 	"maps"
 	"path/filepath"
 	"slices"
@@ -432,7 +433,7 @@ func (v *Vault) removeLocked(id index.DocID) {
 
 func isNotExist(diags []*Diagnostic) bool {
 	for _, d := range diags {
-		if isNotExistErr(d.Err) {
+		if errors.Is(d.Err, fs.ErrNotExist) {
 			return true
 		}
 	}

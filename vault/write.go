@@ -18,16 +18,6 @@ import (
 	"github.com/memvault/memvault/vault/merge"
 )
 
-// Limits on what a write may contain. Larger input is refused with a
-// message that says which field and by how much.
-const (
-	MaxTitleRunes   = 200
-	MaxContentBytes = 64 << 10
-	MaxTags         = 32
-	MaxTagRunes     = 64
-	MaxReasonBytes  = 4 << 10
-)
-
 // Author says who asks for a write and why; it ends up in the commit.
 type Author struct {
 	Reason string // why the change is made; the commit body
@@ -349,6 +339,55 @@ func (v *Vault) Forget(ctx context.Context, id string, remove bool, by Author) (
 	return res, err
 }
 
+// Confirm records that a person or assistant re-checked the memory against
+// the code and found it still holds: it sets verified_at to now, in one
+// commit whose reason is by.Reason (a default when empty). The content,
+// updated_at and version stay as they are: nothing the memory says
+// changed, and a writer holding the current version can still update it.
+// Staleness counts code changes from this commit on (vault/staleness).
+func (v *Vault) Confirm(ctx context.Context, id string, by Author) (WriteResult, error) {
+	if strings.TrimSpace(by.Reason) == "" {
+		by.Reason = "re-checked against the code: still accurate"
+	}
+	if err := checkReason(by.Reason); err != nil {
+		return WriteResult{}, err
+	}
+	var res WriteResult
+	err := v.withWriteLock(ctx, func() error {
+		cur, doc, err := v.readCurrent(ctx, id)
+		if err != nil {
+			return err
+		}
+		now := v.now().UTC().Truncate(time.Second)
+		if err := doc.Set("verified_at", now); err != nil {
+			return fmt.Errorf("%w: verified_at: %w", ErrInvalid, err)
+		}
+		id = cur.ID
+		if given, err := v.giveIdentity(ctx, cur, doc, now); err != nil {
+			return err
+		} else if given != "" {
+			id = given
+		}
+		w := &writeSet{v: v}
+		w.put(cur.Path, doc.Format())
+		res, err = w.finish(ctx, commitMessage("confirm", cur.Layer, cur.Title, id, by.Reason, v.clientOf(by), nil),
+			cur.Layer.Committed(), id, nil)
+		return err
+	})
+	return res, err
+}
+
+// Confirm confirms memory id (Vault.Confirm) in the vault of the set
+// that holds it, and names that vault.
+func (s *Set) Confirm(ctx context.Context, id string, by Author) (Member, WriteResult, error) {
+	in, _, err := s.Find(id)
+	if err != nil {
+		return Member{}, WriteResult{}, err
+	}
+	res, err := in.Vault.Confirm(ctx, id, by)
+	return in, res, err
+}
+
 // withWriteLock runs fn holding this process's write mutex and, with a
 // committer, the cross-process lock.
 func (v *Vault) withWriteLock(ctx context.Context, fn func() error) error {
@@ -490,150 +529,6 @@ func (v *Vault) freeName(dir, slug string) (string, error) {
 func bodyText(content string) string {
 	content = strings.TrimRight(content, "\n") + "\n"
 	return content
-}
-
-// validateNew checks and normalises a new memory.
-func (v *Vault) validateNew(n *NewMemory, by Author) error {
-	n.Title = strings.TrimSpace(n.Title)
-	if n.Layer == 0 {
-		n.Layer = Project
-	}
-	if n.Importance == 0 {
-		n.Importance = 5
-	}
-	if err := validateFields(&n.Title, &n.Content, &n.Layer, &n.Tags, &n.Importance, by); err != nil {
-		return err
-	}
-	if err := refuseSecretLists(namedList{"aliases", n.Aliases}, namedList{"supersedes", n.Supersedes}, namedList{"links", n.Links}, namedList{"refs", n.Refs}); err != nil {
-		return err
-	}
-	if err := CheckRefs(n.Refs); err != nil {
-		return err
-	}
-	if n.ID != "" {
-		if err := ValidateID(n.ID); err != nil {
-			return fmt.Errorf("id: %w", err)
-		}
-	}
-	if err := validateDates(n.EffectiveAt, n.ExpiresAt); err != nil {
-		return err
-	}
-	n.Supersedes = dedupeIDs(n.Supersedes)
-	for _, id := range append(slices.Clone(n.Supersedes), n.Links...) {
-		if err := ValidateID(id); err != nil {
-			return fmt.Errorf("supersedes/links: %w", err)
-		}
-		if id == n.ID && id != "" {
-			return ErrSupersedesSelf
-		}
-	}
-	return nil
-}
-
-func validatePatch(p Patch, by Author) error {
-	var supersedes, links []string
-	if p.Supersedes != nil {
-		supersedes = *p.Supersedes
-	}
-	if p.Links != nil {
-		links = *p.Links
-	}
-	// Before the id checks, whose messages quote the id.
-	if err := refuseSecretLists(namedList{"supersedes", supersedes}, namedList{"links", links}); err != nil {
-		return err
-	}
-	if err := validatePatchRefs(p); err != nil {
-		return err
-	}
-	if p.Refs != nil {
-		if err := CheckRefs(*p.Refs); err != nil {
-			return err
-		}
-	}
-	return validateFields(p.Title, p.Content, p.Layer, p.Tags, p.Importance, by)
-}
-
-// checkText finds the first byte that keeps s from being text: a NUL
-// (which is valid UTF-8, so it is named as itself) or invalid UTF-8, at a
-// 1-based line and column (in characters).
-func checkText(s string) error {
-	line, col := 1, 1
-	for i := 0; i < len(s); {
-		r, size := utf8.DecodeRuneInString(s[i:])
-		switch {
-		case r == 0:
-			return fmt.Errorf("NUL byte at line %d, column %d: a memory is text; remove it", line, col)
-		case r == utf8.RuneError && size == 1:
-			return fmt.Errorf("invalid UTF-8 at line %d, column %d (byte 0x%02x)", line, col, s[i])
-		case r == '\n':
-			line, col = line+1, 1
-		default:
-			col++
-		}
-		i += size
-	}
-	return nil
-}
-
-// validateFields checks the fields a create or an update may set; nil
-// pointers are skipped. Tags are normalised in place.
-func validateFields(title, content *string, layer *Layer, tags *[]string, importance *int, by Author) error {
-	if title != nil {
-		*title = strings.TrimSpace(*title)
-		switch {
-		case *title == "":
-			return fmt.Errorf("%w: title: must not be empty", ErrInvalid)
-		case utf8.RuneCountInString(*title) > MaxTitleRunes:
-			return fmt.Errorf("%w: title: %d characters, limit %d", ErrInvalid, utf8.RuneCountInString(*title), MaxTitleRunes)
-		case strings.ContainsAny(*title, "\n\r"):
-			return fmt.Errorf("%w: title: must be one line", ErrInvalid)
-		case !utf8.ValidString(*title):
-			return fmt.Errorf("%w: title: not valid UTF-8", ErrInvalid)
-		}
-		if err := validateTitleChars(*title); err != nil {
-			return err
-		}
-	}
-	if content != nil {
-		if len(*content) > MaxContentBytes {
-			return fmt.Errorf("%w: content: %d bytes, limit %d", ErrInvalid, len(*content), MaxContentBytes)
-		}
-		if err := checkText(*content); err != nil {
-			return fmt.Errorf("%w: content: %w", ErrInvalid, err)
-		}
-		if err := refuseControls("content", *content); err != nil {
-			return err
-		}
-		if strings.HasPrefix(strings.TrimLeft(*content, "\ufeff"), "---") {
-			// A leading --- would be read back as front matter.
-			return fmt.Errorf("%w: content: must not start with a --- line", ErrInvalid)
-		}
-	}
-	if layer != nil && !layer.Valid() {
-		return fmt.Errorf("%w: layer: %d", ErrInvalidLayer, int(*layer))
-	}
-	if importance != nil && (*importance < 1 || *importance > 10) {
-		return fmt.Errorf("%w: importance: %d is outside 1..10", ErrInvalid, *importance)
-	}
-	if tags != nil {
-		norm := mergeTags(*tags)
-		if len(norm) > MaxTags {
-			return fmt.Errorf("%w: tags: %d tags, limit %d", ErrInvalid, len(norm), MaxTags)
-		}
-		for _, t := range norm {
-			if err := validateTag(t); err != nil {
-				return err
-			}
-		}
-		*tags = norm
-	}
-	if len(by.Reason) > MaxReasonBytes {
-		return fmt.Errorf("%w: reason: %d bytes, limit %d", ErrInvalid, len(by.Reason), MaxReasonBytes)
-	}
-	if err := refuseControls("reason", by.Reason); err != nil {
-		return err
-	}
-	return refuseSecrets(title, content, tags, by.Reason) // secretdiag.go
 }
 
 // applyPatch sets the changed fields on doc and bumps version and

@@ -5,30 +5,22 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"io/fs"
 	"os"
 	"path/filepath"
 	"slices"
 	"strings"
 	"time"
 
+	"github.com/memvault/memvault/vault/commitmsg"
+	"github.com/memvault/memvault/vault/diskwrite"
 	"github.com/memvault/memvault/vault/merge"
 	"github.com/memvault/memvault/vault/store"
 )
 
-// GitignoreName and its content keep L1 scratch out of git.
-const (
-	GitignoreName    = ".gitignore"
-	GitignoreContent = "# L1 transient memories are session scratch: never committed.\ntransient/\n# A write in progress (see memvault doctor).\n" + JournalName + "\n"
-)
-
-// fileOp is one file change of a write, with what was there before so a
-// failed commit can be rolled back.
+// fileOp is one file change of a write.
 type fileOp struct {
-	rel     string
-	data    []byte // nil: remove
-	old     []byte
-	existed bool
+	rel  string
+	data []byte // nil: remove
 	// scanned is set when the writer ran the secret scan over data
 	// itself (a batch, item by item), so apply does not run it again.
 	scanned bool
@@ -75,14 +67,19 @@ func (w *writeSet) apply(ctx context.Context, message string, commit bool) (stri
 		v.hooks.afterCheck()
 	}
 	// From here on every file operation goes through checked folder
-	// handles (writeRoot), so a link planted since the check is refused
-	// too, and nothing is ever written outside the vault.
-	r, err := openRoot(v.dir, true)
+	// handles (diskwrite.Root), so a link planted since the check is
+	// refused too, and nothing is ever written outside the vault.
+	r, err := diskwrite.Open(v.dir, true)
 	if err != nil {
 		return "", err
 	}
 	defer r.Close()
-	if err := w.readOld(r); err != nil {
+	changes := make([]diskwrite.Change, len(w.ops))
+	for i, op := range w.ops {
+		changes[i] = diskwrite.Change{Rel: op.rel, Data: op.data}
+	}
+	tx, err := diskwrite.Begin(r, changes)
+	if err != nil {
 		return "", err
 	}
 	var paths []string // absolute paths to commit
@@ -90,22 +87,21 @@ func (w *writeSet) apply(ctx context.Context, message string, commit bool) (stri
 		paths = w.commitPaths()
 	}
 	if len(paths) > 0 {
-		if err := w.writeJournal(r, message, paths); err != nil {
+		if err := tx.Journal(message, w.relsOf(paths)); err != nil {
 			return "", err
 		}
 	}
-	if done, err := w.writeFiles(r); err != nil {
-		w.rollback(r, done)
+	if err := tx.Write(); err != nil {
 		return "", err
 	}
 	var hash string
 	if len(paths) > 0 {
 		if hash, err = v.ports.committer.Commit(ctx, paths, message); err != nil {
-			w.rollback(r, len(w.ops))
+			tx.Rollback()
 			_ = v.Refresh(context.WithoutCancel(ctx), w.rels())
 			return "", fmt.Errorf("commit: %w", err)
 		}
-		if err := clearJournal(r); err != nil {
+		if err := tx.Done(); err != nil {
 			return hash, err
 		}
 	}
@@ -134,7 +130,7 @@ func (w *writeSet) prepare(ctx context.Context, message string, commit bool) err
 		// listing, so a headers-only add too), and so does Recover.
 		store.RemoveTemps(v.dir)
 	}
-	if v.ports.committer != nil && fileExists(v.journalPath()) {
+	if v.ports.committer != nil && fileExists(v.dir+string(os.PathSeparator)+JournalName) {
 		// A write whose process died: finish it first, or this write's
 		// journal would replace it. Holding the cross-process lock, no
 		// live writer can own it.
@@ -168,35 +164,6 @@ func (w *writeSet) prepare(ctx context.Context, message string, commit bool) err
 	return nil
 }
 
-// addScaffold makes the first write create the vault's scaffolding in the
-// same commit: the .gitignore, and the .gitattributes that sends memory
-// files to the merge driver, so every clone has it.
-func (w *writeSet) addScaffold() {
-	dir := w.v.dir
-	if _, err := os.Lstat(filepath.Join(dir, GitignoreName)); !errors.Is(err, os.ErrNotExist) {
-		return
-	}
-	scaffold := []fileOp{{rel: GitignoreName, data: []byte(GitignoreContent)}}
-	if _, err := os.Lstat(filepath.Join(dir, GitattributesName)); errors.Is(err, os.ErrNotExist) {
-		scaffold = append(scaffold, fileOp{rel: GitattributesName, data: []byte(GitattributesContent)})
-	}
-	w.ops = append(scaffold, w.ops...)
-}
-
-// readOld records what each file held before, for a rollback and for the
-// journal.
-func (w *writeSet) readOld(r *writeRoot) error {
-	for i := range w.ops {
-		op := &w.ops[i]
-		old, err := r.readFile(op.rel)
-		if err != nil && !errors.Is(err, fs.ErrNotExist) {
-			return fmt.Errorf("read %s: %w", op.rel, err)
-		}
-		op.existed, op.old = err == nil, old
-	}
-	return nil
-}
-
 // commitPaths lists the absolute paths of the files to commit: all but
 // L1 scratch, which is git-ignored.
 func (w *writeSet) commitPaths() []string {
@@ -210,50 +177,15 @@ func (w *writeSet) commitPaths() []string {
 	return paths
 }
 
-// writeJournal records the write about to be committed, so a process that
-// dies before the commit is finished by the next writer or Recover.
-func (w *writeSet) writeJournal(r *writeRoot, message string, paths []string) error {
+// relsOf turns the absolute paths of the vault's files into
+// vault-relative slash paths, as the journal records them.
+func (w *writeSet) relsOf(paths []string) []string {
 	rels := make([]string, 0, len(paths))
 	for _, p := range paths {
 		rel, _ := filepath.Rel(w.v.dir, p)
 		rels = append(rels, filepath.ToSlash(rel))
 	}
-	if err := writeJournal(r, journal{Message: message, Paths: rels, Commit: true, Ops: journalOps(w.ops)}); err != nil {
-		return fmt.Errorf("write journal: %w", err)
-	}
-	return nil
-}
-
-// writeFiles writes and removes the files in order; it returns how many
-// operations were done, for the rollback of a failed one.
-func (w *writeSet) writeFiles(r *writeRoot) (int, error) {
-	for i := range w.ops {
-		op := &w.ops[i]
-		var err error
-		if op.data == nil {
-			err = r.remove(op.rel)
-		} else {
-			err = r.writeFile(op.rel, op.data, 0o644)
-		}
-		if err != nil {
-			return i, fmt.Errorf("write %s: %w", op.rel, err)
-		}
-	}
-	return len(w.ops), nil
-}
-
-// rollback undoes the first done operations, last first, and clears the
-// journal.
-func (w *writeSet) rollback(r *writeRoot, done int) {
-	defer clearJournal(r)
-	for i := done - 1; i >= 0; i-- {
-		op := w.ops[i]
-		if op.existed {
-			_ = r.writeFile(op.rel, op.old, 0o644)
-		} else {
-			_ = r.remove(op.rel)
-		}
-	}
+	return rels
 }
 
 // commitsAny reports whether a file of the set is in a committed layer
@@ -306,4 +238,132 @@ func boolInt(b bool) int {
 func fileExists(p string) bool {
 	_, err := os.Lstat(p)
 	return err == nil
+}
+
+// Recover finishes a write that a previous process left half done. It
+// redoes the journaled file changes that did not happen yet (skipping files
+// changed since), commits the files with the original message and a
+// Memory-Recovered trailer, and reports the vault-relative paths it
+// committed. Without a pending journal it does nothing.
+func (v *Vault) Recover(ctx context.Context) ([]string, error) {
+	if v.readOnly {
+		return nil, nil
+	}
+	var done []string
+	err := v.withWriteLock(ctx, func() error {
+		if v.ports.committer != nil {
+			store.RemoveTemps(v.dir) // as every write does
+		}
+		var err error
+		done, err = v.recoverLocked(ctx)
+		return err
+	})
+	return done, err
+}
+
+// recoverLocked is Recover for a caller that holds the write lock.
+func (v *Vault) recoverLocked(ctx context.Context) ([]string, error) {
+	r, err := diskwrite.Open(v.dir, false)
+	if errors.Is(err, os.ErrNotExist) {
+		return nil, nil // no vault folder yet: nothing to finish
+	}
+	if err != nil {
+		return nil, err
+	}
+	defer r.Close()
+	if v.ports.committer != nil && !(v.headersOnly && v.load.noTempFiles.Load()) {
+		// Only with the cross-process lock held is no other writer in
+		// the middle of a write whose temp file this would delete. A
+		// headers-only vault (one add) skips the listing when its load
+		// saw none: a temp file left since is removed by the next write.
+		dirs := make([]string, 0, len(AllLayers()))
+		for _, l := range AllLayers() {
+			dirs = append(dirs, l.Dir())
+		}
+		r.RemoveTempFiles(dirs)
+	}
+	j, err := r.Redo(func(j *diskwrite.Journal) error { return v.checkJournal(r, j) })
+	if j == nil || err != nil {
+		return nil, err
+	}
+	var done []string
+	if j.Commit && v.ports.committer != nil && len(j.Paths) > 0 {
+		abs := make([]string, len(j.Paths))
+		for i, rel := range j.Paths {
+			p, err := v.safePath(rel)
+			if err != nil {
+				return nil, fmt.Errorf("%s lists %q: %w", JournalName, rel, err)
+			}
+			abs[i] = p
+		}
+		msg := commitmsg.Parse(j.Message)
+		msg.Trailers = append(msg.Trailers, commitmsg.Trailer{Key: commitmsg.KeyRecovered, Value: "the previous process stopped before committing"})
+		if _, err := v.ports.committer.Commit(ctx, abs, msg.String()); err != nil {
+			return nil, fmt.Errorf("commit the interrupted write: %w", err)
+		}
+		done = j.Paths
+	}
+	var removed, touched []string
+	for _, op := range j.Ops {
+		if op.Remove {
+			removed = append(removed, op.Path)
+		} else {
+			touched = append(touched, op.Path)
+		}
+	}
+	// Removed files first, as in writeSet.rels.
+	if err := v.Refresh(ctx, mdPaths(slices.Concat(removed, touched, j.Paths))); err != nil {
+		return done, err
+	}
+	return done, r.ClearJournal()
+}
+
+// checkJournal validates a journal before any of it is applied: every
+// path it names must be a memory file inside the vault, and what its
+// commit would hold must hold no secret: the message, and each file to
+// commit as it will be once the changes are redone (the journal's content,
+// or, for a file edited since the crash, the edit, which the commit takes
+// as it is). A secret is refused, not committed: the error names the file
+// and line, and the journal stays until the file is fixed.
+func (v *Vault) checkJournal(r *diskwrite.Root, j *diskwrite.Journal) error {
+	for _, rel := range slices.Concat(j.Paths, j.OpPaths()) {
+		if _, err := v.safePath(rel); err != nil {
+			return fmt.Errorf("%s lists %q: %w; remove it after checking `git status`", JournalName, rel, err)
+		}
+	}
+	read, err := r.After(j)
+	if err != nil {
+		return err
+	}
+	var sc secretScan
+	sc.text("its commit message", j.Message)
+	if j.Commit {
+		for _, rel := range j.Paths {
+			data, exists, err := read(rel)
+			if err != nil {
+				return err
+			}
+			if !exists {
+				data = nil
+			}
+			sc.file(rel, data)
+		}
+	}
+	if err := sc.err(); err != nil {
+		return fmt.Errorf("the interrupted write would commit a secret, so it is not finished (remove the secret from the file, then any write or memvault doctor --fix finishes it): %w", err)
+	}
+	return nil
+}
+
+// mdPaths keeps the memory files of rels, without duplicates.
+func mdPaths(rels []string) []string {
+	seen := make(map[string]bool, len(rels))
+	out := rels[:0:0]
+	for _, r := range rels {
+		if strings.HasSuffix(r, ".md") && !seen[r] {
+			seen[r] = true
+			out = append(out, r)
+		}
+	}
+	return out
 }

@@ -18,6 +18,7 @@ import (
 	"github.com/memvault/memvault/gitstore"
 	mparser "github.com/memvault/memvault/parser"
 	"github.com/memvault/memvault/vault"
+	"github.com/memvault/memvault/vault/diskwrite"
 	"github.com/memvault/memvault/vault/fault"
 	"github.com/memvault/memvault/vault/history"
 	"github.com/memvault/memvault/vault/index"
@@ -96,6 +97,9 @@ var sentinels = map[string]error{
 	"vault.ErrSupersedesSelf":      vault.ErrSupersedesSelf,
 	"vault.ErrSupersessionCycle":   vault.ErrSupersessionCycle,
 	"vault.ErrUnchanged":           vault.ErrUnchanged,
+
+	"vault/diskwrite.ErrInvalid":      diskwrite.ErrInvalid,
+	"vault/diskwrite.ErrOutsideVault": diskwrite.ErrOutsideVault,
 
 	"vault/history.ErrNoHistory":     history.ErrNoHistory,
 	"vault/history.ErrNoMatch":       history.ErrNoMatch,

@@ -17,6 +17,7 @@ import (
 
 	"github.com/memvault/memvault/vault"
 	"github.com/memvault/memvault/vault/commitmsg"
+	"github.com/memvault/memvault/vault/diskwrite"
 )
 
 // Repo is the merge driver's set-up in a clone, as Check inspects and
@@ -66,7 +67,7 @@ type Setup struct {
 // writeGitattributes writes the vault's .gitattributes unless it exists,
 // and reports whether it did.
 func writeGitattributes(dir string) (bool, error) {
-	f, err := vault.OpenFiles(dir, true)
+	f, err := diskwrite.Open(dir, true)
 	if err != nil {
 		return false, err
 	}

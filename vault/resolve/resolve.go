@@ -20,6 +20,7 @@ import (
 
 	"github.com/memvault/memvault/parser"
 	"github.com/memvault/memvault/vault"
+	"github.com/memvault/memvault/vault/diskwrite"
 	"github.com/memvault/memvault/vault/fault"
 	"github.com/memvault/memvault/vault/merge"
 )
@@ -126,7 +127,7 @@ func Run(ctx context.Context, dir string, idx MergeIndex, o Options) ([]Resolved
 	if err != nil {
 		return nil, err
 	}
-	root, err := vault.OpenFiles(dir, false)
+	root, err := diskwrite.Open(dir, false)
 	if err != nil {
 		return nil, err
 	}
@@ -218,7 +219,7 @@ func idOf(data []byte) string {
 // resolver is one run of Run.
 type resolver struct {
 	dir   string
-	root  *vault.Files
+	root  *diskwrite.Root
 	o     Options
 	taken map[string]bool // paths written or unmerged: not free for a new file
 	// joined is id → the file a moved memory's copies were merged into
@@ -594,7 +595,7 @@ func JoinCopies(ctx context.Context, dir string, base Base) ([]Resolved, error) 
 	if err != nil {
 		return nil, err
 	}
-	root, err := vault.OpenFiles(dir, false)
+	root, err := diskwrite.Open(dir, false)
 	if err != nil {
 		return nil, err
 	}

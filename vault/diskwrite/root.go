@@ -1,4 +1,13 @@
-package vault
+// Package diskwrite puts a write's bytes on disk safely, and knows
+// nothing of memories: every file operation goes through checked folder
+// handles (os.Root) so a symbolic link never sends a write elsewhere,
+// each file is replaced atomically (temp file, fsync, rename, fsync of
+// the folder), and a write of several files is journaled so that a
+// process killed halfway is finished by the next one (Root.Redo) and a
+// failed one is rolled back (Tx). What a write may touch, what it means
+// and what it must refuse (a secret, a conflict marker) are the vault's
+// rules; it calls this package for the mechanics.
+package diskwrite
 
 import (
 	"errors"
@@ -11,23 +20,36 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/memvault/memvault/vault/fault"
 	"github.com/memvault/memvault/vault/store"
 )
 
-// writeRoot is a vault folder opened for one write sequence. Every file
+// Errors of the write layer. The vault's own sentinels are these errors
+// (vault.ErrInvalid, vault.ErrOutsideVault), so a refused path matches
+// them whichever layer refused it.
+var (
+	// ErrInvalid is input the caller can fix; here, a path that names
+	// something other than a plain file or folder.
+	ErrInvalid = fault.New(fault.Invalid, "invalid memory")
+	// ErrOutsideVault is a path that leads, or would lead, out of the
+	// vault folder.
+	ErrOutsideVault = fault.New(fault.Invalid, "path outside the vault")
+)
+
+// Root is a vault folder opened for one write sequence. Every file
 // operation of a write goes through it, relative to open folder handles
 // (os.Root), so the path is never resolved again from the top: a symbolic
-// link planted after safePath looked, even a moment before the write,
+// link planted after CheckPath looked, even a moment before the write,
 // cannot send the write elsewhere.
 //
 // os.Root alone would refuse links that lead out of the vault but follow
-// links within it, which memvault refuses too (see safePath). So each
+// links within it, which memvault refuses too (see CheckPath). So each
 // folder is opened one part at a time: the part is Lstat'ed (no link, a
 // folder), opened, and the opened folder must be the very one Lstat saw.
 // Files are then created, renamed and removed by name inside that handle,
 // which never follows a link: a link planted in place of the file itself is
 // refused by name, and a rename would replace the link, not its target.
-type writeRoot struct {
+type Root struct {
 	dir  string   // the vault's absolute folder, for messages
 	root *os.Root // the vault folder
 	// dirs caches the checked folder handles by vault-relative slash path,
@@ -38,10 +60,10 @@ type writeRoot struct {
 	beforeOpen func(part string)
 }
 
-// openRoot opens dir for writing. With create, a missing vault folder is
+// Open opens dir for writing. With create, a missing vault folder is
 // created first (the first write creates the vault); without it, a
 // missing folder is reported as fs.ErrNotExist.
-func openRoot(dir string, create bool) (*writeRoot, error) {
+func Open(dir string, create bool) (*Root, error) {
 	if create {
 		if _, err := os.Stat(dir); errors.Is(err, fs.ErrNotExist) {
 			if err := os.MkdirAll(dir, 0o755); err != nil {
@@ -55,11 +77,11 @@ func openRoot(dir string, create bool) (*writeRoot, error) {
 	if err != nil {
 		return nil, fmt.Errorf("open vault folder: %w", err)
 	}
-	return &writeRoot{dir: dir, root: root, dirs: map[string]*os.Root{}}, nil
+	return &Root{dir: dir, root: root, dirs: map[string]*os.Root{}}, nil
 }
 
 // Close releases the folder handles.
-func (r *writeRoot) Close() error {
+func (r *Root) Close() error {
 	var errs []error
 	for _, d := range r.dirs {
 		errs = append(errs, d.Close())
@@ -68,11 +90,11 @@ func (r *writeRoot) Close() error {
 	return errors.Join(append(errs, r.root.Close())...)
 }
 
-// folder returns the handle of the vault-relative folder rel ("." is the
-// vault), checking each part as described on writeRoot. With create,
+// Folder returns the handle of the vault-relative folder rel ("." is the
+// vault), checking each part as described on Root. With create,
 // missing parts are created (and made durable); without it, a missing
 // part is fs.ErrNotExist.
-func (r *writeRoot) folder(rel string, create bool) (*os.Root, error) {
+func (r *Root) Folder(rel string, create bool) (*os.Root, error) {
 	if rel == "." {
 		return r.root, nil
 	}
@@ -133,13 +155,13 @@ func (r *writeRoot) folder(rel string, create bool) (*os.Root, error) {
 }
 
 // abs is the absolute form of the vault-relative rel, for messages.
-func (r *writeRoot) abs(rel string) string {
+func (r *Root) abs(rel string) string {
 	return filepath.Join(r.dir, filepath.FromSlash(rel))
 }
 
 // checkName refuses a symbolic link or a non-regular file at name in d
 // (rel is its vault-relative path). A missing file is fine.
-func (r *writeRoot) checkName(d *os.Root, name, rel string) error {
+func (r *Root) checkName(d *os.Root, name, rel string) error {
 	fi, err := d.Lstat(name)
 	switch {
 	case errors.Is(err, fs.ErrNotExist):
@@ -154,10 +176,10 @@ func (r *writeRoot) checkName(d *os.Root, name, rel string) error {
 	return nil
 }
 
-// readFile reads the vault-relative file rel, never through a symbolic
+// ReadFile reads the vault-relative file rel, never through a symbolic
 // link. A missing file or folder is fs.ErrNotExist.
-func (r *writeRoot) readFile(rel string) ([]byte, error) {
-	d, err := r.folder(path.Dir(rel), false)
+func (r *Root) ReadFile(rel string) ([]byte, error) {
+	d, err := r.Folder(path.Dir(rel), false)
 	if err != nil {
 		return nil, err
 	}
@@ -168,12 +190,13 @@ func (r *writeRoot) readFile(rel string) ([]byte, error) {
 	return d.ReadFile(name)
 }
 
-// writeFile replaces the vault-relative file rel with data so that readers
+// WriteFile replaces the vault-relative file rel with data so that readers
 // (and a crash) see either the old or the new content: a temp file in the
 // same folder, fsync, rename, fsync of the folder. Missing folders are
-// created. The temp file is removed on error.
-func (r *writeRoot) writeFile(rel string, data []byte, perm fs.FileMode) (err error) {
-	d, err := r.folder(path.Dir(rel), true)
+// created. The file is readable by all (0644), as git checks files out.
+// The temp file is removed on error.
+func (r *Root) WriteFile(rel string, data []byte) (err error) {
+	d, err := r.Folder(path.Dir(rel), true)
 	if err != nil {
 		return err
 	}
@@ -195,7 +218,7 @@ func (r *writeRoot) writeFile(rel string, data []byte, perm fs.FileMode) (err er
 		f.Close()
 		return fmt.Errorf("write %s: %w", tmp, err)
 	}
-	if err := f.Chmod(perm); err != nil {
+	if err := f.Chmod(0o644); err != nil {
 		f.Close()
 		return fmt.Errorf("chmod %s: %w", tmp, err)
 	}
@@ -218,11 +241,11 @@ func (r *writeRoot) writeFile(rel string, data []byte, perm fs.FileMode) (err er
 	return syncFolder(d)
 }
 
-// remove deletes the vault-relative file rel and makes the deletion
+// Remove deletes the vault-relative file rel and makes the deletion
 // durable; a missing file (or folder) is not an error. A symbolic link in
 // its place is refused, not removed.
-func (r *writeRoot) remove(rel string) error {
-	d, err := r.folder(path.Dir(rel), false)
+func (r *Root) Remove(rel string) error {
+	d, err := r.Folder(path.Dir(rel), false)
 	if errors.Is(err, fs.ErrNotExist) {
 		return nil
 	}
@@ -289,4 +312,31 @@ func syncPath(dir string) error {
 	return nil
 }
 
-func isNotExistErr(err error) bool { return errors.Is(err, fs.ErrNotExist) }
+// RemoveTempFiles deletes the temp files WriteFile leaves behind when its
+// process is killed between creating and renaming them, in the vault
+// folder (the journal's) and in the vault-relative folders dirs (the
+// layer folders). They are dot-files, so nothing loads them, but git
+// status would list them. Call it only while no other writer can be in
+// the middle of a write (holding the cross-process lock).
+func (r *Root) RemoveTempFiles(dirs []string) {
+	for _, rel := range append([]string{"."}, dirs...) {
+		d, err := r.Folder(rel, false)
+		if err != nil {
+			continue // missing, or a link: not ours to clean
+		}
+		f, err := d.Open(".")
+		if err != nil {
+			continue
+		}
+		names, _ := f.Readdirnames(-1)
+		f.Close()
+		for _, name := range names {
+			if !strings.HasPrefix(name, ".") || !strings.Contains(name, store.TempInfix) {
+				continue
+			}
+			if fi, err := d.Lstat(name); err == nil && fi.Mode().IsRegular() {
+				_ = d.Remove(name)
+			}
+		}
+	}
+}

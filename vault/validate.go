@@ -3,18 +3,24 @@ package vault
 import (
 	"errors"
 	"fmt"
-	"io/fs"
-	"os"
-	"path/filepath"
+	"slices"
 	"strings"
 	"time"
 	"unicode"
 	"unicode/utf8"
+
+	"github.com/memvault/memvault/vault/diskwrite"
 )
 
-// MaxPathBytes bounds a vault-relative path. Slugs are at most 60 runes
-// (180 bytes) plus a layer folder, so real paths stay far below it.
-const MaxPathBytes = 1024
+// Limits on what a write may contain. Larger input is refused with a
+// message that says which field and by how much.
+const (
+	MaxTitleRunes   = 200
+	MaxContentBytes = 64 << 10
+	MaxTags         = 32
+	MaxTagRunes     = 64
+	MaxReasonBytes  = 4 << 10
+)
 
 // The range of dates a memory may carry. Before 1970 is almost certainly
 // a parse mistake (a zero Unix time, a two-digit year), and YAML time
@@ -24,51 +30,11 @@ var (
 	maxDate = time.Date(9999, 12, 31, 23, 59, 59, 0, time.UTC)
 )
 
-// ValidateRel checks a vault-relative slash path that comes from a caller
-// or a file (the journal, an import): not empty, valid UTF-8 without NUL,
-// no backslash, not absolute, no empty, "." or ".." segment. It does not
-// look at the disk; (*Vault).safePath does.
-func ValidateRel(rel string) error {
-	switch {
-	case rel == "":
-		return fmt.Errorf("%w: empty path", ErrInvalid)
-	case len(rel) > MaxPathBytes:
-		return fmt.Errorf("%w: path longer than %d bytes", ErrInvalid, MaxPathBytes)
-	case !utf8.ValidString(rel) || strings.ContainsRune(rel, 0):
-		return fmt.Errorf("%w: path %q is not valid UTF-8 text", ErrInvalid, rel)
-	case strings.HasPrefix(rel, "/") || filepath.IsAbs(rel) || filepath.VolumeName(rel) != "":
-		return fmt.Errorf("%w: %q is absolute; paths are relative to the vault", ErrOutsideVault, rel)
-	case strings.Contains(rel, `\`):
-		return fmt.Errorf("%w: path %q contains a backslash; use / between folders", ErrInvalid, rel)
-	}
-	for seg := range strings.SplitSeq(rel, "/") {
-		switch seg {
-		case "..":
-			return fmt.Errorf("%w: %q climbs out through a .. segment", ErrOutsideVault, rel)
-		case "", ".":
-			return fmt.Errorf("%w: path %q has an empty or . segment", ErrInvalid, rel)
-		}
-	}
-	if !filepath.IsLocal(filepath.FromSlash(rel)) {
-		// Reserved names such as NUL on Windows.
-		return fmt.Errorf("%w: %q is not a plain local path", ErrOutsideVault, rel)
-	}
-	return nil
-}
-
 // safePath turns a vault-relative path into an absolute one a write may
-// touch: the vault's .gitignore or a memory file (IsMemoryPath). Besides
-// ValidateRel it walks the parts that exist on disk and
-// refuses any symbolic link among them: a link leading outside the vault
-// would make a write land elsewhere, and even a link inside it would be
-// replaced by a plain file (the file) or refused by git (a folder). Parts
-// that do not exist yet are fine: the write creates them.
-//
-// safePath gives the precise message; it is not what keeps a write inside
-// the vault. The write itself goes through writeRoot, whose folder handles
-// refuse a link planted after this check just the same.
+// touch: the vault's .gitignore or a memory file (IsMemoryPath), with no
+// symbolic link on the way (diskwrite.ValidateRel and CheckPath).
 func (v *Vault) safePath(rel string) (string, error) {
-	if err := ValidateRel(rel); err != nil {
+	if err := diskwrite.ValidateRel(rel); err != nil {
 		return "", err
 	}
 	if rel != GitignoreName && rel != GitattributesName && !IsMemoryPath(rel) {
@@ -76,50 +42,7 @@ func (v *Vault) safePath(rel string) (string, error) {
 		// an import naming it must not reach it.
 		return "", fmt.Errorf("%w: %s is not a memory file", ErrInvalid, rel)
 	}
-	cur := v.dir
-	segs := strings.Split(rel, "/")
-	for i, seg := range segs {
-		cur = filepath.Join(cur, seg)
-		fi, err := os.Lstat(cur)
-		if errors.Is(err, fs.ErrNotExist) {
-			break
-		}
-		if err != nil {
-			return "", fmt.Errorf("check %s: %w", rel, err)
-		}
-		part := strings.Join(segs[:i+1], "/")
-		if fi.Mode()&fs.ModeSymlink != 0 {
-			return "", symlinkError(v.dir, cur, part)
-		}
-		if i < len(segs)-1 && !fi.IsDir() {
-			return "", fmt.Errorf("%w: %s: %s is a file, not a folder", ErrInvalid, rel, part)
-		}
-		if i == len(segs)-1 && !fi.Mode().IsRegular() {
-			return "", fmt.Errorf("%w: %s is not a regular file (%s)", ErrInvalid, rel, fi.Mode().Type())
-		}
-	}
-	return filepath.Join(v.dir, filepath.FromSlash(rel)), nil
-}
-
-// symlinkError explains why a write will not go through the symbolic link
-// at abs (part, relative to the vault).
-func symlinkError(dir, abs, part string) error {
-	target, err := filepath.EvalSymlinks(abs)
-	if err != nil {
-		return fmt.Errorf("%w: %s is a symbolic link that does not resolve (%v); memvault does not follow links when writing", ErrOutsideVault, part, err)
-	}
-	realDir, err := filepath.EvalSymlinks(dir)
-	if err != nil || !within(realDir, target) {
-		return fmt.Errorf("%w: %s is a symbolic link to %s, outside the vault; memvault does not follow it", ErrOutsideVault, part, target)
-	}
-	return fmt.Errorf("%w: %s is a symbolic link (to %s inside the vault); memvault writes only plain files and folders, so replace the link with its target", ErrInvalid, part, target)
-}
-
-// within reports whether the clean absolute path p is root or lies below
-// it. Both must already have their symbolic links resolved.
-func within(root, p string) bool {
-	rel, err := filepath.Rel(root, p)
-	return err == nil && (rel == "." || filepath.IsLocal(rel))
+	return diskwrite.CheckPath(v.dir, rel)
 }
 
 // validateTag checks one normalised tag: short, printable, one line, and
@@ -250,4 +173,148 @@ func refuseControls(field, s string) error {
 		name = " (a carriage return not ending a line)"
 	}
 	return fmt.Errorf("%w: %s: the control character %U%s at line %d, column %d: memories are text; remove it", ErrInvalid, field, r, name, line, col)
+}
+
+// validateNew checks and normalises a new memory.
+func (v *Vault) validateNew(n *NewMemory, by Author) error {
+	n.Title = strings.TrimSpace(n.Title)
+	if n.Layer == 0 {
+		n.Layer = Project
+	}
+	if n.Importance == 0 {
+		n.Importance = 5
+	}
+	if err := validateFields(&n.Title, &n.Content, &n.Layer, &n.Tags, &n.Importance, by); err != nil {
+		return err
+	}
+	if err := refuseSecretLists(namedList{"aliases", n.Aliases}, namedList{"supersedes", n.Supersedes}, namedList{"links", n.Links}, namedList{"refs", n.Refs}); err != nil {
+		return err
+	}
+	if err := CheckRefs(n.Refs); err != nil {
+		return err
+	}
+	if n.ID != "" {
+		if err := ValidateID(n.ID); err != nil {
+			return fmt.Errorf("id: %w", err)
+		}
+	}
+	if err := validateDates(n.EffectiveAt, n.ExpiresAt); err != nil {
+		return err
+	}
+	n.Supersedes = dedupeIDs(n.Supersedes)
+	for _, id := range append(slices.Clone(n.Supersedes), n.Links...) {
+		if err := ValidateID(id); err != nil {
+			return fmt.Errorf("supersedes/links: %w", err)
+		}
+		if id == n.ID && id != "" {
+			return ErrSupersedesSelf
+		}
+	}
+	return nil
+}
+
+func validatePatch(p Patch, by Author) error {
+	var supersedes, links []string
+	if p.Supersedes != nil {
+		supersedes = *p.Supersedes
+	}
+	if p.Links != nil {
+		links = *p.Links
+	}
+	// Before the id checks, whose messages quote the id.
+	if err := refuseSecretLists(namedList{"supersedes", supersedes}, namedList{"links", links}); err != nil {
+		return err
+	}
+	if err := validatePatchRefs(p); err != nil {
+		return err
+	}
+	if p.Refs != nil {
+		if err := CheckRefs(*p.Refs); err != nil {
+			return err
+		}
+	}
+	return validateFields(p.Title, p.Content, p.Layer, p.Tags, p.Importance, by)
+}
+
+// checkText finds the first byte that keeps s from being text: a NUL
+// (which is valid UTF-8, so it is named as itself) or invalid UTF-8, at a
+// 1-based line and column (in characters).
+func checkText(s string) error {
+	line, col := 1, 1
+	for i := 0; i < len(s); {
+		r, size := utf8.DecodeRuneInString(s[i:])
+		switch {
+		case r == 0:
+			return fmt.Errorf("NUL byte at line %d, column %d: a memory is text; remove it", line, col)
+		case r == utf8.RuneError && size == 1:
+			return fmt.Errorf("invalid UTF-8 at line %d, column %d (byte 0x%02x)", line, col, s[i])
+		case r == '\n':
+			line, col = line+1, 1
+		default:
+			col++
+		}
+		i += size
+	}
+	return nil
+}
+
+// validateFields checks the fields a create or an update may set; nil
+// pointers are skipped. Tags are normalised in place.
+func validateFields(title, content *string, layer *Layer, tags *[]string, importance *int, by Author) error {
+	if title != nil {
+		*title = strings.TrimSpace(*title)
+		switch {
+		case *title == "":
+			return fmt.Errorf("%w: title: must not be empty", ErrInvalid)
+		case utf8.RuneCountInString(*title) > MaxTitleRunes:
+			return fmt.Errorf("%w: title: %d characters, limit %d", ErrInvalid, utf8.RuneCountInString(*title), MaxTitleRunes)
+		case strings.ContainsAny(*title, "\n\r"):
+			return fmt.Errorf("%w: title: must be one line", ErrInvalid)
+		case !utf8.ValidString(*title):
+			return fmt.Errorf("%w: title: not valid UTF-8", ErrInvalid)
+		}
+		if err := validateTitleChars(*title); err != nil {
+			return err
+		}
+	}
+	if content != nil {
+		if len(*content) > MaxContentBytes {
+			return fmt.Errorf("%w: content: %d bytes, limit %d", ErrInvalid, len(*content), MaxContentBytes)
+		}
+		if err := checkText(*content); err != nil {
+			return fmt.Errorf("%w: content: %w", ErrInvalid, err)
+		}
+		if err := refuseControls("content", *content); err != nil {
+			return err
+		}
+		if strings.HasPrefix(strings.TrimLeft(*content, "\ufeff"), "---") {
+			// A leading --- would be read back as front matter.
+			return fmt.Errorf("%w: content: must not start with a --- line", ErrInvalid)
+		}
+	}
+	if layer != nil && !layer.Valid() {
+		return fmt.Errorf("%w: layer: %d", ErrInvalidLayer, int(*layer))
+	}
+	if importance != nil && (*importance < 1 || *importance > 10) {
+		return fmt.Errorf("%w: importance: %d is outside 1..10", ErrInvalid, *importance)
+	}
+	if tags != nil {
+		norm := mergeTags(*tags)
+		if len(norm) > MaxTags {
+			return fmt.Errorf("%w: tags: %d tags, limit %d", ErrInvalid, len(norm), MaxTags)
+		}
+		for _, t := range norm {
+			if err := validateTag(t); err != nil {
+				return err
+			}
+		}
+		*tags = norm
+	}
+	if len(by.Reason) > MaxReasonBytes {
+		return fmt.Errorf("%w: reason: %d bytes, limit %d", ErrInvalid, len(by.Reason), MaxReasonBytes)
+	}
+	if err := refuseControls("reason", by.Reason); err != nil {
+		return err
+	}
+	return refuseSecrets(title, content, tags, by.Reason) // secretdiag.go
 }

@@ -5,6 +5,35 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+
+	"github.com/memvault/memvault/vault/diskwrite"
+)
+
+// GitignoreName and its content keep L1 scratch out of git.
+const (
+	GitignoreName    = ".gitignore"
+	GitignoreContent = "# L1 transient memories are session scratch: never committed.\ntransient/\n# A write in progress (see memvault doctor).\n" + JournalName + "\n"
+)
+
+// JournalName is the write-ahead note of a write in progress
+// (diskwrite.Journal), git-ignored.
+const JournalName = diskwrite.JournalName
+
+// The vault's .gitattributes sends its memory files to memvault's merge
+// driver (vault/merge, run by `memvault merge-driver`), so that a git
+// merge, rebase or cherry-pick merges them field by field and never
+// leaves conflict markers in one. It lives in the vault folder, not the
+// repository's root, so that it travels with the vault wherever it is and
+// leaves the project's own .gitattributes alone. The README is not a
+// memory: git merges it as text.
+const (
+	GitattributesName    = ".gitattributes"
+	GitattributesContent = "# Memory files merge field by field through memvault's merge driver\n" +
+		"# (docs/team.md). Each clone registers it: memvault doctor --fix.\n" +
+		"*.md merge=" + MergeDriverName + "\n/README.md merge=text\n"
+	// MergeDriverName is the driver's name in .gitattributes and in git's
+	// config (merge.memvault.driver).
+	MergeDriverName = "memvault"
 )
 
 // readmeText explains the vault to people who open the folder.
@@ -35,7 +64,7 @@ Writes made through memvault are git commits whose message says why.
 // created.
 func Init(dir string) ([]string, error) {
 	var created []string
-	r, err := openRoot(dir, true)
+	r, err := diskwrite.Open(dir, true)
 	if err != nil {
 		return nil, fmt.Errorf("init vault: %w", err)
 	}
@@ -43,7 +72,7 @@ func Init(dir string) ([]string, error) {
 	for _, l := range AllLayers() {
 		p := filepath.Join(dir, l.Dir())
 		if _, err := os.Stat(p); errors.Is(err, os.ErrNotExist) {
-			if _, err := r.folder(l.Dir(), true); err != nil {
+			if _, err := r.Folder(l.Dir(), true); err != nil {
 				return created, fmt.Errorf("init vault: %w", err)
 			}
 			created = append(created, p)
@@ -54,10 +83,25 @@ func Init(dir string) ([]string, error) {
 		if _, err := os.Lstat(p); err == nil {
 			continue
 		}
-		if err := r.writeFile(name, []byte(text), 0o644); err != nil {
+		if err := r.WriteFile(name, []byte(text)); err != nil {
 			return created, fmt.Errorf("init vault: %w", err)
 		}
 		created = append(created, p)
 	}
 	return created, nil
+}
+
+// addScaffold makes the first write create the vault's scaffolding in the
+// same commit: the .gitignore, and the .gitattributes that sends memory
+// files to the merge driver, so every clone has it.
+func (w *writeSet) addScaffold() {
+	dir := w.v.dir
+	if _, err := os.Lstat(filepath.Join(dir, GitignoreName)); !errors.Is(err, os.ErrNotExist) {
+		return
+	}
+	scaffold := []fileOp{{rel: GitignoreName, data: []byte(GitignoreContent)}}
+	if _, err := os.Lstat(filepath.Join(dir, GitattributesName)); errors.Is(err, os.ErrNotExist) {
+		scaffold = append(scaffold, fileOp{rel: GitattributesName, data: []byte(GitattributesContent)})
+	}
+	w.ops = append(scaffold, w.ops...)
 }
