@@ -158,9 +158,12 @@ func (s *Store) housekeep() {
 	}()
 }
 
-// waitHousekeeping waits for the gc housekeep started, if one runs: for
-// tests and Close.
-func (s *Store) waitHousekeeping(ctx context.Context) error {
+// WaitHousekeeping waits for the gc or repack housekeep started, if one
+// runs. Close does not wait (a CLI leaves it running to its end), so a
+// test that removes the repository afterwards waits here first: a repack
+// still writing into .git/objects made TempDir's cleanup fail
+// ("directory not empty") in BenchmarkWriteCommit.
+func (s *Store) WaitHousekeeping(ctx context.Context) error {
 	p := s.gcDone.Load()
 	if p == nil {
 		return nil

@@ -44,7 +44,7 @@ func TestCommitPacksPastGCAuto(t *testing.T) {
 		}
 		commitFiles(t, s, fmt.Sprint("commit ", i), files)
 	}
-	if err := s.waitHousekeeping(t.Context()); err != nil {
+	if err := s.WaitHousekeeping(t.Context()); err != nil {
 		t.Fatal(err)
 	}
 	o := must(s.ObjectStats())
@@ -135,7 +135,7 @@ func TestCommitRepacksPastLooseBytes(t *testing.T) {
 			if before.Loose > 3000 {
 				t.Fatalf("the test passed gc.auto's count: %+v", before)
 			}
-			if err := s.waitHousekeeping(t.Context()); err != nil {
+			if err := s.WaitHousekeeping(t.Context()); err != nil {
 				t.Fatal(err)
 			}
 			if o := must(s.ObjectStats()); o.Packs != tc.want || o.Loose >= before.Loose/2 {

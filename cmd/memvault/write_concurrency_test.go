@@ -23,6 +23,12 @@ func openVaultOnRepo(t testing.TB, root, client string) (*vault.Vault, *gitstore
 	if err != nil {
 		t.Fatal(err)
 	}
+	// Registered after the caller's TempDir, so it runs before its removal.
+	t.Cleanup(func() {
+		if err := s.WaitHousekeeping(context.Background()); err != nil {
+			t.Error(err)
+		}
+	})
 	v, err := vault.Open(context.Background(), filepath.Join(root, ".memory"), vault.Options{Client: client,
 		Committer: gitrepo.Committer{Store: s, Author: &gitstore.Signature{Name: "T", Email: "t@example.com"}}})
 	if err != nil {
