@@ -94,6 +94,10 @@ func (m *Main) serveCommand() *cobra.Command {
 			}
 			srv := mcpserver.New(mcpserver.Config{Version: m.Version, Logger: logger, Now: m.Now, SyncStatus: syncStatus,
 				ProjectDir: projectDir, Cwd: cwd, UserDir: userDir, GitRoot: gitRoot, RecallTimeout: recallTimeout,
+				// Off by default (about 0.3 ms a recall); the end-to-end
+				// tests switch it on so every answer of the real binary is
+				// checked against its declared output schema.
+				CheckOutput: m.Getenv("MEMVAULT_CHECK_OUTPUT") == "1",
 				Open: func(name, dir string, changed func(vault.Change)) mcpserver.Served {
 					return opened.add(m.openServedVault(ctx, name, dir, logger, changed))
 				}})

@@ -46,7 +46,9 @@ func startServe(t *testing.T) *mcpSession {
 func (s *mcpSession) connect() {
 	t := s.t
 	t.Helper()
-	c, err := client.NewStdioMCPClient(s.bin, nil, "serve", "--vault", filepath.Join(s.root, ".memory"))
+	// The real binary checks each answer against its output schema here
+	// (off in production): a tool answering outside it fails the call.
+	c, err := client.NewStdioMCPClient(s.bin, []string{"MEMVAULT_CHECK_OUTPUT=1"}, "serve", "--vault", filepath.Join(s.root, ".memory"))
 	if err != nil {
 		t.Fatalf("start memvault serve: %v", err)
 	}
