@@ -10,7 +10,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/mark3labs/mcp-go/client"
 	"github.com/mark3labs/mcp-go/mcp"
 
 	"github.com/memvault/memvault/gitstore"
@@ -298,7 +297,7 @@ func TestServeSanitisesClientName(t *testing.T) {
 	t.Parallel()
 	s := startServe(t)
 	const token = "ghp_hGAkWvj7FAc9QeWJKY40uvSwMFLZDe1f8rES"
-	c, err := client.NewStdioMCPClient(s.bin, nil, "serve", "--vault", filepath.Join(s.root, ".memory"))
+	c, err := newStdioClient(s.bin, nil, "serve", "--vault", filepath.Join(s.root, ".memory"))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -48,7 +48,7 @@ func (s *mcpSession) connect() {
 	t.Helper()
 	// The real binary checks each answer against its output schema here
 	// (off in production): a tool answering outside it fails the call.
-	c, err := client.NewStdioMCPClient(s.bin, []string{"MEMVAULT_CHECK_OUTPUT=1"}, "serve", "--vault", filepath.Join(s.root, ".memory"))
+	c, err := newStdioClient(s.bin, []string{"MEMVAULT_CHECK_OUTPUT=1"}, "serve", "--vault", filepath.Join(s.root, ".memory"))
 	if err != nil {
 		t.Fatalf("start memvault serve: %v", err)
 	}

@@ -3,6 +3,7 @@ package main
 import (
 	"cmp"
 	"context"
+	"fmt"
 	"io"
 	"os"
 	"path/filepath"
@@ -193,6 +194,20 @@ const (
 
 // initClient initializes c as the client called name, of protocol
 // ("" is the newest), declaring the roots capability when roots is set.
+// newStdioClient spawns bin with args and returns an MCP client on its
+// stdio. The server speaks the newest protocol, so the client's probe for
+// it gets no bound of its own (mcp-go's default is 5 s): a race build
+// starting on a loaded machine once answered later than that, the client
+// fell back to the legacy handshake, and a test of the newest protocol
+// failed at subscriptions/listen. initClient's 30 s context still bounds it.
+func newStdioClient(bin string, env []string, args ...string) (*client.Client, error) {
+	tr := transport.NewStdio(bin, env, args...)
+	if err := tr.Start(context.Background()); err != nil {
+		return nil, fmt.Errorf("start %s: %w", bin, err)
+	}
+	return client.NewClient(tr, client.WithDiscoverTimeout(-1)), nil
+}
+
 func initClient(tb testing.TB, c *client.Client, protocol, name string, roots bool) *mcp.InitializeResult {
 	tb.Helper()
 	init := mcp.InitializeRequest{}

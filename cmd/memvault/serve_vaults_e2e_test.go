@@ -153,7 +153,7 @@ func spawn(t *testing.T, bin string, opts spawnOptions) (*mcpSession, *notificat
 	if opts.roots != nil {
 		copts = append(copts, client.WithRootsHandler(rootsList(opts.roots)))
 	}
-	c := client.NewClient(tr, copts...)
+	c := client.NewClient(tr, append(copts, client.WithDiscoverTimeout(-1))...) // see newStdioClient
 	t.Cleanup(func() { c.Close() })
 	n := newNotifications()
 	c.OnNotification(n.add)

@@ -8,7 +8,6 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/mark3labs/mcp-go/client"
 	"github.com/mark3labs/mcp-go/mcp"
 )
 
@@ -53,7 +52,7 @@ func TestVersionStamped(t *testing.T) {
 	}
 
 	root := newRepo(t)
-	c, err := client.NewStdioMCPClient(bin, nil, "serve", "--no-user-vault", "--vault", filepath.Join(root, ".memory"))
+	c, err := newStdioClient(bin, nil, "serve", "--no-user-vault", "--vault", filepath.Join(root, ".memory"))
 	if err != nil {
 		t.Fatalf("start memvault serve: %v", err)
 	}
