@@ -5,8 +5,9 @@
 // A Set holds the rules that span vaults: the project vault and the user
 // vault recalled and ranked together, supersession and rival rules across
 // them, where a new memory goes and what Remember refuses (a near-identical
-// title), and the session-start digest. Both the CLI and the MCP server
-// call it, so one operation gives one result through either.
+// title). Both the CLI and the MCP server call it, so one operation gives
+// one result through either; the session-start digest (vault/digest)
+// reads the Set through its recall.
 //
 // The git workflows live in packages of their own, each declaring the
 // small interface it reaches git through: vault/doctor (what can stop or
