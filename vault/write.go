@@ -633,7 +633,7 @@ func validateFields(title, content *string, layer *Layer, tags *[]string, import
 	if err := refuseControls("reason", by.Reason); err != nil {
 		return err
 	}
-	return refuseSecrets(title, content, tags, by.Reason) // secretdiag.go
+	return refuseSecrets(title, content, tags, by.Reason) // secrets.go
 }
 
 // applyPatch sets the changed fields on doc and bumps version and
