@@ -13,6 +13,7 @@ import (
 	"sync/atomic"
 
 	"github.com/memvault/memvault/vault/store"
+	"github.com/memvault/memvault/vault/title"
 )
 
 // A headers-only vault (Options.HeadersOnly) is what a process that only
@@ -225,9 +226,10 @@ func (*headerCodec) Encode(w *store.Writer, e *headerEntry) {
 	w.Sv(int64(m.Version))
 	w.Uv(uint64(m.idLine))
 	w.Strs(m.Supersedes)
-	w.Str(e.sig.key)
-	w.Byte(byte(boolInt(e.sig.neg)))
-	w.Strs(e.sig.toks)
+	key, neg, toks := e.sig.Parts()
+	w.Str(key)
+	w.Byte(byte(boolInt(neg)))
+	w.Strs(toks)
 }
 
 func (c *headerCodec) Decode(r *store.Reader, i int, e *headerEntry) {
@@ -241,11 +243,11 @@ func (c *headerCodec) Decode(r *store.Reader, i int, e *headerEntry) {
 	m.Version = int(r.Sv())
 	m.idLine = int(r.Uv())
 	m.Supersedes = r.Strs()
-	e.sig.key = r.Str()
+	key, neg := r.Str(), false
 	if b := r.Bytes(1); b != nil {
-		e.sig.neg = b[0] == 1
+		neg = b[0] == 1
 	}
-	e.sig.toks = r.Strs()
+	e.sig = title.FromParts(key, neg, r.Strs())
 	e.mem = m
 }
 
