@@ -5,7 +5,6 @@ import (
 	"maps"
 	"slices"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
@@ -13,27 +12,9 @@ import (
 	"github.com/memvault/memvault/vault/internal/vaulttest"
 )
 
-// clock is a test clock that moves only when told.
-type clock struct {
-	mu sync.Mutex
-	t  time.Time
-}
-
-func (c *clock) Now() time.Time {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	return c.t
-}
-
-func (c *clock) Advance(d time.Duration) {
-	c.mu.Lock()
-	c.t = c.t.Add(d)
-	c.mu.Unlock()
-}
-
 // twoVaults is a project vault and a user vault in one set, on one clock.
 type twoVaults struct {
-	clock         *clock
+	clock         *vaulttest.Clock
 	project, user *vault.Vault
 	set           *vault.Set
 }
@@ -44,7 +25,7 @@ func openTwoVaults(t *testing.T, now string) *twoVaults {
 	if err != nil {
 		t.Fatal(err)
 	}
-	tv := &twoVaults{clock: &clock{t: at}}
+	tv := &twoVaults{clock: vaulttest.NewClock(at)}
 	open := func() *vault.Vault {
 		v, err := vault.Open(t.Context(), t.TempDir(), vault.Options{Now: tv.clock.Now, Committer: &vaulttest.Committer{}})
 		if err != nil {
