@@ -28,7 +28,7 @@ type LastGoodReader interface {
 // damage returns the diagnostic that makes a file unusable as a memory:
 // front matter that does not parse or is not closed, or a file that is not
 // text. Conflict markers (served as committed, see readFile), a secret
-// (redacted, see withhold.go) and a missing file are not damage.
+// (redacted, see secrets.go) and a missing file are not damage.
 func damage(diags []*Diagnostic) *Diagnostic {
 	for _, d := range diags {
 		if d.Severity != parser.SeverityError {

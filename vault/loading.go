@@ -11,6 +11,7 @@ import (
 	"github.com/memvault/memvault/vault/index"
 	"github.com/memvault/memvault/vault/load"
 	"github.com/memvault/memvault/vault/store"
+	"github.com/memvault/memvault/vault/title"
 )
 
 // Loading is vault/load's: the files listed, taken from the caches or
@@ -266,9 +267,10 @@ func (*headerCodec) Encode(w *store.Writer, e *headerEntry) {
 	w.Sv(int64(m.Version))
 	w.Uv(uint64(m.idLine))
 	w.Strs(m.Supersedes)
-	w.Str(e.Sig.key)
-	w.Byte(byte(boolInt(e.Sig.neg)))
-	w.Strs(e.Sig.toks)
+	key, neg, toks := e.Sig.Parts()
+	w.Str(key)
+	w.Byte(byte(boolInt(neg)))
+	w.Strs(toks)
 }
 
 func (c *headerCodec) Decode(r *store.Reader, i int, e *headerEntry) {
@@ -282,10 +284,10 @@ func (c *headerCodec) Decode(r *store.Reader, i int, e *headerEntry) {
 	m.Version = int(r.Sv())
 	m.idLine = int(r.Uv())
 	m.Supersedes = r.Strs()
-	e.Sig.key = r.Str()
+	key, neg := r.Str(), false
 	if b := r.Bytes(1); b != nil {
-		e.Sig.neg = b[0] == 1
+		neg = b[0] == 1
 	}
-	e.Sig.toks = r.Strs()
+	e.Sig = title.FromParts(key, neg, r.Strs())
 	e.Mem = m
 }

@@ -57,10 +57,9 @@ type Query struct {
 	// Explain fills Result.Explain: which query terms each result
 	// matched, where they came from, and how much of the query it covers.
 	Explain bool
-
-	// minImportance keeps memories of at least this importance (the
+	// MinImportance keeps memories of at least this importance (the
 	// digest's key rules); 0 keeps all.
-	minImportance int
+	MinImportance int
 }
 
 // Ref names another memory.
@@ -320,7 +319,7 @@ func (q Query) selects(m *Memory, tags map[string]bool) bool {
 		return false
 	case !q.Since.IsZero() && m.UpdatedAt.Before(q.Since):
 		return false
-	case m.Importance < q.minImportance:
+	case m.Importance < q.MinImportance:
 		return false
 	}
 	return len(tags) == 0 || hasAnyTag(m, tags)

@@ -33,29 +33,3 @@ func TestRivalPairsOf(t *testing.T) {
 		t.Errorf("RivalPairsOf(subset) = %v, want %v", got, want[:1])
 	}
 }
-
-func TestTitleSimilarity(t *testing.T) {
-	t.Parallel()
-	tests := []struct {
-		a, b     string
-		min, max float64
-	}{
-		{"Commit messages follow Conventional Commits", "commit messages: follow conventional commits!", 1, 1},
-		{"Commit messages follow Conventional Commits", "Commit messages follow the Conventional Commits format", 0.8, 0.85},
-		{"Use tabs", "Do not use tabs", 0, 0},
-		{"", "Use tabs", 0, 0},
-		{"Use pytest for tests", "Use pytest for integration tests", 0.6, 0.75},
-	}
-	for _, tt := range tests {
-		got := TitleSimilarity(tt.a, tt.b)
-		if got < tt.min || got > tt.max {
-			t.Errorf("TitleSimilarity(%q, %q) = %.3f, want %.2f..%.2f", tt.a, tt.b, got, tt.min, tt.max)
-		}
-		if got != TitleSimilarity(tt.b, tt.a) {
-			t.Errorf("TitleSimilarity(%q, %q) is not symmetric", tt.a, tt.b)
-		}
-		if (got >= DedupThreshold) != sameTitle(tt.a, tt.b) {
-			t.Errorf("TitleSimilarity(%q, %q) = %.3f disagrees with sameTitle", tt.a, tt.b, got)
-		}
-	}
-}

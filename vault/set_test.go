@@ -65,7 +65,7 @@ func mustDate(t *testing.T, s string) time.Time {
 }
 
 // TestSetRecallAcrossVaults checks that a project rule superseding a user
-// preference is honoured in recall and in the digest as it would be within
+// preference is honoured in recall as it would be within
 // one vault, and that rival rules across the vaults are marked.
 func TestSetRecallAcrossVaults(t *testing.T) {
 	tv := openTwoVaults(t, "2026-11-30T12:00:00Z")
@@ -185,54 +185,9 @@ func TestSetRecallAcrossVaults(t *testing.T) {
 			}
 		})
 	}
-
-	t.Run("digest", func(t *testing.T) {
-		titles := func(d Digest) (string, [][2]string) {
-			var b strings.Builder
-			var pairs [][2]string
-			for _, s := range d.Sections {
-				for _, r := range s.Memories {
-					b.WriteString(r.Memory.Title + "\n")
-				}
-				pairs = append(pairs, s.Conflicts...)
-			}
-			return b.String(), pairs
-		}
-		d, err := tv.set.Digest(t.Context(), 1<<20, unitSizer{})
-		if err != nil {
-			t.Fatal(err)
-		}
-		listed, pairs := titles(d)
-		for _, w := range []string{"Answer in English", "Indent with tabs", "Indent with spaces"} {
-			if !strings.Contains(listed, w) {
-				t.Errorf("digest lacks %q:\n%s", w, listed)
-			}
-		}
-		if want := [2]string{min(tabID, spID), max(tabID, spID)}; !slices.Contains(pairs, want) {
-			t.Errorf("digest conflicts %v lack %v", pairs, want)
-		}
-		if strings.Contains(listed, "Prefer pytest") {
-			t.Errorf("digest lists the preference the project superseded:\n%s", listed)
-		}
-		tv.clock.Advance(mustDate(t, "2026-12-11").Sub(tv.clock.Now()))
-		d, err = tv.set.Digest(t.Context(), 1<<20, unitSizer{})
-		if err != nil {
-			t.Fatal(err)
-		}
-		if listed, _ := titles(d); strings.Contains(listed, "Answer in English") {
-			t.Errorf("digest after the project's rule took effect still lists the preference it supersedes:\n%s", listed)
-		}
-	})
 }
 
-// unitSizer counts every part of a digest as 1.
-type unitSizer struct{}
-
-func (unitSizer) Heading(string) int     { return 1 }
-func (unitSizer) Memory(SetResult) int   { return 1 }
-func (unitSizer) Conflict([2]string) int { return 1 }
-
-// TestCrossRivalsMatchTheVault checks that markCrossConflicts judges a
+// TestCrossRivalsMatchTheVault checks that MarkCrossConflicts judges a
 // pair of rules from two vaults as Vault.Recall judges the same pair in
 // one vault: each pair is put in one vault, and the vault's verdict must
 // be the cross-vault one.
@@ -280,7 +235,7 @@ func TestCrossRivalsMatchTheVault(t *testing.T) {
 				{Result: Result{Memory: ms[0], State: "active"}, Vault: ProjectVault},
 				{Result: Result{Memory: ms[1], State: "active"}, Vault: UserVault},
 			}
-			markCrossConflicts(rs)
+			MarkCrossConflicts(rs)
 			across := slices.Contains(rs[0].PossibleConflict, ms[1].ID)
 			if across != inVault {
 				t.Errorf("rivals across vaults = %v, within one vault = %v; want the same verdict", across, inVault)

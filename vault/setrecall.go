@@ -106,7 +106,7 @@ func (s *Set) Recall(ctx context.Context, q Query) ([]SetResult, error) {
 			out = out[:limit]
 		}
 		if len(from) > 1 {
-			markCrossConflicts(out)
+			MarkCrossConflicts(out)
 		}
 		return out, nil
 	}
@@ -259,14 +259,15 @@ func titleIn(vaults []setVault, id string) string {
 	return ""
 }
 
-// markCrossConflicts flags pairs of active rules from different vaults
+// MarkCrossConflicts flags pairs of active rules from different vaults
 // that look like rivals on one subject, by Vault.Recall's criteria
 // (RivalPairs): strongly overlapping titles, or a shared tag with some
 // title overlap, or (rules in two languages) a mostly shared tag set with
 // a little title overlap, and neither superseding the other. Pairs within
 // one vault were judged by that vault; pairs marked already are left as
-// they are.
-func markCrossConflicts(rs []SetResult) {
+// they are. Set.Recall marks its results; the digest (vault/digest)
+// marks the results of its recalls together.
+func MarkCrossConflicts(rs []SetResult) {
 	ms := make([]*Memory, len(rs))
 	for i := range rs {
 		ms[i] = rs[i].Memory

@@ -316,5 +316,5 @@ func validateFields(title, content *string, layer *Layer, tags *[]string, import
 	if err := refuseControls("reason", by.Reason); err != nil {
 		return err
 	}
-	return refuseSecrets(title, content, tags, by.Reason) // secretdiag.go
+	return refuseSecrets(title, content, tags, by.Reason) // secrets.go
 }

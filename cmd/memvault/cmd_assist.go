@@ -18,6 +18,7 @@ import (
 	"github.com/memvault/memvault/cmd/memvault/internal/view"
 	"github.com/memvault/memvault/gitstore"
 	"github.com/memvault/memvault/vault"
+	"github.com/memvault/memvault/vault/digest"
 	"github.com/memvault/memvault/vault/fault"
 	"github.com/memvault/memvault/vault/history"
 	"github.com/memvault/memvault/vault/inject"
@@ -187,7 +188,7 @@ func (m *Main) sessionStart(ctx context.Context, e assistant.Event, user userVau
 	}
 	s.News = m.hookNews(ctx, e, set, inject.NewsShare(budget-assistant.Overhead(s.Conflicted)))
 	rest := budget - assistant.Overhead(s.Conflicted) - len(s.News)
-	if s.Digest, err = set.Digest(ctx, max(rest, 0), assistant.Lines); err != nil {
+	if s.Digest, err = digest.Build(ctx, set, max(rest, 0), assistant.Lines); err != nil {
 		return err
 	}
 	s.States = staleness.OfSet(ctx, gitrepo.OpenChecker, set.Members(), digesttext.Shown(s.Digest))

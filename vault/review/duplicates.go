@@ -9,6 +9,7 @@ import (
 	"unicode"
 
 	"github.com/memvault/memvault/vault"
+	"github.com/memvault/memvault/vault/title"
 )
 
 // duplicates lists the clusters of near-duplicate memories (titles at
@@ -20,9 +21,9 @@ func duplicates(live []*vault.Memory, now time.Time) ([]Entry, map[[2]string]boo
 	ms := slices.Clone(live)
 	slices.SortFunc(ms, older)
 	toks := make([]map[string]bool, len(ms))
-	titles := make([]vault.Title, len(ms))
+	titles := make([]title.Title, len(ms))
 	for i, m := range ms {
-		toks[i], titles[i] = tokens(m.Title), vault.NewTitle(m.Title)
+		toks[i], titles[i] = tokens(m.Title), title.New(m.Title)
 	}
 	dupPairs := map[[2]string]bool{}
 	near := newClusters(len(ms))
@@ -101,7 +102,7 @@ func older(a, b *vault.Memory) int {
 }
 
 // candidates returns the pairs (i < j) of titles, given as term sets,
-// that share a term: the only ones TitleSimilarity or RivalPairs can find
+// that share a term: the only ones title.Similarity or RivalPairs can find
 // alike.
 func candidates(toks []map[string]bool) [][2]int {
 	byTok := map[string][]int{}

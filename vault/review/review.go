@@ -21,9 +21,9 @@ const DefaultDays = 14
 
 // Thresholds of the duplicate rules.
 const (
-	// NearDuplicate is the TitleSimilarity from which two memories of one
+	// NearDuplicate is the title.Similarity from which two memories of one
 	// layer are listed as near-duplicates: below Remember's refusal
-	// (vault.DedupThreshold), because a person decides here. At 0.75
+	// (title.SameThreshold), because a person decides here. At 0.75
 	// "Commit messages follow Conventional Commits" and "Commit messages
 	// follow the Conventional Commits format" (5 of 6 terms) are listed.
 	NearDuplicate = 0.75

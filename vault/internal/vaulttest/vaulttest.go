@@ -1,6 +1,6 @@
 // Package vaulttest holds the fakes the tests of vault's subpackages
-// share: a committer that records its commits, and files written into a
-// vault folder. Only tests import it.
+// share: a committer that records its commits, a clock that moves only
+// when told, and files written into a vault folder. Only tests import it.
 package vaulttest
 
 import (
@@ -11,6 +11,7 @@ import (
 	"slices"
 	"sync"
 	"testing"
+	"time"
 )
 
 // Committer is a vault.Committer that records the commits it is asked
@@ -67,4 +68,27 @@ func WriteFiles(t testing.TB, dir string, files map[string]string) {
 			t.Fatal(err)
 		}
 	}
+}
+
+// Clock is a clock for vault.Options.Now that moves only when told.
+type Clock struct {
+	mu sync.Mutex
+	t  time.Time
+}
+
+// NewClock starts a clock at t.
+func NewClock(t time.Time) *Clock { return &Clock{t: t} }
+
+// Now is the clock's instant.
+func (c *Clock) Now() time.Time {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.t
+}
+
+// Advance moves the clock on by d.
+func (c *Clock) Advance(d time.Duration) {
+	c.mu.Lock()
+	c.t = c.t.Add(d)
+	c.mu.Unlock()
 }

@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/memvault/memvault/vault"
+	"github.com/memvault/memvault/vault/digest"
 	"github.com/memvault/memvault/vault/inject"
 	"github.com/memvault/memvault/vault/staleness"
 )
@@ -65,10 +66,10 @@ func TestSessionContext(t *testing.T) {
 	pref := result("01KTD88VJP0X936CD84RB4304X", "回复用中文，代码注释用英文", "跟我对话用中文；代码注释用英文。", vault.Preference, nil, 90*24*time.Hour)
 	rule := result("01KTAWCKWQC5QRX18NGV6M16FK", "Money is int64 cents", "All amounts are int64 cents, never float64.", vault.Project, nil, 40*24*time.Hour)
 	rule.Supersedes = []vault.Ref{{ID: "01KT0000000000000000000000", Title: "Money is float64"}}
-	d := vault.Digest{Sections: []vault.DigestSection{
-		{Title: vault.DigestPreferences, Memories: []vault.SetResult{pref}},
-		{Title: vault.DigestKeyRules, Memories: []vault.SetResult{rule}},
-		{Title: vault.DigestConflicts, Conflicts: [][2]string{{"01A", "01B"}}},
+	d := digest.Digest{Sections: []digest.Section{
+		{Title: digest.Preferences, Memories: []vault.SetResult{pref}},
+		{Title: digest.KeyRules, Memories: []vault.SetResult{rule}},
+		{Title: digest.Conflicts, Conflicts: [][2]string{{"01A", "01B"}}},
 	}, LeftOut: 3, Omitted: map[vault.Layer]int{vault.Project: 3}}
 	s := Session{
 		News:       "## New since your last session (2 changes)\n- added \"Money is int64 cents\" by Ada: agreed in review\n",

@@ -4,7 +4,7 @@ import (
 	"strings"
 
 	"github.com/memvault/memvault/cmd/memvault/internal/digesttext"
-	"github.com/memvault/memvault/vault"
+	"github.com/memvault/memvault/vault/digest"
 	"github.com/memvault/memvault/vault/staleness"
 )
 
@@ -23,7 +23,7 @@ type Session struct {
 	// News is what changed since this clone's last session (Markdown,
 	// sincetext), "" when nothing did.
 	News   string
-	Digest vault.Digest
+	Digest digest.Digest
 	// States holds the staleness of the digest's memories, by id.
 	States map[string]staleness.Staleness
 	// Conflicted lists the memory files a git merge left in conflict,

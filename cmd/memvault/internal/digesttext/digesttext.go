@@ -1,8 +1,8 @@
-// Package digesttext renders the session-start digest (vault.Set.Digest)
+// Package digesttext renders the session-start digest (vault/digest)
 // as Markdown lines, for the doors that show it: the MCP server's
 // memory://context and the assistant hooks' session start. The digest's
-// policy (which memories, in which order, within which budget) is the
-// vault's; this package only words it and measures the words.
+// policy (which memories, in which order, within which budget) is
+// vault/digest's; this package only words it and measures the words.
 package digesttext
 
 import (
@@ -10,11 +10,12 @@ import (
 	"strings"
 
 	"github.com/memvault/memvault/vault"
+	"github.com/memvault/memvault/vault/digest"
 	"github.com/memvault/memvault/vault/staleness"
 )
 
 // Lines renders the digest's parts and measures them for its budget (it
-// is a vault.DigestSizer). Clean, when set, is applied to the text taken
+// is a digest.Sizer). Clean, when set, is applied to the text taken
 // from memories (titles, snippets), for doors whose output must carry no
 // control characters.
 type Lines struct {
@@ -60,7 +61,7 @@ func (l Lines) Conflict(p [2]string) int     { return len(l.ConflictLine(p)) }
 
 // Write renders the digest's sections, each memory's line with its
 // staleness note (states, by id).
-func (l Lines) Write(b *strings.Builder, d vault.Digest, states map[string]staleness.Staleness) {
+func (l Lines) Write(b *strings.Builder, d digest.Digest, states map[string]staleness.Staleness) {
 	for _, sec := range d.Sections {
 		b.WriteString(l.HeadingLine(sec.Title))
 		for _, r := range sec.Memories {
@@ -73,7 +74,7 @@ func (l Lines) Write(b *strings.Builder, d vault.Digest, states map[string]stale
 }
 
 // Shown lists the memories the digest shows.
-func Shown(d vault.Digest) []vault.SetResult {
+func Shown(d digest.Digest) []vault.SetResult {
 	var shown []vault.SetResult
 	for _, sec := range d.Sections {
 		shown = append(shown, sec.Memories...)
@@ -102,7 +103,7 @@ const LeftOutReserve = 160
 // LeftOutLine says what the digest left out, by layer, and how to see
 // it: "(12 more memories not shown: 5 L2, 7 L3; use the recall tool to
 // see them)".
-func LeftOutLine(d vault.Digest) string {
+func LeftOutLine(d digest.Digest) string {
 	var parts, what []string
 	n := 0
 	for _, l := range vault.AllLayers() {

@@ -12,6 +12,7 @@ import (
 	"github.com/memvault/memvault/cmd/memvault/internal/sincetext"
 	"github.com/memvault/memvault/cmd/memvault/internal/view"
 	"github.com/memvault/memvault/vault"
+	"github.com/memvault/memvault/vault/digest"
 	"github.com/memvault/memvault/vault/history"
 )
 
@@ -37,7 +38,7 @@ func (s *Server) readContext(ctx context.Context, _ mcp.ReadResourceRequest) ([]
 	}
 	news := s.catchUp(ctx, vs)
 	lines := digesttext.Lines{}
-	d, err := vs.Digest(ctx, resultsBudgetBytes-len(contextDigestHeader)-len(news)-digesttext.LeftOutReserve, lines)
+	d, err := digest.Build(ctx, vs, resultsBudgetBytes-len(contextDigestHeader)-len(news)-digesttext.LeftOutReserve, lines)
 	if err != nil {
 		return nil, err
 	}

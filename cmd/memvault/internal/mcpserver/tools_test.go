@@ -17,6 +17,7 @@ import (
 
 	"github.com/memvault/memvault/cmd/memvault/internal/view"
 	"github.com/memvault/memvault/vault"
+	"github.com/memvault/memvault/vault/digest"
 )
 
 // t0 is the tests' usual clock.
@@ -323,17 +324,17 @@ func TestResourcesAndPrompts(t *testing.T) {
 		}
 		return text
 	}
-	digest := read(contextURI)
+	text := read(contextURI)
 	for _, want := range []string{"Answer in Chinese", "Never force-push main", "Migrating auth to OIDC"} {
-		if !strings.Contains(digest, want) {
-			t.Errorf("context digest lacks %q:\n%s", want, digest)
+		if !strings.Contains(text, want) {
+			t.Errorf("context digest lacks %q:\n%s", want, text)
 		}
 	}
 	// An importance-5 rule is no key rule; written this week, it is one
 	// of the week's decisions.
-	rules, recent, _ := strings.Cut(digest, "## "+vault.DigestRecent)
+	rules, recent, _ := strings.Cut(text, "## "+digest.Recent)
 	if strings.Contains(rules, "Minor naming habit") || !strings.Contains(recent, "Minor naming habit") {
-		t.Errorf("context digest lists an importance-5 rule of this week elsewhere than under %q:\n%s", vault.DigestRecent, digest)
+		t.Errorf("context digest lists an importance-5 rule of this week elsewhere than under %q:\n%s", digest.Recent, text)
 	}
 	if got := read(memoryURIPrefix + pref); !strings.Contains(got, "用中文回答。") {
 		t.Errorf("memory resource lacks the body:\n%s", got)

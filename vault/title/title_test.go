@@ -1,4 +1,4 @@
-package vault
+package title
 
 import "testing"
 
@@ -73,16 +73,39 @@ func FuzzSameTitle(f *testing.F) {
 		if sameTitle(a, b) != sameTitle(b, a) {
 			t.Errorf("sameTitle(%q, %q) is not symmetric", a, b)
 		}
-		if titleKey(a) != "" && !sameTitle(a, a) {
+		if key(a) != "" && !sameTitle(a, a) {
 			t.Errorf("sameTitle(%q, itself) = false", a)
 		}
 	})
 }
 
-// sameTitle reports, as nearDuplicate judges, whether two titles name the same memory: equal once
-// case, width, punctuation and spacing are ignored, or of the same
-// polarity with term sequences at least dedupThreshold alike (stop words
-// and inflections aside, as the index sees them).
+// sameTitle is Title.Same of two titles, as Remember judges them.
 func sameTitle(a, b string) bool {
-	return newTitleSig(a).same(newTitleSig(b))
+	return New(a).Same(New(b))
+}
+
+func TestSimilarity(t *testing.T) {
+	t.Parallel()
+	tests := []struct {
+		a, b     string
+		min, max float64
+	}{
+		{"Commit messages follow Conventional Commits", "commit messages: follow conventional commits!", 1, 1},
+		{"Commit messages follow Conventional Commits", "Commit messages follow the Conventional Commits format", 0.8, 0.85},
+		{"Use tabs", "Do not use tabs", 0, 0},
+		{"", "Use tabs", 0, 0},
+		{"Use pytest for tests", "Use pytest for integration tests", 0.6, 0.75},
+	}
+	for _, tt := range tests {
+		got := Similarity(tt.a, tt.b)
+		if got < tt.min || got > tt.max {
+			t.Errorf("Similarity(%q, %q) = %.3f, want %.2f..%.2f", tt.a, tt.b, got, tt.min, tt.max)
+		}
+		if got != Similarity(tt.b, tt.a) {
+			t.Errorf("Similarity(%q, %q) is not symmetric", tt.a, tt.b)
+		}
+		if (got >= SameThreshold) != sameTitle(tt.a, tt.b) {
+			t.Errorf("Similarity(%q, %q) = %.3f disagrees with sameTitle", tt.a, tt.b, got)
+		}
+	}
 }

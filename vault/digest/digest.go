@@ -1,28 +1,34 @@
-package vault
+// Package digest builds the session-start digest: what an assistant
+// should know before it asks anything, in sections, within a budget. It
+// reads the set of vaults through recall only (Source), so the digest
+// ranks, filters and supersedes exactly as recall does.
+package digest
 
 import (
 	"cmp"
 	"context"
 	"slices"
 	"time"
+
+	"github.com/memvault/memvault/vault"
 )
 
 // The session-start digest's sections, in the order they come.
 const (
-	DigestPreferences = "Preferences"
-	DigestKeyRules    = "Project rules (importance 8+)"
-	DigestRecent      = "Decisions of the last 7 days"
-	DigestTaskState   = "Recent task state"
-	DigestConflicts   = "Open conflicts"
+	Preferences = "Preferences"
+	KeyRules    = "Project rules (importance 8+)"
+	Recent      = "Decisions of the last 7 days"
+	TaskState   = "Recent task state"
+	Conflicts   = "Open conflicts"
 )
 
-// DigestSection is one part of the digest: memories, or for
-// DigestConflicts pairs of rival rules.
-type DigestSection struct {
+// Section is one part of the digest: memories, or for Conflicts pairs of
+// rival rules.
+type Section struct {
 	Title    string
-	Memories []SetResult
+	Memories []vault.SetResult
 	// Conflicts pairs the ids of rival rules, the smaller id first,
-	// sorted (DigestConflicts only).
+	// sorted (the Conflicts section only).
 	Conflicts [][2]string
 }
 
@@ -34,66 +40,72 @@ type Digest struct {
 	// Sections are the sections with something to list, in order. When
 	// the budget cut the digest, the last one may list only part of its
 	// entries, or none.
-	Sections []DigestSection
+	Sections []Section
 	// LeftOut counts the memories and conflict pairs the sections select
 	// but the digest does not show (beyond a section's cap, or to stay
 	// within the budget); 0 when the digest is whole.
 	LeftOut int
 	// Omitted counts the memories left out by layer, and
 	// OmittedConflicts the conflict pairs; they add up to LeftOut.
-	Omitted          map[Layer]int
+	Omitted          map[vault.Layer]int
 	OmittedConflicts int
 }
 
-// DigestSizer measures the parts of a digest as its renderer will write
-// them (bytes, tokens), so Digest keeps within a budget it does not
-// render.
-type DigestSizer interface {
+// Sizer measures the parts of a digest as its renderer will write them
+// (bytes, tokens), so Build keeps within a budget it does not render.
+type Sizer interface {
 	Heading(title string) int
-	Memory(r SetResult) int
+	Memory(r vault.SetResult) int
 	Conflict(pair [2]string) int
 }
 
-// digestSections are the digest's recall queries: which memories, how
+// Source is what the digest reads: the set of vaults (vault.Set) through
+// its recall and its clock.
+type Source interface {
+	Recall(ctx context.Context, q vault.Query) ([]vault.SetResult, error)
+	Instant() time.Time
+}
+
+// sections are the digest's recall queries: which memories, how
 // many a section shows at most, and for recent ones how far back they go
 // (a memory listed by an earlier section is not listed again).
-var digestSections = []struct {
+var sections = []struct {
 	title  string
-	q      Query
+	q      vault.Query
 	show   int
 	recent time.Duration
 }{
-	{DigestPreferences, Query{Layers: []Layer{Preference}}, 50, 0},
-	{DigestKeyRules, Query{Layers: []Layer{Project}, minImportance: NoDecayImportance}, 200, 0},
-	{DigestRecent, Query{Layers: []Layer{Project}}, 15, RecentDecisions},
-	{DigestTaskState, Query{Layers: []Layer{ShortTerm}}, 10, 0},
+	{Preferences, vault.Query{Layers: []vault.Layer{vault.Preference}}, 50, 0},
+	{KeyRules, vault.Query{Layers: []vault.Layer{vault.Project}, MinImportance: vault.NoDecayImportance}, 200, 0},
+	{Recent, vault.Query{Layers: []vault.Layer{vault.Project}}, 15, RecentDecisions},
+	{TaskState, vault.Query{Layers: []vault.Layer{vault.ShortTerm}}, 10, 0},
 }
 
 // RecentDecisions is how far back the digest's recent decisions go.
 const RecentDecisions = 7 * 24 * time.Hour
 
-// digestCandidates bounds the memories a section weighs (the most
+// candidates bounds the memories a section weighs (the most
 // recently updated ones); far more than a digest can show.
-const digestCandidates = 10000
+const candidates = 10000
 
-// Digest builds the session-start digest at the set's now, within budget
-// as size measures it. Each section ranks its memories as recall ranks
-// them when the text says nothing: by layer weight x time decay x
-// importance (Weight), so what the budget drops is what recall would rank
+// Build makes the session-start digest of the set s at its instant,
+// within budget as size measures it. Each section ranks its memories as
+// recall ranks them when the text says nothing: by layer weight x time
+// decay x importance (vault.Weight), so what the budget drops is what recall would rank
 // last. Parts are taken in order until the next one does not fit, and the
 // rest is left out and counted (Omitted). A memory another vault
 // supersedes is left out, as in recall; rival rules from different
 // vaults, which land in different sections, are judged over the whole
 // digest and listed as open conflicts.
-func (s *Set) Digest(ctx context.Context, budget int, size DigestSizer) (Digest, error) {
-	var all []DigestSection
-	var listed []SetResult
-	capped := map[Layer]int{}
-	at := s.now()
+func Build(ctx context.Context, s Source, budget int, size Sizer) (Digest, error) {
+	var all []Section
+	var listed []vault.SetResult
+	capped := map[vault.Layer]int{}
+	at := s.Instant()
 	seen := map[string]bool{}
-	for _, sec := range digestSections {
+	for _, sec := range sections {
 		q := sec.q
-		q.Limit = digestCandidates
+		q.Limit = candidates
 		if sec.recent > 0 {
 			q.Since = at.Add(-sec.recent)
 		}
@@ -101,7 +113,7 @@ func (s *Set) Digest(ctx context.Context, budget int, size DigestSizer) (Digest,
 		if err != nil {
 			return Digest{}, err
 		}
-		rs = slices.DeleteFunc(rs, func(r SetResult) bool { return seen[r.Vault+"\x00"+r.Memory.ID] })
+		rs = slices.DeleteFunc(rs, func(r vault.SetResult) bool { return seen[r.Vault+"\x00"+r.Memory.ID] })
 		for _, r := range rs {
 			seen[r.Vault+"\x00"+r.Memory.ID] = true
 		}
@@ -113,7 +125,7 @@ func (s *Set) Digest(ctx context.Context, budget int, size DigestSizer) (Digest,
 			rs = rs[:sec.show]
 		}
 		if len(rs) > 0 {
-			all = append(all, DigestSection{Title: sec.title, Memories: rs})
+			all = append(all, Section{Title: sec.title, Memories: rs})
 			listed = append(listed, rs...)
 		}
 	}
@@ -121,7 +133,7 @@ func (s *Set) Digest(ctx context.Context, budget int, size DigestSizer) (Digest,
 	// judge the rivals across vaults over the whole digest. Marking works
 	// on a copy, so the sections keep what each recall said.
 	marked := slices.Clone(listed)
-	markCrossConflicts(marked)
+	vault.MarkCrossConflicts(marked)
 	var pairs [][2]string
 	for _, r := range marked {
 		for _, other := range r.PossibleConflict {
@@ -133,12 +145,12 @@ func (s *Set) Digest(ctx context.Context, budget int, size DigestSizer) (Digest,
 	slices.SortFunc(pairs, func(a, b [2]string) int { return slices.Compare(a[:], b[:]) })
 	pairs = slices.Compact(pairs)
 	if len(pairs) > 0 {
-		all = append(all, DigestSection{Title: DigestConflicts, Conflicts: pairs})
+		all = append(all, Section{Title: Conflicts, Conflicts: pairs})
 	}
-	d := fitDigest(all, budget, size)
+	d := fit(all, budget, size)
 	for l, n := range capped {
 		if d.Omitted == nil {
-			d.Omitted = map[Layer]int{}
+			d.Omitted = map[vault.Layer]int{}
 		}
 		d.Omitted[l] += n
 		d.LeftOut += n
@@ -146,17 +158,17 @@ func (s *Set) Digest(ctx context.Context, budget int, size DigestSizer) (Digest,
 	return d, nil
 }
 
-// byWeight orders results by Weight at instant at, the most recently
+// byWeight orders results by vault.Weight at instant at, the most recently
 // updated first among equals, then by id.
-func byWeight(rs []SetResult, at time.Time) {
-	slices.SortStableFunc(rs, func(a, b SetResult) int {
-		return cmp.Or(cmp.Compare(Weight(b.Memory, at), Weight(a.Memory, at)),
+func byWeight(rs []vault.SetResult, at time.Time) {
+	slices.SortStableFunc(rs, func(a, b vault.SetResult) int {
+		return cmp.Or(cmp.Compare(vault.Weight(b.Memory, at), vault.Weight(a.Memory, at)),
 			b.Memory.UpdatedAt.Compare(a.Memory.UpdatedAt), cmp.Compare(a.Memory.ID, b.Memory.ID))
 	})
 }
 
-// fitDigest keeps the sections' parts, in order, while they fit in budget.
-func fitDigest(all []DigestSection, budget int, size DigestSizer) Digest {
+// fit keeps the sections' parts, in order, while they fit in budget.
+func fit(all []Section, budget int, size Sizer) Digest {
 	var d Digest
 	used := 0
 	fits := func(n int) bool {
@@ -166,9 +178,9 @@ func fitDigest(all []DigestSection, budget int, size DigestSizer) Digest {
 		used += n
 		return true
 	}
-	omit := func(r SetResult) {
+	omit := func(r vault.SetResult) {
 		if d.Omitted == nil {
-			d.Omitted = map[Layer]int{}
+			d.Omitted = map[vault.Layer]int{}
 		}
 		d.Omitted[r.Memory.Layer]++
 		d.LeftOut++
@@ -182,7 +194,7 @@ func fitDigest(all []DigestSection, budget int, size DigestSizer) Digest {
 			d.LeftOut += len(sec.Conflicts)
 			continue
 		}
-		kept := DigestSection{Title: sec.Title}
+		kept := Section{Title: sec.Title}
 		for _, r := range sec.Memories {
 			if fits(size.Memory(r)) {
 				kept.Memories = append(kept.Memories, r)

@@ -1,5 +1,11 @@
 package vault
 
+// The secret guard at every door: a write holding a secret is refused
+// (refuseSecrets and the checks of the assembled files and commit
+// message), a file that holds one by hand is flagged (secretDiagnosticsOf)
+// and served redacted or withheld (redactMemory, HoldsSecret). The
+// scanner and the wording of its findings are vault/secret's.
+
 import (
 	"context"
 	"errors"
@@ -13,13 +19,6 @@ import (
 	"github.com/memvault/memvault/vault/diskwrite"
 	"github.com/memvault/memvault/vault/secret"
 )
-
-// maxListedSecrets caps the findings one error or file lists; the rest are
-// counted.
-const maxListedSecrets = 5
-
-// secretHint tells a writer what to do; it never repeats the secret.
-const secretHint = "remove it (the value is not shown); for a known false positive put " + secret.AllowMarker + " on that line"
 
 // secretError is a write refused for a secret. It matches both ErrSecret
 // and ErrInvalid, so every caller that treats invalid input as the user's
@@ -130,63 +129,21 @@ type namedList struct {
 	items []string
 }
 
-// secretScan collects the findings of several fields into one error.
-type secretScan struct{ parts []string }
+// secretScan collects the findings of several fields into one error
+// (secret.Report words them).
+type secretScan struct{ r secret.Report }
 
-func (sc *secretScan) text(field, text string) {
-	if text != "" {
-		sc.bytes(field, []byte(text))
-	}
-}
-
-func (sc *secretScan) bytes(field string, data []byte) {
-	if f := secret.Scan(data); len(f) > 0 {
-		sc.parts = append(sc.parts, field+": "+listFindings(f))
-	}
-}
-
-// file scans a file a commit adds or changes: its vault-relative path and
-// its content. The message names the file by its path, unless the path
-// itself holds the secret. A deletion (nil data) adds nothing to git and
-// is not scanned: removing a file is how a secret leaves the tree.
-func (sc *secretScan) file(rel string, data []byte) {
-	if data == nil {
-		return
-	}
-	name := rel
-	if f := secret.Scan([]byte(rel)); len(f) > 0 {
-		name = "a file"
-		sc.parts = append(sc.parts, "a file's path: "+listFindings(f))
-	}
-	sc.bytes(name, data)
-}
-
-func (sc *secretScan) list(field string, items []string) {
-	for i, t := range items {
-		sc.text(fmt.Sprintf("%s[%d]", field, i), t)
-	}
-}
+func (sc *secretScan) text(field, text string)           { sc.r.Text(field, text) }
+func (sc *secretScan) bytes(field string, data []byte)   { sc.r.Bytes(field, data) }
+func (sc *secretScan) file(rel string, data []byte)      { sc.r.File(rel, data) }
+func (sc *secretScan) list(field string, items []string) { sc.r.List(field, items) }
 
 func (sc *secretScan) err() error {
-	if len(sc.parts) == 0 {
+	msg := sc.r.Message()
+	if msg == "" {
 		return nil
 	}
-	return &secretError{msg: fmt.Sprintf("%v: %s; %s", ErrSecret, strings.Join(sc.parts, "; "), secretHint)}
-}
-
-func listFindings(fs []secret.Finding) string {
-	var b strings.Builder
-	for i, f := range fs {
-		if i == maxListedSecrets {
-			fmt.Fprintf(&b, " and %d more", len(fs)-i)
-			break
-		}
-		if i > 0 {
-			b.WriteString(", ")
-		}
-		b.WriteString(f.String())
-	}
-	return b.String()
+	return &secretError{msg: fmt.Sprintf("%v: %s", ErrSecret, msg)}
 }
 
 // secretDiagnosticsOf flags the secrets found in a file's bytes (a hand edit, a pull):
@@ -198,15 +155,15 @@ func secretDiagnosticsOf(rel string, found []secret.Finding) []*Diagnostic {
 	if len(found) == 0 {
 		return nil
 	}
-	out := make([]*Diagnostic, 0, min(len(found), maxListedSecrets+1))
+	out := make([]*Diagnostic, 0, min(len(found), secret.MaxListed+1))
 	for i, f := range found {
-		if i == maxListedSecrets {
+		if i == secret.MaxListed {
 			out = append(out, &Diagnostic{Path: rel, Line: f.Line, Field: "secret", Severity: parser.SeverityError,
 				Err: fmt.Errorf("%w: %d more in this file", ErrSecret, len(found)-i)})
 			break
 		}
 		out = append(out, &Diagnostic{Path: rel, Line: f.Line, Field: "secret", Severity: parser.SeverityError,
-			Err: fmt.Errorf("%w: %s; %s; until then every door serves the memory redacted", ErrSecret, f, secretHint)})
+			Err: fmt.Errorf("%w: %s; %s; until then every door serves the memory redacted", ErrSecret, f, secret.Hint)})
 	}
 	return out
 }
@@ -252,4 +209,74 @@ func (w *writeSet) refuseWriteSecrets(message string) error {
 		}
 	}
 	return sc.err()
+}
+
+// withheldBody replaces a body whose secret redaction could not remove
+// (see redactMemory).
+const withheldBody = "[WITHHELD: this memory's file holds a secret; see memvault lint]"
+
+// HoldsSecret is the rule every door applies before it shows a memory to
+// anyone: whether m was read from a file holding a secret (Redacted) or,
+// for a memory not made by the loader, whether its title or body holds
+// one. The loader already serves such a memory redacted; the assistant
+// hooks withhold it altogether.
+func HoldsSecret(m *Memory) bool {
+	return m.Redacted != "" || len(secret.Scan([]byte(m.Title))) > 0 || len(secret.Scan([]byte(m.Body))) > 0
+}
+
+// redactMemory makes m, read from the file rel whose bytes data hold the
+// secrets found, safe to serve: every field a door shows has each secret
+// replaced by "[REDACTED:rule]", and m.Redacted names the file and the
+// findings. A secret the file-wide scan found that a field still holds
+// word for word (a rule that needs context the field lacks) withholds the
+// body and title outright. The file itself is left alone: lint and doctor
+// report it with the fix.
+func redactMemory(m *Memory, rel string, data []byte, found []secret.Finding) {
+	r := func(s string) string {
+		if s == "" || len(secret.Scan([]byte(s))) == 0 {
+			return s
+		}
+		return string(secret.Redact([]byte(s)))
+	}
+	rs := func(l []string) {
+		for i, s := range l {
+			l[i] = r(s)
+		}
+	}
+	m.Title, m.Body = r(m.Title), r(m.Body)
+	rs(m.Tags)
+	rs(m.Aliases)
+	rs(m.Supersedes)
+	rs(m.Links)
+	rs(m.Refs)
+	rs(m.WikiLinks)
+	m.Source.Client, m.Source.Kind = r(m.Source.Client), r(m.Source.Kind)
+	for k, v := range m.ConflictTheirs {
+		m.ConflictTheirs[k] = r(v)
+	}
+	if id := r(m.ID); id != m.ID {
+		m.ID = DerivedID(rel)
+	}
+	shown := strings.Join([]string{m.ID, m.Title, m.Body, strings.Join(m.Tags, "\n"), strings.Join(m.Aliases, "\n"),
+		strings.Join(m.Supersedes, "\n"), strings.Join(m.Links, "\n"), strings.Join(m.Refs, "\n"), strings.Join(m.WikiLinks, "\n"),
+		m.Source.Client, m.Source.Kind}, "\n")
+	for _, v := range m.ConflictTheirs {
+		shown += "\n" + v
+	}
+	for _, f := range found {
+		if v := string(data[f.Start:f.End]); strings.Contains(shown, v) {
+			m.Title, m.Body = "[WITHHELD]", withheldBody
+			m.Tags, m.Aliases, m.Links, m.Refs, m.WikiLinks, m.ConflictTheirs = nil, nil, nil, nil, nil, nil
+			break
+		}
+	}
+	// The indexed text is made from the redacted body again.
+	m.text = ""
+	m.Redacted = redactedLabel(rel, found)
+}
+
+// redactedLabel is Memory.Redacted: the file, the first finding's line,
+// and what was found (never the value).
+func redactedLabel(rel string, found []secret.Finding) string {
+	return fmt.Sprintf("%s:%d: %v: %s; the file must be fixed (memvault lint)", rel, found[0].Line, ErrSecret, secret.Describe(found))
 }
