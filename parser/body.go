@@ -3,6 +3,7 @@ package parser
 import (
 	"bytes"
 	"slices"
+	"sync"
 	"unicode"
 	"unicode/utf8"
 
@@ -36,17 +37,20 @@ type Body struct {
 	Tags []string
 }
 
-// markdown is the one goldmark parser, built once: CommonMark plus a wiki
-// link inline parser, no extension that changes text. A built goldmark
-// parser is safe for concurrent use (each Parse call gets its own context;
-// TestParseConcurrent checks this under -race).
-var markdown = gmparser.NewParser(
-	gmparser.WithBlockParsers(gmparser.DefaultBlockParsers()...),
-	gmparser.WithInlineParsers(append(gmparser.DefaultInlineParsers(),
-		// Before the link parser (200), so "[[x]]" is never a link label.
-		util.Prioritized(wikiLinkParser{}, 199))...),
-	gmparser.WithParagraphTransformers(gmparser.DefaultParagraphTransformers()...),
-)
+// markdown is the one goldmark parser, built once, at its first use (most
+// bodies never need it: see fastBody), not in every process's init:
+// CommonMark plus a wiki link inline parser, no extension that changes
+// text. A built goldmark parser is safe for concurrent use (each Parse
+// call gets its own context; TestParseConcurrent checks this under -race).
+var markdown = sync.OnceValue(func() gmparser.Parser {
+	return gmparser.NewParser(
+		gmparser.WithBlockParsers(gmparser.DefaultBlockParsers()...),
+		gmparser.WithInlineParsers(append(gmparser.DefaultInlineParsers(),
+			// Before the link parser (200), so "[[x]]" is never a link label.
+			util.Prioritized(wikiLinkParser{}, 199))...),
+		gmparser.WithParagraphTransformers(gmparser.DefaultParagraphTransformers()...),
+	)
+})
 
 // Bounds on what goldmark is given. goldmark is quadratic on some inputs
 // (long runs of link openers, deep quotes, many link reference
@@ -177,7 +181,7 @@ func parseBody(src []byte, s *Scratch) Body {
 // markdownSource) into a Body. It is the reference for fastBody.
 func goldmarkBody(src []byte) Body {
 	var b Body
-	doc := markdown.Parse(text.NewReader(src))
+	doc := markdown().Parse(text.NewReader(src))
 	w := bodyWalker{src: src, b: &b, text: make([]byte, 0, len(src))}
 	w.blocks(doc)
 	b.Text = string(w.text)

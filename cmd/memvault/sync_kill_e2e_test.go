@@ -139,6 +139,9 @@ func TestKilledSyncRecovers(t *testing.T) {
 			t.Fatalf("%s: origin lacks %s after the next sync", what, head)
 		}
 		a.git.git("commit", "-q", "-m", fmt.Sprintf("my notes r%d", round), "notes.txt")
+		// One line a merge, so that a long run (the acceptance's takes
+		// hours here) shows how far it got.
+		t.Logf("merge %d of %d: killed in %s (at %q + %s), recovered", round, merges, phase, strings.TrimSpace(at.line), delay)
 	}
 	var report []string
 	for _, p := range faultPhases {

@@ -38,9 +38,18 @@ version: 2
 // BenchmarkMergeDriverProcess times one run of `memvault merge-driver` as
 // git starts it for one file (process start, three reads, the field merge,
 // the write): the two sides changed neighbouring fields, which git's own
-// text merge would leave in conflict.
+// text merge would leave in conflict. Besides wall time it reports the
+// driver's CPU time (user + system, from the child's rusage), which the
+// load of a shared machine moves far less: git starts one driver per file
+// changed on both sides, so a sync of 800 such files pays it 800 times.
+// With MEMVAULT_BENCH_BINS (name=path,..., as the latency benchmarks) it
+// runs the builds in turn, each iteration one start of each, the order
+// reversed every other iteration:
+//
+//	MEMVAULT_BENCH_BINS=main=/tmp/m/memvault,new=/tmp/n/memvault \
+//	  go test ./cmd/memvault -run '^$' -bench MergeDriverProcess -benchtime 100x
 func BenchmarkMergeDriverProcess(b *testing.B) {
-	bin := buildMemvault(b)
+	bins := latencyBenchBins(b)
 	dir := b.TempDir()
 	const id = "01JDX3Q8W7AAAAAAAAAAAAAAAA"
 	body := strings.Repeat("Money is int64 cents, never float64; 金额用 int64 分。\n", 20)
@@ -54,24 +63,46 @@ func BenchmarkMergeDriverProcess(b *testing.B) {
 		}
 	}
 	a := filepath.Join(dir, "ours")
-	var wall []time.Duration
-	for b.Loop() {
+	run := func(bin string) (wall, cpu time.Duration) {
 		if err := os.WriteFile(a, []byte(ours), 0o644); err != nil {
 			b.Fatal(err)
 		}
+		cmd := exec.Command(bin, "merge-driver", filepath.Join(dir, "base"), a, filepath.Join(dir, "theirs"), ".memory/project/money.md")
 		start := time.Now()
-		out, err := exec.Command(bin, "merge-driver", filepath.Join(dir, "base"), a, filepath.Join(dir, "theirs"), ".memory/project/money.md").CombinedOutput()
-		wall = append(wall, time.Since(start))
+		out, err := cmd.CombinedOutput()
+		wall = time.Since(start)
 		if err != nil {
-			b.Fatalf("merge-driver: %v\n%s", err, out)
+			b.Fatalf("%s merge-driver: %v\n%s", bin, err, out)
 		}
+		got, err := os.ReadFile(a)
+		if err != nil || !strings.Contains(string(got), "importance: 8") || !strings.Contains(string(got), "tags: [money, ledger]") || !strings.Contains(string(got), "Refunds too.") {
+			b.Fatalf("%s: not merged (%v):\n%s", bin, err, got)
+		}
+		return wall, cmd.ProcessState.UserTime() + cmd.ProcessState.SystemTime()
 	}
-	got, err := os.ReadFile(a)
-	if err != nil || !strings.Contains(string(got), "importance: 8") || !strings.Contains(string(got), "tags: [money, ledger]") || !strings.Contains(string(got), "Refunds too.") {
-		b.Fatalf("not merged (%v):\n%s", err, got)
+	walls := make([][]time.Duration, len(bins))
+	cpus := make([][]time.Duration, len(bins))
+	round := 0
+	for b.Loop() {
+		for k := range bins {
+			i := k
+			if round%2 == 1 {
+				i = len(bins) - 1 - k
+			}
+			w, c := run(bins[i].path)
+			walls[i], cpus[i] = append(walls[i], w), append(cpus[i], c)
+		}
+		round++
 	}
-	b.ReportMetric(quantileMS(wall, 0.5), "p50-ms")
-	b.ReportMetric(quantileMS(wall, 0.95), "p95-ms")
+	for i, bin := range bins {
+		prefix := ""
+		if len(bins) > 1 {
+			prefix = bin.name + "-"
+		}
+		b.ReportMetric(quantileMS(walls[i], 0.5), prefix+"p50-ms")
+		b.ReportMetric(quantileMS(walls[i], 0.95), prefix+"p95-ms")
+		b.ReportMetric(quantileMS(cpus[i], 0.5), prefix+"cpu-p50-ms")
+	}
 }
 
 // BenchmarkSync1000 times `memvault sync --merge` in a clone where 1,000

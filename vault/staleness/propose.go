@@ -6,6 +6,7 @@ import (
 	"regexp"
 	"slices"
 	"strings"
+	"sync"
 )
 
 // Files is what Propose reads of the repository at HEAD.
@@ -19,13 +20,20 @@ type Files interface {
 // maxProposals bounds the refs proposed for one text.
 const maxProposals = 20
 
+// The patterns are compiled on first use, not in init: every memvault
+// process links this package, few of them propose refs.
 var (
-	backticked = regexp.MustCompile("`([^`\n]{1,200})`")
+	backticked = lazyRegexp("`([^`\n]{1,200})`")
 	// pathLike is a plain word that looks like a repository path: it has
 	// a slash, or ends in a file extension.
-	pathLike  = regexp.MustCompile(`(?:^|[\s(\[,;:"'])((?:\.?[A-Za-z0-9_\-]+/)*[A-Za-z0-9_\-][A-Za-z0-9_.\-]*(?:/|\.[A-Za-z][A-Za-z0-9]{0,7}))(?:$|[\s)\],;:"'.!?])`)
-	identLike = regexp.MustCompile(`^[A-Za-z_][A-Za-z0-9_]*(?:\.[A-Za-z_][A-Za-z0-9_]*)?(?:\(\))?$`)
+	pathLike  = lazyRegexp(`(?:^|[\s(\[,;:"'])((?:\.?[A-Za-z0-9_\-]+/)*[A-Za-z0-9_\-][A-Za-z0-9_.\-]*(?:/|\.[A-Za-z][A-Za-z0-9]{0,7}))(?:$|[\s)\],;:"'.!?])`)
+	identLike = lazyRegexp(`^[A-Za-z_][A-Za-z0-9_]*(?:\.[A-Za-z_][A-Za-z0-9_]*)?(?:\(\))?$`)
 )
+
+// lazyRegexp returns expr compiled once, at the first call.
+func lazyRegexp(expr string) func() *regexp.Regexp {
+	return sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(expr) })
+}
 
 // Mentions returns what text mentions that could be code: candidate
 // paths (backticked spans, and plain words with a slash or a file
@@ -38,16 +46,16 @@ func Mentions(text string) (paths, idents []string) {
 		}
 		return append(list, s)
 	}
-	for _, m := range backticked.FindAllStringSubmatch(text, -1) {
+	for _, m := range backticked().FindAllStringSubmatch(text, -1) {
 		s := strings.TrimSpace(m[1])
 		switch {
-		case identLike.MatchString(s) && !strings.Contains(s, "/") && !hasExt(s):
+		case identLike().MatchString(s) && !strings.Contains(s, "/") && !hasExt(s):
 			idents = add(idents, strings.TrimSuffix(s, "()"))
 		case !strings.ContainsAny(s, " \t"):
 			paths = add(paths, cleanMention(s))
 		}
 	}
-	for _, m := range pathLike.FindAllStringSubmatch(text, -1) {
+	for _, m := range pathLike().FindAllStringSubmatch(text, -1) {
 		paths = add(paths, cleanMention(m[1]))
 	}
 	return paths, idents

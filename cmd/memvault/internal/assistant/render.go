@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"regexp"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/memvault/memvault/cmd/memvault/internal/clitext"
@@ -81,10 +82,11 @@ func staleNote(st staleness.Staleness) string {
 // block's own marks, in any case, so that a memory cannot close the block
 // and speak as the header.
 func safe(s string) string {
-	return ownTag.ReplaceAllString(inject.Clean(s), "${1}memvault_memory")
+	return ownTag().ReplaceAllString(inject.Clean(s), "${1}memvault_memory")
 }
 
-var ownTag = regexp.MustCompile(`(?i)(</?\s*)memvault-memory`)
+// ownTag is compiled at first use: only the hooks render.
+var ownTag = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`(?i)(</?\s*)memvault-memory`) })
 
 // safeLines is safe for each line of a Markdown text, keeping its lines.
 func safeLines(s string) string {

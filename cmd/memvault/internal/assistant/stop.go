@@ -8,6 +8,7 @@ import (
 	"os"
 	"regexp"
 	"strings"
+	"sync"
 )
 
 // StopReason is what a blocked Stop tells the model; its first words also
@@ -34,10 +35,13 @@ type Transcript struct {
 // editTools are Claude Code's tools that change files.
 var editTools = map[string]bool{"Edit": true, "MultiEdit": true, "Write": true, "NotebookEdit": true}
 
-// shellCommit finds a commit or a memvault write in a shell command.
+// shellCommit and shellMemory find a commit or a memvault write in a
+// shell command; compiled at first use, as only the Stop hook reads them.
 var (
-	shellCommit = regexp.MustCompile(`\bgit\s+(?:-\S+\s+)*(?:commit|merge|rebase|cherry-pick|am|apply)\b`)
-	shellMemory = regexp.MustCompile(`\bmemvault\s+(?:--\S+\s+)*(?:add|update)\b`)
+	shellCommit = sync.OnceValue(func() *regexp.Regexp {
+		return regexp.MustCompile(`\bgit\s+(?:-\S+\s+)*(?:commit|merge|rebase|cherry-pick|am|apply)\b`)
+	})
+	shellMemory = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`\bmemvault\s+(?:--\S+\s+)*(?:add|update)\b`) })
 )
 
 // memoryTool reports whether an MCP tool name is memvault's remember or
@@ -104,9 +108,9 @@ func scanTranscript(r io.Reader) (Transcript, error) {
 			case memoryTool(b.Name):
 				t.WroteMemory = true
 			case b.Name == "Bash":
-				if shellMemory.MatchString(b.Input.Command) {
+				if shellMemory().MatchString(b.Input.Command) {
 					t.WroteMemory = true
-				} else if shellCommit.MatchString(b.Input.Command) {
+				} else if shellCommit().MatchString(b.Input.Command) {
 					t.ChangedCode = true
 				}
 			}

@@ -80,6 +80,15 @@ func TestRecoverKilledSync(t *testing.T) {
 			gitIn(t, a, "merge", "--ff-only", "-q", mergeCommit(t, a, head, up))
 			return mark{Op: opMerge, Head: head, Commit: up}
 		}, "merge", " M notes.txt\n", false, ""},
+		{"stopped rebase, merge backend (rebase-merge/)", func(t *testing.T, a, head, up string) mark {
+			return stoppedRebase(t, a, head, up, "merge", "rebase-merge")
+		}, "head", " M notes.txt\n", false, ""},
+		// sync's own rebase always takes the merge backend (--empty and
+		// -X imply it, whatever rebase.backend says); a rebase-apply/
+		// folder recovers the same way all the same.
+		{"stopped rebase, apply backend (rebase-apply/)", func(t *testing.T, a, head, up string) mark {
+			return stoppedRebase(t, a, head, up, "apply", "rebase-apply")
+		}, "head", " M notes.txt\n", false, ""},
 		{"a person's merge, no mark", func(t *testing.T, a, head, up string) mark {
 			CLI{Dir: a}.Run(t.Context(), nil, "merge", "--no-edit", up)
 			return mark{}
@@ -172,4 +181,18 @@ func autostash(t *testing.T, dir string) {
 	}
 	gitIn(t, dir, "update-ref", "MERGE_AUTOSTASH", strings.TrimSpace(gitIn(t, dir, "stash", "create")))
 	gitIn(t, dir, "checkout", "--", "notes.txt")
+}
+
+// stoppedRebase leaves in clone a a rebase of head onto up stopped on a
+// conflict, with backend (rebase.backend) and a user's change autostashed,
+// as a sync --rebase killed while resolving does; folder is the state
+// folder the backend must have made.
+func stoppedRebase(t *testing.T, a, head, up, backend, folder string) mark {
+	t.Helper()
+	os.WriteFile(filepath.Join(a, "notes.txt"), []byte("mine, uncommitted\n"), 0o644)
+	CLI{Dir: a}.Run(t.Context(), nil, "-c", "rebase.backend="+backend, "rebase", "--autostash", up) // stops on shared.txt
+	if _, err := os.Stat(filepath.Join(a, ".git", folder)); err != nil {
+		t.Fatalf("the rebase did not stop in %s: %v", folder, err)
+	}
+	return mark{Op: opRebase, Head: head, Commit: up}
 }
