@@ -1,4 +1,4 @@
-// Package vaulttest holds the fakes the tests of vault's subpackages
+// Package vaulttest holds the fakes the tests of vault and its subpackages
 // share: a committer that records its commits, a clock that moves only
 // when told, and files written into a vault folder. Only tests import it.
 package vaulttest
