@@ -109,6 +109,24 @@ func (s *Store) State(ctx context.Context) (State, error) {
 	return st, nil
 }
 
+// Head returns the commit HEAD points at, "" while its branch is unborn.
+// It reads HEAD and the ref it names and nothing else: the served vault
+// asks before every call whether someone else's commit moved HEAD, and
+// State's lock and operation checks there were most of that question's
+// cost (BenchmarkHead, BenchmarkState).
+func (s *Store) Head(ctx context.Context) (string, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if err := s.begin(ctx); err != nil {
+		return "", err
+	}
+	h, err := s.readHead()
+	if err != nil || h.unborn {
+		return "", err
+	}
+	return h.hash.String(), nil
+}
+
 // Operation names the multi-step git operation in progress ("merge",
 // "rebase", "am", "cherry-pick", "revert" or "bisect"), or "" when none
 // is, from the marker files git leaves in the worktree's git dir: a few

@@ -814,3 +814,37 @@ func TestIndexIs(t *testing.T) {
 		}
 	}
 }
+
+// TestHeadMatchesState: Head answers what State's Head does, on an unborn
+// branch, a branch, a detached HEAD and a packed branch ref.
+func TestHeadMatchesState(t *testing.T) {
+	t.Parallel()
+	dir, s := newRepo(t)
+	ctx := t.Context()
+	check := func(when, want string) {
+		t.Helper()
+		got, err := s.Head(ctx)
+		if err != nil {
+			t.Fatalf("%s: Head: %v", when, err)
+		}
+		st, err := s.State(ctx)
+		if err != nil {
+			t.Fatalf("%s: State: %v", when, err)
+		}
+		if got != want || st.Head != want {
+			t.Errorf("%s: Head = %q, State().Head = %q, want %q", when, got, st.Head, want)
+		}
+	}
+	check("unborn", "")
+	first := commitFiles(t, s, "first", map[string]string{"a.md": "a\n"}).Hash
+	check("on a branch", first)
+	second := commitFiles(t, s, "second", map[string]string{"a.md": "b\n"}).Hash
+	writeFile(t, filepath.Join(dir, ".git", "HEAD"), first+"\n")
+	check("detached", first)
+	writeFile(t, filepath.Join(dir, ".git", "HEAD"), "ref: refs/heads/master\n")
+	check("back on the branch", second)
+	if gitPath() != "" {
+		runGit(t, dir, "pack-refs", "--all")
+		check("packed ref", second)
+	}
+}

@@ -137,3 +137,26 @@ func TestHistoryFullHistory(t *testing.T) {
 		}
 	}
 }
+
+// BenchmarkHead and BenchmarkState: what the served vault pays before
+// every call to learn whether HEAD moved, with Head and with the whole
+// State it used before.
+func BenchmarkHead(b *testing.B) {
+	_, s := newRepo(b)
+	commitFiles(b, s, "seed", map[string]string{"m/a.md": "a\n"})
+	for b.Loop() {
+		if h, err := s.Head(b.Context()); err != nil || h == "" {
+			b.Fatal(h, err)
+		}
+	}
+}
+
+func BenchmarkState(b *testing.B) {
+	_, s := newRepo(b)
+	commitFiles(b, s, "seed", map[string]string{"m/a.md": "a\n"})
+	for b.Loop() {
+		if st, err := s.State(b.Context()); err != nil || st.Head == "" {
+			b.Fatal(st, err)
+		}
+	}
+}

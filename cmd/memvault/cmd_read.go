@@ -276,8 +276,8 @@ func (m *Main) vaultStats(ctx context.Context, v *vault.Vault) view.VaultStats {
 	head := ""
 	var objects *view.GitObjects
 	if store, err := openGit(ctx, v.Dir()); err == nil {
-		if st, err := store.State(ctx); err == nil {
-			head = st.Head
+		if h, err := store.Head(ctx); err == nil {
+			head = h
 		}
 		objects = gitObjectsOf(store)
 		store.Close()

@@ -80,8 +80,7 @@ func (m *Main) openServedVault(ctx context.Context, name, dir string, logger *sl
 		if o.store == nil {
 			return "", fmt.Errorf("%s vault %s: no repository open", name, dir)
 		}
-		st, err := o.store.State(ctx)
-		return st.Head, err
+		return o.store.Head(ctx)
 	}
 	o.changed = func(ctx context.Context, from, to string) ([]string, error) {
 		return gitrepo.ChangedFiles(ctx, o.store, dir, from, to)
