@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/memvault/memvault/parser"
+	"github.com/memvault/memvault/vault/memory"
 )
 
 func writeFiles(t *testing.T, dir string, files map[string]string) {
@@ -223,7 +224,7 @@ func TestMergeTags(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			if got := mergeTags(tt.lists...); !slices.Equal(got, tt.want) {
+			if got := memory.MergeTags(tt.lists...); !slices.Equal(got, tt.want) {
 				t.Errorf("mergeTags = %q, want %q", got, tt.want)
 			}
 		})

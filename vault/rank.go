@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/memvault/memvault/vault/index"
+	"github.com/memvault/memvault/vault/memory"
 )
 
 // Structure rules: what the vault knows beyond the text of each memory.
@@ -126,7 +127,7 @@ func (v *Vault) linkEvidenceLocked(rs []Result, query string, keep func(index.Do
 		}
 		// Below every textual match, ordered by the linked memory's own
 		// layer, age and importance.
-		score := lowest * pullShare * Weight(m, at) / maxWeight()
+		score := lowest * pullShare * Weight(m, at) / memory.MaxWeight()
 		rs = append(rs, Result{Memory: m, Score: score, State: state, MatchReason: reason, linked: true,
 			Adjustments: []Adjustment{{Rule: AdjustLink, Note: fmt.Sprintf("joined the results below every text match: %s", reason)}}})
 	}

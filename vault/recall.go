@@ -4,7 +4,6 @@ import (
 	"cmp"
 	"context"
 	"fmt"
-	"math"
 	"slices"
 	"sort"
 	"strings"
@@ -12,6 +11,7 @@ import (
 
 	"github.com/memvault/memvault/vault/fault"
 	"github.com/memvault/memvault/vault/index"
+	"github.com/memvault/memvault/vault/memory"
 )
 
 // Ranking constants; docs/ranking.md explains each one.
@@ -20,15 +20,6 @@ const (
 	DefaultLimit = 8
 	// DefaultSnippetRunes is the snippet size around the best match.
 	DefaultSnippetRunes = 150
-	// ProtectionPeriod is how long after creation an L3/L4 memory does not
-	// decay at all.
-	ProtectionPeriod = 45 * 24 * time.Hour
-	// NoDecayImportance is the importance from which L3/L4 memories never
-	// decay.
-	NoDecayImportance = 8
-	// importanceStep is the boost per importance point around 5; the boost
-	// is bounded to [0.9, 1.125] so relevance always dominates.
-	importanceStep = 0.025
 	// conflictTitleOverlap is the title token overlap (Jaccard) that makes
 	// two results rivals on its own; with a shared tag, rivalTagOverlap.
 	conflictTitleOverlap = 0.5
@@ -209,7 +200,7 @@ func (v *Vault) rank(ctx context.Context, q Query, cut cutRules, pooled bool) ([
 				return 0
 			}
 			return rel * Weight(m, at)
-		}, MaxWeight: maxWeight()})
+		}, MaxWeight: memory.MaxWeight()})
 		if err != nil {
 			return nil, err
 		}
@@ -339,7 +330,7 @@ func (v *Vault) stateLocked(id index.DocID, m *Memory, at time.Time, succ map[st
 // resultLocked is m's result in state: the memories it supersedes and,
 // with successors, the in-force ones that supersede it. Caller holds v.mu.
 func (v *Vault) resultLocked(m *Memory, state string, at time.Time, succ map[string][]string, successors bool) Result {
-	r := Result{Memory: m.clone(), State: state}
+	r := Result{Memory: m.Clone(), State: state}
 	for _, id := range m.Supersedes {
 		r.Supersedes = append(r.Supersedes, v.refLocked(id))
 	}
@@ -351,56 +342,6 @@ func (v *Vault) resultLocked(m *Memory, state string, at time.Time, succ map[str
 		}
 	}
 	return r
-}
-
-// Weight is the non-relevance part of a memory's score at instant at:
-// layer weight x time decay x importance boost. docs/ranking.md has the
-// formula.
-func Weight(m *Memory, at time.Time) float64 {
-	return layerInfo[m.Layer].weight * Decay(m, at) * ImportanceBoost(m.Importance)
-}
-
-// maxWeight bounds Weight for every memory at any instant: the largest
-// layer weight, no decay, the largest importance boost. The small margin
-// covers rounding in the product, so the index can prune with it safely.
-func maxWeight() float64 {
-	w := 0.0
-	for _, l := range layerInfo {
-		w = max(w, l.weight)
-	}
-	return w * ImportanceBoost(10) * (1 + 1e-9)
-}
-
-// ImportanceBoost maps importance 1..10 to a factor in [0.9, 1.125].
-func ImportanceBoost(importance int) float64 {
-	return 1 + importanceStep*float64(min(10, max(1, importance))-5)
-}
-
-// Decay is the time factor of a memory at instant at: 1 while fresh,
-// halving every layer half-life from its last update, never below the
-// layer's floor. L3/L4 memories do not decay during the protection period
-// after creation, nor ever at importance >= NoDecayImportance; L5 never
-// decays.
-func Decay(m *Memory, at time.Time) float64 {
-	info := layerInfo[m.Layer]
-	if info.halfLife == 0 {
-		return 1
-	}
-	from := m.UpdatedAt
-	if m.Layer == Project || m.Layer == Preference {
-		if m.Importance >= NoDecayImportance {
-			return 1
-		}
-		if p := m.CreatedAt.Add(ProtectionPeriod); p.After(from) {
-			from = p
-		}
-	}
-	age := at.Sub(from)
-	if age <= 0 {
-		return 1
-	}
-	f := math.Exp2(-float64(age) / float64(info.halfLife))
-	return info.floor + (1-info.floor)*f
 }
 
 // stateAt is a memory's state at instant at. A superseded memory whose

@@ -5,6 +5,8 @@ import (
 	"slices"
 	"testing"
 	"time"
+
+	"github.com/memvault/memvault/vault/memory"
 )
 
 func openTest(t *testing.T, clock *fakeClock) *Vault {
@@ -121,7 +123,7 @@ func TestDecay(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			if got := Decay(tt.m, t0.Add(tt.age)); !tt.want(got) {
+			if got := memory.Decay(tt.m, t0.Add(tt.age)); !tt.want(got) {
 				t.Errorf("Decay = %v, want %s", got, tt.desc)
 			}
 		})
@@ -183,7 +185,9 @@ func TestRecallFreshNoteDoesNotOutrankBetterRule(t *testing.T) {
 	if len(rs) < 2 || rs[0].Memory.ID != rule.ID || rs[1].Memory.ID != note.ID {
 		t.Fatalf("got %v, want the rule %s before the fresh note %s", ids(rs), rule.ID, note.ID)
 	}
-	if w := layerInfo[Transient].weight / layerInfo[Project].weight; w > 1.1 {
+	// A fresh memory of importance 5 weighs its layer's weight.
+	layerWeight := func(l Layer) float64 { return memory.Weight(&Memory{Layer: l, Importance: 5}, time.Time{}) }
+	if w := layerWeight(Transient) / layerWeight(Project); w > 1.1 {
 		t.Fatalf("transient/project layer weight = %v, want <= 1.1", w)
 	}
 }
@@ -198,7 +202,7 @@ func TestRecallImportanceIsBounded(t *testing.T) {
 	if len(rs) == 0 || rs[0].Memory.ID != relevant.ID {
 		t.Fatalf("got %v, want the relevant low-importance %s above the important but barely relevant %s", ids(rs), relevant.ID, loud.ID)
 	}
-	if b := ImportanceBoost(10) / ImportanceBoost(1); b > 1.26 {
+	if b := memory.ImportanceBoost(10) / memory.ImportanceBoost(1); b > 1.26 {
 		t.Fatalf("importance boost ratio = %v, want <= 1.25", b)
 	}
 }
@@ -363,7 +367,7 @@ func TestMaxWeightBoundsWeight(t *testing.T) {
 			for imp := 0; imp <= 11; imp++ {
 				for _, age := range []time.Duration{-time.Hour, 0, time.Minute, 50 * 24 * time.Hour, 5000 * 24 * time.Hour} {
 					m := &Memory{Layer: l, Importance: imp, CreatedAt: created, UpdatedAt: created}
-					if got, bound := Weight(m, created.Add(age)), maxWeight(); got > bound {
+					if got, bound := Weight(m, created.Add(age)), memory.MaxWeight(); got > bound {
 						t.Errorf("Weight(importance %d, age %v) = %v, above maxWeight %v", imp, age, got, bound)
 					}
 				}

@@ -19,7 +19,7 @@ type textMemo struct {
 
 type textKey struct{ title, body, text string }
 
-func keyOf(m *Memory) textKey { return textKey{m.Title, m.Body, m.text} }
+func keyOf(m *Memory) textKey { return textKey{m.Title, m.Body, m.KeptText()} }
 
 // set is m's text's token set; callers must not change it.
 func (t *textMemo) set(m *Memory) map[string]bool {
