@@ -3,6 +3,8 @@ package vault
 import (
 	"slices"
 	"testing"
+
+	"github.com/memvault/memvault/vault/rank"
 )
 
 // TestRivalPairsOf: given every pair as candidates, RivalPairsOf finds what
@@ -22,7 +24,7 @@ func TestRivalPairsOf(t *testing.T) {
 			all = append(all, [2]int{i, j})
 		}
 	}
-	want := RivalPairs(ms, func(i, j int) bool { return true })
+	want := rank.RivalPairs(ms, func(i, j int) bool { return true })
 	if len(want) == 0 {
 		t.Fatal("the fixture has no rivals")
 	}

@@ -2,8 +2,8 @@ package vault
 
 // The secret guard at every door: a write holding a secret is refused
 // (refuseSecrets and the checks of the assembled files and commit
-// message), a file that holds one by hand is flagged (secretDiagnosticsOf)
-// and served redacted or withheld (redactMemory, HoldsSecret). The
+// message), a file that holds one by hand is flagged (memory.Parse)
+// and served redacted or withheld (vault/memory, HoldsSecret). The
 // scanner and the wording of its findings are vault/secret's.
 
 import (
