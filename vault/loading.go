@@ -14,8 +14,9 @@ import (
 
 // Loading is vault/load's: the files listed, taken from the caches or
 // read, in one load whatever the mode. This file is the vault's side of
-// it: the rules a file's bytes become a memory by (memRules), the builder
-// of the vault's new state (loadSink) and the caches' codecs of a Memory.
+// it: the rules a file's bytes become a memory by (memRules, over
+// memory.Parse) and the builder of the vault's new state (loadSink); the
+// caches' codecs of a Memory are vault/memory's.
 
 // loaded is one file as the builder takes it: read now, taken from the
 // index cache, or from a snapshot's files.

@@ -116,6 +116,12 @@ func (r *Result) DeferSnippet(terms []string, runes int) {
 	r.snip = &snipSpec{terms: terms, runes: runes}
 }
 
+// Norm is the result's text relevance divided by that of an ideal match
+// for the query (index.Hit.Norm): how fully the memory's text answers the
+// words typed, whatever the layer, age and importance. 0 for a query
+// without text.
+func (r Result) Norm() float64 { return r.norm }
+
 // Linked reports whether a strong match links to r's memory, which keeps
 // it below the tail cut.
 func (r Result) Linked() bool { return r.linked }

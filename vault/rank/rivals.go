@@ -123,12 +123,6 @@ func tagOverlap(a, b *Memory) (shared int, jac float64) {
 
 func isRuleLayer(l memory.Layer) bool { return l == memory.Project || l == memory.Preference }
 
-// Norm is the result's text relevance divided by that of an ideal match
-// for the query (index.Hit.Norm): how fully the memory's text answers the
-// words typed, whatever the layer, age and importance. 0 for a query
-// without text.
-func (r Result) Norm() float64 { return r.norm }
-
 // RivalPairsOf is RivalPairs for the candidate pairs (i, j), i < j, of ms
 // only, in their order. Every one of RivalPairs' criteria needs the two
 // titles to share an index term, so a check over a whole vault can pair
