@@ -12,6 +12,7 @@ import (
 
 	"github.com/memvault/memvault/parser"
 	"github.com/memvault/memvault/vault/commitmsg"
+	"github.com/memvault/memvault/vault/memory"
 )
 
 // MaxBatch bounds the memories of one batch: one commit of more files than
@@ -241,7 +242,7 @@ func (v *Vault) prepareItem(it *BatchItem, now time.Time, client string, taken, 
 	// The original path is reused only when it is a plain memory path in
 	// the right layer folder: never one that could lead elsewhere.
 	if p := keep.Path; p != "" && IsMemoryPath(p) && !strings.ContainsAny(p, "\\:") && !taken[p] {
-		if l, ok := layerFromDir(p); ok && l == n.Layer && v.pathFree(p) {
+		if l, ok := memory.LayerFromDir(p); ok && l == n.Layer && v.pathFree(p) {
 			rel = p
 		}
 	}

@@ -161,7 +161,7 @@ func TestCreateBatchKeepsImportedFields(t *testing.T) {
 	}
 	m := res.Created[0]
 	if m.CreatedAt != created || m.UpdatedAt != created.Add(time.Hour) || m.Status != StatusArchived || m.Version != 4 ||
-		m.Source != (Source{"cursor", "manual"}) || m.Body != body || m.Importance != 7 ||
+		m.Source != (Source{Client: "cursor", Kind: "manual"}) || m.Body != body || m.Importance != 7 ||
 		m.ExpiresAt != created.Add(time.Hour).Add(ShortTerm.TTL()) {
 		t.Errorf("memory = %+v", m)
 	}

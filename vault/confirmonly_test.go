@@ -10,7 +10,7 @@ func TestOnlyConfirmed(t *testing.T) {
 	t0 := time.Date(2026, 11, 1, 0, 0, 0, 0, time.UTC)
 	base := &Memory{ID: "01A", Title: "Deploys", Body: "Two approvals.", Version: 2, UpdatedAt: t0}
 	with := func(f func(m *Memory)) *Memory {
-		m := base.clone()
+		m := base.Clone()
 		f(m)
 		return m
 	}

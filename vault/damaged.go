@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/memvault/memvault/parser"
+	"github.com/memvault/memvault/vault/memory"
 	"github.com/memvault/memvault/vault/merge"
 )
 
@@ -69,11 +70,11 @@ func (v *Vault) servedForDamage(ctx context.Context, rel string, d *Diagnostic, 
 	if v.ports.lastGood != nil {
 		data, commit, err := v.ports.lastGood.LastGood(ctx, rel, parses(rel))
 		if err == nil {
-			if m, _ := toMemory(rel, data, modTime); m != nil {
+			if m, _ := memory.Parse(rel, data, modTime); m != nil {
 				m.Damaged = label
 				// The hash of the bytes on disk: their fix is a change
 				// the vault takes in.
-				m.Hash = contentHash(disk)
+				m.Hash = memory.ContentHash(disk)
 				served, good = m, data
 				note = "served as its last version that parsed, from commit " + shortHash(commit)
 			}

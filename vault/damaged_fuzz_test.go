@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/memvault/memvault/parser"
+	"github.com/memvault/memvault/vault/memory"
 	"github.com/memvault/memvault/vault/secret"
 )
 
@@ -30,7 +31,7 @@ func FuzzServedMemory(f *testing.F) {
 		}
 	}
 	f.Fuzz(func(t *testing.T, data []byte) {
-		m, diags := toMemory("project/f.md", data, time.Unix(1700000000, 0))
+		m, diags := memory.Parse("project/f.md", data, time.Unix(1700000000, 0))
 		if d := damage(diags); d != nil {
 			fix := DamageFix(d, data)
 			if fix == "" {

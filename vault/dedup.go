@@ -61,7 +61,7 @@ func (v *Vault) sameTitleScan(layer Layer, same func(*Memory, titleSig) bool) *M
 			sig = newTitleSig(m.Title) // written since the load
 		}
 		if same(m, sig) {
-			return m.clone()
+			return m.Clone()
 		}
 	}
 	return nil

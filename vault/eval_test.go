@@ -11,6 +11,7 @@ import (
 	"testing"
 
 	"github.com/memvault/memvault/vault/internal/evalcorpus"
+	"github.com/memvault/memvault/vault/rank"
 )
 
 var (
@@ -26,8 +27,8 @@ const (
 )
 
 // keepAll labels results as Recall does without cutting any.
-var keepAll = cutRules{minCoverage: defaultCut.minCoverage, standout: defaultCut.standout,
-	fullCoverage: defaultCut.fullCoverage, strongRatio: defaultCut.strongRatio, rivals: defaultCut.rivals}
+var keepAll = rank.Cut{MinCoverage: rank.DefaultCut().MinCoverage, Standout: rank.DefaultCut().Standout,
+	FullCoverage: rank.DefaultCut().FullCoverage, StrongRatio: rank.DefaultCut().StrongRatio, Rivals: rank.DefaultCut().Rivals}
 
 type evalQuery = evalcorpus.Query
 
@@ -123,7 +124,7 @@ type evalReport struct {
 	log    []string
 }
 
-func runVaultEval(v *Vault, qs []evalQuery, keys map[string]string, cut cutRules) *evalReport {
+func runVaultEval(v *Vault, qs []evalQuery, keys map[string]string, cut rank.Cut) *evalReport {
 	r := &evalReport{groups: map[string]*evalTally{}}
 	for _, q := range qs {
 		rs := v.recall(Query{Text: q.Q, Limit: 10}, cut)
@@ -167,7 +168,7 @@ func (r *evalReport) table() string {
 func TestEvalDev(t *testing.T) {
 	v, c, keys := evalVault(t, devV2)
 	a, b := evalcorpus.SplitHalves(c.Queries)
-	ra, rb, all := runVaultEval(v, a, keys, defaultCut), runVaultEval(v, b, keys, defaultCut), runVaultEval(v, c.Queries, keys, defaultCut)
+	ra, rb, all := runVaultEval(v, a, keys, rank.DefaultCut()), runVaultEval(v, b, keys, rank.DefaultCut()), runVaultEval(v, c.Queries, keys, rank.DefaultCut())
 	t.Logf("dev-v2 half A\n%s", ra.table())
 	t.Logf("dev-v2 half B\n%s", rb.table())
 	t.Logf("dev-v2\n%s", all.table())
@@ -175,7 +176,7 @@ func TestEvalDev(t *testing.T) {
 		t.Logf("dev-v2 misses:\n%s", strings.Join(all.log, "\n"))
 	}
 	v1, c1, keys1 := evalVault(t, devV1)
-	r1 := runVaultEval(v1, c1.Queries, keys1, defaultCut)
+	r1 := runVaultEval(v1, c1.Queries, keys1, rank.DefaultCut())
 	t.Logf("dev-v1\n%s", r1.table())
 
 	// Regression floors: what the ranking reached when last tuned
@@ -219,7 +220,7 @@ func TestEvalDump(t *testing.T) {
 					g = 1
 				}
 				fmt.Fprintf(&sb, "%s\t%d\t%s\t%s\t%d\t%d\t%.4f\t%.4f\t%d\t%d\t%.4f\t%v\t%s\t%s\n", c.Name, qi, q.Kind, q.Lang, i, g,
-					r.Coverage, r.norm, r.Matched, r.Concepts, r.Score/rs[0].Score, r.linked, keys[r.Memory.ID], q.Q)
+					r.Coverage, r.Norm(), r.Matched, r.Concepts, r.Score/rs[0].Score, r.Linked(), keys[r.Memory.ID], q.Q)
 			}
 		}
 	}
@@ -246,7 +247,7 @@ func TestEvalStrengthCV(t *testing.T) {
 		v, c, keys := evalVault(t, path)
 		var ps []pooled
 		for _, q := range c.Queries {
-			rs, err := v.rank(t.Context(), Query{Text: q.Q, Limit: 10}, defaultCut, true)
+			rs, err := v.rank(t.Context(), Query{Text: q.Q, Limit: 10}, rank.DefaultCut(), true)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -254,10 +255,10 @@ func TestEvalStrengthCV(t *testing.T) {
 		}
 		return ps, keys
 	}
-	score := func(ps []pooled, keys map[string]string, cut cutRules) *evalTally {
+	score := func(ps []pooled, keys map[string]string, cut rank.Cut) *evalTally {
 		var tl evalTally
 		for _, p := range ps {
-			tl.add(p.q, finishText(slices.Clone(p.rs), cut, 10, nil), keys)
+			tl.add(p.q, rank.Finish(slices.Clone(p.rs), cut, 10, nil), keys)
 		}
 		return &tl
 	}
@@ -285,13 +286,13 @@ func TestEvalStrengthCV(t *testing.T) {
 	halves := map[string][]pooled{"A": half(qa), "B": half(qb)}
 	for _, fold := range [][2]string{{"A", "B"}, {"B", "A"}} {
 		train, test := halves[fold[0]], halves[fold[1]]
-		best, bestS, bestA := defaultCut, -1.0, -1.0
+		best, bestS, bestA := rank.DefaultCut(), -1.0, -1.0
 		for _, minCov := range []float64{0.2, 0.25, 0.3, 0.35, 0.4, 0.45, 0.5} {
 			for _, standout := range []float64{0.3, 0.4, 0.5, 0.6, 0.7, 0.8, 0.9, 1} {
 				for _, full := range []float64{0.5, 0.6, 0.7, 0.75, 0.8, 0.85, 0.9, 0.95, 1.01} {
 					for _, rivals := range []int{0, 2, 4, 9} {
-						c := defaultCut
-						c.minCoverage, c.standout, c.fullCoverage, c.rivals = minCov, standout, full, rivals
+						c := rank.DefaultCut()
+						c.MinCoverage, c.Standout, c.FullCoverage, c.Rivals = minCov, standout, full, rivals
 						tl := score(train, keys2, c)
 						s, a := rate(tl.strong5, tl.n), rate(tl.abstain, tl.none)
 						if a >= 0.8 && (s > bestS || s == bestS && a > bestA) {
@@ -303,11 +304,11 @@ func TestEvalStrengthCV(t *testing.T) {
 		}
 		for _, r := range []struct {
 			name string
-			cut  cutRules
-		}{{"tuned on " + fold[0], best}, {"default", defaultCut}} {
+			cut  rank.Cut
+		}{{"tuned on " + fold[0], best}, {"default", rank.DefaultCut()}} {
 			tr, te, o := score(train, keys2, r.cut), score(test, keys2, r.cut), score(v1, keys1, r.cut)
 			t.Logf("%-10s min %.2f standout %.2f full %.2f rivals %d | half %s %s | half %s %s | dev-v1 sR@5 %.3f",
-				r.name, r.cut.minCoverage, r.cut.standout, r.cut.fullCoverage, r.cut.rivals, fold[0], tr, fold[1], te, rate(o.strong5, o.n))
+				r.name, r.cut.MinCoverage, r.cut.Standout, r.cut.FullCoverage, r.cut.Rivals, fold[0], tr, fold[1], te, rate(o.strong5, o.n))
 		}
 	}
 }

@@ -28,7 +28,7 @@ type AddedAtReader interface {
 // commands that name it by its path go on finding it. It returns the new
 // id, "" for a memory that has one.
 func (v *Vault) giveIdentity(ctx context.Context, cur *Memory, doc *parser.Document, now time.Time) (string, error) {
-	if cur.idLine != 0 || cur.ID != DerivedID(cur.Path) {
+	if cur.FieldLine("id") != 0 || cur.ID != DerivedID(cur.Path) {
 		return "", nil
 	}
 	created := cur.CreatedAt

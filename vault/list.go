@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/memvault/memvault/vault/index"
+	"github.com/memvault/memvault/vault/rank"
 )
 
 // ListQuery selects the memories Set.List returns.
@@ -65,7 +66,7 @@ func (s *Set) List(q ListQuery) []SetResult {
 // are left out, as Recall leaves them out. Snippets are left to List.
 func (v *Vault) list(q ListQuery, at time.Time) []Result {
 	sel := Query{Layers: q.Layers}
-	tags := tagSet(q.Tags)
+	tags := rank.TagSet(q.Tags)
 	v.mu.RLock()
 	defer v.mu.RUnlock()
 	succ := v.successors()

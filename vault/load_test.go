@@ -2,7 +2,6 @@ package vault
 
 import (
 	"bytes"
-	"fmt"
 	"os"
 	"path/filepath"
 	"slices"
@@ -198,34 +197,5 @@ func TestRefreshKeepsLastGoodVersionWhenBroken(t *testing.T) {
 	}
 	if _, err := v.Get("a"); err == nil {
 		t.Fatalf("deleted file still in the index")
-	}
-}
-
-func TestMergeTags(t *testing.T) {
-	t.Parallel()
-	many := make([]string, 40)
-	for i := range many {
-		many[i] = fmt.Sprintf("T%d", i%20) // each twice, past the map switch
-	}
-	wantMany := make([]string, 20)
-	for i := range wantMany {
-		wantMany[i] = fmt.Sprintf("T%d", i)
-	}
-	tests := []struct {
-		name  string
-		lists [][]string
-		want  []string
-	}{
-		{"none", nil, nil},
-		{"case and hash", [][]string{{"Go", "#go ", "redis"}, {"REDIS", "db"}}, []string{"Go", "redis", "db"}},
-		{"blank", [][]string{{"", "  ", "#"}}, nil},
-		{"many", [][]string{many, {"t3", "new"}}, append(wantMany, "new")},
-	}
-	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
-			if got := mergeTags(tt.lists...); !slices.Equal(got, tt.want) {
-				t.Errorf("mergeTags = %q, want %q", got, tt.want)
-			}
-		})
 	}
 }

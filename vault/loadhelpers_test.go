@@ -4,6 +4,7 @@ import (
 	"context"
 
 	"github.com/memvault/memvault/vault/load"
+	"github.com/memvault/memvault/vault/memory"
 	"github.com/memvault/memvault/vault/store"
 )
 
@@ -22,16 +23,16 @@ var (
 )
 
 // The caches' formats with the vault's codecs.
-func encodeHeaderCache(stamp string, entries []headerEntry) []byte {
-	return store.EncodeHeaders(stamp, entries, &headerCodec{})
+func encodeHeaderCache(stamp string, entries []memory.HeaderEntry) []byte {
+	return store.EncodeHeaders(stamp, entries, &memory.HeaderCodec{})
 }
 
-func decodeHeaderCache(data []byte, stamp string) ([]headerEntry, error) {
-	return store.DecodeHeaders(data, stamp, &headerCodec{})
+func decodeHeaderCache(data []byte, stamp string) ([]memory.HeaderEntry, error) {
+	return store.DecodeHeaders(data, stamp, &memory.HeaderCodec{})
 }
 
 func decodeIndexCache(data []byte, key string, maxSize int64) (*store.Cache[Memory], error) {
-	return store.DecodeIndex(data, key, maxSize, &memCodec{})
+	return store.DecodeIndex(data, key, maxSize, &memory.IndexCodec{})
 }
 
 // scan lists the memory files of the vault at dir.

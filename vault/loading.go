@@ -2,22 +2,21 @@ package vault
 
 import (
 	"context"
-	"encoding/hex"
 	"errors"
 	"time"
-	"unsafe"
 
 	"github.com/memvault/memvault/parser"
 	"github.com/memvault/memvault/vault/index"
 	"github.com/memvault/memvault/vault/load"
+	"github.com/memvault/memvault/vault/memory"
 	"github.com/memvault/memvault/vault/store"
-	"github.com/memvault/memvault/vault/title"
 )
 
 // Loading is vault/load's: the files listed, taken from the caches or
 // read, in one load whatever the mode. This file is the vault's side of
-// it: the rules a file's bytes become a memory by (memRules), the builder
-// of the vault's new state (loadSink) and the caches' codecs of a Memory.
+// it: the rules a file's bytes become a memory by (memRules, over
+// memory.Parse) and the builder of the vault's new state (loadSink); the
+// caches' codecs of a Memory are vault/memory's.
 
 // loaded is one file as the builder takes it: read now, taken from the
 // index cache, or from a snapshot's files.
@@ -57,10 +56,10 @@ type memRules struct{ v *Vault }
 // one as its last committed version that parses (labelled damaged);
 // served is then those bytes.
 func (r memRules) Parse(ctx context.Context, rel string, data []byte, modTime time.Time, ps *parser.Scratch) (m *Memory, diags []*Diagnostic, served []byte) {
-	m, diags = toMemoryScratch(rel, data, modTime, ps)
+	m, diags = memory.ParseScratch(rel, data, modTime, ps)
 	if m == nil && r.v.ports.committed != nil && len(diags) == 1 && errors.Is(diags[0].Err, ErrConflictMarkers) {
 		if head, err := r.v.ports.committed.ReadCommitted(ctx, rel); err == nil {
-			m, served = servedForMarkers(rel, head, data, modTime), head
+			m, served = memory.ServedForMarkers(rel, head, data, modTime), head
 		}
 	}
 	if d := damage(diags); d != nil {
@@ -75,12 +74,12 @@ func (memRules) Stale(m *Memory) bool      { return m.Stale }
 func (memRules) Conflicted(m *Memory) bool { return len(m.Conflicted) > 0 }
 
 func (memRules) Header(m *Memory) (*Memory, titleSig) {
-	h := m.header()
+	h := m.Header()
 	return h, newTitleSig(h.Title)
 }
 
-func (memRules) IndexCodec() store.Codec[Memory]             { return &memCodec{} }
-func (memRules) HeaderCodec() store.HeaderCodec[headerEntry] { return &headerCodec{} }
+func (memRules) IndexCodec() store.Codec[Memory]                    { return &memory.IndexCodec{} }
+func (memRules) HeaderCodec() store.HeaderCodec[memory.HeaderEntry] { return &memory.HeaderCodec{} }
 
 // loadSink builds the vault's new state from a load (see load.Sink).
 type loadSink struct {
@@ -129,7 +128,7 @@ func (s *loadSink) Entry(d index.DocID) *Memory {
 
 func (s *loadSink) UseIndex(ix *index.Index, built []*Memory) {
 	for _, m := range built {
-		m.text = "" // indexed: PlainText derives it again when needed
+		m.DropText() // indexed: PlainText derives it again when needed
 	}
 	s.v.mu.Lock()
 	s.v.ix = ix
@@ -161,133 +160,8 @@ func (v *Vault) loadAll(ctx context.Context, c *loadConfig) error {
 	return nil
 }
 
-// memCodec is the index cache's codec of a Memory: the fields its file
-// gave. It allocates the decoded memories' short hashes together.
-type memCodec struct {
-	hashes []byte
-}
-
-func (c *memCodec) Prepare(mems []Memory) {
-	c.hashes = make([]byte, len(mems)*hashLen)
-	for i := range mems { // numbers first: see load.readCachedFiles
-		mems[i].Version = 0
-	}
-}
-
-func (*memCodec) Body(m *Memory) *string { return &m.Body }
-
-func (*memCodec) Encode(w *store.Writer, m *Memory, off int) {
-	w.Str(m.ID)
-	w.Str(m.Title)
-	w.Uv(uint64(m.Layer))
-	w.Sv(int64(m.Importance))
-	w.Strs(m.Tags)
-	w.Strs(m.Aliases)
-	w.Tm(m.CreatedAt)
-	w.Tm(m.UpdatedAt)
-	w.Tm(m.EffectiveAt)
-	w.Tm(m.ExpiresAt)
-	w.Str(string(m.Status))
-	w.Strs(m.Supersedes)
-	w.Strs(m.Links)
-	w.Strs(m.Refs)
-	w.Tm(m.VerifiedAt)
-	w.Str(m.Source.Client)
-	w.Str(m.Source.Kind)
-	w.Sv(int64(m.Version))
-	w.Uv(uint64(off))
-	w.Uv(uint64(len(m.Body)))
-	w.Strs(m.WikiLinks)
-	w.Sv(int64(m.idLine))
-	w.Sv(int64(m.supersedesLine))
-	w.Sv(int64(m.linksLine))
-	w.Sv(int64(m.statusLine))
-}
-
-func (c *memCodec) Decode(r *store.Reader, i int, rec *store.Record[Memory], m *Memory) (off, n uint64) {
-	*m = Memory{ID: r.Str(), Title: r.Str(), Layer: Layer(r.Uv()), Importance: int(r.Sv()),
-		Tags: r.Strs(), Aliases: r.Strs(), CreatedAt: r.Tm(), UpdatedAt: r.Tm(), EffectiveAt: r.Tm(),
-		ExpiresAt: r.Tm(), Status: Status(r.Str()), Supersedes: r.Strs(), Links: r.Strs(), Refs: r.Strs(),
-		VerifiedAt: r.Tm(), Source: Source{Client: r.Str(), Kind: r.Str()}, Version: int(r.Sv())}
-	off, n = r.Uv(), r.Uv()
-	m.WikiLinks = r.Strs()
-	m.idLine, m.supersedesLine, m.linksLine, m.statusLine = int(r.Sv()), int(r.Sv()), int(r.Sv()), int(r.Sv())
-	if r.Err() != nil {
-		return 0, 0
-	}
-	if _, err := ParseStatus(string(m.Status)); err != nil || m.Status == "" || !m.Layer.Valid() || m.ID == "" {
-		r.Fail("record %q is not a memory the loader makes", rec.Rel)
-		return 0, 0
-	}
-	h := c.hashes[i*hashLen : (i+1)*hashLen]
-	hex.Encode(h, rec.Sum[:hashLen/2])
-	m.Path, m.Hash = rec.Rel, unsafe.String(&h[0], hashLen) // h never changes
-	return off, n
-}
-
-// header is a copy of m with what a headers-only vault keeps.
-func (m *Memory) header() *Memory {
-	return &Memory{ID: m.ID, Title: m.Title, Layer: m.Layer, Importance: m.Importance,
-		CreatedAt: m.CreatedAt, UpdatedAt: m.UpdatedAt, EffectiveAt: m.EffectiveAt, ExpiresAt: m.ExpiresAt,
-		Status: m.Status, Supersedes: m.Supersedes, Version: m.Version, Path: m.Path, idLine: m.idLine,
-		Damaged: m.Damaged, Redacted: m.Redacted}
-}
-
 // titledSig is a title's signature with the memory it was computed for.
 type titledSig struct {
 	mem *Memory
 	sig titleSig
-}
-
-// headerEntry is one file of the header cache.
-type headerEntry = load.Header[Memory, titleSig]
-
-// headerCodec is the header cache's codec of an entry: its stat key, its
-// memory's header fields and its title's signature. It allocates the
-// decoded memories together.
-type headerCodec struct {
-	mems []Memory
-}
-
-func (c *headerCodec) Prepare(n int) { c.mems = make([]Memory, n) }
-
-func (*headerCodec) Encode(w *store.Writer, e *headerEntry) {
-	m := e.Mem
-	w.Stat(e.Key)
-	w.Str(m.Path)
-	w.Str(m.ID)
-	w.Str(m.Title)
-	w.Uv(uint64(m.Layer))
-	w.Sv(int64(m.Importance))
-	w.Tm(m.CreatedAt)
-	w.Tm(m.UpdatedAt)
-	w.Tm(m.EffectiveAt)
-	w.Tm(m.ExpiresAt)
-	w.Str(string(m.Status))
-	w.Sv(int64(m.Version))
-	w.Uv(uint64(m.idLine))
-	w.Strs(m.Supersedes)
-	key, neg, toks := e.Sig.Parts()
-	w.Str(key)
-	w.Byte(byte(boolInt(neg)))
-	w.Strs(toks)
-}
-
-func (c *headerCodec) Decode(r *store.Reader, i int, e *headerEntry) {
-	m := &c.mems[i]
-	e.Key = r.Stat()
-	m.Path, m.ID, m.Title = r.Str(), r.Str(), r.Str()
-	m.Layer = Layer(r.Uv())
-	m.Importance = int(r.Sv())
-	m.CreatedAt, m.UpdatedAt, m.EffectiveAt, m.ExpiresAt = r.Tm(), r.Tm(), r.Tm(), r.Tm()
-	m.Status = Status(r.Str())
-	m.Version = int(r.Sv())
-	m.idLine = int(r.Uv())
-	m.Supersedes = r.Strs()
-	key, neg := r.Str(), false
-	if b := r.Bytes(1); b != nil {
-		neg = b[0] == 1
-	}
-	e.Sig = title.FromParts(key, neg, r.Strs())
-	e.Mem = m
 }

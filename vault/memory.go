@@ -1,15 +1,20 @@
 package vault
 
+// The memory model is vault/memory's: what a memory is and what a
+// file's bytes make. This file gives its names in vault, so that the
+// doors speak of vault.Memory and vault.Project as before, and declares
+// the vault's errors.
+
 import (
 	"fmt"
-	"maps"
-	"slices"
-	"strings"
+	"io"
 	"time"
 
 	"github.com/memvault/memvault/parser"
 	"github.com/memvault/memvault/vault/diskwrite"
 	"github.com/memvault/memvault/vault/fault"
+	"github.com/memvault/memvault/vault/memory"
+	"github.com/memvault/memvault/vault/store"
 )
 
 // Sentinel errors. Callers test them with errors.Is; messages carry details.
@@ -19,21 +24,21 @@ var (
 	ErrNotFound       = fault.New(fault.NotFound, "memory not found")
 	ErrConflict       = fault.New(fault.Conflict, "version conflict")
 	ErrInvalid        = diskwrite.ErrInvalid
-	ErrInvalidLayer   = fault.New(fault.Invalid, "invalid layer")
+	ErrInvalidLayer   = memory.ErrInvalidLayer
 	ErrReadOnly       = fault.New(fault.Refused, "vault is read-only")
 	ErrNoCommitter    = fault.New(fault.Internal, "vault has no committer")
 	ErrUnchanged      = fault.New(fault.Invalid, "nothing to change")
 	ErrMalformedFile  = fault.New(fault.Invalid, "memory file is malformed")
 	ErrDuplicateID    = fault.New(fault.Invalid, "duplicate memory id")
 	ErrOutsideVault   = diskwrite.ErrOutsideVault
-	ErrSupersedesSelf = fault.New(fault.Invalid, "a memory cannot supersede itself")
-	ErrSecret         = fault.New(fault.Secret, "secret detected")
+	ErrSupersedesSelf = memory.ErrSupersedesSelf
+	ErrSecret         = memory.ErrSecret
 	// ErrLinkedFile reports a memory file that is a symbolic link: it is
 	// never loaded.
 	ErrLinkedFile = fault.New(fault.Invalid, "linked memory file")
 	// ErrConflictMarkers reports a file holding git conflict markers: it
 	// is never loaded, written or committed as a memory.
-	ErrConflictMarkers = fault.New(fault.Conflict, "git conflict markers")
+	ErrConflictMarkers = memory.ErrConflictMarkers
 	// ErrDuplicate is wrapped by *DuplicateError: Remember found an active
 	// memory with the same or a near-identical title.
 	ErrDuplicate = fault.New(fault.Conflict, "a memory with this title exists")
@@ -59,201 +64,117 @@ var (
 	ErrHeadersOnly = fault.New(fault.Internal, "vault opened with headers only: no full-text index")
 )
 
-// ConflictedMarkers is the Memory.Conflicted label of a memory whose file
-// holds git conflict markers: what is served is its last committed
-// version.
-const ConflictedMarkers = "markers"
-
-// Status is a memory's lifecycle state.
-type Status string
-
-// The statuses a memory can have.
-const (
-	StatusActive     Status = "active"
-	StatusArchived   Status = "archived"
-	StatusSuperseded Status = "superseded"
+// The model's types and constants, as vault names them.
+type (
+	// Memory is one memory as loaded from its file (memory.Memory).
+	Memory = memory.Memory
+	// Status is a memory's lifecycle state.
+	Status = memory.Status
+	// Source records who wrote a memory.
+	Source = memory.Source
+	// Layer is a memory's lifetime class, L1 (transient) to L5 (meta).
+	Layer = memory.Layer
+	// Diagnostic is a problem found in a vault file, with its place.
+	Diagnostic = parser.Error
 )
 
-// ParseStatus validates a status as written in front matter; "" is active.
-func ParseStatus(s string) (Status, error) {
-	switch Status(s) {
-	case "", StatusActive:
-		return StatusActive, nil
-	case StatusArchived, StatusSuperseded:
-		return Status(s), nil
+// The layers, statuses and limits of the model.
+const (
+	Transient  = memory.Transient
+	ShortTerm  = memory.ShortTerm
+	Project    = memory.Project
+	Preference = memory.Preference
+	Meta       = memory.Meta
+
+	StatusActive     = memory.StatusActive
+	StatusArchived   = memory.StatusArchived
+	StatusSuperseded = memory.StatusSuperseded
+	// ConflictedMarkers is the Memory.Conflicted label of a memory whose
+	// file holds git conflict markers.
+	ConflictedMarkers = memory.ConflictedMarkers
+
+	MaxIDLen          = memory.MaxIDLen
+	MaxEchoedID       = memory.MaxEchoedID
+	MaxRefs           = memory.MaxRefs
+	MaxRefGlobstars   = memory.MaxRefGlobstars
+	MaxRefBytes       = memory.MaxRefBytes
+	ProtectionPeriod  = memory.ProtectionPeriod
+	NoDecayImportance = memory.NoDecayImportance
+)
+
+// ParseLayer is memory.ParseLayer.
+func ParseLayer(s string) (Layer, error) { return memory.ParseLayer(s) }
+
+// AllLayers is memory.AllLayers.
+func AllLayers() []Layer { return memory.AllLayers() }
+
+// ParseStatus is memory.ParseStatus.
+func ParseStatus(s string) (Status, error) { return memory.ParseStatus(s) }
+
+// ParseState is memory.ParseState.
+func ParseState(s string) (Status, error) { return memory.ParseState(s) }
+
+// ParseInstant is memory.ParseInstant.
+func ParseInstant(s string) (time.Time, error) { return memory.ParseInstant(s) }
+
+// Labels is memory.Labels.
+func Labels(damaged, redacted string) []string { return memory.Labels(damaged, redacted) }
+
+// IsETag is memory.IsETag.
+func IsETag(s string) bool { return memory.IsETag(s) }
+
+// OnlyConfirmed is memory.OnlyConfirmed.
+func OnlyConfirmed(before, after *Memory) bool { return memory.OnlyConfirmed(before, after) }
+
+// NewULID is memory.NewULID.
+func NewULID(t time.Time, entropy io.Reader) (string, error) { return memory.NewULID(t, entropy) }
+
+// ValidateID is memory.ValidateID.
+func ValidateID(id string) error { return memory.ValidateID(id) }
+
+// ShortID is memory.ShortID.
+func ShortID(id string) string { return memory.ShortID(id) }
+
+// Slug is memory.Slug.
+func Slug(title string) string { return memory.Slug(title) }
+
+// DerivedID is memory.DerivedID.
+func DerivedID(rel string) string { return memory.DerivedID(rel) }
+
+// HoldsSecret is memory.HoldsSecret: the rule every door applies before
+// it shows a memory to anyone.
+func HoldsSecret(m *Memory) bool { return memory.HoldsSecret(m) }
+
+// Weight is memory.Weight: the non-relevance part of a memory's score.
+func Weight(m *Memory, at time.Time) float64 { return memory.Weight(m, at) }
+
+// IsMemoryPath reports whether a vault-relative slash path names a memory
+// file: a .md file, no dot-file or dot-folder on the way, not the root
+// README.md. The watcher uses it to ignore everything else.
+func IsMemoryPath(rel string) bool { return store.IsMemoryPath(rel) }
+
+// StaleError refuses an update prepared against a content the memory no
+// longer has: its version (Expected is a number) or its etag (Expected is
+// an etag) is not the one the caller read. It wraps ErrConflict and names
+// what the memory is at now, so the caller can read it again.
+type StaleError struct {
+	ID string
+	// Expected is the version or etag the caller gave.
+	Expected string
+	// ByETag is set when Expected is an etag.
+	ByETag bool
+	// Version and ETag are the memory's current ones.
+	Version int
+	ETag    string
+}
+
+func (e *StaleError) Error() string {
+	if e.ByETag {
+		return fmt.Sprintf("%v: %s is at etag %s (version %d), not %s: it changed since you read it (a merge can keep the version number); get it again and reapply your change",
+			ErrConflict, e.ID, e.ETag, e.Version, e.Expected)
 	}
-	return "", fmt.Errorf("%w: unknown status %q (want active|archived|superseded)", ErrInvalid, s)
+	return fmt.Sprintf("%v: %s is at version %d (etag %s), not %s; get it again and reapply your change", ErrConflict, e.ID, e.Version, e.ETag, e.Expected)
 }
 
-// Source records who wrote a memory.
-type Source struct {
-	Client string `json:"client,omitempty"` // claude-code, cursor, cli, ...
-	Kind   string `json:"kind,omitempty"`   // manual, auto, import
-}
-
-// Memory is one memory as loaded from its file. Values are snapshots: the
-// vault never mutates a Memory it has handed out.
-type Memory struct {
-	ID          string    `json:"id"`
-	Title       string    `json:"title"`
-	Layer       Layer     `json:"-"`
-	Importance  int       `json:"importance"`
-	Tags        []string  `json:"tags,omitempty"`
-	Aliases     []string  `json:"aliases,omitempty"`
-	CreatedAt   time.Time `json:"created_at"`
-	UpdatedAt   time.Time `json:"updated_at"`
-	EffectiveAt time.Time `json:"effective_at,omitzero"` // zero: in force since creation
-	ExpiresAt   time.Time `json:"expires_at,omitzero"`   // zero: never (after layer defaults are applied)
-	Status      Status    `json:"status"`
-	Supersedes  []string  `json:"supersedes,omitempty"`
-	Links       []string  `json:"links,omitempty"`
-	// Refs name the code the memory is about (paths, "dir/", globs,
-	// "path#Symbol"), repository-relative; see vault/staleness.
-	Refs []string `json:"refs,omitempty"`
-	// VerifiedAt is when someone last confirmed the memory still holds;
-	// zero when never.
-	VerifiedAt time.Time `json:"verified_at,omitzero"`
-	Source     Source    `json:"source,omitzero"`
-	Version    int       `json:"version"`
-
-	// Body is the Markdown body exactly as in the file; PlainText is its
-	// plain text as indexed.
-	Body string `json:"body"`
-	// Path is the file's path relative to the vault root, with slashes.
-	Path string `json:"path"`
-	// WikiLinks are the [[targets]] named in the body, as written;
-	// Vault.Related resolves them to memories.
-	WikiLinks []string `json:"wiki_links,omitempty"`
-	// Stale is set when the file on disk no longer parses and this is the
-	// last good version, kept searchable until the file is fixed.
-	Stale bool `json:"stale,omitempty"`
-	// Damaged is set when the file on disk does not parse and this is its
-	// last committed version that did: the file's problem as
-	// "path:line: what". Every door shows it (see Labels).
-	Damaged string `json:"damaged,omitempty"`
-	// Redacted is set when the file holds a secret (committed by hand or
-	// with --no-verify, pulled from a teammate): every secret in what is
-	// served is replaced by "[REDACTED:rule]", and Redacted names the file
-	// and the findings as "path:line: what". Every door shows it.
-	Redacted string `json:"redacted,omitempty"`
-	// Conflicted names what a git merge found both sides changing
-	// differently (front-matter keys, "body"): the file keeps one side and
-	// records the other in its conflict entry until someone resolves it.
-	// A file holding git's conflict markers is never loaded as a memory;
-	// its last committed version is, with Conflicted set to "markers".
-	Conflicted []string `json:"conflicted,omitempty"`
-	// ConflictTheirs holds the other side's values of what Conflicted
-	// names, from the file's conflict entry ("body" for the body); a name
-	// without a value was deleted on that side.
-	ConflictTheirs map[string]string `json:"conflict_theirs,omitempty"`
-	// Hash identifies the file bytes this memory was read from (see
-	// contentHash).
-	Hash string `json:"-"`
-
-	idLine         int // file line of the id field, for diagnostics
-	supersedesLine int // file line of the supersedes field, for diagnostics
-	linksLine      int // file line of the links field, for diagnostics
-	statusLine     int // file line of the status field, for diagnostics
-	// text is the plain text of the parse that made this memory, until
-	// the memory is indexed; a vault then drops it (see PlainText).
-	text string
-}
-
-// PlainText returns the memory's body as the index sees it: plain text,
-// without Markdown syntax, and without a first heading that repeats the
-// title. A vault does not keep it for every memory (in a large vault it
-// was a large part of the heap; docs/performance.md, "Figures behind the
-// code's comments"): it derives it from Body when a snippet or a
-// comparison needs it, which is a parse of one body.
-func (m *Memory) PlainText() string {
-	if m.text != "" || m.Body == "" {
-		return m.text
-	}
-	return plainText(parser.ParseBody([]byte(m.Body)), m.Title)
-}
-
-// plainText is the indexed text of a parsed body: its text without a
-// first heading that repeats the title (it would otherwise lead every
-// snippet).
-func plainText(b parser.Body, title string) string {
-	if h := strings.TrimSpace(b.Heading); h != "" && h == title {
-		return strings.TrimLeft(strings.TrimPrefix(b.Text, h), "\n ")
-	}
-	return b.Text
-}
-
-// InForce reports whether the memory's rule applies at t: it has been
-// created, its effective_at has come, and it has not expired.
-func (m *Memory) InForce(t time.Time) bool {
-	if !m.EffectiveAt.IsZero() && t.Before(m.EffectiveAt) {
-		return false
-	}
-	if !m.ExpiresAt.IsZero() && !t.Before(m.ExpiresAt) {
-		return false
-	}
-	return true
-}
-
-// Labels are the warnings every door shows with m, where it shows m:
-// "damaged: path:line: what" when its file does not parse and m is its
-// last version that did, "redacted: path:line: what" when its file holds
-// a secret that m shows redacted. None for a memory served as its file
-// holds it.
-func (m *Memory) Labels() []string { return Labels(m.Damaged, m.Redacted) }
-
-// Labels is Memory.Labels of a memory's Damaged and Redacted, for a door
-// that holds a view of it.
-func Labels(damaged, redacted string) []string {
-	var out []string
-	if damaged != "" {
-		out = append(out, "damaged: "+damaged)
-	}
-	if redacted != "" {
-		out = append(out, "redacted: "+redacted)
-	}
-	return out
-}
-
-// clone returns a deep copy so callers can't alias the vault's slices.
-func (m *Memory) clone() *Memory {
-	c := *m
-	c.Tags = append([]string(nil), m.Tags...)
-	c.Aliases = append([]string(nil), m.Aliases...)
-	c.Supersedes = append([]string(nil), m.Supersedes...)
-	c.Links = append([]string(nil), m.Links...)
-	c.Refs = append([]string(nil), m.Refs...)
-	c.WikiLinks = append([]string(nil), m.WikiLinks...)
-	c.Conflicted = append([]string(nil), m.Conflicted...)
-	c.ConflictTheirs = maps.Clone(m.ConflictTheirs)
-	return &c
-}
-
-// States lists the states a memory can be in at an instant, as
-// Result.State and ListQuery.Statuses name them: the statuses a file may
-// declare, then expired and future (not yet effective).
-func States() []Status {
-	return []Status{StatusActive, StatusArchived, StatusSuperseded, "expired", "future"}
-}
-
-// ParseState validates a state a caller asks for, case aside.
-func ParseState(s string) (Status, error) {
-	st := Status(strings.ToLower(strings.TrimSpace(s)))
-	if !slices.Contains(States(), st) {
-		return "", fmt.Errorf("%w: unknown state %q (want active|archived|superseded|expired|future)", ErrInvalid, s)
-	}
-	return st, nil
-}
-
-// ParseInstant reads an instant as people and models write one in a
-// query or a flag: RFC 3339 (2026-12-01T09:00:00Z), the same without a
-// zone or seconds (read as UTC), or a plain date (midnight UTC). The
-// result is in UTC.
-func ParseInstant(s string) (time.Time, error) {
-	s = strings.TrimSpace(s)
-	for _, layout := range []string{time.RFC3339Nano, "2006-01-02T15:04:05", "2006-01-02T15:04", time.DateOnly} {
-		if t, err := time.Parse(layout, s); err == nil {
-			return t.UTC(), nil
-		}
-	}
-	return time.Time{}, fmt.Errorf("%q is not an RFC3339 instant (2026-12-01T09:00:00Z) or a date (2026-12-01)", s)
-}
+// Unwrap makes a StaleError an ErrConflict.
+func (e *StaleError) Unwrap() error { return ErrConflict }

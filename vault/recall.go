@@ -1,10 +1,8 @@
 package vault
 
 import (
-	"cmp"
 	"context"
 	"fmt"
-	"math"
 	"slices"
 	"sort"
 	"strings"
@@ -12,33 +10,50 @@ import (
 
 	"github.com/memvault/memvault/vault/fault"
 	"github.com/memvault/memvault/vault/index"
+	"github.com/memvault/memvault/vault/memory"
+	"github.com/memvault/memvault/vault/rank"
 )
 
 // Ranking constants; docs/ranking.md explains each one.
 const (
+	// poolFactor x limit (at least minPool) candidates are ranked before
+	// the structure rules reorder them and the tail is cut.
+	poolFactor = 2
+	minPool    = 16
 	// DefaultLimit is the number of results when a query sets none.
 	DefaultLimit = 8
 	// DefaultSnippetRunes is the snippet size around the best match.
 	DefaultSnippetRunes = 150
-	// ProtectionPeriod is how long after creation an L3/L4 memory does not
-	// decay at all.
-	ProtectionPeriod = 45 * 24 * time.Hour
-	// NoDecayImportance is the importance from which L3/L4 memories never
-	// decay.
-	NoDecayImportance = 8
-	// importanceStep is the boost per importance point around 5; the boost
-	// is bounded to [0.9, 1.125] so relevance always dominates.
-	importanceStep = 0.025
-	// conflictTitleOverlap is the title token overlap (Jaccard) that makes
-	// two results rivals on its own; with a shared tag, rivalTagOverlap.
-	conflictTitleOverlap = 0.5
-	rivalTagOverlap      = 0.2
-	// Rules written in different languages share few title tokens; a
-	// mostly shared tag set (Jaccard >= sameTopicTags, at least two tags)
-	// with a little title overlap marks them as rivals too.
-	sameTopicTags       = 0.5
-	sameTopicTitleFloor = 0.1
 )
+
+// The ranking's names in vault (vault/rank decides the order and the
+// cut).
+type (
+	// Result is one recalled memory with why it ranks where it does.
+	Result = rank.Result
+	// Ref names another memory.
+	Ref = rank.Ref
+	// Adjustment is one structure rule applied to a result after the
+	// text ranked it.
+	Adjustment = rank.Adjustment
+)
+
+// Match strengths (Result.Match) and the structure rules an Adjustment
+// names.
+const (
+	MatchStrong         = rank.MatchStrong
+	MatchWeak           = rank.MatchWeak
+	AdjustLink          = rank.AdjustLink
+	AdjustSupersession  = rank.AdjustSupersession
+	AdjustNearDuplicate = rank.AdjustNearDuplicate
+	AdjustCrossVault    = rank.AdjustCrossVault
+)
+
+// RivalPairsOf is rank.RivalPairsOf: the rival rules among candidate
+// pairs of memories.
+func RivalPairsOf(ms []*Memory, candidates [][2]int) [][2]int {
+	return rank.RivalPairsOf(ms, candidates)
+}
 
 // Query asks the vault for memories.
 type Query struct {
@@ -64,103 +79,31 @@ type Query struct {
 	MinImportance int
 }
 
-// Ref names another memory.
-type Ref struct {
-	ID    string `json:"id"`
-	Title string `json:"title"`
-}
-
-// Result is one recalled memory with why it ranks where it does.
-type Result struct {
-	Memory    *Memory `json:"memory"`
-	Score     float64 `json:"score"`
-	Relevance float64 `json:"relevance"`
-	Snippet   string  `json:"snippet"`
-	// State is the memory's state at the query instant: active, archived,
-	// superseded, expired or future.
-	State string `json:"state"`
-	// Supersedes names the memories this one replaces.
-	Supersedes []Ref `json:"supersedes,omitempty"`
-	// SupersededBy names the in-force memories that replace this one
-	// (only with IncludeInactive).
-	SupersededBy []Ref `json:"superseded_by,omitempty"`
-	// PossibleConflict lists the ids of other results that look like rival
-	// rules on the same subject, neither superseding the other.
-	PossibleConflict []string `json:"possible_conflict,omitempty"`
-	// Match is MatchStrong or MatchWeak: how well the memory answers the
-	// query. Empty for a query without text (a list of recent memories).
-	Match string `json:"match,omitempty"`
-	// MatchReason says why a weak result is weak ("matches 1 of 3 query
-	// concepts") or what lifted it ("linked from ...").
-	MatchReason string `json:"match_reason,omitempty"`
-	// Coverage is the rarity-weighted share of the query's concepts the
-	// memory matched (typed words, identifiers, Chinese words, each
-	// directly or through a translation); Matched of Concepts counts them.
-	Coverage float64 `json:"coverage,omitempty"`
-	Matched  int     `json:"matched,omitempty"`
-	Concepts int     `json:"concepts,omitempty"`
-	// Explain says why the memory matched (with Query.Explain); its
-	// Format method writes it as text.
-	Explain *index.Explanation `json:"explain,omitempty"`
-	// Adjustments are the structure rules that changed the result's score
-	// or place after the text ranked it (links, supersession,
-	// near-duplicates, ranking across vaults), in the order they applied.
-	Adjustments []Adjustment `json:"adjustments,omitempty"`
-
-	linked bool    // a strong match links to it: kept below the tail cut
-	norm   float64 // index.Hit.Norm, for the strength analysis in eval_test.go
-	// snip holds what the snippet needs until the result survives the
-	// cut (a pooled recall leaves the snippet to its Set): each snippet
-	// parses the memory's body (see Memory.PlainText).
-	snip *snipSpec
-}
-
-// The structure rules an Adjustment names.
-const (
-	AdjustLink          = "link"
-	AdjustSupersession  = "supersession"
-	AdjustNearDuplicate = "near-duplicate"
-	AdjustCrossVault    = "cross-vault"
-)
-
-// Adjustment is one structure rule applied to a result after the text
-// ranked it.
-type Adjustment struct {
-	// Rule is AdjustLink, AdjustSupersession, AdjustNearDuplicate or
-	// AdjustCrossVault.
-	Rule string `json:"rule"`
-	// Factor multiplied the score; 0 when the rule set the score or only
-	// moved the result.
-	Factor float64 `json:"factor,omitempty"`
-	// Note says what the rule did, for people.
-	Note string `json:"note"`
-}
-
 // Recall ranks memories for q: relevance x layer weight x time decay x a
 // bounded importance boost, after the time, status, layer and tag filters.
 // An empty query text lists the most recently updated memories. Recall
 // takes q as it is, for callers inside the program (a title to dedupe,
 // an evaluation query); a query from outside goes through RecallContext
 // or Set.Recall, which refuse one past the limits.
-func (v *Vault) Recall(q Query) []Result { return v.recall(q, defaultCut) }
+func (v *Vault) Recall(q Query) []Result { return v.recall(q, rank.DefaultCut()) }
 
 // recall is Recall with the given strength and cut rules.
-func (v *Vault) recall(q Query, cut cutRules) []Result {
+func (v *Vault) recall(q Query, cut rank.Cut) []Result {
 	out, _ := v.rank(context.Background(), q, cut, false)
 	return out
 }
 
 // recallContext is recall that stops with ctx's error once ctx is done
 // (see RecallContext); it does not check the query's size.
-func (v *Vault) recallContext(ctx context.Context, q Query, cut cutRules) ([]Result, error) {
+func (v *Vault) recallContext(ctx context.Context, q Query, cut rank.Cut) ([]Result, error) {
 	return v.rank(ctx, q, cut, false)
 }
 
 // rank is recallContext. With pooled, the results of a query text are the
 // whole ranked pool, neither labelled strong or weak nor cut, without
 // explanations or conflicts: Set.Recall merges the pools of its vaults and
-// decides those once, on the merged list (finishText).
-func (v *Vault) rank(ctx context.Context, q Query, cut cutRules, pooled bool) ([]Result, error) {
+// decides those once, on the merged list (rank.Finish).
+func (v *Vault) rank(ctx context.Context, q Query, cut rank.Cut, pooled bool) ([]Result, error) {
 	if err := ctx.Err(); err != nil {
 		return nil, err
 	}
@@ -176,7 +119,7 @@ func (v *Vault) rank(ctx context.Context, q Query, cut cutRules, pooled bool) ([
 	if snippetRunes <= 0 {
 		snippetRunes = DefaultSnippetRunes
 	}
-	tags := tagSet(q.Tags)
+	tags := rank.TagSet(q.Tags)
 
 	v.mu.RLock()
 	defer v.mu.RUnlock()
@@ -209,7 +152,7 @@ func (v *Vault) rank(ctx context.Context, q Query, cut cutRules, pooled bool) ([
 				return 0
 			}
 			return rel * Weight(m, at)
-		}, MaxWeight: maxWeight()})
+		}, MaxWeight: memory.MaxWeight()})
 		if err != nil {
 			return nil, err
 		}
@@ -220,16 +163,15 @@ func (v *Vault) rank(ctx context.Context, q Query, cut cutRules, pooled bool) ([
 	for _, h := range hits {
 		m := v.entries[h.ID]
 		state, _ := keep(h.ID, m)
-		out = append(out, Result{Memory: m, Score: h.Score, Relevance: h.Relevance, State: state,
-			Coverage: h.Coverage, Matched: h.Matched, Concepts: h.Concepts, norm: h.Norm})
+		out = append(out, rank.FromHit(m, state, h))
 		terms[m] = h.Terms
 	}
 	if text {
 		out = v.linkEvidenceLocked(out, q.Text, keep, at, cut)
-		sortResults(out)
-		out = successorsFirst(out)
+		rank.Sort(out)
+		out = rank.SuccessorsFirst(out)
 		if !pooled {
-			out = finishText(out, cut, limit, nil)
+			out = rank.Finish(out, cut, limit, nil)
 		}
 	}
 	for i := range out {
@@ -239,7 +181,7 @@ func (v *Vault) rank(ctx context.Context, q Query, cut cutRules, pooled bool) ([
 			r.Explain = v.ix.Explain(q.Text, v.byID[m.ID])
 		}
 		if pooled && text {
-			r.snip = &snipSpec{terms: terms[m], runes: snippetRunes}
+			r.DeferSnippet(terms[m], snippetRunes)
 		} else {
 			r.Snippet = index.Snippet(m.PlainText(), terms[m], snippetRunes)
 		}
@@ -247,49 +189,9 @@ func (v *Vault) rank(ctx context.Context, q Query, cut cutRules, pooled bool) ([
 		r.Memory, r.Supersedes, r.SupersededBy = base.Memory, base.Supersedes, base.SupersededBy
 	}
 	if !(pooled && text) {
-		markConflicts(out)
+		rank.MarkConflicts(out)
 	}
 	return out, nil
-}
-
-// snipSpec is a snippet still to be made: the matched terms and its size.
-type snipSpec struct {
-	terms []string
-	runes int
-}
-
-// fillSnippet makes the snippet a pooled recall left for later; texts
-// remembers the texts' analyses across calls (nil: nothing).
-func (r *Result) fillSnippet(texts *textMemo) {
-	if r.snip != nil {
-		r.Snippet = texts.snippet(r.Memory, r.snip.terms, r.snip.runes)
-		r.snip = nil
-	}
-}
-
-// finishText labels the ranked results of a query text strong or weak,
-// cuts the tail, keeps near-duplicates apart, lists the strong results
-// before the weak ones (each group in rank order: a result that scores
-// high on few of the query's concepts never comes above an answer) and
-// cuts the list to limit.
-func finishText(rs []Result, cut cutRules, limit int, texts *textMemo) []Result {
-	rs = cut.classify(rs)
-	rs = spreadNearDuplicates(rs, texts)
-	slices.SortStableFunc(rs, func(a, b Result) int {
-		return cmp.Compare(strength(a), strength(b))
-	})
-	if len(rs) > limit {
-		rs = rs[:limit]
-	}
-	return rs
-}
-
-// strength orders strong results before weak ones.
-func strength(r Result) int {
-	if r.Match == MatchStrong {
-		return 0
-	}
-	return 1
 }
 
 // explain is index.Explain for the memory id in v; nil when v does not
@@ -304,17 +206,8 @@ func (v *Vault) explain(text, id string) *index.Explanation {
 	return v.ix.Explain(text, d)
 }
 
-// tagSet is the set of tags a query asks for, as hasAnyTag compares them.
-func tagSet(tags []string) map[string]bool {
-	out := make(map[string]bool, len(tags))
-	for _, t := range tags {
-		out[strings.ToLower(strings.TrimPrefix(strings.TrimSpace(t), "#"))] = true
-	}
-	return out
-}
-
 // selects reports whether m passes q's layer, since and tag filters; tags
-// is tagSet(q.Tags).
+// is rank.TagSet(q.Tags).
 func (q Query) selects(m *Memory, tags map[string]bool) bool {
 	switch {
 	case m == nil, len(q.Layers) > 0 && !slices.Contains(q.Layers, m.Layer):
@@ -339,7 +232,7 @@ func (v *Vault) stateLocked(id index.DocID, m *Memory, at time.Time, succ map[st
 // resultLocked is m's result in state: the memories it supersedes and,
 // with successors, the in-force ones that supersede it. Caller holds v.mu.
 func (v *Vault) resultLocked(m *Memory, state string, at time.Time, succ map[string][]string, successors bool) Result {
-	r := Result{Memory: m.clone(), State: state}
+	r := Result{Memory: m.Clone(), State: state}
 	for _, id := range m.Supersedes {
 		r.Supersedes = append(r.Supersedes, v.refLocked(id))
 	}
@@ -351,56 +244,6 @@ func (v *Vault) resultLocked(m *Memory, state string, at time.Time, succ map[str
 		}
 	}
 	return r
-}
-
-// Weight is the non-relevance part of a memory's score at instant at:
-// layer weight x time decay x importance boost. docs/ranking.md has the
-// formula.
-func Weight(m *Memory, at time.Time) float64 {
-	return layerInfo[m.Layer].weight * Decay(m, at) * ImportanceBoost(m.Importance)
-}
-
-// maxWeight bounds Weight for every memory at any instant: the largest
-// layer weight, no decay, the largest importance boost. The small margin
-// covers rounding in the product, so the index can prune with it safely.
-func maxWeight() float64 {
-	w := 0.0
-	for _, l := range layerInfo {
-		w = max(w, l.weight)
-	}
-	return w * ImportanceBoost(10) * (1 + 1e-9)
-}
-
-// ImportanceBoost maps importance 1..10 to a factor in [0.9, 1.125].
-func ImportanceBoost(importance int) float64 {
-	return 1 + importanceStep*float64(min(10, max(1, importance))-5)
-}
-
-// Decay is the time factor of a memory at instant at: 1 while fresh,
-// halving every layer half-life from its last update, never below the
-// layer's floor. L3/L4 memories do not decay during the protection period
-// after creation, nor ever at importance >= NoDecayImportance; L5 never
-// decays.
-func Decay(m *Memory, at time.Time) float64 {
-	info := layerInfo[m.Layer]
-	if info.halfLife == 0 {
-		return 1
-	}
-	from := m.UpdatedAt
-	if m.Layer == Project || m.Layer == Preference {
-		if m.Importance >= NoDecayImportance {
-			return 1
-		}
-		if p := m.CreatedAt.Add(ProtectionPeriod); p.After(from) {
-			from = p
-		}
-	}
-	age := at.Sub(from)
-	if age <= 0 {
-		return 1
-	}
-	f := math.Exp2(-float64(age) / float64(info.halfLife))
-	return info.floor + (1-info.floor)*f
 }
 
 // stateAt is a memory's state at instant at. A superseded memory whose
@@ -538,134 +381,6 @@ func hasAnyTag(m *Memory, want map[string]bool) bool {
 	return false
 }
 
-// markConflicts flags pairs of active results that look like rival rules
-// on one subject: strongly overlapping titles, or a shared tag with some
-// title overlap, and neither superseding the other. Only L3 decisions and
-// L4 preferences are rules; L1/L2 notes are task state and L5 notes are
-// indexes, so they never conflict.
-func markConflicts(rs []Result) {
-	ms := make([]*Memory, len(rs))
-	for i := range rs {
-		ms[i] = rs[i].Memory
-	}
-	active := func(i, j int) bool {
-		return rs[i].State == string(StatusActive) && rs[j].State == string(StatusActive)
-	}
-	for _, p := range RivalPairs(ms, active) {
-		i, j := p[0], p[1]
-		rs[i].PossibleConflict = append(rs[i].PossibleConflict, ms[j].ID)
-		rs[j].PossibleConflict = append(rs[j].PossibleConflict, ms[i].ID)
-	}
-}
-
-// RivalPairs returns the pairs (i, j), i < j, of ms that look like rival
-// rules on one subject by the criteria Recall uses for PossibleConflict,
-// among the pairs consider lets through: both are rules (L3 decisions or
-// L4 preferences), neither supersedes the other, and their titles overlap
-// strongly, or they share a tag and their titles overlap somewhat, or
-// (rules in two languages) they share most tags and their titles a little.
-// It does not look at status or dates: consider picks the rules in force,
-// for example among results from two vaults. Each title is analysed once.
-func RivalPairs(ms []*Memory, consider func(i, j int) bool) [][2]int {
-	rivals := rivalTest(ms)
-	var out [][2]int
-	for i := range ms {
-		for j := i + 1; j < len(ms); j++ {
-			if consider(i, j) && rivals(i, j) {
-				out = append(out, [2]int{i, j})
-			}
-		}
-	}
-	return out
-}
-
-// rivalPair applies RivalPairs' criteria to a and b, whose title token
-// sets are ta and tb.
-func rivalPair(ta, tb map[string]bool, a, b *Memory) bool {
-	if !isRuleLayer(a.Layer) || !isRuleLayer(b.Layer) ||
-		slices.Contains(a.Supersedes, b.ID) || slices.Contains(b.Supersedes, a.ID) {
-		return false
-	}
-	overlap := jaccard(ta, tb)
-	shared, tagJ := tagOverlap(a, b)
-	return overlap >= conflictTitleOverlap || (overlap >= rivalTagOverlap && shared > 0) ||
-		(overlap >= sameTopicTitleFloor && shared >= 2 && tagJ >= sameTopicTags)
-}
-
-func tokenSet(s string) map[string]bool {
-	set := map[string]bool{}
-	for _, t := range index.Tokenize(s) {
-		set[t] = true
-	}
-	return set
-}
-
-func jaccard(a, b map[string]bool) float64 {
-	if len(a) == 0 || len(b) == 0 {
-		return 0
-	}
-	inter := 0
-	for t := range a {
-		if b[t] {
-			inter++
-		}
-	}
-	return float64(inter) / float64(len(a)+len(b)-inter)
-}
-
-// tagOverlap counts the tags two memories share (case-insensitively) and
-// the Jaccard index of their tag sets.
-func tagOverlap(a, b *Memory) (shared int, jac float64) {
-	for _, x := range a.Tags {
-		for _, y := range b.Tags {
-			if strings.EqualFold(x, y) {
-				shared++
-				break
-			}
-		}
-	}
-	if union := len(a.Tags) + len(b.Tags) - shared; union > 0 {
-		jac = float64(shared) / float64(union)
-	}
-	return shared, jac
-}
-
-func isRuleLayer(l Layer) bool { return l == Project || l == Preference }
-
-// Norm is the result's text relevance divided by that of an ideal match
-// for the query (index.Hit.Norm): how fully the memory's text answers the
-// words typed, whatever the layer, age and importance. 0 for a query
-// without text.
-func (r Result) Norm() float64 { return r.norm }
-
-// RivalPairsOf is RivalPairs for the candidate pairs (i, j), i < j, of ms
-// only, in their order. Every one of RivalPairs' criteria needs the two
-// titles to share an index term, so a check over a whole vault can pair
-// the memories whose titles share one (few) and leave the rest (most)
-// unread, instead of weighing every pair.
-func RivalPairsOf(ms []*Memory, candidates [][2]int) [][2]int {
-	rivals := rivalTest(ms)
-	var out [][2]int
-	for _, p := range candidates {
-		if rivals(p[0], p[1]) {
-			out = append(out, p)
-		}
-	}
-	return out
-}
-
-// rivalTest is rivalPair over ms by index, analysing each title once.
-func rivalTest(ms []*Memory) func(i, j int) bool {
-	toks := make([]map[string]bool, len(ms))
-	title := func(i int) map[string]bool {
-		if toks[i] == nil {
-			toks[i] = tokenSet(ms[i].Title)
-		}
-		return toks[i]
-	}
-	return func(i, j int) bool { return rivalPair(title(i), title(j), ms[i], ms[j]) }
-}
-
 // Limits on a recall query. A query is a question, a sentence or a
 // pasted paragraph; the index searches its 64 heaviest terms and tracks
 // 32 of its concepts, so a longer text adds work, not answers. The caps
@@ -723,5 +438,33 @@ func (v *Vault) RecallContext(ctx context.Context, q Query) ([]Result, error) {
 	if err := CheckQuery(q.Text); err != nil {
 		return nil, fmt.Errorf("recall: %w", err)
 	}
-	return v.recallContext(ctx, q, defaultCut)
+	return v.recallContext(ctx, q, rank.DefaultCut())
+}
+
+// linkEvidenceLocked is rank.LinkEvidence over v's memories: keep says
+// which the query keeps, in which state. Caller holds v.mu for reading.
+func (v *Vault) linkEvidenceLocked(rs []Result, query string, keep func(index.DocID, *Memory) (string, bool), at time.Time, cut rank.Cut) []Result {
+	return rank.LinkEvidence(rs, query, at, cut, v.linkedIDsLocked, func(id string) (*Memory, string, bool) {
+		d, ok := v.byID[id]
+		if !ok {
+			return nil, "", false
+		}
+		m := v.entries[d]
+		state, ok := keep(d, m)
+		return m, state, ok
+	})
+}
+
+// linkedIDsLocked resolves m's front-matter links and wiki links to ids.
+func (v *Vault) linkedIDsLocked(m *Memory) []string {
+	ids := slices.Clone(m.Links)
+	if len(m.WikiLinks) > 0 {
+		names := v.namesRLocked()
+		for _, w := range m.WikiLinks {
+			if d, ok := names[strings.ToLower(strings.TrimSpace(w))]; ok {
+				ids = append(ids, v.entries[d].ID)
+			}
+		}
+	}
+	return ids
 }

@@ -6,93 +6,11 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
-	"strings"
 
 	"github.com/memvault/memvault/parser"
-	"github.com/memvault/memvault/vault/diskwrite"
+	"github.com/memvault/memvault/vault/fault"
+	"github.com/memvault/memvault/vault/memory"
 )
-
-// Limits on a memory's refs. Every ref costs work in each staleness check
-// of the memory (matching every changed path of every commit walked), so
-// the caps keep one memory's share of that work small whatever its file
-// says (docs/hardening.md). A write past them is refused with an error
-// naming the limit; a file past them is loaded with the refs that fit,
-// and lint names the rest.
-const (
-	// MaxRefs is the most refs one memory may have: far more than the
-	// few files a memory is about.
-	MaxRefs = 64
-	// MaxRefGlobstars is the most "**" segments one ref may have
-	// ("cmd/**/internal/**/*.go" has two).
-	MaxRefGlobstars = 4
-	// MaxRefBytes is the longest ref, in bytes: a repository path's limit
-	// (MaxPathBytes) plus room for "#Symbol".
-	MaxRefBytes = diskwrite.MaxPathBytes + 256
-)
-
-// CheckRefs returns an error wrapping ErrInvalid, naming the limit, when
-// refs are past MaxRefs or one of them past MaxRefBytes or
-// MaxRefGlobstars; nil otherwise. Its work is linear in the refs' size.
-func CheckRefs(refs []string) error {
-	if len(refs) > MaxRefs {
-		return fmt.Errorf("%w: refs: %d refs, limit %d (vault.MaxRefs): name the files and folders the memory is about, or one folder or glob for many", ErrInvalid, len(refs), MaxRefs)
-	}
-	for _, r := range refs {
-		if err := checkRef(r); err != nil {
-			return fmt.Errorf("%w: refs: %w", ErrInvalid, err)
-		}
-	}
-	return nil
-}
-
-// checkRef says which limit one ref is past, or nil.
-func checkRef(r string) error {
-	if len(r) > MaxRefBytes {
-		return fmt.Errorf("a ref of %d bytes, limit %d (vault.MaxRefBytes)", len(r), MaxRefBytes)
-	}
-	if n := globstars(r); n > MaxRefGlobstars {
-		return fmt.Errorf("ref %q has %d \"**\" segments, limit %d (vault.MaxRefGlobstars)", r, n, MaxRefGlobstars)
-	}
-	return nil
-}
-
-// globstars counts the "**" segments of a ref, the ones that match any
-// number of folders.
-func globstars(r string) int {
-	n := 0
-	for seg := range strings.SplitSeq(strings.TrimSpace(r), "/") {
-		if seg == "**" {
-			n++
-		}
-	}
-	return n
-}
-
-// capRefs keeps the refs of a file within the limits: those past
-// MaxRefBytes or MaxRefGlobstars are dropped, and the ones after the
-// first MaxRefs that remain. problems says what was dropped, one line
-// each for the first few refs and one for the count.
-func capRefs(refs []string) (kept []string, problems []string) {
-	const maxNamed = 8 // a hostile file must not turn into thousands of warnings
-	dropped := 0
-	for _, r := range refs {
-		if err := checkRef(r); err != nil {
-			if dropped++; dropped <= maxNamed {
-				problems = append(problems, err.Error()+": ignored")
-			}
-			continue
-		}
-		kept = append(kept, r)
-	}
-	if dropped > maxNamed {
-		problems = append(problems, fmt.Sprintf("%d more refs past the limits ignored", dropped-maxNamed))
-	}
-	if len(kept) > MaxRefs {
-		problems = append(problems, fmt.Sprintf("%d refs, limit %d (vault.MaxRefs): the %d after the first %d are ignored", len(kept), MaxRefs, len(kept)-MaxRefs, MaxRefs))
-		kept = kept[:MaxRefs:MaxRefs]
-	}
-	return kept, problems
-}
 
 // acceptRefs adds proposed refs to have as far as MaxRefs allows; the
 // ones left over are still reported as proposed.
@@ -136,4 +54,27 @@ func (v *Vault) fieldLine(rel, field string) int {
 		return 0
 	}
 	return doc.FieldLine(field)
+}
+
+// ErrLayerFolder is wrapped by the lint warning of a memory whose layer
+// key names another layer than the folder it is in.
+var ErrLayerFolder = fault.New(fault.Invalid, "does not match the folder")
+
+// LayerFolderMismatches warns, at the layer line, about every memory
+// whose `layer` says one layer while its file is in another layer's
+// folder (a hand-written `layer: project` in meta/): memvault serves the
+// key's layer, but the folder decides what git keeps (transient/ is
+// ignored) and where a person looks for it.
+func (v *Vault) LayerFolderMismatches() []*Diagnostic {
+	var out []*Diagnostic
+	for _, m := range v.All() {
+		folder, ok := memory.LayerFromDir(m.Path)
+		if !ok || folder == m.Layer {
+			continue
+		}
+		out = append(out, &Diagnostic{Path: m.Path, Line: v.fieldLine(m.Path, "layer"), Field: "layer", Severity: parser.SeverityWarning,
+			Err: fmt.Errorf("layer %s %w %s/ (layer %s): set layer: %s, or move the file to %s/",
+				m.Layer, ErrLayerFolder, folder.Dir(), folder, folder, m.Layer.Dir())})
+	}
+	return out
 }

@@ -47,19 +47,19 @@ func (v *Vault) relationDiagsLocked(at time.Time, in func(path string) bool) []*
 			continue
 		}
 		if len(m.Supersedes) > 0 {
-			dangling(m, "supersedes", m.supersedesLine, m.Supersedes)
+			dangling(m, "supersedes", m.FieldLine("supersedes"), m.Supersedes)
 		}
 		if len(m.Links) > 0 {
-			dangling(m, "links", m.linksLine, m.Links)
+			dangling(m, "links", m.FieldLine("links"), m.Links)
 		}
 		switch {
 		case m.Status == StatusActive && d < len(v.replaced) && v.replaced[d]:
 			if s := v.inForceSuccessorLocked(m, at); s != nil && !inRing[m.Path] {
-				warn(m, "status", m.statusLine, fmt.Errorf("%w: active, but %s (%q) supersedes it and is in force, so recall treats it as superseded; expected status: superseded",
+				warn(m, "status", m.FieldLine("status"), fmt.Errorf("%w: active, but %s (%q) supersedes it and is in force, so recall treats it as superseded; expected status: superseded",
 					ErrStatusDisagrees, s.ID, s.Title))
 			}
 		case m.Status == StatusSuperseded && !v.hasSuccessorLocked(m) && !inRing[m.Path]:
-			warn(m, "status", m.statusLine, fmt.Errorf("%w: superseded, but no memory of this vault lists %s in supersedes, so recall hides it with nothing in its place; set status: active (or archived), or add the id to its successor's supersedes (fine when a memory of the other vault supersedes it)",
+			warn(m, "status", m.FieldLine("status"), fmt.Errorf("%w: superseded, but no memory of this vault lists %s in supersedes, so recall hides it with nothing in its place; set status: active (or archived), or add the id to its successor's supersedes (fine when a memory of the other vault supersedes it)",
 				ErrStatusDisagrees, m.ID))
 		}
 	}

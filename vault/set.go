@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/memvault/memvault/vault/index"
+	"github.com/memvault/memvault/vault/rank"
 )
 
 // Names of the vaults of a Set. Recall results and writes report which
@@ -41,7 +42,7 @@ type Member struct {
 type SetCache struct {
 	pool  rankPool
 	sup   supersedeIndex
-	texts textMemo
+	texts rank.TextMemo
 }
 
 // Set is the vaults one caller works on together: the project vault and,

@@ -7,6 +7,8 @@ import (
 	"slices"
 	"strings"
 	"time"
+
+	"github.com/memvault/memvault/vault/rank"
 )
 
 // Within one vault, Recall hides a memory that an in-force memory
@@ -87,7 +89,7 @@ func (s *Set) Recall(ctx context.Context, q Query) ([]SetResult, error) {
 		// For a query text each vault gives its ranked pool, unlabelled
 		// and uncut: strength, the tail cut and near-duplicates are
 		// decided once, on the merged list (finishSet).
-		rs, err := sv.v.rank(ctx, vq, defaultCut, !empty)
+		rs, err := sv.v.rank(ctx, vq, rank.DefaultCut(), !empty)
 		if err != nil {
 			return nil, fmt.Errorf("recall the %s vault: %w", sv.name, err)
 		}
@@ -117,7 +119,7 @@ func (s *Set) Recall(ctx context.Context, q Query) ([]SetResult, error) {
 		}
 		out = pool.rescore(q.Text, out, at)
 	}
-	var texts *textMemo
+	var texts *rank.TextMemo
 	if s.Cache != nil {
 		texts = &s.Cache.texts
 	}
@@ -128,7 +130,7 @@ func (s *Set) Recall(ctx context.Context, q Query) ([]SetResult, error) {
 // replaced rule below its successor, across vaults too), labels them
 // strong or weak and cuts them as Vault.Recall does its own, then marks
 // rival rules among the answers and explains them when q asks.
-func finishSet(out []SetResult, vaults []setVault, q Query, limit int, texts *textMemo) []SetResult {
+func finishSet(out []SetResult, vaults []setVault, q Query, limit int, texts *rank.TextMemo) []SetResult {
 	slices.SortStableFunc(out, func(a, b SetResult) int { return cmp.Compare(b.Score, a.Score) })
 	rs := make([]Result, len(out))
 	from := make(map[*Memory]string, len(out))
@@ -136,11 +138,11 @@ func finishSet(out []SetResult, vaults []setVault, q Query, limit int, texts *te
 		rs[i] = r.Result
 		from[r.Memory] = r.Vault
 	}
-	rs = finishText(successorsFirst(rs), defaultCut, limit, texts)
-	markConflicts(rs)
+	rs = rank.Finish(rank.SuccessorsFirst(rs), rank.DefaultCut(), limit, texts)
+	rank.MarkConflicts(rs)
 	out = out[:0]
 	for _, r := range rs {
-		r.fillSnippet(texts)
+		r.FillSnippet(texts)
 		name := from[r.Memory]
 		if q.Explain {
 			for _, sv := range vaults {
@@ -277,7 +279,7 @@ func MarkCrossConflicts(rs []SetResult) {
 			!slices.Contains(rs[i].PossibleConflict, rs[j].Memory.ID) && // marked already
 			rs[i].State == string(StatusActive) && rs[j].State == string(StatusActive)
 	}
-	for _, p := range RivalPairs(ms, consider) {
+	for _, p := range rank.RivalPairs(ms, consider) {
 		i, j := p[0], p[1]
 		rs[i].PossibleConflict = append(slices.Clip(rs[i].PossibleConflict), ms[j].ID)
 		rs[j].PossibleConflict = append(slices.Clip(rs[j].PossibleConflict), ms[i].ID)

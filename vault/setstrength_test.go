@@ -2,6 +2,8 @@ package vault
 
 import (
 	"testing"
+
+	"github.com/memvault/memvault/vault/rank"
 )
 
 // TestSetRecallStrengthOnMergedList checks that Set.Recall decides strong
@@ -33,7 +35,7 @@ func TestSetRecallStrengthOnMergedList(t *testing.T) {
 			t.Errorf("%s (%s vault): match %q reason %q; want weak with a reason: neither stands out over the other", r.Memory.Title, r.Vault, r.Match, r.MatchReason)
 		}
 	}
-	if rs[1].Score < defaultCut.standout*rs[0].Score {
+	if rs[1].Score < rank.DefaultCut().Standout*rs[0].Score {
 		t.Errorf("scores %v and %v: the second does not come close to the first, so the test shows nothing", rs[0].Score, rs[1].Score)
 	}
 	// Both were scored again together, and say so.
@@ -102,7 +104,7 @@ func TestFinishTextStrongFirst(t *testing.T) {
 		res("second answer", 8, 0.8),
 		res("far below", 1, 0.5),
 	}
-	got := finishText(rs, defaultCut, 8, nil)
+	got := rank.Finish(rs, rank.DefaultCut(), 8, nil)
 	var order []string
 	for _, r := range got {
 		order = append(order, r.Memory.Title+":"+r.Match)

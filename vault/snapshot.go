@@ -9,6 +9,7 @@ import (
 
 	"github.com/memvault/memvault/parser"
 	"github.com/memvault/memvault/vault/index"
+	"github.com/memvault/memvault/vault/memory"
 )
 
 // File is one vault file's bytes, as read from somewhere other than the
@@ -23,7 +24,7 @@ type File struct {
 // with the diagnostics found. It returns nil when the file cannot be a
 // memory at all.
 func ParseMemory(rel string, data []byte, modTime time.Time) (*Memory, []*Diagnostic) {
-	return toMemory(rel, data, modTime)
+	return memory.Parse(rel, data, modTime)
 }
 
 // OpenSnapshot builds a read-only vault from files, for time travel: the
@@ -47,7 +48,7 @@ func OpenSnapshot(ctx context.Context, name string, files []File, opts Options) 
 		if int64(len(f.Data)) > v.maxFileSize {
 			r.diags = []*Diagnostic{{Path: f.Rel, Err: fmt.Errorf("%w: %d bytes", parser.ErrTooLarge, len(f.Data)), Severity: parser.SeverityError}}
 		} else {
-			r.mem, r.diags = toMemory(f.Rel, f.Data, f.ModTime)
+			r.mem, r.diags = memory.Parse(f.Rel, f.Data, f.ModTime)
 			if damage(r.diags) != nil {
 				// Another memory under the path's id: not served, as
 				// in a load without history (see servedForDamage).
@@ -137,7 +138,7 @@ func (b *builder) add(r loaded) {
 		if !ok || b.oldEntries[id] == nil {
 			return
 		}
-		m = b.oldEntries[id].clone()
+		m = b.oldEntries[id].Clone()
 		m.Stale = true
 		m.Damaged = cmp.Or(DamageLabel(r.diags), m.Damaged)
 		prep = nil
@@ -168,7 +169,7 @@ func (b *builder) add(r loaded) {
 		b.pending = append(b.pending, index.Entry{ID: id, Doc: indexDoc(m)})
 	}
 	if !b.noIndex {
-		m.text = "" // indexed: PlainText derives it again when needed
+		m.DropText() // indexed: PlainText derives it again when needed
 	}
 }
 

@@ -5,6 +5,8 @@ import (
 	"slices"
 	"testing"
 	"time"
+
+	"github.com/memvault/memvault/vault/memory"
 )
 
 func TestParseState(t *testing.T) {
@@ -39,14 +41,14 @@ func TestStatesAreTheStatesListReports(t *testing.T) {
 	for _, r := range tv.set.List(ListQuery{}) {
 		seen[Status(r.State)] = true
 	}
-	for _, st := range States() {
+	for _, st := range memory.States() {
 		if !seen[st] {
 			t.Errorf("no listed memory is %s", st)
 		}
 		delete(seen, st)
 	}
 	if len(seen) > 0 {
-		t.Errorf("listed states outside States(): %v", seen)
+		t.Errorf("listed states outside memory.States(): %v", seen)
 	}
 }
 

@@ -157,7 +157,7 @@ func supersessionCycles(entries []*Memory, byID func(string) *Memory) []*Diagnos
 		sort.Strings(ring)
 		for _, id := range ring {
 			m := byID(id)
-			out = append(out, &Diagnostic{Path: m.Path, Line: m.supersedesLine, Field: "supersedes", Severity: parser.SeverityError,
+			out = append(out, &Diagnostic{Path: m.Path, Line: m.FieldLine("supersedes"), Field: "supersedes", Severity: parser.SeverityError,
 				Err: fmt.Errorf("%w among %s: each hides the others, so recall shows none of them; remove one of the supersedes entries",
 					ErrSupersessionCycle, strings.Join(ring, ", "))})
 		}

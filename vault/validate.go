@@ -10,6 +10,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/memvault/memvault/vault/diskwrite"
+	"github.com/memvault/memvault/vault/memory"
 )
 
 // Limits on what a write may contain. Larger input is refused with a
@@ -190,7 +191,7 @@ func (v *Vault) validateNew(n *NewMemory, by Author) error {
 	if err := refuseSecretLists(namedList{"aliases", n.Aliases}, namedList{"supersedes", n.Supersedes}, namedList{"links", n.Links}, namedList{"refs", n.Refs}); err != nil {
 		return err
 	}
-	if err := CheckRefs(n.Refs); err != nil {
+	if err := memory.CheckRefs(n.Refs); err != nil {
 		return err
 	}
 	if n.ID != "" {
@@ -229,7 +230,7 @@ func validatePatch(p Patch, by Author) error {
 		return err
 	}
 	if p.Refs != nil {
-		if err := CheckRefs(*p.Refs); err != nil {
+		if err := memory.CheckRefs(*p.Refs); err != nil {
 			return err
 		}
 	}
@@ -299,7 +300,7 @@ func validateFields(title, content *string, layer *Layer, tags *[]string, import
 		return fmt.Errorf("%w: importance: %d is outside 1..10", ErrInvalid, *importance)
 	}
 	if tags != nil {
-		norm := mergeTags(*tags)
+		norm := memory.MergeTags(*tags)
 		if len(norm) > MaxTags {
 			return fmt.Errorf("%w: tags: %d tags, limit %d", ErrInvalid, len(norm), MaxTags)
 		}

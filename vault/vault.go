@@ -398,7 +398,7 @@ func (v *Vault) applyLocked(r loaded) []string {
 		if v.entries[oldID].Stale {
 			return nil
 		}
-		stale := v.entries[oldID].clone()
+		stale := v.entries[oldID].Clone()
 		stale.Stale = true
 		stale.Damaged = cmp.Or(DamageLabel(r.diags), stale.Damaged)
 		v.entries[oldID] = stale
@@ -421,7 +421,7 @@ func (v *Vault) applyLocked(r loaded) []string {
 		if v.ix != nil {
 			v.ix.Put(oldID, indexDoc(m))
 		}
-		m.text = "" // indexed: PlainText derives it again when needed
+		m.DropText() // indexed: PlainText derives it again when needed
 		if old != m.ID {
 			return []string{old, m.ID}
 		}
@@ -441,7 +441,7 @@ func (v *Vault) applyLocked(r loaded) []string {
 	if v.ix != nil {
 		v.ix.Put(id, indexDoc(m))
 	}
-	m.text = ""
+	m.DropText()
 	return []string{m.ID}
 }
 
@@ -564,7 +564,7 @@ func (v *Vault) Get(id string) (*Memory, error) {
 	if !ok {
 		return nil, fmt.Errorf("%w: %s", ErrNotFound, ShortID(id))
 	}
-	return v.entries[d].clone(), nil
+	return v.entries[d].Clone(), nil
 }
 
 // All returns copies of every loaded memory, sorted by path.
@@ -574,7 +574,7 @@ func (v *Vault) All() []*Memory {
 	out := make([]*Memory, 0, len(v.byID))
 	for _, m := range v.entries {
 		if m != nil {
-			out = append(out, m.clone())
+			out = append(out, m.Clone())
 		}
 	}
 	sort.Slice(out, func(i, j int) bool { return out[i].Path < out[j].Path })

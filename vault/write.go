@@ -15,6 +15,7 @@ import (
 
 	"github.com/memvault/memvault/parser"
 	"github.com/memvault/memvault/vault/commitmsg"
+	"github.com/memvault/memvault/vault/memory"
 	"github.com/memvault/memvault/vault/merge"
 )
 
@@ -436,7 +437,7 @@ func (v *Vault) readCurrent(ctx context.Context, id string) (*Memory, *parser.Do
 			return nil, nil, fmt.Errorf("%w: %s", ErrNotFound, ShortID(id))
 		}
 	}
-	if l, ok := layerFromDir(rel); !ok || l.Committed() {
+	if l, ok := memory.LayerFromDir(rel); !ok || l.Committed() {
 		// Before the file is read: during a merge it may hold markers, and
 		// the operation, not the file, is what to tell the writer about.
 		if err := v.refuseDuringOperation(ctx); err != nil {
@@ -463,7 +464,7 @@ func (v *Vault) readCurrent(ctx context.Context, id string) (*Memory, *parser.Do
 	if doc == nil || parser.HasError(diags) {
 		return nil, nil, fmt.Errorf("%w: %s: fix the file by hand first: %v", ErrMalformedFile, rel, parser.Join(diags))
 	}
-	m, _ := toMemory(rel, data, fi.ModTime())
+	m, _ := memory.Parse(rel, data, fi.ModTime())
 	if m.ID != id {
 		return nil, nil, fmt.Errorf("%w: %s now has id %q on disk", ErrConflict, rel, m.ID)
 	}

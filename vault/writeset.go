@@ -13,6 +13,7 @@ import (
 
 	"github.com/memvault/memvault/vault/commitmsg"
 	"github.com/memvault/memvault/vault/diskwrite"
+	"github.com/memvault/memvault/vault/memory"
 	"github.com/memvault/memvault/vault/merge"
 	"github.com/memvault/memvault/vault/store"
 )
@@ -169,7 +170,7 @@ func (w *writeSet) prepare(ctx context.Context, message string, commit bool) err
 func (w *writeSet) commitPaths() []string {
 	var paths []string
 	for _, op := range w.ops {
-		if l, ok := layerFromDir(op.rel); ok && !l.Committed() {
+		if l, ok := memory.LayerFromDir(op.rel); ok && !l.Committed() {
 			continue
 		}
 		paths = append(paths, filepath.Join(w.v.dir, filepath.FromSlash(op.rel)))
@@ -192,7 +193,7 @@ func (w *writeSet) relsOf(paths []string) []string {
 // (L1 scratch is git-ignored and never committed).
 func (w *writeSet) commitsAny() bool {
 	for _, op := range w.ops {
-		if l, ok := layerFromDir(op.rel); !ok || l.Committed() {
+		if l, ok := memory.LayerFromDir(op.rel); !ok || l.Committed() {
 			return true
 		}
 	}

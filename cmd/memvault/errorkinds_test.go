@@ -22,6 +22,7 @@ import (
 	"github.com/memvault/memvault/vault/fault"
 	"github.com/memvault/memvault/vault/history"
 	"github.com/memvault/memvault/vault/index"
+	"github.com/memvault/memvault/vault/memory"
 	"github.com/memvault/memvault/vault/merge"
 	"github.com/memvault/memvault/vault/resolve"
 	"github.com/memvault/memvault/vault/staleness"
@@ -98,6 +99,10 @@ var sentinels = map[string]error{
 	"vault.ErrSupersessionCycle":   vault.ErrSupersessionCycle,
 	"vault.ErrUnchanged":           vault.ErrUnchanged,
 
+	"vault/memory.ErrConflictMarkers": memory.ErrConflictMarkers,
+	"vault/memory.ErrInvalidLayer":    memory.ErrInvalidLayer,
+	"vault/memory.ErrSecret":          memory.ErrSecret,
+	"vault/memory.ErrSupersedesSelf":  memory.ErrSupersedesSelf,
 	"vault/diskwrite.ErrInvalid":      diskwrite.ErrInvalid,
 	"vault/diskwrite.ErrOutsideVault": diskwrite.ErrOutsideVault,
 

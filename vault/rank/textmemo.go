@@ -1,28 +1,28 @@
-package vault
+package rank
 
 import (
 	"github.com/memvault/memvault/vault/index"
 	"github.com/memvault/memvault/vault/memo"
 )
 
-// textMemo remembers what recalls derive from memories' texts, across
+// TextMemo remembers what recalls derive from memories' texts, across
 // the recalls of a server (SetCache): the token sets the near-duplicate
 // check compares and the analyses snippets are cut from. Each recall
 // derived them anew for its top results (issue 25). The key is what the
 // text derives from (the title, the body as written and the plain text
 // when the memory keeps it), so a changed memory is a new key, never a
-// stale value. A nil *textMemo remembers nothing.
-type textMemo struct {
+// stale value. A nil *TextMemo remembers nothing.
+type TextMemo struct {
 	sets  memo.Memo[textKey, map[string]bool]
 	snips memo.Memo[textKey, *index.SnippetText]
 }
 
 type textKey struct{ title, body, text string }
 
-func keyOf(m *Memory) textKey { return textKey{m.Title, m.Body, m.text} }
+func keyOf(m *Memory) textKey { return textKey{m.Title, m.Body, m.KeptText()} }
 
 // set is m's text's token set; callers must not change it.
-func (t *textMemo) set(m *Memory) map[string]bool {
+func (t *TextMemo) set(m *Memory) map[string]bool {
 	f := func(textKey) map[string]bool { return tokenSet(m.Title + "\n" + m.PlainText()) }
 	if t == nil {
 		return f(textKey{})
@@ -31,7 +31,7 @@ func (t *textMemo) set(m *Memory) map[string]bool {
 }
 
 // snippet is index.Snippet of m's plain text.
-func (t *textMemo) snippet(m *Memory, terms []string, runes int) string {
+func (t *TextMemo) snippet(m *Memory, terms []string, runes int) string {
 	if t == nil {
 		return index.Snippet(m.PlainText(), terms, runes)
 	}

@@ -1,8 +1,10 @@
-package vault
+package rank
 
 import (
 	"slices"
 	"testing"
+
+	"github.com/memvault/memvault/vault/memory"
 )
 
 // TestRivalPairsOf: given every pair as candidates, RivalPairsOf finds what
@@ -10,11 +12,11 @@ import (
 func TestRivalPairsOf(t *testing.T) {
 	t.Parallel()
 	ms := []*Memory{
-		{ID: "a", Title: "API errors always HTTP 200 with an error code", Layer: Project, Tags: []string{"api", "errors"}},
-		{ID: "b", Title: "API errors use real HTTP status codes", Layer: Project, Tags: []string{"api", "errors"}},
-		{ID: "c", Title: "Deploys go through ops/deploy.sh", Layer: Project, Tags: []string{"deploy"}},
-		{ID: "d", Title: "API 错误：使用真实 HTTP 状态码", Layer: Project, Tags: []string{"api", "errors", "http"}},
-		{ID: "e", Title: "API errors use real HTTP status codes", Layer: ShortTerm, Tags: []string{"api", "errors"}},
+		{ID: "a", Title: "API errors always HTTP 200 with an error code", Layer: memory.Project, Tags: []string{"api", "errors"}},
+		{ID: "b", Title: "API errors use real HTTP status codes", Layer: memory.Project, Tags: []string{"api", "errors"}},
+		{ID: "c", Title: "Deploys go through ops/deploy.sh", Layer: memory.Project, Tags: []string{"deploy"}},
+		{ID: "d", Title: "API 错误：使用真实 HTTP 状态码", Layer: memory.Project, Tags: []string{"api", "errors", "http"}},
+		{ID: "e", Title: "API errors use real HTTP status codes", Layer: memory.ShortTerm, Tags: []string{"api", "errors"}},
 	}
 	var all [][2]int
 	for i := range ms {

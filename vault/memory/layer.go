@@ -1,13 +1,23 @@
-package vault
+package memory
 
 import (
 	"fmt"
+	"math"
 	"strconv"
 	"strings"
 	"time"
+)
 
-	"github.com/memvault/memvault/parser"
-	"github.com/memvault/memvault/vault/fault"
+const (
+	// ProtectionPeriod is how long after creation an L3/L4 memory does not
+	// decay at all.
+	ProtectionPeriod = 45 * 24 * time.Hour
+	// NoDecayImportance is the importance from which L3/L4 memories never
+	// decay.
+	NoDecayImportance = 8
+	// importanceStep is the boost per importance point around 5; the boost
+	// is bounded to [0.9, 1.125] so relevance always dominates.
+	importanceStep = 0.025
 )
 
 // Layer is a memory's lifetime class, L1 (transient) to L5 (meta).
@@ -102,8 +112,8 @@ func layerNames() string {
 	return strings.Join(names, "|")
 }
 
-// layerFromDir maps the first folder of a vault-relative path to its layer.
-func layerFromDir(rel string) (Layer, bool) {
+// LayerFromDir maps the first folder of a vault-relative path to its layer.
+func LayerFromDir(rel string) (Layer, bool) {
 	first, _, _ := strings.Cut(rel, "/")
 	for _, l := range AllLayers() {
 		if first == l.Dir() {
@@ -113,25 +123,52 @@ func layerFromDir(rel string) (Layer, bool) {
 	return 0, false
 }
 
-// ErrLayerFolder is wrapped by the lint warning of a memory whose layer
-// key names another layer than the folder it is in.
-var ErrLayerFolder = fault.New(fault.Invalid, "does not match the folder")
+// Weight is the non-relevance part of a memory's score at instant at:
+// layer weight x time decay x importance boost. docs/ranking.md has the
+// formula.
+func Weight(m *Memory, at time.Time) float64 {
+	return layerInfo[m.Layer].weight * Decay(m, at) * ImportanceBoost(m.Importance)
+}
 
-// LayerFolderMismatches warns, at the layer line, about every memory
-// whose `layer` says one layer while its file is in another layer's
-// folder (a hand-written `layer: project` in meta/): memvault serves the
-// key's layer, but the folder decides what git keeps (transient/ is
-// ignored) and where a person looks for it.
-func (v *Vault) LayerFolderMismatches() []*Diagnostic {
-	var out []*Diagnostic
-	for _, m := range v.All() {
-		folder, ok := layerFromDir(m.Path)
-		if !ok || folder == m.Layer {
-			continue
-		}
-		out = append(out, &Diagnostic{Path: m.Path, Line: v.fieldLine(m.Path, "layer"), Field: "layer", Severity: parser.SeverityWarning,
-			Err: fmt.Errorf("layer %s %w %s/ (layer %s): set layer: %s, or move the file to %s/",
-				m.Layer, ErrLayerFolder, folder.Dir(), folder, folder, m.Layer.Dir())})
+// MaxWeight bounds Weight for every memory at any instant: the largest
+// layer weight, no decay, the largest importance boost. The small margin
+// covers rounding in the product, so the index can prune with it safely.
+func MaxWeight() float64 {
+	w := 0.0
+	for _, l := range layerInfo {
+		w = max(w, l.weight)
 	}
-	return out
+	return w * ImportanceBoost(10) * (1 + 1e-9)
+}
+
+// ImportanceBoost maps importance 1..10 to a factor in [0.9, 1.125].
+func ImportanceBoost(importance int) float64 {
+	return 1 + importanceStep*float64(min(10, max(1, importance))-5)
+}
+
+// Decay is the time factor of a memory at instant at: 1 while fresh,
+// halving every layer half-life from its last update, never below the
+// layer's floor. L3/L4 memories do not decay during the protection period
+// after creation, nor ever at importance >= NoDecayImportance; L5 never
+// decays.
+func Decay(m *Memory, at time.Time) float64 {
+	info := layerInfo[m.Layer]
+	if info.halfLife == 0 {
+		return 1
+	}
+	from := m.UpdatedAt
+	if m.Layer == Project || m.Layer == Preference {
+		if m.Importance >= NoDecayImportance {
+			return 1
+		}
+		if p := m.CreatedAt.Add(ProtectionPeriod); p.After(from) {
+			from = p
+		}
+	}
+	age := at.Sub(from)
+	if age <= 0 {
+		return 1
+	}
+	f := math.Exp2(-float64(age) / float64(info.halfLife))
+	return info.floor + (1-info.floor)*f
 }

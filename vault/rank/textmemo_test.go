@@ -1,4 +1,4 @@
-package vault
+package rank
 
 import (
 	"strings"
@@ -12,7 +12,7 @@ import (
 // and cut by its new text, and an unchanged one gets what it had.
 func TestTextMemoFollowsTheText(t *testing.T) {
 	t.Parallel()
-	texts := &textMemo{}
+	texts := &TextMemo{}
 	a := &Memory{ID: "a", Title: "Logs are JSON lines", Body: "Every service logs JSON lines with trace_id."}
 	b := &Memory{ID: "b", Title: a.Title, Body: a.Body}
 	results := func() []Result {

@@ -1,4 +1,4 @@
-package vault
+package memory
 
 import (
 	"crypto/sha256"
@@ -13,48 +13,47 @@ import (
 	"github.com/memvault/memvault/parser"
 	"github.com/memvault/memvault/vault/merge"
 	"github.com/memvault/memvault/vault/secret"
-	"github.com/memvault/memvault/vault/store"
 )
 
 // Diagnostic is a problem found in a vault file, with its place.
 type Diagnostic = parser.Error
 
-// markersDiagnostic reports git conflict markers at path:line.
-func markersDiagnostic(rel string, line int) *Diagnostic {
+// MarkersDiagnostic reports git conflict markers at path:line.
+func MarkersDiagnostic(rel string, line int) *Diagnostic {
 	return &Diagnostic{Path: rel, Line: line, Severity: parser.SeverityError,
 		Err: fmt.Errorf("%w: a merge was left unresolved; the file is not loaded as a memory (memvault stats says what to run)", ErrConflictMarkers)}
 }
 
-// servedForMarkers is what the vault serves for a file holding conflict
+// ServedForMarkers is what the vault serves for a file holding conflict
 // markers, disk: the version of it last committed, data, labelled
-// conflicted (readFile serves nothing when HEAD has no such file, as for
+// conflicted (the vault serves nothing when HEAD has no such file, as for
 // a file new in the merge). Its Hash is that of the file on disk, so that
 // the file's resolution, even back to the committed bytes, is a change
 // the vault takes in.
-func servedForMarkers(rel string, data, disk []byte, modTime time.Time) *Memory {
-	m, _ := toMemory(rel, data, modTime)
+func ServedForMarkers(rel string, data, disk []byte, modTime time.Time) *Memory {
+	m, _ := Parse(rel, data, modTime)
 	if m == nil {
 		return nil
 	}
 	m.Conflicted = []string{ConflictedMarkers}
-	m.Hash = contentHash(disk)
+	m.Hash = ContentHash(disk)
 	return m
 }
 
-// toMemory converts parsed bytes into a Memory, filling what a hand-written
+// Parse converts parsed bytes into a Memory, filling what a hand-written
 // file leaves out: id from the path, title from the first heading or the
 // file name, layer from the folder, dates from the modification time.
-func toMemory(rel string, data []byte, modTime time.Time) (*Memory, []*Diagnostic) {
-	return toMemoryScratch(rel, data, modTime, nil)
+func Parse(rel string, data []byte, modTime time.Time) (*Memory, []*Diagnostic) {
+	return ParseScratch(rel, data, modTime, nil)
 }
 
-// toMemoryScratch is toMemory with parser memory reused from an earlier
+// ParseScratch is Parse with parser memory reused from an earlier
 // call (ps may be nil): nothing the Memory keeps points into ps or data.
-func toMemoryScratch(rel string, data []byte, modTime time.Time, ps *parser.Scratch) (*Memory, []*Diagnostic) {
+func ParseScratch(rel string, data []byte, modTime time.Time, ps *parser.Scratch) (*Memory, []*Diagnostic) {
 	if line := merge.MarkerLine(data); line > 0 {
 		// Loading it would serve half of a merge as a memory (or invent one
-		// named after "<<<<<<< HEAD"): see readFile for what is served.
-		return nil, []*Diagnostic{markersDiagnostic(rel, line)}
+		// named after "<<<<<<< HEAD"): ServedForMarkers is what is served.
+		return nil, []*Diagnostic{MarkersDiagnostic(rel, line)}
 	}
 	doc, diags := parser.Options{Scratch: ps}.Parse(rel, data)
 	found := secret.Scan(data)
@@ -68,7 +67,7 @@ func toMemoryScratch(rel string, data []byte, modTime time.Time, ps *parser.Scra
 			d.Severity = parser.SeverityWarning
 		}
 	}
-	sum := contentHash(data)
+	sum := ContentHash(data)
 	meta := doc.Meta
 	warn := func(field string, format string, args ...any) {
 		diags = append(diags, &Diagnostic{Path: rel, Line: doc.FieldLine(field), Field: field, Err: fmt.Errorf(format, args...), Severity: parser.SeverityWarning})
@@ -78,7 +77,7 @@ func toMemoryScratch(rel string, data []byte, modTime time.Time, ps *parser.Scra
 	m := &Memory{
 		ID:         strings.Clone(strings.TrimSpace(meta.ID)),
 		Title:      strings.Clone(strings.TrimSpace(meta.Title)),
-		Tags:       mergeTags(meta.Tags, doc.Body.Tags),
+		Tags:       MergeTags(meta.Tags, doc.Body.Tags),
 		Aliases:    cloneStrings(meta.Aliases),
 		Supersedes: cloneStrings(meta.Supersedes),
 		Links:      cloneStrings(meta.Links),
@@ -124,7 +123,7 @@ func toMemoryScratch(rel string, data []byte, modTime time.Time, ps *parser.Scra
 		m.Title = strings.TrimSuffix(filepath.Base(rel), filepath.Ext(rel))
 	}
 	m.text = plainText(doc.Body, m.Title)
-	folderLayer, inFolder := layerFromDir(rel)
+	folderLayer, inFolder := LayerFromDir(rel)
 	switch {
 	case meta.Layer != "":
 		l, err := ParseLayer(meta.Layer)
@@ -199,18 +198,18 @@ func toMemoryScratch(rel string, data []byte, modTime time.Time, ps *parser.Scra
 	return m, diags
 }
 
-// contentHash is Memory.Hash: the first 8 bytes of the SHA-256 of the
-// file's bytes, in hex. It tells applyLocked that a file it reads back is
+// ContentHash is Memory.Hash: the first 8 bytes of the SHA-256 of the
+// file's bytes, in hex. It tells the vault that a file it reads back is
 // the one it wrote, or was touched without change, and it is the same in
 // every process, so a memory restored from the index cache (which records
 // each file's SHA-256) carries the hash a fresh read would give. Two
 // different contents of one file collide with probability about 2^-64.
-func contentHash(data []byte) string {
+func ContentHash(data []byte) string {
 	sum := sha256.Sum256(data)
 	return hashOfSum(&sum)
 }
 
-// hashOfSum is contentHash of the bytes whose SHA-256 is sum.
+// hashOfSum is ContentHash of the bytes whose SHA-256 is sum.
 func hashOfSum(sum *[sha256.Size]byte) string {
 	return hex.EncodeToString(sum[:hashLen/2])
 }
@@ -218,9 +217,9 @@ func hashOfSum(sum *[sha256.Size]byte) string {
 // hashLen is the length of a Memory.Hash: 8 bytes of SHA-256 in hex.
 const hashLen = 16
 
-// mergeTags joins front-matter tags and inline #tags, dropping duplicates
+// MergeTags joins front-matter tags and inline #tags, dropping duplicates
 // (case-insensitively) and keeping first spellings.
-func mergeTags(lists ...[]string) []string {
+func MergeTags(lists ...[]string) []string {
 	var out, keys []string
 	var seen map[string]bool // only once there are many: most files have a few tags
 	for _, l := range lists {
@@ -254,22 +253,10 @@ func mergeTags(lists ...[]string) []string {
 }
 
 // cloneStrings copies the strings of l into fresh memory, in place; see
-// toMemory.
+// Parse.
 func cloneStrings(l []string) []string {
 	for i, s := range l {
 		l[i] = strings.Clone(s)
 	}
 	return l
 }
-
-// DerivedID is the id of a hand-written file that has none: its
-// vault-relative path without the .md extension. It is stable as long as
-// the file is not moved.
-func DerivedID(rel string) string {
-	return strings.TrimSuffix(rel, filepath.Ext(rel))
-}
-
-// IsMemoryPath reports whether a vault-relative slash path names a memory
-// file: a .md file, no dot-file or dot-folder on the way, not the root
-// README.md. The watcher uses it to ignore everything else.
-func IsMemoryPath(rel string) bool { return store.IsMemoryPath(rel) }

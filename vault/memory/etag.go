@@ -1,10 +1,9 @@
-package vault
+package memory
 
 import (
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
-	"fmt"
 	"strconv"
 	"strings"
 	"time"
@@ -84,32 +83,6 @@ func IsETag(s string) bool {
 	return true
 }
 
-// StaleError refuses an update prepared against a content the memory no
-// longer has: its version (Expected is a number) or its etag (Expected is
-// an etag) is not the one the caller read. It wraps ErrConflict and names
-// what the memory is at now, so the caller can read it again.
-type StaleError struct {
-	ID string
-	// Expected is the version or etag the caller gave.
-	Expected string
-	// ByETag is set when Expected is an etag.
-	ByETag bool
-	// Version and ETag are the memory's current ones.
-	Version int
-	ETag    string
-}
-
-func (e *StaleError) Error() string {
-	if e.ByETag {
-		return fmt.Sprintf("%v: %s is at etag %s (version %d), not %s: it changed since you read it (a merge can keep the version number); get it again and reapply your change",
-			ErrConflict, e.ID, e.ETag, e.Version, e.Expected)
-	}
-	return fmt.Sprintf("%v: %s is at version %d (etag %s), not %s; get it again and reapply your change", ErrConflict, e.ID, e.Version, e.ETag, e.Expected)
-}
-
-// Unwrap makes a StaleError an ErrConflict.
-func (e *StaleError) Unwrap() error { return ErrConflict }
-
 // OnlyConfirmed reports whether after is before re-checked and nothing
 // else: a later verified_at (memvault confirm), every other thing the
 // etag covers equal. Reports that tell who changed a memory and why
@@ -119,7 +92,7 @@ func OnlyConfirmed(before, after *Memory) bool {
 	if before == nil || after == nil || !after.VerifiedAt.After(before.VerifiedAt) {
 		return false
 	}
-	b := before.clone()
+	b := before.Clone()
 	b.VerifiedAt = after.VerifiedAt
 	return b.ETag() == after.ETag()
 }
