@@ -143,7 +143,7 @@ func TestCacheParity(t *testing.T) {
 	later := time.Now().Add(time.Hour)
 	open := func(cache bool) *Vault {
 		t.Helper()
-		v, err := Open(t.Context(), dir, Options{Now: cacheTestNow, Tracker: tracked, Committed: head, IndexCache: cache, hooks: hooks{fsNow: func() time.Time { return later }}})
+		v, err := Open(t.Context(), dir, Options{Now: cacheTestNow, Tracker: tracked, Committed: head, IndexCache: cache, FSNow: func() time.Time { return later }})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -417,7 +417,7 @@ func TestCacheInvalid(t *testing.T) {
 			writeFiles(t, dir, cacheTestFiles)
 			// Every folder old enough for its listing to be recorded.
 			later := time.Now().Add(time.Hour)
-			opts := Options{Now: cacheTestNow, Tracker: trackedSet{"project/checkout.md": true}, Committed: cacheTestHead, hooks: hooks{fsNow: func() time.Time { return later }}}
+			opts := Options{Now: cacheTestNow, Tracker: trackedSet{"project/checkout.md": true}, Committed: cacheTestHead, FSNow: func() time.Time { return later }}
 			fresh, err := Open(t.Context(), dir, opts)
 			if err != nil {
 				t.Fatal(err)

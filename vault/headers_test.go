@@ -73,7 +73,7 @@ func TestHeadersOnlyLoad(t *testing.T) {
 	later := func() time.Time { return time.Now().Add(time.Hour) } // every file is old enough to cache
 	open := func(t *testing.T) *Vault {
 		t.Helper()
-		v, err := Open(t.Context(), dir, Options{HeadersOnly: true, HeaderCache: cache, hooks: hooks{fsNow: later}})
+		v, err := Open(t.Context(), dir, Options{HeadersOnly: true, HeaderCache: cache, FSNow: later})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -191,7 +191,7 @@ func TestHeadersOnlyRacyFiles(t *testing.T) {
 	writeFiles(t, dir, map[string]string{"project/a.md": "---\nid: a\ntitle: A\n---\nA.\n", "project/b.md": "---\nid: b\ntitle: B\n---\nB.\n"})
 	cache := filepath.Join(t.TempDir(), "headers")
 	// The files were written just now, as far as the cache can tell.
-	if _, err := Open(t.Context(), dir, Options{HeadersOnly: true, HeaderCache: cache, hooks: hooks{fsNow: time.Now}}); err != nil {
+	if _, err := Open(t.Context(), dir, Options{HeadersOnly: true, HeaderCache: cache, FSNow: time.Now}); err != nil {
 		t.Fatal(err)
 	}
 	if data, err := os.ReadFile(cache); err == nil {
@@ -200,7 +200,7 @@ func TestHeadersOnlyRacyFiles(t *testing.T) {
 			t.Errorf("cache holds %d entries (%v), want none", len(entries), err)
 		}
 	}
-	v, err := Open(t.Context(), dir, Options{HeadersOnly: true, HeaderCache: cache, hooks: hooks{fsNow: time.Now}})
+	v, err := Open(t.Context(), dir, Options{HeadersOnly: true, HeaderCache: cache, FSNow: time.Now})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -10,10 +10,29 @@ import (
 	"slices"
 	"strings"
 	"testing"
+
+	"github.com/memvault/memvault/vault/diskwrite"
 )
 
+// plantFirst is a vault's folderOpener with a race in front of it: the
+// first folder a write opens, after its path checks passed, finds plant
+// done.
+type plantFirst struct {
+	folderOpener
+	plant func()
+}
+
+func (p *plantFirst) OpenFolder(dir string, create bool) (*diskwrite.Root, error) {
+	if plant := p.plant; plant != nil {
+		p.plant = nil
+		plant()
+	}
+	return p.folderOpener.OpenFolder(dir, create)
+}
+
 // TestWriteRaceWithPlantedLink plants a symbolic link after the write has
-// checked its paths and before it touches a file (the afterCheck hook),
+// checked its paths and before it touches a file (as it opens the vault
+// folder: plantFirst),
 // the window docs/hardening.md used to admit. The write must fail with a
 // clear error, leave everything outside the vault as it was, record no
 // commit, and leave the vault as it was once the link is taken away: no
@@ -189,27 +208,20 @@ func TestWriteRaceWithPlantedLink(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			e := &env{t: t, dir: t.TempDir(), outside: t.TempDir()}
 			c := &recordingCommitter{}
-			// The hook plants once armed, after the memories below are
-			// written.
-			armed, planted := false, false
-			afterCheck := func() {
-				if armed && !planted {
-					planted = true
-					tt.plant(e)
-				}
-			}
 			var err error
-			if e.v, err = Open(t.Context(), e.dir, Options{Committer: c, hooks: hooks{afterCheck: afterCheck}}); err != nil {
+			if e.v, err = Open(t.Context(), e.dir, Options{Committer: c}); err != nil {
 				t.Fatal(err)
 			}
 			e.proj = mustCreate(t, e.v, NewMemory{Title: "Checkout uses the strategy pattern", Content: "结账用策略模式。"})
 			e.pref = mustCreate(t, e.v, NewMemory{Title: "Prefer table-driven tests", Content: "x", Layer: Preference})
+			// The race plants once the memories above are written.
+			planted := false
+			e.v.disk = &plantFirst{folderOpener: e.v.disk, plant: func() { planted = true; tt.plant(e) }}
 			before := treeFiles(t, e.dir)
 			commits := len(c.commits)
-			armed = true
 			err = tt.write(e)
 			if !planted {
-				t.Fatal("the write never reached the hook")
+				t.Fatal("the write never opened the vault folder")
 			}
 			if !errors.Is(err, tt.wantErr) || !strings.Contains(err.Error(), tt.wantMsg) {
 				t.Fatalf("write = %v, want %v mentioning %q", err, tt.wantErr, tt.wantMsg)

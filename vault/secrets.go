@@ -15,7 +15,6 @@ import (
 	"unicode"
 	"unicode/utf8"
 
-	"github.com/memvault/memvault/vault/diskwrite"
 	"github.com/memvault/memvault/vault/secret"
 )
 
@@ -151,7 +150,7 @@ func (sc *secretScan) err() error {
 // a path or a file holds a secret. A missing file is a deletion and holds
 // nothing. Call it holding the write lock, right before the commit.
 func (v *Vault) RefuseSecretsInFiles(ctx context.Context, rels []string) error {
-	r, err := diskwrite.Open(v.dir, false)
+	r, err := v.disk.OpenFolder(v.dir, false)
 	if err != nil {
 		return err
 	}

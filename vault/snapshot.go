@@ -31,7 +31,7 @@ func ParseMemory(rel string, data []byte, modTime time.Time) (*Memory, []*Diagno
 // vault as recorded at a commit. Writes to it fail with ErrReadOnly.
 func OpenSnapshot(ctx context.Context, name string, files []File, opts Options) (*Vault, error) {
 	v := &Vault{dir: name, now: opts.Now, client: "snapshot", readOnly: true,
-		maxFileSize: max(opts.MaxFileSize, parser.MaxFileSize)}
+		maxFileSize: max(opts.MaxFileSize, parser.MaxFileSize), disk: checkedFolders{}}
 	if v.now == nil {
 		v.now = time.Now
 	}

@@ -42,6 +42,7 @@ import (
 	"time"
 
 	"github.com/memvault/memvault/parser"
+	"github.com/memvault/memvault/vault/diskwrite"
 	"github.com/memvault/memvault/vault/index"
 	"github.com/memvault/memvault/vault/load"
 	"github.com/memvault/memvault/vault/store"
@@ -62,6 +63,14 @@ type Committer interface {
 type Options struct {
 	// Now is the clock; nil means time.Now.
 	Now func() time.Time
+	// FSNow is the file system's clock, which the caches compare change
+	// times with: a file or folder changed less than store.RacyWindow
+	// before it is read again rather than trusted from a cache, as it may
+	// change again within its time stamp's granularity. nil means
+	// time.Now. It is not Now: memory dates may run on another clock (a
+	// replay, a test's fixed instant) while the files' change times are
+	// the file system's.
+	FSNow func() time.Time
 	// Committer commits every write; nil writes files only.
 	Committer Committer
 	// Client names the writer in commit trailers and source.client
@@ -121,9 +130,6 @@ type Options struct {
 	// for a warm load (memvault recall) turns it back on there, so that
 	// such loads peak as they did.
 	OnSlowLoad func()
-
-	// hooks are seams for tests; zero in production.
-	hooks hooks
 }
 
 // CommittedReader reads the last committed version of a vault file.
@@ -153,8 +159,9 @@ type Vault struct {
 	// load is what loading keeps between loads: the caches' settings and
 	// what the last load found (see loader).
 	load loader
-	// hooks are the test seams Options.hooks set; zero in production.
-	hooks hooks
+	// disk opens the vault folder for a write's file operations
+	// (diskwrite, see folderOpener).
+	disk folderOpener
 
 	writeMu sync.Mutex // serialises the write sequence in this process
 
@@ -177,15 +184,20 @@ type ports struct {
 	operations OperationReader
 }
 
-// hooks are seams for tests, set through Options.hooks; nil in
-// production.
-type hooks struct {
-	// fsNow is the file-system time the racy windows compare change
-	// times with (load.Config.FSNow); nil is time.Now.
-	fsNow func() time.Time
-	// afterCheck runs in a write between the path checks and the first
-	// file operation: where a race would plant a link.
-	afterCheck func()
+// folderOpener opens a vault folder for file operations through checked
+// folder handles (diskwrite.Root), which refuse a symbolic link planted
+// after a write's path checks. Every file operation of a write, a
+// recovery and a commit check goes through one; checkedFolders, over
+// diskwrite.Open, is the one in use.
+type folderOpener interface {
+	OpenFolder(dir string, create bool) (*diskwrite.Root, error)
+}
+
+// checkedFolders is the folderOpener of every vault: diskwrite.Open.
+type checkedFolders struct{}
+
+func (checkedFolders) OpenFolder(dir string, create bool) (*diskwrite.Root, error) {
+	return diskwrite.Open(dir, create)
 }
 
 // memState is the vault's memories and what is derived from them, guarded
@@ -248,13 +260,13 @@ func Open(ctx context.Context, dir string, opts Options) (*Vault, error) {
 		headersOnly: opts.HeadersOnly,
 		ports: ports{committer: opts.Committer, tracker: opts.Tracker, proposer: opts.Proposer,
 			committed: opts.Committed, lastGood: opts.LastGood, operations: opts.Operations},
-		hooks: opts.hooks,
+		disk: checkedFolders{},
 	}
 	if v.now == nil {
 		v.now = time.Now
 	}
 	v.load.cfg = v.loadConfig()
-	v.load.cfg.HeaderCache, v.load.cfg.CopyCache, v.load.cfg.FSNow = opts.HeaderCache, opts.CopyIndexCache, opts.hooks.fsNow
+	v.load.cfg.HeaderCache, v.load.cfg.CopyCache, v.load.cfg.FSNow = opts.HeaderCache, opts.CopyIndexCache, opts.FSNow
 	if opts.HeadersOnly {
 		v.load.cfg.Mode = load.Headers
 	} else if opts.IndexCache {

@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"io/fs"
 
-	"github.com/memvault/memvault/vault/diskwrite"
 	"github.com/memvault/memvault/vault/merge"
 	"github.com/memvault/memvault/vault/store"
 )
@@ -29,7 +28,7 @@ func MemoryFiles(ctx context.Context, dir string) ([]string, error) {
 // git conflict markers as it is on disk now (the loader left out those
 // that did at load). A missing file is a deletion.
 func (v *Vault) RefuseConflictMarkers(rels []string) error {
-	r, err := diskwrite.Open(v.dir, false)
+	r, err := v.disk.OpenFolder(v.dir, false)
 	if err != nil {
 		return err
 	}

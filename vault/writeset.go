@@ -64,13 +64,10 @@ func (w *writeSet) apply(ctx context.Context, message string, commit bool) (stri
 	if err := w.prepare(ctx, message, commit); err != nil {
 		return "", err
 	}
-	if v.hooks.afterCheck != nil {
-		v.hooks.afterCheck()
-	}
 	// From here on every file operation goes through checked folder
 	// handles (diskwrite.Root), so a link planted since the check is
 	// refused too, and nothing is ever written outside the vault.
-	r, err := diskwrite.Open(v.dir, true)
+	r, err := v.disk.OpenFolder(v.dir, true)
 	if err != nil {
 		return "", err
 	}
@@ -264,7 +261,7 @@ func (v *Vault) Recover(ctx context.Context) ([]string, error) {
 
 // recoverLocked is Recover for a caller that holds the write lock.
 func (v *Vault) recoverLocked(ctx context.Context) ([]string, error) {
-	r, err := diskwrite.Open(v.dir, false)
+	r, err := v.disk.OpenFolder(v.dir, false)
 	if errors.Is(err, os.ErrNotExist) {
 		return nil, nil // no vault folder yet: nothing to finish
 	}
