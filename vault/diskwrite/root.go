@@ -55,9 +55,6 @@ type Root struct {
 	// dirs caches the checked folder handles by vault-relative slash path,
 	// so a batch of many files opens and checks each folder once.
 	dirs map[string]*os.Root
-	// beforeOpen, when set (tests only), runs between the Lstat and the
-	// open of each folder part: where a race would swap the folder.
-	beforeOpen func(part string)
 }
 
 // Open opens dir for writing. With create, a missing vault folder is
@@ -109,49 +106,69 @@ func (r *Root) Folder(rel string, create bool) (*os.Root, error) {
 			cur = d
 			continue
 		}
-		fi, err := cur.Lstat(seg)
-		if errors.Is(err, fs.ErrNotExist) && create {
-			if err := cur.Mkdir(seg, 0o755); err != nil && !errors.Is(err, fs.ErrExist) {
-				return nil, fmt.Errorf("create folder %s: %w", part, err)
-			}
-			if err := syncFolder(cur); err != nil {
-				return nil, fmt.Errorf("create folder %s: %w", part, err)
-			}
-			fi, err = cur.Lstat(seg)
-		}
+		fi, err := r.checkPart(cur, seg, part, create)
 		if err != nil {
-			return nil, fmt.Errorf("check folder %s: %w", part, err)
+			return nil, err
 		}
-		if fi.Mode()&fs.ModeSymlink != 0 {
-			return nil, symlinkError(r.dir, r.abs(part), part)
-		}
-		if !fi.IsDir() {
-			return nil, fmt.Errorf("%w: %s is a file, not a folder", ErrInvalid, part)
-		}
-		if r.beforeOpen != nil {
-			r.beforeOpen(part)
-		}
-		d, err := cur.OpenRoot(seg)
+		d, err := r.openPart(cur, seg, part, fi)
 		if err != nil {
-			if fi, lerr := cur.Lstat(seg); lerr == nil && fi.Mode()&fs.ModeSymlink != 0 {
-				// Swapped for a link since the Lstat, one os.Root
-				// refuses to follow: say where it leads.
-				return nil, symlinkError(r.dir, r.abs(part), part)
-			}
-			return nil, fmt.Errorf("open folder %s: %w", part, err)
-		}
-		// Between Lstat and OpenRoot the folder may have been swapped
-		// for a link (to a folder inside the vault: os.Root follows
-		// those); the handle must be the folder Lstat saw.
-		got, err := d.Stat(".")
-		if err != nil || !os.SameFile(fi, got) {
-			d.Close()
-			return nil, fmt.Errorf("%w: folder %s was replaced while memvault was writing to it", ErrOutsideVault, part)
+			return nil, err
 		}
 		r.dirs[part] = d
 		cur = d
 	}
 	return cur, nil
+}
+
+// checkPart is Folder's first step for the part seg of cur (part is its
+// vault-relative path): it must be a folder, not a link; with create, a
+// missing one is created. It returns what Lstat saw, which the opened
+// handle must be (openPart).
+func (r *Root) checkPart(cur *os.Root, seg, part string, create bool) (fs.FileInfo, error) {
+	fi, err := cur.Lstat(seg)
+	if errors.Is(err, fs.ErrNotExist) && create {
+		if err := cur.Mkdir(seg, 0o755); err != nil && !errors.Is(err, fs.ErrExist) {
+			return nil, fmt.Errorf("create folder %s: %w", part, err)
+		}
+		if err := syncFolder(cur); err != nil {
+			return nil, fmt.Errorf("create folder %s: %w", part, err)
+		}
+		fi, err = cur.Lstat(seg)
+	}
+	if err != nil {
+		return nil, fmt.Errorf("check folder %s: %w", part, err)
+	}
+	if fi.Mode()&fs.ModeSymlink != 0 {
+		return nil, symlinkError(r.dir, r.abs(part), part)
+	}
+	if !fi.IsDir() {
+		return nil, fmt.Errorf("%w: %s is a file, not a folder", ErrInvalid, part)
+	}
+	return fi, nil
+}
+
+// openPart is Folder's second step: it opens the part seg of cur that
+// checkPart saw as fi. A swap in between, for a link os.Root follows (to
+// a folder inside the vault) or one it refuses (out of it), is refused.
+func (r *Root) openPart(cur *os.Root, seg, part string, fi fs.FileInfo) (*os.Root, error) {
+	d, err := cur.OpenRoot(seg)
+	if err != nil {
+		if fi, lerr := cur.Lstat(seg); lerr == nil && fi.Mode()&fs.ModeSymlink != 0 {
+			// Swapped for a link since checkPart, one os.Root refuses
+			// to follow: say where it leads.
+			return nil, symlinkError(r.dir, r.abs(part), part)
+		}
+		return nil, fmt.Errorf("open folder %s: %w", part, err)
+	}
+	// Since checkPart the folder may have been swapped for a link (to
+	// a folder inside the vault: os.Root follows those); the handle must
+	// be the folder checkPart saw.
+	got, err := d.Stat(".")
+	if err != nil || !os.SameFile(fi, got) {
+		d.Close()
+		return nil, fmt.Errorf("%w: folder %s was replaced while memvault was writing to it", ErrOutsideVault, part)
+	}
+	return d, nil
 }
 
 // abs is the absolute form of the vault-relative rel, for messages.

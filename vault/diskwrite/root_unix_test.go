@@ -11,10 +11,12 @@ import (
 )
 
 // TestFolderSwappedWhileOpening swaps a folder for a link between the
-// Lstat and the open of Root.Folder. os.Root follows a relative link
-// to another folder of the vault, so the opened handle must be refused as
-// not the folder Lstat saw; it refuses a link that leads out, and the
-// error must still say where it leads.
+// two steps of Root.Folder, checkPart's Lstat and openPart's open, as a
+// race would. os.Root follows a relative link to another folder of the
+// vault, so the opened handle must be refused as not the folder checkPart
+// saw; it refuses a link that leads out, and the error must still say
+// where it leads. Nothing may be cached or written through the swapped
+// folder afterwards.
 func TestFolderSwappedWhileOpening(t *testing.T) {
 	t.Parallel()
 	tests := []struct {
@@ -36,16 +38,18 @@ func TestFolderSwappedWhileOpening(t *testing.T) {
 				t.Fatal(err)
 			}
 			defer r.Close()
-			r.beforeOpen = func(part string) {
-				p := filepath.Join(dir, part)
-				if err := os.Rename(p, filepath.Join(dir, "project-moved")); err != nil {
-					t.Fatal(err)
-				}
-				must(t, os.Symlink(tt.target(dir, outside), p))
+			fi, err := r.checkPart(r.root, "project", "project", false)
+			if err != nil {
+				t.Fatal(err)
 			}
-			err = r.WriteFile("project/a.md", []byte("x"))
-			if !errors.Is(err, tt.wantErr) || !strings.Contains(err.Error(), tt.wantMsg) {
-				t.Fatalf("WriteFile = %v, want %v mentioning %q", err, tt.wantErr, tt.wantMsg)
+			p := filepath.Join(dir, "project")
+			must(t, os.Rename(p, filepath.Join(dir, "project-moved")))
+			must(t, os.Symlink(tt.target(dir, outside), p))
+			if d, err := r.openPart(r.root, "project", "project", fi); !errors.Is(err, tt.wantErr) || !strings.Contains(err.Error(), tt.wantMsg) {
+				t.Fatalf("openPart = %v, %v, want %v mentioning %q", d, err, tt.wantErr, tt.wantMsg)
+			}
+			if err := r.WriteFile("project/a.md", []byte("x")); err == nil {
+				t.Fatal("WriteFile through the swapped folder succeeded")
 			}
 			for _, d := range []string{filepath.Join(dir, "meta"), filepath.Join(dir, "project-moved"), outside} {
 				if ents, _ := os.ReadDir(d); len(ents) != 0 {
