@@ -159,8 +159,8 @@ type Vault struct {
 	// load is what loading keeps between loads: the caches' settings and
 	// what the last load found (see loader).
 	load loader
-	// disk opens the vault folder for a write's file operations
-	// (diskwrite, see folderOpener).
+	// disk opens the vault folder for file operations (see
+	// folderOpener).
 	disk folderOpener
 
 	writeMu sync.Mutex // serialises the write sequence in this process
@@ -188,7 +188,8 @@ type ports struct {
 // folder handles (diskwrite.Root), which refuse a symbolic link planted
 // after a write's path checks. Every file operation of a write, a
 // recovery and a commit check goes through one; checkedFolders, over
-// diskwrite.Open, is the one in use.
+// diskwrite.Open, is the one in use. The race tests wrap it: opening is
+// the first step after the checks, where a race would plant a link.
 type folderOpener interface {
 	OpenFolder(dir string, create bool) (*diskwrite.Root, error)
 }
