@@ -370,9 +370,6 @@ func (s *Store) prepareIndex(ix *indexFile, staged *stagedLock) <-chan preparedR
 // derived again from the index as it is now.
 func (tx *commitTx) lock(ctx context.Context) error {
 	s := tx.s
-	if s.beforeIndexLock != nil {
-		s.beforeIndexLock()
-	}
 	timeout := s.IndexLockTimeout
 	if timeout <= 0 {
 		timeout = DefaultIndexLockTimeout

@@ -2,6 +2,7 @@ package gitstore
 
 import (
 	"bytes"
+	"context"
 	"errors"
 	"fmt"
 	"os"
@@ -757,14 +758,15 @@ func TestCommitIndexChangedBeforeLock(t *testing.T) {
 			commitFiles(t, s, "seed", map[string]string{"mem/a.md": "a\n"})
 			writeFile(t, filepath.Join(root, "staged.txt"), "staged by the user\n")
 			wantStatus := "?? staged.txt\n"
+			between := func() {}
 			if tt.gitAdds {
-				s.beforeIndexLock = func() {
-					s.beforeIndexLock = nil
-					runGit(t, root, "add", "staged.txt")
-				}
+				between = func() { runGit(t, root, "add", "staged.txt") }
 				wantStatus = "A  staged.txt\n"
 			}
-			commitFiles(t, s, "the commit", map[string]string{"mem/b.md": "b\n"})
+			paths := writeWorkFiles(t, root, map[string]string{"mem/b.md": "b\n"})
+			if _, err := commitInSteps(t.Context(), s, Change{Paths: paths, Message: "the commit", Author: testAuthor}, between); err != nil {
+				t.Fatal(err)
+			}
 			if got := runGit(t, root, "status", "--porcelain"); got != wantStatus {
 				t.Errorf("git status after the commit:\n%s\nwant:\n%s", got, wantStatus)
 			}
@@ -777,6 +779,25 @@ func TestCommitIndexChangedBeforeLock(t *testing.T) {
 			}
 		})
 	}
+}
+
+// commitInSteps is Commit with between run after the commit is prepared
+// and before the index lock is taken: the window in which git may change
+// the index under a commit. It takes Commit's steps one by one rather
+// than through a hook in the Store.
+func commitInSteps(ctx context.Context, s *Store, c Change, between func()) (res CommitResult, err error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	tx := &commitTx{s: s}
+	defer func() { err = tx.end(err) }()
+	if err := tx.prepare(c); err != nil {
+		return CommitResult{}, err
+	}
+	between()
+	if err := tx.lock(ctx); err != nil {
+		return CommitResult{}, err
+	}
+	return tx.publish(ctx)
 }
 
 func TestIndexIs(t *testing.T) {

@@ -117,8 +117,6 @@ type Store struct {
 	cleared       []StaleLock     // stale locks the current Commit removed
 	closed        bool
 
-	beforeIndexLock func() // tests: runs after the index is prepared, before its lock is taken
-
 	prefetch   sync.WaitGroup  // PrefetchIndex's read; Close waits for it
 	releases   sync.WaitGroup  // closes of replaced index files (holdReplaced); Close waits for them
 	prefetched chan *indexFile // its result (nil: unreadable), for the next loadIndex
