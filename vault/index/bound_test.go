@@ -31,22 +31,19 @@ func longQuery(n int) string {
 
 // TestPlanWorkIsLinear is the regression test for recall time growing
 // with the square of the distinct query terms: it counts the steps of a
-// query plan (Index.planWork), not its time, for a query eight times
+// query plan (queryPlan.work), not its time, for a query eight times
 // longer than another. Comparing every pair of terms made it 64 times the
 // work; linear planning makes it about 8.
 func TestPlanWorkIsLinear(t *testing.T) {
 	t.Parallel()
 	ix := New()
 	filler(ix, 1, 20)
-	var steps int
-	ix.planWork = func(n int) { steps = n }
 	work := func(n int) int {
-		steps = 0
 		qp := ix.plan(longQuery(n))
-		if len(qp.terms) == 0 || steps == 0 {
-			t.Fatalf("plan of %d pieces: %d terms, %d steps", n, len(qp.terms), steps)
+		if len(qp.terms) == 0 || qp.work == 0 {
+			t.Fatalf("plan of %d pieces: %d terms, %d steps", n, len(qp.terms), qp.work)
 		}
-		return steps
+		return qp.work
 	}
 	small, large := work(500), work(4000)
 	if ratio := float64(large) / float64(small); ratio > 10 {

@@ -170,10 +170,6 @@ type Index struct {
 	short shortTerms
 	cooc  coocCache
 
-	// planWork, when set (tests only), is told how many steps each query
-	// plan took, so that a test can check they grow linearly with the
-	// query rather than time them.
-	planWork func(steps int)
 	// patchLists is how many posting lists the last Patch wrote anew,
 	// for tests.
 	patchLists int

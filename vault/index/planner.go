@@ -12,7 +12,7 @@ import (
 type planner struct {
 	ix   *Index
 	qp   *queryPlan
-	work int            // inner-loop steps, for Index.planWork
+	work int            // inner-loop steps, reported as queryPlan.work
 	at   map[string]int // term text -> index in qp.terms
 	// nTyped is how many of qp.terms were typed; expansions follow them.
 	nTyped int
