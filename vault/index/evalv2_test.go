@@ -30,9 +30,9 @@ func TestEvalV2Sweep(t *testing.T) {
 		t.Fatal(err)
 	}
 	qa, qb := evalcorpus.SplitHalves(answerable(c.Queries))
-	run := func(p params) (evalResult, evalResult) {
+	run := func(p params, curated bool) (evalResult, evalResult) {
 		ix := newIndex(p, d)
-		if p.noCurated {
+		if !curated {
 			ix.dict = nil
 		}
 		for i, m := range c.Memories {
@@ -90,16 +90,15 @@ func TestEvalV2Sweep(t *testing.T) {
 		{"+both", func(p *params) {}},
 	} {
 		p := defaultParams()
-		p.noCurated = true
 		v.set(&p)
-		a, b := run(p)
+		a, b := run(p, false)
 		t.Logf("no curated %-9s A: %s\n                 B: %s", v.name, line(a), line(b))
 	}
 	for _, s := range sweeps {
 		for _, v := range s.vals {
 			p := defaultParams()
 			s.set(&p, v)
-			a, b := run(p)
+			a, b := run(p, true)
 			t.Logf("%-10s %5.2f A: %s\n                 B: %s", s.name, v, line(a), line(b))
 		}
 	}

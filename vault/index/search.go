@@ -31,8 +31,7 @@ type params struct {
 	maxLearned int     // learned translations per typed term, at most
 	minLearned float64 // least confidence of a learned translation
 
-	noCurated bool    // tests only: search without the curated dictionary
-	cwPow     float64 // a concept weighs idf^cwPow x its typed weight in coverage
+	cwPow float64 // a concept weighs idf^cwPow x its typed weight in coverage
 
 	partialCJK  bool    // a Chinese word of several bigrams is covered in part by each
 	bigramPow   float64 // ...and each of its n bigrams weighs 1/n^bigramPow in BM25
