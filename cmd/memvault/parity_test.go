@@ -396,7 +396,10 @@ func (s *paritySide) hashLabels(t *testing.T) map[string]string {
 	t.Helper()
 	out := map[string]string{}
 	for _, r := range []struct{ root, name string }{{s.projectRoot, "project"}, {s.userRoot, "user"}} {
-		hashes := gitLog(t, r.root, "--format=%H")
+		// rev-list --all, unlike log, lists nothing in a repository
+		// without commits yet: one process, no HEAD check first. The
+		// histories are linear, one branch.
+		hashes := gitLines(t, r.root, "rev-list", "--reverse", "--all")
 		for i, h := range hashes {
 			out[h] = "{" + r.name + "@" + strconv.Itoa(i+1) + "}"
 		}
