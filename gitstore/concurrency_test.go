@@ -60,6 +60,9 @@ func checkLinear(t *testing.T, s *Store, base string, want int, writers []string
 
 func TestConcurrentGoroutines(t *testing.T) {
 	t.Parallel()
+	if testing.Short() {
+		t.Skip("two writers of 100 commits each, about 2.5 s of CPU; under -short TestLock and TestCommitWithoutLockRebasesOnMovedBranch check the lock and the compare-and-swap, and this runs without -short, as CI does")
+	}
 	_, s := newRepo(t)
 	base := commitFiles(t, s, "seed", map[string]string{"README.md": "r\n"})
 	writers := []string{"g1", "g2"}
@@ -88,6 +91,9 @@ func TestConcurrentGoroutines(t *testing.T) {
 
 func TestConcurrentProcesses(t *testing.T) {
 	t.Parallel()
+	if testing.Short() {
+		t.Skip("two writers of 100 commits each, about 2.5 s of CPU; under -short TestLock and TestCommitWithoutLockRebasesOnMovedBranch check the lock and the compare-and-swap, and this runs without -short, as CI does")
+	}
 	_, s := newRepo(t)
 	base := commitFiles(t, s, "seed", map[string]string{"README.md": "r\n"})
 	writers := []string{"p1", "p2"}

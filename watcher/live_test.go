@@ -564,6 +564,12 @@ func TestGitOperations(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			t.Parallel()
+			// Each case clones and loads the 500-file vault, about 0.7 s
+			// of CPU. -short keeps a pull (one batch) and a rebase (one
+			// per replayed commit).
+			if testing.Short() && tt.name != "pull" && tt.name != "rebase" {
+				t.Skip("-short runs the pull and the rebase only; all run without -short, as CI does")
+			}
 			root := filepath.Join(t.TempDir(), "clone")
 			git(t, base, "clone", "-q", "--branch", "main", base, root)
 			if tt.setup != nil {
@@ -600,6 +606,9 @@ func TestGitOperations(t *testing.T) {
 	}
 	t.Run("checkout back and forth", func(t *testing.T) {
 		t.Parallel()
+		if testing.Short() {
+			t.Skip("-short runs the pull and the rebase only; all run without -short, as CI does")
+		}
 		root := filepath.Join(t.TempDir(), "clone")
 		git(t, base, "clone", "-q", "--branch", "main", base, root)
 		l := openLive(t, filepath.Join(root, ".memory"), watcher.Options{Busy: gitBusy(root)})

@@ -22,9 +22,14 @@ import (
 // vault's "today".
 var gitTestNow = time.Date(2026, 11, 30, 12, 0, 0, 0, time.UTC)
 
-// testGitConfig is the global git config of the tests: an identity, and
-// main as the first branch.
-const testGitConfig = "[user]\n\tname = Test User\n\temail = test@example.com\n[init]\n\tdefaultBranch = main\n"
+// testGitConfig is the global git config of the tests: an identity, main
+// as the first branch, and no automatic maintenance. After a commit,
+// merge, fetch or push git starts `git maintenance run --auto`, a process
+// that finds nothing to do in a test's small repository (gc.auto is 6,700
+// loose objects) and was about one git process in eight the tests start.
+// memvault's own housekeeping reads gc.auto, not maintenance.auto, so it
+// is unchanged.
+const testGitConfig = "[user]\n\tname = Test User\n\temail = test@example.com\n[init]\n\tdefaultBranch = main\n[maintenance]\n\tauto = false\n"
 
 // gitEnvToClear are the variables that would steer git, or memvault's
 // author, elsewhere.

@@ -18,6 +18,9 @@ import (
 // a confirm.
 func TestReportsTellTheChangeNotTheConfirm(t *testing.T) {
 	t.Parallel()
+	if testing.Short() {
+		t.Skip("the end-to-end run of vault/since's TestChanges (changed then confirmed) and vault's TestOnlyConfirmed; runs without -short, as CI does")
+	}
 	tc := newTeamClones(t)
 	const updated, added = "the script now deploys blue first", "refunds time out at the gateway"
 	base := strings.TrimSpace(tc.git(tc.mine, "rev-parse", "HEAD"))

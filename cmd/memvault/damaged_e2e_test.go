@@ -83,6 +83,9 @@ func newTeamWithMemvault(t *testing.T) (*team, *mergeRepo) {
 // memory came back under a path id with the file name as title.
 func TestDamagedFileIsServedAsItsLastGoodVersion(t *testing.T) {
 	t.Parallel()
+	if testing.Short() {
+		t.Skip("the end-to-end run of vault's TestDamagedFileServesItsLastGoodVersion (about 40 processes); runs without -short, as CI does")
+	}
 	tm, alice := newTeamWithMemvault(t)
 	id := alice.add("Deploys need two approvals", "Every deploy to production needs two approvals from the on-call team.",
 		"--importance", "8", "--tags", "deploy")
@@ -181,6 +184,9 @@ func TestDamagedFileIsServedAsItsLastGoodVersion(t *testing.T) {
 // recall printed the token. A fake value of the right shape.
 func TestSecretFromUpstreamIsNeverServed(t *testing.T) {
 	t.Parallel()
+	if testing.Short() {
+		t.Skip("the end-to-end run of vault's TestFileWithSecretIsServedRedacted (about 40 processes); runs without -short, as CI does")
+	}
 	const token = "ghp_hGAkWvj7FAc9QeWJKY40uvSwMFLZDe1f8rES"
 	const leak = "hGAkWvj7"
 	tm, alice := newTeamWithMemvault(t)

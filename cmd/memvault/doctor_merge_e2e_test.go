@@ -14,6 +14,9 @@ import (
 // to git, and says how the merge goes on.
 func TestDoctorNamesTheUnmergedFiles(t *testing.T) {
 	t.Parallel()
+	if testing.Short() {
+		t.Skip("the end-to-end run of vault/doctor's TestDoctorChecks (unmerged files) and gitstore's TestUnmergedFiles; runs without -short, as CI does")
+	}
 	tc := newTeamClones(t)
 	id := tc.idOf(tc.mine, "Deploys run ops/deploy.sh")
 	edit := func(dir, script, title string) {

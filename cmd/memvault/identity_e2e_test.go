@@ -19,6 +19,9 @@ import (
 // path id still finds it; renaming the file afterwards keeps the id.
 func TestHandWrittenMemoryGetsAnIdentity(t *testing.T) {
 	t.Parallel()
+	if testing.Short() {
+		t.Skip("the end-to-end run of vault's TestFirstWriteGivesAnIdentity; runs without -short, as CI does")
+	}
 	tc := newTeamClones(t)
 	const rel = ".memory/project/deploys-need-two-approvals.md"
 	if err := os.WriteFile(filepath.Join(tc.their, filepath.FromSlash(rel)), []byte("---\ntitle: Deploys need two approvals\n---\nTwo people approve each deploy.\n"), 0o644); err != nil {

@@ -285,6 +285,9 @@ func TestInitAndDoctorSetUpTheMergeDriver(t *testing.T) {
 
 func TestMergeDriverUnderCherryPick(t *testing.T) {
 	t.Parallel()
+	if testing.Short() {
+		t.Skip("git runs the driver under a cherry-pick as under a rebase, which TestMergeDriverUnderRebase checks under -short; runs without -short, as CI does")
+	}
 	topic := strings.Replace(mergeBase, "importance: 5", "importance: 7", 1)
 	r := newMergeRepo(t, mergeBase)
 	r.commitOn("topic", topic)

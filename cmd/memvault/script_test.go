@@ -181,7 +181,8 @@ func TestScript(t *testing.T) {
 			if err := os.MkdirAll(home, 0o755); err != nil {
 				return err
 			}
-			gitconfig := "[user]\n\tname = Script Tester\n\temail = tester@example.com\n[init]\n\tdefaultBranch = main\n"
+			// No automatic maintenance, as in testGitConfig.
+			gitconfig := "[user]\n\tname = Script Tester\n\temail = tester@example.com\n[init]\n\tdefaultBranch = main\n[maintenance]\n\tauto = false\n"
 			if err := os.WriteFile(filepath.Join(home, ".gitconfig"), []byte(gitconfig), 0o644); err != nil {
 				return err
 			}
