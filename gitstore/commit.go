@@ -120,7 +120,7 @@ func (s *Store) Head(ctx context.Context) (string, error) {
 	if err := s.begin(ctx); err != nil {
 		return "", err
 	}
-	h, err := s.readHead()
+	h, err := s.stampHead()
 	if err != nil || h.unborn {
 		return "", err
 	}

@@ -7,6 +7,7 @@ import (
 	"path/filepath"
 	"slices"
 	"testing"
+	"time"
 )
 
 func TestMergeDriverAndAttribute(t *testing.T) {
@@ -141,13 +142,31 @@ func TestHistoryFullHistory(t *testing.T) {
 // BenchmarkHead and BenchmarkState: what the served vault pays before
 // every call to learn whether HEAD moved, with Head and with the whole
 // State it used before.
+// BenchmarkHead: aged, HEAD's files are older than the racy window and
+// Head stats them; fresh, they were just written and Head reads them, as
+// it does in the seconds after each commit.
 func BenchmarkHead(b *testing.B) {
-	_, s := newRepo(b)
-	commitFiles(b, s, "seed", map[string]string{"m/a.md": "a\n"})
-	for b.Loop() {
-		if h, err := s.Head(b.Context()); err != nil || h == "" {
-			b.Fatal(h, err)
-		}
+	for _, aged := range []bool{true, false} {
+		b.Run(map[bool]string{true: "aged", false: "fresh"}[aged], func(b *testing.B) {
+			dir, s := newRepo(b)
+			commitFiles(b, s, "seed", map[string]string{"m/a.md": "a\n"})
+			if aged {
+				old := time.Now().Add(-time.Hour)
+				for _, p := range []string{"HEAD", "refs/heads/master"} {
+					if err := os.Chtimes(filepath.Join(dir, ".git", p), old, old); err != nil {
+						b.Fatal(err)
+					}
+				}
+			}
+			for b.Loop() {
+				if h, err := s.Head(b.Context()); err != nil || h == "" {
+					b.Fatal(h, err)
+				}
+				if !aged {
+					s.headSeen = nil // as a file still in the racy window is
+				}
+			}
+		})
 	}
 }
 

@@ -116,6 +116,7 @@ type Store struct {
 	swept         map[string]bool // lock targets whose stale owner records were swept
 	cleared       []StaleLock     // stale locks the current Commit removed
 	closed        bool
+	headSeen      *headStamp // Head's last answer and its files' stamps (headstamp.go)
 
 	prefetch   sync.WaitGroup  // PrefetchIndex's read; Close waits for it
 	releases   sync.WaitGroup  // closes of replaced index files (holdReplaced); Close waits for them

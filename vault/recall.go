@@ -189,7 +189,7 @@ func (v *Vault) rank(ctx context.Context, q Query, cut rank.Cut, pooled bool) ([
 		r.Memory, r.Supersedes, r.SupersededBy = base.Memory, base.Supersedes, base.SupersededBy
 	}
 	if !(pooled && text) {
-		rank.MarkConflicts(out)
+		rank.MarkConflicts(out, nil)
 	}
 	return out, nil
 }

@@ -139,7 +139,7 @@ func finishSet(out []SetResult, vaults []setVault, q Query, limit int, texts *ra
 		from[r.Memory] = r.Vault
 	}
 	rs = rank.Finish(rank.SuccessorsFirst(rs), rank.DefaultCut(), limit, texts)
-	rank.MarkConflicts(rs)
+	rank.MarkConflicts(rs, texts)
 	out = out[:0]
 	for _, r := range rs {
 		r.FillSnippet(texts)

@@ -4,7 +4,6 @@ import (
 	"slices"
 	"strings"
 	"unicode"
-	"unicode/utf8"
 )
 
 // Ellipsis marks where Snippet cut the text.
@@ -28,6 +27,7 @@ func Snippet(text string, terms []string, maxRunes int) string {
 // for any terms without analysing it again (a memory recalled often).
 type SnippetText struct {
 	text  string
+	runes []rune         // the text's, which every cut indexes
 	words string         // the tokens' texts, one after another
 	toks  []snippetToken // in the analyser's order
 }
@@ -41,7 +41,7 @@ type snippetToken struct {
 
 // AnalyseSnippetText analyses text for SnippetText.Snippet.
 func AnalyseSnippetText(text string) *SnippetText {
-	st := &SnippetText{text: text}
+	st := &SnippetText{text: text, runes: []rune(text)}
 	var words []byte
 	var a analyzer
 	a.analyze(text, func(t *token) {
@@ -70,7 +70,13 @@ func snippet(text string, st *SnippetText, terms []string, maxRunes int) string 
 	if maxRunes <= 0 {
 		return ""
 	}
-	n := utf8.RuneCountInString(text)
+	var runes []rune
+	if st != nil {
+		runes = st.runes
+	} else {
+		runes = []rune(text)
+	}
+	n := len(runes)
 	if n <= maxRunes {
 		return text
 	}
@@ -143,7 +149,6 @@ func snippet(text string, st *SnippetText, terms []string, maxRunes int) string 
 		start = max(cs-(width-(ce-cs))/3, 0)
 		start = min(start, n-width)
 	}
-	runes := []rune(text)
 	if start > 0 {
 		// Do not start inside a Latin word: move to its end if that keeps
 		// the cluster in the window.

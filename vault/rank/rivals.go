@@ -34,7 +34,7 @@ func TagSet(tags []string) map[string]bool {
 // title overlap, and neither superseding the other. Only L3 decisions and
 // L4 preferences are rules; L1/L2 notes are task state and L5 notes are
 // indexes, so they never conflict.
-func MarkConflicts(rs []Result) {
+func MarkConflicts(rs []Result, texts *TextMemo) {
 	ms := make([]*Memory, len(rs))
 	for i := range rs {
 		ms[i] = rs[i].Memory
@@ -42,7 +42,7 @@ func MarkConflicts(rs []Result) {
 	active := func(i, j int) bool {
 		return rs[i].State == string(memory.StatusActive) && rs[j].State == string(memory.StatusActive)
 	}
-	for _, p := range RivalPairs(ms, active) {
+	for _, p := range rivalPairs(ms, active, texts) {
 		i, j := p[0], p[1]
 		rs[i].PossibleConflict = append(rs[i].PossibleConflict, ms[j].ID)
 		rs[j].PossibleConflict = append(rs[j].PossibleConflict, ms[i].ID)
@@ -58,7 +58,12 @@ func MarkConflicts(rs []Result) {
 // It does not look at status or dates: consider picks the rules in force,
 // for example among results from two vaults. Each title is analysed once.
 func RivalPairs(ms []*Memory, consider func(i, j int) bool) [][2]int {
-	rivals := rivalTest(ms)
+	return rivalPairs(ms, consider, nil)
+}
+
+// rivalPairs is RivalPairs with the titles' token sets from texts.
+func rivalPairs(ms []*Memory, consider func(i, j int) bool, texts *TextMemo) [][2]int {
+	rivals := rivalTest(ms, texts)
 	var out [][2]int
 	for i := range ms {
 		for j := i + 1; j < len(ms); j++ {
@@ -129,7 +134,7 @@ func isRuleLayer(l memory.Layer) bool { return l == memory.Project || l == memor
 // the memories whose titles share one (few) and leave the rest (most)
 // unread, instead of weighing every pair.
 func RivalPairsOf(ms []*Memory, candidates [][2]int) [][2]int {
-	rivals := rivalTest(ms)
+	rivals := rivalTest(ms, nil)
 	var out [][2]int
 	for _, p := range candidates {
 		if rivals(p[0], p[1]) {
@@ -139,12 +144,13 @@ func RivalPairsOf(ms []*Memory, candidates [][2]int) [][2]int {
 	return out
 }
 
-// rivalTest is rivalPair over ms by index, analysing each title once.
-func rivalTest(ms []*Memory) func(i, j int) bool {
+// rivalTest is rivalPair over ms by index, analysing each title once
+// (or remembering it in texts).
+func rivalTest(ms []*Memory, texts *TextMemo) func(i, j int) bool {
 	toks := make([]map[string]bool, len(ms))
 	title := func(i int) map[string]bool {
 		if toks[i] == nil {
-			toks[i] = tokenSet(ms[i].Title)
+			toks[i] = texts.titleSet(ms[i])
 		}
 		return toks[i]
 	}

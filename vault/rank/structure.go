@@ -238,7 +238,7 @@ func spreadNearDuplicates(rs []Result, texts *TextMemo) []Result {
 	sets, titleSets := map[*Memory]map[string]bool{}, map[*Memory]map[string]bool{}
 	titles := func(m *Memory) map[string]bool {
 		if titleSets[m] == nil {
-			titleSets[m] = tokenSet(m.Title)
+			titleSets[m] = texts.titleSet(m)
 		}
 		return titleSets[m]
 	}
