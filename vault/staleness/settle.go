@@ -44,6 +44,8 @@ type candidate struct {
 	// (written) or cannot be (the committed version is not the one
 	// tracked, or the file was deleted).
 	seen, done, written bool
+	// version is the tracked version's number, read with its Since.
+	version int
 	// after is, per ref, the changes newer than W met so far.
 	after map[*refState]*span
 }
@@ -178,7 +180,9 @@ func (t *Tracker) settle(ctx context.Context, head string, es []*entry) error {
 // meet reads a change of candidate k's memory file, newest first: the
 // first one met must hold the version tracked (else the tracked one is
 // not committed: nothing to settle); the one whose version before it
-// has another Since, or none, is W.
+// is another write (another Since, or the same Since with another
+// version number: an update within the second of the write before it),
+// or none, is W.
 func (t *Tracker) meet(ctx context.Context, k *candidate, ch Change) error {
 	if ch.Kind == filechange.Deleted {
 		k.done = true
@@ -190,17 +194,19 @@ func (t *Tracker) meet(ctx context.Context, k *candidate, ch Change) error {
 		if err != nil {
 			return err
 		}
-		if !blobSince(k.e.path, cur).Equal(k.e.since) {
+		w := writeOf(k.e.path, cur)
+		if !w.since.Equal(k.e.since) {
 			k.done = true
 			return nil
 		}
+		k.version = w.version
 	}
 	if ch.OldBlob != "" && (ch.Kind == filechange.Modified || ch.Kind == filechange.Renamed) {
 		old, err := t.git.Blob(ctx, ch.OldBlob)
 		if err != nil {
 			return err
 		}
-		if blobSince(k.e.path, old).Equal(k.e.since) {
+		if w := writeOf(k.e.path, old); w.since.Equal(k.e.since) && w.version == k.version {
 			// A later edit or rename of the same version: W is older
 			// (past a rename, on a path not watched: nothing settles).
 			return nil
@@ -210,14 +216,21 @@ func (t *Tracker) meet(ctx context.Context, k *candidate, ch Change) error {
 	return nil
 }
 
-// blobSince is the Since of a memory file's content; zero when it does
-// not parse.
-func blobSince(path string, data []byte) time.Time {
+// write is what a memory file's content says of its last write: its
+// Since and its version number.
+type write struct {
+	since   time.Time
+	version int
+}
+
+// writeOf is the write of a memory file's content; zero when it does not
+// parse.
+func writeOf(path string, data []byte) write {
 	m, _ := vault.ParseMemory(path, data, time.Time{})
 	if m == nil {
-		return time.Time{}
+		return write{}
 	}
-	return SinceOf(m)
+	return write{SinceOf(m), m.Version}
 }
 
 // sameSince reports whether ref r is at head what it was at W, given its

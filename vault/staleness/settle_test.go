@@ -1,6 +1,7 @@
 package staleness
 
 import (
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -9,6 +10,11 @@ import (
 // memoryFile is a memory's file whose version was written at since.
 func memoryFile(since time.Time, body string) string {
 	return "---\nid: m\ntitle: Cache keys\nupdated_at: " + since.Format(time.RFC3339) + "\n---\n" + body + "\n"
+}
+
+// versionedFile is memoryFile with a version number, as memvault writes.
+func versionedFile(since time.Time, version int, body string) string {
+	return "---\nid: m\ntitle: Cache keys\nversion: " + strconv.Itoa(version) + "\nupdated_at: " + since.Format(time.RFC3339) + "\n---\n" + body + "\n"
 }
 
 // TestMergedVersionsAreFresh is issue 24's finding 5 in the tracker: a
@@ -38,6 +44,13 @@ func TestMergedVersionsAreFresh(t *testing.T) {
 		{"rebase: the code, then the memory", []string{"cache.go", "cache.go#Get"}, func(g *fakeGit) {
 			g.commit("double the key", map[string]string{"cache.go": get2})
 			g.commit("memory: Get doubles", map[string]string{mem: v2})
+		}, Fresh, nil},
+		{"rebase: written and updated within one second", []string{"cache.go"}, func(g *fakeGit) {
+			// The same updated_at at both versions: the version number
+			// tells the update from an edit that keeps the version.
+			g.commit("memory: Get returns its key", map[string]string{mem: versionedFile(written, 1, "Get returns its key.")})
+			g.commit("double the key", map[string]string{"cache.go": get2})
+			g.commit("memory: Get doubles", map[string]string{mem: versionedFile(written, 2, "Get doubles the key.")})
 		}, Fresh, nil},
 		{"rebase, then a later edit", []string{"cache.go"}, func(g *fakeGit) {
 			g.commit("double the key", map[string]string{"cache.go": get2})
