@@ -4,6 +4,7 @@ import (
 	"slices"
 	"strings"
 	"unicode"
+	"unicode/utf8"
 )
 
 // Ellipsis marks where Snippet cut the text.
@@ -70,13 +71,13 @@ func snippet(text string, st *SnippetText, terms []string, maxRunes int) string 
 	if maxRunes <= 0 {
 		return ""
 	}
-	var runes []rune
+	var runes []rune // the text's, made only when a window is cut
+	n := 0
 	if st != nil {
-		runes = st.runes
+		runes, n = st.runes, len(st.runes)
 	} else {
-		runes = []rune(text)
+		n = utf8.RuneCountInString(text)
 	}
-	n := len(runes)
 	if n <= maxRunes {
 		return text
 	}
@@ -148,6 +149,9 @@ func snippet(text string, st *SnippetText, terms []string, maxRunes int) string 
 	if bestDistinct > 0 {
 		start = max(cs-(width-(ce-cs))/3, 0)
 		start = min(start, n-width)
+	}
+	if runes == nil {
+		runes = []rune(text)
 	}
 	if start > 0 {
 		// Do not start inside a Latin word: move to its end if that keeps
