@@ -2,7 +2,7 @@ package main
 
 import (
 	"bytes"
-	"crypto/rand"
+	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
 	"errors"
@@ -31,10 +31,14 @@ import (
 // them in a module installed by version), a file the module zip rules
 // refuse (modzip.Create checks them as the go command does).
 //
-// Dependencies come from the real module cache, or the proxy in
-// `go env GOPROXY`, so the build reuses the compiled packages in the build
-// cache. The version is new on every run: the module cache never gives an
-// earlier run's copy of the tree, and the test removes its own entries.
+// The install has a module cache of its own, in a temporary folder, so
+// that nothing another run or another checkout does to the machine's
+// module cache can meet it, and nothing is left behind. Dependencies come
+// from the machine's module cache as a file proxy (or the proxy in
+// `go env GOPROXY`). The version is named by a hash of the tree and the
+// build is -trimpath, so the build cache keys name the module and version,
+// not the folder: a second run of the same tree compiles nothing (45 s of
+// CPU under CI before, every package of memvault anew on every run).
 func TestGoInstallFromModuleProxy(t *testing.T) {
 	if testing.Short() {
 		t.Skip("compiles memvault from a module proxy: skipped with -short")
@@ -57,9 +61,15 @@ func TestGoInstallFromModuleProxy(t *testing.T) {
 	if modPath == "" {
 		t.Fatalf("%s/go.mod names no module", root)
 	}
-	var suffix [6]byte
-	rand.Read(suffix[:])
-	mod := module.Version{Path: modPath, Version: "v0.0.0-installtest-" + hex.EncodeToString(suffix[:])}
+	files, err := moduleFiles(root)
+	if err != nil {
+		t.Fatal(err)
+	}
+	tree, err := treeHash(files)
+	if err != nil {
+		t.Fatal(err)
+	}
+	mod := module.Version{Path: modPath, Version: "v0.0.0-installtest-" + tree[:16]}
 
 	goEnv := func(name string) string {
 		out, err := exec.CommandContext(t.Context(), goCmd, "env", name).Output()
@@ -68,23 +78,19 @@ func TestGoInstallFromModuleProxy(t *testing.T) {
 		}
 		return strings.TrimSpace(string(out))
 	}
-	upstream, modCache := goEnv("GOPROXY"), goEnv("GOMODCACHE")
+	upstream, machineCache := goEnv("GOPROXY"), goEnv("GOMODCACHE")
 
 	proxy := t.TempDir()
-	if err := writeModuleProxy(proxy, root, mod, gomod); err != nil {
+	if err := writeModuleProxy(proxy, mod, gomod, files); err != nil {
 		t.Fatal(err)
 	}
-	t.Cleanup(func() {
-		if err := removeFromModuleCache(modCache, mod); err != nil {
-			t.Errorf("remove the test's version from the module cache: %v", err)
-		}
-	})
 
 	gobin := t.TempDir()
 	install := exec.CommandContext(t.Context(), goCmd, "install", modPath+"/cmd/memvault@"+mod.Version)
 	install.Dir = t.TempDir() // outside any module, as a user's shell is
 	install.Env = append(os.Environ(),
-		"GOPROXY="+fileURL(proxy)+","+upstream,
+		"GOPROXY="+fileURL(proxy)+","+fileURL(filepath.Join(machineCache, "cache", "download"))+","+upstream,
+		"GOMODCACHE="+t.TempDir(),
 		"GOBIN="+gobin,
 		"GOWORK=off",
 		// The version exists only in this proxy: the checksum database
@@ -92,8 +98,10 @@ func TestGoInstallFromModuleProxy(t *testing.T) {
 		// go.sum, as for any user.
 		"GONOSUMDB="+modPath,
 		"GOPRIVATE=", "GONOPROXY=",
-		// Extracted read-write, so that the cleanup can remove the tree.
-		"GOFLAGS=-modcacherw",
+		// Extracted read-write, so that TempDir's cleanup can remove the
+		// module cache; -trimpath, so that the build cache is shared with
+		// the next run of the same tree (see above).
+		"GOFLAGS=-modcacherw -trimpath",
 	)
 	start := time.Now()
 	out, err := install.CombinedOutput()
@@ -114,14 +122,10 @@ func TestGoInstallFromModuleProxy(t *testing.T) {
 
 // writeModuleProxy lays out dir as a GOPROXY serving the tree at root as
 // module mod: $module/@v/list, and the version's .info, .mod and .zip.
-func writeModuleProxy(dir, root string, mod module.Version, gomod []byte) error {
-	files, err := moduleFiles(root)
-	if err != nil {
-		return err
-	}
+func writeModuleProxy(dir string, mod module.Version, gomod []byte, files []modzip.File) error {
 	var zip bytes.Buffer
 	if err := modzip.Create(&zip, mod, files); err != nil {
-		return fmt.Errorf("module zip of %s: %w", root, err)
+		return fmt.Errorf("module zip of %s: %w", mod, err)
 	}
 	info, err := json.Marshal(struct {
 		Version string
@@ -201,46 +205,24 @@ func (f treeFile) Open() (io.ReadCloser, error) {
 	return os.Open(filepath.Join(f.root, filepath.FromSlash(f.rel)))
 }
 
-// removeFromModuleCache removes what installing mod put into the module
-// cache: the extracted tree and the downloaded files of that version.
-func removeFromModuleCache(modCache string, mod module.Version) error {
-	escaped, err := module.EscapePath(mod.Path)
-	if err != nil {
-		return err
-	}
-	escVer, err := module.EscapeVersion(mod.Version)
-	if err != nil {
-		return err
-	}
-	tree := filepath.Join(modCache, filepath.FromSlash(escaped)+"@"+escVer)
-	errs := []error{os.RemoveAll(tree)}
-	download := filepath.Join(modCache, "cache", "download", filepath.FromSlash(escaped), "@v")
-	matches, err := filepath.Glob(filepath.Join(download, escVer+".*"))
-	errs = append(errs, err)
-	for _, m := range matches {
-		errs = append(errs, os.Remove(m))
-	}
-	// The go command adds each version it downloads to the list.
-	list := filepath.Join(download, "list")
-	if data, err := os.ReadFile(list); err == nil {
-		var keep []string
-		for _, v := range strings.Fields(string(data)) {
-			if v != mod.Version {
-				keep = append(keep, v)
-			}
+// treeHash is the SHA-256, in hex, of the files' paths and contents, in
+// order: the same tree gets the same version.
+func treeHash(files []modzip.File) (string, error) {
+	h := sha256.New()
+	for _, f := range files {
+		r, err := f.Open()
+		if err != nil {
+			return "", err
 		}
-		if len(keep) == 0 {
-			errs = append(errs, os.Remove(list))
-		} else {
-			errs = append(errs, os.WriteFile(list, []byte(strings.Join(keep, "\n")+"\n"), 0o644))
+		fmt.Fprintf(h, "%s\x00", f.Path())
+		_, err = io.Copy(h, r)
+		r.Close()
+		if err != nil {
+			return "", fmt.Errorf("hash %s: %w", f.Path(), err)
 		}
+		h.Write([]byte{0})
 	}
-	// Folders only this test made; still in use (a real version cached,
-	// another run in flight) they are not empty and stay.
-	for _, d := range []string{download, filepath.Dir(download), filepath.Dir(filepath.Dir(download)), filepath.Dir(tree)} {
-		os.Remove(d)
-	}
-	return errors.Join(errs...)
+	return hex.EncodeToString(h.Sum(nil)), nil
 }
 
 // fileURL is dir as a file:// URL for GOPROXY.
