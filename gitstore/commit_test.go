@@ -120,6 +120,9 @@ func summarize(cs []FileChange) []string {
 // and that the user's next plain `git commit` contains only their staged
 // work.
 func TestCommitKeepsUserWork(t *testing.T) {
+	if testing.Short() {
+		t.Skip("runs git, 0.3 s or more alone: runs without -short, as CI does")
+	}
 	t.Parallel()
 	dir, s := newRepo(t)
 	seed := map[string]string{
@@ -259,6 +262,9 @@ func checkCacheTree(t *testing.T, dir string) {
 }
 
 func TestCommitRepositoryStates(t *testing.T) {
+	if testing.Short() {
+		t.Skip("runs git, 0.3 s or more alone: runs without -short, as CI does")
+	}
 	t.Parallel()
 	markers := []struct {
 		name, path string
@@ -610,6 +616,9 @@ func TestOpen(t *testing.T) {
 // memvault commit in folders git had fully cached, including a file that
 // replaces a cached folder.
 func TestCommitInvalidatesCacheTree(t *testing.T) {
+	if testing.Short() {
+		t.Skip("runs git, 0.3 s or more alone: runs without -short, as CI does")
+	}
 	t.Parallel()
 	requireGit(t)
 	dir, s := newRepo(t)

@@ -14,6 +14,9 @@ import (
 // branch merged cleanly and a conflict resolved by hand in a merge, and
 // checks which commits each range lists and what they changed.
 func TestCommitsBetween(t *testing.T) {
+	if testing.Short() {
+		t.Skip("runs git, 0.3 s or more alone: runs without -short, as CI does")
+	}
 	requireGit(t)
 	dir, s := newRepo(t)
 	n := 0

@@ -358,6 +358,9 @@ func (ix *indexFile) encode(buf []byte) []byte {
 // git must read the index as the commit's tree, with nothing staged or
 // changed.
 func TestIndexRunsAcrossCommits(t *testing.T) {
+	if testing.Short() {
+		t.Skip("runs git, 0.3 s or more alone: runs without -short, as CI does")
+	}
 	requireGit(t)
 	t.Parallel()
 	root, s := newRepo(t)

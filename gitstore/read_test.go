@@ -439,6 +439,9 @@ func TestDirty(t *testing.T) {
 // of a repository that git gc packed (with deltas), and that reads keep
 // working when gc runs while the Store is open.
 func TestPackedObjects(t *testing.T) {
+	if testing.Short() {
+		t.Skip("runs git, 0.3 s or more alone: runs without -short, as CI does")
+	}
 	t.Parallel()
 	requireGit(t)
 	dir, s := newRepo(t)

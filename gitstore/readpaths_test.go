@@ -317,6 +317,9 @@ func closeRepo(r *git.Repository) {
 // answer for every read path the benchmark compares (or, where listed,
 // still differ for the stated reason).
 func TestReadPathsAgree(t *testing.T) {
+	if testing.Short() {
+		t.Skip("runs git, 0.3 s or more alone: runs without -short, as CI does")
+	}
 	requireGit(t)
 	dir := t.TempDir()
 	if real, err := filepath.EvalSymlinks(dir); err == nil {

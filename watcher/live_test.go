@@ -535,6 +535,9 @@ func makeBranches(t testing.TB, root string, n int) {
 // rebase may take one per replayed commit), and the index then equals a
 // fresh load.
 func TestGitOperations(t *testing.T) {
+	if testing.Short() {
+		t.Skip("runs git, 0.3 s or more alone: runs without -short, as CI does")
+	}
 	t.Parallel()
 	base := t.TempDir()
 	makeBranches(t, base, 500)

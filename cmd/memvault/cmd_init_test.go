@@ -17,6 +17,7 @@ import (
 // configuration, Claude Code's hooks, the instructions section and
 // Cursor's rule, then a second run that changes nothing.
 func TestInitClient(t *testing.T) {
+	skipLongUnderShort(t)
 	t.Parallel()
 	settings := filepath.Join(".claude", "settings.json")
 	rule := filepath.Join(".cursor", "rules", "memvault.mdc")

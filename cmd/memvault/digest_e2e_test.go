@@ -136,6 +136,7 @@ func (tc *teamClones) idOf(dir, title string) string {
 // news. The point lives in my clone's git folder and git does not see
 // it.
 func TestContextSaysWhatTeammatesChanged(t *testing.T) {
+	skipLongUnderShort(t)
 	t.Parallel()
 	tc := newTeamClones(t)
 	deployID := tc.idOf(tc.mine, "Deploys run ops/deploy.sh")

@@ -70,6 +70,7 @@ func TestEvalMeetsTargets(t *testing.T) {
 // which runs its own UserPromptSubmit hook as a process per question: the
 // answers are injected, the questions no memory answers get nothing.
 func TestEvalHookBinary(t *testing.T) {
+	skipLongUnderShort(t)
 	t.Parallel()
 	bin := buildMemvault(t)
 	corpus := filepath.Join(t.TempDir(), "corpus.json")

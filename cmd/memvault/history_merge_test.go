@@ -17,6 +17,7 @@ import (
 // side's version does not appear; a commit rebased onto another branch
 // keeps its reason and client; why tells the merge by its sides' reasons.
 func TestHistoryOfMergesAndRebases(t *testing.T) {
+	skipLongUnderShort(t)
 	t.Parallel()
 	r := newCLIRepo(t)
 	liveGitOut(t, r.root, "config", "merge.memvault.driver", gitrepo.DriverCommand(buildMemvault(t)))

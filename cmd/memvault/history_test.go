@@ -415,6 +415,7 @@ func testDiffSample(t *testing.T, r *cliRepo) {
 }
 
 func TestDoctor(t *testing.T) {
+	skipLongUnderShort(t)
 	t.Parallel()
 	r := newCLIRepo(t)
 	id := r.addMemory("Redis is a cache", "Never the source of truth.")

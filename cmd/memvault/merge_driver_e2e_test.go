@@ -165,6 +165,7 @@ func TestMergeDriverUnderRebase(t *testing.T) {
 }
 
 func TestHookBlocksConflictMarkers(t *testing.T) {
+	skipLongUnderShort(t)
 	t.Parallel()
 	r := newHookRepo(t, buildMemvault(t))
 	r.memvault("hook", "install")
@@ -207,6 +208,7 @@ func (r *mergeRepo) memvault(args ...string) (int, string) {
 // reports them, serves HEAD's version labelled, and the fix it names
 // (register the driver, redo the merge of the file) works.
 func TestMarkersFromAMergeWithoutTheDriver(t *testing.T) {
+	skipLongUnderShort(t)
 	t.Parallel()
 	r := newMergeRepo(t, mergeBase)
 	r.git("config", "--unset", "merge.memvault.driver")
@@ -246,6 +248,7 @@ func TestMarkersFromAMergeWithoutTheDriver(t *testing.T) {
 // memory goes through it; a fresh clone lacks the registration, doctor
 // says so and the command it names fixes it.
 func TestInitAndDoctorSetUpTheMergeDriver(t *testing.T) {
+	skipLongUnderShort(t)
 	t.Parallel()
 	r := &mergeRepo{t: t, root: t.TempDir()}
 	r.git("init", "-q", "-b", "main")

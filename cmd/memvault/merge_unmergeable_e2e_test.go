@@ -14,6 +14,7 @@ import (
 // cannot drop theirs unseen), the message names the command that fixes
 // it, and that command keeps both versions for a person to choose.
 func TestMergeDriverNeverDropsAnEdit(t *testing.T) {
+	skipLongUnderShort(t)
 	t.Parallel()
 	r := newMergeRepo(t, mergeBase)
 	broken := strings.Replace(mergeBase, "title: Money is int64 cents", "title: Money: int64 cents", 1)

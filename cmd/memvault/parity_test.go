@@ -40,6 +40,7 @@ import (
 // client calls itself "cli", the name the CLI writes as the client, so
 // the commits and the files can be compared byte for byte.
 func TestCLIAndMCPAgree(t *testing.T) {
+	skipLongUnderShort(t)
 	t.Parallel()
 	t0 := time.Date(2026, 10, 1, 9, 0, 0, 0, time.UTC)
 	clock := &testClock{now: t0}

@@ -13,6 +13,7 @@ import (
 // run in order: the read-only ones first, then those that commit. The
 // replay itself is tested in internal/samplehistory.
 func TestSampleHistory(t *testing.T) {
+	skipLongUnderShort(t)
 	t.Parallel()
 	root := filepath.Join(t.TempDir(), "shopflow")
 	r := &cliRepo{t: t, root: root, dir: filepath.Join(root, samplehistory.VaultDir), now: gitTestNow, home: t.TempDir()}

@@ -26,6 +26,7 @@ var reviewNow = time.Date(2026, 12, 1, 9, 0, 0, 0, time.UTC)
 // testdata/git/review-sample.md, every section has at least one entry,
 // and memory://review is the same Markdown.
 func TestReviewSample(t *testing.T) {
+	skipLongUnderShort(t)
 	t.Parallel()
 	root := filepath.Join(t.TempDir(), "shopflow")
 	clock := &testClock{now: reviewNow.AddDate(0, 0, -20)}

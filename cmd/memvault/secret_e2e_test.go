@@ -125,6 +125,7 @@ func (s *mcpSession) memoryFiles() []string {
 // hand shows up: memory_stats counts it, lint lists it and exits 1, doctor
 // reports it; none prints the value.
 func TestHandEditedSecretIsReported(t *testing.T) {
+	skipLongUnderShort(t)
 	t.Parallel()
 	s := startServe(t)
 	rel := filepath.Join(".memory", "project", "ci.md")

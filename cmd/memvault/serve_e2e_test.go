@@ -422,6 +422,7 @@ func TestServeStdoutIsProtocolOnly(t *testing.T) {
 // The first write then makes the vault, and the server follows files
 // added to it by hand from then on.
 func TestServeCreatesNothingUntilTheFirstWrite(t *testing.T) {
+	skipLongUnderShort(t)
 	t.Parallel()
 	bin := buildMemvault(t)
 	root := newRepo(t)

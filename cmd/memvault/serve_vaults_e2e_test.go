@@ -204,6 +204,7 @@ func repoCommits(t *testing.T, root string) []gitstore.CommitInfo {
 }
 
 func TestServeFindsTheVaultFromTheClientsRoots(t *testing.T) {
+	skipLongUnderShort(t)
 	t.Parallel()
 	bin := buildMemvault(t)
 	for _, protocol := range []string{legacyProtocol, ""} {
@@ -304,6 +305,7 @@ func TestServeWithoutRepositoryOrRootsSaysWhatItTried(t *testing.T) {
 }
 
 func TestServeNotifiesOfChanges(t *testing.T) {
+	skipLongUnderShort(t)
 	t.Parallel()
 	bin := buildMemvault(t)
 	for _, protocol := range []string{legacyProtocol, ""} {
@@ -425,6 +427,7 @@ func protocolName(protocol string) string {
 }
 
 func TestServeUserVault(t *testing.T) {
+	skipLongUnderShort(t)
 	t.Parallel()
 	bin := buildMemvault(t)
 	repo := newRepo(t)

@@ -122,6 +122,7 @@ func TestSquashMergesKeepEachMemorysReason(t *testing.T) {
 // to the trailer paragraph; the picked memory's history still reads the
 // reason and the client from the trailers.
 func TestCherryPickKeepsTheReason(t *testing.T) {
+	skipLongUnderShort(t)
 	t.Parallel()
 	tc := newTeamClones(t)
 	const reason = "the outage of March: one approval let a broken migration through"

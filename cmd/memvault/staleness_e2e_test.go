@@ -29,6 +29,7 @@ const staleCacheGo = "package cache\n\nfunc Get(k string) string {\n\treturn k\n
 // edit says so, confirm clears it in one commit, a rename names the new
 // path and a delete says the file is gone.
 func TestStalenessAtBothDoors(t *testing.T) {
+	skipLongUnderShort(t)
 	t.Parallel()
 	// Every step is a minute after the last; the git commits are dated by
 	// the same clock as the writes, as in real life.

@@ -84,6 +84,7 @@ func (r *mergeRepo) noMarkers() {
 // memvault resolve merges the file from its index stages by the driver's
 // rules (both sides' changes), stages it, and the merge commits clean.
 func TestResolveAfterAMergeWithoutTheDriver(t *testing.T) {
+	skipLongUnderShort(t)
 	t.Parallel()
 	r := &mergeRepo{t: t, root: t.TempDir()}
 	r.git("init", "-q", "-b", "main")
@@ -250,6 +251,7 @@ func TestSyncRebaseWithAMemoryConflict(t *testing.T) {
 // merge, and stops on a conflict in a file that is not a memory, naming
 // it and leaving the merge as git left it.
 func TestSyncStopsWhereAPersonMustDecide(t *testing.T) {
+	skipLongUnderShort(t)
 	t.Parallel()
 	tm := newTeam(t)
 	a, b := tm.clone(), tm.clone()
@@ -322,6 +324,7 @@ func TestSyncJoinsAMemoryMovedToTwoLayers(t *testing.T) {
 // without the driver; `resolve --both ID` keeps the two as rivals that
 // link each other, theirs under a new id, and the merge commits clean.
 func TestResolveBothByID(t *testing.T) {
+	skipLongUnderShort(t)
 	t.Parallel()
 	r := &mergeRepo{t: t, root: t.TempDir()}
 	r.git("init", "-q", "-b", "main")

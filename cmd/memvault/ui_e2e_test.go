@@ -20,6 +20,7 @@ import (
 // answer, a write from a memory page is one commit and reaches an open
 // event stream, and a write from another origin is refused.
 func TestUIEndToEnd(t *testing.T) {
+	skipLongUnderShort(t)
 	t.Parallel()
 	bin := buildMemvault(t)
 	root := t.TempDir()

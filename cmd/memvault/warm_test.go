@@ -25,6 +25,7 @@ import (
 // (The folders here changed a moment ago, so their listings are never
 // taken from the cache: TestCacheParity in package vault covers that.)
 func TestRecallWarmMatchesFull(t *testing.T) {
+	skipLongUnderShort(t)
 	t.Parallel()
 	dir := filepath.Join(t.TempDir(), "vault")
 	if err := os.CopyFS(dir, os.DirFS(filepath.Join("..", "..", "sample-vault"))); err != nil {

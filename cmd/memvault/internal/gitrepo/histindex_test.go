@@ -20,6 +20,9 @@ import (
 // stories (revisions, reasons, merges, damaged marks), for memories still
 // there and deleted ones. A second Repo starts from the saved index.
 func TestIndexedStoriesAreTheFullWalks(t *testing.T) {
+	if testing.Short() {
+		t.Skip("runs git, 0.3 s or more alone: runs without -short, as CI does")
+	}
 	t.Parallel()
 	root := t.TempDir()
 	ctx := t.Context()

@@ -20,6 +20,9 @@ const cacheGo = "package cache\n\nfunc Get(k string) string {\n\treturn k\n}\n\n
 // checks every memory's state after each step against a Tracker computing
 // from scratch.
 func TestStalenessInARealRepository(t *testing.T) {
+	if testing.Short() {
+		t.Skip("runs git, 0.3 s or more alone: runs without -short, as CI does")
+	}
 	t.Parallel()
 	if _, err := exec.LookPath("git"); err != nil {
 		t.Fatal("git not installed")

@@ -20,6 +20,9 @@ var sample = filepath.Join("..", "..", "..", "..", "sample-vault")
 
 // TestReplay checks a replayed history against history.json.
 func TestReplay(t *testing.T) {
+	if testing.Short() {
+		t.Skip("runs git, 0.3 s or more alone: runs without -short, as CI does")
+	}
 	t.Parallel()
 	steps, err := ReadSteps(sample)
 	if err != nil {

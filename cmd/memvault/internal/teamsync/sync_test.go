@@ -172,6 +172,9 @@ func (g *watchedGit) Run(ctx context.Context, env []string, args ...string) (str
 // again with it); fetch, push and the merge itself (git merge-tree, where
 // the merge driver runs: issue 27 finding 2) do not.
 func TestSyncHoldsTheWriteLockAroundTheMerge(t *testing.T) {
+	if testing.Short() {
+		t.Skip("runs git, 0.3 s or more alone: runs without -short, as CI does")
+	}
 	dirs := clones(t, 2)
 	a, b := dirs[0], dirs[1]
 	commitFile(t, a, "a.txt", "a\n")
