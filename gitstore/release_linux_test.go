@@ -47,6 +47,12 @@ func TestCommitReleasesReplacedIndex(t *testing.T) {
 	// index is still open.
 	release := holdReplaced(filepath.Join(s.gitDir, "index"), &s.releases)
 	commitFiles(t, s, "held", map[string]string{"mem/held.md": "x\n"})
+	// The commit closes its own descriptor on the replaced index in the
+	// background: wait for that (the hold joins releases only when
+	// released), or it can still be open here on a loaded machine.
+	s.mu.Lock()
+	s.releases.Wait()
+	s.mu.Unlock()
 	if open := openIndexFiles(t, s.gitDir); len(open) != 1 || !strings.HasSuffix(open[0], "(deleted)") {
 		t.Fatalf("with a hold, open index descriptors = %v, want the one replaced index", open)
 	}
