@@ -112,10 +112,10 @@ func scriptMemvaultDir(t testing.TB) string {
 
 // skipLongUnderShort skips t under -short. It marks this package's tests
 // that take 0.3 s or more alone (go test -short -count=1 -p 1 -parallel 1
-// -json ./...; docs/performance.md, "Test and CI time"): 24 of 89, three
-// quarters of the package's -short time. They are end-to-end runs across
-// git clones, servers and hooks, and CI runs them. Other packages skip
-// their tests that run git and take as long the same way.
+// -json ./...), most of the package's -short time (docs/performance.md,
+// "Test and CI time, issue 25"). They are end-to-end runs across git clones,
+// servers and hooks, and CI runs them. Other packages skip their tests
+// that run git and take as long the same way.
 func skipLongUnderShort(t *testing.T) {
 	t.Helper()
 	if testing.Short() {

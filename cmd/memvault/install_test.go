@@ -37,8 +37,9 @@ import (
 // from the machine's module cache as a file proxy (or the proxy in
 // `go env GOPROXY`). The version is named by a hash of the tree and the
 // build is -trimpath, so the build cache keys name the module and version,
-// not the folder: a second run of the same tree compiles nothing (45 s of
-// CPU under CI before, every package of memvault anew on every run).
+// not the folder: a second run of the same tree compiles nothing, where a
+// new version each run compiled every package of memvault anew
+// (docs/performance.md, "Test and CI time, issue 25").
 func TestGoInstallFromModuleProxy(t *testing.T) {
 	if testing.Short() {
 		t.Skip("compiles memvault from a module proxy: skipped with -short")

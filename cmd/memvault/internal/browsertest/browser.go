@@ -149,8 +149,7 @@ func Start(ctx context.Context, env Env, opts Options) (*Browser, error) {
 		chromedp.Flag("mute-audio", true),
 		// Every tab in one renderer process: a test opens a tab per page,
 		// and a renderer per tab (Chromium's default) paid its start and
-		// its fonts each time. TestPagesInABrowser (69 pages): 72-77 s
-		// wall and 136-145 s of CPU before, 48-58 s and 83-100 s after.
+		// its fonts each time (docs/performance.md, "Test and CI time, issue 25").
 		chromedp.Flag("process-per-site", true),
 		chromedp.Flag("renderer-process-limit", "1"),
 	)
