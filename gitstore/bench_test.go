@@ -59,7 +59,10 @@ func buildBenchRepo(b *testing.B, dir string, pack bool) *Store {
 	// The import is setup, not the thing measured: unsynced, it takes a
 	// third of the time. The Store is returned durable, the default.
 	s.NoSync = true
-	defer func() { s.NoSync = false }()
+	// Nor does it start a background git gc, which the gc below would
+	// then find running ("gc is already running") and fail on.
+	s.NoHousekeeping = true
+	defer func() { s.NoSync, s.NoHousekeeping = false, false }()
 	var paths []string
 	for l := 0; l < benchMemFolders; l++ {
 		for i := 0; i < benchMemPerDir; i++ {

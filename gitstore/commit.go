@@ -321,6 +321,7 @@ func (tx *commitTx) build() error {
 	}
 	tx.base = ix.sum
 	tx.stale = editIndex(ix, tx.files, tx.blobs)
+	s.smudgeRacy(ix, tx.files)
 	if tx.staged, err = s.stageLock(tx.indexPath); err != nil {
 		return fmt.Errorf("lock index: %w", err)
 	}
@@ -398,6 +399,7 @@ func (tx *commitTx) lock(ctx context.Context) error {
 	}
 	tx.ix = ix
 	tx.stale = editIndex(ix, tx.files, tx.blobs)
+	s.smudgeRacy(ix, tx.files)
 	tx.next = s.layoutIndex(ix)
 	if ilock.filled {
 		if err := ilock.reset(); err != nil {
@@ -1084,6 +1086,13 @@ func (s *Store) loadIndex(path string) (*indexFile, error) {
 	if s.index != nil && fi.Size() >= indexHeaderLen+indexHashLen && s.index.sum != ([indexHashLen]byte{}) {
 		var sum [indexHashLen]byte
 		if _, err := f.ReadAt(sum[:], fi.Size()-indexHashLen); err == nil && sum == s.index.sum {
+			m := uint32(fi.ModTime().Unix())
+			if m < s.index.mtimeSec {
+				// Set back by hand: entries left off the racy list
+				// may be racy again.
+				s.index.racyKnown = false
+			}
+			s.index.mtimeSec = m
 			return s.index, nil
 		}
 	}
@@ -1092,6 +1101,7 @@ func (s *Store) loadIndex(path string) (*indexFile, error) {
 		s.index = nil
 		return nil, fmt.Errorf("read index: %w", err)
 	}
+	ix.mtimeSec = uint32(fi.ModTime().Unix())
 	s.index = ix
 	return ix, nil
 }

@@ -13,8 +13,10 @@
 //   - only the named paths' entries in .git/index are rewritten, under
 //     index.lock, with stat data taken from the files so `git status` stays
 //     clean; the index's other entries and extensions are kept byte for byte,
-//     except the cache-tree (invalidated along the changed paths) and caches
-//     that depend on entry positions (dropped; git rebuilds them).
+//     except the cache-tree (invalidated along the changed paths), caches
+//     that depend on entry positions (dropped; git rebuilds them) and the
+//     size of a racily clean entry whose file changed, zeroed as git does
+//     so that the change stays visible (racy.go).
 //
 // Commit is durable across a power loss: new loose objects, the ref and the
 // index are each fsynced before the rename that publishes them and their

@@ -49,6 +49,14 @@ type indexFile struct {
 	tree    *cacheTree   // the TREE extension, nil if absent
 	keep    []indexExt   // other extensions that stay valid when entries change
 	sum     [indexHashLen]byte
+	// mtimeSec is the second the file it was read from was last written,
+	// git's reference for racily clean entries (racy.go); 0 for none.
+	mtimeSec uint32
+	// racy names the entries that may be racily clean, a superset kept
+	// from commit to commit so that one need not read every entry
+	// (racyKnown: listed since the index was decoded).
+	racy      []string
+	racyKnown bool
 }
 
 // indexEntry is one index entry: its path and its fixed-size header (stat
