@@ -482,8 +482,13 @@ func TestCommitRepositoryStates(t *testing.T) {
 	})
 }
 
+// TestCommitIdentity writes a global config of its own: not parallel, so
+// that the git commands of the other tests never read it half written
+// ("fatal: unknown error occurred while reading the configuration files")
+// nor take its identity.
 func TestCommitIdentity(t *testing.T) {
-	t.Parallel()
+	global := filepath.Join(t.TempDir(), "gitconfig")
+	t.Setenv("GIT_CONFIG_GLOBAL", global)
 	dir := t.TempDir()
 	s, err := Init(t.Context(), dir)
 	if err != nil {
@@ -499,9 +504,7 @@ func TestCommitIdentity(t *testing.T) {
 		t.Error("index.lock left behind")
 	}
 
-	global := os.Getenv("GIT_CONFIG_GLOBAL")
 	writeFile(t, global, "[user]\n\tname = Global Name\n\temail = global@example.com\n")
-	t.Cleanup(func() { os.Remove(global) })
 	if got, err := s.Identity(t.Context()); err != nil || got != (Signature{"Global Name", "global@example.com"}) {
 		t.Errorf("global identity = %v, %v", got, err)
 	}
