@@ -10,7 +10,10 @@
 // swap and backup files around it). A burst larger than a threshold, or one
 // that renamed or removed a folder, becomes one full reload instead, and a
 // burst is held back while a Busy check (git's index.lock) says a checkout
-// is still writing, so a branch switch lands as one consistent update.
+// is still writing, so a branch switch lands as one consistent update; a
+// settled burst is applied only once a file the watcher writes into a
+// private folder has come back through the same event queue (barrier.go),
+// so events still queued behind a lagging reader are never split off.
 //
 // When the system cannot watch (the inotify watch limit is reached), or
 // the folder is on a network or FUSE file system where inotify misses

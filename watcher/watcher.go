@@ -118,6 +118,7 @@ type Watcher struct {
 	// rootGone is set while the watched folder itself is missing (a
 	// checkout of a branch without it): poll ticks look for its return.
 	rootGone bool
+	barrier  barrier // with fsnotify, a flush waits for it (barrier.go)
 
 	cancel context.CancelFunc
 	done   chan struct{}
@@ -204,6 +205,7 @@ func (w *Watcher) startNotify(now time.Time) error {
 		return err
 	}
 	w.fsw, w.events, w.errs = fsw, fsw.Events, fsw.Errors
+	w.barrier.watch(fsw)
 	if err := w.addTree(".", now, w.opts.Since); err != nil {
 		w.stopNotify()
 		return err
@@ -420,6 +422,20 @@ func (w *Watcher) run(ctx context.Context) {
 			arm(d.wait)
 			return
 		}
+		if w.fsw != nil && w.barrier.dir != "" && !w.barrier.passed(w.pend.last) {
+			switch {
+			case w.barrier.waiting() && now.Before(w.barrier.sentAt.Add(barrierWait)):
+				arm(w.barrier.sentAt.Add(barrierWait))
+				return
+			case w.barrier.waiting():
+				// Not back in time: go ahead without it; the next
+				// burst writes a new one.
+				w.barrier.seen = w.barrier.sent
+			case w.barrier.send(now) == nil:
+				arm(now.Add(barrierWait))
+				return
+			}
+		}
 		if w.poll != nil && !w.rootGone && w.pollChanged(now) {
 			// The rescan found more: the folder is still changing.
 			arm(w.pend.decide(now, w.opts.Debounce, w.opts.MaxWait, false).wait)
@@ -441,6 +457,7 @@ func (w *Watcher) run(ctx context.Context) {
 			w.poll.Stop()
 		}
 		w.stopNotify()
+		w.barrier.close()
 	}()
 	decide() // Options.Since may have left files pending
 	for {
@@ -454,6 +471,12 @@ func (w *Watcher) run(ctx context.Context) {
 		case ev, ok := <-w.events:
 			if !ok {
 				w.events = nil
+				continue
+			}
+			if w.barrier.handle(ev) {
+				if w.barrier.passed(w.pend.last) {
+					decide()
+				}
 				continue
 			}
 			w.handle(ev, time.Now())
