@@ -22,13 +22,13 @@ import (
 // smudgeRacy zeroes the size of every stage-0 entry of ix, other than
 // those of skip (just set from their files), that is racily clean against
 // the index file ix was read from and whose file's content no longer
-// matches the entry's object. It reports how many it smudged.
+// matches the entry's object.
 //
 // Only the entries listed in ix.racy are looked at: every entry once
 // after the index is decoded, then those still racy and the ones each
 // commit sets, since an index file only gets newer. Reading all of them
 // on every commit touched every entry of a large index.
-func (s *Store) smudgeRacy(ix *indexFile, skip []workFile) int {
+func (s *Store) smudgeRacy(ix *indexFile, skip []workFile) {
 	if !ix.racyKnown {
 		ix.racy = ix.racy[:0]
 		for _, e := range ix.entries {
@@ -38,7 +38,6 @@ func (s *Store) smudgeRacy(ix *indexFile, skip []workFile) int {
 		}
 		ix.racyKnown = true
 	}
-	n := 0
 	kept := ix.racy[:0]
 	for _, name := range ix.racy {
 		i, ok := ix.find(name)
@@ -53,7 +52,6 @@ func (s *Store) smudgeRacy(ix *indexFile, skip []workFile) int {
 		h := slices.Clone(e.head)
 		binary.BigEndian.PutUint32(h[36:], 0)
 		ix.entries[i] = indexEntry{name: e.name, head: h, off: -1}
-		n++
 	}
 	ix.racy = kept
 	// The files this commit sets are racy against the index it writes
@@ -63,7 +61,6 @@ func (s *Store) smudgeRacy(ix *indexFile, skip []workFile) int {
 			ix.racy = append(ix.racy, f.rel)
 		}
 	}
-	return n
 }
 
 // racy reports whether e is a stage-0 entry of a plain file or symlink

@@ -428,9 +428,8 @@ func (w *Watcher) run(ctx context.Context) {
 				arm(w.barrier.sentAt.Add(barrierWait))
 				return
 			case w.barrier.waiting():
-				// Not back in time: go ahead without it; the next
-				// burst writes a new one.
-				w.barrier.seen = w.barrier.sent
+				// Not back in time: go ahead without it.
+				w.barrier.giveUp()
 			case w.barrier.send(now) == nil:
 				arm(now.Add(barrierWait))
 				return
