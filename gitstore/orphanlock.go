@@ -159,9 +159,12 @@ func (s *Store) WaitQuiet(ctx context.Context) bool {
 // ClearKilled removes what a git process killed in this repository left
 // and git never clears itself, when no live git process works there:
 // the lock files ClearStaleLocks removes (the index's, the branch's),
-// those of refs (full names: refs/remotes/origin/main, which a killed
-// fetch or push holds) and of packed-refs, and the merge driver's
-// temporary files. It returns the files it removed.
+// HEAD's (git locks HEAD for its reflog whenever it moves the branch
+// HEAD names: a merge killed there left HEAD.lock, which memvault's own
+// commits never take but the user's next git commit failed on), those
+// of refs (full names: refs/remotes/origin/main, which a killed fetch or
+// push holds) and of packed-refs, and the merge driver's temporary
+// files. It returns the files it removed.
 func (s *Store) ClearKilled(ctx context.Context, refs []string) ([]string, error) {
 	var removed []string
 	cleared, err := s.ClearStaleLocks(ctx)
@@ -171,7 +174,7 @@ func (s *Store) ClearKilled(ctx context.Context, refs []string) ([]string, error
 	if err != nil {
 		return removed, err
 	}
-	targets := []string{filepath.Join(s.commonDir, "packed-refs")}
+	targets := []string{filepath.Join(s.gitDir, "HEAD"), filepath.Join(s.commonDir, "packed-refs")}
 	for _, r := range refs {
 		if !strings.HasPrefix(r, "refs/") || strings.Contains(r, "..") {
 			return removed, fmt.Errorf("clear the lock of ref %q: not a ref under refs/", r)

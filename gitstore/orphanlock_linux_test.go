@@ -55,14 +55,17 @@ func TestOrphanedLock(t *testing.T) {
 // TestClearKilled (issue 27 finding 5): the ref locks a fetch or push
 // killed in a sync leaves (the remote-tracking ref's, packed-refs') are
 // kept while a git process works in the repository; WaitQuiet waits for
-// it to end, and ClearKilled then removes them with index.lock and the
-// merge driver's temporary files. A ref outside refs/ is refused.
+// it to end, and ClearKilled then removes them with index.lock, HEAD.lock
+// (a merge killed while moving the branch left it, and the user's git
+// commit failed on it) and the merge driver's temporary files. A ref
+// outside refs/ is refused.
 func TestClearKilled(t *testing.T) {
 	t.Parallel()
 	root, s := newRepo(t)
 	commitFiles(t, s, "seed", map[string]string{"a.md": "a\n"})
 	locks := []string{
 		filepath.Join(root, ".git", "index.lock"),
+		filepath.Join(root, ".git", "HEAD.lock"),
 		filepath.Join(root, ".git", "refs", "remotes", "origin", "main.lock"),
 		filepath.Join(root, ".git", "packed-refs.lock"),
 		filepath.Join(root, ".merge_file_Xy12"),

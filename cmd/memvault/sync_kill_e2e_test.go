@@ -265,7 +265,7 @@ func phaseOf(out string) string {
 func leftBehind(t *testing.T, root string) []string {
 	t.Helper()
 	var out []string
-	for _, f := range []string{"index.lock", "MERGE_HEAD", "MERGE_MSG", "MERGE_AUTOSTASH", "rebase-merge",
+	for _, f := range []string{"index.lock", "HEAD.lock", "MERGE_HEAD", "MERGE_MSG", "MERGE_AUTOSTASH", "rebase-merge",
 		"refs/heads/main.lock", "refs/remotes/origin/main.lock", "packed-refs.lock", "memvault/sync-step.json"} {
 		if _, err := os.Lstat(filepath.Join(root, ".git", filepath.FromSlash(f))); err == nil {
 			out = append(out, f)
